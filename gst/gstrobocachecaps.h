@@ -1,0 +1,91 @@
+/* robocache media types: the caps of every robocache stream, defined once
+ * here and used by the elements and the tests alike.  docs/media-types.md
+ * describes each field and the memory layout. */
+#ifndef __GST_ROBOCACHE_CAPS_H__
+#define __GST_ROBOCACHE_CAPS_H__
+
+#include <gst/gst.h>
+
+#include "robocache-kernels.h"
+
+G_BEGIN_DECLS
+
+/* The caps feature of robocache buffers held in CUDA device memory (the same
+ * name as GStreamer's own CUDA memory). */
+#define GST_ROBOCACHE_CAPS_FEATURE_CUDA "memory:CUDAMemory"
+
+/* One buffer = one lidar sweep: point-step bytes per point, fields as
+ * "name:type:offset" entries separated by commas, as in PointCloud2, e.g.
+ * "x:float32:0,y:float32:4,z:float32:8,intensity:float32:12". */
+#define GST_ROBOCACHE_POINTS_MEDIA_TYPE "other/x-robocache-points"
+/* fields is left out of the template caps: any string is accepted there. */
+#define GST_ROBOCACHE_POINTS_CAPS_FIELDS "point-step = (int) [ 1, 65535 ]"
+#define GST_ROBOCACHE_POINTS_CAPS \
+    GST_ROBOCACHE_POINTS_MEDIA_TYPE ", " GST_ROBOCACHE_POINTS_CAPS_FIELDS
+#define GST_ROBOCACHE_POINTS_CUDA_CAPS \
+    GST_ROBOCACHE_POINTS_MEDIA_TYPE "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA "), " \
+    GST_ROBOCACHE_POINTS_CAPS_FIELDS
+
+/* The KITTI velodyne / common 16-byte layout. */
+#define GST_ROBOCACHE_FIELDS_XYZI \
+    "x:float32:0,y:float32:4,z:float32:8,intensity:float32:12"
+
+/* One buffer = one voxel grid (layout "dense"; "sparse" is reserved). */
+#define GST_ROBOCACHE_VOXELS_MEDIA_TYPE "other/x-robocache-voxels"
+#define GST_ROBOCACHE_VOXELS_CAPS_FIELDS \
+    "layout = (string) dense, " \
+    "mode = (string) { occupancy, count, mean }, " \
+    "format = (string) { uint8, uint32, float32 }, " \
+    "grid-x = (int) [ 1, MAX ], grid-y = (int) [ 1, MAX ], " \
+    "grid-z = (int) [ 1, MAX ]"
+#define GST_ROBOCACHE_VOXELS_CAPS \
+    GST_ROBOCACHE_VOXELS_MEDIA_TYPE ", " GST_ROBOCACHE_VOXELS_CAPS_FIELDS
+#define GST_ROBOCACHE_VOXELS_CUDA_CAPS \
+    GST_ROBOCACHE_VOXELS_MEDIA_TYPE "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA "), " \
+    GST_ROBOCACHE_VOXELS_CAPS_FIELDS
+
+/* Fixed-length vectors with timestamps: layout "sample" (one vector per
+ * buffer, PTS = sample time) or "chunk" (batch x S samples per buffer: an
+ * int64 nanosecond timestamp block [batch][S] followed by the values
+ * [batch][S][channels]). */
+#define GST_ROBOCACHE_VECTORS_MEDIA_TYPE "other/x-robocache-vectors"
+#define GST_ROBOCACHE_VECTORS_CAPS_FIELDS \
+    "channels = (int) [ 1, 65535 ], " \
+    "format = (string) { float32, float64, bfloat16 }, " \
+    "layout = (string) { sample, chunk }"
+#define GST_ROBOCACHE_VECTORS_CAPS \
+    GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", " GST_ROBOCACHE_VECTORS_CAPS_FIELDS
+#define GST_ROBOCACHE_VECTORS_CUDA_CAPS \
+    GST_ROBOCACHE_VECTORS_MEDIA_TYPE "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA "), " \
+    GST_ROBOCACHE_VECTORS_CAPS_FIELDS
+
+/* Template caps: CUDA memory first (preferred) where the CUDA path is
+ * built, then system memory. */
+GstCaps *gst_robocache_caps_with_cuda (const gchar * system_caps,
+    const gchar * cuda_caps);
+
+/* TRUE if @caps' first structure carries the CUDA memory feature. */
+gboolean gst_robocache_caps_is_cuda (const GstCaps * caps);
+
+/* Points: parses point-step and fields.  @feature_names (comma-separated,
+ * may be NULL or "") selects the fields averaged in mean mode; empty means
+ * x, y, z (the centroid).  On failure, FALSE and *error says what was
+ * wrong and what is accepted. */
+gboolean gst_robocache_points_caps_parse (const GstCaps * caps,
+    const gchar * feature_names, rc_point_layout * layout, GError ** error);
+
+/* Builds a "name:type:offset,..." fields string for a point layout given as
+ * parallel arrays; the caller frees it. */
+gchar *gst_robocache_points_fields_to_string (guint n_fields,
+    const gchar * const *names, const rc_scalar_type * types,
+    const guint * offsets);
+
+/* Voxels. */
+const gchar *gst_robocache_voxel_mode_to_string (rc_voxel_mode mode);
+GstCaps *gst_robocache_voxels_caps_new (const rc_voxel_grid * grid,
+    guint n_features, const gchar * feature_names, gboolean cuda);
+gboolean gst_robocache_voxels_caps_parse (const GstCaps * caps,
+    rc_voxel_grid * grid, guint * n_features, GError ** error);
+
+G_END_DECLS
+#endif

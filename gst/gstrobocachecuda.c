@@ -1,0 +1,424 @@
+/* The GPU layer with CUDA: GStreamer's CUDA library shares the context,
+ * robocache's kernel library (CUDA runtime) allocates, copies and launches
+ * with that context current.
+ *
+ * Robocache CUDA memory is linear device memory (GStreamer 1.22's own CUDA
+ * memory only holds video layouts).  A GST_ROBOCACHE_MAP_CUDA map gives the
+ * device pointer; a plain map gives a page-locked host copy, downloaded
+ * when the device side changed and uploaded back after a write, so that
+ * system-memory consumers work unchanged. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#define GST_USE_UNSTABLE_API
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gstrobocachegpu.h"
+#include "robocache-kernels.h"
+
+#define GST_CAT_DEFAULT gst_robocache_gpu_debug
+
+G_STATIC_ASSERT (GST_ROBOCACHE_MAP_CUDA == GST_MAP_CUDA);
+
+gboolean
+gst_robocache_gpu_usable (const gchar ** why)
+{
+  const char *reason = NULL;
+
+  if (!gst_cuda_load_library ()) {
+    if (why)
+      *why = "the CUDA driver library (libcuda.so.1) could not be loaded";
+    return FALSE;
+  }
+  if (rc_device_count (&reason) <= 0) {
+    if (why)
+      *why = reason ? reason : "no CUDA device";
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_robocache_gpu_set_context (GstRobocacheGpu * gpu, GstElement * element,
+    GstContext * context, gint device_id)
+{
+  gst_cuda_handle_set_context (element, context, device_id,
+      (GstCudaContext **) & gpu->context);
+}
+
+gboolean
+gst_robocache_gpu_query_context (GstRobocacheGpu * gpu, GstElement * element,
+    GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT || !gpu->context)
+    return FALSE;
+  return gst_cuda_handle_context_query (element, query,
+      GST_CUDA_CONTEXT (gpu->context));
+}
+
+gboolean
+gst_robocache_gpu_push (GstRobocacheGpu * gpu)
+{
+  return gpu->context && gst_cuda_context_push (GST_CUDA_CONTEXT
+      (gpu->context));
+}
+
+void
+gst_robocache_gpu_pop (GstRobocacheGpu * gpu)
+{
+  gst_cuda_context_pop (NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                              */
+/* ------------------------------------------------------------------ */
+
+#define GST_TYPE_ROBOCACHE_CUDA_ALLOCATOR \
+    (gst_robocache_cuda_allocator_get_type ())
+G_DECLARE_FINAL_TYPE (GstRobocacheCudaAllocator, gst_robocache_cuda_allocator,
+    GST, ROBOCACHE_CUDA_ALLOCATOR, GstAllocator);
+
+struct _GstRobocacheCudaAllocator
+{
+  GstAllocator parent;
+  GstCudaContext *context;
+  /* Plain maps copy on this stream, apart from every element's. */
+  gpointer copy_stream;
+};
+
+typedef enum
+{
+  /* The device holds newer data than the host copy. */
+  MEMORY_HOST_STALE = 1 << 0,
+  /* The host copy was written and must go to the device. */
+  MEMORY_DEVICE_STALE = 1 << 1
+} MemoryState;
+
+typedef struct
+{
+  GstMemory mem;
+  gpointer device_ptr;
+  gpointer host_ptr;
+  guint state;
+  GMutex lock;
+} GstRobocacheCudaMemory;
+
+G_DEFINE_TYPE (GstRobocacheCudaAllocator, gst_robocache_cuda_allocator,
+    GST_TYPE_ALLOCATOR);
+
+static gboolean
+copy_sync (GstRobocacheCudaAllocator * self, gpointer dst, gconstpointer src,
+    gsize size, rc_copy_kind kind)
+{
+  rc_status ret;
+
+  if (!gst_cuda_context_push (self->context))
+    return FALSE;
+  ret = rc_device_copy_async (dst, src, size, kind, self->copy_stream);
+  if (ret == RC_OK)
+    ret = rc_stream_synchronize (self->copy_stream);
+  gst_cuda_context_pop (NULL);
+  if (ret != RC_OK) {
+    GST_ERROR_OBJECT (self, "copy of %" G_GSIZE_FORMAT " bytes failed: %s (%s)",
+        size, rc_status_message (ret), rc_error_detail ());
+  }
+  return ret == RC_OK;
+}
+
+static GstRobocacheCudaMemory *
+memory_new (GstRobocacheCudaAllocator * self, gsize size, GstMemory * parent)
+{
+  GstRobocacheCudaMemory *mem;
+  gpointer ptr = NULL;
+  rc_status ret;
+
+  if (!gst_cuda_context_push (self->context))
+    return NULL;
+  ret = rc_device_alloc (&ptr, size);
+  gst_cuda_context_pop (NULL);
+  if (ret != RC_OK) {
+    GST_ERROR_OBJECT (self, "cannot allocate %" G_GSIZE_FORMAT
+        " bytes of device memory: %s (%s)", size, rc_status_message (ret),
+        rc_error_detail ());
+    return NULL;
+  }
+  mem = g_new0 (GstRobocacheCudaMemory, 1);
+  /* Never shared: sub-buffers would alias device memory whose host copy is
+   * per memory. */
+  gst_memory_init (GST_MEMORY_CAST (mem), GST_MEMORY_FLAG_NO_SHARE,
+      GST_ALLOCATOR_CAST (self), parent, size, 0, 0, size);
+  mem->device_ptr = ptr;
+  g_mutex_init (&mem->lock);
+  return mem;
+}
+
+static GstMemory *
+allocator_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  return (GstMemory *) memory_new (GST_ROBOCACHE_CUDA_ALLOCATOR (allocator),
+      size, NULL);
+}
+
+static void
+allocator_free (GstAllocator * allocator, GstMemory * memory)
+{
+  GstRobocacheCudaAllocator *self = GST_ROBOCACHE_CUDA_ALLOCATOR (allocator);
+  GstRobocacheCudaMemory *mem = (GstRobocacheCudaMemory *) memory;
+
+  if (gst_cuda_context_push (self->context)) {
+    rc_device_free (mem->device_ptr);
+    if (mem->host_ptr)
+      rc_host_free (mem->host_ptr);
+    gst_cuda_context_pop (NULL);
+  } else {
+    GST_ERROR_OBJECT (self, "cannot free device memory: context lost");
+  }
+  g_mutex_clear (&mem->lock);
+  g_free (mem);
+}
+
+static gpointer
+memory_map (GstMemory * memory, GstMapInfo * info, gsize maxsize)
+{
+  GstRobocacheCudaMemory *mem = (GstRobocacheCudaMemory *) memory;
+  GstRobocacheCudaAllocator *self =
+      GST_ROBOCACHE_CUDA_ALLOCATOR (memory->allocator);
+  gpointer ret = NULL;
+
+  g_mutex_lock (&mem->lock);
+  if (info->flags & GST_MAP_CUDA) {
+    if ((mem->state & MEMORY_DEVICE_STALE) &&
+        !copy_sync (self, mem->device_ptr, mem->host_ptr, memory->maxsize,
+            RC_COPY_HOST_TO_DEVICE))
+      goto out;
+    mem->state &= ~MEMORY_DEVICE_STALE;
+    if (info->flags & GST_MAP_WRITE)
+      mem->state |= MEMORY_HOST_STALE;
+    ret = mem->device_ptr;
+  } else {
+    if (!mem->host_ptr) {
+      gpointer host = NULL;
+      if (!gst_cuda_context_push (self->context))
+        goto out;
+      if (rc_host_alloc (&host, memory->maxsize) != RC_OK)
+        host = NULL;
+      gst_cuda_context_pop (NULL);
+      if (!host) {
+        GST_ERROR_OBJECT (self, "cannot allocate a host copy of %"
+            G_GSIZE_FORMAT " bytes", memory->maxsize);
+        goto out;
+      }
+      mem->host_ptr = host;
+      mem->state |= MEMORY_HOST_STALE;
+    }
+    if ((mem->state & MEMORY_HOST_STALE) &&
+        !copy_sync (self, mem->host_ptr, mem->device_ptr, memory->maxsize,
+            RC_COPY_DEVICE_TO_HOST))
+      goto out;
+    mem->state &= ~MEMORY_HOST_STALE;
+    if (info->flags & GST_MAP_WRITE)
+      mem->state |= MEMORY_DEVICE_STALE;
+    ret = mem->host_ptr;
+  }
+out:
+  g_mutex_unlock (&mem->lock);
+  return ret;
+}
+
+static void
+memory_unmap (GstMemory * memory, GstMapInfo * info)
+{
+}
+
+static GstMemory *
+memory_copy (GstMemory * memory, gssize offset, gssize size)
+{
+  GstRobocacheCudaAllocator *self =
+      GST_ROBOCACHE_CUDA_ALLOCATOR (memory->allocator);
+  GstRobocacheCudaMemory *copy;
+  GstMapInfo info;
+
+  if (size == -1)
+    size = memory->size > (gsize) offset ? memory->size - offset : 0;
+  copy = memory_new (self, size, NULL);
+  if (!copy)
+    return NULL;
+  if (!gst_memory_map (memory, &info, GST_MAP_READ | GST_MAP_CUDA)) {
+    gst_memory_unref (GST_MEMORY_CAST (copy));
+    return NULL;
+  }
+  if (!copy_sync (self, copy->device_ptr,
+          (guint8 *) info.data + memory->offset + offset, size,
+          RC_COPY_DEVICE_TO_DEVICE)) {
+    gst_memory_unmap (memory, &info);
+    gst_memory_unref (GST_MEMORY_CAST (copy));
+    return NULL;
+  }
+  gst_memory_unmap (memory, &info);
+  return GST_MEMORY_CAST (copy);
+}
+
+static void
+gst_robocache_cuda_allocator_finalize (GObject * object)
+{
+  GstRobocacheCudaAllocator *self = GST_ROBOCACHE_CUDA_ALLOCATOR (object);
+
+  if (self->copy_stream && gst_cuda_context_push (self->context)) {
+    rc_stream_destroy (self->copy_stream);
+    gst_cuda_context_pop (NULL);
+  }
+  gst_clear_object (&self->context);
+  G_OBJECT_CLASS (gst_robocache_cuda_allocator_parent_class)->finalize
+      (object);
+}
+
+static void
+gst_robocache_cuda_allocator_class_init (GstRobocacheCudaAllocatorClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
+
+  gobject_class->finalize = gst_robocache_cuda_allocator_finalize;
+  allocator_class->alloc = allocator_alloc;
+  allocator_class->free = allocator_free;
+}
+
+static void
+gst_robocache_cuda_allocator_init (GstRobocacheCudaAllocator * self)
+{
+  GstAllocator *allocator = GST_ALLOCATOR_CAST (self);
+
+  allocator->mem_type = GST_ROBOCACHE_CUDA_MEMORY_TYPE;
+  allocator->mem_map_full = memory_map;
+  allocator->mem_unmap_full = memory_unmap;
+  allocator->mem_copy = memory_copy;
+  GST_OBJECT_FLAG_SET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+static GstAllocator *
+allocator_new (GstCudaContext * context)
+{
+  GstRobocacheCudaAllocator *self;
+  gpointer stream = NULL;
+  rc_status ret;
+
+  if (!gst_cuda_context_push (context))
+    return NULL;
+  ret = rc_stream_create (&stream);
+  gst_cuda_context_pop (NULL);
+  if (ret != RC_OK) {
+    GST_ERROR ("cannot create a copy stream: %s (%s)",
+        rc_status_message (ret), rc_error_detail ());
+    return NULL;
+  }
+  self = g_object_new (GST_TYPE_ROBOCACHE_CUDA_ALLOCATOR, NULL);
+  gst_object_ref_sink (self);
+  self->context = gst_object_ref (context);
+  self->copy_stream = stream;
+  return GST_ALLOCATOR_CAST (self);
+}
+
+gboolean
+gst_robocache_gpu_memory_is_native (GstRobocacheGpu * gpu, GstMemory * mem)
+{
+  return gpu->context && GST_IS_ROBOCACHE_CUDA_ALLOCATOR (mem->allocator) &&
+      GST_ROBOCACHE_CUDA_ALLOCATOR (mem->allocator)->context ==
+      GST_CUDA_CONTEXT (gpu->context);
+}
+
+gboolean
+gst_robocache_is_cuda_memory (GstMemory * mem)
+{
+  return mem && (GST_IS_ROBOCACHE_CUDA_ALLOCATOR (mem->allocator) ||
+      gst_is_cuda_memory (mem));
+}
+
+GstBufferPool *
+gst_robocache_gpu_pool_new (GstRobocacheGpu * gpu, GstCaps * caps, gsize size)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+  gst_buffer_pool_config_set_allocator (config, gpu->allocator, NULL);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening                                                             */
+/* ------------------------------------------------------------------ */
+
+gboolean
+gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
+    GstRobocacheBackend backend, gint device_id, gboolean * use_gpu,
+    GError ** error)
+{
+  const gchar *why = NULL;
+  rc_status ret;
+
+  *use_gpu = FALSE;
+  if (backend == GST_ROBOCACHE_BACKEND_CPU) {
+    GST_INFO_OBJECT (element, "computing on the CPU: backend=cpu");
+    return TRUE;
+  }
+  if (!gst_robocache_gpu_usable (&why))
+    goto unavailable;
+  if (!gst_cuda_ensure_element_context (element, device_id,
+          (GstCudaContext **) & gpu->context)) {
+    why = "no CUDA context could be shared or created for the device";
+    goto unavailable;
+  }
+  if (!gst_robocache_gpu_push (gpu)) {
+    why = "the CUDA context could not be made current";
+    goto unavailable;
+  }
+  ret = rc_stream_create (&gpu->stream);
+  gst_robocache_gpu_pop (gpu);
+  if (ret != RC_OK) {
+    why = "no CUDA stream could be created";
+    goto unavailable;
+  }
+  gpu->allocator = allocator_new (GST_CUDA_CONTEXT (gpu->context));
+  if (!gpu->allocator) {
+    why = "no CUDA allocator could be created";
+    goto unavailable;
+  }
+  GST_INFO_OBJECT (element, "computing on the GPU (context %" GST_PTR_FORMAT
+      ")", gpu->context);
+  *use_gpu = TRUE;
+  return TRUE;
+
+unavailable:
+  gst_robocache_gpu_close (gpu);
+  if (backend == GST_ROBOCACHE_BACKEND_GPU) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "backend=gpu was asked for, but the GPU cannot be used: %s", why);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (element, "computing on the CPU: %s", why);
+  return TRUE;
+}
+
+void
+gst_robocache_gpu_close (GstRobocacheGpu * gpu)
+{
+  if (gpu->stream && gst_robocache_gpu_push (gpu)) {
+    rc_stream_synchronize (gpu->stream);
+    rc_stream_destroy (gpu->stream);
+    gst_robocache_gpu_pop (gpu);
+  }
+  gpu->stream = NULL;
+  gst_clear_object (&gpu->allocator);
+  /* A later start finds the same context again through the pipeline's
+   * GstContext. */
+  gst_clear_object (&gpu->context);
+}

@@ -1,0 +1,14 @@
+/* Every element of the robocache plugin, registered by plugin.c. */
+#ifndef __GST_ROBOCACHE_ELEMENTS_H__
+#define __GST_ROBOCACHE_ELEMENTS_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+GST_ELEMENT_REGISTER_DECLARE (robocachevoxelize);
+GST_ELEMENT_REGISTER_DECLARE (robocachelidarsrc);
+GST_ELEMENT_REGISTER_DECLARE (robocachejointsrc);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,811 @@
+/* robocachelidarsrc: a synthetic spinning lidar.
+ *
+ * One buffer is one sweep (a full turn) of a sensor standing 1.7 m above a
+ * flat ground, among a few boxes (a building, a wall, a pole and a car that
+ * drives along x, so that successive sweeps differ). */
+/**
+ * SECTION:element-robocachelidarsrc
+ * @title: robocachelidarsrc
+ *
+ * Produces point clouds (other/x-robocache-points) in system memory, one
+ * buffer per sweep, as a spinning multi-ring lidar would.
+ *
+ * The sensor sits at the origin (x forward, y left, z up); the ground is
+ * the plane z = -1.7.  The @rings elevation angles are spread evenly from
+ * -25 degrees (ring 0) to +3 degrees (the last ring).  A sweep fires
+ * columns of rays at evenly spaced azimuths, starting along +x and turning
+ * counter-clockwise (towards +y), every ring of a column at once; there are
+ * ceil (points-per-sweep / rings) columns.  Points are stored column after
+ * column, ring 0 first, and a buffer holds exactly @points-per-sweep
+ * points: when @points-per-sweep is not a multiple of @rings the last
+ * column only fires its lowest rings.
+ *
+ * Each ray returns the nearest surface hit within 100 m, its range blurred
+ * by Gaussian noise (2 cm standard deviation).  Rays that hit nothing,
+ * whose noisy range passes 100 m, or that are randomly lost (1 % of them)
+ * give NaN x, y and z and a zero intensity, as real lidars report a missing
+ * return.  The intensity, in [0, 1], depends on the surface, the incidence
+ * angle and the range.  With #GstRobocacheLidarSrc:extended-fields, each
+ * point also carries its ring index and its time, in seconds, from the
+ * start of the sweep (the sweep lasts one period of
+ * #GstRobocacheLidarSrc:rate); the car is seen where it is at that time.
+ *
+ * The output only depends on the properties: the same
+ * #GstRobocacheLidarSrc:seed gives byte-identical buffers.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 robocachelidarsrc num-buffers=50 extended-fields=true ! \
+ *     robocachevoxelize ! fakesink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocachelidarsrc.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gstrobocachecaps.h"
+#include "gstrobocacheelements.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_robocache_lidar_src_debug);
+#define GST_CAT_DEFAULT gst_robocache_lidar_src_debug
+
+#define DEFAULT_POINTS_PER_SWEEP 131072
+#define MAX_POINTS_PER_SWEEP (1 << 24)
+#define DEFAULT_RINGS 64
+#define MAX_RINGS 1024
+#define DEFAULT_RATE_N 10
+#define DEFAULT_RATE_D 1
+#define MAX_RATE_N 1000
+#define DEFAULT_IS_LIVE FALSE
+#define DEFAULT_SEED 0
+#define DEFAULT_EXTENDED_FIELDS FALSE
+
+/* The two point layouts. */
+#define POINT_STEP_XYZI 16
+#define POINT_STEP_EXTENDED 32
+#define FIELDS_EXTENDED \
+    GST_ROBOCACHE_FIELDS_XYZI ",ring:uint16:16,time:float32:20"
+#define OFFSET_RING 16
+#define OFFSET_TIME 20
+
+/* The sensor and its scene, in metres, degrees and seconds. */
+#define SENSOR_HEIGHT 1.7
+#define MAX_RANGE 100.0
+#define MIN_ELEVATION -25.0
+#define MAX_ELEVATION 3.0
+#define RANGE_NOISE_STDDEV 0.02
+#define LOST_RETURN_FRACTION 0.01
+#define GROUND_REFLECTIVITY 0.25
+
+typedef struct
+{
+  gdouble lo[3];
+  gdouble hi[3];
+  gdouble reflectivity;
+  gdouble speed;                /* along x, in m/s; the box wraps around
+                                 * [TRACK_START, TRACK_START + TRACK_LENGTH) */
+} SceneBox;
+
+#define TRACK_START -40.0
+#define TRACK_LENGTH 80.0
+
+static const SceneBox scene_boxes[] = {
+  /* a building, front left */
+  {{12.0, 4.0, -SENSOR_HEIGHT}, {20.0, 12.0, 6.0}, 0.45, 0.0},
+  /* a long wall along x, to the left */
+  {{-30.0, 15.0, -SENSOR_HEIGHT}, {30.0, 16.0, 1.3}, 0.30, 0.0},
+  /* a pole, front right */
+  {{4.0, -3.0, -SENSOR_HEIGHT}, {4.3, -2.7, 3.0}, 0.60, 0.0},
+  /* a car driving along x in the lane to the right, starting at x = -40 */
+  {{TRACK_START, -5.0, -SENSOR_HEIGHT}, {TRACK_START + 4.5, -3.2, -0.2}, 0.85,
+      5.0},
+};
+
+enum
+{
+  PROP_0,
+  PROP_POINTS_PER_SWEEP,
+  PROP_RINGS,
+  PROP_RATE,
+  PROP_IS_LIVE,
+  PROP_SEED,
+  PROP_EXTENDED_FIELDS
+};
+
+/* Property values, under the object lock. */
+typedef struct
+{
+  guint points_per_sweep;
+  guint rings;
+  gint rate_n;
+  gint rate_d;
+  gboolean is_live;
+  guint seed;
+  gboolean extended_fields;
+} GstRobocacheLidarSrcSettings;
+
+/* Streaming state: a snapshot of the settings taken in set_caps, used by
+ * the streaming thread only (rate_n and rate_d are also read, under the
+ * object lock, by the latency query). */
+typedef struct
+{
+  gboolean configured;
+  guint n_points;
+  guint point_step;
+  gboolean extended;
+  guint rings;
+  guint n_columns;
+  gint rate_n;
+  gint rate_d;
+  guint seed;
+  gdouble *ring_sin;            /* sin and cos of each ring's elevation */
+  gdouble *ring_cos;
+  guint64 n_sweeps;             /* sweeps produced since start */
+} GstRobocacheLidarSrcState;
+
+struct _GstRobocacheLidarSrc
+{
+  GstPushSrc parent;
+
+  GstRobocacheLidarSrcSettings settings;
+  GstRobocacheLidarSrcState state;
+};
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_ROBOCACHE_POINTS_CAPS));
+
+#define gst_robocache_lidar_src_parent_class parent_class
+G_DEFINE_TYPE (GstRobocacheLidarSrc, gst_robocache_lidar_src,
+    GST_TYPE_PUSH_SRC);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachelidarsrc, "robocachelidarsrc",
+    GST_RANK_NONE, GST_TYPE_ROBOCACHE_LIDAR_SRC,
+    GST_DEBUG_CATEGORY_INIT (gst_robocache_lidar_src_debug,
+        "robocachelidarsrc", 0, "robocache synthetic lidar source"));
+
+static void gst_robocache_lidar_src_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_robocache_lidar_src_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_robocache_lidar_src_finalize (GObject * object);
+static GstCaps *gst_robocache_lidar_src_get_caps (GstBaseSrc * bsrc,
+    GstCaps * filter);
+static gboolean gst_robocache_lidar_src_set_caps (GstBaseSrc * bsrc,
+    GstCaps * caps);
+static gboolean gst_robocache_lidar_src_decide_allocation (GstBaseSrc * bsrc,
+    GstQuery * query);
+static gboolean gst_robocache_lidar_src_query (GstBaseSrc * bsrc,
+    GstQuery * query);
+static gboolean gst_robocache_lidar_src_is_seekable (GstBaseSrc * bsrc);
+static void gst_robocache_lidar_src_get_times (GstBaseSrc * bsrc,
+    GstBuffer * buffer, GstClockTime * start, GstClockTime * end);
+static gboolean gst_robocache_lidar_src_start (GstBaseSrc * bsrc);
+static gboolean gst_robocache_lidar_src_stop (GstBaseSrc * bsrc);
+static GstFlowReturn gst_robocache_lidar_src_fill (GstPushSrc * psrc,
+    GstBuffer * buffer);
+
+static void
+gst_robocache_lidar_src_class_init (GstRobocacheLidarSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *basesrc_class = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *pushsrc_class = GST_PUSH_SRC_CLASS (klass);
+
+  gobject_class->set_property = gst_robocache_lidar_src_set_property;
+  gobject_class->get_property = gst_robocache_lidar_src_get_property;
+  gobject_class->finalize = gst_robocache_lidar_src_finalize;
+
+  /**
+   * GstRobocacheLidarSrc:points-per-sweep:
+   *
+   * Points in one sweep (one buffer), returns and missing returns alike.
+   * They are fired in columns of #GstRobocacheLidarSrc:rings rays; when
+   * this is not a multiple of the rings the last column is incomplete.
+   */
+  g_object_class_install_property (gobject_class, PROP_POINTS_PER_SWEEP,
+      g_param_spec_uint ("points-per-sweep", "Points per sweep",
+          "Points in one sweep (one buffer)", 1, MAX_POINTS_PER_SWEEP,
+          DEFAULT_POINTS_PER_SWEEP,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstRobocacheLidarSrc:rings:
+   *
+   * Laser rings (elevation angles), spread evenly from -25 degrees (ring 0)
+   * to +3 degrees; a single ring looks 11 degrees down.
+   */
+  g_object_class_install_property (gobject_class, PROP_RINGS,
+      g_param_spec_uint ("rings", "Rings",
+          "Laser rings, from -25 (ring 0) to +3 degrees of elevation", 1,
+          MAX_RINGS, DEFAULT_RINGS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstRobocacheLidarSrc:rate:
+   *
+   * Sweeps (turns, buffers) per second.
+   */
+  g_object_class_install_property (gobject_class, PROP_RATE,
+      gst_param_spec_fraction ("rate", "Rate", "Sweeps per second", 1, 1,
+          MAX_RATE_N, 1, DEFAULT_RATE_N, DEFAULT_RATE_D,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstRobocacheLidarSrc:is-live:
+   *
+   * Whether to act as a live source: sweeps are then pushed at the pace of
+   * the pipeline clock, each at the running time of its timestamp.
+   */
+  g_object_class_install_property (gobject_class, PROP_IS_LIVE,
+      g_param_spec_boolean ("is-live", "Is live",
+          "Whether to act as a live source, paced by the clock",
+          DEFAULT_IS_LIVE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * GstRobocacheLidarSrc:seed:
+   *
+   * Seed of the range noise and of the lost returns: the same seed gives
+   * byte-identical output.
+   */
+  g_object_class_install_property (gobject_class, PROP_SEED,
+      g_param_spec_uint ("seed", "Seed",
+          "Seed of the noise and lost returns (same seed, same output)", 0,
+          G_MAXUINT, DEFAULT_SEED,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstRobocacheLidarSrc:extended-fields:
+   *
+   * Whether points also carry their ring (uint16 at byte 16) and their time
+   * within the sweep (float32 seconds at byte 20): 32 bytes per point
+   * instead of the 16 of x, y, z and intensity.
+   */
+  g_object_class_install_property (gobject_class, PROP_EXTENDED_FIELDS,
+      g_param_spec_boolean ("extended-fields", "Extended fields",
+          "Add ring (uint16) and time (float32) fields: 32 bytes per point "
+          "instead of 16", DEFAULT_EXTENDED_FIELDS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "robocache synthetic lidar source", "Source/Sensor/Lidar",
+      "Synthetic spinning lidar: one point cloud per sweep of a simple "
+      "scene with ground, boxes and a moving car",
+      "robocache developers");
+
+  basesrc_class->get_caps =
+      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_get_caps);
+  basesrc_class->set_caps =
+      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_set_caps);
+  basesrc_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_decide_allocation);
+  basesrc_class->query = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_query);
+  basesrc_class->is_seekable =
+      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_is_seekable);
+  basesrc_class->get_times =
+      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_get_times);
+  basesrc_class->start = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_start);
+  basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_stop);
+  pushsrc_class->fill = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_fill);
+}
+
+static void
+gst_robocache_lidar_src_init (GstRobocacheLidarSrc * self)
+{
+  self->settings.points_per_sweep = DEFAULT_POINTS_PER_SWEEP;
+  self->settings.rings = DEFAULT_RINGS;
+  self->settings.rate_n = DEFAULT_RATE_N;
+  self->settings.rate_d = DEFAULT_RATE_D;
+  self->settings.is_live = DEFAULT_IS_LIVE;
+  self->settings.seed = DEFAULT_SEED;
+  self->settings.extended_fields = DEFAULT_EXTENDED_FIELDS;
+
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
+  gst_base_src_set_live (GST_BASE_SRC (self), DEFAULT_IS_LIVE);
+}
+
+static void
+gst_robocache_lidar_src_clear_state (GstRobocacheLidarSrc * self)
+{
+  g_clear_pointer (&self->state.ring_sin, g_free);
+  g_clear_pointer (&self->state.ring_cos, g_free);
+  self->state.configured = FALSE;
+}
+
+static void
+gst_robocache_lidar_src_finalize (GObject * object)
+{
+  gst_robocache_lidar_src_clear_state (GST_ROBOCACHE_LIDAR_SRC (object));
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_robocache_lidar_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (object);
+  gboolean set_live = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_POINTS_PER_SWEEP:
+      self->settings.points_per_sweep = g_value_get_uint (value);
+      break;
+    case PROP_RINGS:
+      self->settings.rings = g_value_get_uint (value);
+      break;
+    case PROP_RATE:
+      self->settings.rate_n = gst_value_get_fraction_numerator (value);
+      self->settings.rate_d = gst_value_get_fraction_denominator (value);
+      break;
+    case PROP_IS_LIVE:
+      self->settings.is_live = g_value_get_boolean (value);
+      set_live = TRUE;
+      break;
+    case PROP_SEED:
+      self->settings.seed = g_value_get_uint (value);
+      break;
+    case PROP_EXTENDED_FIELDS:
+      self->settings.extended_fields = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  /* gst_base_src_set_live() takes the object lock itself. */
+  if (set_live)
+    gst_base_src_set_live (GST_BASE_SRC (self), g_value_get_boolean (value));
+}
+
+static void
+gst_robocache_lidar_src_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_POINTS_PER_SWEEP:
+      g_value_set_uint (value, self->settings.points_per_sweep);
+      break;
+    case PROP_RINGS:
+      g_value_set_uint (value, self->settings.rings);
+      break;
+    case PROP_RATE:
+      gst_value_set_fraction (value, self->settings.rate_n,
+          self->settings.rate_d);
+      break;
+    case PROP_IS_LIVE:
+      g_value_set_boolean (value, self->settings.is_live);
+      break;
+    case PROP_SEED:
+      g_value_set_uint (value, self->settings.seed);
+      break;
+    case PROP_EXTENDED_FIELDS:
+      g_value_set_boolean (value, self->settings.extended_fields);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static GstCaps *
+gst_robocache_lidar_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
+  gboolean extended;
+  GstCaps *caps;
+
+  GST_OBJECT_LOCK (self);
+  extended = self->settings.extended_fields;
+  GST_OBJECT_UNLOCK (self);
+
+  caps = gst_caps_new_simple (GST_ROBOCACHE_POINTS_MEDIA_TYPE,
+      "point-step", G_TYPE_INT,
+      extended ? POINT_STEP_EXTENDED : POINT_STEP_XYZI,
+      "fields", G_TYPE_STRING,
+      extended ? FIELDS_EXTENDED : GST_ROBOCACHE_FIELDS_XYZI, NULL);
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (caps);
+    caps = tmp;
+  }
+  return caps;
+}
+
+static gboolean
+gst_robocache_lidar_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
+  GstRobocacheLidarSrcState *state = &self->state;
+  GstRobocacheLidarSrcSettings settings;
+  rc_point_layout layout;
+  GError *error = NULL;
+  guint step;
+
+  if (!gst_robocache_points_caps_parse (caps, NULL, &layout, &error)) {
+    GST_ERROR_OBJECT (self, "%s", error->message);
+    g_clear_error (&error);
+    return FALSE;
+  }
+
+  GST_OBJECT_LOCK (self);
+  settings = self->settings;
+  GST_OBJECT_UNLOCK (self);
+
+  step = settings.extended_fields ? POINT_STEP_EXTENDED : POINT_STEP_XYZI;
+  if (layout.point_step != step) {
+    GST_ERROR_OBJECT (self, "caps %" GST_PTR_FORMAT " do not have "
+        "point-step %u", caps, step);
+    return FALSE;
+  }
+
+  GST_OBJECT_LOCK (self);
+  gst_robocache_lidar_src_clear_state (self);
+  GST_OBJECT_UNLOCK (self);
+  state->n_points = settings.points_per_sweep;
+  state->point_step = step;
+  state->extended = settings.extended_fields;
+  state->rings = settings.rings;
+  state->n_columns = (settings.points_per_sweep + settings.rings - 1) /
+      settings.rings;
+  state->seed = settings.seed;
+  state->ring_sin = g_new (gdouble, state->rings);
+  state->ring_cos = g_new (gdouble, state->rings);
+  for (guint r = 0; r < state->rings; r++) {
+    gdouble elevation = state->rings == 1 ?
+        (MIN_ELEVATION + MAX_ELEVATION) / 2.0 :
+        MIN_ELEVATION + (MAX_ELEVATION - MIN_ELEVATION) * r /
+        (state->rings - 1);
+    state->ring_sin[r] = sin (elevation * G_PI / 180.0);
+    state->ring_cos[r] = cos (elevation * G_PI / 180.0);
+  }
+
+  GST_OBJECT_LOCK (self);
+  state->rate_n = settings.rate_n;
+  state->rate_d = settings.rate_d;
+  state->configured = TRUE;
+  GST_OBJECT_UNLOCK (self);
+
+  gst_base_src_set_blocksize (bsrc, state->n_points * state->point_step);
+
+  GST_DEBUG_OBJECT (self, "%u points of %u bytes, %u rings x %u columns, "
+      "%d/%d sweeps/s", state->n_points, state->point_step, state->rings,
+      state->n_columns, state->rate_n, state->rate_d);
+  return TRUE;
+}
+
+/* Makes sure a pool, if downstream offers one, makes buffers of a sweep. */
+static gboolean
+gst_robocache_lidar_src_decide_allocation (GstBaseSrc * bsrc,
+    GstQuery * query)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    GstBufferPool *pool = NULL;
+    guint size, min, max;
+    guint needed = self->state.n_points * self->state.point_step;
+
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    if (size < needed)
+      size = needed;
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+    if (pool)
+      gst_object_unref (pool);
+  }
+
+  return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (bsrc, query);
+}
+
+static gboolean
+gst_robocache_lidar_src_query (GstBaseSrc * bsrc, GstQuery * query)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    GstClockTime latency = GST_CLOCK_TIME_NONE;
+
+    /* A sweep is pushed at its start time but only complete one period
+     * later, as videotestsrc reports one frame. */
+    GST_OBJECT_LOCK (self);
+    if (self->state.configured) {
+      latency = gst_util_uint64_scale (GST_SECOND, self->state.rate_d,
+          self->state.rate_n);
+    }
+    GST_OBJECT_UNLOCK (self);
+
+    if (GST_CLOCK_TIME_IS_VALID (latency)) {
+      GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT,
+          GST_TIME_ARGS (latency));
+      gst_query_set_latency (query, gst_base_src_is_live (bsrc), latency,
+          latency);
+      return TRUE;
+    }
+  }
+
+  return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);
+}
+
+static gboolean
+gst_robocache_lidar_src_is_seekable (GstBaseSrc * bsrc)
+{
+  return FALSE;
+}
+
+static void
+gst_robocache_lidar_src_get_times (GstBaseSrc * bsrc, GstBuffer * buffer,
+    GstClockTime * start, GstClockTime * end)
+{
+  /* Only live: sync each sweep on the clock at its timestamp. */
+  if (gst_base_src_is_live (bsrc)) {
+    GstClockTime pts = GST_BUFFER_PTS (buffer);
+
+    if (GST_CLOCK_TIME_IS_VALID (pts)) {
+      *start = pts;
+      if (GST_BUFFER_DURATION_IS_VALID (buffer))
+        *end = pts + GST_BUFFER_DURATION (buffer);
+    }
+  } else {
+    *start = GST_CLOCK_TIME_NONE;
+    *end = GST_CLOCK_TIME_NONE;
+  }
+}
+
+static gboolean
+gst_robocache_lidar_src_start (GstBaseSrc * bsrc)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
+
+  self->state.n_sweeps = 0;
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_lidar_src_stop (GstBaseSrc * bsrc)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
+
+  GST_OBJECT_LOCK (self);
+  gst_robocache_lidar_src_clear_state (self);
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* splitmix64: a small, fast generator whose output only depends on the
+ * seed, so that the same seed gives the same sweep on any machine. */
+static inline guint64
+lidar_rand_next (guint64 * s)
+{
+  guint64 z = (*s += G_GUINT64_CONSTANT (0x9e3779b97f4a7c15));
+
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static inline gdouble
+lidar_rand_uniform (guint64 * s)
+{
+  return (lidar_rand_next (s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Standard normal (Box-Muller; always draws two uniforms). */
+static inline gdouble
+lidar_rand_normal (guint64 * s)
+{
+  gdouble u1 = 1.0 - lidar_rand_uniform (s);    /* (0, 1] */
+  gdouble u2 = lidar_rand_uniform (s);
+
+  return sqrt (-2.0 * log (u1)) * cos (2.0 * G_PI * u2);
+}
+
+/* Slab test of the ray from the origin along @dir against [lo, hi]: TRUE
+ * with the entry distance and the axis of the entered face if it hits in
+ * front of the sensor. */
+static gboolean
+ray_hits_box (const gdouble dir[3], const gdouble lo[3],
+    const gdouble hi[3], gdouble * distance, gint * axis)
+{
+  gdouble t_near = 0.0, t_far = G_MAXDOUBLE;
+  gint near_axis = -1;
+
+  for (gint a = 0; a < 3; a++) {
+    gdouble t0, t1;
+
+    if (fabs (dir[a]) < 1e-12) {
+      if (lo[a] > 0.0 || hi[a] < 0.0)
+        return FALSE;
+      continue;
+    }
+    t0 = lo[a] / dir[a];
+    t1 = hi[a] / dir[a];
+    if (t0 > t1) {
+      gdouble t = t0;
+      t0 = t1;
+      t1 = t;
+    }
+    if (t0 > t_near) {
+      t_near = t0;
+      near_axis = a;
+    }
+    if (t1 < t_far)
+      t_far = t1;
+    if (t_near > t_far)
+      return FALSE;
+  }
+  /* near_axis < 0: the sensor is inside the box; not a return. */
+  if (near_axis < 0)
+    return FALSE;
+  *distance = t_near;
+  *axis = near_axis;
+  return TRUE;
+}
+
+static inline void
+write_float (guint8 * p, gfloat v)
+{
+  memcpy (p, &v, sizeof (v));
+}
+
+static void
+gst_robocache_lidar_src_render (GstRobocacheLidarSrc * self, guint8 * data,
+    gdouble sweep_start, gdouble period)
+{
+  const GstRobocacheLidarSrcState *state = &self->state;
+  const guint n_boxes = G_N_ELEMENTS (scene_boxes);
+  SceneBox boxes[G_N_ELEMENTS (scene_boxes)];
+  gdouble box_shift[G_N_ELEMENTS (scene_boxes)] = { 0 };
+  guint64 rng = ((guint64) state->seed << 32) ^ state->n_sweeps;
+  guint64 rng_seed = lidar_rand_next (&rng);
+  guint i = 0;
+
+  memcpy (boxes, scene_boxes, sizeof (boxes));
+  rng = rng_seed;
+
+  for (guint c = 0; c < state->n_columns; c++) {
+    gdouble azimuth = 2.0 * G_PI * c / state->n_columns;
+    gdouble ca = cos (azimuth), sa = sin (azimuth);
+    gdouble t_offset = period * c / state->n_columns;
+    gdouble now = sweep_start + t_offset;
+
+    /* Where the moving boxes are when this column fires. */
+    for (guint b = 0; b < n_boxes; b++) {
+      if (scene_boxes[b].speed != 0.0) {
+        gdouble shift = fmod (scene_boxes[b].speed * now, TRACK_LENGTH);
+        if (shift != box_shift[b]) {
+          box_shift[b] = shift;
+          boxes[b].lo[0] = scene_boxes[b].lo[0] + shift;
+          boxes[b].hi[0] = scene_boxes[b].hi[0] + shift;
+        }
+      }
+    }
+
+    for (guint r = 0; r < state->rings && i < state->n_points; r++, i++) {
+      guint8 *p = data + (gsize) i * state->point_step;
+      gdouble dir[3] = { state->ring_cos[r] * ca, state->ring_cos[r] * sa,
+        state->ring_sin[r]
+      };
+      gdouble best = G_MAXDOUBLE, incidence = 0.0, reflectivity = 0.0;
+      gdouble lost = lidar_rand_uniform (&rng);
+      gdouble noise = lidar_rand_normal (&rng) * RANGE_NOISE_STDDEV;
+      gdouble speckle = lidar_rand_uniform (&rng) - 0.5;
+      gfloat x = NAN, y = NAN, z = NAN, intensity = 0.0f;
+
+      if (dir[2] < 0.0) {
+        best = -SENSOR_HEIGHT / dir[2];
+        incidence = -dir[2];
+        reflectivity = GROUND_REFLECTIVITY;
+      }
+      for (guint b = 0; b < n_boxes; b++) {
+        gdouble d;
+        gint axis;
+
+        if (ray_hits_box (dir, boxes[b].lo, boxes[b].hi, &d, &axis) &&
+            d < best) {
+          best = d;
+          incidence = fabs (dir[axis]);
+          reflectivity = boxes[b].reflectivity;
+        }
+      }
+
+      if (best <= MAX_RANGE && lost >= LOST_RETURN_FRACTION) {
+        gdouble range = best + noise;
+
+        if (range > 0.0 && range <= MAX_RANGE) {
+          gdouble falloff = 1.0 / (1.0 + (range / 60.0) * (range / 60.0));
+          gdouble value = reflectivity * (0.3 + 0.7 * incidence) * falloff *
+              (1.0 + 0.1 * speckle);
+
+          x = (gfloat) (dir[0] * range);
+          y = (gfloat) (dir[1] * range);
+          z = (gfloat) (dir[2] * range);
+          intensity = (gfloat) CLAMP (value, 0.0, 1.0);
+        }
+      }
+
+      if (state->extended) {
+        guint16 ring = (guint16) r;
+
+        memset (p, 0, POINT_STEP_EXTENDED);
+        memcpy (p + OFFSET_RING, &ring, sizeof (ring));
+        write_float (p + OFFSET_TIME, (gfloat) t_offset);
+      }
+      write_float (p, x);
+      write_float (p + 4, y);
+      write_float (p + 8, z);
+      write_float (p + 12, intensity);
+    }
+  }
+}
+
+static GstFlowReturn
+gst_robocache_lidar_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (psrc);
+  GstRobocacheLidarSrcState *state = &self->state;
+  GstClockTime pts, next;
+  GstMapInfo map;
+  gsize size;
+
+  if (!state->configured) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("no caps were negotiated before the first sweep"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  size = (gsize) state->n_points * state->point_step;
+  if (gst_buffer_get_size (buffer) < size) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("buffer of %" G_GSIZE_FORMAT " bytes, a sweep needs %" G_GSIZE_FORMAT,
+            gst_buffer_get_size (buffer), size));
+    return GST_FLOW_ERROR;
+  }
+  gst_buffer_set_size (buffer, size);
+
+  pts = gst_util_uint64_scale (state->n_sweeps, GST_SECOND * state->rate_d,
+      state->rate_n);
+  next = gst_util_uint64_scale (state->n_sweeps + 1,
+      GST_SECOND * state->rate_d, state->rate_n);
+
+  if (!gst_buffer_map (buffer, &map, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
+        ("could not map the output buffer"));
+    return GST_FLOW_ERROR;
+  }
+  gst_robocache_lidar_src_render (self, map.data,
+      (gdouble) pts / GST_SECOND,
+      (gdouble) state->rate_d / state->rate_n);
+  gst_buffer_unmap (buffer, &map);
+
+  GST_BUFFER_PTS (buffer) = pts;
+  GST_BUFFER_DTS (buffer) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (buffer) = next - pts;
+  GST_BUFFER_OFFSET (buffer) = state->n_sweeps;
+  GST_BUFFER_OFFSET_END (buffer) = state->n_sweeps + 1;
+
+  GST_LOG_OBJECT (self, "sweep %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT,
+      state->n_sweeps, GST_TIME_ARGS (pts));
+  state->n_sweeps++;
+  return GST_FLOW_OK;
+}

@@ -1,0 +1,1061 @@
+/**
+ * SECTION:element-robocachevoxelize
+ * @title: robocachevoxelize
+ *
+ * Bins each lidar sweep (other/x-robocache-points) into a dense voxel grid
+ * (other/x-robocache-voxels): occupancy, point counts, or the mean of chosen
+ * point fields per voxel.  Runs on the GPU when there is one (backend=auto)
+ * and on the CPU otherwise, with the same results.  Points and grids may be
+ * in system memory or in CUDA memory on either pad; CUDA memory is preferred
+ * between GPU elements.
+ *
+ * Points outside the grid and points with a NaN or Inf coordinate are
+ * skipped and counted (the #GstRobocacheVoxelize:stats property, the debug
+ * log, and with post-messages=true an element message per sweep).  A buffer
+ * whose size is not a whole number of points is dropped, counted, and
+ * warned about once.  An empty sweep gives an empty grid.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 robocachelidarsrc ! robocachevoxelize mode=count \
+ *     voxel-size="<0.1,0.1,0.2>" ! fakesink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocachevoxelize.h"
+#include "gstrobocacheelements.h"
+#include "gstrobocachecaps.h"
+#include "gstrobocachegpu.h"
+
+#include <math.h>
+#include <unistd.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_robocache_voxelize_debug);
+#define GST_CAT_DEFAULT gst_robocache_voxelize_debug
+
+#define DEFAULT_VOXEL_SIZE 0.2
+#define DEFAULT_ORIGIN_XY -25.6
+#define DEFAULT_ORIGIN_Z -3.2
+#define DEFAULT_DIMS_XY 256
+#define DEFAULT_DIMS_Z 32
+#define DEFAULT_MODE RC_VOXEL_OCCUPANCY
+#define DEFAULT_FEATURES NULL
+#define DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_POST_MESSAGES FALSE
+
+enum
+{
+  PROP_0,
+  PROP_VOXEL_SIZE,
+  PROP_ORIGIN,
+  PROP_DIMS,
+  PROP_MODE,
+  PROP_FEATURES,
+  PROP_BACKEND,
+  PROP_DEVICE_ID,
+  PROP_POST_MESSAGES,
+  PROP_STATS
+};
+
+/* Property values, under the object lock. */
+typedef struct
+{
+  gdouble voxel_size[3];
+  gdouble origin[3];
+  guint dims[3];
+  rc_voxel_mode mode;
+  gchar *features;
+  GstRobocacheBackend backend;
+  gint device_id;
+  gboolean post_messages;
+} Settings;
+
+/* Totals since start, under the object lock. */
+typedef struct
+{
+  guint64 sweeps;
+  guint64 points;
+  guint64 in_grid;
+  guint64 out_of_range;
+  guint64 invalid;
+  guint64 dropped_buffers;
+  guint64 empty_sweeps;
+  guint64 last_occupied;
+} Totals;
+
+/* Built in start and set_caps, dropped in stop; streaming thread only. */
+typedef struct
+{
+  GstRobocacheGpu gpu;
+  gboolean use_gpu;
+  rc_point_layout layout;
+  rc_voxel_grid grid;
+  gsize out_size;
+  gboolean out_cuda;
+  /* Grown to the largest size seen, so that steady state allocates
+   * nothing. */
+  gpointer device_points;
+  gsize device_points_size;
+  gpointer device_out;          /* the grid when the output is in system
+                                 * memory */
+  gsize device_out_size;
+  gpointer device_scratch;
+  gsize device_scratch_size;
+  gboolean started;
+  rc_voxelize_stats *host_stats;        /* page-locked */
+  gpointer host_scratch;
+  gsize host_scratch_size;
+  gboolean warned_bad_size;
+} State;
+
+struct _GstRobocacheVoxelize
+{
+  GstBaseTransform parent;
+
+  Settings settings;
+  Totals totals;
+  State state;
+};
+
+#define gst_robocache_voxelize_parent_class parent_class
+G_DEFINE_TYPE (GstRobocacheVoxelize, gst_robocache_voxelize,
+    GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachevoxelize, "robocachevoxelize",
+    GST_RANK_NONE, GST_TYPE_ROBOCACHE_VOXELIZE,
+    GST_DEBUG_CATEGORY_INIT (gst_robocache_voxelize_debug,
+        "robocachevoxelize", 0, "robocache voxelization"));
+
+GType
+gst_robocache_voxel_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {RC_VOXEL_OCCUPANCY, "uint8 per voxel: 1 where any point fell",
+        "occupancy"},
+    {RC_VOXEL_COUNT, "uint32 per voxel: the number of points", "count"},
+    {RC_VOXEL_MEAN, "float32 per voxel and feature: the mean of the "
+          "feature fields", "mean"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstRobocacheVoxelMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties                                                          */
+/* ------------------------------------------------------------------ */
+
+static void
+set_double_triple (gdouble * dst, const GValue * array)
+{
+  guint n = gst_value_array_get_size (array);
+
+  if (n != 1 && n != 3) {
+    g_warning ("robocachevoxelize: expected 1 or 3 values, got %u", n);
+    return;
+  }
+  for (guint a = 0; a < 3; a++)
+    dst[a] = g_value_get_double (gst_value_array_get_value (array,
+            n == 1 ? 0 : a));
+}
+
+static void
+set_uint_triple (guint * dst, const GValue * array)
+{
+  guint n = gst_value_array_get_size (array);
+
+  if (n != 1 && n != 3) {
+    g_warning ("robocachevoxelize: expected 1 or 3 values, got %u", n);
+    return;
+  }
+  for (guint a = 0; a < 3; a++) {
+    gint v = g_value_get_int (gst_value_array_get_value (array,
+            n == 1 ? 0 : a));
+    dst[a] = v > 0 ? (guint) v : 0;
+  }
+}
+
+static void
+get_triple (GValue * value, const gdouble * d, const guint * u)
+{
+  for (guint a = 0; a < 3; a++) {
+    GValue v = G_VALUE_INIT;
+    if (d) {
+      g_value_init (&v, G_TYPE_DOUBLE);
+      g_value_set_double (&v, d[a]);
+    } else {
+      g_value_init (&v, G_TYPE_INT);
+      g_value_set_int (&v, (gint) MIN (u[a], (guint) G_MAXINT));
+    }
+    gst_value_array_append_and_take_value (value, &v);
+  }
+}
+
+static GstStructure *
+totals_to_structure (const Totals * t)
+{
+  return gst_structure_new ("robocachevoxelize-stats",
+      "sweeps", G_TYPE_UINT64, t->sweeps,
+      "points", G_TYPE_UINT64, t->points,
+      "in-grid", G_TYPE_UINT64, t->in_grid,
+      "out-of-range", G_TYPE_UINT64, t->out_of_range,
+      "invalid", G_TYPE_UINT64, t->invalid,
+      "dropped-buffers", G_TYPE_UINT64, t->dropped_buffers,
+      "empty-sweeps", G_TYPE_UINT64, t->empty_sweeps,
+      "last-occupied", G_TYPE_UINT64, t->last_occupied, NULL);
+}
+
+static void
+gst_robocache_voxelize_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
+  Settings *s = &self->settings;
+  gboolean reconfigure = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_VOXEL_SIZE:
+      set_double_triple (s->voxel_size, value);
+      break;
+    case PROP_ORIGIN:
+      set_double_triple (s->origin, value);
+      break;
+    case PROP_DIMS:
+      set_uint_triple (s->dims, value);
+      break;
+    case PROP_MODE:
+      s->mode = (rc_voxel_mode) g_value_get_enum (value);
+      break;
+    case PROP_FEATURES:
+      g_free (s->features);
+      s->features = g_value_dup_string (value);
+      break;
+    case PROP_BACKEND:
+      s->backend = (GstRobocacheBackend) g_value_get_enum (value);
+      reconfigure = FALSE;
+      break;
+    case PROP_DEVICE_ID:
+      s->device_id = g_value_get_int (value);
+      reconfigure = FALSE;
+      break;
+    case PROP_POST_MESSAGES:
+      s->post_messages = g_value_get_boolean (value);
+      reconfigure = FALSE;
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      reconfigure = FALSE;
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  /* A new grid means new output caps, even while playing. */
+  if (reconfigure)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+static void
+gst_robocache_voxelize_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
+  Settings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_VOXEL_SIZE:
+      get_triple (value, s->voxel_size, NULL);
+      break;
+    case PROP_ORIGIN:
+      get_triple (value, s->origin, NULL);
+      break;
+    case PROP_DIMS:
+      get_triple (value, NULL, s->dims);
+      break;
+    case PROP_MODE:
+      g_value_set_enum (value, s->mode);
+      break;
+    case PROP_FEATURES:
+      g_value_set_string (value, s->features);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, s->backend);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, s->device_id);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, s->post_messages);
+      break;
+    case PROP_STATS:
+      g_value_take_boxed (value, totals_to_structure (&self->totals));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Negotiation                                                         */
+/* ------------------------------------------------------------------ */
+
+static guint
+count_features (const gchar * features)
+{
+  guint n = 0;
+  gchar **names;
+
+  if (!features || !*features)
+    return 3;
+  names = g_strsplit (features, ",", -1);
+  n = g_strv_length (names);
+  g_strfreev (names);
+  return n;
+}
+
+/* May the element hand out CUDA memory?  Before start, whenever the GPU
+ * could be used; after, only when it is. */
+static gboolean
+may_use_gpu (GstRobocacheVoxelize * self)
+{
+  GstRobocacheBackend backend;
+  gboolean started, use_gpu;
+
+  GST_OBJECT_LOCK (self);
+  backend = self->settings.backend;
+  started = self->state.started;
+  use_gpu = self->state.use_gpu;
+  GST_OBJECT_UNLOCK (self);
+  if (started)
+    return use_gpu;
+  return backend != GST_ROBOCACHE_BACKEND_CPU &&
+      gst_robocache_gpu_usable (NULL);
+}
+
+static GstCaps *
+gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  gboolean gpu = may_use_gpu (self);
+  GstCaps *ret;
+
+  if (direction == GST_PAD_SINK) {
+    rc_voxel_grid grid;
+    guint n_features;
+    gchar *features;
+
+    GST_OBJECT_LOCK (self);
+    for (gint a = 0; a < 3; a++) {
+      grid.origin[a] = self->settings.origin[a];
+      grid.voxel_size[a] = self->settings.voxel_size[a];
+      grid.dims[a] = self->settings.dims[a];
+    }
+    grid.mode = self->settings.mode;
+    features = g_strdup (self->settings.features);
+    GST_OBJECT_UNLOCK (self);
+
+    n_features = count_features (features);
+    ret = gst_caps_new_empty ();
+    if (gpu)
+      gst_caps_append (ret, gst_robocache_voxels_caps_new (&grid, n_features,
+              features, TRUE));
+    gst_caps_append (ret, gst_robocache_voxels_caps_new (&grid, n_features,
+            features, FALSE));
+    g_free (features);
+  } else {
+    /* Any point layout: the element reads the one it is given. */
+    ret = gst_robocache_caps_with_cuda (GST_ROBOCACHE_POINTS_CAPS,
+        GST_ROBOCACHE_POINTS_CUDA_CAPS);
+  }
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
+  return ret;
+}
+
+/* Checks the grid and says precisely what is wrong with it. */
+static gboolean
+check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
+    const rc_point_layout * layout)
+{
+  static const gchar axis[] = "xyz";
+  guint64 n_voxels = 1, out_size;
+
+  for (gint a = 0; a < 3; a++) {
+    if (!(grid->voxel_size[a] > 0.0) || !isfinite (grid->voxel_size[a])) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("voxel-size along %c is %g; it must be a finite number > 0",
+              axis[a], grid->voxel_size[a]), (NULL));
+      return FALSE;
+    }
+    if (!isfinite (grid->origin[a])) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("origin along %c is not finite", axis[a]), (NULL));
+      return FALSE;
+    }
+    if (grid->dims[a] == 0) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("dims along %c is 0; each dimension must be at least 1", axis[a]),
+          (NULL));
+      return FALSE;
+    }
+    n_voxels *= grid->dims[a];
+    if (n_voxels > (G_GUINT64_CONSTANT (1) << 32)) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("a grid of %u x %u x %u voxels is too large: at most 2^32 voxels "
+              "are accepted", grid->dims[0], grid->dims[1], grid->dims[2]),
+          (NULL));
+      return FALSE;
+    }
+  }
+  if (rc_voxelize_check (layout, grid) != RC_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("the point layout and grid are not accepted together"), (NULL));
+    return FALSE;
+  }
+
+  out_size = rc_voxelize_output_size (layout, grid);
+  if (out_size > G_MAXSIZE) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("a voxel grid of %" G_GUINT64_FORMAT " bytes cannot be addressed",
+            out_size), (NULL));
+    return FALSE;
+  }
+  if (!self->state.use_gpu) {
+    /* Half the machine's memory: beyond that a grid would be paged in by
+     * the kernel until the OOM killer took the whole process. */
+    guint64 limit = (guint64) sysconf (_SC_PHYS_PAGES) *
+        (guint64) sysconf (_SC_PAGE_SIZE) / 2;
+    if (limit > 0 && out_size > limit) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("a voxel grid of %" G_GUINT64_FORMAT " bytes does not fit in "
+              "memory (at most %" G_GUINT64_FORMAT " bytes, half of RAM, are "
+              "accepted on the CPU)", out_size, limit), (NULL));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Grows a device buffer to @size; frees and allocates only when it must. */
+static gboolean
+ensure_device (GstRobocacheVoxelize * self, gpointer * ptr, gsize * have,
+    gsize size, const gchar * what)
+{
+  rc_status ret;
+
+  if (*have >= size && *ptr)
+    return TRUE;
+  rc_device_free (*ptr);
+  *ptr = NULL;
+  *have = 0;
+  ret = rc_device_alloc (ptr, size);
+  if (ret != RC_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("cannot allocate %" G_GSIZE_FORMAT " bytes of GPU memory for the %s",
+            size, what), ("%s: %s", rc_status_message (ret),
+            rc_error_detail ()));
+    return FALSE;
+  }
+  *have = size;
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  State *st = &self->state;
+  GError *error = NULL;
+  gchar *features;
+  guint n_features = 0;
+  gsize scratch;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  features = g_strdup (self->settings.features);
+  GST_OBJECT_UNLOCK (self);
+  ok = gst_robocache_points_caps_parse (incaps, features, &st->layout,
+      &error);
+  g_free (features);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", error->message),
+        ("input caps %" GST_PTR_FORMAT, incaps));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  if (!gst_robocache_voxels_caps_parse (outcaps, &st->grid, &n_features,
+          &error)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message),
+        (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  if (!check_grid (self, &st->grid, &st->layout))
+    return FALSE;
+
+  st->out_size = rc_voxelize_output_size (&st->layout, &st->grid);
+  st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
+  scratch = rc_voxelize_scratch_size (&st->layout, &st->grid);
+
+  if (st->use_gpu) {
+    gboolean ok = gst_robocache_gpu_push (&st->gpu);
+    ok = ok && ensure_device (self, &st->device_scratch,
+        &st->device_scratch_size, scratch + rc_voxelize_cuda_stats_size (1),
+        "voxelization scratch");
+    if (ok && !st->out_cuda)
+      ok = ensure_device (self, &st->device_out, &st->device_out_size,
+          st->out_size, "voxel grid");
+    if (ok && !st->host_stats && rc_host_alloc ((void **) &st->host_stats,
+            sizeof (rc_voxelize_stats)) != RC_OK) {
+      st->host_stats = NULL;
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("cannot allocate page-locked memory for statistics"), (NULL));
+      ok = FALSE;
+    }
+    gst_robocache_gpu_pop (&st->gpu);
+    if (!ok)
+      return FALSE;
+  } else if (scratch > st->host_scratch_size) {
+    g_free (st->host_scratch);
+    st->host_scratch = g_try_malloc (scratch);
+    st->host_scratch_size = st->host_scratch ? scratch : 0;
+    if (!st->host_scratch) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("cannot allocate %" G_GSIZE_FORMAT " bytes of voxel counts",
+              scratch), (NULL));
+      return FALSE;
+    }
+  }
+
+  GST_INFO_OBJECT (self, "%s, %u x %u x %u %s grid of %" G_GSIZE_FORMAT
+      " bytes in %s memory, point step %u", st->use_gpu ? "GPU" : "CPU",
+      st->grid.dims[0], st->grid.dims[1], st->grid.dims[2],
+      gst_robocache_voxel_mode_to_string (st->grid.mode), st->out_size,
+      st->out_cuda ? "CUDA" : "system", st->layout.point_step);
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_voxelize_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+
+  if (direction != GST_PAD_SINK)
+    return FALSE;
+  *othersize = self->state.out_size;
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_voxelize_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  State *st = &self->state;
+  GstBufferPool *pool;
+  GstCaps *caps;
+
+  if (!st->out_cuda)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+        query);
+
+  /* Grids in CUDA memory come from robocache's own pool on the shared
+   * context; downstream's pools hold other memory. */
+  gst_query_parse_allocation (query, &caps, NULL);
+  pool = gst_robocache_gpu_pool_new (&st->gpu, caps, st->out_size);
+  if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("cannot allocate a voxel grid of %" G_GSIZE_FORMAT
+            " bytes in GPU memory", st->out_size), (NULL));
+    if (pool)
+      gst_object_unref (pool);
+    return FALSE;
+  }
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  gst_query_add_allocation_pool (query, pool, st->out_size, 0, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_voxelize_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  /* Sweeps vary in size, so no pool: upstream gets the allocator and
+   * allocates device memory of the size it needs. */
+  if (caps && gst_robocache_caps_is_cuda (caps) && self->state.use_gpu)
+    gst_query_add_allocation_param (query, self->state.gpu.allocator, NULL);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Context                                                             */
+/* ------------------------------------------------------------------ */
+
+static void
+gst_robocache_voxelize_set_context (GstElement * element, GstContext * ctx)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->settings.device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_robocache_gpu_set_context (&self->state.gpu, element, ctx, device_id);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, ctx);
+}
+
+static gboolean
+gst_robocache_voxelize_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+
+  if (gst_robocache_gpu_query_context (&self->state.gpu,
+          GST_ELEMENT (self), query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+/* ------------------------------------------------------------------ */
+/* Start, stop, transform                                              */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+gst_robocache_voxelize_start (GstBaseTransform * trans)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  GstRobocacheBackend backend;
+  GError *error = NULL;
+  gint device_id;
+
+  gboolean use_gpu;
+
+  GST_OBJECT_LOCK (self);
+  backend = self->settings.backend;
+  device_id = self->settings.device_id;
+  memset (&self->totals, 0, sizeof (self->totals));
+  GST_OBJECT_UNLOCK (self);
+
+  if (!gst_robocache_gpu_open (&self->state.gpu, GST_ELEMENT (self), backend,
+          device_id, &use_gpu, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", error->message),
+        (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  self->state.use_gpu = use_gpu;
+  self->state.started = TRUE;
+  self->state.warned_bad_size = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_voxelize_stop (GstBaseTransform * trans)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  State *st = &self->state;
+
+  if (st->use_gpu && gst_robocache_gpu_push (&st->gpu)) {
+    rc_device_free (st->device_points);
+    rc_device_free (st->device_out);
+    rc_device_free (st->device_scratch);
+    rc_host_free (st->host_stats);
+    gst_robocache_gpu_pop (&st->gpu);
+  }
+  gst_robocache_gpu_close (&st->gpu);
+  g_free (st->host_scratch);
+  GST_OBJECT_LOCK (self);
+  memset (st, 0, sizeof (*st));
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static GstFlowReturn
+voxelize_cpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
+    GstBuffer * outbuf, guint64 n_points, rc_voxelize_stats * stats)
+{
+  State *st = &self->state;
+  GstMapInfo in, out;
+  rc_status ret;
+
+  if (!gst_buffer_map (inbuf, &in, GST_MAP_READ))
+    goto map_failed;
+  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
+    gst_buffer_unmap (inbuf, &in);
+    goto map_failed;
+  }
+  ret = rc_voxelize_cpu (&st->layout, &st->grid, in.data, &n_points, 1,
+      out.data, st->host_scratch, stats);
+  gst_buffer_unmap (outbuf, &out);
+  gst_buffer_unmap (inbuf, &in);
+  if (ret != RC_OK) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("voxelization failed: %s",
+            rc_status_message (ret)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+
+map_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+voxelize_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
+    GstBuffer * outbuf, guint64 n_points, rc_voxelize_stats * stats)
+{
+  State *st = &self->state;
+  GstMapInfo in = GST_MAP_INFO_INIT, out = GST_MAP_INFO_INIT;
+  gboolean in_native = gst_buffer_n_memory (inbuf) == 1 &&
+      gst_robocache_gpu_memory_is_native (&st->gpu,
+      gst_buffer_peek_memory (inbuf, 0));
+  gboolean mapped_in = FALSE, mapped_out = FALSE;
+  gconstpointer device_in;
+  gpointer device_out;
+  rc_status ret = RC_OK;
+  GstFlowReturn flow = GST_FLOW_ERROR;
+
+  if (!gst_robocache_gpu_push (&st->gpu)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("cannot make the CUDA context current"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+
+  /* Points: used in place when already on this context's device, else
+   * copied into the element's own device buffer. */
+  mapped_in = gst_buffer_map (inbuf, &in, GST_MAP_READ |
+      (in_native ? GST_ROBOCACHE_MAP_CUDA : 0));
+  if (!mapped_in)
+    goto map_failed;
+  if (in_native) {
+    device_in = in.data;
+  } else {
+    if (!ensure_device (self, &st->device_points, &st->device_points_size,
+            MAX (in.size, 1), "points"))
+      goto out;
+    ret = rc_device_copy_async (st->device_points, in.data, in.size,
+        RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
+    device_in = st->device_points;
+  }
+
+  mapped_out = gst_buffer_map (outbuf, &out, GST_MAP_WRITE |
+      (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0));
+  if (!mapped_out)
+    goto map_failed;
+  device_out = st->out_cuda ? out.data : st->device_out;
+
+  if (ret == RC_OK)
+    ret = rc_voxelize_cuda (&st->layout, &st->grid, device_in, &n_points, 1,
+        device_out, st->device_scratch, st->host_stats, st->gpu.stream);
+  if (ret == RC_OK && !st->out_cuda)
+    ret = rc_device_copy_async (out.data, st->device_out, st->out_size,
+        RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
+  /* Downstream may read the grid at once: finish this element's stream
+   * (only this stream, never the whole device). */
+  if (ret == RC_OK)
+    ret = rc_stream_synchronize (st->gpu.stream);
+  if (ret != RC_OK) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("GPU voxelization failed: %s",
+            rc_status_message (ret)), ("%s", rc_error_detail ()));
+    goto out;
+  }
+  *stats = *st->host_stats;
+  flow = GST_FLOW_OK;
+  goto out;
+
+map_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
+out:
+  if (mapped_out)
+    gst_buffer_unmap (outbuf, &out);
+  if (mapped_in)
+    gst_buffer_unmap (inbuf, &in);
+  gst_robocache_gpu_pop (&st->gpu);
+  return flow;
+}
+
+static GstFlowReturn
+gst_robocache_voxelize_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  State *st = &self->state;
+  gsize size = gst_buffer_get_size (inbuf);
+  guint32 step = st->layout.point_step;
+  rc_voxelize_stats stats = { 0, 0, 0, 0 };
+  guint64 n_points, elapsed;
+  gboolean post;
+  GstFlowReturn flow;
+
+  if (size % step != 0) {
+    GST_OBJECT_LOCK (self);
+    self->totals.dropped_buffers++;
+    GST_OBJECT_UNLOCK (self);
+    if (!st->warned_bad_size) {
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("dropping a buffer of %" G_GSIZE_FORMAT " bytes: not a whole "
+              "number of %u-byte points (point-step in the caps)", size,
+              step), ("further such buffers are dropped and counted in the "
+              "stats property without a warning"));
+      st->warned_bad_size = TRUE;
+    }
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+  n_points = size / step;
+
+  elapsed = g_get_monotonic_time ();
+  if (st->use_gpu)
+    flow = voxelize_gpu (self, inbuf, outbuf, n_points, &stats);
+  else
+    flow = voxelize_cpu (self, inbuf, outbuf, n_points, &stats);
+  elapsed = (g_get_monotonic_time () - elapsed) * GST_USECOND;
+  if (flow != GST_FLOW_OK)
+    return flow;
+
+  GST_LOG_OBJECT (self, "sweep %" GST_TIME_FORMAT ": %" G_GUINT64_FORMAT
+      " points, %" G_GUINT64_FORMAT " in grid, %" G_GUINT64_FORMAT
+      " out of range, %" G_GUINT64_FORMAT " invalid, %" G_GUINT64_FORMAT
+      " voxels occupied, %" G_GUINT64_FORMAT " us",
+      GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), n_points, stats.in_grid,
+      stats.out_of_range, stats.invalid, stats.occupied, elapsed / 1000);
+
+  GST_OBJECT_LOCK (self);
+  self->totals.sweeps++;
+  self->totals.points += n_points;
+  self->totals.in_grid += stats.in_grid;
+  self->totals.out_of_range += stats.out_of_range;
+  self->totals.invalid += stats.invalid;
+  self->totals.empty_sweeps += n_points == 0;
+  self->totals.last_occupied = stats.occupied;
+  post = self->settings.post_messages;
+  GST_OBJECT_UNLOCK (self);
+
+  if (post) {
+    GstStructure *s = gst_structure_new ("robocachevoxelize",
+        "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (inbuf),
+        "points", G_TYPE_UINT64, n_points,
+        "in-grid", G_TYPE_UINT64, stats.in_grid,
+        "out-of-range", G_TYPE_UINT64, stats.out_of_range,
+        "invalid", G_TYPE_UINT64, stats.invalid,
+        "occupied", G_TYPE_UINT64, stats.occupied,
+        "processing-time", G_TYPE_UINT64, elapsed,
+        "backend", G_TYPE_STRING, st->use_gpu ? "gpu" : "cpu", NULL);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), s));
+  }
+  return GST_FLOW_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* GObject                                                             */
+/* ------------------------------------------------------------------ */
+
+static void
+gst_robocache_voxelize_finalize (GObject * object)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
+
+  g_free (self->settings.features);
+  gst_clear_object (&self->state.gpu.context);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static GParamSpec *
+triple_param (const gchar * name, const gchar * nick, const gchar * blurb,
+    gboolean integer)
+{
+  GParamSpec *element = integer ?
+      g_param_spec_int ("dim", "Dimension", "Voxels along one axis", 1,
+      G_MAXINT, 1, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS) :
+      g_param_spec_double ("value", "Value", "Value along one axis",
+      -G_MAXDOUBLE, G_MAXDOUBLE, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+
+  return gst_param_spec_array (name, nick, blurb, element,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+}
+
+static void
+gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_robocache_voxelize_set_property;
+  gobject_class->get_property = gst_robocache_voxelize_get_property;
+  gobject_class->finalize = gst_robocache_voxelize_finalize;
+
+  /**
+   * GstRobocacheVoxelize:voxel-size:
+   *
+   * Edge of a voxel in metres, one value for all axes or <x,y,z>; each
+   * must be > 0.  Changing it while playing renegotiates the output caps.
+   */
+  g_object_class_install_property (gobject_class, PROP_VOXEL_SIZE,
+      triple_param ("voxel-size", "Voxel size",
+          "Voxel edge in metres: one value or <x,y,z> (each > 0)", FALSE));
+  /**
+   * GstRobocacheVoxelize:origin:
+   *
+   * Position in metres of the grid's minimum corner, <x,y,z> (or one value
+   * for all axes).
+   */
+  g_object_class_install_property (gobject_class, PROP_ORIGIN,
+      triple_param ("origin", "Origin",
+          "Minimum corner of the grid in metres: <x,y,z>", FALSE));
+  /**
+   * GstRobocacheVoxelize:dims:
+   *
+   * Voxels along each axis, <x,y,z> (or one value for all); at most 2^32
+   * voxels in all.
+   */
+  g_object_class_install_property (gobject_class, PROP_DIMS,
+      triple_param ("dims", "Dimensions",
+          "Voxels along each axis: <x,y,z> (at most 2^32 in all)", TRUE));
+  /**
+   * GstRobocacheVoxelize:mode:
+   *
+   * What each voxel holds: occupancy (uint8), count (uint32) or the mean
+   * of the #GstRobocacheVoxelize:features fields (float32 planes).
+   */
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode", "What each voxel holds",
+          GST_TYPE_ROBOCACHE_VOXEL_MODE, DEFAULT_MODE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocacheVoxelize:features:
+   *
+   * Comma-separated point fields averaged in mean mode, e.g. "intensity"
+   * or "x,y,z,intensity"; empty means "x,y,z" (the centroid).
+   */
+  g_object_class_install_property (gobject_class, PROP_FEATURES,
+      g_param_spec_string ("features", "Features",
+          "Comma-separated point fields averaged in mean mode "
+          "(empty: x,y,z, the centroid)", DEFAULT_FEATURES,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocacheVoxelize:backend:
+   *
+   * Where to compute: auto (the GPU when there is one), cpu or gpu (an
+   * error when no GPU can be used).
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", "Where to compute",
+          GST_TYPE_ROBOCACHE_BACKEND, DEFAULT_BACKEND,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheVoxelize:cuda-device-id:
+   *
+   * CUDA device to use, -1 for any (the pipeline's shared context).
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use (-1 = any)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheVoxelize:post-messages:
+   *
+   * Post an element message "robocachevoxelize" per sweep with its counts
+   * and processing time.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message with the counts of every sweep",
+          DEFAULT_POST_MESSAGES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocacheVoxelize:stats:
+   *
+   * Totals since the element started: sweeps, points, in-grid,
+   * out-of-range, invalid, dropped-buffers, empty-sweeps and the
+   * last sweep's occupied voxels.
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+          gst_robocache_caps_with_cuda (GST_ROBOCACHE_POINTS_CAPS,
+              GST_ROBOCACHE_POINTS_CUDA_CAPS), GST_TYPE_PAD));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+          gst_robocache_caps_with_cuda (GST_ROBOCACHE_VOXELS_CAPS,
+              GST_ROBOCACHE_VOXELS_CUDA_CAPS), GST_TYPE_PAD));
+  gst_element_class_set_static_metadata (element_class,
+      "robocache voxelizer", "Filter/Converter/Robotics",
+      "Bins lidar point clouds into voxel grids on the GPU or the CPU",
+      "robocache developers");
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_set_context);
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_set_caps);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform_size);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_decide_allocation);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_propose_allocation);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_query);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_stop);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_VOXEL_MODE, 0);
+}
+
+static void
+gst_robocache_voxelize_init (GstRobocacheVoxelize * self)
+{
+  Settings *s = &self->settings;
+
+  for (gint a = 0; a < 3; a++)
+    s->voxel_size[a] = DEFAULT_VOXEL_SIZE;
+  s->origin[0] = s->origin[1] = DEFAULT_ORIGIN_XY;
+  s->origin[2] = DEFAULT_ORIGIN_Z;
+  s->dims[0] = s->dims[1] = DEFAULT_DIMS_XY;
+  s->dims[2] = DEFAULT_DIMS_Z;
+  s->mode = DEFAULT_MODE;
+  s->features = g_strdup (DEFAULT_FEATURES);
+  s->backend = DEFAULT_BACKEND;
+  s->device_id = DEFAULT_DEVICE_ID;
+  s->post_messages = DEFAULT_POST_MESSAGES;
+}

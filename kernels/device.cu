@@ -1,0 +1,117 @@
+/* Checked wrappers around the CUDA runtime, for the elements, the tests and
+ * the benchmarks. */
+#include "internal.h"
+
+#include <cuda_runtime.h>
+
+static rc_status
+check (cudaError_t err)
+{
+  if (err == cudaSuccess)
+    return RC_OK;
+  rc_set_error_detail (cudaGetErrorString (err));
+  /* Clear the sticky-free error state so that a later call is judged on its
+   * own. */
+  (void) cudaGetLastError ();
+  switch (err) {
+    case cudaErrorMemoryAllocation:
+      return RC_ERROR_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+      return RC_ERROR_NO_DEVICE;
+    default:
+      return RC_ERROR_CUDA;
+  }
+}
+
+extern "C" int
+rc_device_count (const char **why)
+{
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount (&n);
+  if (err != cudaSuccess) {
+    (void) cudaGetLastError ();
+    if (why)
+      *why = cudaGetErrorString (err);
+    return 0;
+  }
+  if (n == 0 && why)
+    *why = "no CUDA device";
+  return n;
+}
+
+extern "C" rc_status
+rc_device_alloc (void **ptr, size_t size)
+{
+  *ptr = NULL;
+  return check (cudaMalloc (ptr, size ? size : 1));
+}
+
+extern "C" rc_status
+rc_device_free (void *ptr)
+{
+  return ptr ? check (cudaFree (ptr)) : RC_OK;
+}
+
+extern "C" rc_status
+rc_host_alloc (void **ptr, size_t size)
+{
+  *ptr = NULL;
+  return check (cudaMallocHost (ptr, size ? size : 1));
+}
+
+extern "C" rc_status
+rc_host_free (void *ptr)
+{
+  return ptr ? check (cudaFreeHost (ptr)) : RC_OK;
+}
+
+extern "C" rc_status
+rc_device_copy_async (void *dst, const void *src, size_t size,
+    rc_copy_kind kind, void *stream)
+{
+  static const cudaMemcpyKind kinds[] = {
+    cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice
+  };
+  if (size == 0)
+    return RC_OK;
+  return check (cudaMemcpyAsync (dst, src, size, kinds[kind],
+          (cudaStream_t) stream));
+}
+
+extern "C" rc_status
+rc_device_memset_async (void *dst, int value, size_t size, void *stream)
+{
+  if (size == 0)
+    return RC_OK;
+  return check (cudaMemsetAsync (dst, value, size, (cudaStream_t) stream));
+}
+
+extern "C" rc_status
+rc_stream_create (void **stream)
+{
+  cudaStream_t s = NULL;
+  rc_status ret = check (cudaStreamCreateWithFlags (&s,
+          cudaStreamNonBlocking));
+  *stream = s;
+  return ret;
+}
+
+extern "C" rc_status
+rc_stream_destroy (void *stream)
+{
+  return stream ? check (cudaStreamDestroy ((cudaStream_t) stream)) : RC_OK;
+}
+
+extern "C" rc_status
+rc_stream_synchronize (void *stream)
+{
+  return check (cudaStreamSynchronize ((cudaStream_t) stream));
+}
+
+/* For the launchers in the other .cu files. */
+extern "C" rc_status
+rc_check_launch (void)
+{
+  return check (cudaGetLastError ());
+}

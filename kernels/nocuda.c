@@ -1,0 +1,33 @@
+/* The CUDA entry points of a library built without CUDA: each says so. */
+#include "internal.h"
+
+int
+rc_device_count (const char **why)
+{
+  if (why)
+    *why = "robocache was built without CUDA";
+  return 0;
+}
+
+#define NOT_BUILT(decl) decl { return RC_ERROR_NOT_BUILT; }
+
+/* *INDENT-OFF* */
+NOT_BUILT (rc_status rc_device_alloc (void **ptr, size_t size))
+NOT_BUILT (rc_status rc_device_free (void *ptr))
+NOT_BUILT (rc_status rc_host_alloc (void **ptr, size_t size))
+NOT_BUILT (rc_status rc_host_free (void *ptr))
+NOT_BUILT (rc_status rc_device_copy_async (void *dst, const void *src,
+        size_t size, rc_copy_kind kind, void *stream))
+NOT_BUILT (rc_status rc_device_memset_async (void *dst, int value,
+        size_t size, void *stream))
+NOT_BUILT (rc_status rc_stream_create (void **stream))
+NOT_BUILT (rc_status rc_stream_destroy (void *stream))
+NOT_BUILT (rc_status rc_stream_synchronize (void *stream))
+NOT_BUILT (rc_status rc_voxelize_cuda (const rc_point_layout * layout,
+        const rc_voxel_grid * grid, const void *points,
+        const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,
+        void *scratch, rc_voxelize_stats * stats, void *stream))
+NOT_BUILT (rc_status rc_resample_cuda (const rc_resample_params * params,
+        const int64_t * source_times, const void *source_values,
+        const int64_t * target_times, void *out, void *stream))
+/* *INDENT-ON* */

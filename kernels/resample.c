@@ -1,0 +1,293 @@
+/* Resampling of time series: parameter checks and the CPU reference.
+ *
+ * Each target is located by a binary search among its trajectory's source
+ * times (resample-math.h, shared with the CUDA kernels), then its output
+ * row is computed in one pass: every channel as a plain value first, then
+ * the angle and quaternion groups overwritten with their own formulas. */
+#include "internal.h"
+#include "resample-math.h"
+
+static int
+is_float_type (rc_scalar_type type)
+{
+  return type == RC_TYPE_FLOAT32 || type == RC_TYPE_FLOAT64 ||
+      type == RC_TYPE_BFLOAT16;
+}
+
+/* Whether [a, a + na) and [b, b + nb) share a channel. */
+static int
+overlap (uint32_t a, uint32_t na, uint32_t b, uint32_t nb)
+{
+  return (uint64_t) a < (uint64_t) b + nb && (uint64_t) b < (uint64_t) a + na;
+}
+
+rc_status
+rc_resample_check (const rc_resample_params * params)
+{
+  const rc_resample_params *p = params;
+  uint32_t i, j;
+
+  if (!p || p->channels < 1 || p->n_source < 1 || !is_float_type (p->type))
+    return RC_ERROR_INVALID_ARGUMENT;
+  if ((unsigned) p->method > RC_INTERP_CUBIC
+      || (unsigned) p->edge > RC_EDGE_INVALID)
+    return RC_ERROR_INVALID_ARGUMENT;
+  if (p->n_quaternions > RC_RESAMPLE_MAX_GROUPS
+      || p->n_angle_ranges > RC_RESAMPLE_MAX_GROUPS)
+    return RC_ERROR_INVALID_ARGUMENT;
+
+  for (i = 0; i < p->n_quaternions; i++) {
+    if ((uint64_t) p->quaternion_first[i] + 4 > p->channels)
+      return RC_ERROR_INVALID_ARGUMENT;
+    for (j = 0; j < i; j++) {
+      if (overlap (p->quaternion_first[i], 4, p->quaternion_first[j], 4))
+        return RC_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  for (i = 0; i < p->n_angle_ranges; i++) {
+    const rc_channel_range *a = &p->angle_ranges[i];
+
+    /* An empty range is most likely a caller's mistake: refuse it too. */
+    if (a->count == 0 || (uint64_t) a->first + a->count > p->channels)
+      return RC_ERROR_INVALID_ARGUMENT;
+    for (j = 0; j < i; j++) {
+      if (overlap (a->first, a->count, p->angle_ranges[j].first,
+              p->angle_ranges[j].count))
+        return RC_ERROR_INVALID_ARGUMENT;
+    }
+    for (j = 0; j < p->n_quaternions; j++) {
+      if (overlap (a->first, a->count, p->quaternion_first[j], 4))
+        return RC_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  return RC_OK;
+}
+
+/* Element access by storage type.  float32 and bfloat16 compute in float,
+ * float64 in double. */
+static inline float
+load_f (const uint8_t * row, rc_scalar_type type, uint32_t c)
+{
+  if (type == RC_TYPE_BFLOAT16)
+    return rc_rs_bf16_to_float (((const uint16_t *) row)[c]);
+  return ((const float *) row)[c];
+}
+
+static inline void
+store_f (uint8_t * row, rc_scalar_type type, uint32_t c, float v)
+{
+  if (type == RC_TYPE_BFLOAT16)
+    ((uint16_t *) row)[c] = rc_rs_float_to_bf16 (v);
+  else
+    ((float *) row)[c] = v;
+}
+
+static inline double
+load_d (const uint8_t * row, uint32_t c)
+{
+  return ((const double *) row)[c];
+}
+
+static inline void
+store_d (uint8_t * row, uint32_t c, double v)
+{
+  ((double *) row)[c] = v;
+}
+
+static void
+store_nan_row (const rc_resample_params * p, uint8_t * out)
+{
+  uint32_t c;
+
+  for (c = 0; c < p->channels; c++) {
+    if (p->type == RC_TYPE_FLOAT64)
+      store_d (out, c, NAN);
+    else if (p->type == RC_TYPE_BFLOAT16)
+      ((uint16_t *) out)[c] = RC_RS_BF16_NAN;
+    else
+      store_f (out, p->type, c, NAN);
+  }
+}
+
+/* A picked sample is copied bit for bit; only angles are wrapped, so that
+ * an angle channel is in [-pi, pi) whatever the method. */
+static void
+pick_row (const rc_resample_params * p, const uint8_t * src, size_t row_bytes,
+    uint8_t * out)
+{
+  uint32_t g, c;
+
+  memcpy (out, src, row_bytes);
+  for (g = 0; g < p->n_angle_ranges; g++) {
+    const rc_channel_range *a = &p->angle_ranges[g];
+
+    for (c = a->first; c < a->first + a->count; c++) {
+      if (p->type == RC_TYPE_FLOAT64)
+        store_d (out, c, rc_rs_wrap_d (load_d (src, c)));
+      else
+        store_f (out, p->type, c, rc_rs_wrap_f (load_f (src, p->type, c)));
+    }
+  }
+}
+
+/* LINEAR or CUBIC between rows[1] and rows[2] (rows[0] and rows[3]: the
+ * outer neighbours, CUBIC only), in float. */
+static void
+interp_row_f (const rc_resample_params * p, const rc_rs_loc * loc,
+    const uint8_t * const rows[4], uint8_t * out)
+{
+  const rc_scalar_type type = p->type;
+  const int cubic = p->method == RC_INTERP_CUBIC;
+  const float w = (float) loc->w;
+  float cw[4], v[4], qa[4], qb[4], q[4];
+  uint32_t g, c;
+  int k;
+
+  for (k = 0; k < 4; k++)
+    cw[k] = (float) loc->c[k];
+
+  for (c = 0; c < p->channels; c++) {
+    if (cubic) {
+      for (k = 0; k < 4; k++)
+        v[k] = load_f (rows[k], type, c);
+      store_f (out, type, c, rc_rs_cubic_f (v[0], v[1], v[2], v[3], cw));
+    } else {
+      store_f (out, type, c, rc_rs_lerp_f (load_f (rows[1], type, c),
+              load_f (rows[2], type, c), w));
+    }
+  }
+
+  for (g = 0; g < p->n_angle_ranges; g++) {
+    const rc_channel_range *a = &p->angle_ranges[g];
+
+    for (c = a->first; c < a->first + a->count; c++) {
+      if (cubic) {
+        for (k = 0; k < 4; k++)
+          v[k] = load_f (rows[k], type, c);
+        store_f (out, type, c, rc_rs_angle_cubic_f (v[0], v[1], v[2], v[3],
+                cw));
+      } else {
+        store_f (out, type, c, rc_rs_angle_lerp_f (load_f (rows[1], type, c),
+                load_f (rows[2], type, c), w));
+      }
+    }
+  }
+
+  for (g = 0; g < p->n_quaternions; g++) {
+    const uint32_t first = p->quaternion_first[g];
+
+    for (k = 0; k < 4; k++) {
+      qa[k] = load_f (rows[1], type, first + k);
+      qb[k] = load_f (rows[2], type, first + k);
+    }
+    rc_rs_quat_slerp_f (qa, qb, w, q);
+    for (k = 0; k < 4; k++)
+      store_f (out, type, first + k, q[k]);
+  }
+}
+
+/* The same in double, for float64. */
+static void
+interp_row_d (const rc_resample_params * p, const rc_rs_loc * loc,
+    const uint8_t * const rows[4], uint8_t * out)
+{
+  const int cubic = p->method == RC_INTERP_CUBIC;
+  const double w = loc->w;
+  double v[4], qa[4], qb[4], q[4];
+  uint32_t g, c;
+  int k;
+
+  for (c = 0; c < p->channels; c++) {
+    if (cubic) {
+      for (k = 0; k < 4; k++)
+        v[k] = load_d (rows[k], c);
+      store_d (out, c, rc_rs_cubic_d (v[0], v[1], v[2], v[3], loc->c));
+    } else {
+      store_d (out, c, rc_rs_lerp_d (load_d (rows[1], c), load_d (rows[2], c),
+              w));
+    }
+  }
+
+  for (g = 0; g < p->n_angle_ranges; g++) {
+    const rc_channel_range *a = &p->angle_ranges[g];
+
+    for (c = a->first; c < a->first + a->count; c++) {
+      if (cubic) {
+        for (k = 0; k < 4; k++)
+          v[k] = load_d (rows[k], c);
+        store_d (out, c, rc_rs_angle_cubic_d (v[0], v[1], v[2], v[3],
+                loc->c));
+      } else {
+        store_d (out, c, rc_rs_angle_lerp_d (load_d (rows[1], c),
+                load_d (rows[2], c), w));
+      }
+    }
+  }
+
+  for (g = 0; g < p->n_quaternions; g++) {
+    const uint32_t first = p->quaternion_first[g];
+
+    for (k = 0; k < 4; k++) {
+      qa[k] = load_d (rows[1], first + k);
+      qb[k] = load_d (rows[2], first + k);
+    }
+    rc_rs_quat_slerp_d (qa, qb, w, q);
+    for (k = 0; k < 4; k++)
+      store_d (out, first + k, q[k]);
+  }
+}
+
+rc_status
+rc_resample_cpu (const rc_resample_params * params,
+    const int64_t * source_times, const void *source_values,
+    const int64_t * target_times, void *out)
+{
+  const rc_resample_params *p = params;
+  rc_status ret = rc_resample_check (p);
+  size_t row_bytes;
+  uint32_t b, t;
+
+  if (ret != RC_OK)
+    return ret;
+  if (p->batch == 0 || p->n_target == 0)
+    return RC_OK;
+  if (!source_times || !source_values || !target_times || !out)
+    return RC_ERROR_INVALID_ARGUMENT;
+
+  row_bytes = (size_t) p->channels * rc_scalar_type_size (p->type);
+  for (b = 0; b < p->batch; b++) {
+    const int64_t *ts = source_times + (size_t) b * p->n_source;
+    const uint8_t *vals = (const uint8_t *) source_values +
+        (size_t) b * p->n_source * row_bytes;
+
+    for (t = 0; t < p->n_target; t++) {
+      const size_t row = (size_t) b * p->n_target + t;
+      const int64_t target = target_times[row];
+      uint8_t *o = (uint8_t *) out + row * row_bytes;
+      const uint8_t *rows[4];
+      rc_rs_loc loc;
+      int k;
+
+      rc_rs_locate (ts, p->n_source, target,
+          rc_rs_upper_bound (ts, 0, p->n_source, target), p->method, p->edge,
+          &loc);
+      switch (loc.kind) {
+        case RC_RS_NAN:
+          store_nan_row (p, o);
+          break;
+        case RC_RS_PICK:
+          pick_row (p, vals + loc.idx[1] * row_bytes, row_bytes, o);
+          break;
+        case RC_RS_INTERP:
+          for (k = 0; k < 4; k++)
+            rows[k] = vals + loc.idx[k] * row_bytes;
+          if (p->type == RC_TYPE_FLOAT64)
+            interp_row_d (p, &loc, rows, o);
+          else
+            interp_row_f (p, &loc, rows, o);
+          break;
+      }
+    }
+  }
+  return RC_OK;
+}

@@ -1,0 +1,255 @@
+/* robocache kernels: the computation behind the robocache GStreamer elements.
+ *
+ * Pure C interface, free of GLib, GStreamer and CUDA types.  Every operation
+ * has a CPU implementation (the reference, always built) and a CUDA one
+ * (built when the library is configured with CUDA; otherwise it returns
+ * RC_ERROR_NOT_BUILT).  CUDA streams are passed as opaque pointers (a
+ * cudaStream_t / CUstream); NULL means the legacy default stream.  Device
+ * functions run on whatever CUDA context is current on the calling thread.
+ *
+ * Nothing here aborts or exits: every function returns an rc_status, and
+ * rc_error_detail() holds the last CUDA error text of the calling thread.
+ */
+#ifndef ROBOCACHE_KERNELS_H
+#define ROBOCACHE_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Status                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef enum
+{
+  RC_OK = 0,
+  RC_ERROR_INVALID_ARGUMENT,    /* a parameter is out of its documented range */
+  RC_ERROR_OUT_OF_MEMORY,       /* host or device allocation failed */
+  RC_ERROR_NO_DEVICE,           /* no CUDA driver or no CUDA device */
+  RC_ERROR_CUDA,                /* a CUDA call failed: see rc_error_detail() */
+  RC_ERROR_NOT_BUILT            /* the library was built without CUDA */
+} rc_status;
+
+/* Static, human-readable text for @status. */
+const char *rc_status_message (rc_status status);
+
+/* Text of the last CUDA error seen on this thread ("" if none). */
+const char *rc_error_detail (void);
+
+/* ------------------------------------------------------------------ */
+/* Scalar types (the PointCloud2 set, plus bfloat16 storage)           */
+/* ------------------------------------------------------------------ */
+
+typedef enum
+{
+  RC_TYPE_INT8,
+  RC_TYPE_UINT8,
+  RC_TYPE_INT16,
+  RC_TYPE_UINT16,
+  RC_TYPE_INT32,
+  RC_TYPE_UINT32,
+  RC_TYPE_FLOAT32,
+  RC_TYPE_FLOAT64,
+  RC_TYPE_BFLOAT16,
+  RC_TYPE_INVALID
+} rc_scalar_type;
+
+/* Size in bytes of one @type value, 0 for RC_TYPE_INVALID. */
+size_t rc_scalar_type_size (rc_scalar_type type);
+
+/* Parses "float32", "uint8", ... (the caps spelling); RC_TYPE_INVALID if
+ * unknown. */
+rc_scalar_type rc_scalar_type_from_string (const char *name);
+const char *rc_scalar_type_to_string (rc_scalar_type type);
+
+/* ------------------------------------------------------------------ */
+/* Device helpers (CUDA runtime; thin, checked wrappers)               */
+/* ------------------------------------------------------------------ */
+
+/* Number of usable CUDA devices; 0 without a driver or device (never an
+ * error).  @why, if not NULL, receives a static reason when 0. */
+int rc_device_count (const char **why);
+
+rc_status rc_device_alloc (void **ptr, size_t size);
+rc_status rc_device_free (void *ptr);
+/* Page-locked host memory, for asynchronous copies. */
+rc_status rc_host_alloc (void **ptr, size_t size);
+rc_status rc_host_free (void *ptr);
+
+typedef enum
+{
+  RC_COPY_HOST_TO_DEVICE,
+  RC_COPY_DEVICE_TO_HOST,
+  RC_COPY_DEVICE_TO_DEVICE
+} rc_copy_kind;
+
+rc_status rc_device_copy_async (void *dst, const void *src, size_t size,
+    rc_copy_kind kind, void *stream);
+rc_status rc_device_memset_async (void *dst, int value, size_t size,
+    void *stream);
+
+rc_status rc_stream_create (void **stream);
+rc_status rc_stream_destroy (void *stream);
+/* Waits for @stream only (never the whole device). */
+rc_status rc_stream_synchronize (void *stream);
+
+/* ------------------------------------------------------------------ */
+/* Voxelization                                                        */
+/* ------------------------------------------------------------------ */
+
+#define RC_VOXELIZE_MAX_FEATURES 8
+
+typedef enum
+{
+  RC_VOXEL_OCCUPANCY,           /* uint8 per voxel: 1 if any point, else 0;
+                                 * the grid is padded with zeros to a
+                                 * multiple of 4 bytes */
+  RC_VOXEL_COUNT,               /* uint32 per voxel: number of points */
+  RC_VOXEL_MEAN                 /* float32 per voxel and feature: mean of the
+                                 * feature fields over the voxel's points
+                                 * (0 where the voxel is empty) */
+} rc_voxel_mode;
+
+typedef struct
+{
+  uint32_t offset;              /* byte offset inside a point */
+  rc_scalar_type type;
+} rc_field;
+
+/* Layout of one point, as in sensor_msgs/PointCloud2. */
+typedef struct
+{
+  uint32_t point_step;          /* bytes from one point to the next */
+  rc_field x, y, z;             /* float32 or float64 */
+  uint32_t n_features;          /* fields averaged in RC_VOXEL_MEAN */
+  rc_field features[RC_VOXELIZE_MAX_FEATURES];
+} rc_point_layout;
+
+/* A dense grid.  Voxel (i, j, k) covers origin + [i, i+1) * voxel_size along
+ * each axis and is stored at index (k * dims[1] + j) * dims[0] + i; in
+ * RC_VOXEL_MEAN, feature f is the plane f * n_voxels + index. */
+typedef struct
+{
+  double origin[3];
+  double voxel_size[3];
+  uint32_t dims[3];
+  rc_voxel_mode mode;
+} rc_voxel_grid;
+
+typedef struct
+{
+  uint64_t in_grid;             /* points binned into a voxel */
+  uint64_t out_of_range;        /* finite points outside the grid */
+  uint64_t invalid;             /* points with a NaN or Inf coordinate */
+  uint64_t occupied;            /* voxels holding at least one point */
+} rc_voxelize_stats;
+
+/* Checks @layout and @grid; RC_ERROR_INVALID_ARGUMENT with no side effect if
+ * something is off (e.g. zero or negative voxel size, xyz not floating
+ * point, a field outside point_step, a grid of more than 2^32 voxels). */
+rc_status rc_voxelize_check (const rc_point_layout * layout,
+    const rc_voxel_grid * grid);
+
+uint64_t rc_voxel_grid_n_voxels (const rc_voxel_grid * grid);
+/* Bytes of one output grid for @grid's mode and @layout's features. */
+uint64_t rc_voxelize_output_size (const rc_point_layout * layout,
+    const rc_voxel_grid * grid);
+/* Bytes of scratch the caller provides (0 if none is needed). */
+uint64_t rc_voxelize_scratch_size (const rc_point_layout * layout,
+    const rc_voxel_grid * grid);
+
+/* Voxelizes @n_clouds clouds stored one after another in @points (cloud c
+ * has cloud_sizes[c] points) into @n_clouds consecutive output grids in
+ * @out.  The grids are cleared first.  @stats (one per cloud, may be NULL)
+ * receives the counts.  CPU: all pointers are host memory. */
+rc_status rc_voxelize_cpu (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, const void *points,
+    const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,
+    void *scratch, rc_voxelize_stats * stats);
+
+/* CUDA: @points, @out and @scratch are device memory; @scratch must hold
+ * rc_voxelize_scratch_size() + rc_voxelize_cuda_stats_size (n_clouds)
+ * bytes.  @cloud_sizes is host memory.  @stats, if not NULL, must be
+ * page-locked host memory (rc_host_alloc) and is valid once @stream has
+ * been synchronised.  Asynchronous on @stream. */
+uint64_t rc_voxelize_cuda_stats_size (uint32_t n_clouds);
+rc_status rc_voxelize_cuda (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, const void *points,
+    const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,
+    void *scratch, rc_voxelize_stats * stats, void *stream);
+
+/* ------------------------------------------------------------------ */
+/* Resampling                                                          */
+/* ------------------------------------------------------------------ */
+
+#define RC_RESAMPLE_MAX_GROUPS 16
+
+typedef enum
+{
+  RC_INTERP_LINEAR,             /* straight line between the two neighbours */
+  RC_INTERP_NEAREST,            /* the closer neighbour (the later on a tie) */
+  RC_INTERP_PREVIOUS,           /* zero-order hold: the last sample at or
+                                 * before the target */
+  RC_INTERP_CUBIC               /* cubic Hermite with Catmull-Rom tangents
+                                 * from non-uniform neighbours */
+} rc_interp_method;
+
+typedef enum
+{
+  RC_EDGE_HOLD,                 /* before the first / after the last source
+                                 * time: the first / last value */
+  RC_EDGE_INVALID               /* there: NaN */
+} rc_edge_policy;
+
+typedef struct
+{
+  uint32_t first;
+  uint32_t count;
+} rc_channel_range;
+
+typedef struct
+{
+  uint32_t batch;               /* B trajectories */
+  uint32_t n_source;            /* S samples per trajectory (>= 1) */
+  uint32_t n_target;            /* T target times per trajectory (may be 0) */
+  uint32_t channels;            /* D values per sample (>= 1) */
+  rc_scalar_type type;          /* FLOAT32, FLOAT64 or BFLOAT16 (computed in
+                                 * float32) for both values and output */
+  rc_interp_method method;
+  rc_edge_policy edge;
+  /* Unit quaternions (x, y, z, w) starting at these channels: slerp on the
+   * shortest arc, renormalised (with LINEAR and CUBIC; NEAREST and PREVIOUS
+   * pick a sample as for any channel). */
+  uint32_t n_quaternions;
+  uint32_t quaternion_first[RC_RESAMPLE_MAX_GROUPS];
+  /* Angles in radians that wrap at +-pi (continuous joints): interpolated
+   * the short way round, result in [-pi, pi). */
+  uint32_t n_angle_ranges;
+  rc_channel_range angle_ranges[RC_RESAMPLE_MAX_GROUPS];
+} rc_resample_params;
+
+/* Checks @params: RC_ERROR_INVALID_ARGUMENT if a group leaves [0, channels),
+ * groups overlap, the type is not a float type, ... */
+rc_status rc_resample_check (const rc_resample_params * params);
+
+/* Resamples B trajectories.  @source_times: B x S int64 (nanoseconds),
+ * non-decreasing within each trajectory (equal times: the later sample
+ * wins); @source_values: B x S x D; @target_times: B x T int64;
+ * @out: B x T x D.  Row-major, contiguous.  CPU: host pointers. */
+rc_status rc_resample_cpu (const rc_resample_params * params,
+    const int64_t * source_times, const void *source_values,
+    const int64_t * target_times, void *out);
+
+/* CUDA: device pointers, asynchronous on @stream, no allocation. */
+rc_status rc_resample_cuda (const rc_resample_params * params,
+    const int64_t * source_times, const void *source_values,
+    const int64_t * target_times, void *out, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ROBOCACHE_KERNELS_H */

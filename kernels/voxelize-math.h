@@ -1,0 +1,118 @@
+/* Per-point voxelization maths, shared by voxelize.c and voxelize.cu. */
+#ifndef ROBOCACHE_VOXELIZE_MATH_H
+#define ROBOCACHE_VOXELIZE_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hostdevice.h"
+#include "robocache-kernels.h"
+
+/* Where a point falls. */
+enum
+{
+  RC_POINT_IN_GRID,
+  RC_POINT_OUT_OF_RANGE,
+  RC_POINT_INVALID
+};
+
+/* Reads one field of any PointCloud2 type as a double.  memcpy keeps
+ * unaligned fields (packed layouts) legal. */
+RC_HD double
+rc_load_field (const uint8_t * point, rc_field field)
+{
+  const uint8_t *p = point + field.offset;
+  switch (field.type) {
+    case RC_TYPE_INT8:{
+      int8_t v;
+      memcpy (&v, p, 1);
+      return v;
+    }
+    case RC_TYPE_UINT8:
+      return p[0];
+    case RC_TYPE_INT16:{
+      int16_t v;
+      memcpy (&v, p, 2);
+      return v;
+    }
+    case RC_TYPE_UINT16:{
+      uint16_t v;
+      memcpy (&v, p, 2);
+      return v;
+    }
+    case RC_TYPE_INT32:{
+      int32_t v;
+      memcpy (&v, p, 4);
+      return v;
+    }
+    case RC_TYPE_UINT32:{
+      uint32_t v;
+      memcpy (&v, p, 4);
+      return v;
+    }
+    case RC_TYPE_FLOAT32:{
+      float v;
+      memcpy (&v, p, 4);
+      return v;
+    }
+    case RC_TYPE_FLOAT64:{
+      double v;
+      memcpy (&v, p, 8);
+      return v;
+    }
+    case RC_TYPE_BFLOAT16:{
+      uint16_t b;
+      uint32_t u;
+      float v;
+      memcpy (&b, p, 2);
+      u = (uint32_t) b << 16;
+      memcpy (&v, &u, 4);
+      return v;
+    }
+    default:
+      return NAN;
+  }
+}
+
+/* Bins one axis coordinate.  Division in double on both CPU and GPU (IEEE
+ * exact rounding on both), so that boundary points land in the same voxel
+ * everywhere.  Returns -1 when outside [0, dim). */
+RC_HD int64_t
+rc_voxel_axis (double coord, double origin, double size, uint32_t dim)
+{
+  double f = (coord - origin) / size;
+  if (!(f >= 0.0) || f >= (double) dim)
+    return -1;
+  return (int64_t) f;
+}
+
+RC_HD uint64_t
+rc_voxel_grid_n_voxels_hd (const rc_voxel_grid * grid)
+{
+  return (uint64_t) grid->dims[0] * grid->dims[1] * grid->dims[2];
+}
+
+/* Classifies a point and, when it is in the grid, gives its voxel index. */
+RC_HD int
+rc_voxel_locate (const uint8_t * point, const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint64_t * index)
+{
+  double x = rc_load_field (point, layout->x);
+  double y = rc_load_field (point, layout->y);
+  double z = rc_load_field (point, layout->z);
+  int64_t i, j, k;
+
+  if (!isfinite (x) || !isfinite (y) || !isfinite (z))
+    return RC_POINT_INVALID;
+  i = rc_voxel_axis (x, grid->origin[0], grid->voxel_size[0], grid->dims[0]);
+  j = rc_voxel_axis (y, grid->origin[1], grid->voxel_size[1], grid->dims[1]);
+  k = rc_voxel_axis (z, grid->origin[2], grid->voxel_size[2], grid->dims[2]);
+  if (i < 0 || j < 0 || k < 0)
+    return RC_POINT_OUT_OF_RANGE;
+  *index = ((uint64_t) k * grid->dims[1] + (uint64_t) j) * grid->dims[0] +
+      (uint64_t) i;
+  return RC_POINT_IN_GRID;
+}
+
+#endif

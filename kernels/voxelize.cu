@@ -1,0 +1,154 @@
+/* Voxelization on the GPU: one thread per point, the same per-point maths as
+ * the CPU reference (voxelize-math.h), counts by atomics, statistics reduced
+ * per block before one atomic each. */
+#include "internal.h"
+#include "voxelize-math.h"
+
+#include <cuda_runtime.h>
+
+#define BLOCK 256
+
+/* Device-side copies of the statistics, in the tail of the scratch. */
+typedef struct
+{
+  unsigned long long in_grid, out_of_range, invalid, occupied;
+} device_stats;
+
+static_assert (sizeof (device_stats) == sizeof (rc_voxelize_stats),
+    "stats layouts must match for the copy back");
+
+__global__ static void
+bin_points (rc_point_layout layout, rc_voxel_grid grid,
+    const uint8_t * __restrict__ points, uint64_t n_points,
+    uint8_t * __restrict__ out, uint32_t * __restrict__ counts,
+    device_stats * stats)
+{
+  uint64_t p = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  int where = RC_POINT_OUT_OF_RANGE;
+  bool first = false;           /* this point made its voxel occupied */
+  uint64_t v = 0;
+  int n_in, n_out, n_invalid, n_first;
+
+  if (p < n_points) {
+    const uint8_t *point = points + p * layout.point_step;
+    where = rc_voxel_locate (point, &layout, &grid, &v);
+    if (where == RC_POINT_IN_GRID) {
+      switch (grid.mode) {
+        case RC_VOXEL_OCCUPANCY:{
+          /* The grid is padded to whole words (rc_voxelize_output_size), so
+           * the word holding this byte is inside it. */
+          unsigned shift = (unsigned) (v & 3) * 8;
+          unsigned old = atomicOr ((unsigned *) (out + (v & ~(uint64_t) 3)),
+              1u << shift);
+          first = ((old >> shift) & 0xff) == 0;
+          break;
+        }
+        case RC_VOXEL_COUNT:
+          first = atomicAdd ((uint32_t *) out + v, 1u) == 0;
+          break;
+        case RC_VOXEL_MEAN:{
+          uint64_t n_voxels = rc_voxel_grid_n_voxels_hd (&grid);
+          first = atomicAdd (counts + v, 1u) == 0;
+          for (uint32_t f = 0; f < layout.n_features; f++)
+            atomicAdd ((float *) out + f * n_voxels + v,
+                (float) rc_load_field (point, layout.features[f]));
+          break;
+        }
+      }
+    }
+  }
+
+  n_in = __syncthreads_count (p < n_points && where == RC_POINT_IN_GRID);
+  n_out = __syncthreads_count (p < n_points && where == RC_POINT_OUT_OF_RANGE);
+  n_invalid = __syncthreads_count (p < n_points && where == RC_POINT_INVALID);
+  n_first = __syncthreads_count (first);
+  if (threadIdx.x == 0 && stats) {
+    if (n_in)
+      atomicAdd (&stats->in_grid, (unsigned long long) n_in);
+    if (n_out)
+      atomicAdd (&stats->out_of_range, (unsigned long long) n_out);
+    if (n_invalid)
+      atomicAdd (&stats->invalid, (unsigned long long) n_invalid);
+    if (n_first)
+      atomicAdd (&stats->occupied, (unsigned long long) n_first);
+  }
+}
+
+__global__ static void
+divide_means (float *__restrict__ sums, const uint32_t * __restrict__ counts,
+    uint64_t n_voxels, uint32_t n_features)
+{
+  uint64_t v = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t n;
+
+  if (v >= n_voxels)
+    return;
+  n = counts[v];
+  if (n == 0)
+    return;
+  for (uint32_t f = 0; f < n_features; f++)
+    sums[f * n_voxels + v] /= (float) n;
+}
+
+static unsigned
+blocks_for (uint64_t n)
+{
+  return (unsigned) ((n + BLOCK - 1) / BLOCK);
+}
+
+extern "C" rc_status
+rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const void *points, const uint64_t * cloud_sizes, uint32_t n_clouds,
+    void *out, void *scratch, rc_voxelize_stats * stats, void *stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  rc_status ret = rc_voxelize_check (layout, grid);
+  const uint8_t *cloud = (const uint8_t *) points;
+  uint64_t out_size, n_voxels, counts_size;
+  uint32_t *counts = NULL;
+  device_stats *dstats;
+
+  if (ret != RC_OK)
+    return ret;
+  if (n_clouds == 0)
+    return RC_OK;
+  if (!out || !cloud_sizes || !scratch)
+    return RC_ERROR_INVALID_ARGUMENT;
+
+  out_size = rc_voxelize_output_size (layout, grid);
+  n_voxels = rc_voxel_grid_n_voxels (grid);
+  counts_size = rc_voxelize_scratch_size (layout, grid);
+  if (counts_size)
+    counts = (uint32_t *) scratch;
+  dstats = (device_stats *) ((uint8_t *) scratch + counts_size);
+
+  ret = rc_device_memset_async (dstats, 0,
+      rc_voxelize_cuda_stats_size (n_clouds), stream);
+  for (uint32_t c = 0; c < n_clouds && ret == RC_OK; c++) {
+    uint8_t *grid_out = (uint8_t *) out + c * out_size;
+
+    if (cloud_sizes[c] > 0 && !cloud)
+      return RC_ERROR_INVALID_ARGUMENT;
+    ret = rc_device_memset_async (grid_out, 0, out_size, stream);
+    if (ret == RC_OK && counts)
+      ret = rc_device_memset_async (counts, 0, counts_size, stream);
+    if (ret != RC_OK)
+      break;
+    if (cloud_sizes[c] > 0) {
+      bin_points <<< blocks_for (cloud_sizes[c]), BLOCK, 0, s >>> (*layout,
+          *grid, cloud, cloud_sizes[c], grid_out, counts, dstats + c);
+      ret = rc_check_launch ();
+    }
+    if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN) {
+      divide_means <<< blocks_for (n_voxels), BLOCK, 0, s >>> ((float *)
+          grid_out, counts, n_voxels, layout->n_features);
+      ret = rc_check_launch ();
+    }
+    cloud += cloud_sizes[c] * layout->point_step;
+  }
+  if (ret == RC_OK && stats)
+    ret = rc_device_copy_async (stats, dstats,
+        rc_voxelize_cuda_stats_size (n_clouds), RC_COPY_DEVICE_TO_HOST,
+        stream);
+  return ret;
+}

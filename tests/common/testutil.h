@@ -1,0 +1,42 @@
+/* Shared by the tests: seeded random data and visible GPU skips. */
+#ifndef ROBOCACHE_TESTUTIL_H
+#define ROBOCACHE_TESTUTIL_H
+
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "robocache-kernels.h"
+
+/* meson reports a test that exits with this code as SKIP. */
+#define TEST_EXIT_SKIP 77
+
+/* A fresh seed per run (printed, and settable with ROBOCACHE_TEST_SEED so a
+ * failure can be replayed). */
+static inline GRand *
+test_rand_new (void)
+{
+  const gchar *env = g_getenv ("ROBOCACHE_TEST_SEED");
+  guint32 seed = env ? (guint32) g_ascii_strtoull (env, NULL, 10) :
+      (guint32) g_get_real_time ();
+  g_print ("random seed: %u (ROBOCACHE_TEST_SEED=%u replays it)\n", seed,
+      seed);
+  return g_rand_new_with_seed (seed);
+}
+
+/* Exits with TEST_EXIT_SKIP, saying why, when no CUDA device can be used. */
+static inline void
+test_require_gpu (void)
+{
+  const char *why = NULL;
+  if (rc_device_count (&why) > 0) {
+    /* CUDA cannot be used in a child forked after it was initialised:
+     * run the check cases in this process. */
+    g_setenv ("CK_FORK", "no", TRUE);
+    return;
+  }
+  g_print ("SKIP: no usable CUDA device (%s)\n", why ? why : "unknown");
+  exit (TEST_EXIT_SKIP);
+}
+
+#endif

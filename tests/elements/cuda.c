@@ -1,0 +1,215 @@
+/* robocache in CUDA memory: one context shared with GStreamer's own CUDA
+ * elements, grids left on the GPU and read back through a plain map, CUDA
+ * points in, and every GPU result equal to the CPU's.  Skipped (exit 77)
+ * without a GPU. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/app/gstappsink.h>
+
+#include "elementutil.h"
+#include "testutil.h"
+
+#define CUDA_CONTEXT_TYPE "gst.cuda.context"
+
+/* The CUDA context an element answers a context query with. */
+static gpointer
+context_of (GstElement * element, const gchar * pad_name)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+  GstQuery *query = gst_query_new_context (CUDA_CONTEXT_TYPE);
+  GstContext *context = NULL;
+  GstObject *cuda = NULL;
+
+  fail_unless (gst_pad_query (pad, query), "%s answers no context query",
+      GST_OBJECT_NAME (element));
+  gst_query_parse_context (query, &context);
+  fail_unless (context != NULL);
+  gst_structure_get (gst_context_get_structure (context), "cuda-context",
+      G_TYPE_OBJECT, &cuda, NULL);
+  gst_query_unref (query);
+  gst_object_unref (pad);
+  fail_unless (cuda != NULL);
+  gst_object_unref (cuda);      /* still held by the elements */
+  return cuda;
+}
+
+/* Runs the lidar through voxelize on @backend into an appsink and returns
+ * the grids (system copies) of @n sweeps. */
+static GPtrArray *
+grids (const gchar * backend, const gchar * sink_caps, gint n,
+    gboolean expect_cuda)
+{
+  gchar *desc = g_strdup_printf ("robocachelidarsrc num-buffers=%d seed=3 "
+      "points-per-sweep=131072 ! robocachevoxelize backend=%s mode=count "
+      "voxel-size=\"<0.4>\" dims=\"<128,128,16>\" ! %s ! appsink name=sink "
+      "sync=false", n, backend, sink_caps);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstSample *sample;
+
+  fail_unless (pipeline != NULL, "%s", desc);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+    GstMapInfo map;
+    fail_unless_equals_int (gst_robocache_caps_is_cuda (gst_sample_get_caps
+            (sample)), expect_cuda);
+    fail_unless_equals_int (g_str_has_prefix (mem->allocator->mem_type,
+            "robocache.cuda"), expect_cuda);
+    /* A plain map of CUDA memory gives a host copy. */
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_ptr_array_add (out, gst_buffer_new_memdup (map.data, map.size));
+    gst_buffer_unmap (buf, &map);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_int (out->len, n);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  return out;
+}
+
+static void
+assert_same (GPtrArray * a, GPtrArray * b)
+{
+  fail_unless_equals_int (a->len, b->len);
+  for (guint i = 0; i < a->len; i++) {
+    fail_unless_equals_int (gst_buffer_get_size (a->pdata[i]),
+        gst_buffer_get_size (b->pdata[i]));
+    {
+      GstMapInfo map;
+      gst_buffer_map (b->pdata[i], &map, GST_MAP_READ);
+      fail_unless (gst_buffer_memcmp (a->pdata[i], 0, map.data,
+              map.size) == 0, "grid %u differs from the CPU's", i);
+      gst_buffer_unmap (b->pdata[i], &map);
+    }
+  }
+}
+
+GST_START_TEST (test_gpu_matches_cpu_cuda_and_system_out)
+{
+  GPtrArray *cpu = grids ("cpu", "capsfilter", 3, FALSE);
+  GPtrArray *gpu_cuda = grids ("gpu", "capsfilter caps=\""
+      GST_ROBOCACHE_VOXELS_MEDIA_TYPE "(memory:CUDAMemory)\"", 3, TRUE);
+  GPtrArray *gpu_sys = grids ("gpu", "capsfilter caps=\""
+      GST_ROBOCACHE_VOXELS_MEDIA_TYPE "\"", 3, FALSE);
+
+  assert_same (cpu, gpu_cuda);
+  assert_same (cpu, gpu_sys);
+  g_ptr_array_unref (cpu);
+  g_ptr_array_unref (gpu_cuda);
+  g_ptr_array_unref (gpu_sys);
+}
+
+GST_END_TEST;
+
+/* Points already in CUDA memory (allocated with the allocator voxelize
+ * proposes) are used in place, with the same result as system memory. */
+GST_START_TEST (test_cuda_points_in)
+{
+  GstHarness *h = gst_harness_new_parse ("robocachevoxelize backend=gpu "
+      "voxel-size=\"<1.0>\" origin=\"<0.0,0.0,0.0>\" dims=\"<2,2,1>\" "
+      "mode=count");
+  static const float sweep[] = {
+    0.5f, 0.5f, 0.5f, 1.0f, 1.5f, 0.5f, 0.5f, 2.0f, 1.2f, 0.7f, 0.1f, 3.0f,
+    0.5f, 1.5f, 0.5f, 4.0f, 9.0f, 0.5f, 0.5f, 5.0f,
+  };
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+  GstMemory *mem;
+  GstMapInfo map;
+  GstBuffer *in, *out;
+  const guint32 *counts;
+
+  gst_harness_set_src_caps_str (h, GST_ROBOCACHE_POINTS_MEDIA_TYPE
+      "(memory:CUDAMemory), point-step=(int)16, fields=(string)\""
+      GST_ROBOCACHE_FIELDS_XYZI "\"");
+  gst_harness_set_sink_caps_str (h, GST_ROBOCACHE_VOXELS_MEDIA_TYPE
+      "(memory:CUDAMemory)");
+  gst_harness_get_allocator (h, &allocator, &params);
+  fail_unless (allocator != NULL, "voxelize proposed no CUDA allocator");
+  mem = gst_allocator_alloc (allocator, sizeof (sweep), &params);
+  fail_unless (mem != NULL);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  memcpy (map.data, sweep, sizeof (sweep));
+  gst_memory_unmap (mem, &map);
+  in = gst_buffer_new ();
+  gst_buffer_append_memory (in, mem);
+
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  fail_unless (g_str_has_prefix (gst_buffer_peek_memory (out, 0)->allocator->
+          mem_type, "robocache.cuda"));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  counts = (const guint32 *) map.data;
+  fail_unless_equals_int (counts[0], 1);
+  fail_unless_equals_int (counts[1], 2);
+  fail_unless_equals_int (counts[2], 1);
+  fail_unless_equals_int (counts[3], 0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_object_unref (allocator);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* One pipeline, GStreamer's CUDA elements and robocache: one context. */
+GST_START_TEST (test_context_shared_with_nvcodec)
+{
+  GstElement *pipeline, *up, *down, *vox;
+  GstMessage *msg;
+
+  if (!gst_registry_check_feature_version (gst_registry_get (), "cudaupload",
+          1, 22, 0)) {
+    fail ("nvcodec's cudaupload is not available on this GPU machine");
+  }
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=30 ! cudaupload "
+      "name=up ! cudadownload name=down ! fakesink "
+      "robocachelidarsrc num-buffers=30 points-per-sweep=4096 ! "
+      "robocachevoxelize name=vox backend=gpu ! fakesink", NULL);
+  fail_unless (pipeline != NULL);
+  up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  down = gst_bin_get_by_name (GST_BIN (pipeline), "down");
+  vox = gst_bin_get_by_name (GST_BIN (pipeline), "vox");
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          30 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  fail_unless (context_of (vox, "src") == context_of (up, "src"),
+      "robocachevoxelize and cudaupload use different CUDA contexts");
+  fail_unless (context_of (down, "sink") == context_of (up, "src"));
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  msg = run_to_end (pipeline, 60 * GST_SECOND);
+  fail_unless (msg == NULL);
+  gst_object_unref (up);
+  gst_object_unref (down);
+  gst_object_unref (vox);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+static Suite *
+cuda_suite (void)
+{
+  Suite *s = suite_create ("robocache-cuda");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_gpu_matches_cpu_cuda_and_system_out);
+  tcase_add_test (tc, test_cuda_points_in);
+  tcase_add_test (tc, test_context_shared_with_nvcodec);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  test_require_gpu ();
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (cuda_suite (), "robocache-cuda", __FILE__);
+}

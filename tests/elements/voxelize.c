@@ -1,0 +1,440 @@
+/* robocachevoxelize: negotiation, properties, results against the kernel
+ * reference, renegotiation, statistics and every bad input. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <math.h>
+
+#include "elementutil.h"
+#include "testutil.h"
+
+/* 2 x 2 x 1 unit voxels from the origin: tiny grids whose every byte a test
+ * can check. */
+static GstHarness *
+small_harness (const gchar * extra)
+{
+  gchar *desc = g_strdup_printf ("robocachevoxelize backend=cpu "
+      "voxel-size=\"<1.0>\" origin=\"<0.0,0.0,0.0>\" dims=\"<2,2,1>\" %s",
+      extra ? extra : "");
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  g_free (desc);
+  gst_harness_set_src_caps_str (h, XYZI_CAPS);
+  return h;
+}
+
+/* The element inside a parsed harness (whose h->element is a bin). */
+static GstElement *
+voxelize_of (GstHarness * h)
+{
+  GstElement *e = gst_harness_find_element (h, "robocachevoxelize");
+
+  fail_unless (e != NULL);
+  gst_object_unref (e);         /* the harness keeps it alive */
+  return e;
+}
+
+static const float sweep[] = {
+  0.5f, 0.5f, 0.5f, 10.0f,      /* voxel 0 */
+  1.5f, 0.5f, 0.5f, 20.0f,      /* voxel 1 */
+  1.2f, 0.7f, 0.1f, 40.0f,      /* voxel 1 */
+  0.5f, 1.5f, 0.5f, 5.0f,       /* voxel 2 */
+  9.0f, 0.5f, 0.5f, 1.0f,       /* out of range */
+  NAN, 0.5f, 0.5f, 1.0f,        /* invalid */
+};
+
+GST_START_TEST (test_occupancy_caps_and_values)
+{
+  GstHarness *h = small_harness (NULL);
+  GstBuffer *out;
+  GstCaps *caps;
+  GstStructure *s;
+  GstMapInfo map;
+  gint gx = 0;
+  gdouble size = 0;
+
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 42 * GST_SECOND));
+  fail_unless (out != NULL);
+  caps = gst_pad_get_current_caps (h->srcpad);
+  fail_unless (caps != NULL);
+  gst_caps_unref (caps);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  s = gst_caps_get_structure (caps, 0);
+  fail_unless (gst_structure_has_name (s, GST_ROBOCACHE_VOXELS_MEDIA_TYPE));
+  fail_unless_equals_string (gst_structure_get_string (s, "mode"),
+      "occupancy");
+  fail_unless_equals_string (gst_structure_get_string (s, "format"), "uint8");
+  fail_unless (gst_structure_get_int (s, "grid-x", &gx) && gx == 2);
+  fail_unless (gst_structure_get_double (s, "voxel-size-z", &size) &&
+      size == 1.0);
+  fail_if (gst_robocache_caps_is_cuda (caps));
+  gst_caps_unref (caps);
+
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 42 * GST_SECOND);
+  fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), 100 * GST_MSECOND);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 4);
+  fail_unless_equals_int (map.data[0], 1);
+  fail_unless_equals_int (map.data[1], 1);
+  fail_unless_equals_int (map.data[2], 1);
+  fail_unless_equals_int (map.data[3], 0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_count_and_mean)
+{
+  GstHarness *h = small_harness ("mode=count");
+  GstBuffer *out;
+  GstMapInfo map;
+  const guint32 *counts;
+  const float *means;
+
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 0));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 16);
+  counts = (const guint32 *) map.data;
+  fail_unless_equals_int (counts[0], 1);
+  fail_unless_equals_int (counts[1], 2);
+  fail_unless_equals_int (counts[2], 1);
+  fail_unless_equals_int (counts[3], 0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  h = small_harness ("mode=mean features=intensity,x");
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 0));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 2 * 4 * sizeof (float));
+  means = (const float *) map.data;
+  fail_unless_equals_float (means[0], 10.0f);
+  fail_unless_equals_float (means[1], 30.0f);
+  fail_unless_equals_float (means[2], 5.0f);
+  fail_unless_equals_float (means[3], 0.0f);
+  fail_unless (fabsf (means[4 + 1] - 1.35f) < 1e-6f);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  {
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    gint n = 0;
+    fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+            "features", &n) && n == 2);
+    gst_caps_unref (caps);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stats_and_messages)
+{
+  GstHarness *h = small_harness ("post-messages=true");
+  GstBus *bus = gst_bus_new ();
+  GstStructure *stats = NULL;
+  GstMessage *msg;
+  guint64 v = 0;
+
+  gst_element_set_bus (h->element, bus);
+  gst_buffer_unref (gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 0)));
+  gst_buffer_unref (gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6,
+              GST_SECOND)));
+  g_object_get (voxelize_of (h), "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "sweeps", &v) && v == 2);
+  fail_unless (gst_structure_get_uint64 (stats, "points", &v) && v == 12);
+  fail_unless (gst_structure_get_uint64 (stats, "in-grid", &v) && v == 8);
+  fail_unless (gst_structure_get_uint64 (stats, "out-of-range", &v) && v == 2);
+  fail_unless (gst_structure_get_uint64 (stats, "invalid", &v) && v == 2);
+  fail_unless (gst_structure_get_uint64 (stats, "last-occupied", &v) && v == 3);
+  gst_structure_free (stats);
+
+  msg = pop_message (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (msg != NULL);
+  fail_unless (gst_structure_get_uint64 (gst_message_get_structure (msg),
+          "occupied", &v) && v == 3);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_properties)
+{
+  GstElement *e = gst_element_factory_make ("robocachevoxelize", NULL);
+  GValue arr = G_VALUE_INIT;
+  gchar *str;
+  gint mode;
+
+  fail_unless (e != NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "voxel-size", "<0.5,0.25,0.125>");
+  gst_util_set_object_arg (G_OBJECT (e), "dims", "<10,20,30>");
+  gst_util_set_object_arg (G_OBJECT (e), "mode", "count");
+  g_value_init (&arr, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "voxel-size", &arr);
+  str = gst_value_serialize (&arr);
+  fail_unless_equals_string (str, "< (double)0.5, (double)0.25, "
+      "(double)0.125 >");
+  g_free (str);
+  g_value_unset (&arr);
+  g_value_init (&arr, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "dims", &arr);
+  str = gst_value_serialize (&arr);
+  fail_unless_equals_string (str, "< (int)10, (int)20, (int)30 >");
+  g_free (str);
+  g_value_unset (&arr);
+  g_object_get (e, "mode", &mode, NULL);
+  fail_unless_equals_int (mode, 1);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* A new grid while playing gives new caps on the next sweep. */
+GST_START_TEST (test_renegotiate_while_playing)
+{
+  GstHarness *h = small_harness (NULL);
+  GstBuffer *out;
+
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 0));
+  fail_unless_equals_int (gst_buffer_get_size (out), 4);
+  gst_buffer_unref (out);
+  gst_util_set_object_arg (G_OBJECT (voxelize_of (h)), "dims", "<4,4,2>");
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, GST_SECOND));
+  fail_unless_equals_int (gst_buffer_get_size (out), 32);
+  gst_buffer_unref (out);
+  {
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    gint z = 0;
+    fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+            "grid-z", &z) && z == 2);
+    gst_caps_unref (caps);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* An empty sweep is a valid sweep that saw nothing: an empty grid. */
+GST_START_TEST (test_empty_sweep)
+{
+  GstHarness *h = small_harness (NULL);
+  GstBuffer *out;
+  GstStructure *stats;
+  GstMapInfo map;
+  guint64 v = 0;
+
+  out = gst_harness_push_and_pull (h, gst_buffer_new ());
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  for (gsize i = 0; i < map.size; i++)
+    fail_unless_equals_int (map.data[i], 0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  g_object_get (voxelize_of (h), "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "empty-sweeps", &v) && v == 1);
+  gst_structure_free (stats);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A buffer that is not a whole number of points: dropped, counted, one
+ * warning; the stream goes on. */
+GST_START_TEST (test_partial_point_dropped_n)
+{
+  GstHarness *h = small_harness (NULL);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *bad = gst_buffer_new_allocate (NULL, 16 * 3 + 5, NULL);
+  GstStructure *stats;
+  GstMessage *msg;
+  guint64 v = 0;
+
+  gst_element_set_bus (h->element, bus);
+  gst_buffer_memset (bad, 0, 0x3f, 16 * 3 + 5);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_copy (bad)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, bad), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  gst_buffer_unref (gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 0)));
+
+  g_object_get (voxelize_of (h), "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "dropped-buffers", &v) &&
+      v == 2);
+  gst_structure_free (stats);
+  msg = pop_message (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  msg = pop_message (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg == NULL, "warned twice");
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Pushes one sweep with @caps through an element described by @desc and
+ * returns the error text posted (owned by the caller), or NULL. */
+static gchar *
+error_for (const gchar * desc, const gchar * caps)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, caps);
+  gst_harness_push (h, xyzi_buffer (sweep, 6, 0));
+  msg = pop_message (bus, GST_MESSAGE_ERROR);
+  if (msg) {
+    gst_message_parse_error (msg, &err, NULL);
+    text = g_strdup (err->message);
+    g_clear_error (&err);
+    gst_message_unref (msg);
+  }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return text;
+}
+
+static void
+assert_error (const gchar * desc, const gchar * caps, const gchar * needle)
+{
+  gchar *text = error_for (desc, caps);
+
+  fail_unless (text != NULL, "no error for %s", desc);
+  fail_unless (strstr (text, needle) != NULL, "error \"%s\" lacks \"%s\"",
+      text, needle);
+  g_free (text);
+}
+
+GST_START_TEST (test_missing_xyz_n)
+{
+  assert_error ("robocachevoxelize backend=cpu",
+      GST_ROBOCACHE_POINTS_MEDIA_TYPE ", point-step=(int)16, "
+      "fields=(string)\"x:float32:0,y:float32:4,intensity:float32:12\"",
+      "lack z");
+  assert_error ("robocachevoxelize backend=cpu",
+      GST_ROBOCACHE_POINTS_MEDIA_TYPE ", point-step=(int)16, "
+      "fields=(string)\"x:float32:0,y:float32:4,z:float32:14\"",
+      "does not fit");
+  assert_error ("robocachevoxelize backend=cpu",
+      GST_ROBOCACHE_POINTS_MEDIA_TYPE ", point-step=(int)16, "
+      "fields=(string)\"x:int32:0,y:float32:4,z:float32:8\"",
+      "float32 or float64");
+  assert_error ("robocachevoxelize backend=cpu",
+      GST_ROBOCACHE_POINTS_MEDIA_TYPE ", point-step=(int)16, "
+      "fields=(string)\"x:float16:0,y:float32:4,z:float32:8\"",
+      "unknown type");
+  assert_error ("robocachevoxelize backend=cpu mode=mean features=ring",
+      XYZI_CAPS, "not among the point fields");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_voxel_size_n)
+{
+  assert_error ("robocachevoxelize backend=cpu voxel-size=\"<0.0>\"",
+      XYZI_CAPS, "voxel-size along x is 0");
+  assert_error ("robocachevoxelize backend=cpu "
+      "voxel-size=\"<0.1,-0.2,0.1>\"", XYZI_CAPS, "voxel-size along y is -0.2");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_grid_too_large_n)
+{
+  assert_error ("robocachevoxelize backend=cpu dims=\"<4096,4096,4096>\"",
+      XYZI_CAPS, "too large");
+  /* 2^32 voxels of 8 float means: 128 GiB, more than half of any RAM this
+   * suite runs on. */
+  assert_error ("robocachevoxelize backend=cpu dims=\"<65536,65536,1>\" "
+      "mode=mean features=x,y,z,intensity,x,y,z,intensity", XYZI_CAPS,
+      "does not fit in memory");
+}
+
+GST_END_TEST;
+
+/* backend=gpu is an error that says why when no GPU can be used. */
+GST_START_TEST (test_backend_gpu_without_gpu_n)
+{
+  GstElement *pipeline;
+  GstMessage *msg;
+  GError *err = NULL;
+
+  if (rc_device_count (NULL) > 0) {
+    g_print ("a GPU is present: nothing to check here\n");
+    return;
+  }
+  pipeline = gst_parse_launch ("robocachelidarsrc num-buffers=1 "
+      "points-per-sweep=64 ! robocachevoxelize backend=gpu ! fakesink", NULL);
+  msg = run_to_end (pipeline, 10 * GST_SECOND);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "backend=gpu") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* A parsed pipeline from the synthetic lidar: every sweep comes out, with
+ * points counted as the kernel counts them. */
+GST_START_TEST (test_pipeline_from_lidarsrc)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachelidarsrc num-buffers=4 "
+      "points-per-sweep=8192 seed=7 ! robocachevoxelize name=v mode=count ! "
+      "fakesink", NULL);
+  GstElement *v = gst_bin_get_by_name (GST_BIN (pipeline), "v");
+  GstStructure *stats;
+  guint64 sweeps = 0, points = 0, in = 0, out = 0, invalid = 0;
+  GstMessage *msg;
+
+  msg = run_to_end (pipeline, 60 * GST_SECOND);
+  fail_unless (msg == NULL);
+  g_object_get (v, "stats", &stats, NULL);
+  gst_structure_get (stats, "sweeps", G_TYPE_UINT64, &sweeps, "points",
+      G_TYPE_UINT64, &points, "in-grid", G_TYPE_UINT64, &in, "out-of-range",
+      G_TYPE_UINT64, &out, "invalid", G_TYPE_UINT64, &invalid, NULL);
+  fail_unless_equals_uint64 (sweeps, 4);
+  fail_unless_equals_uint64 (points, 4 * 8192);
+  fail_unless_equals_uint64 (in + out + invalid, points);
+  fail_unless (in > points / 4, "only %" G_GUINT64_FORMAT " in grid", in);
+  fail_unless (invalid > 0);
+  gst_structure_free (stats);
+  gst_object_unref (v);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+static Suite *
+voxelize_suite (void)
+{
+  Suite *s = suite_create ("robocachevoxelize");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_occupancy_caps_and_values);
+  tcase_add_test (tc, test_count_and_mean);
+  tcase_add_test (tc, test_stats_and_messages);
+  tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_renegotiate_while_playing);
+  tcase_add_test (tc, test_empty_sweep);
+  tcase_add_test (tc, test_partial_point_dropped_n);
+  tcase_add_test (tc, test_missing_xyz_n);
+  tcase_add_test (tc, test_bad_voxel_size_n);
+  tcase_add_test (tc, test_grid_too_large_n);
+  tcase_add_test (tc, test_backend_gpu_without_gpu_n);
+  tcase_add_test (tc, test_pipeline_from_lidarsrc);
+  return s;
+}
+
+GST_CHECK_MAIN (voxelize);

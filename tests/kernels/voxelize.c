@@ -1,0 +1,327 @@
+/* Voxelization on the CPU reference: hand-computed cases per mode, the
+ * boundaries, invalid points and rejected parameters. */
+#include <gst/check/gstcheck.h>
+#include <math.h>
+#include <string.h>
+
+#include "testutil.h"
+
+typedef struct
+{
+  float x, y, z, intensity;
+} PointXYZI;
+
+static const rc_point_layout xyzi = {
+  .point_step = 16,
+  .x = {0, RC_TYPE_FLOAT32},
+  .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 1,
+  .features = {{12, RC_TYPE_FLOAT32}},
+};
+
+/* 4 x 3 x 2 unit voxels from (0, 0, 0). */
+static rc_voxel_grid
+small_grid (rc_voxel_mode mode)
+{
+  rc_voxel_grid g = { {0, 0, 0}, {1, 1, 1}, {4, 3, 2}, mode };
+  return g;
+}
+
+static uint64_t
+idx (uint32_t i, uint32_t j, uint32_t k)
+{
+  return ((uint64_t) k * 3 + j) * 4 + i;
+}
+
+static const PointXYZI hand_points[] = {
+  {0.5f, 0.5f, 0.5f, 1.0f},     /* voxel (0,0,0) */
+  {0.0f, 0.0f, 0.0f, 3.0f},     /* (0,0,0): the lower bound is inside */
+  {3.9f, 2.9f, 1.9f, 5.0f},     /* (3,2,1) */
+  {4.0f, 1.0f, 1.0f, 7.0f},     /* x = 4: the upper bound is outside */
+  {-0.1f, 1.0f, 1.0f, 7.0f},    /* outside below */
+  {1.5f, 1.5f, 1.5f, 2.0f},     /* (1,1,1) */
+  {NAN, 1.0f, 1.0f, 1.0f},      /* invalid */
+  {1.0f, INFINITY, 1.0f, 1.0f}, /* invalid */
+  {1.2f, 1.7f, 1.1f, 4.0f},     /* (1,1,1) */
+};
+
+#define N_HAND G_N_ELEMENTS (hand_points)
+
+GST_START_TEST (test_occupancy_hand)
+{
+  rc_voxel_grid grid = small_grid (RC_VOXEL_OCCUPANCY);
+  uint64_t n = N_HAND;
+  uint8_t out[24 + 4];
+  rc_voxelize_stats stats;
+
+  fail_unless_equals_int (rc_voxelize_output_size (&xyzi, &grid), 24);
+  memset (out, 0xAB, sizeof (out));
+  fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &grid, hand_points, &n, 1,
+          out, NULL, &stats), RC_OK);
+  for (uint64_t v = 0; v < 24; v++) {
+    int expected = v == idx (0, 0, 0) || v == idx (3, 2, 1) ||
+        v == idx (1, 1, 1);
+    fail_unless_equals_int (out[v], expected);
+  }
+  fail_unless_equals_int (out[24], 0xAB);       /* nothing past the grid */
+  fail_unless_equals_int (stats.in_grid, 5);
+  fail_unless_equals_int (stats.out_of_range, 2);
+  fail_unless_equals_int (stats.invalid, 2);
+  fail_unless_equals_int (stats.occupied, 3);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_count_hand)
+{
+  rc_voxel_grid grid = small_grid (RC_VOXEL_COUNT);
+  uint64_t n = N_HAND;
+  uint32_t out[24];
+  rc_voxelize_stats stats;
+
+  memset (out, 0xAB, sizeof (out));
+  fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &grid, hand_points, &n, 1,
+          out, NULL, &stats), RC_OK);
+  for (uint64_t v = 0; v < 24; v++) {
+    uint32_t expected = v == idx (0, 0, 0) ? 2 : v == idx (3, 2, 1) ? 1 :
+        v == idx (1, 1, 1) ? 2 : 0;
+    fail_unless_equals_int (out[v], expected);
+  }
+  fail_unless_equals_int (stats.occupied, 3);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_mean_hand)
+{
+  rc_voxel_grid grid = small_grid (RC_VOXEL_MEAN);
+  rc_point_layout layout = xyzi;
+  uint64_t n = N_HAND;
+  float out[24 * 2];
+  uint32_t counts[24];
+
+  /* Two features: intensity and x. */
+  layout.n_features = 2;
+  layout.features[1] = layout.x;
+  fail_unless_equals_int (rc_voxelize_scratch_size (&layout, &grid),
+      sizeof (counts));
+  memset (out, 0xAB, sizeof (out));
+  fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, hand_points, &n, 1,
+          out, counts, NULL), RC_OK);
+  fail_unless_equals_float (out[idx (0, 0, 0)], 2.0f);
+  fail_unless_equals_float (out[idx (3, 2, 1)], 5.0f);
+  fail_unless_equals_float (out[idx (1, 1, 1)], 3.0f);
+  fail_unless_equals_float (out[24 + idx (0, 0, 0)], 0.25f);
+  fail_unless (fabsf (out[24 + idx (1, 1, 1)] - 1.35f) < 1e-6f);
+  fail_unless_equals_float (out[idx (2, 0, 0)], 0.0f);  /* empty voxel */
+  fail_unless_equals_float (out[24 + idx (2, 0, 0)], 0.0f);
+}
+
+GST_END_TEST;
+
+/* Stride 32, float64 coordinates, a uint16 ring field averaged. */
+GST_START_TEST (test_stride32_float64)
+{
+  guint8 cloud[3 * 32];
+  rc_point_layout layout = {
+    .point_step = 32,
+    .x = {0, RC_TYPE_FLOAT64},
+    .y = {8, RC_TYPE_FLOAT64},
+    .z = {16, RC_TYPE_FLOAT64},
+    .n_features = 1,
+    .features = {{24, RC_TYPE_UINT16}},
+  };
+  rc_voxel_grid grid = { {-1, -1, -1}, {0.5, 0.5, 0.5}, {4, 4, 4},
+  RC_VOXEL_MEAN
+  };
+  const double xyz[3][3] = { {-0.9, -0.9, -0.9}, {-0.6, -0.8, -0.55},
+  {0.99, 0.99, 0.99}
+  };
+  const guint16 ring[3] = { 4, 8, 30 };
+  float out[64];
+  uint32_t counts[64];
+  uint64_t n = 3;
+
+  memset (cloud, 0x5A, sizeof (cloud));
+  for (int p = 0; p < 3; p++) {
+    memcpy (cloud + p * 32, xyz[p], 24);
+    memcpy (cloud + p * 32 + 24, &ring[p], 2);
+  }
+  fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, cloud, &n, 1, out,
+          counts, NULL), RC_OK);
+  fail_unless_equals_float (out[0], 6.0f);
+  fail_unless_equals_float (out[63], 30.0f);
+}
+
+GST_END_TEST;
+
+/* Two clouds in one call give two grids. */
+GST_START_TEST (test_several_clouds)
+{
+  rc_voxel_grid grid = small_grid (RC_VOXEL_COUNT);
+  uint64_t sizes[2] = { 2, N_HAND - 2 };
+  uint32_t out[2][24];
+  rc_voxelize_stats stats[2];
+
+  fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &grid, hand_points, sizes,
+          2, out, NULL, stats), RC_OK);
+  fail_unless_equals_int (out[0][idx (0, 0, 0)], 2);
+  fail_unless_equals_int (out[1][idx (0, 0, 0)], 0);
+  fail_unless_equals_int (out[1][idx (1, 1, 1)], 2);
+  fail_unless_equals_int (stats[0].in_grid, 2);
+  fail_unless_equals_int (stats[1].in_grid, 3);
+  fail_unless_equals_int (stats[1].invalid, 2);
+}
+
+GST_END_TEST;
+
+/* An empty cloud clears the grid and counts nothing. */
+GST_START_TEST (test_empty_cloud)
+{
+  rc_voxel_grid grid = small_grid (RC_VOXEL_OCCUPANCY);
+  uint64_t n = 0;
+  uint8_t out[24];
+  rc_voxelize_stats stats;
+
+  memset (out, 1, sizeof (out));
+  fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &grid, NULL, &n, 1, out,
+          NULL, &stats), RC_OK);
+  for (int v = 0; v < 24; v++)
+    fail_unless_equals_int (out[v], 0);
+  fail_unless_equals_int (stats.in_grid + stats.invalid + stats.out_of_range,
+      0);
+}
+
+GST_END_TEST;
+
+/* 512^3 occupancy: 128 MiB, random points, each voxel checked against its
+ * own recount. */
+GST_START_TEST (test_grid_512)
+{
+  rc_voxel_grid grid = { {0, 0, 0}, {0.1, 0.1, 0.1}, {512, 512, 512},
+  RC_VOXEL_OCCUPANCY
+  };
+  GRand *rand = test_rand_new ();
+  uint64_t n = 10000;
+  PointXYZI *points = g_new (PointXYZI, n);
+  uint8_t *out = g_malloc (rc_voxelize_output_size (&xyzi, &grid));
+  rc_voxelize_stats stats;
+
+  for (uint64_t p = 0; p < n; p++) {
+    points[p].x = g_rand_double_range (rand, -1, 52);
+    points[p].y = g_rand_double_range (rand, -1, 52);
+    points[p].z = g_rand_double_range (rand, -1, 52);
+    points[p].intensity = 1;
+  }
+  fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &grid, points, &n, 1, out,
+          NULL, &stats), RC_OK);
+  for (uint64_t p = 0; p < n; p++) {
+    uint64_t v;
+    if (points[p].x >= 0 && points[p].y >= 0 && points[p].z >= 0 &&
+        points[p].x < 51.2f && points[p].y < 51.2f && points[p].z < 51.2f) {
+      v = ((uint64_t) (points[p].z / 0.1) * 512 +
+          (uint64_t) (points[p].y / 0.1)) * 512 + (uint64_t) (points[p].x /
+          0.1);
+      fail_unless_equals_int (out[v], 1);
+    }
+  }
+  fail_unless_equals_int (stats.in_grid + stats.out_of_range, n);
+  fail_unless (stats.in_grid > n / 2);
+  g_free (out);
+  g_free (points);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_parameters_n)
+{
+  rc_voxel_grid grid = small_grid (RC_VOXEL_OCCUPANCY), g;
+  rc_point_layout l;
+  uint64_t n = N_HAND;
+  uint8_t out[24];
+
+  g = grid;
+  g.voxel_size[1] = 0;
+  fail_unless_equals_int (rc_voxelize_check (&xyzi, &g),
+      RC_ERROR_INVALID_ARGUMENT);
+  g.voxel_size[1] = -0.5;
+  fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &g, hand_points, &n, 1, out,
+          NULL, NULL), RC_ERROR_INVALID_ARGUMENT);
+  g = grid;
+  g.voxel_size[0] = NAN;
+  fail_unless_equals_int (rc_voxelize_check (&xyzi, &g),
+      RC_ERROR_INVALID_ARGUMENT);
+  g = grid;
+  g.dims[2] = 0;
+  fail_unless_equals_int (rc_voxelize_check (&xyzi, &g),
+      RC_ERROR_INVALID_ARGUMENT);
+  g = grid;
+  g.dims[0] = g.dims[1] = g.dims[2] = 2000;     /* 8e9 voxels */
+  fail_unless_equals_int (rc_voxelize_check (&xyzi, &g),
+      RC_ERROR_INVALID_ARGUMENT);
+  g = grid;
+  g.dims[0] = g.dims[1] = g.dims[2] = 0xFFFFFFFFu;      /* overflows 64 bit */
+  fail_unless_equals_int (rc_voxelize_check (&xyzi, &g),
+      RC_ERROR_INVALID_ARGUMENT);
+
+  l = xyzi;
+  l.x.type = RC_TYPE_INT32;
+  fail_unless_equals_int (rc_voxelize_check (&l, &grid),
+      RC_ERROR_INVALID_ARGUMENT);
+  l = xyzi;
+  l.features[0].offset = 14;    /* 4 bytes from 14 overrun a 16-byte point */
+  fail_unless_equals_int (rc_voxelize_check (&l, &grid),
+      RC_ERROR_INVALID_ARGUMENT);
+  l = xyzi;
+  l.point_step = 0;
+  fail_unless_equals_int (rc_voxelize_check (&l, &grid),
+      RC_ERROR_INVALID_ARGUMENT);
+  l = xyzi;
+  l.n_features = 0;
+  g = small_grid (RC_VOXEL_MEAN);
+  fail_unless_equals_int (rc_voxelize_check (&l, &g),
+      RC_ERROR_INVALID_ARGUMENT);
+  /* The mean without scratch. */
+  fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &g, hand_points, &n, 1, out,
+          NULL, NULL), RC_ERROR_INVALID_ARGUMENT);
+  fail_unless (strlen (rc_status_message (RC_ERROR_INVALID_ARGUMENT)) > 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_scalar_types)
+{
+  fail_unless_equals_int (rc_scalar_type_from_string ("float32"),
+      RC_TYPE_FLOAT32);
+  fail_unless_equals_int (rc_scalar_type_from_string ("uint16"),
+      RC_TYPE_UINT16);
+  fail_unless_equals_int (rc_scalar_type_from_string ("float"),
+      RC_TYPE_INVALID);
+  fail_unless_equals_int (rc_scalar_type_size (RC_TYPE_FLOAT64), 8);
+  fail_unless_equals_string (rc_scalar_type_to_string (RC_TYPE_INT8), "int8");
+}
+
+GST_END_TEST;
+
+static Suite *
+voxelize_suite (void)
+{
+  Suite *s = suite_create ("kernels-voxelize");
+  TCase *tc = tcase_create ("cpu");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_occupancy_hand);
+  tcase_add_test (tc, test_count_hand);
+  tcase_add_test (tc, test_mean_hand);
+  tcase_add_test (tc, test_stride32_float64);
+  tcase_add_test (tc, test_several_clouds);
+  tcase_add_test (tc, test_empty_cloud);
+  tcase_add_test (tc, test_grid_512);
+  tcase_add_test (tc, test_bad_parameters_n);
+  tcase_add_test (tc, test_scalar_types);
+  return s;
+}
+
+GST_CHECK_MAIN (voxelize);

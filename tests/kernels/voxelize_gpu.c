@@ -1,0 +1,225 @@
+/* Voxelization on the GPU against the CPU reference, on fresh random clouds
+ * (strides 16 and 32, points outside the grid, NaN and Inf, several sizes,
+ * one and several clouds per call).  Skipped (exit 77) without a GPU. */
+#include <gst/check/gstcheck.h>
+#include <math.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static GRand *rand_;
+
+/* A cloud of @n points with @step bytes each: x, y, z float32 at 0, 4, 8,
+ * intensity float32 at 12, and with step 32 a uint16 ring at 16 and a
+ * float32 time at 20.  About 10% fall outside the grid and 2% are NaN or
+ * Inf; some share voxels. */
+static guint8 *
+random_cloud (guint64 n, guint step, const rc_voxel_grid * grid)
+{
+  guint8 *cloud = g_malloc0 (n * step + 1);
+
+  for (guint64 p = 0; p < n; p++) {
+    float v[4];
+    guint8 *point = cloud + p * step;
+    for (int a = 0; a < 3; a++) {
+      double lo = grid->origin[a];
+      double hi = lo + grid->dims[a] * grid->voxel_size[a];
+      double span = hi - lo;
+      v[a] = (float) g_rand_double_range (rand_, lo - 0.05 * span,
+          hi + 0.05 * span);
+    }
+    if (g_rand_int_range (rand_, 0, 100) < 2)
+      v[g_rand_int_range (rand_, 0, 3)] = g_rand_boolean (rand_) ? NAN :
+          -INFINITY;
+    /* Clusters: every fourth point repeats a neighbour's voxel. */
+    if (p > 0 && p % 4 == 0)
+      memcpy (v, cloud + (p - 1) * step, 12);
+    v[3] = (float) g_rand_double_range (rand_, 0, 255);
+    memcpy (point, v, 16);
+    if (step >= 32) {
+      guint16 ring = (guint16) g_rand_int_range (rand_, 0, 128);
+      float t = (float) g_rand_double (rand_);
+      memcpy (point + 16, &ring, 2);
+      memcpy (point + 20, &t, 4);
+    }
+  }
+  return cloud;
+}
+
+static void
+check_rc (rc_status ret)
+{
+  fail_unless (ret == RC_OK, "%s (%s)", rc_status_message (ret),
+      rc_error_detail ());
+}
+
+/* Runs CPU and GPU on the same clouds and compares everything. */
+static void
+compare (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const guint64 * sizes, guint n_clouds)
+{
+  guint64 total = 0, out_size = rc_voxelize_output_size (layout, grid);
+  guint64 scratch = rc_voxelize_scratch_size (layout, grid);
+  guint8 *cloud, *cpu_out, *gpu_out;
+  gpointer d_cloud, d_out, d_scratch, cpu_scratch;
+  rc_voxelize_stats cpu_stats[4], *gpu_stats;
+
+  for (guint c = 0; c < n_clouds; c++)
+    total += sizes[c];
+  cloud = random_cloud (total, layout->point_step, grid);
+  cpu_out = g_malloc (out_size * n_clouds);
+  gpu_out = g_malloc (out_size * n_clouds);
+  cpu_scratch = g_malloc (scratch + 1);
+
+  check_rc (rc_voxelize_cpu (layout, grid, cloud, sizes, n_clouds, cpu_out,
+          cpu_scratch, cpu_stats));
+
+  check_rc (rc_device_alloc (&d_cloud, total * layout->point_step + 1));
+  check_rc (rc_device_alloc (&d_out, out_size * n_clouds));
+  check_rc (rc_device_alloc (&d_scratch,
+          scratch + rc_voxelize_cuda_stats_size (n_clouds)));
+  check_rc (rc_host_alloc ((void **) &gpu_stats,
+          sizeof (rc_voxelize_stats) * n_clouds));
+  check_rc (rc_device_copy_async (d_cloud, cloud, total * layout->point_step,
+          RC_COPY_HOST_TO_DEVICE, NULL));
+  /* Poison: every byte of the output must be written. */
+  check_rc (rc_device_memset_async (d_out, 0xFF, out_size * n_clouds, NULL));
+  check_rc (rc_voxelize_cuda (layout, grid, d_cloud, sizes, n_clouds, d_out,
+          d_scratch, gpu_stats, NULL));
+  check_rc (rc_device_copy_async (gpu_out, d_out, out_size * n_clouds,
+          RC_COPY_DEVICE_TO_HOST, NULL));
+  check_rc (rc_stream_synchronize (NULL));
+
+  for (guint c = 0; c < n_clouds; c++) {
+    fail_unless_equals_int (gpu_stats[c].in_grid, cpu_stats[c].in_grid);
+    fail_unless_equals_int (gpu_stats[c].out_of_range,
+        cpu_stats[c].out_of_range);
+    fail_unless_equals_int (gpu_stats[c].invalid, cpu_stats[c].invalid);
+    fail_unless_equals_int (gpu_stats[c].occupied, cpu_stats[c].occupied);
+    fail_unless (sizes[c] < 100 || cpu_stats[c].in_grid > 0);
+  }
+  if (grid->mode == RC_VOXEL_MEAN) {
+    const float *a = (const float *) cpu_out, *b = (const float *) gpu_out;
+    for (guint64 i = 0; i < out_size * n_clouds / 4; i++) {
+      float tol = 1e-5f * fmaxf (fabsf (a[i]), 1e-3f);
+      fail_unless (fabsf (a[i] - b[i]) <= tol, "mean %" G_GUINT64_FORMAT
+          ": cpu %g gpu %g", i, a[i], b[i]);
+    }
+  } else {
+    fail_unless (memcmp (cpu_out, gpu_out, out_size * n_clouds) == 0,
+        "%s grids differ", grid->mode == RC_VOXEL_COUNT ? "count" :
+        "occupancy");
+  }
+
+  check_rc (rc_device_free (d_cloud));
+  check_rc (rc_device_free (d_out));
+  check_rc (rc_device_free (d_scratch));
+  check_rc (rc_host_free (gpu_stats));
+  g_free (cloud);
+  g_free (cpu_out);
+  g_free (gpu_out);
+  g_free (cpu_scratch);
+}
+
+static const rc_point_layout layout16 = {
+  .point_step = 16,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 1, .features = {{12, RC_TYPE_FLOAT32}},
+};
+
+static const rc_point_layout layout32 = {
+  .point_step = 32,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 4, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+      {8, RC_TYPE_FLOAT32}, {16, RC_TYPE_UINT16}},
+};
+
+GST_START_TEST (test_modes_sizes_strides)
+{
+  static const guint64 sizes[] = { 1, 7, 1000, 131072, 300001 };
+  rc_voxel_grid grid = { {-20.0, -20.0, -2.5}, {0.25, 0.25, 0.2},
+  {160, 160, 25}, RC_VOXEL_OCCUPANCY
+  };
+
+  for (int mode = RC_VOXEL_OCCUPANCY; mode <= RC_VOXEL_MEAN; mode++) {
+    grid.mode = (rc_voxel_mode) mode;
+    for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      compare (&layout16, &grid, &sizes[s], 1);
+      compare (&layout32, &grid, &sizes[s], 1);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Odd dimensions (a grid that is not a whole number of words) and several
+ * clouds per call. */
+GST_START_TEST (test_odd_grid_several_clouds)
+{
+  const guint64 sizes[3] = { 5000, 0, 12345 };
+  rc_voxel_grid grid = { {-3.0, 1.0, -1.0}, {0.1, 0.07, 0.3},
+  {61, 37, 9}, RC_VOXEL_OCCUPANCY
+  };
+
+  for (int mode = RC_VOXEL_OCCUPANCY; mode <= RC_VOXEL_MEAN; mode++) {
+    grid.mode = (rc_voxel_mode) mode;
+    compare (&layout16, &grid, sizes, 3);
+    compare (&layout32, &grid, sizes, 3);
+  }
+}
+
+GST_END_TEST;
+
+/* 256^3 counts and 512^3 occupancy: the large grids the issue names. */
+GST_START_TEST (test_large_grids)
+{
+  guint64 n = 131072;
+  rc_voxel_grid grid = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
+  {256, 256, 256}, RC_VOXEL_COUNT
+  };
+
+  compare (&layout16, &grid, &n, 1);
+  grid.dims[0] = grid.dims[1] = grid.dims[2] = 512;
+  grid.voxel_size[0] = grid.voxel_size[1] = grid.voxel_size[2] = 0.1;
+  grid.mode = RC_VOXEL_OCCUPANCY;
+  compare (&layout16, &grid, &n, 1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_parameters_n)
+{
+  rc_voxel_grid grid = { {0, 0, 0}, {0, 1, 1}, {4, 4, 4}, RC_VOXEL_COUNT };
+  guint64 n = 1;
+
+  fail_unless_equals_int (rc_voxelize_cuda (&layout16, &grid, NULL, &n, 1,
+          NULL, NULL, NULL, NULL), RC_ERROR_INVALID_ARGUMENT);
+}
+
+GST_END_TEST;
+
+static Suite *
+voxelize_gpu_suite (void)
+{
+  Suite *s = suite_create ("kernels-voxelize-gpu");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_modes_sizes_strides);
+  tcase_add_test (tc, test_odd_grid_several_clouds);
+  tcase_add_test (tc, test_large_grids);
+  tcase_add_test (tc, test_bad_parameters_n);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  test_require_gpu ();
+  gst_check_init (&argc, &argv);
+  rand_ = test_rand_new ();
+  return gst_check_run_suite (voxelize_gpu_suite (), "kernels-voxelize-gpu",
+      __FILE__);
+}
