@@ -105,7 +105,8 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
   rc_voxelize_stats s = { 0, 0, 0, 0 };
 
   memset (out, 0, rc_voxelize_output_size (layout, grid));
-  if (counts)
+  /* Scratch is only the mean's: other modes may be given a smaller one. */
+  if (grid->mode == RC_VOXEL_MEAN)
     memset (counts, 0, n_voxels * sizeof (uint32_t));
 
   for (uint64_t p = 0; p < n_points; p++) {
