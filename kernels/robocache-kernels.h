@@ -97,6 +97,17 @@ rc_status rc_stream_destroy (void *stream);
 /* Waits for @stream only (never the whole device). */
 rc_status rc_stream_synchronize (void *stream);
 
+/* Timing events (cudaEvent_t as an opaque pointer).  rc_event_elapsed_ms
+ * waits for @end, then gives the milliseconds from @start to @end. */
+rc_status rc_event_create (void **event);
+rc_status rc_event_destroy (void *event);
+rc_status rc_event_record (void *event, void *stream);
+rc_status rc_event_elapsed_ms (void *start, void *end, float *ms);
+
+/* Name of the current device ("NVIDIA H100 80GB HBM3"), truncated to fit
+ * @len bytes with the terminating NUL. */
+rc_status rc_device_name (char *buf, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* Voxelization                                                        */
 /* ------------------------------------------------------------------ */
@@ -171,9 +182,9 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
     const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,
     void *scratch, rc_voxelize_stats * stats);
 
-/* CUDA: @points, @out and @scratch are device memory; @scratch must hold
- * rc_voxelize_scratch_size() + rc_voxelize_cuda_stats_size (n_clouds)
- * bytes.  @cloud_sizes is host memory.  @stats, if not NULL, must be
+/* CUDA: @points, @out and @scratch are device memory; @scratch (8-byte
+ * aligned) must hold rc_voxelize_cuda_stats_size (n_clouds) +
+ * rc_voxelize_scratch_size() bytes.  @cloud_sizes is host memory.  @stats, if not NULL, must be
  * page-locked host memory (rc_host_alloc) and is valid once @stream has
  * been synchronised.  Asynchronous on @stream. */
 uint64_t rc_voxelize_cuda_stats_size (uint32_t n_clouds);
@@ -248,6 +259,52 @@ rc_status rc_resample_cpu (const rc_resample_params * params,
 rc_status rc_resample_cuda (const rc_resample_params * params,
     const int64_t * source_times, const void *source_values,
     const int64_t * target_times, void *out, void *stream);
+
+
+/* ------------------------------------------------------------------ */
+/* Batched fusion (recorded data: many episodes, many ticks, one call) */
+/* ------------------------------------------------------------------ */
+
+#define RC_FUSE_MAX_STREAMS 16
+
+/* One input stream of every episode: @n_samples samples per episode with
+ * non-decreasing times @times [episodes][n_samples] (int64 ns) and values
+ * @values [episodes][n_samples][channels] of @type (FLOAT32 or BFLOAT16).
+ * Its channels land at columns [offset, offset + channels) of the output
+ * row, where offset is the sum of the channels of the streams before it. */
+typedef struct
+{
+  uint32_t n_samples;
+  uint32_t channels;
+  rc_scalar_type type;
+  rc_interp_method method;      /* LINEAR, NEAREST or PREVIOUS */
+  const int64_t *times;
+  const void *values;
+} rc_fuse_stream;
+
+typedef struct
+{
+  uint32_t episodes;            /* E */
+  uint32_t n_ticks;             /* T ticks per episode */
+  uint32_t n_streams;
+  rc_edge_policy edge;
+  rc_fuse_stream streams[RC_FUSE_MAX_STREAMS];
+} rc_fuse_params;
+
+/* Total output channels (sum of the streams' channels). */
+uint32_t rc_fuse_row_channels (const rc_fuse_params * params);
+rc_status rc_fuse_check (const rc_fuse_params * params);
+
+/* Aligns every stream to the ticks @tick_times [E][T] (int64 ns) and
+ * concatenates them: @out [E][T][rc_fuse_row_channels] float32.  CPU: host
+ * pointers. */
+rc_status rc_fuse_cpu (const rc_fuse_params * params,
+    const int64_t * tick_times, float *out);
+
+/* CUDA: device pointers (the stream pointers in @params too), one kernel
+ * launch, asynchronous on @stream, no allocation. */
+rc_status rc_fuse_cuda (const rc_fuse_params * params,
+    const int64_t * tick_times, float *out, void *stream);
 
 #ifdef __cplusplus
 }

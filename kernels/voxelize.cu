@@ -118,9 +118,12 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   out_size = rc_voxelize_output_size (layout, grid);
   n_voxels = rc_voxel_grid_n_voxels (grid);
   counts_size = rc_voxelize_scratch_size (layout, grid);
+  /* Statistics first: their 64-bit atomics need 8-byte alignment, which an
+   * odd number of 4-byte counts before them would break. */
+  dstats = (device_stats *) scratch;
   if (counts_size)
-    counts = (uint32_t *) scratch;
-  dstats = (device_stats *) ((uint8_t *) scratch + counts_size);
+    counts = (uint32_t *) ((uint8_t *) scratch +
+        rc_voxelize_cuda_stats_size (n_clouds));
 
   ret = rc_device_memset_async (dstats, 0,
       rc_voxelize_cuda_stats_size (n_clouds), stream);
