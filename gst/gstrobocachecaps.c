@@ -315,3 +315,304 @@ bad:
   }
   return FALSE;
 }
+
+#define VECTORS_ACCEPTED \
+    "accepted: channels 1 to 65535, format float32 or float64 (bfloat16 " \
+    "with layout chunk only), layout sample or chunk, batch >= 1 (chunk)"
+
+gsize
+gst_robocache_vectors_sample_size (const GstRobocacheVectorsInfo * info)
+{
+  return (gsize) info->channels * rc_scalar_type_size (info->type);
+}
+
+/* A whole non-negative decimal number, as a channel index. */
+static gboolean
+parse_channel (const gchar * text, guint * value)
+{
+  gchar *end = NULL;
+  guint64 v;
+
+  if (!g_ascii_isdigit (*text))
+    return FALSE;
+  v = g_ascii_strtoull (text, &end, 10);
+  if (*end != '\0' || v > G_MAXUINT32)
+    return FALSE;
+  *value = (guint) v;
+  return TRUE;
+}
+
+gboolean
+gst_robocache_vectors_parse_quaternions (const gchar * text, guint channels,
+    guint * n_quaternions, guint32 * quaternion_first, GError ** error)
+{
+  gchar **entries;
+  guint n = 0;
+  gboolean ret = FALSE;
+
+  *n_quaternions = 0;
+  if (!text || !*text)
+    return TRUE;
+  entries = g_strsplit (text, ",", -1);
+  for (gchar ** e = entries; *e; e++) {
+    guint first;
+
+    if (!parse_channel (g_strstrip (*e), &first)) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "quaternions \"%s\": \"%s\" is not a channel index; accepted: "
+          "first channels of (x, y, z, w) groups, e.g. \"3,10\"", text, *e);
+      goto done;
+    }
+    if ((guint64) first + 4 > channels) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "quaternions \"%s\": the quaternion at channel %u does not fit in "
+          "%u channels", text, first, channels);
+      goto done;
+    }
+    for (guint i = 0; i < n; i++) {
+      if (first < quaternion_first[i] + 4 && quaternion_first[i] < first + 4) {
+        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+            "quaternions \"%s\": the quaternions at channels %u and %u "
+            "overlap", text, quaternion_first[i], first);
+        goto done;
+      }
+    }
+    if (n == RC_RESAMPLE_MAX_GROUPS) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "quaternions \"%s\": more than %d quaternions", text,
+          RC_RESAMPLE_MAX_GROUPS);
+      goto done;
+    }
+    quaternion_first[n++] = first;
+  }
+  *n_quaternions = n;
+  ret = TRUE;
+done:
+  g_strfreev (entries);
+  return ret;
+}
+
+gboolean
+gst_robocache_vectors_parse_angles (const gchar * text, guint channels,
+    guint * n_ranges, rc_channel_range * ranges, GError ** error)
+{
+  gchar **entries;
+  guint n = 0;
+  gboolean ret = FALSE;
+
+  *n_ranges = 0;
+  if (!text || !*text)
+    return TRUE;
+  entries = g_strsplit (text, ",", -1);
+  for (gchar ** e = entries; *e; e++) {
+    gchar **ends = g_strsplit (g_strstrip (*e), "-", 2);
+    guint first = 0, last = 0;
+    gboolean ok = parse_channel (g_strstrip (ends[0]), &first);
+
+    if (ok && ends[1])
+      ok = parse_channel (g_strstrip (ends[1]), &last);
+    else
+      last = first;
+    g_strfreev (ends);
+    if (!ok || last < first) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "angles \"%s\": \"%s\" is not a channel or a range; accepted: "
+          "channel indices or inclusive ranges, e.g. \"0-2,5\"", text, *e);
+      goto done;
+    }
+    if (last >= channels) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "angles \"%s\": channel %u is not among the %u channels", text,
+          last, channels);
+      goto done;
+    }
+    for (guint i = 0; i < n; i++) {
+      if (first < ranges[i].first + ranges[i].count &&
+          ranges[i].first <= last) {
+        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+            "angles \"%s\": \"%s\" overlaps an earlier entry", text, *e);
+        goto done;
+      }
+    }
+    if (n == RC_RESAMPLE_MAX_GROUPS) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "angles \"%s\": more than %d entries", text, RC_RESAMPLE_MAX_GROUPS);
+      goto done;
+    }
+    ranges[n].first = first;
+    ranges[n].count = last - first + 1;
+    n++;
+  }
+  *n_ranges = n;
+  ret = TRUE;
+done:
+  g_strfreev (entries);
+  return ret;
+}
+
+gchar *
+gst_robocache_vectors_quaternions_to_string (guint n_quaternions,
+    const guint32 * quaternion_first)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < n_quaternions; i++)
+    g_string_append_printf (s, "%s%u", i ? "," : "", quaternion_first[i]);
+  return g_string_free (s, FALSE);
+}
+
+gchar *
+gst_robocache_vectors_angles_to_string (guint n_ranges,
+    const rc_channel_range * ranges)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < n_ranges; i++) {
+    g_string_append_printf (s, "%s%u", i ? "," : "", ranges[i].first);
+    if (ranges[i].count > 1)
+      g_string_append_printf (s, "-%u", ranges[i].first + ranges[i].count - 1);
+  }
+  return g_string_free (s, FALSE);
+}
+
+/* Reads an optional string field; FALSE (with @error) if present but not a
+ * string. */
+static gboolean
+get_optional_string (const GstStructure * s, const gchar * field,
+    const gchar ** value, GError ** error)
+{
+  *value = NULL;
+  if (!gst_structure_has_field (s, field))
+    return TRUE;
+  *value = gst_structure_get_string (s, field);
+  if (!*value) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "vectors caps field %s is not a string", field);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_robocache_vectors_caps_parse (const GstCaps * caps,
+    GstRobocacheVectorsInfo * info, GError ** error)
+{
+  const GstStructure *s;
+  const gchar *format, *layout, *text;
+  gint channels = 0, batch = 1;
+  gchar *str;
+
+  memset (info, 0, sizeof (*info));
+  if (!caps || !gst_caps_is_fixed (caps)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "vectors caps are not fixed");
+    return FALSE;
+  }
+  s = gst_caps_get_structure (caps, 0);
+  str = gst_caps_to_string (caps);
+  if (!gst_structure_has_name (s, GST_ROBOCACHE_VECTORS_MEDIA_TYPE)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "caps %s are not " GST_ROBOCACHE_VECTORS_MEDIA_TYPE, str);
+    goto fail;
+  }
+  if (!gst_structure_get_int (s, "channels", &channels) || channels < 1 ||
+      channels > 65535) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "vectors caps %s: channels must be an int in [1, 65535]; "
+        VECTORS_ACCEPTED, str);
+    goto fail;
+  }
+  info->channels = (guint) channels;
+
+  format = gst_structure_get_string (s, "format");
+  info->type = format ? rc_scalar_type_from_string (format) :
+      RC_TYPE_INVALID;
+  if (info->type != RC_TYPE_FLOAT32 && info->type != RC_TYPE_FLOAT64 &&
+      info->type != RC_TYPE_BFLOAT16) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "vectors caps %s: format \"%s\" is not a vectors format; "
+        VECTORS_ACCEPTED, str, format ? format : "(none)");
+    goto fail;
+  }
+
+  layout = gst_structure_get_string (s, "layout");
+  if (g_strcmp0 (layout, "sample") == 0) {
+    info->layout = GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE;
+  } else if (g_strcmp0 (layout, "chunk") == 0) {
+    info->layout = GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK;
+  } else {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "vectors caps %s: layout \"%s\" is unknown; " VECTORS_ACCEPTED, str,
+        layout ? layout : "(none)");
+    goto fail;
+  }
+  if (info->type == RC_TYPE_BFLOAT16 &&
+      info->layout != GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "vectors caps %s: format bfloat16 needs layout chunk; "
+        VECTORS_ACCEPTED, str);
+    goto fail;
+  }
+  if (gst_structure_has_field (s, "batch") &&
+      (!gst_structure_get_int (s, "batch", &batch) || batch < 1 ||
+          (batch != 1 && info->layout != GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK))) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "vectors caps %s: batch must be an int >= 1, and 1 with layout "
+        "sample; " VECTORS_ACCEPTED, str);
+    goto fail;
+  }
+  info->batch = (guint) batch;
+
+  if (!get_optional_string (s, "quaternions", &text, error))
+    goto fail;
+  info->has_quaternions = text != NULL;
+  if (!gst_robocache_vectors_parse_quaternions (text, info->channels,
+          &info->n_quaternions, info->quaternion_first, error))
+    goto fail;
+  if (!get_optional_string (s, "angles", &text, error))
+    goto fail;
+  info->has_angles = text != NULL;
+  if (!gst_robocache_vectors_parse_angles (text, info->channels,
+          &info->n_angle_ranges, info->angle_ranges, error))
+    goto fail;
+
+  g_free (str);
+  return TRUE;
+
+fail:
+  g_free (str);
+  return FALSE;
+}
+
+GstCaps *
+gst_robocache_vectors_caps_new (const GstRobocacheVectorsInfo * info,
+    const gchar * names, gboolean cuda)
+{
+  gboolean chunk = info->layout == GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK;
+  GstCaps *caps = gst_caps_new_simple (GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
+      "channels", G_TYPE_INT, (gint) info->channels,
+      "format", G_TYPE_STRING, rc_scalar_type_to_string (info->type),
+      "layout", G_TYPE_STRING, chunk ? "chunk" : "sample", NULL);
+
+  if (chunk)
+    gst_caps_set_simple (caps, "batch", G_TYPE_INT, (gint) info->batch, NULL);
+  if (names)
+    gst_caps_set_simple (caps, "names", G_TYPE_STRING, names, NULL);
+  if (info->n_quaternions > 0) {
+    gchar *q = gst_robocache_vectors_quaternions_to_string
+        (info->n_quaternions, info->quaternion_first);
+    gst_caps_set_simple (caps, "quaternions", G_TYPE_STRING, q, NULL);
+    g_free (q);
+  }
+  if (info->n_angle_ranges > 0) {
+    gchar *a = gst_robocache_vectors_angles_to_string (info->n_angle_ranges,
+        info->angle_ranges);
+    gst_caps_set_simple (caps, "angles", G_TYPE_STRING, a, NULL);
+    g_free (a);
+  }
+  if (cuda) {
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_ROBOCACHE_CAPS_FEATURE_CUDA, NULL));
+  }
+  return caps;
+}

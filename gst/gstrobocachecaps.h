@@ -87,5 +87,63 @@ GstCaps *gst_robocache_voxels_caps_new (const rc_voxel_grid * grid,
 gboolean gst_robocache_voxels_caps_parse (const GstCaps * caps,
     rc_voxel_grid * grid, guint * n_features, GError ** error);
 
+/* Vectors. */
+typedef enum
+{
+  GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE,
+  GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK
+} GstRobocacheVectorsLayout;
+
+/* What vectors caps say.  The quaternion and angle groups are those of the
+ * caps' quaternions and angles fields (has_* tells whether the field was
+ * there at all). */
+typedef struct
+{
+  guint channels;
+  rc_scalar_type type;
+  GstRobocacheVectorsLayout layout;
+  guint batch;                  /* chunk layout: trajectories per buffer */
+  gboolean has_quaternions;
+  guint n_quaternions;
+  guint32 quaternion_first[RC_RESAMPLE_MAX_GROUPS];
+  gboolean has_angles;
+  guint n_angle_ranges;
+  rc_channel_range angle_ranges[RC_RESAMPLE_MAX_GROUPS];
+} GstRobocacheVectorsInfo;
+
+/* Bytes of one vector (channels x value size). */
+gsize gst_robocache_vectors_sample_size (const GstRobocacheVectorsInfo *
+    info);
+
+/* Parses fixed vectors caps: channels, format (bfloat16 only with the
+ * chunk layout), layout, batch (chunk only, default 1), and the optional
+ * quaternions and angles strings.  On failure, FALSE and *error says what
+ * was wrong and what is accepted. */
+gboolean gst_robocache_vectors_caps_parse (const GstCaps * caps,
+    GstRobocacheVectorsInfo * info, GError ** error);
+
+/* "3,10": the first channel of each unit quaternion (x, y, z, w); every
+ * group must fit in @channels and not overlap another.  NULL or "" is no
+ * group. */
+gboolean gst_robocache_vectors_parse_quaternions (const gchar * text,
+    guint channels, guint * n_quaternions, guint32 * quaternion_first,
+    GError ** error);
+/* "0-2,5": angle channels, single or as inclusive ranges, inside
+ * @channels and not overlapping.  NULL or "" is no group. */
+gboolean gst_robocache_vectors_parse_angles (const gchar * text,
+    guint channels, guint * n_ranges, rc_channel_range * ranges,
+    GError ** error);
+/* The inverse of the two parsers; the caller frees the strings. */
+gchar *gst_robocache_vectors_quaternions_to_string (guint n_quaternions,
+    const guint32 * quaternion_first);
+gchar *gst_robocache_vectors_angles_to_string (guint n_ranges,
+    const rc_channel_range * ranges);
+
+/* Caps for @info; @names (may be NULL) is copied as the names field, the
+ * groups of @info are written as quaternions and angles when there are
+ * any; batch is written for the chunk layout. */
+GstCaps *gst_robocache_vectors_caps_new (const GstRobocacheVectorsInfo *
+    info, const gchar * names, gboolean cuda);
+
 G_END_DECLS
 #endif

@@ -17,7 +17,11 @@
  * timestamps stay strictly increasing.  A sample lost to
  * #GstRobocacheJointSrc:dropout gives no buffer: the stream just has a gap
  * (no DISCONT flag).  The buffer offset is the sample index n, its
- * duration the nominal period.
+ * duration the nominal period.  With #GstRobocacheJointSrc:is-live,
+ * samples are pushed at the running time of their timestamps, and, as for
+ * any live #GstBaseSrc, the base class moves all timestamps by the running
+ * time at which the first one was made; the latency reported is one
+ * nominal period.
  *
  * Joint j follows b_j + a_j sin (2 pi f_j t + p_j) at the actual sample
  * time t (seconds), with a bias b_j in [-1, 1], an amplitude a_j in

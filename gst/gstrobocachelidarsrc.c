@@ -30,6 +30,12 @@
  * start of the sweep (the sweep lasts one period of
  * #GstRobocacheLidarSrc:rate); the car is seen where it is at that time.
  *
+ * Sweep n has PTS n / rate (exact integer arithmetic), the duration up to
+ * the next one and offset n.  With #GstRobocacheLidarSrc:is-live, sweeps
+ * are pushed at the running time of their timestamps, and, as for any live
+ * #GstBaseSrc, the base class moves all timestamps by the running time at
+ * which the first one was made; the latency reported is one sweep.
+ *
  * The output only depends on the properties: the same
  * #GstRobocacheLidarSrc:seed gives byte-identical buffers.
  *

@@ -19,6 +19,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (robocachevoxelize, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachelidarsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachejointsrc, plugin);
+  ret |= GST_ELEMENT_REGISTER (robocacheresample, plugin);
   return ret;
 }
 

@@ -1,0 +1,1006 @@
+/* robocacheresample: the grid, every method, quaternions, gaps, chunks,
+ * latency, every bad input, and the GPU against the CPU byte for byte. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <math.h>
+
+#include "elementutil.h"
+#include "gstrobocachegpu.h"
+#include "testutil.h"
+
+#define MS GST_MSECOND
+
+#define VECTORS(channels, format, extra) \
+    GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)" #channels \
+    ", format=(string)" format ", layout=(string)sample" extra
+
+static GstHarness *
+resample_harness (const gchar * props, const gchar * caps)
+{
+  gchar *desc = g_strdup_printf ("robocacheresample %s", props);
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  g_free (desc);
+  gst_harness_set_src_caps_str (h, caps);
+  return h;
+}
+
+/* The element inside a parsed harness (whose h->element is a bin). */
+static GstElement *
+resample_of (GstHarness * h)
+{
+  GstElement *e = gst_harness_find_element (h, "robocacheresample");
+
+  fail_unless (e != NULL);
+  gst_object_unref (e);         /* the harness keeps it alive */
+  return e;
+}
+
+static guint64
+stat_of (GstElement * e, const gchar * name)
+{
+  GstStructure *stats = NULL;
+  guint64 v = G_MAXUINT64;
+
+  g_object_get (e, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, name, &v), "no %s", name);
+  gst_structure_free (stats);
+  return v;
+}
+
+static GstBuffer *
+f32_sample (const float *v, guint n, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (v, n * sizeof (float));
+
+  GST_BUFFER_PTS (buf) = pts;
+  return buf;
+}
+
+static GstBuffer *
+f64_sample (const double *v, guint n, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (v, n * sizeof (double));
+
+  GST_BUFFER_PTS (buf) = pts;
+  return buf;
+}
+
+static void
+push_f64 (GstHarness * h, GstClockTime pts, double v)
+{
+  fail_unless_equals_int (gst_harness_push (h, f64_sample (&v, 1, pts)),
+      GST_FLOW_OK);
+}
+
+static void
+push_eos (GstHarness * h)
+{
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+}
+
+/* Pulls the next output, checks its time and returns its first values. */
+static void
+pull_f64 (GstHarness * h, GstClockTime pts, double *v, guint n)
+{
+  GstBuffer *buf = gst_harness_try_pull (h);
+
+  fail_unless (buf != NULL, "no output for %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (pts));
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), pts);
+  fail_unless_equals_int (gst_buffer_extract (buf, 0, v, n * sizeof (double)),
+      n * sizeof (double));
+  gst_buffer_unref (buf);
+}
+
+/* 1 s of a 333 Hz stream with up to +-1 ms of jitter, the first sample at
+ * 0 and the last at exactly 1 s. */
+#define JITTER_SAMPLES 334
+
+static GstClockTime
+jittered_time (guint i)
+{
+  if (i == 0)
+    return 0;
+  if (i == JITTER_SAMPLES - 1)
+    return GST_SECOND;
+  return i * G_GUINT64_CONSTANT (3003003) + ((i * 7919) % 2001) * 1000 -
+      1000 * 1000;
+}
+
+static double
+line (double t, guint c)
+{
+  return c == 0 ? 2.0 + 3.0 * t : -1.0 + 0.5 * t;
+}
+
+/* The issue's case: linear interpolation of a linear function is exact,
+ * on a drift-free grid from the first to the last sample. */
+GST_START_TEST (test_jittered_333hz_to_100hz)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100",
+      VECTORS (2, "float32", ""));
+  GstElement *e = resample_of (h);
+
+  for (guint i = 0; i < JITTER_SAMPLES; i++) {
+    GstClockTime t = jittered_time (i);
+    float v[2] = { line (t / 1e9, 0), line (t / 1e9, 1) };
+
+    fail_unless (i == 0 || t > jittered_time (i - 1));
+    fail_unless_equals_int (gst_harness_push (h, f32_sample (v, 2, t)),
+        GST_FLOW_OK);
+  }
+  push_eos (h);
+
+  fail_unless_equals_int (gst_harness_buffers_received (h), 101);
+  for (guint k = 0; k <= 100; k++) {
+    GstBuffer *buf = gst_harness_pull (h);
+    float v[2];
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), k * 10 * MS);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (buf), 10 * MS);
+    fail_unless_equals_int (gst_buffer_extract (buf, 0, v, sizeof (v)),
+        sizeof (v));
+    for (guint c = 0; c < 2; c++)
+      fail_unless (fabs (v[c] - line (k / 100.0, c)) < 1e-5,
+          "output %u channel %u: %.9g, expected %.9g", k, c, v[c],
+          line (k / 100.0, c));
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_uint64 (stat_of (e, "inputs"), JITTER_SAMPLES);
+  fail_unless_equals_uint64 (stat_of (e, "outputs"), 101);
+  fail_unless_equals_uint64 (stat_of (e, "gaps"), 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Samples at 0, 6, 12 and 20 ms onto 0, 10, 20 ms: the 10 ms output tells
+ * the methods apart. */
+GST_START_TEST (test_methods_by_hand)
+{
+  static const struct
+  {
+    const gchar *method;
+    double at10;
+  } cases[] = {
+    {"previous", 2.0},
+    {"nearest", 3.0},
+    {"linear", 2.0 + 4.0 / 6.0},
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    gchar *props = g_strdup_printf ("backend=cpu rate=100 method=%s",
+        cases[c].method);
+    GstHarness *h = resample_harness (props, VECTORS (1, "float64", ""));
+    double v;
+
+    push_f64 (h, 0, 1.0);
+    push_f64 (h, 6 * MS, 2.0);
+    push_f64 (h, 12 * MS, 3.0);
+    push_f64 (h, 20 * MS, 4.0);
+    push_eos (h);
+    fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+    pull_f64 (h, 0, &v, 1);
+    fail_unless_equals_float (v, 1.0);
+    pull_f64 (h, 10 * MS, &v, 1);
+    fail_unless (fabs (v - cases[c].at10) < 1e-12, "%s: %g, expected %g",
+        cases[c].method, v, cases[c].at10);
+    pull_f64 (h, 20 * MS, &v, 1);
+    fail_unless_equals_float (v, 4.0);
+    gst_harness_teardown (h);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
+/* Cubic waits for one more sample, reproduces a straight line exactly and
+ * still ends at the last sample. */
+GST_START_TEST (test_cubic)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100 method=cubic",
+      VECTORS (1, "float64", ""));
+  double v;
+
+  push_f64 (h, 0, 0.0);
+  push_f64 (h, 7 * MS, 0.7);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 1);
+  push_f64 (h, 15 * MS, 1.5);
+  /* 10 ms lies between 7 and 15 ms: it waits for the sample after 15. */
+  fail_unless_equals_int (gst_harness_buffers_received (h), 1);
+  push_f64 (h, 26 * MS, 2.6);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 2);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+  for (guint k = 0; k < 3; k++) {
+    pull_f64 (h, k * 10 * MS, &v, 1);
+    fail_unless (fabs (v - k * 1.0) < 1e-9, "%u: %g", k, v);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Quaternions slerp (not lerp) on the channels the caps name; the other
+ * channels stay linear; the output caps keep the groups. */
+static void
+check_slerp (const gchar * props, const gchar * caps)
+{
+  GstHarness *h = resample_harness (props, caps);
+  double q0[5] = { 0, 0, 0, 1, 0 };
+  double q1[5] = { 0, 0, sin (G_PI / 4), cos (G_PI / 4), 4.0 };
+  double v[5];
+  GstCaps *out;
+
+  fail_unless_equals_int (gst_harness_push (h, f64_sample (q0, 5, 0)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, f64_sample (q1, 5, 40 * MS)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 5);
+  pull_f64 (h, 0, v, 5);
+  pull_f64 (h, 10 * MS, v, 5);
+  /* A quarter of the way along a 90 degree turn about z: 22.5 degrees. */
+  fail_unless (fabs (v[0]) < 1e-9 && fabs (v[1]) < 1e-9);
+  fail_unless (fabs (v[2] - sin (G_PI / 16)) < 1e-9, "qz %.9f", v[2]);
+  fail_unless (fabs (v[3] - cos (G_PI / 16)) < 1e-9, "qw %.9f", v[3]);
+  fail_unless (fabs (v[4] - 1.0) < 1e-9);
+
+  out = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_caps_get_structure (out, 0), "quaternions"), "0");
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_caps_get_structure (out, 0), "layout"), "sample");
+  gst_caps_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_slerp_quaternions)
+{
+  check_slerp ("backend=cpu rate=100",
+      VECTORS (5, "float64", ", quaternions=(string)0"));
+  /* The property serves when the caps carry no groups. */
+  check_slerp ("backend=cpu rate=100 quaternions=0",
+      VECTORS (5, "float64", ""));
+}
+
+GST_END_TEST;
+
+/* A gap longer than max-gap: a GAP event for the grid times inside it and
+ * no buffer there. */
+GST_START_TEST (test_gap_event)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100 max-gap=50000000",
+      VECTORS (1, "float64", ""));
+  GstClockTime ts[] = { 0, 10 * MS, 200 * MS, 210 * MS };
+  GstClockTime expect[] = { 0, 10 * MS, 200 * MS, 210 * MS };
+  GstEvent *event;
+  gboolean gap = FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (ts); i++)
+    push_f64 (h, ts[i], ts[i] / 1e9);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 4);
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++) {
+    double v;
+    pull_f64 (h, expect[i], &v, 1);
+    fail_unless (fabs (v - expect[i] / 1e9) < 1e-12);
+  }
+  while ((event = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (event) == GST_EVENT_GAP) {
+      GstClockTime start, duration;
+
+      gst_event_parse_gap (event, &start, &duration);
+      fail_if (gap, "two GAP events");
+      fail_unless_equals_uint64 (start, 20 * MS);
+      fail_unless_equals_uint64 (duration, 180 * MS);
+      gap = TRUE;
+    }
+    gst_event_unref (event);
+  }
+  fail_unless (gap, "no GAP event");
+  fail_unless_equals_uint64 (stat_of (resample_of (h), "gaps"), 1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* time-origin=zero puts the grid on multiples of the period, and produces
+ * nothing before the first sample. */
+GST_START_TEST (test_time_origin)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100 time-origin=zero",
+      VECTORS (1, "float64", ""));
+  double v;
+
+  push_f64 (h, 3 * MS, 3.0);
+  push_f64 (h, 13 * MS, 13.0);
+  push_f64 (h, 23 * MS, 23.0);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 2);
+  pull_f64 (h, 10 * MS, &v, 1);
+  fail_unless (fabs (v - 10.0) < 1e-9);
+  pull_f64 (h, 20 * MS, &v, 1);
+  fail_unless (fabs (v - 20.0) < 1e-9);
+  gst_harness_teardown (h);
+
+  h = resample_harness ("backend=cpu rate=100", VECTORS (1, "float64", ""));
+  push_f64 (h, 3 * MS, 3.0);
+  push_f64 (h, 13 * MS, 13.0);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 2);
+  pull_f64 (h, 3 * MS, &v, 1);
+  pull_f64 (h, 13 * MS, &v, 1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A DISCONT sample starts afresh: what was owed goes out, nothing is
+ * interpolated across, and the grid realigns (time-origin=first-sample). */
+GST_START_TEST (test_discont_restarts)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100",
+      VECTORS (1, "float64", ""));
+  GstBuffer *buf;
+  double v = 35.0;
+
+  push_f64 (h, 0, 0.0);
+  push_f64 (h, 10 * MS, 10.0);
+  buf = f64_sample (&v, 1, 35 * MS);
+  GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  push_f64 (h, 45 * MS, 45.0);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 4);
+  pull_f64 (h, 0, &v, 1);
+  pull_f64 (h, 10 * MS, &v, 1);
+  buf = gst_harness_pull (h);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), 35 * MS);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT));
+  gst_buffer_unref (buf);
+  pull_f64 (h, 45 * MS, &v, 1);
+  fail_unless (fabs (v - 45.0) < 1e-12);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Late and repeated timestamps are dropped, counted, warned about once. */
+GST_START_TEST (test_out_of_order_dropped_n)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100",
+      VECTORS (1, "float64", ""));
+  GstBus *bus = gst_bus_new ();
+  GstElement *e = resample_of (h);
+  GstMessage *msg;
+  double v;
+
+  gst_element_set_bus (h->element, bus);
+  push_f64 (h, 0, 0.0);
+  push_f64 (h, 10 * MS, 1.0);
+  push_f64 (h, 5 * MS, 99.0);
+  push_f64 (h, 10 * MS, 99.0);
+  push_f64 (h, 20 * MS, 2.0);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+  for (guint k = 0; k < 3; k++) {
+    pull_f64 (h, k * 10 * MS, &v, 1);
+    fail_unless_equals_float (v, k * 1.0);
+  }
+  fail_unless_equals_uint64 (stat_of (e, "dropped-out-of-order"), 2);
+  fail_unless_equals_uint64 (stat_of (e, "inputs"), 3);
+  msg = pop_message (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  msg = pop_message (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg == NULL, "warned twice");
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Sets @caps on an element described by @desc, pushes one 8-byte sample,
+ * and returns the error text posted (owned by the caller), or NULL. */
+static gchar *
+error_for (const gchar * desc, const gchar * caps)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text = NULL;
+  double v = 1.0;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, caps);
+  fail_if (gst_harness_push (h, f64_sample (&v, 1, 0)) == GST_FLOW_OK);
+  msg = pop_message (bus, GST_MESSAGE_ERROR);
+  if (msg) {
+    gst_message_parse_error (msg, &err, NULL);
+    text = g_strdup (err->message);
+    g_clear_error (&err);
+    gst_message_unref (msg);
+  }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return text;
+}
+
+static void
+assert_error (const gchar * desc, const gchar * caps, const gchar * needle)
+{
+  gchar *text = error_for (desc, caps);
+
+  fail_unless (text != NULL, "no error for %s with %s", desc, caps);
+  fail_unless (strstr (text, needle) != NULL, "error \"%s\" lacks \"%s\"",
+      text, needle);
+  g_free (text);
+}
+
+GST_START_TEST (test_bad_caps_n)
+{
+  const gchar *e = "robocacheresample backend=cpu";
+
+  assert_error (e, VECTORS (0, "float64", ""), "channels must be");
+  assert_error (e, VECTORS (1, "float16", ""), "\"float16\" is not");
+  assert_error (e, VECTORS (1, "bfloat16", ""), "needs layout chunk");
+  assert_error (e, GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)1, "
+      "format=(string)float64, layout=(string)planar", "layout \"planar\"");
+  assert_error (e, VECTORS (4, "float64", ", quaternions=(string)2"),
+      "does not fit");
+  assert_error (e, VECTORS (4, "float64", ", angles=(string)0-9"),
+      "not among");
+  assert_error (e, VECTORS (4, "float64", ", angles=(string)x"),
+      "not a channel");
+  assert_error ("robocacheresample backend=cpu quaternions=0 angles=3",
+      VECTORS (4, "float64", ""), "overlap");
+}
+
+GST_END_TEST;
+
+/* A buffer whose size does not fit the caps: dropped, counted, warned
+ * about once; the stream goes on. */
+GST_START_TEST (test_bad_size_dropped_n)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100",
+      VECTORS (2, "float32", ""));
+  GstBus *bus = gst_bus_new ();
+  GstElement *e = resample_of (h);
+  GstBuffer *bad;
+  GstMessage *msg;
+  float v[2] = { 1, 2 };
+
+  gst_element_set_bus (h->element, bus);
+  bad = gst_buffer_new_allocate (NULL, 7, NULL);
+  GST_BUFFER_PTS (bad) = 0;
+  fail_unless_equals_int (gst_harness_push (h, bad), GST_FLOW_OK);
+  bad = gst_buffer_new_allocate (NULL, 12, NULL);
+  GST_BUFFER_PTS (bad) = MS;
+  fail_unless_equals_int (gst_harness_push (h, bad), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, f32_sample (v, 2, 2 * MS)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 1);
+  fail_unless_equals_uint64 (stat_of (e, "dropped-bad-size"), 2);
+  msg = pop_message (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  fail_unless (pop_message (bus, GST_MESSAGE_WARNING) == NULL, "warned twice");
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+
+  /* Chunk layout: 16 bytes a sample (timestamp + one float64). */
+  h = resample_harness ("backend=cpu rate=100",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)1, "
+      "format=(string)float64, layout=(string)chunk, batch=(int)1");
+  e = resample_of (h);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL,
+              20, NULL)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new ()),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  fail_unless_equals_uint64 (stat_of (e, "dropped-bad-size"), 2);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_no_pts_n)
+{
+  GstHarness *h = resample_harness ("backend=cpu",
+      VECTORS (1, "float64", ""));
+  double v = 1.0;
+
+  fail_unless_equals_int (gst_harness_push (h, f64_sample (&v, 1,
+              GST_CLOCK_TIME_NONE)), GST_FLOW_ERROR);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Upstream's latency plus the wait for the next sample (max-gap; twice
+ * with cubic). */
+GST_START_TEST (test_latency)
+{
+  GstHarness *h = resample_harness ("backend=cpu max-gap=20000000",
+      VECTORS (1, "float64", ""));
+
+  gst_harness_set_upstream_latency (h, 5 * MS);
+  fail_unless_equals_uint64 (gst_harness_query_latency (h), 25 * MS);
+  gst_harness_teardown (h);
+
+  h = resample_harness ("backend=cpu max-gap=20000000 method=cubic",
+      VECTORS (1, "float64", ""));
+  gst_harness_set_upstream_latency (h, 5 * MS);
+  fail_unless_equals_uint64 (gst_harness_query_latency (h), 45 * MS);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pipeline_from_jointsrc)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachejointsrc "
+      "num-buffers=100 ! robocacheresample name=r rate=50 ! fakesink", NULL);
+  GstElement *r = gst_bin_get_by_name (GST_BIN (pipeline), "r");
+  GstMessage *msg;
+  guint64 outputs;
+
+  msg = run_to_end (pipeline, 60 * GST_SECOND);
+  fail_unless (msg == NULL);
+  /* 100 samples at 100 Hz span about 1 s: about 50 outputs at 50 Hz. */
+  fail_unless_equals_uint64 (stat_of (r, "inputs"), 100);
+  outputs = stat_of (r, "outputs");
+  fail_unless (outputs >= 48 && outputs <= 51, "%" G_GUINT64_FORMAT
+      " outputs", outputs);
+  gst_object_unref (r);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* A chunk of two trajectories in, one chunk with the same batch out. */
+GST_START_TEST (test_chunk_in_out)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=200",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)1, "
+      "format=(string)float64, layout=(string)chunk, batch=(int)2");
+  gint64 times[6] = { 0, 10 * MS, 20 * MS, 0, 10 * MS, 20 * MS };
+  double values[6] = { 0, 1, 2, 10, 20, 30 };
+  GstBuffer *in = gst_buffer_new_allocate (NULL, 96, NULL), *out;
+  GstMapInfo map;
+  const gint64 *ot;
+  const double *ov;
+  GstCaps *caps;
+  gint batch = 0;
+
+  gst_buffer_fill (in, 0, times, sizeof (times));
+  gst_buffer_fill (in, 48, values, sizeof (values));
+  GST_BUFFER_PTS (in) = 0;
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 0);
+  fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), 25 * MS);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 2 * 5 * 16);
+  ot = (const gint64 *) map.data;
+  ov = (const double *) (map.data + 2 * 5 * 8);
+  for (guint b = 0; b < 2; b++) {
+    for (guint k = 0; k < 5; k++) {
+      fail_unless_equals_int64 (ot[b * 5 + k], k * 5 * MS);
+      fail_unless (fabs (ov[b * 5 + k] - (b ? 10.0 + k * 5.0 : k * 0.5)) <
+          1e-12, "%u %u: %g", b, k, ov[b * 5 + k]);
+    }
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_caps_get_structure (caps, 0), "layout"), "chunk");
+  fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+          "batch", &batch) && batch == 2);
+  gst_caps_unref (caps);
+  fail_unless_equals_uint64 (stat_of (resample_of (h), "outputs"), 10);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static GstBuffer *
+f64_chunk (const gint64 * times, const double *values, guint n)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n * 16, NULL);
+
+  gst_buffer_fill (buf, 0, times, n * 8);
+  gst_buffer_fill (buf, n * 8, values, n * 8);
+  GST_BUFFER_PTS (buf) = times[0];
+  return buf;
+}
+
+/* The grid times between two chunks come from the last sample of the one
+ * and the first of the next; chunks farther apart than max-gap give a GAP
+ * event instead. */
+GST_START_TEST (test_chunk_continuity_and_gap)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100 max-gap=50000000",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)1, "
+      "format=(string)float64, layout=(string)chunk");
+  gint64 t1[] = { 0, 3 * MS, 6 * MS, 9 * MS };
+  gint64 t2[] = { 12 * MS, 15 * MS, 21 * MS };
+  gint64 t3[] = { 200 * MS, 205 * MS };
+  double v1[] = { 0, 3, 6, 9 }, v2[] = { 12, 15, 21 }, v3[] = { 200, 205 };
+  GstClockTime expect[] = { 0, 10 * MS, 20 * MS, 200 * MS };
+  GstEvent *event;
+  gboolean gap = FALSE;
+
+  fail_unless_equals_int (gst_harness_push (h, f64_chunk (t1, v1, 4)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, f64_chunk (t2, v2, 3)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, f64_chunk (t3, v3, 2)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+  for (guint c = 0, k = 0; c < 3; c++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GstMapInfo map;
+    guint n;
+
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    n = map.size / 16;
+    fail_unless_equals_int (n, c == 1 ? 2 : 1);
+    for (guint i = 0; i < n; i++, k++) {
+      fail_unless_equals_int64 (((const gint64 *) map.data)[i], expect[k]);
+      fail_unless (fabs (((const double *) (map.data + n * 8))[i] -
+              expect[k] / (double) MS) < 1e-9);
+    }
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+  while ((event = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (event) == GST_EVENT_GAP) {
+      GstClockTime start, duration;
+
+      gst_event_parse_gap (event, &start, &duration);
+      fail_unless_equals_uint64 (start, 30 * MS);
+      fail_unless_equals_uint64 (duration, 170 * MS);
+      gap = TRUE;
+    }
+    gst_event_unref (event);
+  }
+  fail_unless (gap, "no GAP event");
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Everything a run put out: buffer times and chunk timestamps as bytes,
+ * the values widened to double. */
+typedef struct
+{
+  GByteArray *times;
+  GArray *values;
+} Outputs;
+
+static void
+outputs_clear (Outputs * o)
+{
+  g_byte_array_unref (o->times);
+  g_array_unref (o->values);
+}
+
+static void
+collect (GstHarness * h, gboolean chunk, guint batch, guint channels,
+    rc_scalar_type type, Outputs * o)
+{
+  gsize esize = rc_scalar_type_size (type);
+  GstBuffer *buf;
+
+  o->times = g_byte_array_new ();
+  o->values = g_array_new (FALSE, FALSE, sizeof (double));
+  while ((buf = gst_harness_try_pull (h))) {
+    guint64 stamps[2] = { GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf) };
+    gsize offset = 0, n;
+    GstMapInfo map;
+
+    g_byte_array_append (o->times, (const guint8 *) stamps, sizeof (stamps));
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    if (chunk) {
+      gsize t = map.size / (batch * (8 + channels * esize));
+
+      fail_unless_equals_int (map.size, batch * t * (8 + channels * esize));
+      offset = batch * t * 8;
+      g_byte_array_append (o->times, map.data, offset);
+    }
+    n = (map.size - offset) / esize;
+    for (gsize i = 0; i < n; i++) {
+      const guint8 *p = map.data + offset + i * esize;
+      double v;
+
+      if (type == RC_TYPE_FLOAT64) {
+        memcpy (&v, p, 8);
+      } else if (type == RC_TYPE_FLOAT32) {
+        float f;
+        memcpy (&f, p, 4);
+        v = f;
+      } else {
+        guint16 b16;
+        guint32 u;
+        float f;
+        memcpy (&b16, p, 2);
+        u = (guint32) b16 << 16;
+        memcpy (&f, &u, 4);
+        v = f;
+      }
+      g_array_append_val (o->values, v);
+    }
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+}
+
+/* The same times, bit for bit; the same values within the kernels' own
+ * GPU-versus-CPU tolerance (float32 1e-5, bfloat16 one unit in the last
+ * place, relative), and says how many differ at all. */
+static void
+compare_outputs (const gchar * what, const Outputs * cpu, const Outputs * gpu,
+    rc_scalar_type type)
+{
+  guint differ = 0;
+  double worst = 0;
+
+  fail_unless_equals_int (cpu->times->len, gpu->times->len);
+  fail_unless (memcmp (cpu->times->data, gpu->times->data,
+          cpu->times->len) == 0, "%s: times differ", what);
+  fail_unless_equals_int (cpu->values->len, gpu->values->len);
+  for (guint i = 0; i < cpu->values->len; i++) {
+    double a = g_array_index (cpu->values, double, i);
+    double b = g_array_index (gpu->values, double, i);
+    double mag = MAX (1.0, fabs (a));
+    double tol = type == RC_TYPE_BFLOAT16 ? fabs (a) / 128 + 1e-6 :
+        type == RC_TYPE_FLOAT32 ? 1e-5 * mag : 1e-12 * mag;
+
+    if (memcmp (&a, &b, sizeof (a)) == 0)
+      continue;
+    differ++;
+    worst = MAX (worst, fabs (a - b));
+    fail_unless (fabs (a - b) <= tol, "%s: value %u is %.9g on the GPU, "
+        "%.9g on the CPU", what, i, b, a);
+  }
+  g_print ("%s: %u values, %u not bit-identical (largest difference %g)\n",
+      what, cpu->values->len, differ, worst);
+}
+
+/* bfloat16 chunks go through; the grid spans each chunk. */
+static void run_chunks (const gchar * desc, Outputs * o);
+
+GST_START_TEST (test_bfloat16_chunks)
+{
+  Outputs o;
+
+  run_chunks ("backend=cpu rate=500 method=cubic", &o);
+  /* 3 chunks of about 150 ms each at 500 Hz: about 75 grid times each,
+   * for 3 trajectories of 6 channels. */
+  fail_unless (o.values->len >= 3 * 3 * 70 * 6, "%u values",
+      o.values->len);
+  fail_unless_equals_int (o.values->len % (3 * 6), 0);
+  outputs_clear (&o);
+}
+
+GST_END_TEST;
+
+/* Samples in, chunks of samples-per-buffer out; the last one shorter. */
+GST_START_TEST (test_sample_in_chunk_out)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100 "
+      "samples-per-buffer=4", VECTORS (1, "float64", ""));
+  guint sizes[] = { 4, 4, 2 };
+  GstCaps *caps;
+
+  for (guint i = 0; i < 10; i++)
+    push_f64 (h, i * 10 * MS, i);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+  for (guint c = 0, k = 0; c < 3; c++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GstMapInfo map;
+    guint n = sizes[c];
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * 10 * MS);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), n * 10 * MS);
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    fail_unless_equals_int (map.size, n * 16);
+    for (guint i = 0; i < n; i++, k++) {
+      fail_unless_equals_int64 (((const gint64 *) map.data)[i], k * 10 * MS);
+      fail_unless (fabs (((const double *) (map.data + n * 8))[i] - k) <
+          1e-12);
+    }
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_caps_get_structure (caps, 0), "layout"), "chunk");
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The outputs of the jittered float32 samples of 7 joints (2 of them
+ * angles) and a quaternion through @desc. */
+static void
+run_jittered (const gchar * desc, guint samples_per_buffer, Outputs * o)
+{
+  GstHarness *h = resample_harness (desc, VECTORS (11, "float32",
+          ", quaternions=(string)7, angles=(string)0-1"));
+
+  for (guint i = 0; i < JITTER_SAMPLES; i++) {
+    GstClockTime t = jittered_time (i);
+    double s = t / 1e9;
+    float v[11];
+
+    for (guint c = 0; c < 7; c++)
+      v[c] = (float) (3.0 * sin (2.0 * G_PI * (0.3 + c * 0.2) * s + c));
+    v[7] = (float) (sin (s) * 0.6);
+    v[8] = 0.0f;
+    v[9] = (float) (sin (s) * 0.8);
+    v[10] = (float) cos (s);
+    fail_unless_equals_int (gst_harness_push (h, f32_sample (v, 11, t)),
+        GST_FLOW_OK);
+  }
+  push_eos (h);
+  collect (h, samples_per_buffer > 1, 1, 11, RC_TYPE_FLOAT32, o);
+  gst_harness_teardown (h);
+}
+
+/* The outputs of 3 chunks of 3 bfloat16 trajectories of 6 channels (a
+ * quaternion at 2) through @desc. */
+static void
+run_chunks (const gchar * desc, Outputs * o)
+{
+  GstHarness *h = resample_harness (desc, GST_ROBOCACHE_VECTORS_MEDIA_TYPE
+      ", channels=(int)6, format=(string)bfloat16, layout=(string)chunk, "
+      "batch=(int)3, quaternions=(string)2");
+  const guint B = 3, S = 50, D = 6;
+
+  for (guint c = 0; c < 3; c++) {
+    gsize times = B * S * 8;
+    GstBuffer *in = gst_buffer_new_allocate (NULL, times + B * S * D * 2,
+        NULL);
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+    for (guint b = 0; b < B; b++) {
+      for (guint i = 0; i < S; i++) {
+        guint n = c * S + i;
+        gint64 t = jittered_time (n) + b * 100 * GST_USECOND;
+        guint16 *row = (guint16 *) (map.data + times) + (b * S + i) * D;
+        double s = t / 1e9;
+        float f[6] = { sin (3 * s + b), cos (2 * s), sin (s) * 0.6, 0.0,
+          sin (s) * 0.8, cos (s)
+        };
+
+        ((gint64 *) map.data)[b * S + i] = t;
+        for (guint d = 0; d < D; d++) {
+          guint32 u;
+          memcpy (&u, &f[d], 4);
+          row[d] = (guint16) (u >> 16);
+        }
+      }
+    }
+    gst_buffer_unmap (in, &map);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  push_eos (h);
+  collect (h, TRUE, B, D, RC_TYPE_BFLOAT16, o);
+  gst_harness_teardown (h);
+}
+
+/* With a GPU, backend=gpu gives the same outputs as backend=cpu: the same
+ * times to the nanosecond, values within the kernels' tolerance. */
+GST_START_TEST (test_gpu_matches_cpu)
+{
+  static const gchar *const methods[] = { "linear", "nearest", "previous",
+    "cubic"
+  };
+  const char *why = NULL;
+
+  if (!ROBOCACHE_HAVE_CUDA || rc_device_count (&why) <= 0) {
+    g_print ("GPU case skipped: no usable CUDA device (%s)\n",
+        ROBOCACHE_HAVE_CUDA ? (why ? why : "unknown") : "CUDA not built");
+    return;
+  }
+  for (guint m = 0; m < G_N_ELEMENTS (methods); m++) {
+    for (guint spb = 1; spb <= 16; spb += 15) {
+      gchar *cpu = g_strdup_printf ("backend=cpu rate=120 method=%s "
+          "samples-per-buffer=%u", methods[m], spb);
+      gchar *gpu = g_strdup_printf ("backend=gpu rate=120 method=%s "
+          "samples-per-buffer=%u", methods[m], spb);
+      Outputs a, b;
+
+      run_jittered (cpu, spb, &a);
+      run_jittered (gpu, spb, &b);
+      fail_unless (a.values->len > 100 * 11);
+      compare_outputs (gpu, &a, &b, RC_TYPE_FLOAT32);
+      outputs_clear (&a);
+      outputs_clear (&b);
+      g_free (cpu);
+      g_free (gpu);
+    }
+  }
+  /* On the GPU, downstream that takes anything gets CUDA memory. */
+  {
+    GstHarness *h = resample_harness ("backend=gpu rate=100",
+        VECTORS (1, "float64", ""));
+    GstBuffer *buf;
+    GstCaps *caps;
+    double v;
+
+    push_f64 (h, 0, 1.0);
+    push_f64 (h, 20 * MS, 3.0);
+    caps = gst_pad_get_current_caps (h->sinkpad);
+    fail_unless (gst_robocache_caps_is_cuda (caps));
+    gst_caps_unref (caps);
+    buf = gst_harness_pull (h);
+    gst_buffer_unref (buf);
+    buf = gst_harness_pull (h);
+    fail_unless (gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+            GST_ROBOCACHE_CUDA_MEMORY_TYPE));
+    fail_unless_equals_int (gst_buffer_extract (buf, 0, &v, 8), 8);
+    fail_unless_equals_float (v, 2.0);
+    gst_buffer_unref (buf);
+    gst_harness_teardown (h);
+  }
+  for (guint m = 0; m < G_N_ELEMENTS (methods); m++) {
+    gchar *cpu = g_strdup_printf ("backend=cpu rate=500 method=%s",
+        methods[m]);
+    gchar *gpu = g_strdup_printf ("backend=gpu rate=500 method=%s",
+        methods[m]);
+    Outputs a, b;
+
+    run_chunks (cpu, &a);
+    run_chunks (gpu, &b);
+    fail_unless (a.values->len > 3 * 3 * 70 * 6);
+    compare_outputs (gpu, &a, &b, RC_TYPE_BFLOAT16);
+    outputs_clear (&a);
+    outputs_clear (&b);
+    g_free (cpu);
+    g_free (gpu);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+resample_suite (void)
+{
+  Suite *s = suite_create ("robocacheresample");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_jittered_333hz_to_100hz);
+  tcase_add_test (tc, test_methods_by_hand);
+  tcase_add_test (tc, test_cubic);
+  tcase_add_test (tc, test_slerp_quaternions);
+  tcase_add_test (tc, test_gap_event);
+  tcase_add_test (tc, test_time_origin);
+  tcase_add_test (tc, test_discont_restarts);
+  tcase_add_test (tc, test_out_of_order_dropped_n);
+  tcase_add_test (tc, test_bad_caps_n);
+  tcase_add_test (tc, test_bad_size_dropped_n);
+  tcase_add_test (tc, test_no_pts_n);
+  tcase_add_test (tc, test_latency);
+  tcase_add_test (tc, test_pipeline_from_jointsrc);
+  tcase_add_test (tc, test_chunk_in_out);
+  tcase_add_test (tc, test_sample_in_chunk_out);
+  tcase_add_test (tc, test_bfloat16_chunks);
+  tcase_add_test (tc, test_chunk_continuity_and_gap);
+  tcase_add_test (tc, test_gpu_matches_cpu);
+  return s;
+}
+
+GST_CHECK_MAIN (resample);
