@@ -543,8 +543,10 @@ gst_robocache_lidar_src_query (GstBaseSrc * bsrc, GstQuery * query)
     if (GST_CLOCK_TIME_IS_VALID (latency)) {
       GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT,
           GST_TIME_ARGS (latency));
+      /* Data is made on demand and never dropped, so downstream may
+       * hold it as long as it needs: no maximum. */
       gst_query_set_latency (query, gst_base_src_is_live (bsrc), latency,
-          latency);
+          GST_CLOCK_TIME_NONE);
       return TRUE;
     }
   }
