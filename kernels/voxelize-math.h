@@ -93,14 +93,12 @@ rc_voxel_grid_n_voxels_hd (const rc_voxel_grid * grid)
   return (uint64_t) grid->dims[0] * grid->dims[1] * grid->dims[2];
 }
 
-/* Classifies a point and, when it is in the grid, gives its voxel index. */
+/* Classifies a point given its coordinates and, when it is in the grid,
+ * gives its voxel index. */
 RC_HD int
-rc_voxel_locate (const uint8_t * point, const rc_point_layout * layout,
+rc_voxel_locate_xyz (double x, double y, double z,
     const rc_voxel_grid * grid, uint64_t * index)
 {
-  double x = rc_load_field (point, layout->x);
-  double y = rc_load_field (point, layout->y);
-  double z = rc_load_field (point, layout->z);
   int64_t i, j, k;
 
   if (!isfinite (x) || !isfinite (y) || !isfinite (z))
@@ -113,6 +111,16 @@ rc_voxel_locate (const uint8_t * point, const rc_point_layout * layout,
   *index = ((uint64_t) k * grid->dims[1] + (uint64_t) j) * grid->dims[0] +
       (uint64_t) i;
   return RC_POINT_IN_GRID;
+}
+
+/* The same, reading the coordinates through the point layout. */
+RC_HD int
+rc_voxel_locate (const uint8_t * point, const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint64_t * index)
+{
+  return rc_voxel_locate_xyz (rc_load_field (point, layout->x),
+      rc_load_field (point, layout->y), rc_load_field (point, layout->z),
+      grid, index);
 }
 
 #endif

@@ -17,8 +17,24 @@ typedef struct
 static_assert (sizeof (device_stats) == sizeof (rc_voxelize_stats),
     "stats layouts must match for the copy back");
 
+/* TRUE when x, y, z are float32 at offsets 0, 4, 8 of 4-byte aligned
+ * points (KITTI, most drivers): then they are read as three aligned loads
+ * instead of through the generic per-type field reader. */
+static bool
+xyz_is_packed_float (const rc_point_layout * layout, const void *points)
+{
+  return layout->x.type == RC_TYPE_FLOAT32 &&
+      layout->y.type == RC_TYPE_FLOAT32 && layout->z.type == RC_TYPE_FLOAT32 &&
+      layout->x.offset == 0 && layout->y.offset == 4 && layout->z.offset == 8
+      && layout->point_step % 4 == 0 && ((uintptr_t) points & 3) == 0;
+}
+
+/* The parameters stay in the constant bank (__grid_constant__): taking
+ * their address no longer copies them to local memory per thread. */
+template < bool PACKED_XYZ >
 __global__ static void
-bin_points (rc_point_layout layout, rc_voxel_grid grid,
+bin_points (const __grid_constant__ rc_point_layout layout,
+    const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint64_t n_points,
     uint8_t * __restrict__ out, uint32_t * __restrict__ counts,
     device_stats * stats)
@@ -31,7 +47,13 @@ bin_points (rc_point_layout layout, rc_voxel_grid grid,
 
   if (p < n_points) {
     const uint8_t *point = points + p * layout.point_step;
-    where = rc_voxel_locate (point, &layout, &grid, &v);
+    if (PACKED_XYZ) {
+      const float *xyz = (const float *) point;
+      where = rc_voxel_locate_xyz (__ldg (xyz), __ldg (xyz + 1),
+          __ldg (xyz + 2), &grid, &v);
+    } else {
+      where = rc_voxel_locate (point, &layout, &grid, &v);
+    }
     if (where == RC_POINT_IN_GRID) {
       switch (grid.mode) {
         case RC_VOXEL_OCCUPANCY:{
@@ -138,8 +160,14 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     if (ret != RC_OK)
       break;
     if (cloud_sizes[c] > 0) {
-      bin_points <<< blocks_for (cloud_sizes[c]), BLOCK, 0, s >>> (*layout,
-          *grid, cloud, cloud_sizes[c], grid_out, counts, dstats + c);
+      if (xyz_is_packed_float (layout, cloud))
+        bin_points < true > <<< blocks_for (cloud_sizes[c]), BLOCK, 0, s >>>
+            (*layout, *grid, cloud, cloud_sizes[c], grid_out, counts,
+            dstats + c);
+      else
+        bin_points < false > <<< blocks_for (cloud_sizes[c]), BLOCK, 0, s >>>
+            (*layout, *grid, cloud, cloud_sizes[c], grid_out, counts,
+            dstats + c);
       ret = rc_check_launch ();
     }
     if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN) {
