@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <cuda_runtime.h>
+#include <stdio.h>
 
 static rc_status
 check (cudaError_t err)
@@ -107,6 +108,56 @@ extern "C" rc_status
 rc_stream_synchronize (void *stream)
 {
   return check (cudaStreamSynchronize ((cudaStream_t) stream));
+}
+
+extern "C" rc_status
+rc_event_create (void **event)
+{
+  cudaEvent_t e = NULL;
+  rc_status ret = check (cudaEventCreate (&e));
+  *event = e;
+  return ret;
+}
+
+extern "C" rc_status
+rc_event_destroy (void *event)
+{
+  return event ? check (cudaEventDestroy ((cudaEvent_t) event)) : RC_OK;
+}
+
+extern "C" rc_status
+rc_event_record (void *event, void *stream)
+{
+  return check (cudaEventRecord ((cudaEvent_t) event, (cudaStream_t) stream));
+}
+
+extern "C" rc_status
+rc_event_elapsed_ms (void *start, void *end, float *ms)
+{
+  rc_status ret = check (cudaEventSynchronize ((cudaEvent_t) end));
+  *ms = 0;
+  if (ret == RC_OK)
+    ret = check (cudaEventElapsedTime (ms, (cudaEvent_t) start,
+            (cudaEvent_t) end));
+  return ret;
+}
+
+extern "C" rc_status
+rc_device_name (char *buf, size_t len)
+{
+  cudaDeviceProp prop;
+  int dev = 0;
+  rc_status ret;
+
+  if (!buf || len == 0)
+    return RC_ERROR_INVALID_ARGUMENT;
+  buf[0] = '\0';
+  ret = check (cudaGetDevice (&dev));
+  if (ret == RC_OK)
+    ret = check (cudaGetDeviceProperties (&prop, dev));
+  if (ret == RC_OK)
+    snprintf (buf, len, "%s", prop.name);
+  return ret;
 }
 
 /* For the launchers in the other .cu files. */

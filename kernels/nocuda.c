@@ -23,6 +23,11 @@ NOT_BUILT (rc_status rc_device_memset_async (void *dst, int value,
 NOT_BUILT (rc_status rc_stream_create (void **stream))
 NOT_BUILT (rc_status rc_stream_destroy (void *stream))
 NOT_BUILT (rc_status rc_stream_synchronize (void *stream))
+NOT_BUILT (rc_status rc_event_create (void **event))
+NOT_BUILT (rc_status rc_event_destroy (void *event))
+NOT_BUILT (rc_status rc_event_record (void *event, void *stream))
+NOT_BUILT (rc_status rc_event_elapsed_ms (void *start, void *end, float *ms))
+NOT_BUILT (rc_status rc_device_name (char *buf, size_t len))
 NOT_BUILT (rc_status rc_voxelize_cuda (const rc_point_layout * layout,
         const rc_voxel_grid * grid, const void *points,
         const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,
@@ -30,4 +35,6 @@ NOT_BUILT (rc_status rc_voxelize_cuda (const rc_point_layout * layout,
 NOT_BUILT (rc_status rc_resample_cuda (const rc_resample_params * params,
         const int64_t * source_times, const void *source_values,
         const int64_t * target_times, void *out, void *stream))
+NOT_BUILT (rc_status rc_fuse_cuda (const rc_fuse_params * params,
+        const int64_t * tick_times, float *out, void *stream))
 /* *INDENT-ON* */

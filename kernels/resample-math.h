@@ -93,6 +93,51 @@ rc_rs_span (int64_t a, int64_t b)
   return (double) ((uint64_t) b - (uint64_t) a);
 }
 
+/* rc_rs_upper_bound (ts, 0, n, t), starting from where @t would sit if the
+ * times were evenly spaced.  Sensor streams nearly are, so the answer is
+ * usually a few indices (one cache line) from that guess rather than
+ * log2 (n) dependent probes away: the search gallops out from the guess,
+ * then bisects the bracket it found, which also bounds the worst case. */
+RC_RS_FN uint32_t
+rc_rs_search (const int64_t * ts, uint32_t n, int64_t t)
+{
+  const int64_t first = ts[0], last = ts[n - 1];
+  uint32_t guess, lo, hi;
+  uint64_t step;                /* 64 bits: doubling must not wrap */
+
+  if (t < first)
+    return 0;
+  if (t >= last)
+    return n;
+  /* Now n >= 2 and first <= t < last: the answer is in [1, n - 1]. */
+  guess = (uint32_t) (rc_rs_span (first, t) / rc_rs_span (first, last) *
+      (n - 1));
+  if (guess > n - 2)
+    guess = n - 2;
+  if (ts[guess] <= t) {
+    lo = guess + 1;
+    hi = n - 1;
+    for (step = 1; guess + step < n - 1; step *= 2) {
+      if (ts[guess + step] > t) {
+        hi = (uint32_t) (guess + step);
+        break;
+      }
+      lo = (uint32_t) (guess + step + 1);
+    }
+  } else {
+    lo = 0;
+    hi = guess;
+    for (step = 1; step <= guess; step *= 2) {
+      if (ts[guess - step] <= t) {
+        lo = (uint32_t) (guess - step + 1);
+        break;
+      }
+      hi = (uint32_t) (guess - step);
+    }
+  }
+  return rc_rs_upper_bound (ts, lo, hi, t);
+}
+
 typedef enum
 {
   RC_RS_PICK,                   /* copy sample idx[1] */
@@ -107,13 +152,26 @@ typedef struct
 {
   rc_rs_kind kind;
   uint32_t idx[4];              /* INTERP: i-1, i, i+1, i+2 (ends clamped;
-                                 * LINEAR: i, i, i+1, i+1) */
+                                 * LINEAR: i, i, i+1, i+1); else 4 times the
+                                 * sample (n - 1 for NAN) */
   double w;                     /* INTERP: fraction from idx[1] to idx[2] */
   double c[4];                  /* INTERP: weights of the 4 samples */
 } rc_rs_loc;
 
+/* Fills @loc for a single sample (or none): every field set, so that a
+ * caller may read the four rows whatever the kind. */
+RC_RS_FN void
+rc_rs_single (rc_rs_loc * loc, rc_rs_kind kind, uint32_t i)
+{
+  loc->kind = kind;
+  loc->idx[0] = loc->idx[1] = loc->idx[2] = loc->idx[3] = i;
+  loc->w = 0;
+  loc->c[0] = loc->c[2] = loc->c[3] = 0;
+  loc->c[1] = 1;
+}
+
 /* Resolves target @t of a trajectory of @n source times @ts, given
- * @ub = rc_rs_upper_bound (ts, 0, n, t) (the GPU finds it cooperatively). */
+ * @ub = rc_rs_upper_bound (ts, 0, n, t) (from rc_rs_search). */
 RC_RS_FN void
 rc_rs_locate (const int64_t * ts, uint32_t n, int64_t t, uint32_t ub,
     rc_interp_method method, rc_edge_policy edge, rc_rs_loc * loc)
@@ -122,12 +180,13 @@ rc_rs_locate (const int64_t * ts, uint32_t n, int64_t t, uint32_t ub,
   int64_t t0, t1, t2, t3, t2_next, t3_next;
 
   if (ub == 0 || (ub == n && ts[n - 1] != t)) {
-    loc->kind = edge == RC_EDGE_INVALID ? RC_RS_NAN : RC_RS_PICK;
-    loc->idx[1] = n - 1;
     /* Before the first time: the last sample at that time. */
     if (ub == 0 && edge != RC_EDGE_INVALID)
-      loc->idx[1] = n > 1 && ts[1] == ts[0] ?
-          rc_rs_upper_bound (ts, 1, n, ts[0]) - 1 : 0;
+      rc_rs_single (loc, RC_RS_PICK, n > 1 && ts[1] == ts[0] ?
+          rc_rs_upper_bound (ts, 1, n, ts[0]) - 1 : 0);
+    else
+      rc_rs_single (loc, edge == RC_EDGE_INVALID ? RC_RS_NAN : RC_RS_PICK,
+          n - 1);
     return;
   }
 
@@ -141,8 +200,7 @@ rc_rs_locate (const int64_t * ts, uint32_t n, int64_t t, uint32_t ub,
   t3_next = ts[ub + 2 < n ? ub + 2 : n - 1];
 
   if (t1 == t) {
-    loc->kind = RC_RS_PICK;
-    loc->idx[1] = i1;
+    rc_rs_single (loc, RC_RS_PICK, i1);
     return;
   }
 
@@ -155,11 +213,8 @@ rc_rs_locate (const int64_t * ts, uint32_t n, int64_t t, uint32_t ub,
   }
 
   if (method == RC_INTERP_NEAREST || method == RC_INTERP_PREVIOUS) {
-    loc->kind = RC_RS_PICK;
-    loc->idx[1] = i1;
-    if (method == RC_INTERP_NEAREST && rc_rs_span (t, t2) <= rc_rs_span (t1,
-            t))
-      loc->idx[1] = i2;
+    rc_rs_single (loc, RC_RS_PICK, method == RC_INTERP_NEAREST
+        && rc_rs_span (t, t2) <= rc_rs_span (t1, t) ? i2 : i1);
     return;
   }
 

@@ -1,7 +1,7 @@
 /* Resampling of time series: parameter checks and the CPU reference.
  *
- * Each target is located by a binary search among its trajectory's source
- * times (resample-math.h, shared with the CUDA kernels), then its output
+ * Each target is located by a search among its trajectory's source times
+ * (resample-math.h, shared with the CUDA kernels), then its output
  * row is computed in one pass: every channel as a plain value first, then
  * the angle and quaternion groups overwritten with their own formulas. */
 #include "internal.h"
@@ -269,8 +269,7 @@ rc_resample_cpu (const rc_resample_params * params,
       int k;
 
       rc_rs_locate (ts, p->n_source, target,
-          rc_rs_upper_bound (ts, 0, p->n_source, target), p->method, p->edge,
-          &loc);
+          rc_rs_search (ts, p->n_source, target), p->method, p->edge, &loc);
       switch (loc.kind) {
         case RC_RS_NAN:
           store_nan_row (p, o);

@@ -1,12 +1,14 @@
 /* Resampling of time series: the CUDA kernels.
  *
- * A group of G lanes (a power of two, at most a warp) handles one target:
- * the lanes search the source times together, G + 1-ary (one round trip
- * per step instead of one per halving), then stride over the output row
- * with coalesced 16-byte loads of the neighbour rows and 16-byte stores
- * where D and the pointers allow.  Without angle or quaternion groups that
- * is all; with them, a second pass overwrites the grouped channels.  The
- * per-element formulas are resample-math.h's, the same as the CPU's. */
+ * A warp takes 32 targets.  First each lane locates one of them (search,
+ * neighbours, weights: resample-math.h, as on the CPU), so that this
+ * scalar work is paid once per target.  Then groups of G lanes (a power of
+ * two, enough to cover a row) take one target each, fetch its location by
+ * shuffle, and stride over the row with coalesced loads of the neighbour
+ * rows and coalesced stores, 16 bytes wide where D and the pointers allow,
+ * several targets' loads in flight at once.  Without angle or quaternion
+ * groups that is all; with them, a second pass overwrites the grouped
+ * channels.  No allocation, no host synchronisation. */
 #include "internal.h"
 #include "resample-math.h"
 
@@ -20,9 +22,9 @@ namespace
 const int kBlock = 256;
 
 /* Storage type <-> computation type. */
-template < typename St > struct Traits;
+template <typename St> struct Traits;
 
-template <> struct Traits <float >
+template <> struct Traits<float>
 {
   typedef float Real;
   static __device__ float load (float x) { return x; }
@@ -30,7 +32,7 @@ template <> struct Traits <float >
   static __device__ float nan () { return __int_as_float (0x7fc00000); }
 };
 
-template <> struct Traits <double >
+template <> struct Traits<double>
 {
   typedef double Real;
   static __device__ double load (double x) { return x; }
@@ -42,7 +44,7 @@ template <> struct Traits <double >
 };
 
 /* bfloat16, as its bits. */
-template <> struct Traits <uint16_t >
+template <> struct Traits<uint16_t>
 {
   typedef float Real;
   static __device__ float load (uint16_t x) { return rc_rs_bf16_to_float (x); }
@@ -67,13 +69,13 @@ lerp (double a, double b, double w)
 }
 
 __device__ __forceinline__ float
-cubic (float a, float b, float c, float d, const float *k)
+hermite (float a, float b, float c, float d, const float *k)
 {
   return rc_rs_cubic_f (a, b, c, d, k);
 }
 
 __device__ __forceinline__ double
-cubic (double a, double b, double c, double d, const double *k)
+hermite (double a, double b, double c, double d, const double *k)
 {
   return rc_rs_cubic_d (a, b, c, d, k);
 }
@@ -127,213 +129,258 @@ slerp (const double *a, const double *b, double w, double *out)
 }
 
 /* V values moved as one access (16 bytes when vectorised). */
-template < typename St, int V > struct alignas (sizeof (St) * V) Pack
+template <typename St, int V> struct alignas (sizeof (St) * V) Pack
 {
   St v[V];
 };
 
-/* The lanes of a group and their ballot. */
-struct Group
+const uint32_t kFull = 0xffffffffu;
+/* Marks a lane with no target (past the end). */
+const uint32_t kSkip = 3;
+
+/* A target's location, as the row pass needs it. */
+template <typename R> struct Loc
 {
-  uint32_t size;                /* G */
-  uint32_t rank;                /* this lane within the group */
-  uint32_t base;                /* first lane of the group in the warp */
-  uint32_t mask;                /* the group's lanes */
+  uint32_t kind, b, i0, i1, i2, i3;
+  R w, c[4];
 };
 
-/* Position probed by rank @k in a step over [lo, lo + len), len > 0:
- * G evenly spaced cuts, or every index when len <= G. */
-__device__ __forceinline__ uint32_t
-probe (uint32_t lo, uint32_t len, uint32_t step, uint32_t k)
+/* The location found by lane @from, for the lanes working on its row. */
+template <typename R, bool CUBIC>
+__device__ __forceinline__ Loc<R>
+fetch (const Loc<R> &mine, uint32_t from)
 {
-  return step ? lo + step * (k + 1) : lo + min (k, len - 1);
+  Loc<R> l;
+  l.kind = __shfl_sync (kFull, mine.kind, from);
+  l.b = __shfl_sync (kFull, mine.b, from);
+  l.i1 = __shfl_sync (kFull, mine.i1, from);
+  l.i2 = __shfl_sync (kFull, mine.i2, from);
+  l.w = __shfl_sync (kFull, mine.w, from);
+  l.i0 = l.i1;
+  l.i3 = l.i2;
+  l.c[0] = l.c[1] = l.c[2] = l.c[3] = 0;
+  if (CUBIC) {
+    l.i0 = __shfl_sync (kFull, mine.i0, from);
+    l.i3 = __shfl_sync (kFull, mine.i3, from);
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+      l.c[e] = __shfl_sync (kFull, mine.c[e], from);
+  }
+  return l;
 }
 
-/* rc_rs_upper_bound (ts, 0, n, t) found by the whole group: each step, each
- * lane tests one cut and one ballot narrows the range to a (G + 1)th. */
-__device__ __forceinline__ uint32_t
-group_upper_bound (const int64_t * ts, uint32_t n, int64_t t, Group g)
+/* The angle and quaternion channels of one row, after its plain pass. */
+template <typename St, bool CUBIC>
+__device__ __forceinline__ void
+fix_groups (const rc_resample_params & p,
+    const Loc<typename Traits<St>::Real> &l, const St * r0, const St * r1,
+    const St * r2, const St * r3, St * o, uint32_t rank, uint32_t G)
 {
-  const uint32_t bits = g.size == 32 ? 0xffffffffu : (1u << g.size) - 1;
-  uint32_t lo = 0, hi = n;
+  typedef Traits<St> X;
+  typedef typename X::Real R;
 
-  while (lo < hi) {
-    const uint32_t len = hi - lo, step = len / (g.size + 1);
-    const bool above = ts[probe (lo, len, step, g.rank)] > t;
-    const uint32_t ballot = (__ballot_sync (g.mask, above) >> g.base) & bits;
+  if (l.kind == RC_RS_PICK) {
+    for (uint32_t r = 0; r < p.n_angle_ranges; r++) {
+      const uint32_t end = p.angle_ranges[r].first + p.angle_ranges[r].count;
+      for (uint32_t ch = p.angle_ranges[r].first + rank; ch < end; ch += G)
+        o[ch] = X::store (wrap (X::load (r1[ch])));
+    }
+    return;
+  }
+  if (l.kind != RC_RS_INTERP)
+    return;
 
-    if (ballot) {
-      const uint32_t f = __ffs (ballot) - 1;
-      const uint32_t first_above = probe (lo, len, step, f);
-      if (f > 0)
-        lo = probe (lo, len, step, f - 1) + 1;
-      hi = first_above;
-    } else {
-      lo = probe (lo, len, step, g.size - 1) + 1;
+  for (uint32_t r = 0; r < p.n_angle_ranges; r++) {
+    const uint32_t end = p.angle_ranges[r].first + p.angle_ranges[r].count;
+    for (uint32_t ch = p.angle_ranges[r].first + rank; ch < end; ch += G) {
+      const R y1 = X::load (r1[ch]);
+      const R y2 = X::load (r2[ch]);
+      if (CUBIC)
+        o[ch] = X::store (angle_cubic (X::load (r0[ch]), y1, y2,
+                X::load (r3[ch]), l.c));
+      else
+        o[ch] = X::store (angle_lerp (y1, y2, l.w));
     }
   }
-  return lo;
+  for (uint32_t q = rank; q < p.n_quaternions; q += G) {
+    const uint32_t qf = p.quaternion_first[q];
+    R qa[4], qb[4], y[4];
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      qa[e] = X::load (r1[qf + e]);
+      qb[e] = X::load (r2[qf + e]);
+    }
+    slerp (qa, qb, l.w, y);
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+      o[qf + e] = X::store (y[e]);
+  }
 }
 
-template < typename St, int V, bool GROUPS >
+template <typename St, int V, bool GROUPS, bool CUBIC>
 __global__ void __launch_bounds__ (kBlock)
 resample_kernel (const rc_resample_params p,
     const int64_t * __restrict__ src_times, const St * __restrict__ src_values,
     const int64_t * __restrict__ dst_times, St * __restrict__ out,
     uint32_t g_log2)
 {
-  typedef typename Traits < St >::Real R;
-  typedef Pack < St, V > P;
+  typedef Traits<St> X;
+  typedef typename X::Real R;
+  typedef Pack<St, V> P;
+  /* Targets whose rows a lane group loads together, so that enough bytes
+   * are in flight with one warp per 32 targets; one with groups, whose
+   * second pass would otherwise need a dynamically indexed array. */
+  const int U = GROUPS ? 1 : CUBIC ? 2 : 4;
   const uint32_t lane = threadIdx.x & 31;
-  Group g;
-  g.size = 1u << g_log2;
-  g.rank = lane & (g.size - 1);
-  g.base = lane & ~(g.size - 1);
-  g.mask = (g.size == 32 ? 0xffffffffu : (1u << g.size) - 1) << g.base;
-
+  const uint32_t G = 1u << g_log2;      /* lanes per target in the row pass */
+  const uint32_t rank = lane & (G - 1);
+  const uint32_t per_pass = 32 >> g_log2;
   const uint32_t S = p.n_source, D = p.channels, T = p.n_target;
   const uint32_t nvec = D / V;
   const uint64_t n_targets = (uint64_t) p.batch * T;
-  const uint64_t stride = ((uint64_t) gridDim.x * blockDim.x) >> g_log2;
+  const uint64_t warp = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x)
+      >> 5;
+  const uint64_t n_warps = ((uint64_t) gridDim.x * blockDim.x) >> 5;
+  const P *rows = reinterpret_cast<const P *>(src_values);
+  P nan;
 
-  /* Whole groups iterate together, so the group's ballots and syncs see
-   * all of its lanes. */
-  for (uint64_t i = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x)
-      >> g_log2; i < n_targets; i += stride) {
-    const uint64_t b = (i >> 32) ? i / T : (uint32_t) i / T;
-    const int64_t *ts = src_times + b * S;
-    const int64_t t = dst_times[i];
-    const St *vals = src_values + b * S * D;
-    St *o = out + i * D;
-    P *ov = reinterpret_cast < P * >(o);
-    rc_rs_loc loc;
-
-    rc_rs_locate (ts, S, t, group_upper_bound (ts, S, t, g), p.method,
-        p.edge, &loc);
-
-    if (loc.kind == RC_RS_NAN) {
-      P nan;
 #pragma unroll
-      for (int k = 0; k < V; k++)
-        nan.v[k] = Traits < St >::nan ();
-      for (uint32_t v = g.rank; v < nvec; v += g.size)
-        ov[v] = nan;
-      continue;
+  for (int e = 0; e < V; e++)
+    nan.v[e] = X::nan ();
+
+  /* Each warp takes 32 consecutive targets at a time; the loop bound is
+   * the same for all its lanes, so the shuffles below see the whole warp. */
+  for (uint64_t base = warp * 32; base < n_targets; base += n_warps * 32) {
+    /* Locate: one target per lane, so that the search and the weights are
+     * paid once per target rather than once per lane of its row. */
+    const uint64_t target = base + lane;
+    Loc<R> mine = { kSkip, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0} };
+
+    if (target < n_targets) {
+      const int64_t t = dst_times[target];
+      const int64_t *ts;
+      rc_rs_loc loc;
+
+      mine.b = (target >> 32) ? (uint32_t) (target / T) :
+          (uint32_t) target / T;
+      ts = src_times + (uint64_t) mine.b * S;
+      rc_rs_locate (ts, S, t, rc_rs_search (ts, S, t), p.method, p.edge,
+          &loc);
+      mine.kind = loc.kind;
+      mine.i0 = loc.idx[0];
+      mine.i1 = loc.idx[1];
+      mine.i2 = loc.idx[2];
+      mine.i3 = loc.idx[3];
+      mine.w = (R) loc.w;
+#pragma unroll
+      for (int e = 0; e < 4; e++)
+        mine.c[e] = (R) loc.c[e];
     }
 
-    const St *r1 = vals + (size_t) loc.idx[1] * D;
+    /* Rows: 32 / G targets per pass, G lanes on each, U passes at a time.
+     * Lanes past the warp's 32 targets or past the end hold kSkip and
+     * store nothing; the rows they load (sample 0 of trajectory 0) exist. */
+    for (uint32_t first = 0; first < 32; first += U * per_pass) {
+      Loc<R> l[U];
+      uint64_t row[U];
 
-    if (loc.kind == RC_RS_PICK) {
-      const P *a = reinterpret_cast < const P * >(r1);
-      for (uint32_t v = g.rank; v < nvec; v += g.size)
-        ov[v] = a[v];
-    } else if (p.method == RC_INTERP_CUBIC) {
-      const P *a = reinterpret_cast < const P * >(vals +
-          (size_t) loc.idx[0] * D);
-      const P *bb = reinterpret_cast < const P * >(r1);
-      const P *c = reinterpret_cast < const P * >(vals +
-          (size_t) loc.idx[2] * D);
-      const P *d = reinterpret_cast < const P * >(vals +
-          (size_t) loc.idx[3] * D);
-      const R cw[4] = { (R) loc.c[0], (R) loc.c[1], (R) loc.c[2],
-        (R) loc.c[3]
-      };
-      for (uint32_t v = g.rank; v < nvec; v += g.size) {
-        const P x0 = a[v], x1 = bb[v], x2 = c[v], x3 = d[v];
-        P y;
 #pragma unroll
-        for (int k = 0; k < V; k++)
-          y.v[k] = Traits < St >::store (cubic (Traits < St >::load (x0.v[k]),
-                  Traits < St >::load (x1.v[k]),
-                  Traits < St >::load (x2.v[k]),
-                  Traits < St >::load (x3.v[k]), cw));
-        ov[v] = y;
+      for (int u = 0; u < U; u++) {
+        const uint32_t from = first + u * per_pass + (lane >> g_log2);
+        l[u] = fetch<R, CUBIC> (mine, from & 31);
+        if (from >= 32)
+          l[u].kind = kSkip;
+        row[u] = (uint64_t) l[u].b * S;
       }
-    } else {
-      const P *a = reinterpret_cast < const P * >(r1);
-      const P *c = reinterpret_cast < const P * >(vals +
-          (size_t) loc.idx[2] * D);
-      const R w = (R) loc.w;
-      for (uint32_t v = g.rank; v < nvec; v += g.size) {
-        const P x1 = a[v], x2 = c[v];
-        P y;
+
+      for (uint32_t v = rank; v < nvec; v += G) {
+        P x0[U], x1[U], x2[U], x3[U];
+
 #pragma unroll
-        for (int k = 0; k < V; k++)
-          y.v[k] = Traits < St >::store (lerp (Traits < St >::load (x1.v[k]),
-                  Traits < St >::load (x2.v[k]), w));
-        ov[v] = y;
-      }
-    }
-
-    if (!GROUPS)
-      continue;
-
-    /* Second pass over the grouped channels; the sync orders it after the
-     * group's plain stores to the same row. */
-    __syncwarp (g.mask);
-
-    if (loc.kind == RC_RS_PICK) {
-      for (uint32_t r = 0; r < p.n_angle_ranges; r++) {
-        const uint32_t end = p.angle_ranges[r].first + p.angle_ranges[r].count;
-        for (uint32_t ch = p.angle_ranges[r].first + g.rank; ch < end;
-            ch += g.size)
-          o[ch] = Traits < St >::store (wrap (Traits < St >::load (r1[ch])));
-      }
-      continue;
-    }
-
-    const St *r0 = vals + (size_t) loc.idx[0] * D;
-    const St *r2 = vals + (size_t) loc.idx[2] * D;
-    const St *r3 = vals + (size_t) loc.idx[3] * D;
-    const R w = (R) loc.w;
-    const R cw[4] = { (R) loc.c[0], (R) loc.c[1], (R) loc.c[2],
-      (R) loc.c[3]
-    };
-
-    for (uint32_t r = 0; r < p.n_angle_ranges; r++) {
-      const uint32_t end = p.angle_ranges[r].first + p.angle_ranges[r].count;
-      for (uint32_t ch = p.angle_ranges[r].first + g.rank; ch < end;
-          ch += g.size) {
-        const R x1 = Traits < St >::load (r1[ch]);
-        const R x2 = Traits < St >::load (r2[ch]);
-        R y;
-        if (p.method == RC_INTERP_CUBIC)
-          y = angle_cubic (Traits < St >::load (r0[ch]), x1, x2,
-              Traits < St >::load (r3[ch]), cw);
-        else
-          y = angle_lerp (x1, x2, w);
-        o[ch] = Traits < St >::store (y);
-      }
-    }
-
-    for (uint32_t q = g.rank; q < p.n_quaternions; q += g.size) {
-      const uint32_t first = p.quaternion_first[q];
-      R qa[4], qb[4], y[4];
+        for (int u = 0; u < U; u++) {
+          x1[u] = rows[(row[u] + l[u].i1) * nvec + v];
+          x2[u] = rows[(row[u] + l[u].i2) * nvec + v];
+          if (CUBIC) {
+            x0[u] = rows[(row[u] + l[u].i0) * nvec + v];
+            x3[u] = rows[(row[u] + l[u].i3) * nvec + v];
+          }
+        }
 #pragma unroll
-      for (int k = 0; k < 4; k++) {
-        qa[k] = Traits < St >::load (r1[first + k]);
-        qb[k] = Traits < St >::load (r2[first + k]);
-      }
-      slerp (qa, qb, w, y);
+        for (int u = 0; u < U; u++) {
+          const uint32_t from = first + u * per_pass + (lane >> g_log2);
+          P y = x1[u];
+
+          if (l[u].kind == kSkip)
+            continue;
+          if (l[u].kind == RC_RS_NAN) {
+            y = nan;
+          } else if (l[u].kind == RC_RS_INTERP) {
 #pragma unroll
-      for (int k = 0; k < 4; k++)
-        o[first + k] = Traits < St >::store (y[k]);
+            for (int e = 0; e < V; e++) {
+              if (CUBIC)
+                y.v[e] = X::store (hermite (X::load (x0[u].v[e]),
+                        X::load (x1[u].v[e]), X::load (x2[u].v[e]),
+                        X::load (x3[u].v[e]), l[u].c));
+              else
+                y.v[e] = X::store (lerp (X::load (x1[u].v[e]),
+                        X::load (x2[u].v[e]), l[u].w));
+            }
+          }
+          reinterpret_cast<P *>(out)[(base + from) * nvec + v] = y;
+        }
+      }
+
+      if (GROUPS) {
+        /* Orders the plain stores before the overwrites of the grouped
+         * channels, which other lanes of the group may make. */
+        __syncwarp ();
+        const St *vals = src_values + row[0] * D;
+        fix_groups<St, CUBIC> (p, l[0], vals + (size_t) l[0].i0 * D,
+            vals + (size_t) l[0].i1 * D, vals + (size_t) l[0].i2 * D,
+            vals + (size_t) l[0].i3 * D,
+            out + (base + first + (lane >> g_log2)) * D, rank, G);
+      }
     }
   }
 }
 
-template < typename St, int V, bool GROUPS >
+template <typename St, int V, bool GROUPS, bool CUBIC>
 void
 launch_one (const rc_resample_params * p, const int64_t * source_times,
     const void *source_values, const int64_t * target_times, void *out,
     uint32_t g_log2, unsigned blocks, cudaStream_t stream)
 {
-  resample_kernel < St, V, GROUPS > <<<blocks, kBlock, 0, stream>>> (*p,
-      source_times, static_cast < const St * >(source_values), target_times,
-      static_cast < St * >(out), g_log2);
+  resample_kernel<St, V, GROUPS, CUBIC> <<<blocks, kBlock, 0, stream>>>
+      (*p, source_times, static_cast<const St *>(source_values),
+      target_times, static_cast<St *>(out), g_log2);
 }
 
-template < typename St >
+template <typename St, int V>
+void
+launch_vec (const rc_resample_params * p, const int64_t * source_times,
+    const void *source_values, const int64_t * target_times, void *out,
+    uint32_t g_log2, unsigned blocks, cudaStream_t stream)
+{
+  const bool groups = p->n_quaternions > 0 || p->n_angle_ranges > 0;
+
+  if (p->method == RC_INTERP_CUBIC) {
+    if (groups)
+      launch_one<St, V, true, true> (p, source_times, source_values,
+          target_times, out, g_log2, blocks, stream);
+    else
+      launch_one<St, V, false, true> (p, source_times, source_values,
+          target_times, out, g_log2, blocks, stream);
+  } else {
+    if (groups)
+      launch_one<St, V, true, false> (p, source_times, source_values,
+          target_times, out, g_log2, blocks, stream);
+    else
+      launch_one<St, V, false, false> (p, source_times, source_values,
+          target_times, out, g_log2, blocks, stream);
+  }
+}
+
+template <typename St>
 rc_status
 launch (const rc_resample_params * p, const int64_t * source_times,
     const void *source_values, const int64_t * target_times, void *out,
@@ -343,35 +390,25 @@ launch (const rc_resample_params * p, const int64_t * source_times,
   const bool vec = p->channels % kVec == 0
       && ((uintptr_t) source_values | (uintptr_t) out) % 16 == 0;
   const uint32_t accesses = vec ? p->channels / kVec : p->channels;
-  const bool groups = p->n_quaternions > 0 || p->n_angle_ranges > 0;
   uint32_t g_log2 = 0;
 
   /* Enough lanes for one access each across the row, up to a warp. */
   while (g_log2 < 5 && (1u << g_log2) < accesses)
     g_log2++;
 
+  /* A warp per 32 targets; past INT_MAX blocks the kernel's grid-stride
+   * loop takes the rest. */
   const uint64_t n_targets = (uint64_t) p->batch * p->n_target;
-  const uint64_t groups_per_block = kBlock >> g_log2;
-  uint64_t blocks = (n_targets + groups_per_block - 1) / groups_per_block;
-  /* Past this the kernel's grid-stride loop takes the rest. */
+  uint64_t blocks = (n_targets + kBlock - 1) / kBlock;
   if (blocks > (uint64_t) INT_MAX)
     blocks = INT_MAX;
 
-  if (vec) {
-    if (groups)
-      launch_one < St, 16 / sizeof (St), true > (p, source_times,
-          source_values, target_times, out, g_log2, (unsigned) blocks, stream);
-    else
-      launch_one < St, 16 / sizeof (St), false > (p, source_times,
-          source_values, target_times, out, g_log2, (unsigned) blocks, stream);
-  } else {
-    if (groups)
-      launch_one < St, 1, true > (p, source_times, source_values,
-          target_times, out, g_log2, (unsigned) blocks, stream);
-    else
-      launch_one < St, 1, false > (p, source_times, source_values,
-          target_times, out, g_log2, (unsigned) blocks, stream);
-  }
+  if (vec)
+    launch_vec<St, 16 / sizeof (St)> (p, source_times, source_values,
+        target_times, out, g_log2, (unsigned) blocks, stream);
+  else
+    launch_vec<St, 1> (p, source_times, source_values, target_times, out,
+        g_log2, (unsigned) blocks, stream);
   return rc_check_launch ();
 }
 
@@ -394,13 +431,13 @@ rc_resample_cuda (const rc_resample_params * params,
 
   switch (params->type) {
     case RC_TYPE_FLOAT32:
-      return launch < float >(params, source_times, source_values,
+      return launch<float> (params, source_times, source_values,
           target_times, out, s);
     case RC_TYPE_FLOAT64:
-      return launch < double >(params, source_times, source_values,
+      return launch<double> (params, source_times, source_values,
           target_times, out, s);
     case RC_TYPE_BFLOAT16:
-      return launch < uint16_t > (params, source_times, source_values,
+      return launch<uint16_t> (params, source_times, source_values,
           target_times, out, s);
     default:
       return RC_ERROR_INVALID_ARGUMENT;

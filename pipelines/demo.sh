@@ -25,3 +25,11 @@ gst-launch-1.0 -m robocachelidarsrc is-live=true num-buffers=$((seconds * 10)) \
       f["occupied"], f["processing-time"] / 1e6, f["backend"]
   }
   /ERROR|WARNING/ { print }'
+
+echo
+echo "== joints: robocachejointsrc (333 Hz, jittered, drop-outs) ! robocacheresample rate=100"
+"$(dirname "$0")/resample.sh" "$seconds"
+
+echo
+echo "== fusion: camera + joints + voxelized lidar ! robocachefuse rate=30"
+"$(dirname "$0")/fuse.sh" "$seconds"

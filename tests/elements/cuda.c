@@ -7,6 +7,7 @@
 #include <gst/app/gstappsink.h>
 
 #include "elementutil.h"
+#include "gstrobocachefusedmeta.h"
 #include "testutil.h"
 
 /* The context type, which is also the name of the field holding it. */
@@ -218,6 +219,96 @@ GST_START_TEST (test_context_shared_with_nvcodec)
 
 GST_END_TEST;
 
+/* Camera (cudaupload), joints and lidar (voxelized on the GPU) fused: the
+ * camera memory in the fused frame is the very CUDA memory cudaupload
+ * produced, the grid stays in robocache CUDA memory, and every element
+ * runs on one context. */
+static GHashTable *uploaded;
+
+static GstPadProbeReturn
+remember_uploaded (GstPad * pad, GstPadProbeInfo * info, gpointer unused)
+{
+  g_hash_table_add (uploaded,
+      gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info), 0));
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_fuse_camera_joints_lidar)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=0/1 "
+      "! appsink name=sink sync=false "
+      "videotestsrc num-buffers=10 ! video/x-raw,format=NV12,width=64,"
+      "height=48,framerate=30/1 ! cudaupload name=up ! "
+      "video/x-raw(memory:CUDAMemory) ! f.sink_0 "
+      "robocachejointsrc num-buffers=40 ! f.sink_1 "
+      "robocachelidarsrc num-buffers=4 points-per-sweep=4096 ! "
+      "robocachevoxelize name=vox backend=gpu ! f.sink_2", NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  GstElement *up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  GstElement *vox = gst_bin_get_by_name (GST_BIN (pipeline), "vox");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstPad *up_src = gst_element_get_static_pad (up, "src");
+  GstPad *master = gst_element_get_static_pad (f, "sink_0");
+  gpointer f_ctx = NULL, up_ctx = NULL, vox_ctx = NULL;
+  guint n = 0, zero_copy = 0, grids_on_gpu = 0;
+  GstSample *sample;
+
+  uploaded = g_hash_table_new (NULL, NULL);
+  g_object_set (master, "master", TRUE, "stream-name", "camera", NULL);
+  gst_pad_add_probe (up_src, GST_PAD_PROBE_TYPE_BUFFER, remember_uploaded,
+      NULL, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              20 * GST_SECOND))) {
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    GstRobocacheFusedMeta *meta = gst_buffer_get_robocache_fused_meta (buf);
+    const GstRobocacheFusedStream *cam =
+        gst_robocache_fused_meta_find (meta, "camera");
+    const GstRobocacheFusedStream *grid =
+        gst_robocache_fused_meta_find (meta, "sink_2");
+    GstMapInfo map;
+
+    if (!f_ctx) {
+      f_ctx = context_of (f, "src");
+      up_ctx = context_of (up, "src");
+      vox_ctx = context_of (vox, "src");
+    }
+    fail_unless (cam && cam->memory_index >= 0);
+    if (g_hash_table_contains (uploaded, gst_buffer_peek_memory (buf,
+                cam->memory_index)))
+      zero_copy++;
+    fail_unless (g_str_has_prefix (gst_buffer_peek_memory (buf,
+                cam->memory_index)->allocator->mem_type, "gst.cuda"));
+    /* The device pointer through the reading API. */
+    fail_unless (gst_robocache_fused_map_stream (buf, "camera", &map, TRUE));
+    fail_unless (map.data != NULL);
+    gst_memory_unmap (map.memory, &map);
+    if (grid && grid->memory_index >= 0 &&
+        g_str_has_prefix (gst_buffer_peek_memory (buf,
+                grid->memory_index)->allocator->mem_type, "robocache.cuda"))
+      grids_on_gpu++;
+    n++;
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_int (n, 10);
+  fail_unless_equals_int (zero_copy, n);
+  fail_unless (grids_on_gpu > 0);
+  fail_unless (up_ctx != NULL && f_ctx == up_ctx && vox_ctx == up_ctx,
+      "contexts differ: fuse %p, cudaupload %p, voxelize %p", f_ctx, up_ctx,
+      vox_ctx);
+  g_hash_table_unref (uploaded);
+  gst_object_unref (up_src);
+  gst_object_unref (master);
+  gst_object_unref (f);
+  gst_object_unref (up);
+  gst_object_unref (vox);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 cuda_suite (void)
 {
@@ -228,6 +319,7 @@ cuda_suite (void)
   tcase_add_test (tc, test_gpu_matches_cpu_cuda_and_system_out);
   tcase_add_test (tc, test_cuda_points_in);
   tcase_add_test (tc, test_context_shared_with_nvcodec);
+  tcase_add_test (tc, test_fuse_camera_joints_lidar);
   return s;
 }
 

@@ -588,7 +588,7 @@ GST_START_TEST (test_random_vs_naive)
 
   for (int iter = 0; iter < 200; iter++) {
     const uint32_t B = g_rand_int_range (rand, 1, 4);
-    const uint32_t S = g_rand_int_range (rand, 1, 40);
+    const uint32_t S = g_rand_int_range (rand, 1, 65);
     const uint32_t T = g_rand_int_range (rand, 1, 30);
     const uint32_t D = g_rand_int_range (rand, 1, 5);
     rc_resample_params p = make_params (B, S, T, D, RC_TYPE_FLOAT64,
@@ -600,17 +600,20 @@ GST_START_TEST (test_random_vs_naive)
     for (uint32_t b = 0; b < B; b++) {
       int64_t now = g_rand_int_range (rand, -1000, 1000);
       for (uint32_t i = 0; i < S; i++) {
-        /* About one step in five repeats the previous time. */
+        /* About one step in five repeats the previous time; every
+         * third trajectory turns 1000 times slower halfway, far from the
+         * evenly spaced guess of the search. */
         if (i > 0 && g_rand_int_range (rand, 0, 5) > 0)
-          now += g_rand_int_range (rand, 1, 100);
+          now += g_rand_int_range (rand, 1, 100) *
+              (iter % 3 == 0 && i > S / 2 ? 1000 : 1);
         st[b * S + i] = now;
       }
       for (uint32_t i = 0; i < T; i++) {
         if (g_rand_int_range (rand, 0, 4) == 0)
           tt[b * T + i] = st[b * S + g_rand_int_range (rand, 0, S)];
         else
-          tt[b * T + i] = g_rand_int_range (rand, st[b * S] - 50,
-              st[b * S + S - 1] + 50);
+          tt[b * T + i] = st[b * S] - 50 + (int64_t) (g_rand_double (rand) *
+              (st[b * S + S - 1] - st[b * S] + 100));
       }
     }
     for (uint32_t i = 0; i < B * S * D; i++)
@@ -639,6 +642,55 @@ GST_START_TEST (test_random_vs_naive)
     g_free (sv);
     g_free (out);
   }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Long, unevenly spaced trajectories (bursts, gaps, repeats): PREVIOUS on
+ * values equal to their index shows which sample each search found. */
+GST_START_TEST (test_search_uneven)
+{
+  const uint32_t S = 3000, T = 2000;
+  GRand *rand = test_rand_new ();
+  int64_t *st = g_new (int64_t, S), *tt = g_new (int64_t, T), now = -77;
+  double *sv = g_new (double, S), *out = g_new (double, T);
+  rc_resample_params p = make_params (1, S, T, 1, RC_TYPE_FLOAT64,
+      RC_INTERP_PREVIOUS, RC_EDGE_HOLD);
+
+  for (uint32_t i = 0; i < S; i++) {
+    switch (g_rand_int_range (rand, 0, 10)) {
+      case 0:
+        now += g_rand_int_range (rand, 1, 1000000);
+        break;
+      case 1:
+      case 2:
+        break;
+      default:
+        now += g_rand_int_range (rand, 1, 10);
+        break;
+    }
+    st[i] = now;
+    sv[i] = i + 1;
+  }
+  for (uint32_t i = 0; i < T; i++)
+    tt[i] = st[0] - 5 + (int64_t) (g_rand_double (rand) * (now - st[0] + 10));
+  run_d (&p, st, sv, tt, out);
+  for (uint32_t i = 0; i < T; i++) {
+    uint32_t last = 0;
+    for (uint32_t j = 0; j < S && st[j] <= tt[i]; j++)
+      last = j;
+    /* Before the start: the first time's last sample. */
+    if (tt[i] < st[0])
+      while (last + 1 < S && st[last + 1] == st[0])
+        last++;
+    ck_assert_msg (out[i] == last + 1, "target %" G_GINT64_FORMAT
+        ": sample %g, expected %u", tt[i], out[i] - 1, last);
+  }
+  g_free (st);
+  g_free (tt);
+  g_free (sv);
+  g_free (out);
   g_rand_free (rand);
 }
 
@@ -811,6 +863,7 @@ kernels_resample_suite (void)
   tcase_add_test (tc, test_duplicates);
   tcase_add_test (tc, test_bfloat16);
   tcase_add_test (tc, test_random_vs_naive);
+  tcase_add_test (tc, test_search_uneven);
   tcase_add_test (tc, test_bad_channels_n);
   tcase_add_test (tc, test_bad_type_n);
   tcase_add_test (tc, test_bad_groups_n);

@@ -1,0 +1,1290 @@
+/**
+ * SECTION:element-robocachefuse
+ * @title: robocachefuse
+ *
+ * Aligns any number of live or recorded sensor streams onto one timeline
+ * and outputs one fused frame per tick (other/x-robocache-fused): "what
+ * every sensor said at this instant".  Request pads (sink_%u) take
+ * robocache vectors, points and voxel grids, and camera video
+ * (video/x-raw in system memory or memory:CUDAMemory from GStreamer's CUDA
+ * elements, whose context robocache shares).
+ *
+ * Ticks come at a fixed #GstRobocacheFuse:rate, aligned to running time 0,
+ * or, with rate=0/1, one per buffer of the master pad (the pad with
+ * master=true, else sink_0).
+ *
+ * Per pad (pad properties): stream-name, policy and max-age.  Policies:
+ * interpolate (vectors in layout "sample": linear between the samples
+ * around the tick, slerp for quaternion groups and short-way angles as in
+ * robocacheresample; other streams are never interpolated and take the
+ * nearest), nearest, previous (latest at or before the tick).  The chosen
+ * data is stale when it is more than max-age from the tick or when the
+ * stream has none.
+ *
+ * Output: one buffer per tick holding, for each stream with data, its
+ * memory (the input's own memory, referenced, never copied: system or
+ * CUDA; interpolated vectors get a new system memory), and with
+ * #GstRobocacheFuse:flat-output one float32 memory with every vector
+ * stream concatenated (NaN for stale ones).  A GstRobocacheFusedMeta names
+ * each stream with its caps, source timestamp, offset from the tick and
+ * stale flag (see gstrobocachefusedmeta.h for the reading API).
+ *
+ * Live: each tick waits for the sample after it on every pad, up to the
+ * latency: the longest observed sample interval of any pad (bounded by its
+ * max-age) plus the aggregator's #GstAggregator:latency property.  A pad
+ * that stops delivering never blocks beyond that: the tick is produced
+ * with that stream stale (or dropped, #GstRobocacheFuse:stale-policy), and
+ * it recovers when data comes back.  Pads may come and go while playing.
+ * Offline (not live) the element waits for data on every pad, so the same
+ * inputs give byte-identical outputs.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 robocachefuse name=f rate=30/1 ! fakesink \
+ *     videotestsrc is-live=true ! f.sink_0 \
+ *     robocachejointsrc is-live=true ! f.sink_1 \
+ *     robocachelidarsrc is-live=true ! robocachevoxelize ! f.sink_2
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocachefuse.h"
+#include "gstrobocacheelements.h"
+#include "gstrobocachecaps.h"
+#include "gstrobocachefusedmeta.h"
+#include "gstrobocachegpu.h"
+
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_robocache_fuse_debug);
+#define GST_CAT_DEFAULT gst_robocache_fuse_debug
+
+typedef enum
+{
+  FUSE_POLICY_AUTO,
+  FUSE_POLICY_INTERPOLATE,
+  FUSE_POLICY_NEAREST,
+  FUSE_POLICY_PREVIOUS
+} FusePolicy;
+
+typedef enum
+{
+  STALE_MARK,
+  STALE_DROP
+} StalePolicy;
+
+#define DEFAULT_RATE_N 30
+#define DEFAULT_RATE_D 1
+#define DEFAULT_FLAT_OUTPUT FALSE
+#define DEFAULT_STALE_POLICY STALE_MARK
+#define DEFAULT_IGNORE_INACTIVE FALSE
+#define DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_PAD_POLICY FUSE_POLICY_AUTO
+#define DEFAULT_PAD_MAX_AGE (500 * GST_MSECOND)
+#define DEFAULT_PAD_MASTER FALSE
+
+enum
+{
+  PROP_0,
+  PROP_RATE,
+  PROP_FLAT_OUTPUT,
+  PROP_STALE_POLICY,
+  PROP_IGNORE_INACTIVE_PADS,
+  PROP_BACKEND,
+  PROP_DEVICE_ID,
+  PROP_STATS
+};
+
+enum
+{
+  PROP_PAD_0,
+  PROP_PAD_STREAM_NAME,
+  PROP_PAD_POLICY,
+  PROP_PAD_MAX_AGE,
+  PROP_PAD_MASTER
+};
+
+typedef enum
+{
+  KIND_UNKNOWN,
+  KIND_VECTORS,
+  KIND_POINTS,
+  KIND_VOXELS,
+  KIND_VIDEO
+} StreamKind;
+
+struct _GstRobocacheFusePad
+{
+  GstAggregatorPad parent;
+
+  /* Settings, under the pad's object lock. */
+  gchar *stream_name;
+  FusePolicy policy;
+  GstClockTime max_age;
+  gboolean master;
+
+  /* Streaming state, in the aggregator's thread. */
+  GstCaps *caps;
+  StreamKind kind;
+  GstRobocacheVectorsInfo vectors;
+  GstBuffer *prev;              /* latest buffer at or before the tick */
+  GstClockTime prev_rt;
+  GstClockTime interval;        /* longest observed gap between buffers */
+};
+
+typedef struct
+{
+  gint rate_n, rate_d;
+  gboolean flat_output;
+  StalePolicy stale_policy;
+  GstRobocacheBackend backend;
+  gint device_id;
+} Settings;
+
+typedef struct
+{
+  guint64 ticks;
+  guint64 dropped_ticks;
+  guint64 stale_streams;
+} Totals;
+
+typedef struct
+{
+  GstRobocacheGpu gpu;
+  gboolean use_gpu;
+  gboolean have_tick;
+  guint64 tick_index;           /* rate mode: the next tick is index k */
+  GstClockTime last_rt;         /* latest buffer running time on any pad */
+  gchar *stream_names;          /* of the caps last set on the src pad */
+  GstClockTime latency;         /* the wait reported for the pads */
+} State;
+
+struct _GstRobocacheFuse
+{
+  GstAggregator parent;
+
+  Settings settings;
+  Totals totals;
+  State state;
+};
+
+#define gst_robocache_fuse_parent_class parent_class
+G_DEFINE_TYPE (GstRobocacheFuse, gst_robocache_fuse, GST_TYPE_AGGREGATOR);
+G_DEFINE_TYPE (GstRobocacheFusePad, gst_robocache_fuse_pad,
+    GST_TYPE_AGGREGATOR_PAD);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachefuse, "robocachefuse",
+    GST_RANK_NONE, GST_TYPE_ROBOCACHE_FUSE,
+    GST_DEBUG_CATEGORY_INIT (gst_robocache_fuse_debug, "robocachefuse", 0,
+        "robocache stream fusion"));
+
+#define SINK_CAPS \
+    GST_ROBOCACHE_VECTORS_CAPS "; " GST_ROBOCACHE_POINTS_CAPS "; " \
+    GST_ROBOCACHE_VOXELS_CAPS "; video/x-raw"
+#define SINK_CUDA_CAPS \
+    GST_ROBOCACHE_VECTORS_CUDA_CAPS "; " GST_ROBOCACHE_POINTS_CUDA_CAPS "; " \
+    GST_ROBOCACHE_VOXELS_CUDA_CAPS "; video/x-raw(memory:CUDAMemory)"
+
+static GType
+fuse_policy_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {FUSE_POLICY_AUTO, "interpolate for vectors, previous for the rest",
+        "auto"},
+    {FUSE_POLICY_INTERPOLATE, "Vectors interpolated at the tick (others: "
+          "nearest)", "interpolate"},
+    {FUSE_POLICY_NEAREST, "The buffer nearest to the tick", "nearest"},
+    {FUSE_POLICY_PREVIOUS, "The latest buffer at or before the tick",
+        "previous"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstRobocacheFusePolicy", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static GType
+stale_policy_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {STALE_MARK, "Produce the tick with the stream marked stale", "mark"},
+    {STALE_DROP, "Drop the tick", "drop"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstRobocacheFuseStalePolicy", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* ------------------------------------------------------------------ */
+/* The pad                                                             */
+/* ------------------------------------------------------------------ */
+
+static void
+gst_robocache_fuse_pad_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
+
+  GST_OBJECT_LOCK (pad);
+  switch (prop_id) {
+    case PROP_PAD_STREAM_NAME:
+      g_free (pad->stream_name);
+      pad->stream_name = g_value_dup_string (value);
+      break;
+    case PROP_PAD_POLICY:
+      pad->policy = (FusePolicy) g_value_get_enum (value);
+      break;
+    case PROP_PAD_MAX_AGE:
+      pad->max_age = g_value_get_uint64 (value);
+      break;
+    case PROP_PAD_MASTER:
+      pad->master = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (pad);
+}
+
+static void
+gst_robocache_fuse_pad_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
+
+  GST_OBJECT_LOCK (pad);
+  switch (prop_id) {
+    case PROP_PAD_STREAM_NAME:
+      g_value_set_string (value, pad->stream_name ? pad->stream_name :
+          GST_PAD_NAME (pad));
+      break;
+    case PROP_PAD_POLICY:
+      g_value_set_enum (value, pad->policy);
+      break;
+    case PROP_PAD_MAX_AGE:
+      g_value_set_uint64 (value, pad->max_age);
+      break;
+    case PROP_PAD_MASTER:
+      g_value_set_boolean (value, pad->master);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (pad);
+}
+
+static void
+fuse_pad_reset (GstRobocacheFusePad * pad)
+{
+  gst_clear_buffer (&pad->prev);
+  pad->prev_rt = GST_CLOCK_TIME_NONE;
+  pad->interval = 0;
+}
+
+static void
+gst_robocache_fuse_pad_finalize (GObject * object)
+{
+  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
+
+  fuse_pad_reset (pad);
+  gst_clear_caps (&pad->caps);
+  g_free (pad->stream_name);
+  G_OBJECT_CLASS (gst_robocache_fuse_pad_parent_class)->finalize (object);
+}
+
+static GstFlowReturn
+gst_robocache_fuse_pad_flush (GstAggregatorPad * aggpad, GstAggregator * agg)
+{
+  fuse_pad_reset (GST_ROBOCACHE_FUSE_PAD (aggpad));
+  return GST_FLOW_OK;
+}
+
+static void
+gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstAggregatorPadClass *aggpad_class = GST_AGGREGATOR_PAD_CLASS (klass);
+
+  gobject_class->set_property = gst_robocache_fuse_pad_set_property;
+  gobject_class->get_property = gst_robocache_fuse_pad_get_property;
+  gobject_class->finalize = gst_robocache_fuse_pad_finalize;
+  aggpad_class->flush = GST_DEBUG_FUNCPTR (gst_robocache_fuse_pad_flush);
+
+  /**
+   * GstRobocacheFusePad:stream-name:
+   *
+   * The stream's name in the fused frame (default: the pad's name).
+   */
+  g_object_class_install_property (gobject_class, PROP_PAD_STREAM_NAME,
+      g_param_spec_string ("stream-name", "Stream name",
+          "Name of the stream in the fused frame (default: the pad name)",
+          NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheFusePad:policy:
+   *
+   * How the stream's data at a tick is chosen: auto (interpolate vectors,
+   * previous for the rest), interpolate, nearest or previous.
+   */
+  g_object_class_install_property (gobject_class, PROP_PAD_POLICY,
+      g_param_spec_enum ("policy", "Policy",
+          "How this stream's data at a tick is chosen", fuse_policy_get_type (),
+          DEFAULT_PAD_POLICY, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocacheFusePad:max-age:
+   *
+   * Data further than this from the tick (ns) is stale; it also bounds how
+   * long a tick waits for this pad when live.
+   */
+  g_object_class_install_property (gobject_class, PROP_PAD_MAX_AGE,
+      g_param_spec_uint64 ("max-age", "Maximum age",
+          "Data further than this from the tick (ns) is stale", 0, G_MAXUINT64,
+          DEFAULT_PAD_MAX_AGE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocacheFusePad:master:
+   *
+   * With rate=0/1, one tick per buffer of this pad.
+   */
+  g_object_class_install_property (gobject_class, PROP_PAD_MASTER,
+      g_param_spec_boolean ("master", "Master",
+          "With rate=0/1: one tick per buffer of this pad", DEFAULT_PAD_MASTER,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+}
+
+static void
+gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
+{
+  pad->policy = DEFAULT_PAD_POLICY;
+  pad->max_age = DEFAULT_PAD_MAX_AGE;
+  pad->master = DEFAULT_PAD_MASTER;
+  pad->prev_rt = GST_CLOCK_TIME_NONE;
+}
+
+static gchar *
+pad_stream_name (GstRobocacheFusePad * pad)
+{
+  gchar *name;
+
+  GST_OBJECT_LOCK (pad);
+  name = g_strdup (pad->stream_name ? pad->stream_name : GST_PAD_NAME (pad));
+  GST_OBJECT_UNLOCK (pad);
+  return name;
+}
+
+/* ------------------------------------------------------------------ */
+/* Element properties                                                  */
+/* ------------------------------------------------------------------ */
+
+static void
+gst_robocache_fuse_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (object);
+
+  switch (prop_id) {
+    case PROP_IGNORE_INACTIVE_PADS:
+      gst_aggregator_set_ignore_inactive_pads (GST_AGGREGATOR (self),
+          g_value_get_boolean (value));
+      return;
+    default:
+      break;
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_RATE:
+      self->settings.rate_n = gst_value_get_fraction_numerator (value);
+      self->settings.rate_d = gst_value_get_fraction_denominator (value);
+      break;
+    case PROP_FLAT_OUTPUT:
+      self->settings.flat_output = g_value_get_boolean (value);
+      break;
+    case PROP_STALE_POLICY:
+      self->settings.stale_policy = (StalePolicy) g_value_get_enum (value);
+      break;
+    case PROP_BACKEND:
+      self->settings.backend = (GstRobocacheBackend) g_value_get_enum (value);
+      break;
+    case PROP_DEVICE_ID:
+      self->settings.device_id = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_robocache_fuse_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (object);
+
+  if (prop_id == PROP_IGNORE_INACTIVE_PADS) {
+    g_value_set_boolean (value,
+        gst_aggregator_get_ignore_inactive_pads (GST_AGGREGATOR (self)));
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_RATE:
+      gst_value_set_fraction (value, self->settings.rate_n,
+          self->settings.rate_d);
+      break;
+    case PROP_FLAT_OUTPUT:
+      g_value_set_boolean (value, self->settings.flat_output);
+      break;
+    case PROP_STALE_POLICY:
+      g_value_set_enum (value, self->settings.stale_policy);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->settings.backend);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, self->settings.device_id);
+      break;
+    case PROP_STATS:
+      g_value_take_boxed (value, gst_structure_new ("robocachefuse-stats",
+              "ticks", G_TYPE_UINT64, self->totals.ticks,
+              "dropped-ticks", G_TYPE_UINT64, self->totals.dropped_ticks,
+              "stale-streams", G_TYPE_UINT64, self->totals.stale_streams,
+              NULL));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Caps, events, queries                                               */
+/* ------------------------------------------------------------------ */
+
+static StreamKind
+kind_of_caps (const GstCaps * caps)
+{
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+
+  if (gst_structure_has_name (s, GST_ROBOCACHE_VECTORS_MEDIA_TYPE))
+    return KIND_VECTORS;
+  if (gst_structure_has_name (s, GST_ROBOCACHE_POINTS_MEDIA_TYPE))
+    return KIND_POINTS;
+  if (gst_structure_has_name (s, GST_ROBOCACHE_VOXELS_MEDIA_TYPE))
+    return KIND_VOXELS;
+  if (gst_structure_has_name (s, "video/x-raw"))
+    return KIND_VIDEO;
+  return KIND_UNKNOWN;
+}
+
+static gboolean
+set_pad_caps (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
+    GstCaps * caps)
+{
+  StreamKind kind = kind_of_caps (caps);
+  GError *error = NULL;
+
+  /* A pad carries one kind of stream for its whole life: a camera pad
+   * turning into a joint-state pad is a wiring mistake, not a format
+   * change. */
+  if (pad->kind != KIND_UNKNOWN && kind != pad->kind) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("mismatched caps on %s: %" GST_PTR_FORMAT " after %" GST_PTR_FORMAT
+            "; a pad keeps the kind of stream it started with",
+            GST_PAD_NAME (pad), caps, pad->caps), (NULL));
+    return FALSE;
+  }
+  if (kind == KIND_VECTORS &&
+      !gst_robocache_vectors_caps_parse (caps, &pad->vectors, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s: %s", GST_PAD_NAME (pad),
+            error->message), (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  pad->kind = kind;
+  gst_caps_replace (&pad->caps, caps);
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
+    GstEvent * event)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    GstCaps *caps;
+    gst_event_parse_caps (event, &caps);
+    if (!set_pad_caps (self, GST_ROBOCACHE_FUSE_PAD (aggpad), caps)) {
+      gst_event_unref (event);
+      return FALSE;
+    }
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, aggpad, event);
+}
+
+static gboolean
+gst_robocache_fuse_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
+    GstQuery * query)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+
+  if (gst_robocache_gpu_query_context (&self->state.gpu, GST_ELEMENT (self),
+          query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, aggpad, query);
+}
+
+static gboolean
+gst_robocache_fuse_src_query (GstAggregator * agg, GstQuery * query)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+
+  if (gst_robocache_gpu_query_context (&self->state.gpu, GST_ELEMENT (self),
+          query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
+}
+
+static void
+gst_robocache_fuse_set_context (GstElement * element, GstContext * context)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->settings.device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_robocache_gpu_set_context (&self->state.gpu, element, context,
+      device_id);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and stop                                                      */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+gst_robocache_fuse_start (GstAggregator * agg)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  GstRobocacheBackend backend;
+  GError *error = NULL;
+  gint device_id;
+  gboolean use_gpu;
+
+  GST_OBJECT_LOCK (self);
+  backend = self->settings.backend;
+  device_id = self->settings.device_id;
+  memset (&self->totals, 0, sizeof (self->totals));
+  GST_OBJECT_UNLOCK (self);
+
+  /* The fused data itself is only referenced; the GPU side is the shared
+   * context, so that CUDA streams fused here live on one context. */
+  if (!gst_robocache_gpu_open (&self->state.gpu, GST_ELEMENT (self), backend,
+          device_id, &use_gpu, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", error->message),
+        (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  self->state.use_gpu = use_gpu;
+  self->state.have_tick = FALSE;
+  self->state.last_rt = GST_CLOCK_TIME_NONE;
+  self->state.latency = 0;
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_fuse_stop (GstAggregator * agg)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  GList *l;
+
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    fuse_pad_reset (GST_ROBOCACHE_FUSE_PAD (l->data));
+  GST_OBJECT_UNLOCK (self);
+  gst_robocache_gpu_close (&self->state.gpu);
+  g_clear_pointer (&self->state.stream_names, g_free);
+  self->state.have_tick = FALSE;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Aggregation                                                         */
+/* ------------------------------------------------------------------ */
+
+static GstClockTime
+tick_time (GstRobocacheFuse * self, guint64 k)
+{
+  return gst_util_uint64_scale (k, GST_SECOND * (guint64) self->settings.rate_d,
+      self->settings.rate_n);
+}
+
+static GstClockTime
+buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  return gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf));
+}
+
+/* The chosen master pad: master=true, else the first. */
+static GstRobocacheFusePad *
+master_pad (GList * pads)
+{
+  for (GList * l = pads; l; l = l->next) {
+    GstRobocacheFusePad *pad = l->data;
+    gboolean master;
+    GST_OBJECT_LOCK (pad);
+    master = pad->master;
+    GST_OBJECT_UNLOCK (pad);
+    if (master)
+      return pad;
+  }
+  return pads ? pads->data : NULL;
+}
+
+/* Moves every queued buffer at or before @tick into pad->prev and leaves
+ * the first later one queued.  FALSE (with an element error) on a buffer
+ * without timestamp. */
+static gboolean
+advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
+    GstClockTime tick)
+{
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
+  GstBuffer *buf;
+
+  while ((buf = gst_aggregator_pad_peek_buffer (aggpad))) {
+    GstClockTime rt = GST_BUFFER_PTS_IS_VALID (buf) ?
+        buffer_running_time (aggpad, buf) : GST_CLOCK_TIME_NONE;
+
+    if (!GST_CLOCK_TIME_IS_VALID (rt)) {
+      gst_buffer_unref (buf);
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("a buffer on %s has no timestamp (or one outside the segment); "
+              "robocachefuse aligns streams by their PTS",
+              GST_PAD_NAME (pad)), (NULL));
+      return FALSE;
+    }
+    if (!GST_CLOCK_TIME_IS_VALID (self->state.last_rt) ||
+        rt > self->state.last_rt)
+      self->state.last_rt = rt;
+    if (rt > tick) {
+      gst_buffer_unref (buf);
+      break;
+    }
+    if (GST_CLOCK_TIME_IS_VALID (pad->prev_rt) && rt > pad->prev_rt)
+      pad->interval = MAX (pad->interval, rt - pad->prev_rt);
+    gst_buffer_unref (buf);
+    gst_clear_buffer (&pad->prev);
+    pad->prev = gst_aggregator_pad_pop_buffer (aggpad);
+    pad->prev_rt = rt;
+  }
+  return TRUE;
+}
+
+/* Vectors at @tick between @prev and @next, by the resampling kernel. */
+static GstMemory *
+interpolate_vectors (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
+    GstBuffer * next, GstClockTime next_rt, GstClockTime tick)
+{
+  const GstRobocacheVectorsInfo *info = &pad->vectors;
+  gsize size = gst_robocache_vectors_sample_size (info);
+  rc_resample_params params = { 0 };
+  GstMapInfo a, b, out;
+  GstMemory *mem;
+  guint8 *values;
+  int64_t times[2] = { (int64_t) pad->prev_rt, (int64_t) next_rt };
+  int64_t target = (int64_t) tick;
+  rc_status ret;
+
+  if (!gst_buffer_map (pad->prev, &a, GST_MAP_READ))
+    return NULL;
+  if (!gst_buffer_map (next, &b, GST_MAP_READ)) {
+    gst_buffer_unmap (pad->prev, &a);
+    return NULL;
+  }
+  if (a.size != size || b.size != size) {
+    gst_buffer_unmap (pad->prev, &a);
+    gst_buffer_unmap (next, &b);
+    return NULL;
+  }
+  values = g_malloc (2 * size);
+  memcpy (values, a.data, size);
+  memcpy (values + size, b.data, size);
+  gst_buffer_unmap (pad->prev, &a);
+  gst_buffer_unmap (next, &b);
+
+  params.batch = 1;
+  params.n_source = 2;
+  params.n_target = 1;
+  params.channels = info->channels;
+  params.type = info->type;
+  params.method = RC_INTERP_LINEAR;
+  params.edge = RC_EDGE_HOLD;
+  params.n_quaternions = info->n_quaternions;
+  memcpy (params.quaternion_first, info->quaternion_first,
+      sizeof (params.quaternion_first));
+  params.n_angle_ranges = info->n_angle_ranges;
+  memcpy (params.angle_ranges, info->angle_ranges,
+      sizeof (params.angle_ranges));
+
+  mem = gst_allocator_alloc (NULL, size, NULL);
+  gst_memory_map (mem, &out, GST_MAP_WRITE);
+  ret = rc_resample_cpu (&params, times, values, &target, out.data);
+  gst_memory_unmap (mem, &out);
+  g_free (values);
+  if (ret != RC_OK) {
+    GST_WARNING_OBJECT (self, "interpolation on %s failed: %s",
+        GST_PAD_NAME (pad), rc_status_message (ret));
+    gst_memory_unref (mem);
+    return NULL;
+  }
+  return mem;
+}
+
+/* Appends @pad's vector (@mem, or NaN without one) to the flat output as
+ * float32. */
+static void
+append_flat (GstRobocacheFusePad * pad, GstMemory * mem, float *flat)
+{
+  guint d = pad->vectors.channels;
+  GstMapInfo map;
+
+  if (!mem || !gst_memory_map (mem, &map, GST_MAP_READ)) {
+    for (guint c = 0; c < d; c++)
+      flat[c] = NAN;
+    return;
+  }
+  for (guint c = 0; c < d; c++) {
+    if (pad->vectors.type == RC_TYPE_FLOAT64)
+      flat[c] = (float) ((const double *) map.data)[c];
+    else
+      flat[c] = ((const float *) map.data)[c];
+  }
+  gst_memory_unmap (mem, &map);
+}
+
+static gboolean
+is_flat_vector (GstRobocacheFusePad * pad)
+{
+  return pad->kind == KIND_VECTORS &&
+      pad->vectors.layout == GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE &&
+      pad->vectors.type != RC_TYPE_BFLOAT16;
+}
+
+/* Sets the src caps when the set of streams changed. */
+static void
+update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
+    gint rate_d)
+{
+  GString *names = g_string_new (NULL);
+  GstCaps *caps;
+
+  for (GList * l = pads; l; l = l->next) {
+    gchar *name = pad_stream_name (l->data);
+    g_string_append_printf (names, "%s%s", names->len ? "," : "", name);
+    g_free (name);
+  }
+  if (g_strcmp0 (names->str, self->state.stream_names) == 0) {
+    g_string_free (names, TRUE);
+    return;
+  }
+  caps = gst_caps_new_simple (GST_ROBOCACHE_FUSED_MEDIA_TYPE,
+      "streams", G_TYPE_STRING, names->str,
+      "framerate", GST_TYPE_FRACTION, rate_n, rate_d, NULL);
+  gst_aggregator_set_src_caps (GST_AGGREGATOR (self), caps);
+  gst_caps_unref (caps);
+  g_free (self->state.stream_names);
+  self->state.stream_names = g_string_free (names, FALSE);
+}
+
+/* Reports the longest wait a tick may need: the largest sample interval
+ * seen on any pad, each bounded by its max-age. */
+static void
+update_latency (GstRobocacheFuse * self, GList * pads)
+{
+  GstClockTime wait = 0;
+
+  for (GList * l = pads; l; l = l->next) {
+    GstRobocacheFusePad *pad = l->data;
+    GstClockTime max_age;
+    GST_OBJECT_LOCK (pad);
+    max_age = pad->max_age;
+    GST_OBJECT_UNLOCK (pad);
+    wait = MAX (wait, MIN (pad->interval, max_age));
+  }
+  if (wait > self->state.latency) {
+    self->state.latency = wait;
+    GST_INFO_OBJECT (self, "waiting up to %" GST_TIME_FORMAT " for a pad",
+        GST_TIME_ARGS (wait));
+    gst_aggregator_set_latency (GST_AGGREGATOR (self), wait, wait);
+  }
+}
+
+/* Builds the fused buffer of the tick at running time @tick.  Returns NULL
+ * when the tick is dropped (stale-policy=drop). */
+static GstBuffer *
+fuse_tick (GstRobocacheFuse * self, GList * pads, GstClockTime tick,
+    gboolean flat_output, StalePolicy stale_policy, guint * n_stale)
+{
+  GstBuffer *out = gst_buffer_new ();
+  GstRobocacheFusedMeta *meta;
+  guint n_pads = g_list_length (pads), i = 0, flat_channels = 0;
+  GstMemory *flat_mem = NULL;
+  GstMapInfo flat_map;
+  float *flat = NULL;
+
+  *n_stale = 0;
+  meta = gst_buffer_add_robocache_fused_meta (out, n_pads);
+  if (flat_output) {
+    for (GList * l = pads; l; l = l->next) {
+      if (is_flat_vector (l->data))
+        flat_channels += GST_ROBOCACHE_FUSE_PAD (l->data)->vectors.channels;
+    }
+    flat_mem = gst_allocator_alloc (NULL, MAX (flat_channels, 1) *
+        sizeof (float), NULL);
+    gst_memory_map (flat_mem, &flat_map, GST_MAP_WRITE);
+    flat = (float *) flat_map.data;
+  }
+
+  for (GList * l = pads; l; l = l->next, i++) {
+    GstRobocacheFusePad *pad = l->data;
+    GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
+    GstRobocacheFusedStream *stream = &meta->streams[i];
+    GstBuffer *next = gst_aggregator_pad_peek_buffer (aggpad);
+    GstClockTime next_rt = next && GST_BUFFER_PTS_IS_VALID (next) ?
+        buffer_running_time (aggpad, next) : GST_CLOCK_TIME_NONE;
+    GstBuffer *chosen = NULL;
+    GstClockTime chosen_rt = GST_CLOCK_TIME_NONE, max_age;
+    GstMemory *mem = NULL;
+    FusePolicy policy;
+
+    GST_OBJECT_LOCK (pad);
+    policy = pad->policy;
+    max_age = pad->max_age;
+    GST_OBJECT_UNLOCK (pad);
+    if (policy == FUSE_POLICY_AUTO)
+      policy = pad->kind == KIND_VECTORS ? FUSE_POLICY_INTERPOLATE :
+          FUSE_POLICY_PREVIOUS;
+    /* Only vector samples are ever interpolated. */
+    if (policy == FUSE_POLICY_INTERPOLATE && !is_flat_vector (pad))
+      policy = FUSE_POLICY_NEAREST;
+
+    stream->name = pad_stream_name (pad);
+    stream->caps = pad->caps ? gst_caps_ref (pad->caps) : NULL;
+
+    if (policy == FUSE_POLICY_INTERPOLATE && pad->prev && next &&
+        GST_CLOCK_TIME_IS_VALID (next_rt) && pad->prev_rt != tick) {
+      mem = interpolate_vectors (self, pad, next, next_rt, tick);
+      if (mem) {
+        stream->interpolated = TRUE;
+        /* Staleness of an interpolation: its farther neighbour. */
+        chosen_rt = tick - pad->prev_rt > next_rt - tick ? pad->prev_rt :
+            next_rt;
+        stream->pts = GST_BUFFER_PTS (tick - pad->prev_rt <= next_rt - tick ?
+            pad->prev : next);
+      }
+    }
+    if (!mem) {
+      gboolean take_next = FALSE;
+      if (policy != FUSE_POLICY_PREVIOUS && next &&
+          GST_CLOCK_TIME_IS_VALID (next_rt))
+        take_next = !pad->prev || next_rt - tick < tick - pad->prev_rt;
+      chosen = take_next ? next : pad->prev;
+      chosen_rt = take_next ? next_rt : pad->prev_rt;
+      if (chosen) {
+        /* One memory per stream; a single memory is a reference, not a
+         * copy. */
+        mem = gst_buffer_get_all_memory (chosen);
+        stream->pts = GST_BUFFER_PTS (chosen);
+      }
+    }
+
+    if (GST_CLOCK_TIME_IS_VALID (chosen_rt))
+      stream->offset = GST_CLOCK_DIFF (tick, chosen_rt);
+    stream->stale = !mem || (guint64) ABS (stream->offset) > max_age;
+    if (stream->stale)
+      (*n_stale)++;
+    if (flat && is_flat_vector (pad)) {
+      append_flat (pad, stream->stale ? NULL : mem, flat);
+      flat += pad->vectors.channels;
+    }
+    if (mem) {
+      stream->memory_index = gst_buffer_n_memory (out);
+      gst_buffer_append_memory (out, mem);
+    }
+    if (next)
+      gst_buffer_unref (next);
+  }
+
+  if (flat_mem) {
+    gst_memory_unmap (flat_mem, &flat_map);
+    meta->flat_memory_index = gst_buffer_n_memory (out);
+    meta->flat_channels = flat_channels;
+    gst_buffer_append_memory (out, flat_mem);
+  }
+  if (*n_stale > 0 && stale_policy == STALE_DROP) {
+    gst_buffer_unref (out);
+    return NULL;
+  }
+  return out;
+}
+
+static gpointer
+ref_pad (gconstpointer pad, gpointer unused)
+{
+  return gst_object_ref ((gpointer) pad);
+}
+
+static GList *
+ref_sink_pads (GstRobocacheFuse * self)
+{
+  GList *pads;
+
+  GST_OBJECT_LOCK (self);
+  pads = g_list_copy_deep (GST_ELEMENT (self)->sinkpads, ref_pad, NULL);
+  GST_OBJECT_UNLOCK (self);
+  return pads;
+}
+
+static GstFlowReturn
+gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  GList *pads = ref_sink_pads (self);
+  GstRobocacheFusePad *master = NULL;
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean all_ready = TRUE, all_eos = TRUE, flat_output;
+  StalePolicy stale_policy;
+  GstClockTime tick;
+  gint rate_n, rate_d;
+  GstBuffer *out;
+  guint n_stale;
+
+  GST_OBJECT_LOCK (self);
+  rate_n = self->settings.rate_n;
+  rate_d = self->settings.rate_d;
+  flat_output = self->settings.flat_output;
+  stale_policy = self->settings.stale_policy;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!pads) {
+    ret = timeout ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
+    goto done;
+  }
+
+  if (rate_n == 0) {
+    GstBuffer *m;
+    master = master_pad (pads);
+    m = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD (master));
+    if (!m) {
+      ret = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (master)) ?
+          GST_FLOW_EOS : GST_AGGREGATOR_FLOW_NEED_DATA;
+      goto done;
+    }
+    if (!GST_BUFFER_PTS_IS_VALID (m)) {
+      gst_buffer_unref (m);
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("a buffer on %s has no timestamp; robocachefuse aligns streams "
+              "by their PTS", GST_PAD_NAME (master)), (NULL));
+      ret = GST_FLOW_ERROR;
+      goto done;
+    }
+    tick = buffer_running_time (GST_AGGREGATOR_PAD (master), m);
+    gst_buffer_unref (m);
+  } else {
+    if (!self->state.have_tick) {
+      /* The first tick: the first on the grid at or after the earliest
+       * data. */
+      GstClockTime first = GST_CLOCK_TIME_NONE;
+      for (GList * l = pads; l; l = l->next) {
+        GstAggregatorPad *aggpad = l->data;
+        GstBuffer *b = gst_aggregator_pad_peek_buffer (aggpad);
+        GstClockTime rt;
+        if (!b)
+          continue;
+        rt = GST_BUFFER_PTS_IS_VALID (b) ? buffer_running_time (aggpad, b) :
+            GST_CLOCK_TIME_NONE;
+        gst_buffer_unref (b);
+        if (!GST_CLOCK_TIME_IS_VALID (rt)) {
+          GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+              ("a buffer on %s has no timestamp (or one outside the "
+                  "segment); robocachefuse aligns streams by their PTS",
+                  GST_PAD_NAME (aggpad)), (NULL));
+          ret = GST_FLOW_ERROR;
+          goto done;
+        }
+        first = MIN (first, rt);
+      }
+      if (!GST_CLOCK_TIME_IS_VALID (first)) {
+        gboolean eos = TRUE;
+        for (GList * l = pads; l; l = l->next)
+          eos &= gst_aggregator_pad_is_eos (l->data);
+        ret = eos ? GST_FLOW_EOS : timeout ? GST_FLOW_OK :
+            GST_AGGREGATOR_FLOW_NEED_DATA;
+        goto done;
+      }
+      self->state.tick_index = gst_util_uint64_scale_ceil (first, rate_n,
+          GST_SECOND * (guint64) rate_d);
+      self->state.have_tick = TRUE;
+    }
+    tick = tick_time (self, self->state.tick_index);
+  }
+
+  for (GList * l = pads; l; l = l->next) {
+    GstRobocacheFusePad *pad = l->data;
+    GstAggregatorPad *aggpad = l->data;
+    gboolean has_next;
+
+    if (pad != master && !advance_pad (self, pad, tick)) {
+      ret = GST_FLOW_ERROR;
+      goto done;
+    }
+    has_next = pad == master || gst_aggregator_pad_has_buffer (aggpad);
+    if (has_next)
+      all_eos = FALSE;
+    if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
+        !gst_aggregator_pad_is_inactive (aggpad))
+      all_ready = FALSE;
+  }
+  update_latency (self, pads);
+
+  if (!all_ready && !timeout) {
+    ret = GST_AGGREGATOR_FLOW_NEED_DATA;
+    goto done;
+  }
+  /* Every pad ended: ticks go on up to the last data, then EOS. */
+  if (all_eos && (!GST_CLOCK_TIME_IS_VALID (self->state.last_rt) ||
+          tick > self->state.last_rt)) {
+    ret = GST_FLOW_EOS;
+    goto done;
+  }
+
+  /* The master's buffer is the tick's own: consumed only now that the
+   * tick is certain to be produced. */
+  if (master && !advance_pad (self, master, tick)) {
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  update_src_caps (self, pads, rate_n, rate_d);
+  out = fuse_tick (self, pads, tick, flat_output, stale_policy, &n_stale);
+  if (!master)
+    self->state.tick_index++;
+
+  GST_OBJECT_LOCK (self);
+  self->totals.stale_streams += n_stale;
+  if (out)
+    self->totals.ticks++;
+  else
+    self->totals.dropped_ticks++;
+  GST_OBJECT_UNLOCK (self);
+
+  if (out) {
+    GstSegment *segment = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+    GstClockTime pts = gst_segment_position_from_running_time (segment,
+        GST_FORMAT_TIME, tick);
+    GST_BUFFER_PTS (out) = pts;
+    if (!master)
+      GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) -
+          tick;
+    segment->position = pts;
+    GST_LOG_OBJECT (self, "tick %" GST_TIME_FORMAT ", %u stale",
+        GST_TIME_ARGS (tick), n_stale);
+    ret = gst_aggregator_finish_buffer (agg, out);
+  } else {
+    GST_DEBUG_OBJECT (self, "tick %" GST_TIME_FORMAT " dropped: %u stale",
+        GST_TIME_ARGS (tick), n_stale);
+  }
+
+done:
+  g_list_free_full (pads, gst_object_unref);
+  return ret;
+}
+
+static GstClockTime
+gst_robocache_fuse_get_next_time (GstAggregator * agg)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  GstClockTime next = GST_CLOCK_TIME_NONE;
+  gint rate_n;
+
+  GST_OBJECT_LOCK (self);
+  rate_n = self->settings.rate_n;
+  if (rate_n > 0 && self->state.have_tick)
+    next = tick_time (self, self->state.tick_index);
+  GST_OBJECT_UNLOCK (self);
+  if (rate_n == 0)
+    next = gst_aggregator_simple_get_next_time (agg);
+  return next;
+}
+
+static GstAggregatorPad *
+gst_robocache_fuse_create_new_pad (GstAggregator * agg,
+    GstPadTemplate * templ, const gchar * req_name, const GstCaps * caps)
+{
+  return GST_AGGREGATOR_CLASS (parent_class)->create_new_pad (agg, templ,
+      req_name, caps);
+}
+
+/* ------------------------------------------------------------------ */
+/* GObject                                                             */
+/* ------------------------------------------------------------------ */
+
+static void
+gst_robocache_fuse_finalize (GObject * object)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (object);
+
+  gst_robocache_gpu_close (&self->state.gpu);
+  g_free (self->state.stream_names);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+  GstCaps *sink_caps = gst_robocache_caps_with_cuda (SINK_CAPS,
+      SINK_CUDA_CAPS);
+
+  gobject_class->set_property = gst_robocache_fuse_set_property;
+  gobject_class->get_property = gst_robocache_fuse_get_property;
+  gobject_class->finalize = gst_robocache_fuse_finalize;
+
+  /**
+   * GstRobocacheFuse:rate:
+   *
+   * Ticks per second, aligned to running time 0; 0/1 ticks once per buffer
+   * of the master pad.
+   */
+  g_object_class_install_property (gobject_class, PROP_RATE,
+      gst_param_spec_fraction ("rate", "Rate",
+          "Ticks per second (0/1: one per buffer of the master pad)", 0, 1,
+          G_MAXINT, 1, DEFAULT_RATE_N, DEFAULT_RATE_D,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheFuse:flat-output:
+   *
+   * Add one float32 memory per tick holding every vector stream
+   * concatenated in pad order (NaN for a stale stream).
+   */
+  g_object_class_install_property (gobject_class, PROP_FLAT_OUTPUT,
+      g_param_spec_boolean ("flat-output", "Flat output",
+          "Add every vector stream concatenated as one float32 memory",
+          DEFAULT_FLAT_OUTPUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocacheFuse:stale-policy:
+   *
+   * What a tick with a stale stream becomes: mark (the stream is flagged
+   * in the meta) or drop (no output for that tick).
+   */
+  g_object_class_install_property (gobject_class, PROP_STALE_POLICY,
+      g_param_spec_enum ("stale-policy", "Stale policy",
+          "What a tick with a stale stream becomes", stale_policy_get_type (),
+          DEFAULT_STALE_POLICY, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocacheFuse:ignore-inactive-pads:
+   *
+   * Live: do not wait for pads that never delivered anything.
+   */
+  g_object_class_install_property (gobject_class, PROP_IGNORE_INACTIVE_PADS,
+      g_param_spec_boolean ("ignore-inactive-pads", "Ignore inactive pads",
+          "Live: do not wait for pads that never delivered data",
+          DEFAULT_IGNORE_INACTIVE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheFuse:backend:
+   *
+   * auto shares the pipeline's CUDA context when there is a GPU; gpu
+   * requires one; cpu never touches CUDA.
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", "Whether to use the GPU",
+          GST_TYPE_ROBOCACHE_BACKEND, DEFAULT_BACKEND,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheFuse:cuda-device-id:
+   *
+   * CUDA device to use, -1 for any (the pipeline's shared context).
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use (-1 = any)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheFuse:stats:
+   *
+   * Totals since start: ticks, dropped-ticks, stale-streams.
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
+          GST_PAD_REQUEST, sink_caps, GST_TYPE_ROBOCACHE_FUSE_PAD));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+          gst_caps_from_string (GST_ROBOCACHE_FUSED_MEDIA_TYPE),
+          GST_TYPE_AGGREGATOR_PAD));
+  gst_element_class_set_static_metadata (element_class,
+      "robocache fusion", "Muxer/Robotics",
+      "Aligns live sensor streams onto one timeline, one fused frame per "
+      "tick", "robocache developers");
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_robocache_fuse_set_context);
+  agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_robocache_fuse_aggregate);
+  agg_class->get_next_time =
+      GST_DEBUG_FUNCPTR (gst_robocache_fuse_get_next_time);
+  agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_robocache_fuse_sink_event);
+  agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_robocache_fuse_sink_query);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (gst_robocache_fuse_src_query);
+  agg_class->start = GST_DEBUG_FUNCPTR (gst_robocache_fuse_start);
+  agg_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_fuse_stop);
+  agg_class->create_new_pad =
+      GST_DEBUG_FUNCPTR (gst_robocache_fuse_create_new_pad);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_FUSE_PAD, 0);
+  gst_type_mark_as_plugin_api (fuse_policy_get_type (), 0);
+  gst_type_mark_as_plugin_api (stale_policy_get_type (), 0);
+}
+
+static void
+gst_robocache_fuse_init (GstRobocacheFuse * self)
+{
+  self->settings.rate_n = DEFAULT_RATE_N;
+  self->settings.rate_d = DEFAULT_RATE_D;
+  self->settings.flat_output = DEFAULT_FLAT_OUTPUT;
+  self->settings.stale_policy = DEFAULT_STALE_POLICY;
+  self->settings.backend = DEFAULT_BACKEND;
+  self->settings.device_id = DEFAULT_DEVICE_ID;
+}

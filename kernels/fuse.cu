@@ -1,0 +1,448 @@
+/* Batched fusion of recorded streams: the CUDA kernel.
+ *
+ * Reference size, the one tuned for: 64 episodes of 10 s with ticks at
+ * 50 Hz (T = 500) and three streams, vision features at 30 Hz x 512
+ * channels, proprioception at 100 Hz x 14 and force at 333 Hz x 6, all
+ * float32.  That writes 64 * 500 * 532 * 4 = 68 MB and reads about 48 MB:
+ * memory bound, so the work is organised around the output.
+ *
+ * One launch.  A block takes a tile of K consecutive ticks of one episode,
+ * whose output rows are one contiguous span, in four steps:
+ * - locate each (tick, stream) of the tile (search and weight:
+ *   resample-math.h, as on the CPU) into shared memory, so that this
+ *   scalar work is done once per row segment, not once per channel;
+ * - find, per stream, the span of input rows the tile blends;
+ * - copy those spans into shared memory with cp.async, all at once: many
+ *   bytes in flight without holding registers, each row read once per
+ *   tile (neighbouring ticks share rows) and the few round trips of the
+ *   tile overlapped;
+ * - stream by stream, sweep the tile's output segments: consecutive
+ *   threads take consecutive channels (4 or 2 at a time where the layout
+ *   allows), blending from shared memory (or from global memory for a
+ *   span too long to stage) and writing coalesced, streaming stores.
+ * Six blocks per SM let one block's copying cover another's searching (a
+ * block that also located its next tile meanwhile measured slower).  On an
+ * H100 the reference takes about 51 us: 2.3 TB/s counting every input byte,
+ * where a device-to-device copy reaches 2.75. */
+#include "internal.h"
+#include "resample-math.h"
+
+#include <cuda_runtime.h>
+
+#include <climits>
+
+namespace
+{
+
+const int kBlock = 256;
+/* Located (tick, stream) pairs one tile may hold: 6 KB of shared memory. */
+const uint32_t kMaxLocs = 512;
+/* Input rows staged per tile: with the table 35 KB of shared memory a
+ * block, so that six blocks fit an SM (as do their registers, with the
+ * launch bounds below).  The reference tile stages about 26 KB.  More
+ * blocks, or larger tiles, measured slower. */
+const uint32_t kStageBytes = 28 * 1024;
+const int kBlocksPerSm = 6;
+/* A stream is staged only if its span is at most this many times the rows
+ * its ticks blend (two a tick): a fast stream under slow ticks is better
+ * read row by row. */
+const uint32_t kSpanFactor = 4;
+/* Marks a stream whose span is read from global memory. */
+const uint32_t kNotStaged = 0xffffffffu;
+/* Output floats a tile aims at: enough to amortise its searches, small
+ * enough that the reference size makes a few waves of blocks (15 ticks;
+ * 23 or 11 measured slower). */
+const uint32_t kTileFloats = 8192;
+/* Below this many tiles, tiles shrink (down to one tick) to fill the GPU. */
+const uint64_t kMinTiles = 2048;
+/* Marks a NaN segment (edge INVALID); a pick has i1 == i2. */
+const uint32_t kNanRow = 0xffffffffu;
+
+/* Where one tick falls in one stream. */
+struct Loc
+{
+  uint32_t i1, i2;              /* rows to blend; equal: copy i1 */
+  float w;                      /* fraction from i1 to i2 */
+};
+
+/* A stream's input rows [lo, lo + rows) held at @offset bytes into the
+ * stage buffer. */
+struct Stage
+{
+  uint32_t lo, rows, offset;
+};
+
+struct Args
+{
+  rc_fuse_params p;
+  uint32_t offset[RC_FUSE_MAX_STREAMS];  /* first output column */
+  uint32_t vec[RC_FUSE_MAX_STREAMS];     /* channels per access: 1, 2, 4 */
+  uint32_t row;                 /* output channels */
+  uint32_t tile;                /* ticks per tile (K) */
+  uint32_t tiles;               /* tiles per episode */
+};
+
+template < typename St > struct Load;
+
+template <> struct Load <float >
+{
+  static __device__ float get (float x) { return x; }
+};
+
+/* bfloat16, as its bits. */
+template <> struct Load <uint16_t >
+{
+  static __device__ float get (uint16_t x) { return rc_rs_bf16_to_float (x); }
+};
+
+/* V values moved as one access. */
+template < typename St, int V > struct alignas (sizeof (St) * V) Pack
+{
+  St v[V];
+};
+
+/* Output rows are not read again here: streaming stores keep them from
+ * pushing the input rows, which neighbouring ticks re-read, out of L2. */
+__device__ __forceinline__ void
+store (float *dst, const float (&y)[1])
+{
+  __stcs (dst, y[0]);
+}
+
+__device__ __forceinline__ void
+store (float *dst, const float (&y)[2])
+{
+  __stcs (reinterpret_cast < float2 * >(dst), make_float2 (y[0], y[1]));
+}
+
+__device__ __forceinline__ void
+store (float *dst, const float (&y)[4])
+{
+  __stcs (reinterpret_cast < float4 * >(dst), make_float4 (y[0], y[1], y[2],
+          y[3]));
+}
+
+/* Asynchronous copy of one B-byte unit into shared memory. */
+template < int B >
+__device__ __forceinline__ void
+copy_async (void *dst, const void *src)
+{
+  const uint32_t d = (uint32_t) __cvta_generic_to_shared (dst);
+
+  /* 16 bytes may bypass L1; 8 and 4 may not.  Smaller units are never
+   * staged. */
+  if (B == 16)
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;\n"::"r" (d),
+        "l" (src):"memory");
+  else if (B == 8 || B == 4)
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], %2;\n"::"r" (d),
+        "l" (src), "n" (B):"memory");
+}
+
+template < typename St, int V >
+__device__ __forceinline__ const Pack < St, V > *
+episode_rows (const Args & a, uint32_t s, uint32_t e)
+{
+  const rc_fuse_stream & st = a.p.streams[s];
+
+  return reinterpret_cast < const Pack < St, V > *>(static_cast <
+      const St * >(st.values) + (uint64_t) e * st.n_samples * st.channels);
+}
+
+/* Starts the copy of stream @s's staged rows (contiguous in global memory
+ * too). */
+template < typename St, int V >
+__device__ __forceinline__ void
+stage_rows (const Args & a, uint32_t s, const Stage & sg, uint32_t e,
+    uint8_t * buf)
+{
+  typedef Pack < St, V > P;
+  const uint32_t units = a.p.streams[s].channels / V;
+  const P *src = episode_rows < St, V > (a, s, e) + (uint64_t) sg.lo * units;
+  P *dst = reinterpret_cast < P * >(buf + sg.offset);
+  const uint32_t n = sg.rows * units;
+
+  for (uint32_t i = threadIdx.x; i < n; i += kBlock)
+    copy_async < sizeof (P) > (dst + i, src + i);
+}
+
+/* Writes stream @s's segments of the tile's @nk rows starting at @o, from
+ * @rows (input row r at rows[(r - lo) * units]). */
+template < typename St, int V >
+__device__ __forceinline__ void
+sweep (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
+    const Pack < St, V > *rows, uint32_t lo, float *o)
+{
+  typedef Pack < St, V > P;
+  const uint32_t units = a.p.streams[s].channels / V;
+  const uint32_t total = nk * units;
+
+  o += a.offset[s];
+  for (uint32_t i = threadIdx.x; i < total; i += kBlock) {
+    const uint32_t k = i / units, u = i - k * units;
+    const Loc l = locs[k];
+    float y[V];
+
+    if (l.i1 == kNanRow) {
+#pragma unroll
+      for (int j = 0; j < V; j++)
+        y[j] = __int_as_float (0x7fc00000);
+    } else {
+      const P x1 = rows[(uint64_t) (l.i1 - lo) * units + u];
+
+      if (l.i2 == l.i1) {
+#pragma unroll
+        for (int j = 0; j < V; j++)
+          y[j] = Load < St >::get (x1.v[j]);
+      } else {
+        const P x2 = rows[(uint64_t) (l.i2 - lo) * units + u];
+#pragma unroll
+        for (int j = 0; j < V; j++)
+          y[j] = rc_rs_lerp_f (Load < St >::get (x1.v[j]),
+              Load < St >::get (x2.v[j]), l.w);
+      }
+    }
+    store (o + (uint64_t) k * a.row + u * V, y);
+  }
+}
+
+/* Stream @s's step @staging (start the copy) or not (sweep), with its
+ * type and access width as template arguments. */
+template < typename St, int V >
+__device__ __forceinline__ void
+stream_step (bool staging, const Args & a, uint32_t s, const Loc * locs,
+    uint32_t nk, const Stage & sg, uint8_t * buf, uint32_t e, float *o)
+{
+  if (staging) {
+    if (sizeof (Pack < St, V >) >= 4 && sg.offset != kNotStaged)
+      stage_rows < St, V > (a, s, sg, e, buf);
+  } else if (sg.offset != kNotStaged) {
+    /* Separate instantiations, so that these loads are shared-memory
+     * loads and the others global ones. */
+    sweep < St, V > (a, s, locs, nk, reinterpret_cast <
+        const Pack < St, V > *>(buf + sg.offset), sg.lo, o);
+  } else {
+    sweep < St, V > (a, s, locs, nk, episode_rows < St, V > (a, s, e), 0, o);
+  }
+}
+
+__device__ __forceinline__ void
+stream_dispatch (bool staging, const Args & a, uint32_t s, const Loc * locs,
+    uint32_t nk, const Stage & sg, uint8_t * buf, uint32_t e, float *o)
+{
+  const bool bf16 = a.p.streams[s].type == RC_TYPE_BFLOAT16;
+
+  switch (a.vec[s]) {
+    case 4:
+      if (bf16)
+        stream_step < uint16_t, 4 > (staging, a, s, locs, nk, sg, buf, e, o);
+      else
+        stream_step < float, 4 > (staging, a, s, locs, nk, sg, buf, e, o);
+      break;
+    case 2:
+      if (bf16)
+        stream_step < uint16_t, 2 > (staging, a, s, locs, nk, sg, buf, e, o);
+      else
+        stream_step < float, 2 > (staging, a, s, locs, nk, sg, buf, e, o);
+      break;
+    default:
+      if (bf16)
+        stream_step < uint16_t, 1 > (staging, a, s, locs, nk, sg, buf, e, o);
+      else
+        stream_step < float, 1 > (staging, a, s, locs, nk, sg, buf, e, o);
+      break;
+  }
+}
+
+/* __grid_constant__: the streams are indexed at run time, straight from
+ * the parameter space, without a local copy of the 0.6 KB struct. */
+__global__ void __launch_bounds__ (kBlock, kBlocksPerSm)
+fuse_kernel (const __grid_constant__ Args a,
+    const int64_t * __restrict__ ticks, float *__restrict__ out)
+{
+  __shared__ Loc locs[kMaxLocs];
+  __shared__ Stage stages[RC_FUSE_MAX_STREAMS];
+  __shared__ __align__ (16) uint8_t buf[kStageBytes];
+  const rc_fuse_params & p = a.p;
+  const uint64_t n_tiles = (uint64_t) p.episodes * a.tiles;
+
+  for (uint64_t tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+    /* 64-bit division is a slow subroutine: only when needed. */
+    const uint32_t e = (tile >> 32) ? (uint32_t) (tile / a.tiles) :
+        (uint32_t) tile / a.tiles;
+    const uint32_t t0 = (uint32_t) (tile - (uint64_t) e * a.tiles) * a.tile;
+    const uint32_t nk = min (a.tile, p.n_ticks - t0);
+    const uint64_t first_row = (uint64_t) e * p.n_ticks + t0;
+    float *o = out + first_row * a.row;
+
+    /* Locate, stream-major: a warp's lanes search the same stream's times
+     * for neighbouring ticks, so their probes share cache lines. */
+    for (uint32_t i = threadIdx.x; i < nk * p.n_streams; i += kBlock) {
+      const uint32_t s = i / nk, k = i - s * nk;
+      const rc_fuse_stream & st = p.streams[s];
+      const uint32_t n = st.n_samples;
+      const int64_t *ts = st.times + (uint64_t) e * n;
+      const int64_t t = ticks[first_row + k];
+      rc_rs_loc loc;
+      Loc l;
+
+      rc_rs_locate (ts, n, t, rc_rs_search (ts, n, t), st.method, p.edge,
+          &loc);
+      l.i1 = l.i2 = loc.idx[1];
+      l.w = 0;
+      if (loc.kind == RC_RS_NAN) {
+        l.i1 = l.i2 = kNanRow;
+      } else if (loc.kind == RC_RS_INTERP) {
+        /* Rounded to float, as rc_resample does. */
+        l.i2 = loc.idx[2];
+        l.w = (float) loc.w;
+      }
+      locs[s * a.tile + k] = l;
+    }
+    __syncthreads ();
+
+    /* One warp plans the stage buffer: each stream's span of rows, in
+     * order, while it fits and is not much longer than what the ticks
+     * blend (ticks out of order, a fast stream under slow ticks: then
+     * global memory). */
+    if (threadIdx.x < 32) {
+      uint32_t used = 0;
+
+      for (uint32_t s = 0; s < p.n_streams; s++) {
+        const uint32_t unit = (p.streams[s].type == RC_TYPE_BFLOAT16 ? 2 : 4)
+            * a.vec[s];
+        uint32_t lo = kNanRow, hi = 0;
+        Stage sg;
+
+        for (uint32_t k = threadIdx.x; k < nk; k += 32) {
+          const Loc l = locs[s * a.tile + k];
+
+          if (l.i1 != kNanRow) {
+            lo = min (lo, min (l.i1, l.i2));
+            hi = max (hi, max (l.i1, l.i2));
+          }
+        }
+        lo = __reduce_min_sync (0xffffffffu, lo);
+        hi = __reduce_max_sync (0xffffffffu, hi);
+        sg.lo = lo;
+        sg.rows = hi - lo + 1;
+        sg.offset = kNotStaged;
+        /* The size checks first keep the product from wrapping. */
+        if (lo <= hi && unit >= 4 && sg.rows <= kSpanFactor * 2 * nk
+            && p.streams[s].channels <= kStageBytes) {
+          const uint64_t bytes = (uint64_t) sg.rows * p.streams[s].channels *
+              (unit / a.vec[s]);
+
+          if (bytes <= kStageBytes - used) {
+            sg.offset = used;
+            used += (uint32_t) (bytes + 15) / 16 * 16;
+          }
+        }
+        if (threadIdx.x == 0)
+          stages[s] = sg;
+      }
+    }
+    __syncthreads ();
+
+    for (uint32_t s = 0; s < p.n_streams; s++)
+      stream_dispatch (true, a, s, locs + s * a.tile, nk, stages[s], buf, e,
+          o);
+    asm volatile ("cp.async.commit_group;\n"
+        "cp.async.wait_all;\n":::"memory");
+    __syncthreads ();
+
+    for (uint32_t s = 0; s < p.n_streams; s++)
+      stream_dispatch (false, a, s, locs + s * a.tile, nk, stages[s], buf, e,
+          o);
+    /* The next tile overwrites the table and the stage buffer. */
+    __syncthreads ();
+  }
+}
+
+/* Bytes a tile of @k ticks would stage if each stream's samples were spread
+ * evenly under the ticks: the rows between its first and last tick, plus
+ * the two outer neighbours, for the streams that would be staged. */
+uint64_t
+stage_estimate (const Args * a, uint32_t k)
+{
+  const rc_fuse_params *p = &a->p;
+  uint64_t total = 0;
+
+  for (uint32_t s = 0; s < p->n_streams; s++) {
+    const rc_fuse_stream *st = &p->streams[s];
+    const uint32_t esize = st->type == RC_TYPE_BFLOAT16 ? 2 : 4;
+    const uint64_t rows = ((uint64_t) (k - 1) * st->n_samples +
+        p->n_ticks - 1) / p->n_ticks + 2;
+
+    if (esize * a->vec[s] >= 4 && rows <= (uint64_t) kSpanFactor * 2 * k)
+      total += rows * st->channels * esize;
+  }
+  return total;
+}
+
+/* The widest access (4, 2 or 1 channels) that keeps every load and store
+ * of stream @s aligned. */
+uint32_t
+vector_width (const rc_fuse_stream * st, uint32_t offset, uint32_t row,
+    const float *out)
+{
+  const size_t esize = st->type == RC_TYPE_BFLOAT16 ? 2 : 4;
+
+  for (uint32_t v = 4; v > 1; v /= 2) {
+    if (st->channels % v == 0 && offset % v == 0 && row % v == 0
+        && (uintptr_t) out % (4 * v) == 0
+        && (uintptr_t) st->values % (esize * v) == 0)
+      return v;
+  }
+  return 1;
+}
+
+}                               /* namespace */
+
+extern "C" rc_status
+rc_fuse_cuda (const rc_fuse_params * params, const int64_t * tick_times,
+    float *out, void *stream)
+{
+  rc_status ret = rc_fuse_check (params);
+  uint64_t tiles, blocks;
+  uint32_t offset = 0, k;
+  Args a;
+
+  if (ret != RC_OK)
+    return ret;
+  if (params->episodes == 0 || params->n_ticks == 0)
+    return RC_OK;
+  if (!tick_times || !out)
+    return RC_ERROR_INVALID_ARGUMENT;
+
+  a.p = *params;
+  a.row = rc_fuse_row_channels (params);
+  for (uint32_t s = 0; s < params->n_streams; s++) {
+    a.offset[s] = offset;
+    a.vec[s] = vector_width (&params->streams[s], offset, a.row, out);
+    offset += params->streams[s].channels;
+  }
+
+  /* Ticks per tile: about kTileFloats outputs, within the shared table and
+   * the episode, then fewer while that leaves the GPU short of blocks. */
+  k = kTileFloats / a.row;
+  k = k < 1 ? 1 : k;
+  k = k > kMaxLocs / params->n_streams ? kMaxLocs / params->n_streams : k;
+  k = k > params->n_ticks ? params->n_ticks : k;
+  /* Shorter tiles where the staged rows would not fit, down to a few
+   * ticks: shorter ones cost more than staging saves. */
+  while (k > 4 && stage_estimate (&a, k) > kStageBytes)
+    k--;
+  while (k > 1 && (uint64_t) params->episodes *
+      ((params->n_ticks + k - 1) / k) < kMinTiles)
+    k = (k + 1) / 2;
+  a.tile = k;
+  a.tiles = (params->n_ticks + k - 1) / k;
+
+  tiles = (uint64_t) params->episodes * a.tiles;
+  /* Past this the kernel's grid-stride loop takes the rest. */
+  blocks = tiles < (uint64_t) INT_MAX ? tiles : (uint64_t) INT_MAX;
+  fuse_kernel <<<(unsigned) blocks, kBlock, 0, (cudaStream_t) stream>>> (a,
+      tick_times, out);
+  return rc_check_launch ();
+}

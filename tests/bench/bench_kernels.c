@@ -1,0 +1,990 @@
+/* Kernel benchmarks: times the CUDA kernels on the sizes the project quotes
+ * and sets each time against a floor measured in the same run (the bytes the
+ * workload must move, each input read once and each output written once,
+ * over this device's copy bandwidth).
+ *
+ *   bench-kernels [--json FILE] [--runs N] [--seed S]
+ *
+ * Every workload draws fresh random inputs (never zeros), rotates among
+ * enough input sets that a run cannot be served from the L2 cache, checks
+ * one GPU result against the CPU reference before timing (and another one
+ * after), warms up, then times each of N runs (default 200) with a pair of
+ * CUDA events and reports the median, p10 and p90. */
+#include <glib.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robocache-kernels.h"
+
+/* Input sets rotate until together they span this many bytes: four times
+ * the 50 MB L2 of an H100. */
+#define ROTATE_BYTES (200.0 * 1024 * 1024)
+#define MIN_SETS 2
+#define MAX_SETS 128
+#define WARMUP_RUNS 10
+#define COPY_BYTES ((size_t) 1 << 30)
+#define COPY_RUNS 30
+#define MAX_RESULTS 32
+
+typedef struct
+{
+  char name[96];                /* the key shared with torch_baseline.py */
+  char kind[16];
+  char detail[160];
+  double floor_bytes;           /* inputs read once + outputs written once */
+  double set_bytes;             /* one input set with its output */
+  int n_sets;
+  int runs;
+  double median_us, p10_us, p90_us, min_us;
+  double loop_us;               /* first start to last end, over runs */
+  double gbps, floor_us, ratio;
+} Result;
+
+/* The work of one timed run on input set @set. */
+typedef void (*RunFunc) (void *ctx, int set);
+
+static int n_runs = 200;
+static guint64 rng_state;
+static void *stream;
+static void **ev_start, **ev_end;
+static double copy_gbps;
+static Result copy_result;
+static Result results[MAX_RESULTS];
+static int n_results;
+
+static void G_GNUC_PRINTF (1, 2) G_GNUC_NORETURN
+die (const char *format, ...)
+{
+  va_list args;
+
+  fflush (stdout);
+  fprintf (stderr, "bench-kernels: ");
+  va_start (args, format);
+  vfprintf (stderr, format, args);
+  va_end (args);
+  fprintf (stderr, "\n");
+  exit (1);
+}
+
+#define CHECK(expr) check_status ((expr), #expr)
+
+static void
+check_status (rc_status ret, const char *what)
+{
+  if (ret != RC_OK)
+    die ("%s: %s (%s)", what, rc_status_message (ret), rc_error_detail ());
+}
+
+/* ------------------------------------------------------------------ */
+/* Random numbers: splitmix64, fast enough for a few hundred MB        */
+/* ------------------------------------------------------------------ */
+
+static guint64
+rng_u64 (void)
+{
+  guint64 z = (rng_state += 0x9E3779B97F4A7C15ull);
+
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static double
+rng_unit (void)
+{
+  return (rng_u64 () >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double
+rng_range (double lo, double hi)
+{
+  return lo + (hi - lo) * rng_unit ();
+}
+
+/* ------------------------------------------------------------------ */
+/* bfloat16 and value access                                           */
+/* ------------------------------------------------------------------ */
+
+static float
+bf16_to_float (uint16_t h)
+{
+  uint32_t u = (uint32_t) h << 16;
+  float f;
+
+  memcpy (&f, &u, sizeof (f));
+  return f;
+}
+
+/* Truncation is enough to make inputs. */
+static uint16_t
+float_to_bf16 (float f)
+{
+  uint32_t u;
+
+  memcpy (&u, &f, sizeof (u));
+  return (uint16_t) (u >> 16);
+}
+
+static double
+get_value (const void *buf, rc_scalar_type type, size_t i)
+{
+  switch (type) {
+    case RC_TYPE_FLOAT64:
+      return ((const double *) buf)[i];
+    case RC_TYPE_BFLOAT16:
+      return bf16_to_float (((const uint16_t *) buf)[i]);
+    default:
+      return ((const float *) buf)[i];
+  }
+}
+
+static void
+set_value (void *buf, rc_scalar_type type, size_t i, double v)
+{
+  switch (type) {
+    case RC_TYPE_FLOAT64:
+      ((double *) buf)[i] = v;
+      break;
+    case RC_TYPE_BFLOAT16:
+      ((uint16_t *) buf)[i] = float_to_bf16 ((float) v);
+      break;
+    default:
+      ((float *) buf)[i] = (float) v;
+      break;
+  }
+}
+
+/* float32 ~1e-5, float64 1e-12, bfloat16 one unit in the last place. */
+static gboolean
+close_enough (rc_scalar_type type, double got, double want)
+{
+  double diff = fabs (got - want), mag = MAX (fabs (got), fabs (want));
+
+  if (isnan (want) || isnan (got))
+    return isnan (want) && isnan (got);
+  switch (type) {
+    case RC_TYPE_FLOAT64:
+      return diff <= 1e-12 * MAX (1, mag);
+    case RC_TYPE_BFLOAT16:
+      return diff <= mag / 128 + 1e-6;
+    default:
+      return diff <= 1e-5 * MAX (1, mag);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Timing                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Linear interpolation between order statistics (numpy's default). */
+static double
+percentile (const double *sorted, int n, double q)
+{
+  double pos = q * (n - 1);
+  int lo = (int) floor (pos);
+
+  if (lo >= n - 1)
+    return sorted[n - 1];
+  return sorted[lo] + (pos - lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+static int
+sets_for (double set_bytes)
+{
+  int n = (int) ceil (ROTATE_BYTES / set_bytes);
+
+  return CLAMP (n, MIN_SETS, MAX_SETS);
+}
+
+/* Warms up, then records an event pair around each of @runs runs without
+ * waiting in between (the host stays ahead of the device), and fills the
+ * time fields of @r. */
+static void
+time_runs (RunFunc func, void *ctx, int n_sets, int runs, Result * r)
+{
+  double *us = g_new (double, runs);
+  float ms;
+
+  for (int i = 0; i < MAX (WARMUP_RUNS, n_sets); i++)
+    func (ctx, i % n_sets);
+  CHECK (rc_stream_synchronize (stream));
+
+  for (int i = 0; i < runs; i++) {
+    CHECK (rc_event_record (ev_start[i], stream));
+    func (ctx, i % n_sets);
+    CHECK (rc_event_record (ev_end[i], stream));
+  }
+  CHECK (rc_stream_synchronize (stream));
+  for (int i = 0; i < runs; i++) {
+    CHECK (rc_event_elapsed_ms (ev_start[i], ev_end[i], &ms));
+    us[i] = ms * 1e3;
+  }
+  CHECK (rc_event_elapsed_ms (ev_start[0], ev_end[runs - 1], &ms));
+  r->loop_us = ms * 1e3 / runs;
+
+  qsort (us, runs, sizeof (double), compare_double);
+  r->runs = runs;
+  r->n_sets = n_sets;
+  r->median_us = percentile (us, runs, 0.5);
+  r->p10_us = percentile (us, runs, 0.1);
+  r->p90_us = percentile (us, runs, 0.9);
+  r->min_us = us[0];
+  r->gbps = r->floor_bytes / (r->median_us * 1e-6) / 1e9;
+  g_free (us);
+}
+
+/* Times @func and adds it to the results, against the copy bandwidth. */
+static void
+bench (RunFunc func, void *ctx, int n_sets, Result * r)
+{
+  time_runs (func, ctx, n_sets, n_runs, r);
+  r->floor_us = r->floor_bytes / (copy_gbps * 1e9) * 1e6;
+  r->ratio = r->median_us / r->floor_us;
+  if (n_results == MAX_RESULTS)
+    die ("too many workloads");
+  results[n_results++] = *r;
+  printf ("%-44s %9.1f  (%8.1f-%8.1f) %9.2f %8.0f %9.1f %6.2f\n", r->name,
+      r->median_us, r->p10_us, r->p90_us, r->floor_bytes / 1e6, r->gbps,
+      r->floor_us, r->ratio);
+  fflush (stdout);
+}
+
+/* ------------------------------------------------------------------ */
+/* Copy bandwidth                                                      */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  void *src, *dst;
+} CopyBench;
+
+static void
+run_copy (void *ctx, int set)
+{
+  CopyBench *b = ctx;
+
+  (void) set;
+  CHECK (rc_device_copy_async (b->dst, b->src, COPY_BYTES,
+          RC_COPY_DEVICE_TO_DEVICE, stream));
+}
+
+static void
+bench_copy (void)
+{
+  CopyBench b;
+  Result *r = &copy_result;
+
+  CHECK (rc_device_alloc (&b.src, COPY_BYTES));
+  CHECK (rc_device_alloc (&b.dst, COPY_BYTES));
+  CHECK (rc_device_memset_async (b.src, 0xA5, COPY_BYTES, stream));
+  memset (r, 0, sizeof (*r));
+  g_strlcpy (r->name, "copy-d2d-1GiB", sizeof (r->name));
+  g_strlcpy (r->kind, "copy", sizeof (r->kind));
+  g_strlcpy (r->detail, "cudaMemcpyAsync device to device, 1 GiB",
+      sizeof (r->detail));
+  /* Read once and written once. */
+  r->floor_bytes = r->set_bytes = 2.0 * COPY_BYTES;
+  time_runs (run_copy, &b, 1, COPY_RUNS, r);
+  copy_gbps = r->gbps;
+  r->floor_us = r->median_us;
+  r->ratio = 1;
+  CHECK (rc_device_free (b.src));
+  CHECK (rc_device_free (b.dst));
+}
+
+/* ------------------------------------------------------------------ */
+/* Resampling                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  rc_resample_params p;
+  int n_sets;
+  size_t n_st, n_tt, sv_bytes, out_bytes;
+  int64_t **h_st, **h_tt;
+  uint8_t **h_sv;
+  void **d_st, **d_tt, **d_sv, **d_out;
+} ResampleBench;
+
+static void
+run_resample (void *ctx, int set)
+{
+  ResampleBench *b = ctx;
+
+  CHECK (rc_resample_cuda (&b->p, b->d_st[set], b->d_sv[set], b->d_tt[set],
+          b->d_out[set], stream));
+}
+
+/* 1 kHz-ish sources with +-40% jitter (strictly increasing) and sorted
+ * targets spread over the span, 2% beyond each end; values in [-10, 10). */
+static void
+make_resample_set (ResampleBench * b, int set)
+{
+  const rc_resample_params *p = &b->p;
+  const double period = 1e6;
+
+  for (uint32_t i = 0; i < p->batch; i++) {
+    int64_t *s = b->h_st[set] + (size_t) i * p->n_source;
+    int64_t *t = b->h_tt[set] + (size_t) i * p->n_target;
+    double span, lo;
+
+    s[0] = (int64_t) rng_range (0, 1e9);
+    for (uint32_t k = 1; k < p->n_source; k++)
+      s[k] = s[k - 1] + (int64_t) (period * rng_range (0.6, 1.4));
+    span = (double) (s[p->n_source - 1] - s[0]);
+    lo = s[0] - 0.02 * span;
+    for (uint32_t k = 0; k < p->n_target; k++)
+      t[k] = (int64_t) (lo + (k + rng_unit ()) * 1.04 * span / p->n_target);
+  }
+  for (size_t i = 0; i < b->n_st * p->channels; i++)
+    set_value (b->h_sv[set], p->type, i, rng_range (-10, 10));
+}
+
+/* Runs set @set once on the GPU (poisoned output) and compares with the
+ * CPU reference. */
+static void
+check_resample (ResampleBench * b, int set, const char *name)
+{
+  const rc_resample_params *p = &b->p;
+  const size_t esize = rc_scalar_type_size (p->type);
+  uint8_t *ref = g_malloc (b->out_bytes), *got = g_malloc (b->out_bytes);
+  size_t bad = 0;
+
+  CHECK (rc_device_memset_async (b->d_out[set], 0xff, b->out_bytes, stream));
+  run_resample (b, set);
+  CHECK (rc_device_copy_async (got, b->d_out[set], b->out_bytes,
+          RC_COPY_DEVICE_TO_HOST, stream));
+  CHECK (rc_stream_synchronize (stream));
+  CHECK (rc_resample_cpu (p, b->h_st[set], b->h_sv[set], b->h_tt[set], ref));
+
+  for (size_t i = 0; i < b->n_tt * p->channels; i++) {
+    double want = get_value (ref, p->type, i);
+    double have = get_value (got, p->type, i);
+    gboolean poisoned = TRUE;
+
+    /* All bits set is the poison (a NaN no kernel writes). */
+    for (size_t k = 0; k < esize; k++)
+      poisoned &= got[i * esize + k] == 0xff;
+    if (poisoned || !close_enough (p->type, have, want)) {
+      if (bad++ < 5)
+        fprintf (stderr, "%s: element %zu: GPU %.9g%s, CPU %.9g\n", name, i,
+            have, poisoned ? " (unwritten)" : "", want);
+    }
+  }
+  if (bad)
+    die ("%s: %zu of %zu elements differ from the CPU reference", name, bad,
+        b->n_tt * p->channels);
+  g_free (ref);
+  g_free (got);
+}
+
+static void
+bench_resample (uint32_t batch, uint32_t n_source, uint32_t n_target,
+    uint32_t channels, rc_scalar_type type, rc_interp_method method)
+{
+  static const char *methods[] = { "linear", "nearest", "previous", "cubic" };
+  ResampleBench b;
+  Result r;
+  const char *tname = type == RC_TYPE_BFLOAT16 ? "bf16" :
+      type == RC_TYPE_FLOAT64 ? "f64" : "f32";
+  const size_t esize = rc_scalar_type_size (type);
+
+  memset (&b, 0, sizeof (b));
+  memset (&r, 0, sizeof (r));
+  b.p.batch = batch;
+  b.p.n_source = n_source;
+  b.p.n_target = n_target;
+  b.p.channels = channels;
+  b.p.type = type;
+  b.p.method = method;
+  b.p.edge = RC_EDGE_HOLD;
+  CHECK (rc_resample_check (&b.p));
+
+  g_snprintf (r.name, sizeof (r.name), "resample-%s-%s-B%u-S%u-T%u-D%u",
+      tname, methods[method], batch, n_source, n_target, channels);
+  g_strlcpy (r.kind, "resample", sizeof (r.kind));
+  g_snprintf (r.detail, sizeof (r.detail), "B=%u S=%u T=%u D=%u %s %s, "
+      "edge hold", batch, n_source, n_target, channels,
+      rc_scalar_type_to_string (type), methods[method]);
+
+  b.n_st = (size_t) batch * n_source;
+  b.n_tt = (size_t) batch * n_target;
+  b.sv_bytes = b.n_st * channels * esize;
+  b.out_bytes = b.n_tt * channels * esize;
+  r.floor_bytes = r.set_bytes = b.n_st * 8.0 + b.sv_bytes + b.n_tt * 8.0 +
+      b.out_bytes;
+  b.n_sets = sets_for (r.set_bytes);
+
+  b.h_st = g_new0 (int64_t *, b.n_sets);
+  b.h_tt = g_new0 (int64_t *, b.n_sets);
+  b.h_sv = g_new0 (uint8_t *, b.n_sets);
+  b.d_st = g_new0 (void *, b.n_sets);
+  b.d_tt = g_new0 (void *, b.n_sets);
+  b.d_sv = g_new0 (void *, b.n_sets);
+  b.d_out = g_new0 (void *, b.n_sets);
+  for (int s = 0; s < b.n_sets; s++) {
+    b.h_st[s] = g_new (int64_t, b.n_st);
+    b.h_tt[s] = g_new (int64_t, b.n_tt);
+    b.h_sv[s] = g_malloc (b.sv_bytes);
+    make_resample_set (&b, s);
+    CHECK (rc_device_alloc (&b.d_st[s], b.n_st * 8));
+    CHECK (rc_device_alloc (&b.d_tt[s], b.n_tt * 8));
+    CHECK (rc_device_alloc (&b.d_sv[s], b.sv_bytes));
+    CHECK (rc_device_alloc (&b.d_out[s], b.out_bytes));
+    CHECK (rc_device_copy_async (b.d_st[s], b.h_st[s], b.n_st * 8,
+            RC_COPY_HOST_TO_DEVICE, stream));
+    CHECK (rc_device_copy_async (b.d_tt[s], b.h_tt[s], b.n_tt * 8,
+            RC_COPY_HOST_TO_DEVICE, stream));
+    CHECK (rc_device_copy_async (b.d_sv[s], b.h_sv[s], b.sv_bytes,
+            RC_COPY_HOST_TO_DEVICE, stream));
+    /* The host buffers are reused by the next set's copies. */
+    CHECK (rc_stream_synchronize (stream));
+  }
+
+  check_resample (&b, 0, r.name);
+  bench (run_resample, &b, b.n_sets, &r);
+  check_resample (&b, (n_runs - 1) % b.n_sets, r.name);
+
+  for (int s = 0; s < b.n_sets; s++) {
+    g_free (b.h_st[s]);
+    g_free (b.h_tt[s]);
+    g_free (b.h_sv[s]);
+    CHECK (rc_device_free (b.d_st[s]));
+    CHECK (rc_device_free (b.d_tt[s]));
+    CHECK (rc_device_free (b.d_sv[s]));
+    CHECK (rc_device_free (b.d_out[s]));
+  }
+  g_free (b.h_st);
+  g_free (b.h_tt);
+  g_free (b.h_sv);
+  g_free (b.d_st);
+  g_free (b.d_tt);
+  g_free (b.d_sv);
+  g_free (b.d_out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Voxelization                                                        */
+/* ------------------------------------------------------------------ */
+
+/* x, y, z, intensity: float32, 16 bytes a point. */
+static const rc_point_layout layout16 = {
+  .point_step = 16,
+  .x = {0, RC_TYPE_FLOAT32},.y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 1,.features = {{12, RC_TYPE_FLOAT32}},
+};
+
+typedef enum
+{
+  CLOUD_UNIFORM,                /* uniform over the grid, 5% beyond each
+                                 * face */
+  CLOUD_LIDAR                   /* a 64-ring spinning lidar 1.73 m above
+                                 * flat ground, like a KITTI sweep */
+} CloudShape;
+
+typedef struct
+{
+  rc_voxel_grid grid;
+  uint64_t n_points;
+  int n_sets;
+  size_t cloud_bytes;
+  uint64_t out_size;
+  uint8_t **h_cloud;
+  void **d_cloud, **d_out;
+  void *d_scratch;
+  rc_voxelize_stats *h_stats;   /* page-locked */
+} VoxelBench;
+
+static void
+run_voxelize (void *ctx, int set)
+{
+  VoxelBench *b = ctx;
+
+  CHECK (rc_voxelize_cuda (&layout16, &b->grid, b->d_cloud[set],
+          &b->n_points, 1, b->d_out[set], b->d_scratch, NULL, stream));
+}
+
+static void
+make_cloud (VoxelBench * b, int set, CloudShape shape)
+{
+  const rc_voxel_grid *g = &b->grid;
+
+  for (uint64_t i = 0; i < b->n_points; i++) {
+    float v[4];
+
+    if (shape == CLOUD_UNIFORM) {
+      for (int a = 0; a < 3; a++) {
+        double span = g->dims[a] * g->voxel_size[a];
+        v[a] = (float) (g->origin[a] + span * rng_range (-0.05, 1.05));
+      }
+    } else {
+      /* Elevation from one of 64 rings in [-24.8, 2] degrees; range denser
+       * near the sensor, cut by the ground for downward rings. */
+      const double height = 1.73;
+      double az = rng_range (0, 2 * G_PI);
+      double el = (-24.8 + 26.8 * (rng_u64 () % 64) / 63.0) * G_PI / 180;
+      double u = rng_unit (), r = 2 + 78 * u * u;
+      if (el < 0)
+        r = MIN (r, height / tan (-el) * rng_range (0.98, 1.02));
+      v[0] = (float) (r * cos (el) * cos (az));
+      v[1] = (float) (r * cos (el) * sin (az));
+      v[2] = (float) (r * sin (el));
+    }
+    v[3] = (float) rng_range (0, 1);
+    memcpy (b->h_cloud[set] + i * layout16.point_step, v, sizeof (v));
+  }
+}
+
+static void
+check_voxelize (VoxelBench * b, int set, const char *name)
+{
+  uint8_t *ref = g_malloc (b->out_size), *got = g_malloc (b->out_size);
+  void *scratch = g_malloc (rc_voxelize_scratch_size (&layout16,
+          &b->grid) + 1);
+  rc_voxelize_stats want;
+  uint64_t bad = 0;
+
+  CHECK (rc_device_memset_async (b->d_out[set], 0xff, b->out_size, stream));
+  CHECK (rc_voxelize_cuda (&layout16, &b->grid, b->d_cloud[set],
+          &b->n_points, 1, b->d_out[set], b->d_scratch, b->h_stats,
+          stream));
+  CHECK (rc_device_copy_async (got, b->d_out[set], b->out_size,
+          RC_COPY_DEVICE_TO_HOST, stream));
+  CHECK (rc_stream_synchronize (stream));
+  CHECK (rc_voxelize_cpu (&layout16, &b->grid, b->h_cloud[set],
+          &b->n_points, 1, ref, scratch, &want));
+
+  for (uint64_t i = 0; i < b->out_size; i++)
+    bad += ref[i] != got[i];
+  if (bad || memcmp (&want, b->h_stats, sizeof (want)) != 0)
+    die ("%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " grid bytes "
+        "differ from the CPU reference; stats in/out/invalid/occupied "
+        "GPU %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+        "/%" G_GUINT64_FORMAT ", CPU %" G_GUINT64_FORMAT "/%"
+        G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, name,
+        bad, b->out_size, b->h_stats->in_grid, b->h_stats->out_of_range,
+        b->h_stats->invalid, b->h_stats->occupied, want.in_grid,
+        want.out_of_range, want.invalid, want.occupied);
+  if (want.in_grid < b->n_points / 10)
+    die ("%s: only %" G_GUINT64_FORMAT " points in the grid", name,
+        want.in_grid);
+  g_free (ref);
+  g_free (got);
+  g_free (scratch);
+}
+
+static void
+bench_voxelize (const char *name, const rc_voxel_grid * grid,
+    uint64_t n_points, CloudShape shape)
+{
+  VoxelBench b;
+  Result r;
+
+  memset (&b, 0, sizeof (b));
+  memset (&r, 0, sizeof (r));
+  b.grid = *grid;
+  b.n_points = n_points;
+  CHECK (rc_voxelize_check (&layout16, &b.grid));
+  b.cloud_bytes = n_points * layout16.point_step;
+  b.out_size = rc_voxelize_output_size (&layout16, &b.grid);
+
+  g_strlcpy (r.name, name, sizeof (r.name));
+  g_strlcpy (r.kind, "voxelize", sizeof (r.kind));
+  g_snprintf (r.detail, sizeof (r.detail), "%" G_GUINT64_FORMAT " points "
+      "stride %u (%s) into %ux%ux%u %s", n_points, layout16.point_step,
+      shape == CLOUD_UNIFORM ? "uniform" : "lidar sweep", grid->dims[0],
+      grid->dims[1], grid->dims[2], grid->mode == RC_VOXEL_COUNT ? "count" :
+      grid->mode == RC_VOXEL_OCCUPANCY ? "occupancy" : "mean");
+  r.floor_bytes = r.set_bytes = (double) b.cloud_bytes + b.out_size;
+  b.n_sets = sets_for (r.set_bytes);
+
+  b.h_cloud = g_new0 (uint8_t *, b.n_sets);
+  b.d_cloud = g_new0 (void *, b.n_sets);
+  b.d_out = g_new0 (void *, b.n_sets);
+  for (int s = 0; s < b.n_sets; s++) {
+    b.h_cloud[s] = g_malloc (b.cloud_bytes);
+    make_cloud (&b, s, shape);
+    CHECK (rc_device_alloc (&b.d_cloud[s], b.cloud_bytes));
+    CHECK (rc_device_alloc (&b.d_out[s], b.out_size));
+    CHECK (rc_device_copy_async (b.d_cloud[s], b.h_cloud[s], b.cloud_bytes,
+            RC_COPY_HOST_TO_DEVICE, stream));
+  }
+  CHECK (rc_device_alloc (&b.d_scratch, rc_voxelize_scratch_size (&layout16,
+              &b.grid) + rc_voxelize_cuda_stats_size (1)));
+  CHECK (rc_host_alloc ((void **) &b.h_stats, sizeof (rc_voxelize_stats)));
+  CHECK (rc_stream_synchronize (stream));
+
+  check_voxelize (&b, 0, r.name);
+  bench (run_voxelize, &b, b.n_sets, &r);
+  check_voxelize (&b, (n_runs - 1) % b.n_sets, r.name);
+
+  for (int s = 0; s < b.n_sets; s++) {
+    g_free (b.h_cloud[s]);
+    CHECK (rc_device_free (b.d_cloud[s]));
+    CHECK (rc_device_free (b.d_out[s]));
+  }
+  CHECK (rc_device_free (b.d_scratch));
+  CHECK (rc_host_free (b.h_stats));
+  g_free (b.h_cloud);
+  g_free (b.d_cloud);
+  g_free (b.d_out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Batched fusion                                                      */
+/* ------------------------------------------------------------------ */
+
+/* meson says whether the library has the fusion kernels yet. */
+#ifndef BENCH_HAVE_FUSE
+#ifdef RC_FUSE_MAX_STREAMS
+#define BENCH_HAVE_FUSE 1
+#else
+#define BENCH_HAVE_FUSE 0
+#endif
+#endif
+
+#if BENCH_HAVE_FUSE
+
+#define FUSE_STREAMS 3
+
+typedef struct
+{
+  uint32_t episodes, n_ticks;
+  int n_sets;
+  size_t out_bytes;
+  rc_fuse_params *hp, *dp;      /* per set: host and device pointers */
+  int64_t **h_ticks;
+  void **d_ticks, **d_out;
+} FuseBench;
+
+static void
+run_fuse (void *ctx, int set)
+{
+  FuseBench *b = ctx;
+
+  CHECK (rc_fuse_cuda (&b->dp[set], b->d_ticks[set], b->d_out[set],
+          stream));
+}
+
+static void
+check_fuse (FuseBench * b, int set, const char *name)
+{
+  size_t n = b->out_bytes / sizeof (float), bad = 0;
+  float *ref = g_malloc (b->out_bytes), *got = g_malloc (b->out_bytes);
+
+  CHECK (rc_device_memset_async (b->d_out[set], 0xff, b->out_bytes, stream));
+  run_fuse (b, set);
+  CHECK (rc_device_copy_async (got, b->d_out[set], b->out_bytes,
+          RC_COPY_DEVICE_TO_HOST, stream));
+  CHECK (rc_stream_synchronize (stream));
+  CHECK (rc_fuse_cpu (&b->hp[set], b->h_ticks[set], ref));
+  for (size_t i = 0; i < n; i++) {
+    uint32_t bits;
+
+    memcpy (&bits, &got[i], sizeof (bits));
+    if (bits == 0xffffffffu || !close_enough (RC_TYPE_FLOAT32, got[i],
+            ref[i])) {
+      if (bad++ < 5)
+        fprintf (stderr, "%s: element %zu: GPU %.9g%s, CPU %.9g\n", name, i,
+            got[i], bits == 0xffffffffu ? " (unwritten)" : "", ref[i]);
+    }
+  }
+  if (bad)
+    die ("%s: %zu of %zu elements differ from the CPU reference", name, bad,
+        n);
+  g_free (ref);
+  g_free (got);
+}
+
+/* @episodes episodes of @seconds s, ticks at @n_ticks / @seconds Hz; three
+ * float32 streams (rate Hz x channels) with +-10% jitter, each starting up
+ * to one period before the first tick; linear, edge hold. */
+static void
+bench_fuse (uint32_t episodes, uint32_t n_ticks, double seconds)
+{
+  static const double rates[FUSE_STREAMS] = { 30, 100, 333 };
+  static const uint32_t channels[FUSE_STREAMS] = { 512, 14, 6 };
+  FuseBench b;
+  Result r;
+  rc_fuse_params proto;
+  double floor_bytes;
+
+  memset (&b, 0, sizeof (b));
+  memset (&r, 0, sizeof (r));
+  memset (&proto, 0, sizeof (proto));
+  b.episodes = episodes;
+  b.n_ticks = n_ticks;
+  proto.episodes = episodes;
+  proto.n_ticks = n_ticks;
+  proto.n_streams = FUSE_STREAMS;
+  proto.edge = RC_EDGE_HOLD;
+  floor_bytes = (double) episodes * n_ticks * 8;
+  for (int k = 0; k < FUSE_STREAMS; k++) {
+    rc_fuse_stream *st = &proto.streams[k];
+    st->n_samples = (uint32_t) (rates[k] * seconds);
+    st->channels = channels[k];
+    st->type = RC_TYPE_FLOAT32;
+    st->method = RC_INTERP_LINEAR;
+    floor_bytes += (double) episodes * st->n_samples * (8 + 4 * st->channels);
+  }
+  b.out_bytes = (size_t) episodes * n_ticks * rc_fuse_row_channels (&proto) *
+      sizeof (float);
+  floor_bytes += b.out_bytes;
+
+  g_snprintf (r.name, sizeof (r.name), "fuse-f32-linear-E%u-T%u-%dstreams",
+      episodes, n_ticks, FUSE_STREAMS);
+  g_strlcpy (r.kind, "fuse", sizeof (r.kind));
+  g_snprintf (r.detail, sizeof (r.detail), "E=%u T=%u over %g s; streams "
+      "30 Hz x 512, 100 Hz x 14, 333 Hz x 6; float32 linear, edge hold",
+      episodes, n_ticks, seconds);
+  r.floor_bytes = r.set_bytes = floor_bytes;
+  b.n_sets = sets_for (r.set_bytes);
+
+  b.hp = g_new0 (rc_fuse_params, b.n_sets);
+  b.dp = g_new0 (rc_fuse_params, b.n_sets);
+  b.h_ticks = g_new0 (int64_t *, b.n_sets);
+  b.d_ticks = g_new0 (void *, b.n_sets);
+  b.d_out = g_new0 (void *, b.n_sets);
+  for (int s = 0; s < b.n_sets; s++) {
+    size_t tick_bytes = (size_t) episodes * n_ticks * 8;
+    int64_t *starts = g_new (int64_t, episodes);
+
+    b.hp[s] = b.dp[s] = proto;
+    b.h_ticks[s] = g_malloc (tick_bytes);
+    for (uint32_t e = 0; e < episodes; e++) {
+      starts[e] = (int64_t) rng_range (0, 1e12);
+      for (uint32_t t = 0; t < n_ticks; t++)
+        b.h_ticks[s][(size_t) e * n_ticks + t] = starts[e] +
+            (int64_t) (t * seconds * 1e9 / n_ticks);
+    }
+    CHECK (rc_device_alloc (&b.d_ticks[s], tick_bytes));
+    CHECK (rc_device_alloc (&b.d_out[s], b.out_bytes));
+    CHECK (rc_device_copy_async (b.d_ticks[s], b.h_ticks[s], tick_bytes,
+            RC_COPY_HOST_TO_DEVICE, stream));
+
+    for (int k = 0; k < FUSE_STREAMS; k++) {
+      rc_fuse_stream *hs = &b.hp[s].streams[k], *ds = &b.dp[s].streams[k];
+      size_t n = (size_t) episodes * hs->n_samples;
+      int64_t *times = g_new (int64_t, n);
+      float *values = g_new (float, n * hs->channels);
+      double period = 1e9 / rates[k];
+      void *d_times, *d_values;
+
+      for (uint32_t e = 0; e < episodes; e++) {
+        double first = starts[e] - period * rng_unit ();
+        for (uint32_t i = 0; i < hs->n_samples; i++)
+          times[(size_t) e * hs->n_samples + i] = (int64_t) (first +
+              period * (i + rng_range (-0.1, 0.1)));
+      }
+      for (size_t i = 0; i < n * hs->channels; i++)
+        values[i] = (float) rng_range (-10, 10);
+      CHECK (rc_device_alloc (&d_times, n * 8));
+      CHECK (rc_device_alloc (&d_values, n * hs->channels * 4));
+      CHECK (rc_device_copy_async (d_times, times, n * 8,
+              RC_COPY_HOST_TO_DEVICE, stream));
+      CHECK (rc_device_copy_async (d_values, values, n * hs->channels * 4,
+              RC_COPY_HOST_TO_DEVICE, stream));
+      hs->times = times;
+      hs->values = values;
+      ds->times = d_times;
+      ds->values = d_values;
+    }
+    CHECK (rc_stream_synchronize (stream));
+    g_free (starts);
+  }
+  CHECK (rc_fuse_check (&b.dp[0]));
+
+  check_fuse (&b, 0, r.name);
+  bench (run_fuse, &b, b.n_sets, &r);
+  check_fuse (&b, (n_runs - 1) % b.n_sets, r.name);
+
+  for (int s = 0; s < b.n_sets; s++) {
+    for (int k = 0; k < FUSE_STREAMS; k++) {
+      g_free ((void *) b.hp[s].streams[k].times);
+      g_free ((void *) b.hp[s].streams[k].values);
+      CHECK (rc_device_free ((void *) b.dp[s].streams[k].times));
+      CHECK (rc_device_free ((void *) b.dp[s].streams[k].values));
+    }
+    g_free (b.h_ticks[s]);
+    CHECK (rc_device_free (b.d_ticks[s]));
+    CHECK (rc_device_free (b.d_out[s]));
+  }
+  g_free (b.hp);
+  g_free (b.dp);
+  g_free (b.h_ticks);
+  g_free (b.d_ticks);
+  g_free (b.d_out);
+}
+
+#endif /* BENCH_HAVE_FUSE */
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+json_string (FILE * f, const char *s)
+{
+  fputc ('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf (f, "\\%c", *s);
+    else if ((unsigned char) *s < 0x20)
+      fprintf (f, "\\u%04x", (unsigned char) *s);
+    else
+      fputc (*s, f);
+  }
+  fputc ('"', f);
+}
+
+static void
+json_result (FILE * f, const Result * r)
+{
+  fprintf (f, "{\"name\": ");
+  json_string (f, r->name);
+  fprintf (f, ", \"kind\": ");
+  json_string (f, r->kind);
+  fprintf (f, ", \"detail\": ");
+  json_string (f, r->detail);
+  fprintf (f, ", \"floor_bytes\": %.0f, \"set_bytes\": %.0f, "
+      "\"n_sets\": %d, \"runs\": %d, \"median_us\": %.3f, "
+      "\"p10_us\": %.3f, \"p90_us\": %.3f, \"min_us\": %.3f, "
+      "\"loop_us\": %.3f, \"gbps\": %.2f, \"floor_us\": %.3f, "
+      "\"ratio\": %.4f}", r->floor_bytes, r->set_bytes, r->n_sets, r->runs,
+      r->median_us, r->p10_us, r->p90_us, r->min_us, r->loop_us, r->gbps,
+      r->floor_us, r->ratio);
+}
+
+static void
+write_json (const char *path, const char *device, guint64 seed)
+{
+  FILE *f = fopen (path, "w");
+
+  if (!f)
+    die ("cannot write %s", path);
+  fprintf (f, "{\n  \"impl\": \"robocache\",\n  \"device\": ");
+  json_string (f, device);
+  fprintf (f, ",\n  \"runs\": %d,\n  \"seed\": %" G_GUINT64_FORMAT ",\n"
+      "  \"copy_gbps\": %.2f,\n  \"copy\": ", n_runs, seed, copy_gbps);
+  json_result (f, &copy_result);
+  fprintf (f, ",\n  \"workloads\": [\n");
+  for (int i = 0; i < n_results; i++) {
+    fprintf (f, "    ");
+    json_result (f, &results[i]);
+    fprintf (f, "%s\n", i + 1 < n_results ? "," : "");
+  }
+  fprintf (f, "  ]\n}\n");
+  if (fclose (f) != 0)
+    die ("cannot write %s", path);
+}
+
+static void G_GNUC_NORETURN
+usage (int code)
+{
+  fprintf (code ? stderr : stdout,
+      "usage: bench-kernels [--json FILE] [--runs N] [--seed S]\n");
+  exit (code);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *json = NULL, *why = NULL;
+  int n_events;
+  guint64 seed = (guint64) g_get_real_time ();
+  char device[256];
+  rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
+  {256, 256, 256}, RC_VOXEL_COUNT
+  };
+  /* PointPillars' KITTI car grid. */
+  const rc_voxel_grid bev = { {0, -39.68, -3}, {0.16, 0.16, 4},
+  {432, 496, 1}, RC_VOXEL_COUNT
+  };
+
+  for (int i = 1; i < argc; i++) {
+    if (strcmp (argv[i], "--json") == 0 && i + 1 < argc)
+      json = argv[++i];
+    else if (strcmp (argv[i], "--runs") == 0 && i + 1 < argc)
+      n_runs = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--seed") == 0 && i + 1 < argc)
+      seed = g_ascii_strtoull (argv[++i], NULL, 10);
+    else if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
+      usage (0);
+    else
+      usage (2);
+  }
+  if (n_runs < 1)
+    usage (2);
+  rng_state = seed;
+
+  if (rc_device_count (&why) == 0)
+    die ("no usable CUDA device (%s)", why ? why : "unknown");
+  CHECK (rc_device_name (device, sizeof (device)));
+  CHECK (rc_stream_create (&stream));
+  n_events = MAX (n_runs, COPY_RUNS);
+  ev_start = g_new0 (void *, n_events);
+  ev_end = g_new0 (void *, n_events);
+  for (int i = 0; i < n_events; i++) {
+    CHECK (rc_event_create (&ev_start[i]));
+    CHECK (rc_event_create (&ev_end[i]));
+  }
+
+  bench_copy ();
+  printf ("device: %s\nseed: %" G_GUINT64_FORMAT " (--seed replays it), "
+      "runs: %d\ncopy bandwidth (device to device, 1 GiB, read + write): "
+      "%.0f GB/s (median of %d; p10 %.0f us, p90 %.0f us)\n\n", device, seed,
+      n_runs, copy_gbps, copy_result.runs, copy_result.p10_us,
+      copy_result.p90_us);
+  printf ("%-44s %9s  (%8s-%8s) %9s %8s %9s %6s\n", "workload", "median us",
+      "p10", "p90", "floor MB", "GB/s", "floor us", "ratio");
+  fflush (stdout);
+
+  bench_resample (64, 4096, 1024, 32, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  bench_resample (8, 1024, 4096, 7, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  bench_resample (256, 512, 512, 64, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  bench_resample (64, 4096, 1024, 32, RC_TYPE_FLOAT32, RC_INTERP_CUBIC);
+  bench_resample (64, 4096, 1024, 32, RC_TYPE_BFLOAT16, RC_INTERP_LINEAR);
+
+  bench_voxelize ("voxelize-count-256cube-n131072", &cube, 131072,
+      CLOUD_UNIFORM);
+  cube.mode = RC_VOXEL_OCCUPANCY;
+  bench_voxelize ("voxelize-occupancy-256cube-n131072", &cube, 131072,
+      CLOUD_UNIFORM);
+  bench_voxelize ("voxelize-count-bev432x496-n120000", &bev, 120000,
+      CLOUD_LIDAR);
+
+#if BENCH_HAVE_FUSE
+  bench_fuse (64, 500, 10.0);
+#else
+  printf ("(fusion: not in this build of the kernel library, skipped)\n");
+#endif
+
+  printf ("\nfloor: bytes moved (each input read once, each output written "
+      "once) over the copy bandwidth; ratio = median / floor\n");
+  if (json) {
+    write_json (json, device, seed);
+    printf ("wrote %s\n", json);
+  }
+
+  for (int i = 0; i < n_events; i++) {
+    CHECK (rc_event_destroy (ev_start[i]));
+    CHECK (rc_event_destroy (ev_end[i]));
+  }
+  g_free (ev_start);
+  g_free (ev_end);
+  CHECK (rc_stream_destroy (stream));
+  return 0;
+}

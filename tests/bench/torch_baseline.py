@@ -1,0 +1,437 @@
+#!/usr/bin/env python3
+"""PyTorch baseline for the robocache kernel benchmarks (bench-kernels).
+
+The same workloads, sizes, floor bytes and timing method as
+tests/bench/bench_kernels.c, written the way one would in plain PyTorch:
+
+  resample  torch.searchsorted + gather + lerp, batched over B
+            (cubic: the same Catmull-Rom Hermite weights on four gathers;
+            bfloat16: computed in float32, stored as bfloat16)
+  voxelize  voxel index arithmetic + index_put_(accumulate=True) for counts,
+            index_put_ of ones for occupancy (out-of-grid points go to a
+            spare last voxel, so that nothing waits for the host)
+  fuse      per stream searchsorted + gather + lerp, then torch.cat
+
+Fresh random inputs on the GPU (never zeros), rotated among enough sets to
+span 200 MB (4x the H100 L2), warm-up, then each of N runs (default 200)
+timed with a pair of CUDA events; median, p10, p90.  Each workload's first
+result is checked against a NumPy reference before timing.
+
+  python3 torch_baseline.py [--json FILE] [--runs N] [--seed S]
+
+Needs only torch (with CUDA) and numpy.
+"""
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+import torch
+
+ROTATE_BYTES = 200 * 2**20
+MIN_SETS, MAX_SETS = 2, 128
+WARMUP_RUNS = 10
+COPY_BYTES = 1 << 30
+COPY_RUNS = 30
+
+DEV = torch.device("cuda")
+
+
+def sets_for(set_bytes):
+    return min(max(math.ceil(ROTATE_BYTES / set_bytes), MIN_SETS), MAX_SETS)
+
+
+def time_runs(fn, n_sets, runs):
+    """Event pair around each run, host running ahead; stats in us."""
+    for i in range(max(WARMUP_RUNS, n_sets)):
+        fn(i % n_sets)
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
+    for i in range(runs):
+        starts[i].record()
+        fn(i % n_sets)
+        ends[i].record()
+    torch.cuda.synchronize()
+    us = np.array([s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)])
+    return {
+        "runs": runs,
+        "n_sets": n_sets,
+        "median_us": float(np.percentile(us, 50)),
+        "p10_us": float(np.percentile(us, 10)),
+        "p90_us": float(np.percentile(us, 90)),
+        "min_us": float(us.min()),
+        "loop_us": starts[0].elapsed_time(ends[-1]) * 1e3 / runs,
+    }
+
+
+class Bench:
+    def __init__(self, runs, gen):
+        self.runs = runs
+        self.gen = gen
+        self.copy = None
+        self.copy_gbps = None
+        self.results = []
+
+    def uniform(self, shape, lo, hi, dtype=torch.float64):
+        t = torch.rand(shape, generator=self.gen, device=DEV, dtype=dtype)
+        return lo + (hi - lo) * t
+
+    def measure_copy(self):
+        src = torch.full((COPY_BYTES,), 0xA5, dtype=torch.uint8, device=DEV)
+        dst = torch.empty_like(src)
+        r = time_runs(lambda s: dst.copy_(src), 1, COPY_RUNS)
+        r.update(name="copy-d2d-1GiB", kind="copy",
+                 detail="Tensor.copy_ device to device, 1 GiB",
+                 floor_bytes=2 * COPY_BYTES, set_bytes=2 * COPY_BYTES)
+        r["gbps"] = r["floor_bytes"] / (r["median_us"] * 1e-6) / 1e9
+        r["floor_us"] = r["median_us"]
+        r["ratio"] = 1.0
+        self.copy = r
+        self.copy_gbps = r["gbps"]
+        del src, dst
+        torch.cuda.empty_cache()
+
+    def add(self, name, kind, detail, floor_bytes, fn, n_sets):
+        r = time_runs(fn, n_sets, self.runs)
+        r.update(name=name, kind=kind, detail=detail,
+                 floor_bytes=float(floor_bytes), set_bytes=float(floor_bytes))
+        r["gbps"] = floor_bytes / (r["median_us"] * 1e-6) / 1e9
+        r["floor_us"] = floor_bytes / (self.copy_gbps * 1e9) * 1e6
+        r["ratio"] = r["median_us"] / r["floor_us"]
+        self.results.append(r)
+        print("%-44s %9.1f  (%8.1f-%8.1f) %9.2f %8.0f %9.1f %6.2f" % (
+            name, r["median_us"], r["p10_us"], r["p90_us"], floor_bytes / 1e6,
+            r["gbps"], r["floor_us"], r["ratio"]), flush=True)
+        torch.cuda.empty_cache()
+
+
+def die(msg):
+    sys.stdout.flush()
+    sys.exit("torch_baseline: " + msg)
+
+
+# --------------------------------------------------------------------------
+# Resampling
+
+def locate(st, tt):
+    """Bracketing indices (i1, i2) with st[i1] <= t < st[i2] inside."""
+    S = st.shape[-1]
+    i2 = torch.searchsorted(st, tt, right=True).clamp_(1, S - 1)
+    return i2 - 1, i2
+
+
+def gather_rows(sv, idx):
+    return sv.gather(1, idx.unsqueeze(-1).expand(-1, -1, sv.shape[-1]))
+
+
+def resample_linear(st, sv, tt):
+    i1, i2 = locate(st, tt)
+    t1, t2 = st.gather(1, i1), st.gather(1, i2)
+    w = ((tt - t1).float() / (t2 - t1).clamp_min(1).float()).clamp_(0, 1)
+    g1, g2 = gather_rows(sv, i1), gather_rows(sv, i2)
+    if sv.dtype == torch.float32:
+        return torch.lerp(g1, g2, w.unsqueeze(-1))
+    return torch.lerp(g1.float(), g2.float(), w.unsqueeze(-1)).to(sv.dtype)
+
+
+def resample_cubic(st, sv, tt):
+    """Cubic Hermite, tangents (p2 - p0) / (t2 - t0) and (p3 - p1) /
+    (t3 - t1); a missing outer neighbour repeats the inner one."""
+    S = st.shape[-1]
+    i1, i2 = locate(st, tt)
+    i0, i3 = (i1 - 1).clamp_(min=0), (i2 + 1).clamp_(max=S - 1)
+    t0, t1 = st.gather(1, i0), st.gather(1, i1)
+    t2, t3 = st.gather(1, i2), st.gather(1, i3)
+    h = (t2 - t1).float()
+    s = ((tt - t1).float() / h).clamp_(0, 1)
+    a1 = h / (t2 - t0).float()
+    a2 = h / (t3 - t1).float()
+    s2, s3 = s * s, s * s * s
+    h00 = 2 * s3 - 3 * s2 + 1
+    h10 = s3 - 2 * s2 + s
+    h01 = -2 * s3 + 3 * s2
+    h11 = s3 - s2
+    c = [-h10 * a1, h00 - h11 * a2, h01 + h10 * a1, h11 * a2]
+    out = None
+    for k, idx in enumerate((i0, i1, i2, i3)):
+        term = c[k].unsqueeze(-1) * gather_rows(sv, idx).float()
+        out = term if out is None else out + term
+    return out.to(sv.dtype)
+
+
+def make_resample_set(b, B, S, T, D, dtype):
+    """1 kHz-ish strictly increasing sources (+-40% jitter); sorted targets
+    over the span, 2% beyond each end; values in [-10, 10)."""
+    period = 1e6
+    steps = b.uniform((B, S), 0.6, 1.4) * period
+    steps[:, 0] = b.uniform((B,), 0, 1e9)
+    st = torch.cumsum(steps.floor(), 1).to(torch.int64)
+    span = (st[:, -1] - st[:, 0]).double().unsqueeze(1)
+    lo = st[:, :1].double() - 0.02 * span
+    k = torch.arange(T, device=DEV, dtype=torch.float64).unsqueeze(0)
+    tt = (lo + (k + b.uniform((B, T), 0, 1)) * 1.04 * span / T).to(
+        torch.int64)
+    sv = b.uniform((B, S, D), -10, 10, torch.float32).to(dtype)
+    return st, sv, tt
+
+
+def close(got, want, bf16):
+    """float32 ~1e-5, bfloat16 one unit in the last place."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    mag = np.maximum(np.abs(got), np.abs(want))
+    if bf16:
+        tol = mag / 128 + 1e-6
+    else:
+        tol = 1e-5 * np.maximum(1, mag)
+    return np.abs(got - want) <= tol
+
+
+def check_linear(name, st, sv, tt, out, rows=4):
+    """np.interp (which holds the end values too) on a few rows."""
+    bf16 = out.dtype == torch.bfloat16
+    st, tt = st.cpu().numpy(), tt.cpu().numpy()
+    sv = sv.float().cpu().numpy()
+    out = out.float().cpu().numpy()
+    for r in range(min(rows, st.shape[0])):
+        x0 = st[r, 0]
+        xs, xt = (st[r] - x0).astype(np.float64), (tt[r] - x0).astype(
+            np.float64)
+        for c in range(sv.shape[2]):
+            want = np.interp(xt, xs, sv[r, :, c])
+            ok = close(out[r, :, c], want, bf16)
+            if not ok.all():
+                i = int(np.argmin(ok))
+                die("%s: row %d channel %d target %d: torch %.9g, numpy %.9g"
+                    % (name, r, c, i, out[r, i, c], want[i]))
+
+
+def bench_resample(b, B, S, T, D, dtype, method):
+    tname = {torch.float32: "f32", torch.bfloat16: "bf16"}[dtype]
+    name = "resample-%s-%s-B%d-S%d-T%d-D%d" % (tname, method, B, S, T, D)
+    esize = torch.tensor([], dtype=dtype).element_size()
+    floor = B * S * 8 + B * S * D * esize + B * T * 8 + B * T * D * esize
+    fn = resample_linear if method == "linear" else resample_cubic
+    n_sets = sets_for(floor)
+    sets = [make_resample_set(b, B, S, T, D, dtype) for _ in range(n_sets)]
+
+    out = fn(*sets[0])
+    if not torch.isfinite(out.float()).all():
+        die(name + ": non-finite output")
+    if method == "linear":
+        check_linear(name, *sets[0], out)
+    else:
+        # Hermite with these tangents reproduces a straight line exactly.
+        st, _, tt = sets[0]
+        x = (st - st[:, :1]).double() * 1e-9
+        line = (3 * x - 2).unsqueeze(-1).expand(-1, -1, D).float().to(dtype)
+        got = fn(st, line, tt).float().cpu().numpy()
+        xt = ((tt - st[:, :1]).double() * 1e-9).clamp(
+            min=0).cpu().numpy()
+        xt = np.minimum(xt, x[:, -1:].cpu().numpy())
+        want = np.broadcast_to((3 * xt - 2)[:, :, None], got.shape)
+        bad = ~close(got, want, dtype == torch.bfloat16)
+        if bad.any():
+            die("%s: %d of %d elements off a straight line" % (
+                name, int(bad.sum()), bad.size))
+    del out
+    b.add(name, "resample", "B=%d S=%d T=%d D=%d %s %s, edge hold" % (
+        B, S, T, D, str(dtype).replace("torch.", ""), method), floor,
+        lambda s: fn(*sets[s]), n_sets)
+
+
+# --------------------------------------------------------------------------
+# Voxelization
+
+def voxel_index(pts, origin, vsize, dims_t, dims):
+    """Linear voxel index per point, n_voxels for points outside (@dims
+    as a device tensor and as Python ints: nothing waits for the host)."""
+    ijk = torch.floor((pts[:, :3] - origin) / vsize).to(torch.int64)
+    inside = ((ijk >= 0) & (ijk < dims_t)).all(1)
+    lin = (ijk[:, 2] * dims[1] + ijk[:, 1]) * dims[0] + ijk[:, 0]
+    n_vox = dims[0] * dims[1] * dims[2]
+    return torch.where(inside, lin, torch.full_like(lin, n_vox)), n_vox
+
+
+def voxelize_count(pts, origin, vsize, dims_t, dims, ones):
+    lin, n_vox = voxel_index(pts, origin, vsize, dims_t, dims)
+    grid = torch.zeros(n_vox + 1, dtype=torch.int32, device=DEV)
+    grid.index_put_((lin,), ones, accumulate=True)
+    return grid[:n_vox]
+
+
+def voxelize_occupancy(pts, origin, vsize, dims_t, dims, ones):
+    lin, n_vox = voxel_index(pts, origin, vsize, dims_t, dims)
+    grid = torch.zeros(n_vox + 1, dtype=torch.uint8, device=DEV)
+    grid.index_put_((lin,), ones)
+    return grid[:n_vox]
+
+
+def make_cloud(b, n, origin, vsize, dims, shape):
+    """x, y, z, intensity float32 (stride 16): uniform over the grid and 5%
+    beyond each face, or a 64-ring lidar 1.73 m over flat ground."""
+    if shape == "uniform":
+        span = torch.tensor(dims, dtype=torch.float64, device=DEV) * \
+            torch.tensor(vsize, dtype=torch.float64, device=DEV)
+        xyz = torch.tensor(origin, dtype=torch.float64, device=DEV) + \
+            span * b.uniform((n, 3), -0.05, 1.05)
+    else:
+        az = b.uniform((n,), 0, 2 * math.pi)
+        ring = torch.randint(0, 64, (n,), generator=b.gen, device=DEV)
+        el = (-24.8 + 26.8 * ring.double() / 63) * math.pi / 180
+        u = b.uniform((n,), 0, 1)
+        r = 2 + 78 * u * u
+        ground = 1.73 / torch.tan(-el) * b.uniform((n,), 0.98, 1.02)
+        r = torch.where(el < 0, torch.minimum(r, ground), r)
+        xyz = torch.stack((r * torch.cos(el) * torch.cos(az),
+                           r * torch.cos(el) * torch.sin(az),
+                           r * torch.sin(el)), 1)
+    return torch.cat((xyz, b.uniform((n, 1), 0, 1)), 1).float().contiguous()
+
+
+def bench_voxelize(b, name, n, origin, vsize, dims, mode, shape):
+    o = torch.tensor(origin, dtype=torch.float32, device=DEV)
+    v = torch.tensor(vsize, dtype=torch.float32, device=DEV)
+    d = torch.tensor(dims, dtype=torch.int64, device=DEV)
+    n_vox = dims[0] * dims[1] * dims[2]
+    if mode == "count":
+        fn, ones, out_bytes = voxelize_count, torch.ones(
+            n, dtype=torch.int32, device=DEV), 4 * n_vox
+    else:
+        fn, ones, out_bytes = voxelize_occupancy, torch.ones(
+            n, dtype=torch.uint8, device=DEV), (n_vox + 3) // 4 * 4
+    floor = n * 16 + out_bytes
+    n_sets = sets_for(floor)
+    sets = [make_cloud(b, n, origin, vsize, dims, shape)
+            for _ in range(n_sets)]
+
+    # NumPy reference, in the same float32 arithmetic.
+    p = sets[0].cpu().numpy()
+    ijk = np.floor((p[:, :3] - np.array(origin, np.float32)) /
+                   np.array(vsize, np.float32)).astype(np.int64)
+    ok = ((ijk >= 0) & (ijk < np.array(dims))).all(1)
+    lin = (ijk[ok, 2] * dims[1] + ijk[ok, 1]) * dims[0] + ijk[ok, 0]
+    want = np.bincount(lin, minlength=n_vox)
+    if mode == "occupancy":
+        want = (want > 0).astype(np.uint8)
+    got = fn(sets[0], o, v, d, dims, ones).cpu().numpy()
+    if not np.array_equal(got.astype(np.int64), want.astype(np.int64)):
+        die("%s: %d voxels differ from NumPy" % (
+            name, int((got != want).sum())))
+    if ok.sum() < n // 10:
+        die("%s: only %d points in the grid" % (name, int(ok.sum())))
+    b.add(name, "voxelize", "%d points stride 16 (%s) into %dx%dx%d %s" % (
+        n, "uniform" if shape == "uniform" else "lidar sweep", *dims, mode),
+        floor, lambda s: fn(sets[s], o, v, d, dims, ones), n_sets)
+
+
+# --------------------------------------------------------------------------
+# Batched fusion
+
+FUSE_STREAMS = ((30, 512), (100, 14), (333, 6))
+
+
+def fuse(ticks, streams):
+    return torch.cat([resample_linear(t, v, ticks) for t, v in streams], -1)
+
+
+def make_fuse_set(b, E, T, seconds):
+    starts = b.uniform((E, 1), 0, 1e12).floor()
+    k = torch.arange(T, device=DEV, dtype=torch.float64).unsqueeze(0)
+    ticks = (starts + (k * seconds * 1e9 / T).floor()).to(torch.int64)
+    streams = []
+    for rate, channels in FUSE_STREAMS:
+        n = int(rate * seconds)
+        period = 1e9 / rate
+        first = starts - period * b.uniform((E, 1), 0, 1)
+        i = torch.arange(n, device=DEV, dtype=torch.float64).unsqueeze(0)
+        times = (first + period * (i + b.uniform((E, n), -0.1, 0.1))).to(
+            torch.int64)
+        values = b.uniform((E, n, channels), -10, 10, torch.float32)
+        streams.append((times, values))
+    return ticks, streams
+
+
+def bench_fuse(b, E, T, seconds):
+    name = "fuse-f32-linear-E%d-T%d-%dstreams" % (E, T, len(FUSE_STREAMS))
+    row = sum(c for _, c in FUSE_STREAMS)
+    floor = E * T * 8 + E * T * row * 4 + sum(
+        E * int(r * seconds) * (8 + 4 * c) for r, c in FUSE_STREAMS)
+    n_sets = sets_for(floor)
+    sets = [make_fuse_set(b, E, T, seconds) for _ in range(n_sets)]
+
+    ticks, streams = sets[0]
+    out = fuse(ticks, streams)
+    col = 0
+    for times, values in streams:
+        c = values.shape[2]
+        check_linear(name, times, values, ticks, out[:, :, col:col + c], 2)
+        col += c
+    del out
+    b.add(name, "fuse", "E=%d T=%d over %g s; streams 30 Hz x 512, 100 Hz "
+          "x 14, 333 Hz x 6; float32 linear, edge hold" % (E, T, seconds),
+          floor, lambda s: fuse(*sets[s]), n_sets)
+
+
+# --------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=None)
+    args = ap.parse_args()
+    if args.runs < 1:
+        ap.error("--runs must be >= 1")
+    if not torch.cuda.is_available():
+        die("no CUDA device for torch")
+    seed = args.seed if args.seed is not None else \
+        int(np.random.SeedSequence().entropy % 2**63)
+    gen = torch.Generator(device=DEV)
+    gen.manual_seed(seed)
+    b = Bench(args.runs, gen)
+
+    device = torch.cuda.get_device_name()
+    b.measure_copy()
+    print("device: %s (torch %s)\nseed: %d (--seed replays it), runs: %d\n"
+          "copy bandwidth (device to device, 1 GiB, read + write): %.0f GB/s"
+          " (median of %d; p10 %.0f us, p90 %.0f us)\n" % (
+              device, torch.__version__, seed, args.runs, b.copy_gbps,
+              b.copy["runs"], b.copy["p10_us"], b.copy["p90_us"]))
+    print("%-44s %9s  (%8s-%8s) %9s %8s %9s %6s" % (
+        "workload", "median us", "p10", "p90", "floor MB", "GB/s",
+        "floor us", "ratio"), flush=True)
+
+    f32, bf16 = torch.float32, torch.bfloat16
+    bench_resample(b, 64, 4096, 1024, 32, f32, "linear")
+    bench_resample(b, 8, 1024, 4096, 7, f32, "linear")
+    bench_resample(b, 256, 512, 512, 64, f32, "linear")
+    bench_resample(b, 64, 4096, 1024, 32, f32, "cubic")
+    bench_resample(b, 64, 4096, 1024, 32, bf16, "linear")
+
+    cube = ((-25.6, -25.6, -25.6), (0.2, 0.2, 0.2), (256, 256, 256))
+    bench_voxelize(b, "voxelize-count-256cube-n131072", 131072, *cube,
+                   "count", "uniform")
+    bench_voxelize(b, "voxelize-occupancy-256cube-n131072", 131072, *cube,
+                   "occupancy", "uniform")
+    bench_voxelize(b, "voxelize-count-bev432x496-n120000", 120000,
+                   (0, -39.68, -3), (0.16, 0.16, 4), (432, 496, 1), "count",
+                   "lidar")
+
+    bench_fuse(b, 64, 500, 10.0)
+
+    print("\nfloor: bytes moved (each input read once, each output written "
+          "once) over the copy bandwidth; ratio = median / floor")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"impl": "torch", "device": device,
+                       "torch_version": torch.__version__,
+                       "runs": args.runs, "seed": seed,
+                       "copy_gbps": b.copy_gbps, "copy": b.copy,
+                       "workloads": b.results}, f, indent=2)
+        print("wrote " + args.json)
+
+
+if __name__ == "__main__":
+    main()

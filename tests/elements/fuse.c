@@ -1,0 +1,617 @@
+/* robocachefuse: alignment on streams of known functions, nearest and
+ * previous at boundaries, staleness, master-pad ticks, live behaviour
+ * (latency, a stream that stops and comes back, a pad added while
+ * playing), determinism offline, zero-copy, and bad input. */
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+#include <math.h>
+
+#include "elementutil.h"
+#include "gstrobocachefusedmeta.h"
+
+#define VEC_CAPS(d) GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)" #d \
+    ", format=(string)float32, layout=(string)sample"
+
+/* Pushes one float32 sample of @d values at @pts. */
+static void
+push_sample (GstElement * appsrc, GstClockTime pts, const float *values,
+    guint d)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (values, d * sizeof (float));
+
+  GST_BUFFER_PTS (buf) = pts;
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (appsrc), buf),
+      GST_FLOW_OK);
+}
+
+static GstElement *
+by_name (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+
+  fail_unless (e != NULL, "no element %s", name);
+  gst_object_unref (e);         /* the pipeline keeps it */
+  return e;
+}
+
+/* All samples of an appsink until EOS (or @max). */
+static GPtrArray *
+pull_all (GstElement * sink, guint max)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_sample_unref);
+  GstSample *sample;
+
+  while (out->len < max &&
+      (sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              10 * GST_SECOND)))
+    g_ptr_array_add (out, sample);
+  return out;
+}
+
+static float
+value_of (GstBuffer * buf, const gchar * stream, guint channel)
+{
+  GstMapInfo map;
+  float v;
+
+  fail_unless (gst_robocache_fused_map_stream (buf, stream, &map, FALSE),
+      "stream %s cannot be mapped", stream);
+  v = ((const float *) map.data)[channel];
+  gst_memory_unmap (map.memory, &map);
+  return v;
+}
+
+static const GstRobocacheFusedStream *
+stream_of (GstBuffer * buf, const gchar * name)
+{
+  const GstRobocacheFusedStream *s =
+      gst_robocache_fused_meta_find (gst_buffer_get_robocache_fused_meta (buf),
+      name);
+
+  fail_unless (s != NULL, "no stream %s", name);
+  return s;
+}
+
+/* A 333 Hz stream whose values are linear in time, fused at 100 Hz, is
+ * interpolated exactly at every tick; a second stream (nearest) lands in
+ * its own memory. */
+GST_START_TEST (test_linear_function_exact)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=100/1 "
+      "flat-output=true ! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (2) "\" ! f.sink_0 "
+      "appsrc name=b format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_1", NULL);
+  GstElement *a = by_name (pipeline, "a"), *b = by_name (pipeline, "b");
+  GPtrArray *out;
+
+  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad
+          (by_name (pipeline, "f"), "sink_1")), "policy", "nearest");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  /* 1 s at 333 Hz, times 3003003 ns apart: values 2t + 1 and -t. */
+  for (guint i = 0; i <= 333; i++) {
+    GstClockTime t = i * G_GUINT64_CONSTANT (3003003);
+    float v[2] = { 2.0f * t / 1e9f + 1.0f, -(float) t / 1e9f };
+    push_sample (a, t, v, 2);
+  }
+  for (guint i = 0; i <= 20; i++) {
+    float v = (float) i;
+    push_sample (b, i * 50 * GST_MSECOND, &v, 1);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  gst_app_src_end_of_stream (GST_APP_SRC (b));
+
+  out = pull_all (by_name (pipeline, "sink"), 1000);
+  /* Ticks 0, 10 ms, ..., up to the last data (1 s). */
+  fail_unless_equals_int (out->len, 101);
+  for (guint k = 0; k < out->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+    double t = k * 0.01;
+    GstMapInfo flat;
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), k * 10 * GST_MSECOND);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (buf), 10 * GST_MSECOND);
+    fail_unless (fabs (value_of (buf, "sink_0", 0) - (2 * t + 1)) < 1e-5,
+        "tick %u: %f", k, value_of (buf, "sink_0", 0));
+    fail_unless (fabs (value_of (buf, "sink_0", 1) + t) < 1e-5);
+    /* nearest of samples every 50 ms: round (t / 0.05), ties to the
+     * later. */
+    fail_unless_equals_float (value_of (buf, "sink_1", 0),
+        (float) floor (t / 0.05 + 0.5 + 1e-9));
+    fail_unless (!stream_of (buf, "sink_0")->stale);
+    fail_unless (gst_robocache_fused_map_flat (buf, &flat));
+    fail_unless_equals_int (flat.size, 3 * sizeof (float));
+    fail_unless (fabs (((float *) flat.data)[0] - (2 * t + 1)) < 1e-5);
+    gst_memory_unmap (flat.memory, &flat);
+  }
+  {
+    GstCaps *caps = gst_sample_get_caps (out->pdata[0]);
+    fail_unless_equals_string (gst_structure_get_string
+        (gst_caps_get_structure (caps, 0), "streams"), "sink_0,sink_1");
+  }
+  g_ptr_array_unref (out);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* previous takes the sample at or before the tick, nearest the closer one
+ * (the later on a tie); the offset and source PTS say which. */
+GST_START_TEST (test_nearest_previous_boundaries)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_0 "
+      "appsrc name=b format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_1", NULL);
+  GstElement *f = by_name (pipeline, "f");
+  GstElement *a = by_name (pipeline, "a"), *b = by_name (pipeline, "b");
+  /* Samples at 0, 60, 100, 150, 200 ms. */
+  const GstClockTime times[] = { 0, 60, 100, 150, 200 };
+  GPtrArray *out;
+
+  g_object_set (gst_element_get_static_pad (f, "sink_0"), "stream-name",
+      "prev", NULL);
+  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad (f,
+              "sink_0")), "policy", "previous");
+  g_object_set (gst_element_get_static_pad (f, "sink_1"), "stream-name",
+      "near", NULL);
+  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad (f,
+              "sink_1")), "policy", "nearest");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++) {
+    float v = (float) times[i];
+    push_sample (a, times[i] * GST_MSECOND, &v, 1);
+    push_sample (b, times[i] * GST_MSECOND, &v, 1);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  gst_app_src_end_of_stream (GST_APP_SRC (b));
+  out = pull_all (by_name (pipeline, "sink"), 100);
+  fail_unless_equals_int (out->len, 3);       /* 0, 100, 200 ms */
+  {
+    GstBuffer *t100 = gst_sample_get_buffer (out->pdata[1]);
+    /* At 100 ms both have a sample exactly there. */
+    fail_unless_equals_float (value_of (t100, "prev", 0), 100.0f);
+    fail_unless_equals_float (value_of (t100, "near", 0), 100.0f);
+    fail_unless_equals_int64 (stream_of (t100, "prev")->offset, 0);
+  }
+  g_ptr_array_unref (out);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+
+  /* Ticks at 50 ms (rate 20/1): previous = 0, nearest = 60 (10 ms away
+   * vs 50); at 150 ms: both 150. */
+  pipeline = gst_parse_launch ("robocachefuse name=f rate=20/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_0 "
+      "appsrc name=b format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_1", NULL);
+  f = by_name (pipeline, "f");
+  a = by_name (pipeline, "a");
+  b = by_name (pipeline, "b");
+  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad (f,
+              "sink_0")), "policy", "previous");
+  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad (f,
+              "sink_1")), "policy", "nearest");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++) {
+    float v = (float) times[i];
+    push_sample (a, times[i] * GST_MSECOND, &v, 1);
+    push_sample (b, times[i] * GST_MSECOND, &v, 1);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  gst_app_src_end_of_stream (GST_APP_SRC (b));
+  out = pull_all (by_name (pipeline, "sink"), 100);
+  fail_unless_equals_int (out->len, 5);       /* 0, 50, ..., 200 ms */
+  {
+    GstBuffer *t50 = gst_sample_get_buffer (out->pdata[1]);
+    fail_unless_equals_float (value_of (t50, "sink_0", 0), 0.0f);
+    fail_unless_equals_int64 (stream_of (t50, "sink_0")->offset,
+        -50 * GST_MSECOND);
+    fail_unless_equals_float (value_of (t50, "sink_1", 0), 60.0f);
+    fail_unless_equals_int64 (stream_of (t50, "sink_1")->offset,
+        10 * GST_MSECOND);
+    fail_unless_equals_uint64 (stream_of (t50, "sink_1")->pts,
+        60 * GST_MSECOND);
+  }
+  g_ptr_array_unref (out);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* A stream that ends early is held until max-age, then stale; with
+ * stale-policy=drop those ticks disappear. */
+GST_START_TEST (test_staleness_and_drop)
+{
+  for (gint drop = 0; drop <= 1; drop++) {
+    gchar *desc = g_strdup_printf ("robocachefuse name=f rate=10/1 "
+        "stale-policy=%s ! appsink name=sink sync=false "
+        "appsrc name=a format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_0 "
+        "appsrc name=b format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_1",
+        drop ? "drop" : "mark");
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstElement *f = by_name (pipeline, "f");
+    GstElement *a = by_name (pipeline, "a"), *b = by_name (pipeline, "b");
+    GstStructure *stats;
+    guint64 dropped = 0;
+    GPtrArray *out;
+
+    g_object_set (gst_element_get_static_pad (f, "sink_1"), "max-age",
+        (guint64) 250 * GST_MSECOND, NULL);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    /* a: 0..1 s every 100 ms; b: only at 0 and 100 ms. */
+    for (guint i = 0; i <= 10; i++) {
+      float v = (float) i;
+      push_sample (a, i * 100 * GST_MSECOND, &v, 1);
+      if (i < 2)
+        push_sample (b, i * 100 * GST_MSECOND, &v, 1);
+    }
+    gst_app_src_end_of_stream (GST_APP_SRC (a));
+    gst_app_src_end_of_stream (GST_APP_SRC (b));
+    out = pull_all (by_name (pipeline, "sink"), 100);
+    if (!drop) {
+      fail_unless_equals_int (out->len, 11);
+      for (guint k = 0; k < out->len; k++) {
+        GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+        const GstRobocacheFusedStream *s = stream_of (buf, "sink_1");
+        /* Held from 100 ms: stale once more than 250 ms old. */
+        fail_unless_equals_int (s->stale, k * 100 > 350);
+        fail_unless_equals_float (value_of (buf, "sink_1", 0),
+            k == 0 ? 0.0f : 1.0f);
+      }
+    } else {
+      fail_unless_equals_int (out->len, 4);   /* 0 .. 300 ms */
+      g_object_get (f, "stats", &stats, NULL);
+      gst_structure_get_uint64 (stats, "dropped-ticks", &dropped);
+      fail_unless_equals_uint64 (dropped, 7);
+      gst_structure_free (stats);
+    }
+    g_ptr_array_unref (out);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
+/* rate=0/1: one tick per buffer of the master pad, at its times. */
+GST_START_TEST (test_master_pad)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=0/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_0 "
+      "appsrc name=cam format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_1",
+      NULL);
+  GstElement *f = by_name (pipeline, "f");
+  GstElement *a = by_name (pipeline, "a"), *cam = by_name (pipeline, "cam");
+  const GstClockTime frames[] = { 5, 38, 71, 109 };
+  GPtrArray *out;
+
+  g_object_set (gst_element_get_static_pad (f, "sink_1"), "master", TRUE,
+      NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i <= 12; i++) {
+    float v = (float) (i * 10);
+    push_sample (a, i * 10 * GST_MSECOND, &v, 1);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++) {
+    float v = (float) i;
+    push_sample (cam, frames[i] * GST_MSECOND, &v, 1);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  gst_app_src_end_of_stream (GST_APP_SRC (cam));
+  out = pull_all (by_name (pipeline, "sink"), 100);
+  fail_unless_equals_int (out->len, G_N_ELEMENTS (frames));
+  for (guint k = 0; k < out->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), frames[k] * GST_MSECOND);
+    fail_unless_equals_float (value_of (buf, "sink_1", 0), (float) k);
+    /* The vector stream, interpolated at the frame's time: v = t in ms. */
+    fail_unless (fabsf (value_of (buf, "sink_0", 0) - frames[k]) < 1e-3f);
+    fail_unless_equals_int64 (stream_of (buf, "sink_1")->offset, 0);
+  }
+  g_ptr_array_unref (out);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* Offline: the same inputs give byte-identical outputs. */
+static GChecksum *
+offline_run (void)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=25/1 "
+      "flat-output=true ! appsink name=sink sync=false "
+      "robocachejointsrc num-buffers=200 seed=4 jitter=0.3 dropout=0.1 ! "
+      "f.sink_0 robocachelidarsrc num-buffers=5 points-per-sweep=2048 ! "
+      "robocachevoxelize backend=cpu dims=\"<32,32,8>\" voxel-size=\"<1.0>\" "
+      "origin=\"<-16.0,-16.0,-4.0>\" ! f.sink_1 "
+      "videotestsrc num-buffers=15 pattern=ball ! "
+      "video/x-raw,format=I420,width=32,height=24,framerate=30/1 ! f.sink_2", NULL);
+  GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA256);
+  GPtrArray *out;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  out = pull_all (by_name (pipeline, "sink"), 1000);
+  fail_unless (out->len >= 20, "%u ticks", out->len);
+  for (guint k = 0; k < out->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+    GstRobocacheFusedMeta *meta = gst_buffer_get_robocache_fused_meta (buf);
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_checksum_update (sum, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    for (guint s = 0; s < meta->n_streams; s++) {
+      g_checksum_update (sum, (const guchar *) &meta->streams[s].offset,
+          sizeof (meta->streams[s].offset));
+      g_checksum_update (sum, (const guchar *) &meta->streams[s].stale,
+          sizeof (meta->streams[s].stale));
+    }
+  }
+  g_ptr_array_unref (out);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  return sum;
+}
+
+GST_START_TEST (test_offline_deterministic)
+{
+  GChecksum *a = offline_run (), *b = offline_run ();
+
+  fail_unless_equals_string (g_checksum_get_string (a),
+      g_checksum_get_string (b));
+  g_checksum_free (a);
+  g_checksum_free (b);
+}
+
+GST_END_TEST;
+
+/* The camera memories that left the source: a fused frame must hold one
+ * of them, not a copy. */
+static GHashTable *camera_memories;
+
+static GstPadProbeReturn
+remember_memory (GstPad * pad, GstPadProbeInfo * info, gpointer unused)
+{
+  g_hash_table_add (camera_memories,
+      gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info), 0));
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_zero_copy_three_sensors)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=0/1 "
+      "! appsink name=sink sync=false max-buffers=1 "
+      "videotestsrc num-buffers=5 name=cam ! "
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! f.sink_0 "
+      "robocachejointsrc num-buffers=30 ! f.sink_1 "
+      "robocachelidarsrc num-buffers=2 points-per-sweep=1024 ! "
+      "robocachevoxelize ! f.sink_2", NULL);
+  GstElement *f = by_name (pipeline, "f");
+  GstPad *cam_src = gst_element_get_static_pad (by_name (pipeline, "cam"),
+      "src");
+  GstSample *sample;
+  guint n = 0;
+
+  camera_memories = g_hash_table_new (NULL, NULL);
+  g_object_set (gst_element_get_static_pad (f, "sink_0"), "stream-name",
+      "camera", "master", TRUE, NULL);
+  gst_pad_add_probe (cam_src, GST_PAD_PROBE_TYPE_BUFFER, remember_memory,
+      NULL, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (by_name
+                  (pipeline, "sink")), 10 * GST_SECOND))) {
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    const GstRobocacheFusedStream *cam = stream_of (buf, "camera");
+    fail_unless (cam->memory_index >= 0);
+    fail_unless (g_hash_table_contains (camera_memories,
+            gst_buffer_peek_memory (buf, cam->memory_index)),
+        "the camera memory was copied");
+    fail_unless_equals_uint64 (gst_memory_get_sizes (gst_buffer_peek_memory
+            (buf, cam->memory_index), NULL, NULL), 64 * 48 * 3 / 2);
+    fail_unless (stream_of (buf, "sink_1") != NULL);
+    fail_unless (stream_of (buf, "sink_2") != NULL);
+    n++;
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_int (n, 5);
+  g_hash_table_unref (camera_memories);
+  gst_object_unref (cam_src);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* Direct zero-copy check: the memory pushed on a pad is the memory in the
+ * fused buffer. */
+GST_START_TEST (test_memory_referenced)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=0/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (4) "\" ! f.sink_0", NULL);
+  GstElement *a = by_name (pipeline, "a");
+  const float v[4] = { 1, 2, 3, 4 };
+  GstBuffer *in = gst_buffer_new_memdup (v, sizeof (v));
+  GstMemory *mem = gst_buffer_peek_memory (in, 0);
+  GstSample *sample;
+  GstBuffer *out;
+
+  GST_BUFFER_PTS (in) = 0;
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_app_src_push_buffer (GST_APP_SRC (a), in);
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (by_name (pipeline,
+              "sink")));
+  fail_unless (sample != NULL);
+  out = gst_sample_get_buffer (sample);
+  fail_unless (gst_buffer_peek_memory (out, stream_of (out,
+              "sink_0")->memory_index) == mem);
+  gst_sample_unref (sample);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* Live: latency is reported, a stream that stops goes stale without
+ * blocking the others, recovers when it comes back, and a pad added while
+ * playing joins the frame. */
+GST_START_TEST (test_live_stop_recover_add_pad)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=50/1 "
+      "latency=20000000 ! appsink name=sink sync=false "
+      "robocachejointsrc is-live=true rate=200/1 ! f.sink_0 "
+      "appsrc name=b is-live=true format=time do-timestamp=true "
+      "min-latency=0 max-latency=1000000000 caps=\""
+      VEC_CAPS (1) "\" ! f.sink_1", NULL);
+  GstElement *f = by_name (pipeline, "f"), *b = by_name (pipeline, "b");
+  GstElement *sink = by_name (pipeline, "sink");
+  GstQuery *latency = gst_query_new_latency ();
+  gboolean live, saw_stale = FALSE, recovered = FALSE, joined = FALSE;
+  GstClockTime min_latency = 0;
+  gint64 end;
+
+  g_object_set (gst_element_get_static_pad (f, "sink_1"), "max-age",
+      (guint64) 60 * GST_MSECOND, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  end = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  for (guint i = 0; g_get_monotonic_time () < end; i++) {
+    GstSample *sample;
+    gint64 now = g_get_monotonic_time ();
+    gboolean silent = now > end - 2 * G_USEC_PER_SEC &&
+        now < end - G_USEC_PER_SEC;
+    float v = (float) i;
+    /* b: every 10 ms, silent for the middle second. */
+    if (!silent) {
+      GstBuffer *buf = gst_buffer_new_memdup (&v, sizeof (v));
+      gst_app_src_push_buffer (GST_APP_SRC (b), buf);
+    }
+    while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0))) {
+      GstBuffer *out = gst_sample_get_buffer (sample);
+      const GstRobocacheFusedStream *s = stream_of (out, "sink_1");
+      if (s->stale)
+        saw_stale = TRUE;
+      else if (saw_stale)
+        recovered = TRUE;
+      if (gst_robocache_fused_meta_find (gst_buffer_get_robocache_fused_meta
+              (out), "late"))
+        joined = TRUE;
+      gst_sample_unref (sample);
+    }
+    if (i == 50) {
+      GstElement *late = gst_parse_bin_from_description
+          ("robocachejointsrc is-live=true rate=100/1 dof=2", TRUE, NULL);
+      GstPad *pad = gst_element_request_pad_simple (f, "sink_%u");
+      GstPad *src = gst_element_get_static_pad (late, "src");
+      g_object_set (pad, "stream-name", "late", NULL);
+      gst_bin_add (GST_BIN (pipeline), late);
+      fail_unless_equals_int (gst_pad_link (src, pad), GST_PAD_LINK_OK);
+      gst_element_sync_state_with_parent (late);
+      gst_object_unref (src);
+      gst_object_unref (pad);
+    }
+    if (i == 40) {
+      /* The fuse's own answer (a sink with sync=false reports not live). */
+      fail_unless (gst_element_query (f, latency));
+      gst_query_parse_latency (latency, &live, &min_latency, NULL);
+    }
+    g_usleep (10000);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless (live);
+  /* At least the fuse's own latency property. */
+  fail_unless (min_latency >= 20 * GST_MSECOND, "latency %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (min_latency));
+  fail_unless (saw_stale, "the silent stream was never marked stale");
+  fail_unless (recovered, "the stream did not recover");
+  fail_unless (joined, "the pad added while playing never appeared");
+  gst_query_unref (latency);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* Bad input: a buffer without timestamp, and caps that change the kind of
+ * stream on a pad. */
+GST_START_TEST (test_no_timestamp_n)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
+      "! fakesink appsrc name=a format=time caps=\"" VEC_CAPS (1)
+      "\" ! f.sink_0", NULL);
+  GstElement *a = by_name (pipeline, "a");
+  float v = 1;
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_app_src_push_buffer (GST_APP_SRC (a), gst_buffer_new_memdup (&v, 4));
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      10 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "no timestamp") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_mismatched_caps_n)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
+      "! fakesink appsrc name=a format=time caps=\"" VEC_CAPS (1)
+      "\" ! f.sink_0", NULL);
+  GstElement *a = by_name (pipeline, "a");
+  float v = 1;
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  push_sample (a, 0, &v, 1);
+  g_object_set (a, "caps", gst_caps_from_string (XYZI_CAPS), NULL);
+  push_sample (a, GST_SECOND, &v, 1);
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      10 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "mismatched caps") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+static Suite *
+fuse_suite (void)
+{
+  Suite *s = suite_create ("robocachefuse");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, test_linear_function_exact);
+  tcase_add_test (tc, test_nearest_previous_boundaries);
+  tcase_add_test (tc, test_staleness_and_drop);
+  tcase_add_test (tc, test_master_pad);
+  tcase_add_test (tc, test_offline_deterministic);
+  tcase_add_test (tc, test_zero_copy_three_sensors);
+  tcase_add_test (tc, test_memory_referenced);
+  tcase_add_test (tc, test_live_stop_recover_add_pad);
+  tcase_add_test (tc, test_no_timestamp_n);
+  tcase_add_test (tc, test_mismatched_caps_n);
+  return s;
+}
+
+GST_CHECK_MAIN (fuse);
