@@ -8,11 +8,29 @@ set -euo pipefail
 . "$(dirname "$0")/../pipelines/setup.sh"
 
 robocache_install_missing
-robocache_build "$ROBOCACHE_BUILD"
-meson test -C "$ROBOCACHE_BUILD" --print-errorlogs "$@"
 
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+status=0
+
+run_suite () {
+  local dir=$1
+  shift
+  robocache_build "$dir" "$@"
+  meson test -C "$dir" --print-errorlogs "${meson_args[@]}" 2>&1 |
+    tee -a "$summary" || status=1
+}
+
+meson_args=("$@")
+run_suite "$ROBOCACHE_BUILD"
 if grep -q "ROBOCACHE_HAVE_CUDA 1" "$ROBOCACHE_BUILD/gst/config.h"; then
   echo "robocache: testing the CPU-only build as well"
-  robocache_build "$ROBOCACHE_BUILD-cpu" -Dcuda=disabled
-  meson test -C "$ROBOCACHE_BUILD-cpu" --print-errorlogs "$@"
+  run_suite "$ROBOCACHE_BUILD-cpu" -Dcuda=disabled
 fi
+
+# One closing line over both builds.
+awk '/^Ok:/ { ok += $2 } /^Fail:/ { fail += $2 } /^Timeout:/ { fail += $2 }
+  /^Unexpected Pass:/ { fail += $3 } /^Skipped:/ { skip += $2 }
+  END { printf "tests: %d passed, %d failed, %d skipped\n", ok, fail, skip }' \
+  "$summary"
+exit $status
