@@ -4,6 +4,7 @@
 #endif
 
 #include "gstrobocachegpu.h"
+#include "robocache-kernels.h"
 
 GST_DEBUG_CATEGORY (gst_robocache_gpu_debug);
 
@@ -25,4 +26,29 @@ gst_robocache_backend_get_type (void)
     g_once_init_leave (&type, t);
   }
   return type;
+}
+
+gboolean
+gst_robocache_gpu_ensure_scratch (GstElement * element, gpointer * ptr,
+    gsize * have, gsize size, const gchar * what)
+{
+  rc_status ret;
+
+  if (*ptr && *have >= size)
+    return TRUE;
+  rc_device_free (*ptr);
+  *ptr = NULL;
+  *have = 0;
+  size = MAX (size, 1);
+  ret = rc_device_alloc (ptr, size);
+  if (ret != RC_OK) {
+    *ptr = NULL;
+    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+        ("cannot allocate %" G_GSIZE_FORMAT " bytes of GPU memory for the %s",
+            size, what), ("%s: %s", rc_status_message (ret),
+            rc_error_detail ()));
+    return FALSE;
+  }
+  *have = size;
+  return TRUE;
 }

@@ -72,6 +72,13 @@ gboolean gst_robocache_gpu_memory_is_native (GstRobocacheGpu * gpu,
 /* TRUE if @mem is any CUDA memory (robocache's or GStreamer's). */
 gboolean gst_robocache_is_cuda_memory (GstMemory * mem);
 
+/* Grows an element's device scratch @ptr (@have bytes) to at least @size
+ * bytes, freeing and allocating only when it must, so that steady state
+ * allocates nothing.  The context must be current.  On failure posts an
+ * error on @element naming @what and returns FALSE. */
+gboolean gst_robocache_gpu_ensure_scratch (GstElement * element,
+    gpointer * ptr, gsize * have, gsize size, const gchar * what);
+
 /* The allocator type name of robocache CUDA memory. */
 #define GST_ROBOCACHE_CUDA_MEMORY_TYPE "robocache.cuda.memory"
 

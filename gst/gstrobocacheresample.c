@@ -49,7 +49,8 @@
  * With layout "chunk" in, every buffer (batch trajectories of S samples,
  * their timestamps in buffer time like a PTS) is resampled in one kernel
  * call onto the grid times not yet produced up to its latest sample (a
- * trajectory that ends earlier holds its last value), and comes out as one chunk with the same batch.  The last sample
+ * trajectory that ends earlier holds its last value), and comes out as one
+ * chunk with the same batch.  The last sample
  * of each trajectory is kept for the next chunk, so that the grid times
  * between two chunks are interpolated too, unless the chunks are more than
  * max-gap apart (a GAP event, as above), overlap in time, or the next is
@@ -223,8 +224,7 @@ struct _GstRobocacheResample
 };
 
 #define gst_robocache_resample_parent_class parent_class
-G_DEFINE_TYPE (GstRobocacheResample, gst_robocache_resample,
-    GST_TYPE_ELEMENT);
+G_DEFINE_TYPE (GstRobocacheResample, gst_robocache_resample, GST_TYPE_ELEMENT);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocacheresample, "robocacheresample",
     GST_RANK_NONE, GST_TYPE_ROBOCACHE_RESAMPLE,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_resample_debug,
@@ -461,47 +461,23 @@ ensure_host (GstRobocacheResample * self, guint8 ** ptr, gsize * have,
   return TRUE;
 }
 
-/* Grows a device buffer to @size; frees and allocates only when it must.
- * The context must be current. */
-static gboolean
-ensure_device (GstRobocacheResample * self, gpointer * ptr, gsize * have,
-    gsize size, const gchar * what)
-{
-  rc_status ret;
-
-  if (*have >= size && *ptr)
-    return TRUE;
-  rc_device_free (*ptr);
-  *ptr = NULL;
-  *have = 0;
-  ret = rc_device_alloc (ptr, MAX (size, 1));
-  if (ret != RC_OK) {
-    *ptr = NULL;
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("cannot allocate %" G_GSIZE_FORMAT " bytes of GPU memory for the %s",
-            size, what), ("%s: %s", rc_status_message (ret),
-            rc_error_detail ()));
-    return FALSE;
-  }
-  *have = MAX (size, 1);
-  return TRUE;
-}
-
 static gboolean
 ensure_device_all (GstRobocacheResample * self, guint batch, guint n_source,
     guint n_target)
 {
   State *st = &self->state;
-  gsize src = (gsize) batch * n_source, tgt = (gsize) batch * n_target;
+  gsize src = (gsize) batch * n_source, tgt = (gsize) batch *n_target;
 
-  return ensure_device (self, &st->device_src_t, &st->device_src_t_size,
-      src * sizeof (gint64), "source times") &&
-      ensure_device (self, &st->device_src_v, &st->device_src_v_size,
-      src * st->sample_size, "source values") &&
-      ensure_device (self, &st->device_tgt, &st->device_tgt_size,
-      tgt * sizeof (gint64), "grid times") &&
-      ensure_device (self, &st->device_out, &st->device_out_size,
-      tgt * st->sample_size, "resampled values");
+  return gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+      &st->device_src_t, &st->device_src_t_size, src * sizeof (gint64),
+      "source times")
+      && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+      &st->device_src_v, &st->device_src_v_size, src * st->sample_size,
+      "source values")
+      && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self), &st->device_tgt,
+      &st->device_tgt_size, tgt * sizeof (gint64), "grid times")
+      && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self), &st->device_out,
+      &st->device_out_size, tgt * st->sample_size, "resampled values");
 }
 
 /* Resamples @batch trajectories of @n_source samples onto @n_target times
@@ -514,7 +490,7 @@ compute (GstRobocacheResample * self, guint batch, guint n_source,
 {
   State *st = &self->state;
   rc_resample_params p = st->params;
-  gsize n_src = (gsize) batch * n_source, n_tgt = (gsize) batch * n_target;
+  gsize n_src = (gsize) batch * n_source, n_tgt = (gsize) batch *n_target;
   rc_status ret;
 
   p.batch = batch;
@@ -934,8 +910,7 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
     return GST_FLOW_OK;
   }
   if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"),
-        (NULL));
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
     return GST_FLOW_ERROR;
   }
   in_t = (const gint64 *) map.data;
@@ -1048,8 +1023,7 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
 }
 
 static GstFlowReturn
-gst_robocache_resample_chain (GstPad * pad, GstObject * parent,
-    GstBuffer * buf)
+gst_robocache_resample_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 {
   GstRobocacheResample *self = GST_ROBOCACHE_RESAMPLE (parent);
   State *st = &self->state;
@@ -1243,8 +1217,7 @@ configure (GstRobocacheResample * self, GstCaps * caps)
   memcpy (st->params.quaternion_first, in.quaternion_first,
       sizeof (in.quaternion_first));
   st->params.n_angle_ranges = in.n_angle_ranges;
-  memcpy (st->params.angle_ranges, in.angle_ranges,
-      sizeof (in.angle_ranges));
+  memcpy (st->params.angle_ranges, in.angle_ranges, sizeof (in.angle_ranges));
   if (rc_resample_check (&st->params) != RC_OK) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("the channel groups of caps %" GST_PTR_FORMAT " are not accepted "
@@ -1262,8 +1235,7 @@ configure (GstRobocacheResample * self, GstCaps * caps)
 
   /* Output: CUDA memory first when computing on the GPU, else system
    * memory, whichever downstream takes. */
-  names = gst_structure_get_string (gst_caps_get_structure (caps, 0),
-      "names");
+  names = gst_structure_get_string (gst_caps_get_structure (caps, 0), "names");
   candidates = gst_caps_new_empty ();
   if (st->use_gpu)
     gst_caps_append (candidates,
@@ -1290,8 +1262,7 @@ configure (GstRobocacheResample * self, GstCaps * caps)
   }
   if (st->samples_per_buffer > 1) {
     st->chunk_t = g_new0 (gint64, st->samples_per_buffer);
-    st->chunk_v = g_malloc0 ((gsize) st->samples_per_buffer *
-        st->sample_size);
+    st->chunk_v = g_malloc0 ((gsize) st->samples_per_buffer * st->sample_size);
   }
   reset_history (st);
   st->n_chunk = 0;
@@ -1424,8 +1395,7 @@ gst_robocache_resample_sink_query (GstPad * pad, GstObject * parent,
        * upstream gets the allocator of the element's context. */
       gst_query_parse_allocation (query, &caps, NULL);
       if (caps && gst_robocache_caps_is_cuda (caps) && self->state.use_gpu)
-        gst_query_add_allocation_param (query, self->state.gpu.allocator,
-            NULL);
+        gst_query_add_allocation_param (query, self->state.gpu.allocator, NULL);
       return TRUE;
     }
     case GST_QUERY_CONTEXT:

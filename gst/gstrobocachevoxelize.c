@@ -455,30 +455,6 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
   return TRUE;
 }
 
-/* Grows a device buffer to @size; frees and allocates only when it must. */
-static gboolean
-ensure_device (GstRobocacheVoxelize * self, gpointer * ptr, gsize * have,
-    gsize size, const gchar * what)
-{
-  rc_status ret;
-
-  if (*have >= size && *ptr)
-    return TRUE;
-  rc_device_free (*ptr);
-  *ptr = NULL;
-  *have = 0;
-  ret = rc_device_alloc (ptr, size);
-  if (ret != RC_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("cannot allocate %" G_GSIZE_FORMAT " bytes of GPU memory for the %s",
-            size, what), ("%s: %s", rc_status_message (ret),
-            rc_error_detail ()));
-    return FALSE;
-  }
-  *have = size;
-  return TRUE;
-}
-
 static gboolean
 gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -494,8 +470,7 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GST_OBJECT_LOCK (self);
   features = g_strdup (self->settings.features);
   GST_OBJECT_UNLOCK (self);
-  ok = gst_robocache_points_caps_parse (incaps, features, &st->layout,
-      &error);
+  ok = gst_robocache_points_caps_parse (incaps, features, &st->layout, &error);
   g_free (features);
   if (!ok) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", error->message),
@@ -505,8 +480,7 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   if (!gst_robocache_voxels_caps_parse (outcaps, &st->grid, &n_features,
           &error)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message),
-        (NULL));
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message), (NULL));
     g_clear_error (&error);
     return FALSE;
   }
@@ -519,13 +493,15 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   if (st->use_gpu) {
     gboolean ok = gst_robocache_gpu_push (&st->gpu);
-    ok = ok && ensure_device (self, &st->device_scratch,
-        &st->device_scratch_size, scratch + rc_voxelize_cuda_stats_size (1),
-        "voxelization scratch");
+    ok = ok
+        && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+        &st->device_scratch, &st->device_scratch_size,
+        scratch + rc_voxelize_cuda_stats_size (1), "voxelization scratch");
     if (ok && !st->out_cuda)
-      ok = ensure_device (self, &st->device_out, &st->device_out_size,
-          st->out_size, "voxel grid");
-    if (ok && !st->host_stats && rc_host_alloc ((void **) &st->host_stats,
+      ok = gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+          &st->device_out, &st->device_out_size, st->out_size, "voxel grid");
+    if (ok && !st->host_stats
+        && rc_host_alloc ((void **) &st->host_stats,
             sizeof (rc_voxelize_stats)) != RC_OK) {
       st->host_stats = NULL;
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -761,8 +737,8 @@ voxelize_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
   if (in_native) {
     device_in = in.data;
   } else {
-    if (!ensure_device (self, &st->device_points, &st->device_points_size,
-            MAX (in.size, 1), "points"))
+    if (!gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+            &st->device_points, &st->device_points_size, in.size, "points"))
       goto out;
     ret = rc_device_copy_async (st->device_points, in.data, in.size,
         RC_COPY_HOST_TO_DEVICE, st->gpu.stream);

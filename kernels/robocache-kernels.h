@@ -184,9 +184,10 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
 
 /* CUDA: @points, @out and @scratch are device memory; @scratch (8-byte
  * aligned) must hold rc_voxelize_cuda_stats_size (n_clouds) +
- * rc_voxelize_scratch_size() bytes.  @cloud_sizes is host memory.  @stats, if not NULL, must be
- * page-locked host memory (rc_host_alloc) and is valid once @stream has
- * been synchronised.  Asynchronous on @stream. */
+ * rc_voxelize_scratch_size() bytes.  @cloud_sizes is host memory.
+ * @stats, if not NULL, must be page-locked host memory (rc_host_alloc) and
+ * is valid once @stream has been synchronised.  Asynchronous on
+ * @stream. */
 uint64_t rc_voxelize_cuda_stats_size (uint32_t n_clouds);
 rc_status rc_voxelize_cuda (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const void *points,

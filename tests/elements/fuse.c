@@ -330,7 +330,8 @@ offline_run (void)
       "robocachevoxelize backend=cpu dims=\"<32,32,8>\" voxel-size=\"<1.0>\" "
       "origin=\"<-16.0,-16.0,-4.0>\" ! f.sink_1 "
       "videotestsrc num-buffers=15 pattern=ball ! "
-      "video/x-raw,format=I420,width=32,height=24,framerate=30/1 ! f.sink_2", NULL);
+      "video/x-raw,format=I420,width=32,height=24,framerate=30/1 ! f.sink_2",
+      NULL);
   GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA256);
   GPtrArray *out;
 
