@@ -7,6 +7,9 @@
 #include <cuda_runtime.h>
 
 #define BLOCK 256
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
 
 /* Device-side copies of the statistics, in the tail of the scratch. */
 typedef struct
@@ -96,6 +99,41 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   }
 }
 
+/* Clears a grid (and the mean's counts) and, in the same launch, the
+ * statistics of the call: one launch instead of two or three memsets, whose
+ * gaps showed on small grids.  Every size here is a whole number of 32-bit
+ * words (rc_voxelize_output_size); 16-byte stores where the grid allows. */
+__global__ static void
+clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
+    uint32_t * __restrict__ counts, uint64_t count_words,
+    device_stats * __restrict__ stats, uint32_t n_stats)
+{
+  uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+  bool wide = ((uintptr_t) grid & 15) == 0;
+  uint64_t n4 = wide ? grid_words / 4 : 0;
+
+  for (uint64_t w = i; w < n4; w += stride)
+    ((uint4 *) grid)[w] = make_uint4 (0, 0, 0, 0);
+  for (uint64_t w = n4 * 4 + i; w < grid_words; w += stride)
+    grid[w] = 0;
+  for (uint64_t w = i; w < count_words; w += stride)
+    counts[w] = 0;
+  if (stats && i < n_stats) {
+    device_stats zero = { 0, 0, 0, 0 };
+    stats[i] = zero;
+  }
+}
+
+/* Enough blocks to cover the words with a few stores each, capped so that
+ * the grid-stride loop, not the launch, does the work. */
+static unsigned
+clear_blocks (uint64_t words)
+{
+  uint64_t blocks = (words / 4 + BLOCK - 1) / BLOCK;
+  return (unsigned) (blocks < 1 ? 1 : blocks > 8192 ? 8192 : blocks);
+}
+
 __global__ static void
 divide_means (float *__restrict__ sums, const uint32_t * __restrict__ counts,
     uint64_t n_voxels, uint32_t n_features)
@@ -147,16 +185,18 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     counts = (uint32_t *) ((uint8_t *) scratch +
         rc_voxelize_cuda_stats_size (n_clouds));
 
-  ret = rc_device_memset_async (dstats, 0,
-      rc_voxelize_cuda_stats_size (n_clouds), stream);
   for (uint32_t c = 0; c < n_clouds && ret == RC_OK; c++) {
     uint8_t *grid_out = (uint8_t *) out + c * out_size;
+    uint64_t words = MAX (out_size, counts_size) / 4;
 
     if (cloud_sizes[c] > 0 && !cloud)
       return RC_ERROR_INVALID_ARGUMENT;
-    ret = rc_device_memset_async (grid_out, 0, out_size, stream);
-    if (ret == RC_OK && counts)
-      ret = rc_device_memset_async (counts, 0, counts_size, stream);
+    /* The first clear also zeroes every cloud's statistics. */
+    clear_outputs <<< MAX (clear_blocks (words), (n_clouds + BLOCK - 1) /
+        BLOCK), BLOCK, 0, s >>> ((uint32_t *) grid_out, out_size / 4,
+        counts, counts ? counts_size / 4 : 0, c == 0 ? dstats : NULL,
+        n_clouds);
+    ret = rc_check_launch ();
     if (ret != RC_OK)
       break;
     if (cloud_sizes[c] > 0) {

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The kernel benchmarks in one command: builds robocache if needed
-# ($ROBOCACHE_BUILD, default build/), runs bench-kernels, then the PyTorch
-# baseline (where torch with CUDA imports), and plots both (where matplotlib
-# imports).  Tables, JSON and the PNG go to OUTDIR (default bench-results/).
+# ($ROBOCACHE_BUILD, default build/), runs bench-kernels, bench-cpu-pcl
+# (where built), then the PyTorch baseline (where torch with CUDA imports),
+# and plots the GPU results (where matplotlib imports).  Tables, JSON and the
+# PNG go to OUTDIR (default bench-results/).
 #
 #   tests/bench/run.sh [OUTDIR] [--runs N] [--seed S]
 #
-# The options go to both programs.  Any wrong GPU result stops the run.
+# The options go to bench-kernels and the baseline.  Any wrong result (GPU
+# or PCL check) stops the run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../pipelines/setup.sh"
@@ -28,6 +30,20 @@ if [ -x "$bench" ]; then
   jsons+=("$out/robocache.json")
 else
   echo "robocache: $bench was not built (no CUDA path in this build)"
+fi
+
+# Voxelize and fusion in real pipelines (GPU cases skipped without a GPU).
+GST_PLUGIN_PATH_1_0="$ROBOCACHE_BUILD/gst" \
+  "$ROBOCACHE_BUILD/tests/bench-pipeline" --json "$out/pipeline.json" 2>&1 |
+  tee "$out/pipeline.txt"
+
+# The CPU path against PCL's VoxelGrid: built only where meson found PCL
+# (e.g. Debian's libpcl-dev); its own table and JSON, not plotted.
+pcl_bench="$ROBOCACHE_BUILD/tests/bench-cpu-pcl"
+if [ -x "$pcl_bench" ]; then
+  "$pcl_bench" --json "$out/cpu-pcl.json" 2>&1 | tee "$out/cpu-pcl.txt"
+else
+  echo "robocache: $pcl_bench was not built (no PCL found by meson)"
 fi
 
 if "$python" -c "import numpy, torch; assert torch.cuda.is_available()" \

@@ -1,0 +1,907 @@
+/* Pipeline benchmarks: robocachevoxelize inside real GStreamer pipelines,
+ * timed with pad probes, and the three-sensor fusion pipeline.
+ *
+ *   bench-pipeline [--sweeps N] [--backend auto|cpu|gpu] [--dims X,Y,Z]
+ *       [--warmup W] [--fusion-seconds S] [--timeout S] [--json FILE]
+ *
+ * Sixteen lidar sweeps (131072 xyzi points each, seed 1) are made once by
+ * robocachelidarsrc, then pushed N times (default 2000) round-robin:
+ *
+ *   appsrc (not live, PTS 1 ms apart) ! robocachevoxelize mode=count
+ *       ! capsfilter ! fakesink sync=false
+ *
+ * Latency of a sweep: the time it leaves voxelize's src pad minus the time
+ * it entered its sink pad (buffer probes on both, gst_util_get_timestamp);
+ * fps: sweeps over the wall time between their exits.  The first W
+ * (default 50) sweeps are warm-up and left out of both.
+ *
+ * Cases: points in system memory with grids out in system memory, and
+ * (voxelize on the GPU) in CUDA memory; points already in CUDA memory
+ * (uploaded once into memory from the allocator voxelize proposes) with
+ * grids in CUDA memory: nothing crosses the bus.  Where voxelize runs on
+ * the CPU the CUDA cases are reported as skipped.  Last, the three-sensor
+ * fusion (camera, joints, voxelized lidar) not live, in fused frames per
+ * second of wall time.  Needs GST_PLUGIN_PATH_1_0 to hold the plugin. */
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gstrobocachecaps.h"
+#include "gstrobocachegpu.h"
+#include "robocache-kernels.h"
+
+#define N_MADE 16
+#define POINTS_PER_SWEEP 131072
+#define PTS_STEP GST_MSECOND
+#define N_WINDOWS 5
+#define APPSRC_MAX_BUFFERS 4
+#define NEGOTIATION_TIMEOUT_US (10 * G_USEC_PER_SEC)
+
+typedef struct
+{
+  const char *name;
+  const char *input;            /* "system", "cuda" or "-" */
+  const char *output;
+  char status[16];              /* "ok", "skipped" or "failed" */
+  char reason[512];
+  guint64 buffers;              /* pushed (sweeps) or output (frames) */
+  guint64 measured;             /* after warm-up */
+  double fps;                   /* measured / steady wall time */
+  double fps_window_median;     /* median over N_WINDOWS equal windows */
+  double wall_s;                /* PLAYING to EOS */
+  double steady_s;
+  double lat_median_us, lat_p99_us, lat_min_us, lat_max_us;
+} Result;
+
+/* Buffer times, indexed by PTS / PTS_STEP; 0 where none was seen. */
+typedef struct
+{
+  GstClockTime *in, *out;
+  guint n;
+  gint out_cuda;                /* memory of the first grid; -1 before */
+} Stamps;
+
+/* Fused frames: the time each left robocachefuse. */
+typedef struct
+{
+  GArray *out;
+} Frames;
+
+typedef struct
+{
+  GstCaps *caps;
+  GPtrArray *buffers;
+} Sweeps;
+
+typedef struct
+{
+  GstAppSrc *src;
+  GPtrArray *buffers;
+  guint n;
+  GstFlowReturn flow;
+} Pusher;
+
+static guint opt_sweeps = 2000;
+static guint opt_warmup = 50;
+static const char *opt_backend = "auto";
+static guint opt_dims[3] = { 256, 256, 32 };
+
+static guint opt_fusion_seconds = 20;
+static guint opt_timeout_s = 600;
+
+static void G_GNUC_PRINTF (1, 2) G_GNUC_NORETURN
+die (const char *format, ...)
+{
+  va_list args;
+
+  fflush (stdout);
+  fprintf (stderr, "bench-pipeline: ");
+  va_start (args, format);
+  vfprintf (stderr, format, args);
+  va_end (args);
+  fprintf (stderr, "\n");
+  exit (1);
+}
+
+static void G_GNUC_PRINTF (3, 4)
+set_status (Result * r, const char *status, const char *format, ...)
+{
+  va_list args;
+
+  g_strlcpy (r->status, status, sizeof (r->status));
+  va_start (args, format);
+  g_vsnprintf (r->reason, sizeof (r->reason), format, args);
+  va_end (args);
+}
+
+/* The error of an ERROR message as "element: message (debug)". */
+static void
+set_error (Result * r, GstMessage * msg)
+{
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  gst_message_parse_error (msg, &err, &debug);
+  set_status (r, "failed", "%s: %s%s%s%s", GST_OBJECT_NAME (msg->src),
+      err->message, debug ? " (" : "", debug ? debug : "", debug ? ")" : "");
+  g_clear_error (&err);
+  g_free (debug);
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                          */
+/* ------------------------------------------------------------------ */
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Linear interpolation between closest ranks of sorted @v. */
+static double
+percentile (const double *v, guint n, double p)
+{
+  double pos = p * (n - 1);
+  guint lo = (guint) floor (pos);
+
+  if (lo + 1 >= n)
+    return v[n - 1];
+  return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
+}
+
+/* fps from exit times @t[0..n): the @warmup first are left out, the wall
+ * runs from the exit of the last warm-up one (or the first one) to the
+ * last exit. */
+static void
+throughput (Result * r, const GstClockTime * t, guint n, guint warmup)
+{
+  double windows[N_WINDOWS];
+  guint first = MAX (warmup, 1), m = n - first;
+
+  r->measured = n - warmup;
+  r->steady_s = (t[n - 1] - t[first - 1]) / 1e9;
+  r->fps = r->steady_s > 0 ? m / r->steady_s : NAN;
+  r->fps_window_median = r->fps;
+  if (m < N_WINDOWS)
+    return;
+  for (guint w = 0; w < N_WINDOWS; w++) {
+    guint a = first + w * m / N_WINDOWS, b = first + (w + 1) * m / N_WINDOWS;
+    double s = (t[b - 1] - t[a - 1]) / 1e9;
+    windows[w] = s > 0 ? (b - a) / s : NAN;
+  }
+  qsort (windows, N_WINDOWS, sizeof (double), compare_double);
+  r->fps_window_median = windows[N_WINDOWS / 2];
+}
+
+static void
+sweep_stats (Result * r, const Stamps * s)
+{
+  guint n = s->n, seen = 0, m = 0;
+  double *lat;
+
+  for (guint i = 0; i < n; i++)
+    seen += s->in[i] && s->out[i];
+  if (seen != n) {
+    set_status (r, "failed", "%u of %u sweeps went through voxelize", seen,
+        n);
+    return;
+  }
+  lat = g_new (double, n);
+  for (guint i = opt_warmup; i < n; i++)
+    lat[m++] = (s->out[i] - s->in[i]) / 1e3;
+  qsort (lat, m, sizeof (double), compare_double);
+  r->lat_median_us = percentile (lat, m, 0.5);
+  r->lat_p99_us = percentile (lat, m, 0.99);
+  r->lat_min_us = lat[0];
+  r->lat_max_us = lat[m - 1];
+  g_free (lat);
+  throughput (r, s->out, n, opt_warmup);
+}
+
+/* ------------------------------------------------------------------ */
+/* Probes                                                              */
+/* ------------------------------------------------------------------ */
+
+static guint64
+sweep_index (GstPadProbeInfo * info)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  return GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) / PTS_STEP :
+      G_MAXUINT64;
+}
+
+static GstPadProbeReturn
+stamp_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstClockTime now = gst_util_get_timestamp ();
+  Stamps *s = data;
+  guint64 i = sweep_index (info);
+
+  if (i < s->n)
+    s->in[i] = now;
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+stamp_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstClockTime now = gst_util_get_timestamp ();
+  Stamps *s = data;
+  guint64 i = sweep_index (info);
+
+  if (i < s->n)
+    s->out[i] = now;
+  if (s->out_cuda < 0) {
+    GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
+        0);
+    s->out_cuda = g_str_has_prefix (mem->allocator->mem_type,
+        GST_ROBOCACHE_CUDA_MEMORY_TYPE);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+stamp_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstClockTime now = gst_util_get_timestamp ();
+  Frames *f = data;
+
+  g_array_append_val (f->out, now);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+add_probe (GstElement * element, const char *pad_name,
+    GstPadProbeCallback callback, gpointer data)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, callback, data, NULL);
+  gst_object_unref (pad);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sweeps                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The sweeps, made once by robocachelidarsrc, in system memory. */
+static void
+make_sweeps (Sweeps * sw)
+{
+  gchar *desc = g_strdup_printf ("robocachelidarsrc num-buffers=%d seed=1 "
+      "points-per-sweep=%d ! appsink name=sink sync=false caps=\"%s\"",
+      N_MADE, POINTS_PER_SWEEP, GST_ROBOCACHE_POINTS_MEDIA_TYPE);
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *sink;
+  GstBus *bus;
+  GstMessage *msg;
+  GstSample *sample;
+
+  if (!pipeline)
+    die ("%s: %s", desc, error->message);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  bus = gst_element_get_bus (pipeline);
+  sw->buffers = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              30 * GST_SECOND))) {
+    if (!sw->caps)
+      sw->caps = gst_caps_ref (gst_sample_get_caps (sample));
+    g_ptr_array_add (sw->buffers, gst_buffer_ref (gst_sample_get_buffer
+            (sample)));
+    gst_sample_unref (sample);
+  }
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (msg) {
+    Result r;
+    set_error (&r, msg);
+    die ("making the sweeps: %s", r.reason);
+  }
+  if (sw->buffers->len != N_MADE || !sw->caps)
+    die ("making the sweeps: %u of %d came out", sw->buffers->len, N_MADE);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
+/* Pushes the sweeps round-robin, then EOS.  Each push is a new GstBuffer
+ * (its own PTS) holding the prepared memory, referenced, never copied. */
+static gpointer
+push_sweeps (gpointer data)
+{
+  Pusher *p = data;
+
+  for (guint i = 0; i < p->n; i++) {
+    GstBuffer *from = g_ptr_array_index (p->buffers, i % p->buffers->len);
+    GstBuffer *buf = gst_buffer_new ();
+
+    for (guint m = 0; m < gst_buffer_n_memory (from); m++)
+      gst_buffer_append_memory (buf,
+          gst_memory_ref (gst_buffer_peek_memory (from, m)));
+    GST_BUFFER_PTS (buf) = i * PTS_STEP;
+    GST_BUFFER_DURATION (buf) = PTS_STEP;
+    p->flow = gst_app_src_push_buffer (p->src, buf);
+    if (p->flow != GST_FLOW_OK)
+      return NULL;
+  }
+  p->flow = gst_app_src_end_of_stream (p->src);
+  return NULL;
+}
+
+/* Asks voxelize's sink pad for an allocator for @caps, once the caps have
+ * reached it (appsrc sends them from its streaming thread once PAUSED;
+ * until then the query is refused).  NULL, with the reason in @r, when it
+ * proposes none or an error comes first. */
+static GstAllocator *
+proposed_allocator (Result * r, GstElement * vox, GstBus * bus,
+    GstCaps * caps, GstAllocationParams * params)
+{
+  GstPad *pad = gst_element_get_static_pad (vox, "sink");
+  gint64 deadline = g_get_monotonic_time () + NEGOTIATION_TIMEOUT_US;
+  GstAllocator *allocator = NULL;
+  gboolean answered = FALSE;
+
+  /* A transform answers ALLOCATION only once negotiated, and appsrc sends
+   * its caps with the first buffer: give voxelize the caps now. */
+  if (!gst_pad_has_current_caps (pad)) {
+    gst_pad_send_event (pad, gst_event_new_stream_start ("bench-pipeline"));
+    gst_pad_send_event (pad, gst_event_new_caps (caps));
+  }
+  while (!answered) {
+    GstQuery *query = gst_query_new_allocation (caps, TRUE);
+    GstMessage *msg;
+
+    answered = gst_pad_query (pad, query);
+    if (answered && gst_query_get_n_allocation_params (query) > 0)
+      gst_query_parse_nth_allocation_param (query, 0, &allocator, params);
+    gst_query_unref (query);
+    if (answered)
+      break;
+    if ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+      set_error (r, msg);
+      gst_message_unref (msg);
+      break;
+    }
+    if (g_get_monotonic_time () > deadline) {
+      set_status (r, "failed", "voxelize was not negotiated after %d s",
+          (int) (NEGOTIATION_TIMEOUT_US / G_USEC_PER_SEC));
+      break;
+    }
+    g_usleep (1000);
+  }
+  gst_object_unref (pad);
+  if (answered && !allocator)
+    set_status (r, "failed", "voxelize proposed no CUDA allocator (it does "
+        "not run on the GPU)");
+  if (allocator && !g_str_has_prefix (allocator->mem_type,
+          GST_ROBOCACHE_CUDA_MEMORY_TYPE)) {
+    set_status (r, "failed", "voxelize proposed a %s allocator",
+        allocator->mem_type);
+    gst_clear_object (&allocator);
+  }
+  return allocator;
+}
+
+/* @from copied into CUDA memory from @allocator.  A plain WRITE map fills
+ * the host side; a CUDA map uploads it here, before the timing, rather
+ * than in the first push. */
+static GstBuffer *
+upload_sweep (Result * r, GstBuffer * from, GstAllocator * allocator,
+    GstAllocationParams * params)
+{
+  gsize size = gst_buffer_get_size (from);
+  GstMemory *mem = gst_allocator_alloc (allocator, size, params);
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  if (!mem || !gst_memory_map (mem, &map, GST_MAP_WRITE)) {
+    set_status (r, "failed", "cannot allocate or map %" G_GSIZE_FORMAT
+        " bytes of CUDA memory", size);
+    if (mem)
+      gst_memory_unref (mem);
+    return NULL;
+  }
+  gst_buffer_extract (from, 0, map.data, size);
+  gst_memory_unmap (mem, &map);
+  if (!gst_memory_map (mem, &map, GST_MAP_READ | GST_ROBOCACHE_MAP_CUDA)) {
+    set_status (r, "failed", "cannot upload a sweep to the GPU");
+    gst_memory_unref (mem);
+    return NULL;
+  }
+  gst_memory_unmap (mem, &map);
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  return buf;
+}
+
+static GPtrArray *
+upload_sweeps (Result * r, const Sweeps * sw, GstAllocator * allocator,
+    GstAllocationParams * params)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+
+  for (guint i = 0; i < sw->buffers->len; i++) {
+    GstBuffer *buf = upload_sweep (r, g_ptr_array_index (sw->buffers, i),
+        allocator, params);
+
+    if (!buf) {
+      g_ptr_array_unref (out);
+      return NULL;
+    }
+    g_ptr_array_add (out, buf);
+  }
+  return out;
+}
+
+static void
+run_sweeps (Result * r, const Sweeps * sw, gboolean cuda_in,
+    gboolean cuda_out)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=false "
+      "block=true max-buffers=%d max-bytes=0 ! robocachevoxelize name=vox "
+      "backend=%s mode=count dims=\"<%u,%u,%u>\" ! capsfilter caps=\"%s%s\" "
+      "! fakesink sync=false enable-last-sample=false", APPSRC_MAX_BUFFERS,
+      opt_backend, opt_dims[0], opt_dims[1], opt_dims[2],
+      GST_ROBOCACHE_VOXELS_MEDIA_TYPE,
+      cuda_out ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *src, *vox;
+  GstCaps *caps = gst_caps_copy (sw->caps);
+  GstBus *bus;
+  GstMessage *msg;
+  GThread *thread;
+  GstClockTime start;
+  Stamps stamps = { g_new0 (GstClockTime, opt_sweeps),
+    g_new0 (GstClockTime, opt_sweeps), opt_sweeps, -1
+  };
+  Pusher pusher = { NULL, NULL, opt_sweeps, GST_FLOW_OK };
+
+  if (!pipeline)
+    die ("%s: %s", desc, error->message);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  vox = gst_bin_get_by_name (GST_BIN (pipeline), "vox");
+  bus = gst_element_get_bus (pipeline);
+  if (cuda_in)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_ROBOCACHE_CAPS_FEATURE_CUDA, NULL));
+  g_object_set (src, "caps", caps, NULL);
+  add_probe (vox, "sink", stamp_in, &stamps);
+  add_probe (vox, "src", stamp_out, &stamps);
+
+  if (gst_element_set_state (pipeline, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE) {
+    if ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+      set_error (r, msg);
+      gst_message_unref (msg);
+    } else {
+      set_status (r, "failed", "the pipeline did not start");
+    }
+    goto done;
+  }
+  if (cuda_in) {
+    GstAllocationParams params;
+    GstAllocator *allocator = proposed_allocator (r, vox, bus, caps,
+        &params);
+
+    if (!allocator)
+      goto done;
+    pusher.buffers = upload_sweeps (r, sw, allocator, &params);
+    gst_object_unref (allocator);
+    if (!pusher.buffers)
+      goto done;
+  } else {
+    pusher.buffers = g_ptr_array_ref (sw->buffers);
+  }
+
+  pusher.src = GST_APP_SRC (src);
+  start = gst_util_get_timestamp ();
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  thread = g_thread_new ("bench-push", push_sweeps, &pusher);
+  msg = gst_bus_timed_pop_filtered (bus, opt_timeout_s * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  r->wall_s = (gst_util_get_timestamp () - start) / 1e9;
+  /* Stopping unblocks a push waiting on a stalled pipeline. */
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  g_thread_join (thread);
+  if (!msg) {
+    set_status (r, "failed", "no EOS within %u s", opt_timeout_s);
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    set_error (r, msg);
+  } else if (pusher.flow != GST_FLOW_OK) {
+    set_status (r, "failed", "appsrc push: %s",
+        gst_flow_get_name (pusher.flow));
+  } else {
+    r->buffers = opt_sweeps;
+    set_status (r, "ok", "%s", "");
+    sweep_stats (r, &stamps);
+    if (strcmp (r->status, "ok") == 0 && stamps.out_cuda != cuda_out)
+      set_status (r, "failed", "grids came out in %s memory",
+          stamps.out_cuda ? "CUDA" : "system");
+  }
+  if (msg)
+    gst_message_unref (msg);
+
+done:
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (pusher.buffers)
+    g_ptr_array_unref (pusher.buffers);
+  g_free (stamps.in);
+  g_free (stamps.out);
+  gst_caps_unref (caps);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (vox);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fusion                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+run_fusion (Result * r)
+{
+  guint s = opt_fusion_seconds;
+  gchar *desc = g_strdup_printf ("robocachefuse name=f rate=30/1 "
+      "backend=%s ! fakesink sync=false enable-last-sample=false "
+      "videotestsrc pattern=ball num-buffers=%u ! video/x-raw,format=I420,"
+      "width=320,height=240,framerate=30/1 ! f.sink_0 "
+      "robocachejointsrc rate=200/1 num-buffers=%u ! f.sink_1 "
+      "robocachelidarsrc rate=10/1 num-buffers=%u ! robocachevoxelize "
+      "backend=%s mode=count dims=\"<%u,%u,%u>\" ! f.sink_2", opt_backend,
+      30 * s, 200 * s, 10 * s, opt_backend, opt_dims[0], opt_dims[1],
+      opt_dims[2]);
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *fuse;
+  GstBus *bus;
+  GstMessage *msg;
+  GstClockTime start;
+  Frames frames = { g_array_new (FALSE, FALSE, sizeof (GstClockTime)) };
+
+  if (!pipeline)
+    die ("%s: %s", desc, error->message);
+  fuse = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  bus = gst_element_get_bus (pipeline);
+  add_probe (fuse, "src", stamp_frame, &frames);
+
+  start = gst_util_get_timestamp ();
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, opt_timeout_s * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  r->wall_s = (gst_util_get_timestamp () - start) / 1e9;
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  r->buffers = frames.out->len;
+  if (!msg) {
+    set_status (r, "failed", "no EOS within %u s", opt_timeout_s);
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    set_error (r, msg);
+  } else if (frames.out->len <= opt_warmup + 1) {
+    set_status (r, "failed", "%u fused frames: not more than the %u of "
+        "warm-up (raise --fusion-seconds)", frames.out->len, opt_warmup);
+  } else {
+    set_status (r, "ok", "%s", "");
+    throughput (r, (GstClockTime *) frames.out->data, frames.out->len,
+        opt_warmup);
+  }
+  if (msg)
+    gst_message_unref (msg);
+  g_array_unref (frames.out);
+  gst_object_unref (bus);
+  gst_object_unref (fuse);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+print_header (void)
+{
+  printf ("%-30s %7s %9s %9s %11s %11s\n", "case", "buffers", "fps",
+      "fps med5", "lat med us", "lat p99 us");
+}
+
+static void
+print_result (const Result * r)
+{
+  if (strcmp (r->status, "ok") != 0) {
+    printf ("%-30s %s: %s\n", r->name, r->status, r->reason);
+  } else if (isnan (r->lat_median_us)) {
+    printf ("%-30s %7" G_GUINT64_FORMAT " %9.1f %9.1f %11s %11s\n", r->name,
+        r->buffers, r->fps, r->fps_window_median, "-", "-");
+  } else {
+    printf ("%-30s %7" G_GUINT64_FORMAT " %9.1f %9.1f %11.1f %11.1f\n",
+        r->name, r->buffers, r->fps, r->fps_window_median, r->lat_median_us,
+        r->lat_p99_us);
+  }
+  fflush (stdout);
+}
+
+static void
+json_string (FILE * f, const char *s)
+{
+  fputc ('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf (f, "\\%c", *s);
+    else if ((unsigned char) *s < 0x20)
+      fprintf (f, "\\u%04x", (unsigned char) *s);
+    else
+      fputc (*s, f);
+  }
+  fputc ('"', f);
+}
+
+static void
+json_number (FILE * f, const char *key, double v)
+{
+  if (isnan (v))
+    fprintf (f, ", \"%s\": null", key);
+  else
+    fprintf (f, ", \"%s\": %.3f", key, v);
+}
+
+static void
+json_result (FILE * f, const Result * r)
+{
+  fprintf (f, "{\"name\": ");
+  json_string (f, r->name);
+  fprintf (f, ", \"input\": ");
+  json_string (f, r->input);
+  fprintf (f, ", \"output\": ");
+  json_string (f, r->output);
+  fprintf (f, ", \"status\": ");
+  json_string (f, r->status);
+  fprintf (f, ", \"reason\": ");
+  json_string (f, r->reason);
+  fprintf (f, ", \"buffers\": %" G_GUINT64_FORMAT ", \"measured\": %"
+      G_GUINT64_FORMAT, r->buffers, r->measured);
+  json_number (f, "fps", r->fps);
+  json_number (f, "fps_window_median", r->fps_window_median);
+  json_number (f, "wall_s", r->wall_s);
+  json_number (f, "steady_s", r->steady_s);
+  json_number (f, "latency_median_us", r->lat_median_us);
+  json_number (f, "latency_p99_us", r->lat_p99_us);
+  json_number (f, "latency_min_us", r->lat_min_us);
+  json_number (f, "latency_max_us", r->lat_max_us);
+  fprintf (f, "}");
+}
+
+static void
+write_json (const char *path, const char *device, const char *cpu,
+    gboolean on_gpu, const Result * results, guint n)
+{
+  FILE *f = fopen (path, "w");
+
+  if (!f)
+    die ("cannot write %s", path);
+  fprintf (f, "{\n  \"impl\": \"robocache\",\n  \"bench\": \"pipeline\",\n"
+      "  \"device\": ");
+  json_string (f, device);
+  fprintf (f, ",\n  \"cpu\": ");
+  json_string (f, cpu);
+  fprintf (f, ",\n  \"backend\": ");
+  json_string (f, opt_backend);
+  fprintf (f, ",\n  \"voxelize_on_gpu\": %s,\n  \"sweeps\": %u,\n"
+      "  \"sweeps_made\": %d,\n  \"points_per_sweep\": %d,\n"
+      "  \"grid\": [%u, %u, %u],\n  \"mode\": \"count\",\n"
+      "  \"warmup\": %u,\n  \"fusion_seconds\": %u,\n  \"cases\": [\n",
+      on_gpu ? "true" : "false", opt_sweeps, N_MADE, POINTS_PER_SWEEP,
+      opt_dims[0], opt_dims[1], opt_dims[2], opt_warmup, opt_fusion_seconds);
+  for (guint i = 0; i < n; i++) {
+    fprintf (f, "    ");
+    json_result (f, &results[i]);
+    fprintf (f, "%s\n", i + 1 < n ? "," : "");
+  }
+  fprintf (f, "  ]\n}\n");
+  if (fclose (f) != 0)
+    die ("cannot write %s", path);
+}
+
+/* ------------------------------------------------------------------ */
+/* Main                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Whether voxelize with --backend computes on the GPU: it offers grids in
+ * CUDA memory exactly then (backend not cpu and a usable device). */
+static gboolean
+voxelize_on_gpu (void)
+{
+  GstElement *vox = gst_element_factory_make ("robocachevoxelize", NULL);
+  GstPad *pad;
+  GstCaps *caps;
+  gboolean gpu = FALSE;
+
+  if (!vox)
+    die ("no robocachevoxelize: set GST_PLUGIN_PATH_1_0 to the build's gst "
+        "folder");
+  gst_util_set_object_arg (G_OBJECT (vox), "backend", opt_backend);
+  pad = gst_element_get_static_pad (vox, "src");
+  caps = gst_pad_query_caps (pad, NULL);
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    gpu |= gst_caps_features_contains (gst_caps_get_features (caps, i),
+        GST_ROBOCACHE_CAPS_FEATURE_CUDA);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (vox);
+  return gpu;
+}
+
+static gchar *
+cpu_name (void)
+{
+  gchar *text = NULL, *name = NULL;
+
+  if (g_file_get_contents ("/proc/cpuinfo", &text, NULL, NULL)) {
+    gchar **lines = g_strsplit (text, "\n", -1);
+    for (guint i = 0; lines[i] && !name; i++) {
+      gchar *colon = strchr (lines[i], ':');
+      if (g_str_has_prefix (lines[i], "model name") && colon)
+        name = g_strstrip (g_strdup (colon + 1));
+    }
+    g_strfreev (lines);
+    g_free (text);
+  }
+  text = g_strdup_printf ("%s, %u threads", name ? name : "unknown",
+      g_get_num_processors ());
+  g_free (name);
+  return text;
+}
+
+static void G_GNUC_NORETURN
+usage (int code)
+{
+  fprintf (code ? stderr : stdout, "usage: bench-pipeline [--sweeps N] "
+      "[--backend auto|cpu|gpu] [--dims X,Y,Z] [--warmup W]\n"
+      "                      [--fusion-seconds S] [--timeout S] "
+      "[--json FILE]\n");
+  exit (code);
+}
+
+static guint
+parse_uint (const char *text)
+{
+  gchar *end;
+  guint64 v = g_ascii_strtoull (text, &end, 10);
+
+  if (*end || end == text || v > G_MAXUINT)
+    usage (2);
+  return (guint) v;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *json = NULL, *why = NULL;
+  char device[256];
+  gchar *cpu;
+  gboolean on_gpu, failed = FALSE;
+  Sweeps sweeps = { NULL, NULL };
+  Result results[] = {
+    {"voxelize sys in, sys out", "system", "system"},
+    {"voxelize sys in, cuda out", "system", "cuda"},
+    {"voxelize cuda in, cuda out", "cuda", "cuda"},
+    {"fusion 3 sensors @30 Hz", "-", "system"},
+  };
+  const guint n_results = G_N_ELEMENTS (results);
+
+  gst_init (&argc, &argv);
+  for (int i = 1; i < argc; i++) {
+    if (strcmp (argv[i], "--json") == 0 && i + 1 < argc) {
+      json = argv[++i];
+    } else if (strcmp (argv[i], "--sweeps") == 0 && i + 1 < argc) {
+      opt_sweeps = parse_uint (argv[++i]);
+    } else if (strcmp (argv[i], "--warmup") == 0 && i + 1 < argc) {
+      opt_warmup = parse_uint (argv[++i]);
+    } else if (strcmp (argv[i], "--backend") == 0 && i + 1 < argc) {
+      opt_backend = argv[++i];
+      if (strcmp (opt_backend, "auto") && strcmp (opt_backend, "cpu") &&
+          strcmp (opt_backend, "gpu"))
+        usage (2);
+    } else if (strcmp (argv[i], "--dims") == 0 && i + 1 < argc) {
+      if (sscanf (argv[++i], "%u,%u,%u", &opt_dims[0], &opt_dims[1],
+              &opt_dims[2]) != 3)
+        usage (2);
+    } else if (strcmp (argv[i], "--fusion-seconds") == 0 && i + 1 < argc) {
+      opt_fusion_seconds = parse_uint (argv[++i]);
+    } else if (strcmp (argv[i], "--timeout") == 0 && i + 1 < argc) {
+      opt_timeout_s = parse_uint (argv[++i]);
+    } else if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0) {
+      usage (0);
+    } else {
+      usage (2);
+    }
+  }
+  if (opt_sweeps <= opt_warmup + N_WINDOWS)
+    die ("--sweeps (%u) must exceed --warmup (%u) by at least %d",
+        opt_sweeps, opt_warmup, N_WINDOWS);
+  for (guint i = 0; i < n_results; i++) {
+    Result *r = &results[i];
+    r->fps = r->fps_window_median = r->wall_s = r->steady_s = NAN;
+    r->lat_median_us = r->lat_p99_us = r->lat_min_us = r->lat_max_us = NAN;
+  }
+
+  if (rc_device_count (&why) > 0 && rc_device_name (device,
+          sizeof (device)) == RC_OK)
+    why = NULL;
+  else
+    g_snprintf (device, sizeof (device), "no GPU (%s)",
+        why ? why : "unknown");
+  cpu = cpu_name ();
+  on_gpu = voxelize_on_gpu ();
+  printf ("device: %s\ncpu: %s\nbackend: %s (voxelize on the %s)\n"
+      "sweeps: %u pushed round-robin from %d made once, %d points each; "
+      "grid %u x %u x %u count; first %u not counted\n"
+      "fusion: %u s of camera 30 Hz, joints 200 Hz, lidar 10 Hz, not live\n"
+      "latency: voxelize src pad exit - sink pad entry; fps: buffers / "
+      "steady wall time (med5: median of %d windows)\n\n", device, cpu,
+      opt_backend, on_gpu ? "GPU" : "CPU", opt_sweeps, N_MADE,
+      POINTS_PER_SWEEP, opt_dims[0], opt_dims[1], opt_dims[2], opt_warmup,
+      opt_fusion_seconds, N_WINDOWS);
+  print_header ();
+  fflush (stdout);
+
+  make_sweeps (&sweeps);
+  if (!on_gpu && strcmp (opt_backend, "gpu") == 0) {
+    /* voxelize would refuse to start: nothing can run. */
+    for (guint i = 0; i < n_results; i++)
+      set_status (&results[i], "skipped", "backend=gpu, but no GPU can be "
+          "used (%s)", why ? why : "the CUDA path is not built");
+  } else {
+    const char *cpu_why = strcmp (opt_backend, "cpu") == 0 ?
+        "backend=cpu" : why ? why : "voxelize offers no CUDA memory";
+
+    run_sweeps (&results[0], &sweeps, FALSE, FALSE);
+    print_result (&results[0]);
+    if (on_gpu) {
+      run_sweeps (&results[1], &sweeps, FALSE, TRUE);
+      print_result (&results[1]);
+      run_sweeps (&results[2], &sweeps, TRUE, TRUE);
+      print_result (&results[2]);
+    } else {
+      for (guint i = 1; i <= 2; i++) {
+        set_status (&results[i], "skipped", "voxelize runs on the CPU (%s)",
+            cpu_why);
+        print_result (&results[i]);
+      }
+    }
+    run_fusion (&results[3]);
+    print_result (&results[3]);
+  }
+  if (strcmp (results[0].status, "skipped") == 0)
+    for (guint i = 0; i < n_results; i++)
+      print_result (&results[i]);
+  for (guint i = 0; i < n_results; i++)
+    failed |= strcmp (results[i].status, "failed") == 0;
+
+  if (strcmp (results[3].status, "ok") == 0)
+    printf ("\nfusion: %" G_GUINT64_FORMAT " fused frames in %.2f s of wall "
+        "time (start-up included)\n", results[3].buffers, results[3].wall_s);
+  if (json) {
+    write_json (json, device, cpu, on_gpu, results, n_results);
+    printf ("wrote %s\n", json);
+  }
+  gst_caps_unref (sweeps.caps);
+  g_ptr_array_unref (sweeps.buffers);
+  g_free (cpu);
+  return failed ? 1 : 0;
+}
