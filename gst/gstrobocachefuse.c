@@ -1022,6 +1022,15 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
         GstAggregatorPad *aggpad = l->data;
         GstBuffer *b = gst_aggregator_pad_peek_buffer (aggpad);
         GstClockTime rt;
+        /* The aggregator also wakes up for a pad's events alone: the
+         * origin waits for every pad's first buffer (unless the live
+         * timeout says to go on), so that it never depends on which
+         * stream happened to arrive first. */
+        if (!b && !timeout && !gst_aggregator_pad_is_eos (aggpad) &&
+            !gst_aggregator_pad_is_inactive (aggpad)) {
+          ret = GST_AGGREGATOR_FLOW_NEED_DATA;
+          goto done;
+        }
         if (!b)
           continue;
         rt = GST_BUFFER_PTS_IS_VALID (b) ? buffer_running_time (aggpad, b) :

@@ -25,6 +25,17 @@ push_sample (GstElement * appsrc, GstClockTime pts, const float *values,
       GST_FLOW_OK);
 }
 
+/* A pad of @element, borrowed: the element keeps it. */
+static GstPad *
+pad_of (GstElement * element, const gchar * name)
+{
+  GstPad *pad = gst_element_get_static_pad (element, name);
+
+  fail_unless (pad != NULL, "no pad %s", name);
+  gst_object_unref (pad);
+  return pad;
+}
+
 static GstElement *
 by_name (GstElement * pipeline, const gchar * name)
 {
@@ -86,8 +97,8 @@ GST_START_TEST (test_linear_function_exact)
   GstElement *a = by_name (pipeline, "a"), *b = by_name (pipeline, "b");
   GPtrArray *out;
 
-  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad
-          (by_name (pipeline, "f"), "sink_1")), "policy", "nearest");
+  gst_util_set_object_arg (G_OBJECT (pad_of (by_name (pipeline, "f"),
+              "sink_1")), "policy", "nearest");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   /* 1 s at 333 Hz, times 3003003 ns apart: values 2t + 1 and -t. */
   for (guint i = 0; i <= 333; i++) {
@@ -150,14 +161,12 @@ GST_START_TEST (test_nearest_previous_boundaries)
   const GstClockTime times[] = { 0, 60, 100, 150, 200 };
   GPtrArray *out;
 
-  g_object_set (gst_element_get_static_pad (f, "sink_0"), "stream-name",
-      "prev", NULL);
-  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad (f,
-              "sink_0")), "policy", "previous");
-  g_object_set (gst_element_get_static_pad (f, "sink_1"), "stream-name",
-      "near", NULL);
-  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad (f,
-              "sink_1")), "policy", "nearest");
+  g_object_set (pad_of (f, "sink_0"), "stream-name", "prev", NULL);
+  gst_util_set_object_arg (G_OBJECT (pad_of (f, "sink_0")), "policy",
+      "previous");
+  g_object_set (pad_of (f, "sink_1"), "stream-name", "near", NULL);
+  gst_util_set_object_arg (G_OBJECT (pad_of (f, "sink_1")), "policy",
+      "nearest");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   for (guint i = 0; i < G_N_ELEMENTS (times); i++) {
     float v = (float) times[i];
@@ -167,7 +176,7 @@ GST_START_TEST (test_nearest_previous_boundaries)
   gst_app_src_end_of_stream (GST_APP_SRC (a));
   gst_app_src_end_of_stream (GST_APP_SRC (b));
   out = pull_all (by_name (pipeline, "sink"), 100);
-  fail_unless_equals_int (out->len, 3);       /* 0, 100, 200 ms */
+  fail_unless_equals_int (out->len, 3); /* 0, 100, 200 ms */
   {
     GstBuffer *t100 = gst_sample_get_buffer (out->pdata[1]);
     /* At 100 ms both have a sample exactly there. */
@@ -188,10 +197,10 @@ GST_START_TEST (test_nearest_previous_boundaries)
   f = by_name (pipeline, "f");
   a = by_name (pipeline, "a");
   b = by_name (pipeline, "b");
-  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad (f,
-              "sink_0")), "policy", "previous");
-  gst_util_set_object_arg (G_OBJECT (gst_element_get_static_pad (f,
-              "sink_1")), "policy", "nearest");
+  gst_util_set_object_arg (G_OBJECT (pad_of (f, "sink_0")), "policy",
+      "previous");
+  gst_util_set_object_arg (G_OBJECT (pad_of (f, "sink_1")), "policy",
+      "nearest");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   for (guint i = 0; i < G_N_ELEMENTS (times); i++) {
     float v = (float) times[i];
@@ -201,7 +210,7 @@ GST_START_TEST (test_nearest_previous_boundaries)
   gst_app_src_end_of_stream (GST_APP_SRC (a));
   gst_app_src_end_of_stream (GST_APP_SRC (b));
   out = pull_all (by_name (pipeline, "sink"), 100);
-  fail_unless_equals_int (out->len, 5);       /* 0, 50, ..., 200 ms */
+  fail_unless_equals_int (out->len, 5); /* 0, 50, ..., 200 ms */
   {
     GstBuffer *t50 = gst_sample_get_buffer (out->pdata[1]);
     fail_unless_equals_float (value_of (t50, "sink_0", 0), 0.0f);
@@ -237,7 +246,7 @@ GST_START_TEST (test_staleness_and_drop)
     guint64 dropped = 0;
     GPtrArray *out;
 
-    g_object_set (gst_element_get_static_pad (f, "sink_1"), "max-age",
+    g_object_set (pad_of (f, "sink_1"), "max-age",
         (guint64) 250 * GST_MSECOND, NULL);
     gst_element_set_state (pipeline, GST_STATE_PLAYING);
     /* a: 0..1 s every 100 ms; b: only at 0 and 100 ms. */
@@ -261,7 +270,7 @@ GST_START_TEST (test_staleness_and_drop)
             k == 0 ? 0.0f : 1.0f);
       }
     } else {
-      fail_unless_equals_int (out->len, 4);   /* 0 .. 300 ms */
+      fail_unless_equals_int (out->len, 4);     /* 0 .. 300 ms */
       g_object_get (f, "stats", &stats, NULL);
       gst_structure_get_uint64 (stats, "dropped-ticks", &dropped);
       fail_unless_equals_uint64 (dropped, 7);
@@ -289,8 +298,7 @@ GST_START_TEST (test_master_pad)
   const GstClockTime frames[] = { 5, 38, 71, 109 };
   GPtrArray *out;
 
-  g_object_set (gst_element_get_static_pad (f, "sink_1"), "master", TRUE,
-      NULL);
+  g_object_set (pad_of (f, "sink_1"), "master", TRUE, NULL);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   for (guint i = 0; i <= 12; i++) {
     float v = (float) (i * 10);
@@ -398,7 +406,7 @@ GST_START_TEST (test_zero_copy_three_sensors)
   guint n = 0;
 
   camera_memories = g_hash_table_new (NULL, NULL);
-  g_object_set (gst_element_get_static_pad (f, "sink_0"), "stream-name",
+  g_object_set (pad_of (f, "sink_0"), "stream-name",
       "camera", "master", TRUE, NULL);
   gst_pad_add_probe (cam_src, GST_PAD_PROBE_TYPE_BUFFER, remember_memory,
       NULL, NULL);
@@ -445,8 +453,7 @@ GST_START_TEST (test_memory_referenced)
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   gst_app_src_push_buffer (GST_APP_SRC (a), in);
   gst_app_src_end_of_stream (GST_APP_SRC (a));
-  sample = gst_app_sink_pull_sample (GST_APP_SINK (by_name (pipeline,
-              "sink")));
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (by_name (pipeline, "sink")));
   fail_unless (sample != NULL);
   out = gst_sample_get_buffer (sample);
   fail_unless (gst_buffer_peek_memory (out, stream_of (out,
@@ -476,7 +483,7 @@ GST_START_TEST (test_live_stop_recover_add_pad)
   GstClockTime min_latency = 0;
   gint64 end;
 
-  g_object_set (gst_element_get_static_pad (f, "sink_1"), "max-age",
+  g_object_set (pad_of (f, "sink_1"), "max-age",
       (guint64) 60 * GST_MSECOND, NULL);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   end = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
@@ -577,7 +584,11 @@ GST_START_TEST (test_mismatched_caps_n)
 
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   push_sample (a, 0, &v, 1);
-  g_object_set (a, "caps", gst_caps_from_string (XYZI_CAPS), NULL);
+  {
+    GstCaps *caps = gst_caps_from_string (XYZI_CAPS);
+    g_object_set (a, "caps", caps, NULL);
+    gst_caps_unref (caps);
+  }
   push_sample (a, GST_SECOND, &v, 1);
   gst_app_src_end_of_stream (GST_APP_SRC (a));
   msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
