@@ -11,6 +11,7 @@ GST_ELEMENT_REGISTER_DECLARE (robocachefuse);
 GST_ELEMENT_REGISTER_DECLARE (robocachelidarsrc);
 GST_ELEMENT_REGISTER_DECLARE (robocachejointsrc);
 GST_ELEMENT_REGISTER_DECLARE (robocacheresample);
+GST_ELEMENT_REGISTER_DECLARE (robocachebagsrc);
 
 G_END_DECLS
 #endif

@@ -21,6 +21,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (robocachelidarsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachejointsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (robocacheresample, plugin);
+  ret |= GST_ELEMENT_REGISTER (robocachebagsrc, plugin);
   return ret;
 }
 

@@ -9,7 +9,16 @@ ROBOCACHE_BUILD=${ROBOCACHE_BUILD:-$ROBOCACHE_ROOT/build}
 robocache_packages="meson ninja-build pkg-config gcc libglib2.0-dev
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
 libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
-gstreamer1.0-plugins-good gstreamer1.0-plugins-bad"
+gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+libbz2-dev liblz4-dev python3-rosbag python3-sensor-msgs"
+
+# Optional: the ROS 1 node (gst/ros/) and its test, from Debian's ROS
+# packages.  Tried after the required ones; where they cannot be installed
+# (no such packages, no root) the build leaves the node out and its test
+# reports SKIP.  ROBOCACHE_OPTIONAL_PACKAGES="" skips the attempt.
+ROBOCACHE_OPTIONAL_PACKAGES=${ROBOCACHE_OPTIONAL_PACKAGES-"g++ ros-core
+libroscpp-dev libsensor-msgs-dev libstd-msgs-dev python3-rospy
+python3-rostopic python3-sensor-msgs"}
 
 robocache_install_missing () {
   local missing="" pkg sudo=""
@@ -17,7 +26,10 @@ robocache_install_missing () {
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||
       missing="$missing $pkg"
   done
-  [ -z "$missing" ] && return 0
+  if [ -z "$missing" ]; then
+    robocache_install_optional
+    return 0
+  fi
   if [ "$(id -u)" != 0 ]; then
     sudo=sudo
   fi
@@ -26,6 +38,28 @@ robocache_install_missing () {
   # shellcheck disable=SC2086
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     --no-install-recommends $missing
+  robocache_install_optional
+}
+
+# Never fails: what cannot be installed is reported and left out.
+robocache_install_optional () {
+  local missing="" pkg sudo=""
+  for pkg in $ROBOCACHE_OPTIONAL_PACKAGES; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||
+      missing="$missing $pkg"
+  done
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    sudo="sudo -n"
+  fi
+  echo "robocache: installing optional$missing"
+  # shellcheck disable=SC2086
+  if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends $missing >/dev/null 2>&1; then
+    echo "robocache: optional packages not installed:$missing" \
+      "(the ROS node is not built; its test reports SKIP)"
+  fi
+  return 0
 }
 
 # nvcc is often installed outside PATH.

@@ -14,12 +14,19 @@ GST_START_TEST (test_state_changes)
   GList *features, *l;
   guint n = 0;
 
+  /* Elements that cannot start unconfigured (a source without a file),
+   * as GStreamer's own states test takes them. */
+  gchar **ignore = g_strsplit (g_getenv ("GST_STATE_IGNORE_ELEMENTS") ?
+      g_getenv ("GST_STATE_IGNORE_ELEMENTS") : "", " ", -1);
+
   fail_unless (plugin != NULL, "the robocache plugin is not in the registry");
   features = gst_registry_get_feature_list_by_plugin (gst_registry_get (),
       "robocache");
   for (l = features; l; l = l->next) {
     GstElement *e;
-    if (!GST_IS_ELEMENT_FACTORY (l->data))
+    if (!GST_IS_ELEMENT_FACTORY (l->data) ||
+        g_strv_contains ((const gchar * const *) ignore,
+            GST_OBJECT_NAME (l->data)))
       continue;
     e = gst_element_factory_create (GST_ELEMENT_FACTORY (l->data), NULL);
     fail_unless (e != NULL, "cannot create %s",
@@ -36,6 +43,7 @@ GST_START_TEST (test_state_changes)
   }
   gst_plugin_feature_list_free (features);
   gst_object_unref (plugin);
+  g_strfreev (ignore);
   fail_unless (n >= 3, "only %u robocache elements", n);
 }
 

@@ -1,0 +1,169 @@
+/* robocache embedding API: build robocache caps and buffers straight from
+ * ROS message layouts (sensor_msgs/PointCloud2, JointState, Image), read
+ * the outputs back (voxel grids, fused frames), and map ROS stamps to
+ * pipeline running time.  Plain C over GStreamer types, no ROS types: a
+ * ROS node (gst/ros/robocache_node.cpp) or any other application passes
+ * the message fields.  Library librobocache-1.0, pkg-config robocache-1.0;
+ * docs/ros.md describes it. */
+#ifndef __ROBOCACHE_H__
+#define __ROBOCACHE_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "gstrobocachecaps.h"
+#include "gstrobocachefusedmeta.h"
+
+G_BEGIN_DECLS
+
+/* Errors of this API (domain ROBOCACHE_ERROR). */
+#define ROBOCACHE_ERROR (robocache_error_quark ())
+GQuark robocache_error_quark (void);
+
+typedef enum
+{
+  ROBOCACHE_ERROR_INVALID,      /* a field, size or value out of range */
+  ROBOCACHE_ERROR_UNSUPPORTED   /* a valid input this API does not handle */
+} RobocacheError;
+
+/* ---- sensor_msgs/PointCloud2 ---------------------------------------- */
+
+/* PointField datatypes, as in sensor_msgs/PointField. */
+typedef enum
+{
+  ROBOCACHE_POINT_INT8 = 1,
+  ROBOCACHE_POINT_UINT8 = 2,
+  ROBOCACHE_POINT_INT16 = 3,
+  ROBOCACHE_POINT_UINT16 = 4,
+  ROBOCACHE_POINT_INT32 = 5,
+  ROBOCACHE_POINT_UINT32 = 6,
+  ROBOCACHE_POINT_FLOAT32 = 7,
+  ROBOCACHE_POINT_FLOAT64 = 8
+} RobocachePointDatatype;
+
+/* Points caps for a PointCloud2 layout: @n_fields parallel entries of
+ * name, byte offset, datatype (1..8) and count (@counts may be NULL: all
+ * 1; a count of n > 1 gives the fields name_0 .. name_<n-1>, 0 is taken
+ * as 1).  x, y and z must be there as float32 or float64.  NULL and
+ * @error set on an unknown datatype, a field outside @point_step, a name
+ * holding ',' or ':', or missing x/y/z. */
+GstCaps *robocache_points_caps_from_pointcloud2 (guint point_step,
+    guint n_fields, const gchar * const *names, const guint * offsets,
+    const guint8 * datatypes, const guint * counts, GError ** error);
+
+/* A points buffer holding a copy of @size bytes of @data (PointCloud2
+ * data with row_step == width * point_step), PTS @pts. */
+GstBuffer *robocache_points_buffer_new (const guint8 * data, gsize size,
+    GstClockTime pts);
+
+/* The same for padded rows: copies @width * @point_step bytes of each of
+ * @height rows @row_step apart, packed. */
+GstBuffer *robocache_points_buffer_new_rows (const guint8 * data,
+    guint width, guint height, guint point_step, guint row_step,
+    GstClockTime pts);
+
+/* ---- sensor_msgs/JointState ------------------------------------------ */
+
+/* Vectors caps (layout sample) for @n_joints joints called @names (may be
+ * NULL), float64 or float32 values.  NULL and @error when @n_joints is 0
+ * or above 65535, or a name is empty or holds ','. */
+GstCaps *robocache_joints_caps_new (guint n_joints,
+    const gchar * const *names, gboolean float64, GError ** error);
+
+/* One sample: the @n_joints @positions as float64 or float32, PTS
+ * @pts. */
+GstBuffer *robocache_joints_buffer_new (const gdouble * positions,
+    guint n_joints, gboolean float64, GstClockTime pts);
+
+/* ---- sensor_msgs/Image ----------------------------------------------- */
+
+/* Video info for an Image: encoding rgb8 (RGB), bgr8 (BGR), rgba8
+ * (RGBA), bgra8 (BGRA), mono8 (GRAY8) or mono16 (GRAY16_LE); @step is
+ * the message's row stride (>= width * bytes per pixel).  FALSE and
+ * @error on another encoding or a bad size. */
+gboolean robocache_image_info_from_ros (const gchar * encoding, guint width,
+    guint height, guint step, GstVideoInfo * info, GError ** error);
+
+/* video/x-raw caps for an Image (robocache_image_info_from_ros). */
+GstCaps *robocache_image_caps_from_ros (const gchar * encoding, guint width,
+    guint height, guint step, GError ** error);
+
+/* A copy of the @height * @step bytes of @data, PTS @pts; with a
+ * GstVideoMeta giving the stride when @step is not @info's default
+ * stride. */
+GstBuffer *robocache_image_buffer_new (const GstVideoInfo * info,
+    guint step, const guint8 * data, GstClockTime pts);
+
+/* ---- Voxel grids --------------------------------------------------- */
+
+typedef struct
+{
+  guint dims[3];                /* voxels along x, y, z */
+  gdouble origin[3];            /* metres, the grid's minimum corner */
+  gdouble voxel_size[3];        /* metres */
+  rc_voxel_mode mode;
+  guint n_features;             /* mean mode: float32 planes */
+  guint64 n_voxels;
+} RobocacheVoxelsInfo;
+
+/* Reads voxels caps (other/x-robocache-voxels). */
+gboolean robocache_voxels_info_from_caps (const GstCaps * caps,
+    RobocacheVoxelsInfo * info, GError ** error);
+
+/* Bytes a grid of @info takes (occupancy padded to 4 bytes). */
+gsize robocache_voxels_size (const RobocacheVoxelsInfo * info);
+
+/* Lists the occupied voxels of the host grid @data (@size bytes) as float32
+ * centres x, y, z into @xyz (room for @max centres, may be NULL),
+ * in storage order (x fastest); returns how many are occupied (also those
+ * beyond @max).  Occupied: occupancy != 0, count != 0; in mean mode a
+ * voxel with a non-zero feature.  Returns 0 when @size is short. */
+guint64 robocache_voxels_list_centres (const RobocacheVoxelsInfo * info,
+    const guint8 * data, gsize size, gfloat * xyz, guint64 max);
+
+/* ---- Fused frames ------------------------------------------------- */
+
+/* The fused-frame reading API is gstrobocachefusedmeta.h (included
+ * above).  These read the flat vector and a stream's timestamp. */
+
+/* Copies the flat float32 vector of a fused @buffer into @out (room for
+ * @max values); returns the number of channels (0 without one). */
+guint robocache_fused_copy_flat (GstBuffer * buffer, gfloat * out, guint max);
+
+/* PTS of stream @name's source buffer, GST_CLOCK_TIME_NONE if unknown
+ * or stale without data. */
+GstClockTime robocache_fused_stream_pts (GstBuffer * buffer,
+    const gchar * name);
+
+/* ---- Time mapping ------------------------------------------------- */
+
+/* Maps ROS time (header.stamp: sec, nsec) to pipeline running time and
+ * back: running = running_base + (stamp - ros_base), in int64 nanoseconds
+ * (no floating point, so no drift however long it runs).  Typically
+ * ros_base is the first message's stamp and running_base the pipeline's
+ * running time when it arrived. */
+typedef struct
+{
+  gint64 ros_base;              /* nanoseconds since the ROS epoch */
+  GstClockTime running_base;
+  gboolean valid;
+} RobocacheTimeMap;
+
+/* ROS (sec, nsec) in nanoseconds; nsec may be >= 1e9 (normalised). */
+gint64 robocache_ros_to_ns (guint32 sec, guint32 nsec);
+
+void robocache_time_map_init (RobocacheTimeMap * map, guint32 sec,
+    guint32 nsec, GstClockTime running_base);
+
+/* Running time of stamp (@sec, @nsec); GST_CLOCK_TIME_NONE when the map is
+ * not set or the stamp falls before running time 0. */
+GstClockTime robocache_time_map_to_running (const RobocacheTimeMap * map,
+    guint32 sec, guint32 nsec);
+
+/* The inverse; FALSE when the map is not set, @running is NONE or the
+ * result falls outside ROS time (before 0 or beyond 2^32 s). */
+gboolean robocache_time_map_to_ros (const RobocacheTimeMap * map,
+    GstClockTime running, guint32 * sec, guint32 * nsec);
+
+G_END_DECLS
+#endif

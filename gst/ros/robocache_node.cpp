@@ -1,0 +1,542 @@
+// robocache_node: a ROS 1 node around a robocache pipeline.
+//
+// Subscribes to a sensor_msgs/PointCloud2 topic (~cloud_topic) and a
+// sensor_msgs/JointState topic (~joint_topic), runs
+//
+//   appsrc cloud ! robocachevoxelize ! queue ! robocachefuse ! appsink
+//   appsrc joints ---------------------------^
+//
+// and publishes /robocache/voxels (PointCloud2 of occupied voxel centres,
+// float32 x, y, z; one per new cloud, at most one per tick, stamped with
+// the cloud's stamp) and /robocache/fused (sensor_msgs/JointState: the
+// joint vector fused at ~rate, stamped with the tick's time).  Built only
+// on robocache.h and GStreamer's public API.  Queues are bounded: each
+// appsrc keeps at most ~queue buffers and drops the oldest (counted,
+// logged on exit).
+//
+// Parameters: ~cloud_topic (/points), ~joint_topic (/joint_states), ~rate
+// (Hz, 10), ~voxel_size (m, 0.2), ~dims ([256, 256, 32]), ~origin ([-25.6,
+// -25.6, -3.2]), ~backend (auto|cpu|gpu), ~latency (s, 0.1), ~queue (2),
+// ~frame_id (default: the cloud's).  See docs/ros.md.
+
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+
+#include <ros/ros.h>
+#include <sensor_msgs/JointState.h>
+#include <sensor_msgs/PointCloud2.h>
+
+#include <robocache.h>
+
+#include <atomic>
+#include <csignal>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::atomic<bool> g_stop{ false };
+
+void
+on_signal (int)
+{
+  g_stop = true;
+}
+
+struct Params
+{
+  std::string cloud_topic = "/points";
+  std::string joint_topic = "/joint_states";
+  double rate = 10.0;
+  double voxel_size = 0.2;
+  std::vector<int> dims{ 256, 256, 32 };
+  std::vector<double> origin{ -25.6, -25.6, -3.2 };
+  std::string backend = "auto";
+  double latency = 0.1;
+  int queue = 2;
+  std::string frame_id;
+};
+
+// Sets a GstValueArray property of three ints or doubles.
+void
+set_triple (GstElement *element, const char *name, const double *v,
+    bool integer)
+{
+  GValue array = G_VALUE_INIT;
+  gst_value_array_init (&array, 3);
+  for (int a = 0; a < 3; a++) {
+    GValue item = G_VALUE_INIT;
+    if (integer) {
+      g_value_init (&item, G_TYPE_INT);
+      g_value_set_int (&item, (int) v[a]);
+    } else {
+      g_value_init (&item, G_TYPE_DOUBLE);
+      g_value_set_double (&item, v[a]);
+    }
+    gst_value_array_append_and_take_value (&array, &item);
+  }
+  g_object_set_property (G_OBJECT (element), name, &array);
+  g_value_unset (&array);
+}
+
+class Bridge
+{
+ public:
+  explicit Bridge (const Params &p) : p_ (p)
+  {}
+  ~Bridge ()
+  {
+    stop ();
+  }
+
+  bool start ();
+  void stop ();
+  void on_cloud (const sensor_msgs::PointCloud2::ConstPtr &msg);
+  void on_joints (const sensor_msgs::JointState::ConstPtr &msg);
+  // Pulls fused frames and publishes them; returns FALSE on a pipeline
+  // error.
+  bool poll (GstClockTime timeout);
+  void report () const;
+
+  ros::Publisher voxels_pub, fused_pub;
+
+ private:
+  GstClockTime running_time (const ros::Time &stamp);
+  void push (GstElement *src, GstBuffer *buf, std::atomic<guint64> &drops);
+  void publish (GstSample *sample);
+
+  Params p_;
+  GstElement *pipeline_ = nullptr, *cloud_src_ = nullptr, *joint_src_ = nullptr,
+             *sink_ = nullptr;
+  std::mutex mutex_; // time map and caps
+  RobocacheTimeMap map_{};
+  GstCaps *cloud_caps_ = nullptr, *joint_caps_ = nullptr;
+  std::vector<std::string> joint_names_;
+  std::string frame_id_;
+  GstClockTime last_voxels_pts_ = GST_CLOCK_TIME_NONE;
+  std::atomic<guint64> cloud_drops_{ 0 }, joint_drops_{ 0 }, late_{ 0 },
+      bad_{ 0 }, fused_{ 0 }, voxel_msgs_{ 0 };
+};
+
+bool
+Bridge::start ()
+{
+  gchar *desc = g_strdup_printf (
+      "robocachefuse name=fuse flat-output=true latency=%" G_GUINT64_FORMAT
+      " ! appsink name=sink sync=false max-buffers=4 drop=true "
+      "appsrc name=cloud is-live=true format=time max-buffers=%d "
+      "leaky-type=downstream ! robocachevoxelize name=vox mode=occupancy "
+      "backend=%s ! queue max-size-buffers=2 max-size-bytes=0 "
+      "max-size-time=0 leaky=downstream ! fuse.sink_0 "
+      "appsrc name=joints is-live=true format=time max-buffers=%d "
+      "leaky-type=downstream ! fuse.sink_1",
+      (guint64)(p_.latency * GST_SECOND), p_.queue, p_.backend.c_str (),
+      4 * p_.queue);
+  GError *err = nullptr;
+  pipeline_ = gst_parse_launch (desc, &err);
+  g_free (desc);
+  // A pipeline with an error set is missing a property or an element.
+  if (!pipeline_ || err) {
+    ROS_FATAL ("robocache pipeline: %s", err ? err->message : "?");
+    g_clear_error (&err);
+    if (pipeline_)
+      gst_clear_object (&pipeline_);
+    return false;
+  }
+  GstBin *bin = GST_BIN (pipeline_);
+  cloud_src_ = gst_bin_get_by_name (bin, "cloud");
+  joint_src_ = gst_bin_get_by_name (bin, "joints");
+  sink_ = gst_bin_get_by_name (bin, "sink");
+
+  GstElement *fuse = gst_bin_get_by_name (bin, "fuse");
+  gint n, d;
+  gst_util_double_to_fraction (p_.rate, &n, &d);
+  {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_FRACTION);
+    gst_value_set_fraction (&v, n, d);
+    g_object_set_property (G_OBJECT (fuse), "rate", &v);
+    g_value_unset (&v);
+  }
+  const char *names[] = { "voxels", "joints" };
+  for (int i = 0; i < 2; i++) {
+    gchar *pad_name = g_strdup_printf ("sink_%d", i);
+    GstPad *pad = gst_element_get_static_pad (fuse, pad_name);
+    g_free (pad_name);
+    if (pad) {
+      g_object_set (pad, "stream-name", names[i], nullptr);
+      gst_util_set_object_arg (
+          G_OBJECT (pad), "policy", i == 0 ? "previous" : "interpolate");
+      gst_object_unref (pad);
+    }
+  }
+  gst_object_unref (fuse);
+
+  GstElement *vox = gst_bin_get_by_name (bin, "vox");
+  const double size[3] = { p_.voxel_size, p_.voxel_size, p_.voxel_size };
+  const double dims[3] = { (double) p_.dims[0], (double) p_.dims[1],
+    (double) p_.dims[2] };
+  set_triple (vox, "voxel-size", size, false);
+  set_triple (vox, "dims", dims, true);
+  set_triple (vox, "origin", p_.origin.data (), false);
+  gst_object_unref (vox);
+
+  if (gst_element_set_state (pipeline_, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE) {
+    ROS_FATAL ("robocache pipeline does not start");
+    return false;
+  }
+  return true;
+}
+
+// Running time of @stamp; the first stamp seen maps to the pipeline's
+// running time now.
+GstClockTime
+Bridge::running_time (const ros::Time &stamp)
+{
+  std::lock_guard<std::mutex> lock (mutex_);
+  if (!map_.valid) {
+    GstClock *clock = gst_element_get_clock (pipeline_);
+    if (!clock)
+      return GST_CLOCK_TIME_NONE;
+    GstClockTime now =
+        gst_clock_get_time (clock) - gst_element_get_base_time (pipeline_);
+    gst_object_unref (clock);
+    robocache_time_map_init (&map_, stamp.sec, stamp.nsec, now);
+  }
+  return robocache_time_map_to_running (&map_, stamp.sec, stamp.nsec);
+}
+
+void
+Bridge::push (GstElement *src, GstBuffer *buf, std::atomic<guint64> &drops)
+{
+  GstAppSrc *app = GST_APP_SRC (src);
+  // leaky-type=downstream: a full queue drops its oldest buffer.
+  if (gst_app_src_get_current_level_buffers (app) >=
+      gst_app_src_get_max_buffers (app))
+    drops++;
+  gst_app_src_push_buffer (app, buf);
+}
+
+void
+Bridge::on_cloud (const sensor_msgs::PointCloud2::ConstPtr &msg)
+{
+  const size_t nf = msg->fields.size ();
+  std::vector<const gchar *> names (nf);
+  std::vector<guint> offsets (nf), counts (nf);
+  std::vector<guint8> types (nf);
+  for (size_t i = 0; i < nf; i++) {
+    names[i] = msg->fields[i].name.c_str ();
+    offsets[i] = msg->fields[i].offset;
+    types[i] = msg->fields[i].datatype;
+    counts[i] = msg->fields[i].count;
+  }
+  if (msg->is_bigendian || msg->row_step < msg->width * msg->point_step ||
+      msg->data.size () < (size_t)msg->row_step * msg->height) {
+    ROS_WARN_THROTTLE (5, "robocache: dropping a big-endian or short cloud");
+    bad_++;
+    return;
+  }
+  GError *err = nullptr;
+  GstCaps *caps = robocache_points_caps_from_pointcloud2 (msg->point_step, nf,
+      names.data (), offsets.data (), types.data (), counts.data (), &err);
+  if (!caps) {
+    ROS_WARN_THROTTLE (5, "robocache: cloud layout: %s", err->message);
+    g_clear_error (&err);
+    bad_++;
+    return;
+  }
+  GstClockTime pts = running_time (msg->header.stamp);
+  if (!GST_CLOCK_TIME_IS_VALID (pts)) {
+    late_++;
+    gst_caps_unref (caps);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    if (!cloud_caps_ || !gst_caps_is_equal (caps, cloud_caps_)) {
+      gst_app_src_set_caps (GST_APP_SRC (cloud_src_), caps);
+      gst_caps_replace (&cloud_caps_, caps);
+    }
+    frame_id_ = p_.frame_id.empty () ? msg->header.frame_id : p_.frame_id;
+  }
+  gst_caps_unref (caps);
+  push (cloud_src_,
+      robocache_points_buffer_new_rows (msg->data.data (), msg->width,
+          msg->height, msg->point_step, msg->row_step, pts),
+      cloud_drops_);
+}
+
+void
+Bridge::on_joints (const sensor_msgs::JointState::ConstPtr &msg)
+{
+  const guint n = msg->position.size ();
+  if (n == 0 || (!msg->name.empty () && msg->name.size () != n)) {
+    bad_++;
+    return;
+  }
+  GstClockTime pts = running_time (msg->header.stamp);
+  if (!GST_CLOCK_TIME_IS_VALID (pts)) {
+    late_++;
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    if (!joint_caps_ || joint_names_.size () != n) {
+      std::vector<const gchar *> names;
+      for (const auto &s : msg->name)
+        names.push_back (s.c_str ());
+      GError *err = nullptr;
+      GstCaps *caps = robocache_joints_caps_new (
+          n, names.empty () ? nullptr : names.data (), TRUE, &err);
+      if (!caps) {
+        ROS_WARN_THROTTLE (5, "robocache: joints: %s", err->message);
+        g_clear_error (&err);
+        bad_++;
+        return;
+      }
+      gst_app_src_set_caps (GST_APP_SRC (joint_src_), caps);
+      gst_caps_take (&joint_caps_, caps);
+      joint_names_.clear ();
+      for (guint i = 0; i < n; i++)
+        joint_names_.push_back (
+            msg->name.empty () ? "joint" + std::to_string (i) : msg->name[i]);
+    }
+  }
+  push (joint_src_,
+      robocache_joints_buffer_new (msg->position.data (), n, TRUE, pts),
+      joint_drops_);
+}
+
+void
+Bridge::publish (GstSample *sample)
+{
+  GstBuffer *buf = gst_sample_get_buffer (sample);
+  GstRobocacheFusedMeta *meta = gst_buffer_get_robocache_fused_meta (buf);
+  RobocacheTimeMap map;
+  std::vector<std::string> joint_names;
+  std::string frame_id;
+  {
+    std::lock_guard<std::mutex> lock (mutex_);
+    map = map_;
+    joint_names = joint_names_;
+    frame_id = frame_id_;
+  }
+  if (!meta)
+    return;
+
+  // Voxels: once per new cloud, stamped with the cloud's stamp.
+  const GstRobocacheFusedStream *vs =
+      gst_robocache_fused_meta_find (meta, "voxels");
+  guint32 sec, nsec;
+  if (vs && !vs->stale && vs->memory_index >= 0 &&
+      vs->pts != last_voxels_pts_ &&
+      robocache_time_map_to_ros (&map, vs->pts, &sec, &nsec)) {
+    RobocacheVoxelsInfo info;
+    GstMapInfo m;
+    if (robocache_voxels_info_from_caps (vs->caps, &info, nullptr) &&
+        gst_robocache_fused_map_stream (buf, "voxels", &m, FALSE)) {
+      guint64 n =
+          robocache_voxels_list_centres (&info, m.data, m.size, nullptr, 0);
+      sensor_msgs::PointCloud2 out;
+      out.header.stamp = ros::Time (sec, nsec);
+      out.header.frame_id = frame_id;
+      out.height = 1;
+      out.width = n;
+      const char *axes[] = { "x", "y", "z" };
+      for (int a = 0; a < 3; a++) {
+        sensor_msgs::PointField f;
+        f.name = axes[a];
+        f.offset = 4 * a;
+        f.datatype = sensor_msgs::PointField::FLOAT32;
+        f.count = 1;
+        out.fields.push_back (f);
+      }
+      out.is_bigendian = false;
+      out.point_step = 12;
+      out.row_step = 12 * n;
+      out.is_dense = true;
+      out.data.resize (12 * n);
+      robocache_voxels_list_centres (&info, m.data, m.size,
+          reinterpret_cast<gfloat *> (out.data.data ()), n);
+      gst_memory_unmap (m.memory, &m);
+      voxels_pub.publish (out);
+      voxel_msgs_++;
+      last_voxels_pts_ = vs->pts;
+    }
+  }
+
+  // The fused vector, stamped with the tick; none while the joints are
+  // stale (older than the pad's max-age, 0.5 s).
+  const GstRobocacheFusedStream *js =
+      gst_robocache_fused_meta_find (meta, "joints");
+  if (js && !js->stale && js->memory_index >= 0 &&
+      robocache_time_map_to_ros (&map, GST_BUFFER_PTS (buf), &sec, &nsec)) {
+    std::vector<gfloat> flat (meta->flat_channels);
+    guint n = robocache_fused_copy_flat (buf, flat.data (), flat.size ());
+    sensor_msgs::JointState out;
+    out.header.stamp = ros::Time (sec, nsec);
+    out.name = joint_names;
+    out.name.resize (n);
+    out.position.assign (flat.begin (), flat.begin () + MIN (n, flat.size ()));
+    fused_pub.publish (out);
+    fused_++;
+  }
+}
+
+bool
+Bridge::poll (GstClockTime timeout)
+{
+  GstSample *sample =
+      gst_app_sink_try_pull_sample (GST_APP_SINK (sink_), timeout);
+  if (sample) {
+    publish (sample);
+    gst_sample_unref (sample);
+  }
+  GstBus *bus = gst_element_get_bus (pipeline_);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gst_object_unref (bus);
+  if (msg) {
+    GError *err = nullptr;
+    gchar *dbg = nullptr;
+    gst_message_parse_error (msg, &err, &dbg);
+    ROS_ERROR ("robocache pipeline: %s (%s)", err->message, dbg ? dbg : "");
+    g_clear_error (&err);
+    g_free (dbg);
+    gst_message_unref (msg);
+    return false;
+  }
+  return true;
+}
+
+void
+Bridge::stop ()
+{
+  if (!pipeline_)
+    return;
+  // EOS through the pipeline (bounded wait), then NULL.
+  gst_app_src_end_of_stream (GST_APP_SRC (cloud_src_));
+  gst_app_src_end_of_stream (GST_APP_SRC (joint_src_));
+  GstBus *bus = gst_element_get_bus (pipeline_);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 2 * GST_SECOND,
+      (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline_, GST_STATE_NULL);
+  gst_object_unref (cloud_src_);
+  gst_object_unref (joint_src_);
+  gst_object_unref (sink_);
+  gst_object_unref (pipeline_);
+  pipeline_ = nullptr;
+  gst_clear_caps (&cloud_caps_);
+  gst_clear_caps (&joint_caps_);
+}
+
+void
+Bridge::report () const
+{
+  ROS_INFO ("robocache_node: %" G_GUINT64_FORMAT " fused, %" G_GUINT64_FORMAT
+            " voxel grids published; dropped %" G_GUINT64_FORMAT
+            " clouds, %" G_GUINT64_FORMAT
+            " joint states (queue full), %" G_GUINT64_FORMAT
+            " too early, %" G_GUINT64_FORMAT " bad",
+      fused_.load (), voxel_msgs_.load (), cloud_drops_.load (),
+      joint_drops_.load (), late_.load (), bad_.load ());
+}
+
+// A list parameter: a YAML list (rosparam, launch files) or a string
+// "8,8,4" / "[8, 8, 4]" (roscpp reads _dims:=... on the command line as a
+// string).  FALSE when it is there but unreadable.
+template <typename T>
+bool
+param_list (ros::NodeHandle &nh, const std::string &name, std::vector<T> &out)
+{
+  if (!nh.hasParam (name))
+    return true;
+  if (nh.getParam (name, out))
+    return true;
+  std::string text;
+  if (!nh.getParam (name, text))
+    return false;
+  for (char &c : text)
+    if (c == '[' || c == ']' || c == ',')
+      c = ' ';
+  std::istringstream in (text);
+  std::vector<T> values;
+  double v;
+  while (in >> v)
+    values.push_back (static_cast<T> (v));
+  if (!in.eof ())
+    return false;
+  out = values;
+  return true;
+}
+
+} // namespace
+
+int
+main (int argc, char **argv)
+{
+  gst_init (&argc, &argv);
+  ros::init (argc, argv, "robocache_node", ros::init_options::NoSigintHandler);
+  std::signal (SIGINT, on_signal);
+  std::signal (SIGTERM, on_signal);
+
+  ros::NodeHandle nh, pnh ("~");
+  Params p;
+  pnh.param ("cloud_topic", p.cloud_topic, p.cloud_topic);
+  pnh.param ("joint_topic", p.joint_topic, p.joint_topic);
+  pnh.param ("rate", p.rate, p.rate);
+  pnh.param ("voxel_size", p.voxel_size, p.voxel_size);
+  bool lists_ok =
+      param_list (pnh, "dims", p.dims) && param_list (pnh, "origin", p.origin);
+  pnh.param ("backend", p.backend, p.backend);
+  pnh.param ("latency", p.latency, p.latency);
+  pnh.param ("queue", p.queue, p.queue);
+  pnh.param ("frame_id", p.frame_id, p.frame_id);
+  if (!lists_ok || p.dims.size () != 3 || p.origin.size () != 3 ||
+      p.rate <= 0 || p.voxel_size <= 0 || p.queue < 1 || p.latency < 0) {
+    ROS_FATAL ("robocache_node: ~dims and ~origin need 3 values; ~rate, "
+               "~voxel_size, ~queue must be > 0, ~latency >= 0");
+    return 1;
+  }
+
+  Bridge bridge (p);
+  if (!bridge.start ())
+    return 1;
+  bridge.voxels_pub =
+      nh.advertise<sensor_msgs::PointCloud2> ("/robocache/voxels", 2);
+  bridge.fused_pub =
+      nh.advertise<sensor_msgs::JointState> ("/robocache/fused", 10);
+  // Small subscriber queues: roscpp drops the oldest when they are full.
+  ros::Subscriber cloud_sub = nh.subscribe (p.cloud_topic, 2, &Bridge::on_cloud,
+      &bridge, ros::TransportHints ().tcpNoDelay ());
+  ros::Subscriber joint_sub = nh.subscribe (p.joint_topic, 20,
+      &Bridge::on_joints, &bridge, ros::TransportHints ().tcpNoDelay ());
+  ros::AsyncSpinner spinner (1);
+  spinner.start ();
+  ROS_INFO ("robocache_node: %s + %s -> /robocache/voxels, /robocache/fused "
+            "at %g Hz; grid %dx%dx%d voxels of %g m from (%g, %g, %g)",
+      p.cloud_topic.c_str (), p.joint_topic.c_str (), p.rate, p.dims[0],
+      p.dims[1], p.dims[2], p.voxel_size, p.origin[0], p.origin[1],
+      p.origin[2]);
+
+  int ret = 0;
+  while (!g_stop && ros::ok ()) {
+    if (!bridge.poll (50 * GST_MSECOND)) {
+      ret = 1;
+      break;
+    }
+  }
+  cloud_sub.shutdown ();
+  joint_sub.shutdown ();
+  spinner.stop ();
+  bridge.stop ();
+  bridge.report ();
+  ros::shutdown ();
+  return ret;
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""Writes the ROS 1 test bags of tests/elements/bagsrc.c with rosbag itself
+(Debian's python3-rosbag and python3-sensor-msgs), so that the reader is
+tested against the real writer and no opaque blob is checked in.
+
+usage: make_bags.py OUTDIR
+
+Writes all-none.bag, all-bz2.bag and all-lz4.bag (same messages, small
+chunks so that every bag has several) and big-none.bag (fewer topics, more
+messages).  The values follow the formulas below; bagsrc.c checks them with
+the same formulas, so change both together.
+
+Message i (0..N-1) of every topic has header.stamp = 1000 s + i * 100 ms
+and is recorded at header.stamp + 20 ms + 5 ms * (the topic's line below,
+from 0):
+  /velodyne_points  PointCloud2, point_step 16 (x, y, z, intensity float32),
+                    5 points: x = i, y = k, z = 0.5, intensity = 10 i + k
+  /points_ring      PointCloud2, point_step 32: the same four fields, then
+                    ring uint16 at 16 (= k) and time float32 at 20
+                    (= k / 1000); bytes 24..31 are padding (zero)
+  /joint_states     JointState j0, j1, j2: position = i + j / 10,
+                    velocity = -j, no effort
+  /camera/rgb       Image rgb8 4 x 2, step 12: byte b = (i + b) % 256
+  /camera/depth     Image mono16 4 x 2, step 8: pixel p = 100 i + p
+  /rosout_text      std_msgs/String (not supported: skipped with a warning)
+"""
+
+import os
+import struct
+import sys
+
+import rosbag
+import rospy
+from sensor_msgs.msg import Image, JointState, PointCloud2, PointField
+from std_msgs.msg import String
+
+N = 10
+
+
+def stamp(i):
+    return rospy.Time(1000, i * 100000000)
+
+
+def record_time(i, line):
+    return rospy.Time(1000, i * 100000000 + 20000000 + 5000000 * line)
+
+
+def cloud(i, ring):
+    msg = PointCloud2()
+    msg.header.stamp = stamp(i)
+    msg.header.frame_id = "velodyne"
+    msg.header.seq = i
+    fields = [("x", 0), ("y", 4), ("z", 8), ("intensity", 12)]
+    msg.fields = [PointField(name=n, offset=o, datatype=PointField.FLOAT32,
+                             count=1) for n, o in fields]
+    step = 16
+    if ring:
+        msg.fields.append(PointField(name="ring", offset=16,
+                                     datatype=PointField.UINT16, count=1))
+        msg.fields.append(PointField(name="time", offset=20,
+                                     datatype=PointField.FLOAT32, count=1))
+        step = 32
+    n = 5
+    data = bytearray()
+    for k in range(n):
+        p = struct.pack("<4f", i, k, 0.5, 10 * i + k)
+        if ring:
+            p += struct.pack("<HxxfQ", k, k / 1000.0, 0)
+        data += p
+    msg.height = 1
+    msg.width = n
+    msg.is_bigendian = False
+    msg.point_step = step
+    msg.row_step = step * n
+    msg.data = bytes(data)
+    msg.is_dense = True
+    return msg
+
+
+def joints(i):
+    msg = JointState()
+    msg.header.stamp = stamp(i)
+    msg.name = ["j0", "j1", "j2"]
+    msg.position = [i + j / 10.0 for j in range(3)]
+    msg.velocity = [-float(j) for j in range(3)]
+    msg.effort = []
+    return msg
+
+
+def image(i, encoding):
+    msg = Image()
+    msg.header.stamp = stamp(i)
+    msg.header.frame_id = "camera"
+    msg.width = 4
+    msg.height = 2
+    msg.encoding = encoding
+    msg.is_bigendian = 0
+    if encoding == "rgb8":
+        msg.step = 12
+        msg.data = bytes((i + b) % 256 for b in range(24))
+    else:
+        msg.step = 8
+        msg.data = b"".join(struct.pack("<H", 100 * i + p) for p in range(8))
+    return msg
+
+
+def write(path, compression, topics, n):
+    with rosbag.Bag(path, "w", compression=compression,
+                    chunk_threshold=2048) as bag:
+        for i in range(n):
+            messages = [
+                ("/velodyne_points", lambda: cloud(i, False)),
+                ("/points_ring", lambda: cloud(i, True)),
+                ("/joint_states", lambda: joints(i)),
+                ("/camera/rgb", lambda: image(i, "rgb8")),
+                ("/camera/depth", lambda: image(i, "mono16")),
+                ("/rosout_text", lambda: String(data="message %d" % i)),
+            ]
+            for line, (topic, make) in enumerate(messages):
+                if topic in topics:
+                    bag.write(topic, make(), record_time(i, line))
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    every = ["/velodyne_points", "/points_ring", "/joint_states",
+             "/camera/rgb", "/camera/depth", "/rosout_text"]
+    for compression in ("none", "bz2", "lz4"):
+        write(os.path.join(out, "all-%s.bag" % compression), compression,
+              every, N)
+    write(os.path.join(out, "big-none.bag"), "none",
+          ["/velodyne_points", "/joint_states"], 100)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,720 @@
+/* robocachebagsrc: bags written by the real rosbag writer
+ * (tests/bag/make_bags.py, run at start into a temporary folder) played
+ * through appsinks, voxelize and fuse; seeking; and broken bags. */
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "elementutil.h"
+#include "testutil.h"
+#include "gstrobocachefusedmeta.h"
+
+#define N_MSGS 10
+#define STEP (100 * GST_MSECOND)
+
+static gchar *bag_dir;
+
+static gchar *
+bag_path (const gchar * name)
+{
+  return g_build_filename (bag_dir, name, NULL);
+}
+
+/* Runs make_bags.py with the first python that has rosbag; exits with
+ * TEST_EXIT_SKIP, saying why, when none has. */
+static void
+make_bags (void)
+{
+  const gchar *script = g_getenv ("ROBOCACHE_MAKE_BAGS");
+  const gchar *pythons[] = { "/usr/bin/python3", "python3" };
+  GError *error = NULL;
+
+  if (!script) {
+    g_print ("SKIP: ROBOCACHE_MAKE_BAGS is not set (run through meson "
+        "test)\n");
+    exit (TEST_EXIT_SKIP);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (pythons); i++) {
+    const gchar *check[] = { pythons[i], "-c",
+      "import rosbag, sensor_msgs.msg", NULL
+    };
+    const gchar *run[] = { pythons[i], script, NULL, NULL };
+    gint status = -1;
+    gchar *err_out = NULL;
+
+    if (!g_spawn_sync (NULL, (gchar **) check, NULL, G_SPAWN_SEARCH_PATH |
+            G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL)
+        || !g_spawn_check_wait_status (status, NULL))
+      continue;
+    bag_dir = g_dir_make_tmp ("robocache-bags-XXXXXX", &error);
+    g_assert_no_error (error);
+    run[2] = bag_dir;
+    if (!g_spawn_sync (NULL, (gchar **) run, NULL, G_SPAWN_SEARCH_PATH, NULL,
+            NULL, NULL, &err_out, &status, &error) ||
+        !g_spawn_check_wait_status (status, &error)) {
+      g_printerr ("make_bags.py failed: %s\n%s\n", error->message,
+          err_out ? err_out : "");
+      exit (1);
+    }
+    g_free (err_out);
+    return;
+  }
+  g_print ("SKIP: no python3 with rosbag and sensor_msgs (Debian: "
+      "python3-rosbag python3-sensor-msgs, installed by tests/run.sh)\n");
+  exit (TEST_EXIT_SKIP);
+}
+
+static void
+remove_bags (void)
+{
+  GDir *dir = g_dir_open (bag_dir, 0, NULL);
+  const gchar *name;
+
+  while (dir && (name = g_dir_read_name (dir))) {
+    gchar *p = bag_path (name);
+    g_unlink (p);
+    g_free (p);
+  }
+  if (dir)
+    g_dir_close (dir);
+  g_rmdir (bag_dir);
+  g_free (bag_dir);
+}
+
+/* bagsrc with @n_pads pads, each through a queue into appsink s<N>. */
+static GstElement *
+bag_pipeline (const gchar * file, const gchar * props, guint n_pads)
+{
+  gchar *path = bag_path (file);
+  GString *desc = g_string_new (NULL);
+  GstElement *pipeline;
+  GError *error = NULL;
+
+  g_string_append_printf (desc, "robocachebagsrc name=b location=\"%s\" %s",
+      path, props ? props : "");
+  for (guint i = 0; i < n_pads; i++)
+    g_string_append_printf (desc, " b.src_%u ! queue ! appsink name=s%u "
+        "sync=false", i, i);
+  pipeline = gst_parse_launch (desc->str, &error);
+  g_assert_no_error (error);
+  g_string_free (desc, TRUE);
+  g_free (path);
+  return pipeline;
+}
+
+static GstElement *
+sink_of (GstElement * pipeline, guint i)
+{
+  gchar *name = g_strdup_printf ("s%u", i);
+  GstElement *s = gst_bin_get_by_name (GST_BIN (pipeline), name);
+
+  g_free (name);
+  fail_unless (s != NULL);
+  gst_object_unref (s);         /* the pipeline keeps it */
+  return s;
+}
+
+/* Pulls every sample of every sink to EOS (the pipeline must be going to
+ * PLAYING); fails on an error message.  The text of the first warning, if
+ * any, goes to @warning (may be NULL). */
+static GPtrArray **
+pull_all_warning (GstElement * pipeline, guint n_pads, gchar ** warning)
+{
+  GPtrArray **out = g_new0 (GPtrArray *, n_pads);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+
+  for (guint i = 0; i < n_pads; i++) {
+    GstSample *sample;
+    out[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_sample_unref);
+    while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink_of
+                    (pipeline, i)), 20 * GST_SECOND)))
+      g_ptr_array_add (out[i], sample);
+    fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink_of (pipeline, i))),
+        "no EOS on s%u", i);
+  }
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR |
+              GST_MESSAGE_WARNING))) {
+    GError *err;
+
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (msg, &err, NULL);
+      fail ("error: %s", err->message);
+    }
+    gst_message_parse_warning (msg, &err, NULL);
+    if (warning && !*warning)
+      *warning = g_strdup (err->message);
+    g_error_free (err);
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return out;
+}
+
+static GPtrArray **
+pull_all (GstElement * pipeline, guint n_pads)
+{
+  return pull_all_warning (pipeline, n_pads, NULL);
+}
+
+static void
+free_samples (GPtrArray ** samples, guint n_pads)
+{
+  for (guint i = 0; i < n_pads; i++)
+    g_ptr_array_unref (samples[i]);
+  g_free (samples);
+}
+
+static const GstStructure *
+sample_structure (GstSample * sample)
+{
+  return gst_caps_get_structure (gst_sample_get_caps (sample), 0);
+}
+
+static void
+check_points (GPtrArray * samples, gboolean ring, GstClockTime offset)
+{
+  fail_unless_equals_int (samples->len, N_MSGS);
+  for (guint i = 0; i < samples->len; i++) {
+    GstSample *sample = g_ptr_array_index (samples, i);
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    const GstStructure *s = sample_structure (sample);
+    gint step = 0;
+    GstMapInfo map;
+
+    fail_unless (gst_structure_has_name (s, GST_ROBOCACHE_POINTS_MEDIA_TYPE));
+    fail_unless (gst_structure_get_int (s, "point-step", &step));
+    fail_unless_equals_int (step, ring ? 32 : 16);
+    fail_unless_equals_string (gst_structure_get_string (s, "fields"),
+        ring ? GST_ROBOCACHE_FIELDS_XYZI ",ring:uint16:16,time:float32:20" :
+        GST_ROBOCACHE_FIELDS_XYZI);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * STEP + offset);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    fail_unless_equals_int (map.size, 5 * step);
+    for (guint k = 0; k < 5; k++) {
+      const guint8 *p = map.data + k * step;
+      float f[4];
+      memcpy (f, p, sizeof (f));
+      fail_unless (f[0] == i && f[1] == k && f[2] == 0.5f &&
+          f[3] == 10 * i + k, "message %u point %u: %f %f %f %f", i, k,
+          f[0], f[1], f[2], f[3]);
+      if (ring) {
+        guint16 r;
+        float t;
+        memcpy (&r, p + 16, 2);
+        memcpy (&t, p + 20, 4);
+        fail_unless_equals_int (r, k);
+        fail_unless (t == (float) (k / 1000.0));
+      }
+    }
+    gst_buffer_unmap (buf, &map);
+  }
+}
+
+static void
+check_joints (GPtrArray * samples, GstClockTime offset)
+{
+  fail_unless_equals_int (samples->len, N_MSGS);
+  for (guint i = 0; i < samples->len; i++) {
+    GstSample *sample = g_ptr_array_index (samples, i);
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    const GstStructure *s = sample_structure (sample);
+    gint channels = 0;
+    gdouble v[6];
+
+    fail_unless (gst_structure_has_name (s, GST_ROBOCACHE_VECTORS_MEDIA_TYPE));
+    fail_unless (gst_structure_get_int (s, "channels", &channels));
+    fail_unless_equals_int (channels, 6);
+    fail_unless_equals_string (gst_structure_get_string (s, "format"),
+        "float64");
+    fail_unless_equals_string (gst_structure_get_string (s, "layout"),
+        "sample");
+    fail_unless_equals_string (gst_structure_get_string (s, "names"),
+        "j0,j1,j2,j0.velocity,j1.velocity,j2.velocity");
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * STEP + offset);
+    fail_unless_equals_int (gst_buffer_get_size (buf), sizeof (v));
+    gst_buffer_extract (buf, 0, v, sizeof (v));
+    for (guint j = 0; j < 3; j++) {
+      fail_unless (v[j] == i + j / 10.0);
+      fail_unless (v[3 + j] == -(gdouble) j);
+    }
+  }
+}
+
+static void
+check_image (GPtrArray * samples, gboolean rgb, GstClockTime offset)
+{
+  fail_unless_equals_int (samples->len, N_MSGS);
+  for (guint i = 0; i < samples->len; i++) {
+    GstSample *sample = g_ptr_array_index (samples, i);
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    GstVideoInfo info;
+    GstMapInfo map;
+
+    fail_unless (gst_video_info_from_caps (&info,
+            gst_sample_get_caps (sample)));
+    fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&info), rgb ?
+        GST_VIDEO_FORMAT_RGB : GST_VIDEO_FORMAT_GRAY16_LE);
+    fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), 4);
+    fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), 2);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * STEP + offset);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    for (guint b = 0; b < (rgb ? 24u : 8u); b++) {
+      if (rgb) {
+        fail_unless_equals_int (map.data[b], (i + b) % 256);
+      } else {
+        guint16 px = map.data[2 * b] | (map.data[2 * b + 1] << 8);
+        fail_unless_equals_int (px, 100 * i + b);
+      }
+    }
+    gst_buffer_unmap (buf, &map);
+  }
+}
+
+#define ALL_TOPICS "topics=/velodyne_points,/points_ring,/joint_states," \
+    "/camera/rgb,/camera/depth"
+
+static void
+play_and_check (const gchar * file, gboolean record)
+{
+  GstElement *p = bag_pipeline (file, record ? ALL_TOPICS
+      " timestamps=record" : ALL_TOPICS, 5);
+  GPtrArray **samples;
+  /* make_bags.py records topic line L at stamp + 20 ms + 5 ms L; record
+   * times count from the first record (line 0). */
+  GstClockTime line = record ? 5 * GST_MSECOND : 0;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  samples = pull_all (p, 5);
+  check_points (samples[0], FALSE, 0);
+  check_points (samples[1], TRUE, line);
+  check_joints (samples[2], 2 * line);
+  check_image (samples[3], TRUE, 3 * line);
+  check_image (samples[4], FALSE, 4 * line);
+  free_samples (samples, 5);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_START_TEST (test_uncompressed)
+{
+  play_and_check ("all-none.bag", FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bz2)
+{
+  play_and_check ("all-bz2.bag", FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_lz4)
+{
+  play_and_check ("all-lz4.bag", FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_record_timestamps)
+{
+  play_and_check ("all-lz4.bag", TRUE);
+}
+
+GST_END_TEST;
+
+/* No topics: every supported one in name order, the String topic skipped
+ * with a warning. */
+GST_START_TEST (test_default_topics)
+{
+  GstElement *p = bag_pipeline ("all-none.bag", NULL, 5);
+  GstElement *b = gst_bin_get_by_name (GST_BIN (p), "b");
+  GPtrArray **samples;
+  gchar *warning = NULL;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  samples = pull_all_warning (p, 5, &warning);
+  check_image (samples[0], FALSE, 0);   /* /camera/depth */
+  check_image (samples[1], TRUE, 0);    /* /camera/rgb */
+  check_joints (samples[2], 0);
+  check_points (samples[3], TRUE, 0);   /* /points_ring */
+  check_points (samples[4], FALSE, 0);  /* /velodyne_points */
+  free_samples (samples, 5);
+  fail_unless (warning && strstr (warning, "/rosout_text") != NULL, "%s",
+      warning);
+  g_free (warning);
+  fail_unless_equals_int (b->numsrcpads, 5);
+  {
+    /* The last pad's title tag and stream-id name its topic. */
+    GstPad *pad = gst_element_get_static_pad (b, "src_4");
+    GstEvent *ev = gst_pad_get_sticky_event (pad, GST_EVENT_TAG, 0);
+    GstTagList *tags;
+    gchar *title = NULL;
+
+    fail_unless (ev != NULL);
+    gst_event_parse_tag (ev, &tags);
+    fail_unless (gst_tag_list_get_string (tags, GST_TAG_TITLE, &title));
+    fail_unless_equals_string (title, "/velodyne_points");
+    g_free (title);
+    gst_event_unref (ev);
+    title = gst_pad_get_stream_id (pad);
+    fail_unless (g_str_has_suffix (title, "/velodyne_points"), "%s", title);
+    g_free (title);
+    gst_object_unref (pad);
+  }
+  gst_object_unref (b);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* A flush seek to the middle: every pad restarts at the first message at
+ * or after the target. */
+GST_START_TEST (test_seek)
+{
+  GstElement *p = bag_pipeline ("big-none.bag",
+      "topics=/velodyne_points,/joint_states", 2);
+  GPtrArray **samples;
+  gint64 dur = 0;
+
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_ASYNC);
+  fail_unless_equals_int (gst_element_get_state (p, NULL, NULL,
+          GST_CLOCK_TIME_NONE), GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_query_duration (p, GST_FORMAT_TIME, &dur));
+  fail_unless (dur >= (gint64) (99 * STEP));
+  fail_unless (gst_element_seek_simple (p, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, 5 * GST_SECOND + 50 * GST_MSECOND));
+  fail_unless_equals_int (gst_element_get_state (p, NULL, NULL,
+          GST_CLOCK_TIME_NONE), GST_STATE_CHANGE_SUCCESS);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  samples = pull_all (p, 2);
+  for (guint s = 0; s < 2; s++) {
+    GstSample *head = g_ptr_array_index (samples[s], 0);
+    const GstSegment *seg = gst_sample_get_segment (head);
+
+    fail_unless_equals_int (samples[s]->len, 49);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (gst_sample_get_buffer
+            (head)), 51 * STEP);
+    fail_unless_equals_uint64 (seg->start, 5 * GST_SECOND + 50 * GST_MSECOND);
+  }
+  free_samples (samples, 2);
+
+  /* An exact message time gives that message. */
+  gst_element_set_state (p, GST_STATE_PAUSED);
+  gst_element_get_state (p, NULL, NULL, GST_CLOCK_TIME_NONE);
+  fail_unless (gst_element_seek_simple (p, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, 2 * GST_SECOND));
+  gst_element_get_state (p, NULL, NULL, GST_CLOCK_TIME_NONE);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  samples = pull_all (p, 2);
+  fail_unless_equals_int (samples[0]->len, 80);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (gst_sample_get_buffer
+          (g_ptr_array_index (samples[0], 0))), 2 * GST_SECOND);
+  free_samples (samples, 2);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* The documented pipeline (docs/recording.md), and all three message
+ * types through robocachefuse. */
+GST_START_TEST (test_voxelize_and_fuse)
+{
+  const gchar *descs[] = {
+    "robocachebagsrc location=\"%s\" topics=/velodyne_points,/joint_states "
+        "name=b  b.src_0 ! robocachevoxelize backend=cpu ! f.sink_0  "
+        "b.src_1 ! f.sink_1  robocachefuse name=f rate=10/1 ! "
+        "appsink name=out sync=false",
+    "robocachebagsrc location=\"%s\" topics=/velodyne_points,/joint_states,"
+        "/camera/rgb name=b  b.src_0 ! robocachevoxelize backend=cpu ! "
+        "f.sink_0  b.src_1 ! f.sink_1  b.src_2 ! f.sink_2  "
+        "robocachefuse name=f rate=10/1 ! appsink name=out sync=false",
+  };
+
+  for (guint d = 0; d < G_N_ELEMENTS (descs); d++) {
+    gchar *path = bag_path ("all-bz2.bag");
+    gchar *desc = g_strdup_printf (descs[d], path);
+    GError *error = NULL;
+    GstElement *p = gst_parse_launch (desc, &error);
+    GstElement *out;
+    GstSample *sample;
+    guint frames = 0;
+
+    g_assert_no_error (error);
+    out = gst_bin_get_by_name (GST_BIN (p), "out");
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (out),
+                20 * GST_SECOND))) {
+      GstBuffer *buf = gst_sample_get_buffer (sample);
+      GstRobocacheFusedMeta *meta = gst_buffer_get_robocache_fused_meta (buf);
+
+      fail_unless (meta != NULL);
+      fail_unless_equals_int (meta->n_streams, d == 0 ? 2 : 3);
+      frames++;
+      gst_sample_unref (sample);
+    }
+    fail_unless (gst_app_sink_is_eos (GST_APP_SINK (out)));
+    fail_unless (frames >= N_MSGS - 1, "%u frames", frames);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (out);
+    gst_object_unref (p);
+    g_free (desc);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Broken bags                                                         */
+/* ------------------------------------------------------------------ */
+
+static guint8 *
+read_bag (const gchar * file, gsize * size)
+{
+  gchar *path = bag_path (file);
+  gchar *data = NULL;
+
+  fail_unless (g_file_get_contents (path, &data, size, NULL));
+  g_free (path);
+  return (guint8 *) data;
+}
+
+/* Plays @data (written as bad.bag) through all five topics; returns the
+ * error message text (the test fails on EOS). */
+static gchar *
+play_bad (const guint8 * data, gsize size, const gchar * props)
+{
+  gchar *path = bag_path ("bad.bag");
+  GstElement *p;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text;
+
+  fail_unless (g_file_set_contents (path, (const gchar *) data, size, NULL));
+  p = bag_pipeline ("bad.bag", props ? props : ALL_TOPICS, 5);
+  msg = run_to_end (p, 20 * GST_SECOND);
+  fail_unless (msg != NULL, "no error from a broken bag");
+  gst_message_parse_error (msg, &err, NULL);
+  text = g_strdup (err->message);
+  GST_INFO ("error: %s", text);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_object_unref (p);
+  g_unlink (path);
+  g_free (path);
+  return text;
+}
+
+/* Offset of @needle in @data, failing the test if absent. */
+static gsize
+find_bytes (const guint8 * data, gsize size, const gchar * needle, gsize len)
+{
+  for (gsize i = 0; i + len <= size; i++) {
+    if (!memcmp (data + i, needle, len))
+      return i;
+  }
+  fail ("\"%s\" not found", needle);
+  return 0;
+}
+
+GST_START_TEST (test_truncated_n)
+{
+  const gchar *files[] = { "all-none.bag", "all-bz2.bag", "all-lz4.bag" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++) {
+    gsize size;
+    guint8 *data = read_bag (files[f], &size);
+    gsize cuts[] = { 0, 5, 13, 20, 100, size / 4, size / 2, size - 100,
+      size - 1
+    };
+
+    for (guint c = 0; c < G_N_ELEMENTS (cuts); c++)
+      g_free (play_bad (data, cuts[c], NULL));
+    g_free (data);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_corrupt_chunk_n)
+{
+  const gchar *files[] = { "all-bz2.bag", "all-lz4.bag" };
+  /* The compressed data begins with the stream magic. */
+  const gchar *magic[] = { "BZh", "\x04\x22\x4d\x18" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++) {
+    gsize size;
+    guint8 *data = read_bag (files[f], &size);
+    gsize at = find_bytes (data, size, magic[f], strlen (magic[f]));
+    guint8 *copy = g_memdup2 (data, size);
+    gchar *text;
+
+    /* The first chunk (read when the element starts) ... */
+    memset (copy + at + 12, 0xff, 40);
+    text = play_bad (copy, size, NULL);
+    fail_unless (strstr (text, "corrupt") != NULL, "%s", text);
+    g_free (text);
+    g_free (copy);
+
+    /* ... and the last one (read while playing). */
+    for (gsize i = at + 1; i + strlen (magic[f]) <= size; i++) {
+      if (!memcmp (data + i, magic[f], strlen (magic[f])))
+        at = i;
+    }
+    memset (data + at + 12, 0xff, 40);
+    text = play_bad (data, size, NULL);
+    fail_unless (strstr (text, "corrupt") != NULL, "%s", text);
+    g_free (text);
+    g_free (data);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_wrong_version_n)
+{
+  gsize size;
+  guint8 *data = read_bag ("all-none.bag", &size);
+  gchar *text;
+
+  memcpy (data + 9, "1.2", 3);
+  text = play_bad (data, size, NULL);
+  fail_unless (strstr (text, "1.2") != NULL, "%s", text);
+  g_free (text);
+  text = play_bad ((const guint8 *) "hello world, not a bag", 22, NULL);
+  fail_unless (strstr (text, "not a ROS bag") != NULL, "%s", text);
+  g_free (text);
+  g_free (data);
+}
+
+GST_END_TEST;
+
+static void
+set_u32 (guint8 * p, guint32 v)
+{
+  p[0] = v;
+  p[1] = v >> 8;
+  p[2] = v >> 16;
+  p[3] = v >> 24;
+}
+
+GST_START_TEST (test_huge_length_n)
+{
+  gsize size, at;
+  guint8 *data = read_bag ("all-lz4.bag", &size);
+  guint8 *copy;
+  gchar *text;
+
+  /* The bag header's header length. */
+  copy = g_memdup2 (data, size);
+  set_u32 (copy + 13, 0xfffffff0);
+  text = play_bad (copy, size, NULL);
+  fail_unless (strstr (text, "exceeds") != NULL, "%s", text);
+  g_free (text);
+  g_free (copy);
+
+  /* A chunk's decompressed size: 2 GiB. */
+  copy = g_memdup2 (data, size);
+  at = find_bytes (copy, size, "size=", 5);
+  set_u32 (copy + at + 5, 0x7fffffff);
+  text = play_bad (copy, size, NULL);
+  fail_unless (strstr (text, "above the limit") != NULL, "%s", text);
+  g_free (text);
+  g_free (copy);
+  g_free (data);
+
+  /* A message's data length inside an uncompressed chunk. */
+  data = read_bag ("all-none.bag", &size);
+  at = find_bytes (data, size, "op=\x02", 4);
+  {
+    /* rosbag writes op first: the record starts with the header length,
+     * then op's field length, then "op=". */
+    guint8 *rec = data + at - 8;
+    guint32 hl = rec[0] | (rec[1] << 8) | (rec[2] << 16) | (rec[3] << 24);
+
+    fail_unless (hl > 0 && hl < 200, "header length %u", hl);
+    set_u32 (rec + 4 + hl, 0x7ffffff0);
+  }
+  text = play_bad (data, size, NULL);
+  fail_unless (strstr (text, "exceeds") != NULL, "%s", text);
+  g_free (text);
+  g_free (data);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_topic_n)
+{
+  gsize size;
+  guint8 *data = read_bag ("all-none.bag", &size);
+  gchar *text;
+
+  text = play_bad (data, size, "topics=/nothing");
+  fail_unless (strstr (text, "/nothing") != NULL, "%s", text);
+  g_free (text);
+  text = play_bad (data, size, "topics=/rosout_text");
+  fail_unless (strstr (text, "std_msgs/String") != NULL, "%s", text);
+  g_free (text);
+  text = play_bad (data, size, "topics=/joint_states,/joint_states");
+  fail_unless (strstr (text, "twice") != NULL, "%s", text);
+  g_free (text);
+  g_free (data);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_missing_file_n)
+{
+  GstElement *p = gst_parse_launch ("robocachebagsrc "
+      "location=/nonexistent/x.bag ! fakesink", NULL);
+  GstMessage *msg = run_to_end (p, 5 * GST_SECOND);
+
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+static Suite *
+bagsrc_suite (void)
+{
+  Suite *s = suite_create ("robocachebagsrc");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_uncompressed);
+  tcase_add_test (tc, test_bz2);
+  tcase_add_test (tc, test_lz4);
+  tcase_add_test (tc, test_record_timestamps);
+  tcase_add_test (tc, test_default_topics);
+  tcase_add_test (tc, test_seek);
+  tcase_add_test (tc, test_voxelize_and_fuse);
+  tcase_add_test (tc, test_truncated_n);
+  tcase_add_test (tc, test_corrupt_chunk_n);
+  tcase_add_test (tc, test_wrong_version_n);
+  tcase_add_test (tc, test_huge_length_n);
+  tcase_add_test (tc, test_bad_topic_n);
+  tcase_add_test (tc, test_missing_file_n);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  make_bags ();
+  gst_check_init (&argc, &argv);
+  ret = gst_check_run_suite (bagsrc_suite (), "robocachebagsrc", __FILE__);
+  remove_bags ();
+  return ret;
+}

@@ -1,0 +1,490 @@
+/* The embedding API (robocache.h): caps and buffers from ROS message
+ * layouts, voxel centre listing, fused-frame helpers, the ROS time map,
+ * and bad input (_n). */
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+#include "robocache.h"
+
+/* A Velodyne-style PointCloud2 layout: x, y, z, intensity, ring (uint16),
+ * time (float32) in 32-byte points. */
+static const gchar *const velodyne_names[] =
+    { "x", "y", "z", "intensity", "ring", "time" };
+static const guint velodyne_offsets[] = { 0, 4, 8, 12, 16, 20 };
+
+static const guint8 velodyne_types[] = { 7, 7, 7, 7, 4, 7 };
+
+GST_START_TEST (test_points_caps_velodyne)
+{
+  GError *err = NULL;
+  GstCaps *caps = robocache_points_caps_from_pointcloud2 (32, 6,
+      velodyne_names, velodyne_offsets, velodyne_types, NULL, &err);
+  GstStructure *s;
+  rc_point_layout layout;
+  gint step;
+
+  fail_unless (caps != NULL, "%s", err ? err->message : "");
+  s = gst_caps_get_structure (caps, 0);
+  fail_unless (gst_structure_has_name (s, GST_ROBOCACHE_POINTS_MEDIA_TYPE));
+  fail_unless (gst_structure_get_int (s, "point-step", &step));
+  fail_unless_equals_int (step, 32);
+  fail_unless_equals_string (gst_structure_get_string (s, "fields"),
+      "x:float32:0,y:float32:4,z:float32:8,intensity:float32:12,"
+      "ring:uint16:16,time:float32:20");
+  /* The elements read it as they read their own caps. */
+  fail_unless (gst_robocache_points_caps_parse (caps, "intensity,ring",
+          &layout, NULL));
+  fail_unless_equals_int (layout.point_step, 32);
+  fail_unless_equals_int (layout.features[1].offset, 16);
+  fail_unless_equals_int (layout.features[1].type, RC_TYPE_UINT16);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* float64 xyz, counts 0 (taken as 1) and 2 (expanded). */
+GST_START_TEST (test_points_caps_float64_counts)
+{
+  static const gchar *const names[] = { "x", "y", "z", "normal" };
+  static const guint offsets[] = { 0, 8, 16, 24 };
+  static const guint8 types[] = { 8, 8, 8, 7 };
+  static const guint counts[] = { 1, 0, 1, 2 };
+  GstCaps *caps = robocache_points_caps_from_pointcloud2 (32, 4, names,
+      offsets, types, counts, NULL);
+
+  fail_unless (caps != NULL);
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_caps_get_structure (caps, 0), "fields"),
+      "x:float64:0,y:float64:8,z:float64:16,normal_0:float32:24,"
+      "normal_1:float32:28");
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_points_buffer)
+{
+  guint8 data[2 * 40];
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  for (guint i = 0; i < sizeof (data); i++)
+    data[i] = (guint8) i;
+  buf = robocache_points_buffer_new (data, 64, 5 * GST_SECOND);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 64);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), 5 * GST_SECOND);
+  gst_buffer_unref (buf);
+
+  /* Two rows of one 32-byte point, row_step 40: packed to 64 bytes. */
+  buf = robocache_points_buffer_new_rows (data, 1, 2, 32, 40, 0);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 64);
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  fail_unless (memcmp (map.data, data, 32) == 0);
+  fail_unless (memcmp (map.data + 32, data + 40, 32) == 0);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_joints)
+{
+  static const gchar *const names[] = { "shoulder", "elbow", "wrist" };
+  static const gdouble pos[] = { 0.5, -1.25, 3.0 };
+  GstRobocacheVectorsInfo info;
+  GstCaps *caps;
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  caps = robocache_joints_caps_new (3, names, TRUE, NULL);
+  fail_unless (caps != NULL);
+  fail_unless (gst_robocache_vectors_caps_parse (caps, &info, NULL));
+  fail_unless_equals_int (info.channels, 3);
+  fail_unless_equals_int (info.type, RC_TYPE_FLOAT64);
+  fail_unless_equals_int (info.layout, GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE);
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_caps_get_structure (caps, 0), "names"), "shoulder,elbow,wrist");
+  gst_caps_unref (caps);
+
+  buf = robocache_joints_buffer_new (pos, 3, TRUE, 7);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 24);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), 7);
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  fail_unless (memcmp (map.data, pos, 24) == 0);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+
+  /* float32, no names. */
+  caps = robocache_joints_caps_new (3, NULL, FALSE, NULL);
+  fail_unless (gst_robocache_vectors_caps_parse (caps, &info, NULL));
+  fail_unless_equals_int (info.type, RC_TYPE_FLOAT32);
+  fail_unless (gst_structure_get_string (gst_caps_get_structure (caps, 0),
+          "names") == NULL);
+  gst_caps_unref (caps);
+  buf = robocache_joints_buffer_new (pos, 3, FALSE, 0);
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  fail_unless_equals_int (map.size, 12);
+  fail_unless_equals_float (((gfloat *) map.data)[1], -1.25f);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_image_encodings)
+{
+  static const struct
+  {
+    const gchar *encoding;
+    const gchar *format;
+    guint bpp;
+  } cases[] = {
+    {"rgb8", "RGB", 3}, {"bgr8", "BGR", 3}, {"mono8", "GRAY8", 1},
+    {"mono16", "GRAY16_LE", 2}, {"rgba8", "RGBA", 4}, {"bgra8", "BGRA", 4},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstCaps *caps = robocache_image_caps_from_ros (cases[i].encoding, 64, 48,
+        64 * cases[i].bpp, NULL);
+    GstStructure *s;
+    gint w, h;
+
+    fail_unless (caps != NULL, "%s", cases[i].encoding);
+    s = gst_caps_get_structure (caps, 0);
+    fail_unless (gst_structure_has_name (s, "video/x-raw"));
+    fail_unless_equals_string (gst_structure_get_string (s, "format"),
+        cases[i].format);
+    fail_unless (gst_structure_get_int (s, "width", &w));
+    fail_unless (gst_structure_get_int (s, "height", &h));
+    fail_unless_equals_int (w, 64);
+    fail_unless_equals_int (h, 48);
+    gst_caps_unref (caps);
+  }
+}
+
+GST_END_TEST;
+
+/* A step other than the default stride: the buffer says so with a
+ * GstVideoMeta; the default stride gets none. */
+GST_START_TEST (test_image_stride)
+{
+  guint8 *data = g_malloc0 (100 * 4);
+  GstVideoInfo info;
+  GstVideoMeta *meta;
+  GstBuffer *buf;
+
+  /* 30 RGB pixels = 90 bytes, rows 100 bytes apart. */
+  fail_unless (robocache_image_info_from_ros ("rgb8", 30, 4, 100, &info, NULL));
+  buf = robocache_image_buffer_new (&info, 100, data, GST_SECOND);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 400);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), GST_SECOND);
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->stride[0], 100);
+  fail_unless_equals_int (meta->width, 30);
+  fail_unless_equals_int (meta->format, GST_VIDEO_FORMAT_RGB);
+  gst_buffer_unref (buf);
+
+  /* 32 GRAY8 pixels: the default stride is 32. */
+  fail_unless (robocache_image_info_from_ros ("mono8", 32, 4, 32, &info, NULL));
+  buf = robocache_image_buffer_new (&info, 32, data, 0);
+  fail_unless (gst_buffer_get_video_meta (buf) == NULL);
+  gst_buffer_unref (buf);
+  g_free (data);
+}
+
+GST_END_TEST;
+
+/* The time map round-trips every stamp exactly, and a stamp 30 days of
+ * 10 Hz ticks later lands exactly where integer arithmetic puts it. */
+GST_START_TEST (test_time_map)
+{
+  RobocacheTimeMap map;
+  const guint32 sec0 = 1700000000, nsec0 = 123456789;
+  const GstClockTime base = 3 * GST_SECOND + 17;
+  guint32 sec, nsec;
+  guint64 step = 100 * GST_MSECOND + 1; /* an awkward period */
+  guint64 n = 30ull * 24 * 3600 * 10;   /* 30 days at ~10 Hz */
+
+  memset (&map, 0, sizeof (map));
+  fail_unless (!GST_CLOCK_TIME_IS_VALID (robocache_time_map_to_running
+          (&map, sec0, nsec0)));
+  robocache_time_map_init (&map, sec0, nsec0, base);
+  fail_unless_equals_uint64 (robocache_time_map_to_running (&map, sec0,
+          nsec0), base);
+  fail_unless (robocache_time_map_to_ros (&map, base, &sec, &nsec));
+  fail_unless_equals_int (sec, sec0);
+  fail_unless_equals_int (nsec, nsec0);
+
+  for (guint64 k = 0; k <= n; k += 997) {
+    gint64 ns = robocache_ros_to_ns (sec0, nsec0) + (gint64) (k * step);
+    guint32 s = (guint32) (ns / GST_SECOND), ss = (guint32) (ns % GST_SECOND);
+    GstClockTime running = robocache_time_map_to_running (&map, s, ss);
+
+    /* Exact: base + k * step, no accumulated error. */
+    fail_unless_equals_uint64 (running, base + k * step);
+    fail_unless (robocache_time_map_to_ros (&map, running, &sec, &nsec));
+    fail_unless_equals_int (sec, s);
+    fail_unless_equals_int (nsec, ss);
+  }
+  /* The last stamp of the 30 days, directly. */
+  {
+    gint64 ns = robocache_ros_to_ns (sec0, nsec0) + (gint64) (n * step);
+    fail_unless_equals_uint64 (robocache_time_map_to_running (&map,
+            (guint32) (ns / GST_SECOND), (guint32) (ns % GST_SECOND)),
+        base + n * step);
+  }
+
+  /* Before running time 0: none; nsec above 1e9 normalised. */
+  fail_unless (!GST_CLOCK_TIME_IS_VALID (robocache_time_map_to_running
+          (&map, sec0 - 4, nsec0)));
+  fail_unless_equals_uint64 (robocache_time_map_to_running (&map, sec0 - 1,
+          nsec0 + 1000000000u), base);
+  fail_unless (!robocache_time_map_to_ros (&map, GST_CLOCK_TIME_NONE, &sec,
+          &nsec));
+  /* Running 0 maps 3 s + 17 ns before the first stamp. */
+  fail_unless (robocache_time_map_to_ros (&map, 0, &sec, &nsec));
+  fail_unless_equals_int (sec, sec0 - 3);
+  fail_unless_equals_int (nsec, nsec0 - 17);
+}
+
+GST_END_TEST;
+
+/* A hand-made 4 x 3 x 2 grid: occupancy and count give the centres of
+ * the set voxels in storage order; mean mode any non-zero feature. */
+GST_START_TEST (test_voxel_centres)
+{
+  GstCaps *caps = gst_caps_from_string (GST_ROBOCACHE_VOXELS_MEDIA_TYPE
+      ", layout=(string)dense, mode=(string)occupancy, format=(string)uint8, "
+      "grid-x=(int)4, grid-y=(int)3, grid-z=(int)2, origin-x=(double)-1.0, "
+      "origin-y=(double)0.0, origin-z=(double)2.0, "
+      "voxel-size-x=(double)0.5, voxel-size-y=(double)0.25, "
+      "voxel-size-z=(double)1.0");
+  RobocacheVoxelsInfo info;
+  guint8 occ[24] = { 0, };
+  guint32 count[24] = { 0, };
+  gfloat mean[2 * 24] = { 0, };
+  gfloat xyz[3 * 4];
+
+  fail_unless (robocache_voxels_info_from_caps (caps, &info, NULL));
+  fail_unless_equals_int (info.dims[0], 4);
+  fail_unless_equals_int (info.dims[2], 2);
+  fail_unless_equals_uint64 (info.n_voxels, 24);
+  fail_unless_equals_int (robocache_voxels_size (&info), 24);
+  gst_caps_unref (caps);
+
+  /* (1, 0, 0) -> index 1; (3, 2, 1) -> (1 * 3 + 2) * 4 + 3 = 23. */
+  occ[1] = 1;
+  occ[23] = 1;
+  fail_unless_equals_uint64 (robocache_voxels_list_centres (&info, occ, 24,
+          xyz, 4), 2);
+  fail_unless_equals_float (xyz[0], -0.25f);
+  fail_unless_equals_float (xyz[1], 0.125f);
+  fail_unless_equals_float (xyz[2], 2.5f);
+  fail_unless_equals_float (xyz[3], 0.75f);
+  fail_unless_equals_float (xyz[4], 0.625f);
+  fail_unless_equals_float (xyz[5], 3.5f);
+  /* Counting only, and a short buffer. */
+  fail_unless_equals_uint64 (robocache_voxels_list_centres (&info, occ, 24,
+          NULL, 0), 2);
+  fail_unless_equals_uint64 (robocache_voxels_list_centres (&info, occ, 20,
+          xyz, 4), 0);
+
+  info.mode = RC_VOXEL_COUNT;
+  count[5] = 7;
+  fail_unless_equals_uint64 (robocache_voxels_list_centres (&info,
+          (guint8 *) count, sizeof (count), xyz, 4), 1);
+  /* 5 = (0 * 3 + 1) * 4 + 1: (1, 1, 0). */
+  fail_unless_equals_float (xyz[0], -0.25f);
+  fail_unless_equals_float (xyz[1], 0.375f);
+
+  info.mode = RC_VOXEL_MEAN;
+  info.n_features = 2;
+  mean[24 + 10] = 0.5f;         /* feature 1 of voxel 10 */
+  fail_unless_equals_uint64 (robocache_voxels_list_centres (&info,
+          (guint8 *) mean, sizeof (mean), xyz, 4), 1);
+}
+
+GST_END_TEST;
+
+/* The fused helpers on a hand-made fused buffer. */
+GST_START_TEST (test_fused_helpers)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstRobocacheFusedMeta *meta = gst_buffer_add_robocache_fused_meta (buf, 1);
+  const gfloat flat[] = { 1.5f, -2.0f };
+  gfloat out[2] = { 0, };
+
+  meta->streams[0].name = g_strdup ("joints");
+  meta->streams[0].pts = 42;
+  meta->streams[0].memory_index = 0;
+  gst_buffer_append_memory (buf, gst_memory_new_wrapped (0, (gpointer) flat,
+          sizeof (flat), 0, sizeof (flat), NULL, NULL));
+  meta->flat_memory_index = 0;
+  meta->flat_channels = 2;
+
+  fail_unless_equals_uint64 (robocache_fused_stream_pts (buf, "joints"), 42);
+  fail_unless (!GST_CLOCK_TIME_IS_VALID (robocache_fused_stream_pts (buf,
+              "camera")));
+  fail_unless_equals_int (robocache_fused_copy_flat (buf, out, 2), 2);
+  fail_unless_equals_float (out[0], 1.5f);
+  fail_unless_equals_float (out[1], -2.0f);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_points_bad_datatype_n)
+{
+  static const guint8 types[] = { 7, 7, 9 };
+  static const guint8 zero_type[] = { 0 };
+  GError *err = NULL;
+
+  fail_unless (robocache_points_caps_from_pointcloud2 (16, 3, velodyne_names,
+          velodyne_offsets, types, NULL, &err) == NULL);
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID));
+  fail_unless (strstr (err->message, "datatype 9") != NULL, "%s", err->message);
+  g_clear_error (&err);
+
+  /* 0 is not a datatype either. */
+  fail_unless (robocache_points_caps_from_pointcloud2 (16, 1, velodyne_names,
+          velodyne_offsets, zero_type, NULL, &err) == NULL);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_points_outside_step_n)
+{
+  static const guint counts[] = { 1, 1, 1, 1, 1, 4 };
+  GError *err = NULL;
+
+  /* time (float32 at 20) does not fit in a 22-byte point. */
+  fail_unless (robocache_points_caps_from_pointcloud2 (22, 6, velodyne_names,
+          velodyne_offsets, velodyne_types, NULL, &err) == NULL);
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID));
+  fail_unless (strstr (err->message, "time") != NULL, "%s", err->message);
+  g_clear_error (&err);
+
+  /* A count that runs past the point. */
+  fail_unless (robocache_points_caps_from_pointcloud2 (32, 6, velodyne_names,
+          velodyne_offsets, velodyne_types, counts, &err) == NULL);
+  g_clear_error (&err);
+
+  /* point_step 0. */
+  fail_unless (robocache_points_caps_from_pointcloud2 (0, 6, velodyne_names,
+          velodyne_offsets, velodyne_types, NULL, &err) == NULL);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_points_no_xyz_n)
+{
+  static const guint8 types[] = { 7, 7, 5 };    /* z as int32 */
+  static const gchar *const bad_names[] = { "x", "y", "z:1" };
+  GError *err = NULL;
+
+  /* No z at all. */
+  fail_unless (robocache_points_caps_from_pointcloud2 (16, 2, velodyne_names,
+          velodyne_offsets, velodyne_types, NULL, &err) == NULL);
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID));
+  fail_unless (strstr (err->message, "lack z") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  /* z not floating point. */
+  fail_unless (robocache_points_caps_from_pointcloud2 (16, 3, velodyne_names,
+          velodyne_offsets, types, NULL, &err) == NULL);
+  fail_unless (err != NULL);
+  g_clear_error (&err);
+  /* A name the fields string cannot carry. */
+  fail_unless (robocache_points_caps_from_pointcloud2 (16, 3, bad_names,
+          velodyne_offsets, velodyne_types, NULL, &err) == NULL);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_image_encoding_n)
+{
+  GError *err = NULL;
+  GstVideoInfo info;
+
+  fail_unless (robocache_image_caps_from_ros ("bayer_rggb8", 64, 48, 64,
+          &err) == NULL);
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR,
+          ROBOCACHE_ERROR_UNSUPPORTED));
+  fail_unless (strstr (err->message, "bayer_rggb8") != NULL);
+  g_clear_error (&err);
+  fail_unless (robocache_image_caps_from_ros ("yuv422", 64, 48, 128,
+          &err) == NULL);
+  g_clear_error (&err);
+  /* A step below width x 3. */
+  fail_unless (!robocache_image_info_from_ros ("rgb8", 64, 48, 100, &info,
+          &err));
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID));
+  g_clear_error (&err);
+  fail_unless (!robocache_image_info_from_ros ("rgb8", 0, 48, 0, &info, &err));
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_joints_n)
+{
+  static const gchar *const comma[] = { "a", "b,c" };
+  static const gchar *const empty[] = { "a", "" };
+  GError *err = NULL;
+
+  fail_unless (robocache_joints_caps_new (0, NULL, TRUE, &err) == NULL);
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID));
+  g_clear_error (&err);
+  fail_unless (robocache_joints_caps_new (2, comma, TRUE, &err) == NULL);
+  g_clear_error (&err);
+  fail_unless (robocache_joints_caps_new (2, empty, TRUE, &err) == NULL);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_voxels_info_n)
+{
+  GError *err = NULL;
+  RobocacheVoxelsInfo info;
+  GstCaps *caps = gst_caps_from_string (GST_ROBOCACHE_POINTS_MEDIA_TYPE
+      ", point-step=(int)16");
+
+  fail_unless (!robocache_voxels_info_from_caps (caps, &info, &err));
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID));
+  g_clear_error (&err);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+static Suite *
+embed_suite (void)
+{
+  Suite *s = suite_create ("embed");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_points_caps_velodyne);
+  tcase_add_test (tc, test_points_caps_float64_counts);
+  tcase_add_test (tc, test_points_buffer);
+  tcase_add_test (tc, test_joints);
+  tcase_add_test (tc, test_image_encodings);
+  tcase_add_test (tc, test_image_stride);
+  tcase_add_test (tc, test_time_map);
+  tcase_add_test (tc, test_voxel_centres);
+  tcase_add_test (tc, test_fused_helpers);
+  tcase_add_test (tc, test_points_bad_datatype_n);
+  tcase_add_test (tc, test_points_outside_step_n);
+  tcase_add_test (tc, test_points_no_xyz_n);
+  tcase_add_test (tc, test_image_encoding_n);
+  tcase_add_test (tc, test_joints_n);
+  tcase_add_test (tc, test_voxels_info_n);
+  return s;
+}
+
+GST_CHECK_MAIN (embed);
