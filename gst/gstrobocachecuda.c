@@ -359,8 +359,7 @@ gst_robocache_gpu_pool_new (GstRobocacheGpu * gpu, GstCaps * caps, gsize size)
 
 gboolean
 gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
-    GstRobocacheBackend backend, gint device_id, gboolean * use_gpu,
-    GError ** error)
+    GstRobocacheBackend backend, gint device_id, gboolean * use_gpu)
 {
   const gchar *why = NULL;
   rc_status ret;
@@ -400,8 +399,9 @@ gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
 unavailable:
   gst_robocache_gpu_close (gpu);
   if (backend == GST_ROBOCACHE_BACKEND_GPU) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-        "backend=gpu was asked for, but the GPU cannot be used: %s", why);
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+        ("backend=gpu was asked for, but the GPU cannot be used: %s", why),
+        ("backend=auto falls back to the CPU instead"));
     return FALSE;
   }
   GST_INFO_OBJECT (element, "computing on the CPU: %s", why);

@@ -81,8 +81,8 @@ typedef enum
 #define DEFAULT_FLAT_OUTPUT FALSE
 #define DEFAULT_STALE_POLICY STALE_MARK
 #define DEFAULT_IGNORE_INACTIVE FALSE
-#define DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
-#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_BACKEND GST_ROBOCACHE_DEFAULT_BACKEND
+#define DEFAULT_DEVICE_ID GST_ROBOCACHE_DEFAULT_DEVICE_ID
 #define DEFAULT_PAD_POLICY FUSE_POLICY_AUTO
 #define DEFAULT_PAD_MAX_AGE (500 * GST_MSECOND)
 #define DEFAULT_PAD_MASTER FALSE
@@ -588,7 +588,6 @@ gst_robocache_fuse_start (GstAggregator * agg)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
   GstRobocacheBackend backend;
-  GError *error = NULL;
   gint device_id;
   gboolean use_gpu;
 
@@ -601,12 +600,8 @@ gst_robocache_fuse_start (GstAggregator * agg)
   /* The fused data itself is only referenced; the GPU side is the shared
    * context, so that CUDA streams fused here live on one context. */
   if (!gst_robocache_gpu_open (&self->state.gpu, GST_ELEMENT (self), backend,
-          device_id, &use_gpu, &error)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", error->message),
-        (NULL));
-    g_clear_error (&error);
+          device_id, &use_gpu))
     return FALSE;
-  }
   self->state.use_gpu = use_gpu;
   self->state.have_tick = FALSE;
   self->state.last_rt = GST_CLOCK_TIME_NONE;
@@ -1227,27 +1222,8 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
           "Live: do not wait for pads that never delivered data",
           DEFAULT_IGNORE_INACTIVE, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
-  /**
-   * GstRobocacheFuse:backend:
-   *
-   * auto shares the pipeline's CUDA context when there is a GPU; gpu
-   * requires one; cpu never touches CUDA.
-   */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend", "Whether to use the GPU",
-          GST_TYPE_ROBOCACHE_BACKEND, DEFAULT_BACKEND,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstRobocacheFuse:cuda-device-id:
-   *
-   * CUDA device to use, -1 for any (the pipeline's shared context).
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use (-1 = any)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+  gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND,
+      PROP_DEVICE_ID);
   /**
    * GstRobocacheFuse:stats:
    *

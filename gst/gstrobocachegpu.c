@@ -52,3 +52,25 @@ gst_robocache_gpu_ensure_scratch (GstElement * element, gpointer * ptr,
   *have = size;
   return TRUE;
 }
+
+void
+gst_robocache_gpu_install_properties (GObjectClass * klass,
+    guint prop_backend, guint prop_device_id)
+{
+  /* backend: auto computes on the GPU when there is one and on the CPU
+   * otherwise, with the same results; cpu never touches CUDA; gpu is an
+   * error without a usable GPU. */
+  g_object_class_install_property (klass, prop_backend,
+      g_param_spec_enum ("backend", "Backend",
+          "Where to compute: auto (the GPU when there is one), cpu or gpu",
+          GST_TYPE_ROBOCACHE_BACKEND, GST_ROBOCACHE_DEFAULT_BACKEND,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /* cuda-device-id: the CUDA device, -1 for any (the pipeline's shared
+   * context decides). */
+  g_object_class_install_property (klass, prop_device_id,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to use (-1 = any)", -1, G_MAXINT,
+          GST_ROBOCACHE_DEFAULT_DEVICE_ID, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+}

@@ -46,14 +46,22 @@ void gst_robocache_gpu_set_context (GstRobocacheGpu * gpu,
 gboolean gst_robocache_gpu_query_context (GstRobocacheGpu * gpu,
     GstElement * element, GstQuery * query);
 
-/* Resolves @backend: returns TRUE when the element should compute on the
- * GPU, with the context found or created, a stream and an allocator ready.
- * AUTO falls back to the CPU (logged on @element's category); GPU fails
- * with @error when the GPU cannot be used. */
+/* Resolves @backend: returns TRUE when the element may go on, with
+ * *use_gpu telling whether it computes on the GPU (the context found or
+ * created, a stream and an allocator ready).  AUTO falls back to the CPU
+ * (logged); GPU posts an error on @element saying why the GPU cannot be
+ * used, and returns FALSE. */
 gboolean gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
-    GstRobocacheBackend backend, gint device_id, gboolean * use_gpu,
-    GError ** error);
+    GstRobocacheBackend backend, gint device_id, gboolean * use_gpu);
 void gst_robocache_gpu_close (GstRobocacheGpu * gpu);
+
+/* Installs the two properties every robocache GPU element has, with these
+ * ids: "backend" (GstRobocacheBackend, default auto) and "cuda-device-id"
+ * (int, -1 = any), both changeable up to READY. */
+#define GST_ROBOCACHE_DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
+#define GST_ROBOCACHE_DEFAULT_DEVICE_ID -1
+void gst_robocache_gpu_install_properties (GObjectClass * klass,
+    guint prop_backend, guint prop_device_id);
 
 /* Makes the context current on this thread for CUDA runtime calls. */
 gboolean gst_robocache_gpu_push (GstRobocacheGpu * gpu);

@@ -33,13 +33,13 @@ gst_robocache_gpu_query_context (GstRobocacheGpu * gpu, GstElement * element,
 
 gboolean
 gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
-    GstRobocacheBackend backend, gint device_id, gboolean * use_gpu,
-    GError ** error)
+    GstRobocacheBackend backend, gint device_id, gboolean * use_gpu)
 {
   *use_gpu = FALSE;
   if (backend == GST_ROBOCACHE_BACKEND_GPU) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-        "backend=gpu was asked for, but " NOT_BUILT);
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+        ("backend=gpu was asked for, but " NOT_BUILT),
+        ("backend=auto falls back to the CPU instead"));
     return FALSE;
   }
   GST_CAT_INFO_OBJECT (GST_CAT_DEFAULT, element, "computing on the CPU: %s",

@@ -89,8 +89,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_resample_debug);
 #define DEFAULT_TIME_ORIGIN GST_ROBOCACHE_RESAMPLE_ORIGIN_FIRST_SAMPLE
 #define DEFAULT_SAMPLES_PER_BUFFER 1
 #define MAX_SAMPLES_PER_BUFFER (1 << 20)
-#define DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
-#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_BACKEND GST_ROBOCACHE_DEFAULT_BACKEND
+#define DEFAULT_DEVICE_ID GST_ROBOCACHE_DEFAULT_DEVICE_ID
 
 /* Samples kept in the live path: cubic needs two on each side. */
 #define MAX_HISTORY 4
@@ -1482,7 +1482,6 @@ start (GstRobocacheResample * self)
 {
   State *st = &self->state;
   GstRobocacheBackend backend;
-  GError *error = NULL;
   gboolean use_gpu;
   gint device_id;
 
@@ -1493,12 +1492,8 @@ start (GstRobocacheResample * self)
   GST_OBJECT_UNLOCK (self);
 
   if (!gst_robocache_gpu_open (&st->gpu, GST_ELEMENT (self), backend,
-          device_id, &use_gpu, &error)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", error->message),
-        (NULL));
-    g_clear_error (&error);
+          device_id, &use_gpu))
     return FALSE;
-  }
   gst_segment_init (&st->segment, GST_FORMAT_TIME);
   reset_timing (st);
   st->warned_order = FALSE;
@@ -1657,27 +1652,8 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
           "chunk)", 1, MAX_SAMPLES_PER_BUFFER, DEFAULT_SAMPLES_PER_BUFFER,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
-  /**
-   * GstRobocacheResample:backend:
-   *
-   * Where to compute: auto (the GPU when there is one), cpu or gpu (an
-   * error when no GPU can be used).
-   */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend", "Where to compute",
-          GST_TYPE_ROBOCACHE_BACKEND, DEFAULT_BACKEND,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstRobocacheResample:cuda-device-id:
-   *
-   * CUDA device to use, -1 for any (the pipeline's shared context).
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use (-1 = any)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+  gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND,
+      PROP_DEVICE_ID);
   /**
    * GstRobocacheResample:stats:
    *

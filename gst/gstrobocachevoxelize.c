@@ -43,8 +43,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_voxelize_debug);
 #define DEFAULT_DIMS_Z 32
 #define DEFAULT_MODE RC_VOXEL_OCCUPANCY
 #define DEFAULT_FEATURES NULL
-#define DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
-#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_BACKEND GST_ROBOCACHE_DEFAULT_BACKEND
+#define DEFAULT_DEVICE_ID GST_ROBOCACHE_DEFAULT_DEVICE_ID
 #define DEFAULT_POST_MESSAGES FALSE
 
 enum
@@ -630,7 +630,6 @@ gst_robocache_voxelize_start (GstBaseTransform * trans)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
   GstRobocacheBackend backend;
-  GError *error = NULL;
   gint device_id;
 
   gboolean use_gpu;
@@ -642,12 +641,8 @@ gst_robocache_voxelize_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   if (!gst_robocache_gpu_open (&self->state.gpu, GST_ELEMENT (self), backend,
-          device_id, &use_gpu, &error)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", error->message),
-        (NULL));
-    g_clear_error (&error);
+          device_id, &use_gpu))
     return FALSE;
-  }
   GST_OBJECT_LOCK (self);
   self->state.use_gpu = use_gpu;
   self->state.started = TRUE;
@@ -942,27 +937,8 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
           "(empty: x,y,z, the centroid)", DEFAULT_FEATURES,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstRobocacheVoxelize:backend:
-   *
-   * Where to compute: auto (the GPU when there is one), cpu or gpu (an
-   * error when no GPU can be used).
-   */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend", "Where to compute",
-          GST_TYPE_ROBOCACHE_BACKEND, DEFAULT_BACKEND,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstRobocacheVoxelize:cuda-device-id:
-   *
-   * CUDA device to use, -1 for any (the pipeline's shared context).
-   */
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use (-1 = any)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+  gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND,
+      PROP_DEVICE_ID);
   /**
    * GstRobocacheVoxelize:post-messages:
    *
