@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "robocache-kernels.h"
+#include "values.h"
 
 /* Input sets rotate until together they span this many bytes: four times
  * the 50 MB L2 of an H100. */
@@ -108,55 +109,6 @@ rng_range (double lo, double hi)
 /* ------------------------------------------------------------------ */
 /* bfloat16 and value access                                           */
 /* ------------------------------------------------------------------ */
-
-static float
-bf16_to_float (uint16_t h)
-{
-  uint32_t u = (uint32_t) h << 16;
-  float f;
-
-  memcpy (&f, &u, sizeof (f));
-  return f;
-}
-
-/* Truncation is enough to make inputs. */
-static uint16_t
-float_to_bf16 (float f)
-{
-  uint32_t u;
-
-  memcpy (&u, &f, sizeof (u));
-  return (uint16_t) (u >> 16);
-}
-
-static double
-get_value (const void *buf, rc_scalar_type type, size_t i)
-{
-  switch (type) {
-    case RC_TYPE_FLOAT64:
-      return ((const double *) buf)[i];
-    case RC_TYPE_BFLOAT16:
-      return bf16_to_float (((const uint16_t *) buf)[i]);
-    default:
-      return ((const float *) buf)[i];
-  }
-}
-
-static void
-set_value (void *buf, rc_scalar_type type, size_t i, double v)
-{
-  switch (type) {
-    case RC_TYPE_FLOAT64:
-      ((double *) buf)[i] = v;
-      break;
-    case RC_TYPE_BFLOAT16:
-      ((uint16_t *) buf)[i] = float_to_bf16 ((float) v);
-      break;
-    default:
-      ((float *) buf)[i] = (float) v;
-      break;
-  }
-}
 
 /* float32 ~1e-5, float64 1e-12, bfloat16 one unit in the last place. */
 static gboolean

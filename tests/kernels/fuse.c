@@ -8,6 +8,7 @@
 
 #include "robocache-kernels.h"
 #include "testutil.h"
+#include "values.h"
 
 #define MS 1000000              /* one millisecond in nanoseconds */
 
@@ -49,29 +50,6 @@ static void
 add_stream (rc_fuse_params * p, rc_fuse_stream s)
 {
   p->streams[p->n_streams++] = s;
-}
-
-static float
-bf16_to_float (uint16_t h)
-{
-  uint32_t u = (uint32_t) h << 16;
-  float f;
-
-  memcpy (&f, &u, sizeof (f));
-  return f;
-}
-
-/* Round to nearest, ties to even, NaN kept: as rc_resample stores. */
-static uint16_t
-float_to_bf16 (float f)
-{
-  uint32_t u;
-
-  memcpy (&u, &f, sizeof (u));
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return (uint16_t) ((u >> 16) | 0x0040u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (uint16_t) (u >> 16);
 }
 
 GST_START_TEST (test_linear_exact)

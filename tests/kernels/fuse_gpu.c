@@ -8,6 +8,7 @@
 
 #include "robocache-kernels.h"
 #include "testutil.h"
+#include "values.h"
 
 #define SEC G_GINT64_CONSTANT (1000000000)
 
@@ -30,16 +31,6 @@ typedef struct
   gboolean epoch;               /* times near 2^60 ns, not near 0 */
   gboolean timed;
 } Case;
-
-/* Truncation is enough to make inputs. */
-static uint16_t
-float_to_bf16 (float f)
-{
-  uint32_t u;
-
-  memcpy (&u, &f, sizeof (u));
-  return (uint16_t) (u >> 16);
-}
 
 /* Per episode: samples at about the stream's rate from a common start,
  * with jitter (and, unless regular, one repeat in eight); ticks at

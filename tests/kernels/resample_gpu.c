@@ -8,6 +8,7 @@
 
 #include "robocache-kernels.h"
 #include "testutil.h"
+#include "values.h"
 
 typedef struct
 {
@@ -19,55 +20,6 @@ typedef struct
   gboolean misalign;            /* values and output 1 element off 16 B */
   gboolean epoch;               /* times near 2^60 ns, not near 0 */
 } Case;
-
-static float
-bf16_to_float (uint16_t h)
-{
-  uint32_t u = (uint32_t) h << 16;
-  float f;
-
-  memcpy (&f, &u, sizeof (f));
-  return f;
-}
-
-/* Truncation is enough to make inputs. */
-static uint16_t
-float_to_bf16 (float f)
-{
-  uint32_t u;
-
-  memcpy (&u, &f, sizeof (u));
-  return (uint16_t) (u >> 16);
-}
-
-static double
-get_value (const void *buf, rc_scalar_type type, size_t i)
-{
-  switch (type) {
-    case RC_TYPE_FLOAT64:
-      return ((const double *) buf)[i];
-    case RC_TYPE_BFLOAT16:
-      return bf16_to_float (((const uint16_t *) buf)[i]);
-    default:
-      return ((const float *) buf)[i];
-  }
-}
-
-static void
-set_value (void *buf, rc_scalar_type type, size_t i, double v)
-{
-  switch (type) {
-    case RC_TYPE_FLOAT64:
-      ((double *) buf)[i] = v;
-      break;
-    case RC_TYPE_BFLOAT16:
-      ((uint16_t *) buf)[i] = float_to_bf16 ((float) v);
-      break;
-    default:
-      ((float *) buf)[i] = (float) v;
-      break;
-  }
-}
 
 static gboolean
 is_angle (const rc_resample_params * p, uint32_t c)
