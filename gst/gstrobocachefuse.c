@@ -660,15 +660,19 @@ master_pad (GList * pads)
 }
 
 /* Moves every queued buffer at or before @tick into pad->prev and leaves
- * the first later one queued.  FALSE (with an element error) on a buffer
- * without timestamp. */
+ * the first later one queued; *has_next says whether there is one.  The
+ * answer comes from the same look at the queue that stopped the loop: a
+ * buffer arriving just after it may still be at or before the tick, and
+ * must not pass for the one after it.  FALSE (with an element error) on a
+ * buffer without timestamp. */
 static gboolean
 advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
-    GstClockTime tick)
+    GstClockTime tick, gboolean * has_next)
 {
   GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
   GstBuffer *buf;
 
+  *has_next = FALSE;
   while ((buf = gst_aggregator_pad_peek_buffer (aggpad))) {
     GstClockTime rt = GST_BUFFER_PTS_IS_VALID (buf) ?
         buffer_running_time (aggpad, buf) : GST_CLOCK_TIME_NONE;
@@ -686,6 +690,7 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
       self->state.last_rt = rt;
     if (rt > tick) {
       gst_buffer_unref (buf);
+      *has_next = TRUE;
       break;
     }
     if (GST_CLOCK_TIME_IS_VALID (pad->prev_rt) && rt > pad->prev_rt)
@@ -875,6 +880,13 @@ fuse_tick (GstRobocacheFuse * self, GList * pads, GstClockTime tick,
     GstMemory *mem = NULL;
     FusePolicy policy;
 
+    /* A buffer that arrived since the pad was advanced may be at or before
+     * the tick: it is not the sample after it. */
+    if (next && (!GST_CLOCK_TIME_IS_VALID (next_rt) || next_rt <= tick)) {
+      gst_clear_buffer (&next);
+      next_rt = GST_CLOCK_TIME_NONE;
+    }
+
     GST_OBJECT_LOCK (pad);
     policy = pad->policy;
     max_age = pad->max_age;
@@ -969,6 +981,7 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
   GList *pads = ref_sink_pads (self);
   GstRobocacheFusePad *master = NULL;
+  gboolean master_has_next;
   GstFlowReturn ret = GST_FLOW_OK;
   gboolean all_ready = TRUE, all_eos = TRUE, flat_output;
   StalePolicy stale_policy;
@@ -1061,11 +1074,12 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
     GstAggregatorPad *aggpad = l->data;
     gboolean has_next;
 
-    if (pad != master && !advance_pad (self, pad, tick)) {
+    if (pad == master) {
+      has_next = TRUE;
+    } else if (!advance_pad (self, pad, tick, &has_next)) {
       ret = GST_FLOW_ERROR;
       goto done;
     }
-    has_next = pad == master || gst_aggregator_pad_has_buffer (aggpad);
     if (has_next)
       all_eos = FALSE;
     if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
@@ -1087,7 +1101,7 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
 
   /* The master's buffer is the tick's own: consumed only now that the
    * tick is certain to be produced. */
-  if (master && !advance_pad (self, master, tick)) {
+  if (master && !advance_pad (self, master, tick, &master_has_next)) {
     ret = GST_FLOW_ERROR;
     goto done;
   }
