@@ -74,3 +74,13 @@ gst_robocache_gpu_install_properties (GObjectClass * klass,
           GST_ROBOCACHE_DEFAULT_DEVICE_ID, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
 }
+
+gboolean
+gst_robocache_gpu_may_offer_cuda (GstRobocacheBackend backend,
+    gboolean started, gboolean use_gpu)
+{
+  if (started)
+    return use_gpu;
+  return backend != GST_ROBOCACHE_BACKEND_CPU &&
+      gst_robocache_gpu_usable (NULL);
+}

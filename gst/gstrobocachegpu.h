@@ -55,6 +55,12 @@ gboolean gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheBackend backend, gint device_id, gboolean * use_gpu);
 void gst_robocache_gpu_close (GstRobocacheGpu * gpu);
 
+/* Whether an element may offer CUDA memory in its caps: once started, when
+ * it computes on the GPU; before, whenever @backend allows and a GPU is
+ * usable. */
+gboolean gst_robocache_gpu_may_offer_cuda (GstRobocacheBackend backend,
+    gboolean started, gboolean use_gpu);
+
 /* Installs the two properties every robocache GPU element has, with these
  * ids: "backend" (GstRobocacheBackend, default auto) and "cuda-device-id"
  * (int, -1 = any), both changeable up to READY. */

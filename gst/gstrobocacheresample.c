@@ -1063,10 +1063,7 @@ may_use_gpu (GstRobocacheResample * self)
   started = self->state.started;
   use_gpu = self->state.use_gpu;
   GST_OBJECT_UNLOCK (self);
-  if (started)
-    return use_gpu;
-  return backend != GST_ROBOCACHE_BACKEND_CPU &&
-      gst_robocache_gpu_usable (NULL);
+  return gst_robocache_gpu_may_offer_cuda (backend, started, use_gpu);
 }
 
 /* The caps on the other side of @caps: any layout and batch (the element
@@ -1359,6 +1356,22 @@ gst_robocache_resample_sink_event (GstPad * pad, GstObject * parent,
   return gst_pad_event_default (pad, parent, event);
 }
 
+/* Answers a CAPS query on @to with what the peer of @from can take,
+ * transformed across the element. */
+static void
+answer_caps_query (GstRobocacheResample * self, GstQuery * query,
+    GstPad * from, GstPad * to)
+{
+  GstCaps *filter, *peer, *caps;
+
+  gst_query_parse_caps (query, &filter);
+  peer = gst_pad_peer_query_caps (from, NULL);
+  caps = transform_caps (self, peer, to, filter);
+  gst_caps_unref (peer);
+  gst_query_set_caps_result (query, caps);
+  gst_caps_unref (caps);
+}
+
 static gboolean
 gst_robocache_resample_sink_query (GstPad * pad, GstObject * parent,
     GstQuery * query)
@@ -1366,17 +1379,9 @@ gst_robocache_resample_sink_query (GstPad * pad, GstObject * parent,
   GstRobocacheResample *self = GST_ROBOCACHE_RESAMPLE (parent);
 
   switch (GST_QUERY_TYPE (query)) {
-    case GST_QUERY_CAPS:{
-      GstCaps *filter, *peer, *caps;
-
-      gst_query_parse_caps (query, &filter);
-      peer = gst_pad_peer_query_caps (self->srcpad, NULL);
-      caps = transform_caps (self, peer, self->sinkpad, filter);
-      gst_caps_unref (peer);
-      gst_query_set_caps_result (query, caps);
-      gst_caps_unref (caps);
+    case GST_QUERY_CAPS:
+      answer_caps_query (self, query, self->srcpad, self->sinkpad);
       return TRUE;
-    }
     case GST_QUERY_ACCEPT_CAPS:{
       GstCaps *caps;
 
@@ -1416,17 +1421,9 @@ gst_robocache_resample_src_query (GstPad * pad, GstObject * parent,
   GstRobocacheResample *self = GST_ROBOCACHE_RESAMPLE (parent);
 
   switch (GST_QUERY_TYPE (query)) {
-    case GST_QUERY_CAPS:{
-      GstCaps *filter, *peer, *caps;
-
-      gst_query_parse_caps (query, &filter);
-      peer = gst_pad_peer_query_caps (self->sinkpad, NULL);
-      caps = transform_caps (self, peer, self->srcpad, filter);
-      gst_caps_unref (peer);
-      gst_query_set_caps_result (query, caps);
-      gst_caps_unref (caps);
+    case GST_QUERY_CAPS:
+      answer_caps_query (self, query, self->sinkpad, self->srcpad);
       return TRUE;
-    }
     case GST_QUERY_LATENCY:{
       GstClockTime min, max, gap;
       gboolean live;

@@ -337,10 +337,7 @@ may_use_gpu (GstRobocacheVoxelize * self)
   started = self->state.started;
   use_gpu = self->state.use_gpu;
   GST_OBJECT_UNLOCK (self);
-  if (started)
-    return use_gpu;
-  return backend != GST_ROBOCACHE_BACKEND_CPU &&
-      gst_robocache_gpu_usable (NULL);
+  return gst_robocache_gpu_may_offer_cuda (backend, started, use_gpu);
 }
 
 static GstCaps *
