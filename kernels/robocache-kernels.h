@@ -169,7 +169,8 @@ uint64_t rc_voxel_grid_n_voxels (const rc_voxel_grid * grid);
 /* Bytes of one output grid for @grid's mode and @layout's features. */
 uint64_t rc_voxelize_output_size (const rc_point_layout * layout,
     const rc_voxel_grid * grid);
-/* Bytes of scratch the caller provides (0 if none is needed). */
+/* Bytes of scratch the caller provides (0 if none is needed), 4-byte
+ * aligned; its contents need not be initialised. */
 uint64_t rc_voxelize_scratch_size (const rc_point_layout * layout,
     const rc_voxel_grid * grid);
 

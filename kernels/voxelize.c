@@ -1,4 +1,7 @@
-/* Voxelization, CPU reference: one pass over the points, no allocation. */
+/* Voxelization, CPU reference: one pass over the points, no allocation.
+ * Points are gathered into runs of consecutive points in one voxel, so the
+ * large grid is touched once per run; the mean writes each output value
+ * once, after the pass. */
 #include "voxelize-math.h"
 
 #include <math.h>
@@ -78,15 +81,25 @@ rc_voxelize_output_size (const rc_point_layout * layout,
   return 0;
 }
 
+/* The mean's scratch: a bit per voxel (set on the voxel's first point, so
+ * that nothing else needs clearing) followed by a point count per voxel,
+ * valid only where the bit is set. */
+static uint64_t
+mean_mask_words (uint64_t n_voxels)
+{
+  return (n_voxels + 31) / 32;
+}
+
 uint64_t
 rc_voxelize_scratch_size (const rc_point_layout * layout,
     const rc_voxel_grid * grid)
 {
+  uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
+
   (void) layout;
-  /* The mean needs a point count per voxel beside the sums. */
-  if (grid->mode == RC_VOXEL_MEAN)
-    return rc_voxel_grid_n_voxels (grid) * sizeof (uint32_t);
-  return 0;
+  if (grid->mode != RC_VOXEL_MEAN)
+    return 0;
+  return (mean_mask_words (n_voxels) + n_voxels) * sizeof (uint32_t);
 }
 
 uint64_t
@@ -95,61 +108,217 @@ rc_voxelize_cuda_stats_size (uint32_t n_clouds)
   return (uint64_t) n_clouds * sizeof (rc_voxelize_stats);
 }
 
+/* Consecutive points of a sweep mostly fall into the same voxel (a ring
+ * crosses a 0.2 m voxel in several points): they are gathered into a run
+ * and the grid is touched once per run, not once per point. */
+typedef struct
+{
+  uint64_t voxel;
+  uint32_t n_points;
+  float sums[RC_VOXELIZE_MAX_FEATURES];
+} voxel_run;
+
+typedef struct
+{
+  const rc_point_layout *layout;
+  rc_voxel_mode mode;
+  uint64_t n_voxels;
+  uint8_t *out;
+  uint32_t *mask, *counts;      /* the mean's scratch */
+  uint64_t occupied;
+} voxel_sink;
+
+static void
+sink_run (voxel_sink * sink, const voxel_run * run)
+{
+  uint64_t v = run->voxel;
+  uint32_t n_features = sink->layout->n_features;
+  float *planes = (float *) sink->out;
+
+  switch (sink->mode) {
+    case RC_VOXEL_OCCUPANCY:
+      sink->occupied += sink->out[v] == 0;
+      sink->out[v] = 1;
+      break;
+    case RC_VOXEL_COUNT:{
+      uint32_t *count = (uint32_t *) sink->out + v;
+      sink->occupied += *count == 0;
+      *count += run->n_points;
+      break;
+    }
+    case RC_VOXEL_MEAN:{
+      uint32_t bit = UINT32_C (1) << (v & 31);
+      /* The planes are not cleared beforehand: a voxel's first run
+       * initialises its sums, and the final pass zeroes the others. */
+      if (!(sink->mask[v / 32] & bit)) {
+        sink->mask[v / 32] |= bit;
+        sink->occupied++;
+        sink->counts[v] = run->n_points;
+        for (uint32_t f = 0; f < n_features; f++)
+          planes[f * sink->n_voxels + v] = run->sums[f];
+      } else {
+        sink->counts[v] += run->n_points;
+        for (uint32_t f = 0; f < n_features; f++)
+          planes[f * sink->n_voxels + v] += run->sums[f];
+      }
+      break;
+    }
+  }
+}
+
+/* Writes every voxel of the planes once, in order: the mean where the mask
+ * says the voxel is occupied, zero elsewhere, runs of empty words with one
+ * memset per plane. */
+static void
+finish_means (const voxel_sink * sink)
+{
+  float *planes = (float *) sink->out;
+  uint32_t n_features = sink->layout->n_features;
+  uint64_t n_voxels = sink->n_voxels;
+  uint64_t n_words = mean_mask_words (n_voxels);
+  uint64_t w = 0;
+
+  while (w < n_words) {
+    uint64_t first = w, end;
+
+    while (w < n_words && sink->mask[w] == 0)
+      w++;
+    end = w * 32 < n_voxels ? w * 32 : n_voxels;
+    if (w > first) {
+      for (uint32_t f = 0; f < n_features; f++)
+        memset (planes + f * n_voxels + first * 32, 0,
+            (end - first * 32) * sizeof (float));
+      continue;
+    }
+    end = (w + 1) * 32 < n_voxels ? (w + 1) * 32 : n_voxels;
+    for (uint32_t f = 0; f < n_features; f++) {
+      float *plane = planes + f * n_voxels;
+      for (uint64_t v = w * 32; v < end; v++) {
+        if (sink->mask[w] & (UINT32_C (1) << (v & 31)))
+          plane[v] /= (float) sink->counts[v];
+        else
+          plane[v] = 0.0f;
+      }
+    }
+    w++;
+  }
+}
+
+/* Points are located a block at a time, then gathered into runs: the
+ * locating loop stays free of the grid's memory traffic. */
+#define LOCATE_BLOCK 256
+#define NO_VOXEL UINT64_MAX
+
+#define ALWAYS_INLINE inline __attribute__ ((always_inline))
+
+/* Inlined for each combination of the flags, so that the common layout
+ * (float32 x, y, z at offsets 0, 4, 8; float32 features) is read directly
+ * instead of through the per-type field reader. */
+static ALWAYS_INLINE void
+bin_points (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, const uint8_t * points, uint64_t n_points,
+    int packed_xyz, int float_features, voxel_sink * sink,
+    rc_voxelize_stats * s)
+{
+  uint32_t n_features = sink->mode == RC_VOXEL_MEAN ? layout->n_features : 0;
+  uint32_t step = layout->point_step;
+  voxel_run run = { NO_VOXEL, 0, {0} };
+  uint64_t voxels[LOCATE_BLOCK];
+  uint64_t invalid = 0, out_of_range = 0, in_grid = 0;
+  /* A local copy, which the stores below cannot alias. */
+  const rc_voxel_grid g = *grid;
+
+  for (uint64_t base = 0; base < n_points; base += LOCATE_BLOCK) {
+    const uint8_t *block = points + base * step;
+    uint32_t n = n_points - base < LOCATE_BLOCK ?
+        (uint32_t) (n_points - base) : LOCATE_BLOCK;
+
+    for (uint32_t i = 0; i < n; i++) {
+      const uint8_t *point = block + (uint64_t) i * step;
+      uint64_t v = NO_VOXEL;
+      int where;
+
+      if (packed_xyz) {
+        float xyz[3];
+        memcpy (xyz, point, sizeof (xyz));
+        where = rc_voxel_locate_xyz (xyz[0], xyz[1], xyz[2], &g, &v);
+      } else {
+        where = rc_voxel_locate (point, layout, &g, &v);
+      }
+      invalid += where == RC_POINT_INVALID;
+      out_of_range += where == RC_POINT_OUT_OF_RANGE;
+      voxels[i] = where == RC_POINT_IN_GRID ? v : NO_VOXEL;
+    }
+
+    for (uint32_t i = 0; i < n; i++) {
+      const uint8_t *point = block + (uint64_t) i * step;
+      uint64_t v = voxels[i];
+
+      if (v == NO_VOXEL)
+        continue;
+      in_grid++;
+      if (v != run.voxel) {
+        if (run.n_points)
+          sink_run (sink, &run);
+        run.voxel = v;
+        run.n_points = 0;
+        for (uint32_t f = 0; f < n_features; f++)
+          run.sums[f] = 0.0f;
+      }
+      run.n_points++;
+      for (uint32_t f = 0; f < n_features; f++) {
+        if (float_features) {
+          float value;
+          memcpy (&value, point + layout->features[f].offset, sizeof (value));
+          run.sums[f] += value;
+        } else {
+          run.sums[f] += (float) rc_load_field (point, layout->features[f]);
+        }
+      }
+    }
+  }
+  if (run.n_points)
+    sink_run (sink, &run);
+  s->invalid += invalid;
+  s->out_of_range += out_of_range;
+  s->in_grid += in_grid;
+}
+
 static void
 voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, uint8_t * out,
-    uint32_t * counts, rc_voxelize_stats * stats)
+    uint32_t * scratch, rc_voxelize_stats * stats)
 {
   uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
-  float *sums = (float *) out;
+  voxel_sink sink = { layout, grid->mode, n_voxels, out, NULL, NULL, 0 };
   rc_voxelize_stats s = { 0, 0, 0, 0 };
+  int packed_xyz, float_features = 1;
 
-  memset (out, 0, rc_voxelize_output_size (layout, grid));
+  if (grid->mode != RC_VOXEL_MEAN)
+    memset (out, 0, rc_voxelize_output_size (layout, grid));
   /* Scratch is only the mean's: other modes may be given a smaller one. */
-  if (grid->mode == RC_VOXEL_MEAN)
-    memset (counts, 0, n_voxels * sizeof (uint32_t));
-
-  for (uint64_t p = 0; p < n_points; p++) {
-    const uint8_t *point = points + p * layout->point_step;
-    uint64_t v;
-
-    switch (rc_voxel_locate (point, layout, grid, &v)) {
-      case RC_POINT_INVALID:
-        s.invalid++;
-        continue;
-      case RC_POINT_OUT_OF_RANGE:
-        s.out_of_range++;
-        continue;
-      default:
-        s.in_grid++;
-        break;
-    }
-
-    switch (grid->mode) {
-      case RC_VOXEL_OCCUPANCY:
-        s.occupied += out[v] == 0;
-        out[v] = 1;
-        break;
-      case RC_VOXEL_COUNT:
-        s.occupied += ((uint32_t *) out)[v]++ == 0;
-        break;
-      case RC_VOXEL_MEAN:
-        s.occupied += counts[v]++ == 0;
-        for (uint32_t f = 0; f < layout->n_features; f++)
-          sums[f * n_voxels + v] +=
-              (float) rc_load_field (point, layout->features[f]);
-        break;
-    }
-  }
-
   if (grid->mode == RC_VOXEL_MEAN) {
-    for (uint64_t v = 0; v < n_voxels; v++) {
-      if (counts[v] == 0)
-        continue;
-      for (uint32_t f = 0; f < layout->n_features; f++)
-        sums[f * n_voxels + v] /= (float) counts[v];
-    }
+    sink.mask = scratch;
+    sink.counts = scratch + mean_mask_words (n_voxels);
+    memset (sink.mask, 0, mean_mask_words (n_voxels) * sizeof (uint32_t));
   }
+
+  packed_xyz = layout->x.type == RC_TYPE_FLOAT32
+      && layout->y.type == RC_TYPE_FLOAT32 && layout->z.type == RC_TYPE_FLOAT32
+      && layout->x.offset == 0 && layout->y.offset == 4
+      && layout->z.offset == 8;
+  for (uint32_t f = 0; f < layout->n_features; f++)
+    float_features &= layout->features[f].type == RC_TYPE_FLOAT32;
+  if (packed_xyz && float_features)
+    bin_points (layout, grid, points, n_points, 1, 1, &sink, &s);
+  else if (packed_xyz)
+    bin_points (layout, grid, points, n_points, 1, 0, &sink, &s);
+  else
+    bin_points (layout, grid, points, n_points, 0, 0, &sink, &s);
+
+  if (grid->mode == RC_VOXEL_MEAN)
+    finish_means (&sink);
+  s.occupied = sink.occupied;
   if (stats)
     *stats = s;
 }
@@ -167,7 +336,8 @@ rc_voxelize_cpu (const rc_point_layout * layout, const rc_voxel_grid * grid,
     return ret;
   if (n_clouds == 0)
     return RC_OK;
-  if (!out || !cloud_sizes || (grid->mode == RC_VOXEL_MEAN && !scratch))
+  if (!out || !cloud_sizes || (grid->mode == RC_VOXEL_MEAN && (!scratch
+              || ((uintptr_t) scratch & 3))))
     return RC_ERROR_INVALID_ARGUMENT;
   out_size = rc_voxelize_output_size (layout, grid);
 

@@ -417,6 +417,10 @@ main (int argc, char **argv)
             occ_out.data (), nullptr, &st_occ), "occupancy");
   };
 
+  auto run_floor = [&] {
+    std::memset (mean_out.data (), 0, mean_out.size () * sizeof (float));
+  };
+
   pcl::VoxelGrid<pcl::PointXYZI> vg_all, vg_xyz;
   pcl::PointCloud<pcl::PointXYZI> pcl_all, pcl_xyz;
   for (auto *vg : {&vg_all, &vg_xyz}) {
@@ -466,7 +470,7 @@ main (int argc, char **argv)
         found = f >= 0 && f < grid.dims[a];
         idx = idx * grid.dims[a] + uint64_t (found ? f : 0);
       }
-      if (!found || scratch[idx] == 0) {    // counts of the last mean run
+      if (!found || count_out[idx] == 0) {
         bad++;
         continue;
       }
@@ -512,6 +516,10 @@ main (int argc, char **argv)
       false, run_meani},
     {"robocache-count", "RC_VOXEL_COUNT", false, run_count},
     {"robocache-occupancy", "RC_VOXEL_OCCUPANCY", false, run_occ},
+    // Not a voxelization: the floor under any dense-grid mean, which must
+    // write every voxel of its output planes once.
+    {"floor-write-mean-xyz", "memset of the mean x, y, z output (every "
+      "voxel written once)", false, run_floor},
   };
   const std::vector<Result> res = time_all (methods, runs);
 

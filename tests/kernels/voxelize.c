@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "voxelize-math.h"      /* the per-point binning, for the recount */
 
 typedef struct
 {
@@ -99,16 +100,16 @@ GST_START_TEST (test_mean_hand)
   rc_point_layout layout = xyzi;
   uint64_t n = N_HAND;
   float out[24 * 2];
-  uint32_t counts[24];
+  uint32_t scratch[24 + 1];     /* a count per voxel, a bit per voxel */
 
   /* Two features: intensity and x. */
   layout.n_features = 2;
   layout.features[1] = layout.x;
   fail_unless_equals_int (rc_voxelize_scratch_size (&layout, &grid),
-      sizeof (counts));
+      sizeof (scratch));
   memset (out, 0xAB, sizeof (out));
   fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, hand_points, &n, 1,
-          out, counts, NULL), RC_OK);
+          out, scratch, NULL), RC_OK);
   fail_unless_equals_float (out[idx (0, 0, 0)], 2.0f);
   fail_unless_equals_float (out[idx (3, 2, 1)], 5.0f);
   fail_unless_equals_float (out[idx (1, 1, 1)], 3.0f);
@@ -235,6 +236,157 @@ GST_START_TEST (test_grid_512)
 
 GST_END_TEST;
 
+/* The per-run accumulation against a plain per-point recount in double, on
+ * random clouds: points in sweep order (runs of a few points per voxel,
+ * voxels revisited later) and shuffled, a grid of 37 x 11 x 5 voxels (the
+ * occupancy mask's last word partly used), float32 and uint16 features
+ * (the direct and the generic readers) and float64 coordinates. */
+typedef struct
+{
+  double x, y, z;
+  float intensity;
+  uint16_t ring;
+  uint16_t pad;
+} PointF64;
+
+static void
+check_against_recount (const rc_point_layout * layout, const uint8_t * points,
+    uint64_t n)
+{
+  rc_voxel_grid grid = { {-1.0, -2.0, 0.5}, {0.25, 0.5, 0.3}, {37, 11, 5},
+  RC_VOXEL_MEAN
+  };
+  rc_voxel_grid count_grid = grid;
+  uint64_t n_voxels = rc_voxel_grid_n_voxels (&grid);
+  uint32_t n_features = layout->n_features;
+  float *means = g_malloc (rc_voxelize_output_size (layout, &grid));
+  uint32_t *counts, *want_counts = g_new0 (uint32_t, n_voxels);
+  double *want_sums = g_new0 (double, n_voxels * n_features);
+  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (layout, &grid));
+  rc_voxelize_stats stats, count_stats, want = { 0, 0, 0, 0 };
+
+  count_grid.mode = RC_VOXEL_COUNT;
+  counts = g_malloc (rc_voxelize_output_size (layout, &count_grid));
+  /* Garbage where the kernel must write zeros. */
+  memset (means, 0x7f, rc_voxelize_output_size (layout, &grid));
+  memset (scratch, 0x5a, rc_voxelize_scratch_size (layout, &grid));
+
+  for (uint64_t p = 0; p < n; p++) {
+    const uint8_t *point = points + p * layout->point_step;
+    double c[3] = { rc_load_field (point, layout->x),
+      rc_load_field (point, layout->y), rc_load_field (point, layout->z)
+    };
+    int64_t a[3];
+    uint64_t v;
+
+    if (!isfinite (c[0]) || !isfinite (c[1]) || !isfinite (c[2])) {
+      want.invalid++;
+      continue;
+    }
+    for (int i = 0; i < 3; i++)
+      a[i] = rc_voxel_axis (c[i], grid.origin[i], grid.voxel_size[i],
+          grid.dims[i]);
+    if (a[0] < 0 || a[1] < 0 || a[2] < 0) {
+      want.out_of_range++;
+      continue;
+    }
+    want.in_grid++;
+    v = ((uint64_t) a[2] * 11 + (uint64_t) a[1]) * 37 + (uint64_t) a[0];
+    want.occupied += want_counts[v]++ == 0;
+    for (uint32_t f = 0; f < n_features; f++)
+      want_sums[f * n_voxels + v] += rc_load_field (point, layout->features[f]);
+  }
+
+  fail_unless_equals_int (rc_voxelize_cpu (layout, &grid, points, &n, 1,
+          means, scratch, &stats), RC_OK);
+  fail_unless_equals_int (rc_voxelize_cpu (layout, &count_grid, points, &n,
+          1, counts, NULL, &count_stats), RC_OK);
+  fail_unless (memcmp (&stats, &want, sizeof (want)) == 0);
+  fail_unless (memcmp (&count_stats, &want, sizeof (want)) == 0);
+  fail_unless (want.occupied > n_voxels / 4 && want.occupied < n_voxels);
+  for (uint64_t v = 0; v < n_voxels; v++) {
+    fail_unless_equals_int (counts[v], want_counts[v]);
+    for (uint32_t f = 0; f < n_features; f++) {
+      double expect = want_counts[v] ?
+          want_sums[f * n_voxels + v] / want_counts[v] : 0.0;
+      double got = means[f * n_voxels + v];
+      fail_unless (fabs (got - expect) <= 1e-5 * fabs (expect) + 1e-6,
+          "voxel %" G_GUINT64_FORMAT " feature %u: %.9g, expected %.9g", v,
+          f, got, expect);
+    }
+  }
+  g_free (means);
+  g_free (counts);
+  g_free (want_counts);
+  g_free (want_sums);
+  g_free (scratch);
+}
+
+GST_START_TEST (test_mean_against_recount)
+{
+  GRand *rand = test_rand_new ();
+  const uint64_t n = 6000;
+  PointXYZI *packed = g_new (PointXYZI, n);
+  PointF64 *wide = g_new0 (PointF64, n);
+  rc_point_layout packed_layout = xyzi, wide_layout = {
+    .point_step = sizeof (PointF64),
+    .x = {G_STRUCT_OFFSET (PointF64, x), RC_TYPE_FLOAT64},
+    .y = {G_STRUCT_OFFSET (PointF64, y), RC_TYPE_FLOAT64},
+    .z = {G_STRUCT_OFFSET (PointF64, z), RC_TYPE_FLOAT64},
+    .n_features = 2,
+    .features = {{G_STRUCT_OFFSET (PointF64, intensity), RC_TYPE_FLOAT32},
+        {G_STRUCT_OFFSET (PointF64, ring), RC_TYPE_UINT16}},
+  };
+
+  packed_layout.n_features = 4;
+  packed_layout.features[1] = xyzi.x;
+  packed_layout.features[2] = xyzi.y;
+  packed_layout.features[3] = xyzi.z;
+
+  for (int order = 0; order < 2; order++) {
+    /* A random walk (consecutive points share voxels, as along a lidar
+     * ring), with 3 % NaN and some points beyond the grid. */
+    double at[3] = { 3.0, 0.5, 1.2 };
+    for (uint64_t p = 0; p < n; p++) {
+      at[0] = fmod (at[0] + g_rand_double_range (rand, 0.0, 0.1) + 11.0,
+          11.0) - 1.5;
+      at[1] = g_rand_double_range (rand, 0, 1) < 0.02 ?
+          g_rand_double_range (rand, -2.5, 4.0) : at[1] +
+          g_rand_double_range (rand, -0.05, 0.05);
+      at[2] = g_rand_double_range (rand, 0, 1) < 0.02 ?
+          g_rand_double_range (rand, 0.3, 2.2) : at[2];
+      packed[p].x = (float) at[0];
+      packed[p].y = (float) at[1];
+      packed[p].z = (float) at[2];
+      packed[p].intensity = (float) g_rand_double_range (rand, 0, 100);
+      if (g_rand_double_range (rand, 0, 1) < 0.03)
+        packed[p].y = NAN;
+    }
+    if (order == 1) {
+      for (uint64_t p = n - 1; p > 0; p--) {
+        uint64_t q = (uint64_t) g_rand_int_range (rand, 0, (gint32) p + 1);
+        PointXYZI t = packed[p];
+        packed[p] = packed[q];
+        packed[q] = t;
+      }
+    }
+    for (uint64_t p = 0; p < n; p++) {
+      wide[p].x = packed[p].x + g_rand_double_range (rand, -1e-3, 1e-3);
+      wide[p].y = packed[p].y;
+      wide[p].z = packed[p].z;
+      wide[p].intensity = packed[p].intensity;
+      wide[p].ring = (uint16_t) g_rand_int_range (rand, 0, 64);
+    }
+    check_against_recount (&packed_layout, (const uint8_t *) packed, n);
+    check_against_recount (&wide_layout, (const uint8_t *) wide, n);
+  }
+  g_free (packed);
+  g_free (wide);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_parameters_n)
 {
   rc_voxel_grid grid = small_grid (RC_VOXEL_OCCUPANCY), g;
@@ -319,6 +471,7 @@ voxelize_suite (void)
   tcase_add_test (tc, test_several_clouds);
   tcase_add_test (tc, test_empty_cloud);
   tcase_add_test (tc, test_grid_512);
+  tcase_add_test (tc, test_mean_against_recount);
   tcase_add_test (tc, test_bad_parameters_n);
   tcase_add_test (tc, test_scalar_types);
   return s;
