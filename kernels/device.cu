@@ -166,9 +166,3 @@ rc_check_launch (void)
 {
   return check (cudaGetLastError ());
 }
-
-extern "C" rc_status
-rc_check_cuda_error (int cuda_error)
-{
-  return check ((cudaError_t) cuda_error);
-}

@@ -13,8 +13,6 @@ void rc_set_error_detail (const char *text);
 
 /* CUDA builds: turns the last launch error into a status (device.cu). */
 rc_status rc_check_launch (void);
-/* CUDA builds: turns a cudaError_t returned by a call into a status. */
-rc_status rc_check_cuda_error (int cuda_error);
 
 #ifdef __cplusplus
 }
