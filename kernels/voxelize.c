@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#define ALWAYS_INLINE inline __attribute__ ((always_inline))
+
 static int
 field_fits (const rc_field * field, uint32_t point_step)
 {
@@ -113,13 +115,6 @@ rc_voxelize_cuda_stats_size (uint32_t n_clouds)
  * and the grid is touched once per run, not once per point. */
 typedef struct
 {
-  uint64_t voxel;
-  uint32_t n_points;
-  float sums[RC_VOXELIZE_MAX_FEATURES];
-} voxel_run;
-
-typedef struct
-{
   const rc_point_layout *layout;
   rc_voxel_mode mode;
   uint64_t n_voxels;
@@ -128,11 +123,10 @@ typedef struct
   uint64_t occupied;
 } voxel_sink;
 
-static void
-sink_run (voxel_sink * sink, const voxel_run * run)
+static ALWAYS_INLINE void
+sink_run (voxel_sink * sink, uint64_t v, uint32_t n_points,
+    uint32_t n_features, const float *sums)
 {
-  uint64_t v = run->voxel;
-  uint32_t n_features = sink->layout->n_features;
   float *planes = (float *) sink->out;
 
   switch (sink->mode) {
@@ -143,7 +137,7 @@ sink_run (voxel_sink * sink, const voxel_run * run)
     case RC_VOXEL_COUNT:{
       uint32_t *count = (uint32_t *) sink->out + v;
       sink->occupied += *count == 0;
-      *count += run->n_points;
+      *count += n_points;
       break;
     }
     case RC_VOXEL_MEAN:{
@@ -153,13 +147,13 @@ sink_run (voxel_sink * sink, const voxel_run * run)
       if (!(sink->mask[v / 32] & bit)) {
         sink->mask[v / 32] |= bit;
         sink->occupied++;
-        sink->counts[v] = run->n_points;
+        sink->counts[v] = n_points;
         for (uint32_t f = 0; f < n_features; f++)
-          planes[f * sink->n_voxels + v] = run->sums[f];
+          planes[f * sink->n_voxels + v] = sums[f];
       } else {
-        sink->counts[v] += run->n_points;
+        sink->counts[v] += n_points;
         for (uint32_t f = 0; f < n_features; f++)
-          planes[f * sink->n_voxels + v] += run->sums[f];
+          planes[f * sink->n_voxels + v] += sums[f];
       }
       break;
     }
@@ -167,8 +161,8 @@ sink_run (voxel_sink * sink, const voxel_run * run)
 }
 
 /* Writes every voxel of the planes once, in order: the mean where the mask
- * says the voxel is occupied, zero elsewhere, runs of empty words with one
- * memset per plane. */
+ * says the voxel is occupied, zero elsewhere; runs of empty mask words take
+ * one memset per plane, without looking at their voxels. */
 static void
 finish_means (const voxel_sink * sink)
 {
@@ -190,14 +184,21 @@ finish_means (const voxel_sink * sink)
             (end - first * 32) * sizeof (float));
       continue;
     }
+    /* A word with occupied voxels: keep their means, clear the word's
+     * span in every plane, put the means back.  The last word may be cut
+     * short by the grid's end. */
     end = (w + 1) * 32 < n_voxels ? (w + 1) * 32 : n_voxels;
     for (uint32_t f = 0; f < n_features; f++) {
-      float *plane = planes + f * n_voxels;
-      for (uint64_t v = w * 32; v < end; v++) {
-        if (sink->mask[w] & (UINT32_C (1) << (v & 31)))
-          plane[v] /= (float) sink->counts[v];
-        else
-          plane[v] = 0.0f;
+      float *span = planes + f * n_voxels + w * 32;
+      float means[32];
+      for (uint32_t bits = sink->mask[w]; bits; bits &= bits - 1) {
+        unsigned i = (unsigned) __builtin_ctz (bits);
+        means[i] = span[i] / (float) sink->counts[w * 32 + i];
+      }
+      memset (span, 0, (end - w * 32) * sizeof (float));
+      for (uint32_t bits = sink->mask[w]; bits; bits &= bits - 1) {
+        unsigned i = (unsigned) __builtin_ctz (bits);
+        span[i] = means[i];
       }
     }
     w++;
@@ -209,20 +210,20 @@ finish_means (const voxel_sink * sink)
 #define LOCATE_BLOCK 256
 #define NO_VOXEL UINT64_MAX
 
-#define ALWAYS_INLINE inline __attribute__ ((always_inline))
-
-/* Inlined for each combination of the flags, so that the common layout
- * (float32 x, y, z at offsets 0, 4, 8; float32 features) is read directly
- * instead of through the per-type field reader. */
+/* Inlined for each combination of the flags and for small constant
+ * @n_features, so that the common layouts (float32 x, y, z at offsets 0, 4,
+ * 8; a few float32 features) read their fields directly instead of through
+ * the per-type field reader, and a run's sums stay in registers. */
 static ALWAYS_INLINE void
 bin_points (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const uint8_t * points, uint64_t n_points,
-    int packed_xyz, int float_features, voxel_sink * sink,
-    rc_voxelize_stats * s)
+    int packed_xyz, int float_features, uint32_t n_features,
+    voxel_sink * sink, rc_voxelize_stats * s)
 {
-  uint32_t n_features = sink->mode == RC_VOXEL_MEAN ? layout->n_features : 0;
   uint32_t step = layout->point_step;
-  voxel_run run = { NO_VOXEL, 0, {0} };
+  uint64_t run_voxel = NO_VOXEL;
+  uint32_t run_points = 0;
+  float sums[RC_VOXELIZE_MAX_FEATURES] = { 0 };
   uint64_t voxels[LOCATE_BLOCK];
   uint64_t invalid = 0, out_of_range = 0, in_grid = 0;
   /* A local copy, which the stores below cannot alias. */
@@ -257,28 +258,28 @@ bin_points (const rc_point_layout * layout,
       if (v == NO_VOXEL)
         continue;
       in_grid++;
-      if (v != run.voxel) {
-        if (run.n_points)
-          sink_run (sink, &run);
-        run.voxel = v;
-        run.n_points = 0;
+      if (v != run_voxel) {
+        if (run_points)
+          sink_run (sink, run_voxel, run_points, n_features, sums);
+        run_voxel = v;
+        run_points = 0;
         for (uint32_t f = 0; f < n_features; f++)
-          run.sums[f] = 0.0f;
+          sums[f] = 0.0f;
       }
-      run.n_points++;
+      run_points++;
       for (uint32_t f = 0; f < n_features; f++) {
         if (float_features) {
           float value;
           memcpy (&value, point + layout->features[f].offset, sizeof (value));
-          run.sums[f] += value;
+          sums[f] += value;
         } else {
-          run.sums[f] += (float) rc_load_field (point, layout->features[f]);
+          sums[f] += (float) rc_load_field (point, layout->features[f]);
         }
       }
     }
   }
-  if (run.n_points)
-    sink_run (sink, &run);
+  if (run_points)
+    sink_run (sink, run_voxel, run_points, n_features, sums);
   s->invalid += invalid;
   s->out_of_range += out_of_range;
   s->in_grid += in_grid;
@@ -293,6 +294,7 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
   voxel_sink sink = { layout, grid->mode, n_voxels, out, NULL, NULL, 0 };
   rc_voxelize_stats s = { 0, 0, 0, 0 };
   int packed_xyz, float_features = 1;
+  uint32_t n_features;
 
   if (grid->mode != RC_VOXEL_MEAN)
     memset (out, 0, rc_voxelize_output_size (layout, grid));
@@ -307,14 +309,32 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
       && layout->y.type == RC_TYPE_FLOAT32 && layout->z.type == RC_TYPE_FLOAT32
       && layout->x.offset == 0 && layout->y.offset == 4
       && layout->z.offset == 8;
-  for (uint32_t f = 0; f < layout->n_features; f++)
+  n_features = grid->mode == RC_VOXEL_MEAN ? layout->n_features : 0;
+  for (uint32_t f = 0; f < n_features; f++)
     float_features &= layout->features[f].type == RC_TYPE_FLOAT32;
-  if (packed_xyz && float_features)
-    bin_points (layout, grid, points, n_points, 1, 1, &sink, &s);
-  else if (packed_xyz)
-    bin_points (layout, grid, points, n_points, 1, 0, &sink, &s);
-  else
-    bin_points (layout, grid, points, n_points, 0, 0, &sink, &s);
+  if (packed_xyz && float_features) {
+    switch (n_features) {
+      case 0:
+        bin_points (layout, grid, points, n_points, 1, 1, 0, &sink, &s);
+        break;
+      case 1:
+        bin_points (layout, grid, points, n_points, 1, 1, 1, &sink, &s);
+        break;
+      case 3:
+        bin_points (layout, grid, points, n_points, 1, 1, 3, &sink, &s);
+        break;
+      case 4:
+        bin_points (layout, grid, points, n_points, 1, 1, 4, &sink, &s);
+        break;
+      default:
+        bin_points (layout, grid, points, n_points, 1, 1, n_features, &sink,
+            &s);
+        break;
+    }
+  } else {
+    bin_points (layout, grid, points, n_points, packed_xyz, float_features,
+        n_features, &sink, &s);
+  }
 
   if (grid->mode == RC_VOXEL_MEAN)
     finish_means (&sink);
