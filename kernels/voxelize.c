@@ -8,6 +8,10 @@
 #include <string.h>
 
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
+/* Loops over a run's features, fully unrolled where their count is a
+ * constant (bin_points' specialisations): the sums then stay in registers,
+ * which -O2 alone does not do. */
+#define UNROLL_FEATURES _Pragma ("GCC unroll 8")
 
 static int
 field_fits (const rc_field * field, uint32_t point_step)
@@ -148,10 +152,12 @@ sink_run (voxel_sink * sink, uint64_t v, uint32_t n_points,
         sink->mask[v / 32] |= bit;
         sink->occupied++;
         sink->counts[v] = n_points;
+        UNROLL_FEATURES
         for (uint32_t f = 0; f < n_features; f++)
           planes[f * sink->n_voxels + v] = sums[f];
       } else {
         sink->counts[v] += n_points;
+        UNROLL_FEATURES
         for (uint32_t f = 0; f < n_features; f++)
           planes[f * sink->n_voxels + v] += sums[f];
       }
@@ -229,6 +235,10 @@ bin_points (const rc_point_layout * layout,
   /* A local copy, which the stores below cannot alias. */
   const rc_voxel_grid g = *grid;
 
+  /* rc_voxelize_check saw to it; said again for the unrolled loops. */
+  if (n_features > RC_VOXELIZE_MAX_FEATURES)
+    return;
+
   for (uint64_t base = 0; base < n_points; base += LOCATE_BLOCK) {
     const uint8_t *block = points + base * step;
     uint32_t n = n_points - base < LOCATE_BLOCK ?
@@ -263,10 +273,12 @@ bin_points (const rc_point_layout * layout,
           sink_run (sink, run_voxel, run_points, n_features, sums);
         run_voxel = v;
         run_points = 0;
+        UNROLL_FEATURES
         for (uint32_t f = 0; f < n_features; f++)
           sums[f] = 0.0f;
       }
       run_points++;
+      UNROLL_FEATURES
       for (uint32_t f = 0; f < n_features; f++) {
         if (float_features) {
           float value;
