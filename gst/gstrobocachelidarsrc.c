@@ -529,7 +529,7 @@ gst_robocache_lidar_src_query (GstBaseSrc * bsrc, GstQuery * query)
   GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    GstClockTime latency = GST_CLOCK_TIME_NONE;
+    GstClockTime latency = 0;
 
     /* A sweep is pushed at its start time but only complete one period
      * later, as videotestsrc reports one frame. */
@@ -540,15 +540,15 @@ gst_robocache_lidar_src_query (GstBaseSrc * bsrc, GstQuery * query)
     }
     GST_OBJECT_UNLOCK (self);
 
-    if (GST_CLOCK_TIME_IS_VALID (latency)) {
-      GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT,
-          GST_TIME_ARGS (latency));
-      /* Data is made on demand and never dropped, so downstream may
-       * hold it as long as it needs: no maximum. */
-      gst_query_set_latency (query, gst_base_src_is_live (bsrc), latency,
-          GST_CLOCK_TIME_NONE);
-      return TRUE;
-    }
+    GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (latency));
+    /* Data is made on demand and never dropped, so downstream may hold it
+     * as long as it needs: no maximum, also before the rate is known (the
+     * base class would answer a maximum of 0 then, which an aggregator
+     * downstream takes for no room at all and warns about). */
+    gst_query_set_latency (query, gst_base_src_is_live (bsrc), latency,
+        GST_CLOCK_TIME_NONE);
+    return TRUE;
   }
 
   return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);

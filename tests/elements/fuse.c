@@ -435,6 +435,43 @@ GST_START_TEST (test_zero_copy_three_sensors)
 
 GST_END_TEST;
 
+/* The demo's live fusion (pipelines/fuse.sh, shortened): the latency is
+ * configured without the aggregator's "Impossible to configure latency"
+ * warning, which the sources' answers before their caps once caused. */
+GST_START_TEST (test_live_three_sensors_no_warning)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=30/1 "
+      "! fakesink sync=false "
+      "videotestsrc is-live=true num-buffers=9 ! "
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! f.sink_0 "
+      "robocachejointsrc is-live=true rate=200/1 num-buffers=60 ! f.sink_1 "
+      "robocachelidarsrc is-live=true num-buffers=3 points-per-sweep=1024 ! "
+      "robocachevoxelize backend=cpu ! f.sink_2", NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_EOS |
+      GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "neither EOS, error nor warning");
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_EOS) {
+    GError *err = NULL;
+    gchar *debug = NULL;
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING)
+      gst_message_parse_warning (msg, &err, &debug);
+    else
+      gst_message_parse_error (msg, &err, &debug);
+    fail ("%s from %s: %s (%s)", GST_MESSAGE_TYPE_NAME (msg),
+        GST_MESSAGE_SRC_NAME (msg), err->message, debug);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Direct zero-copy check: the memory pushed on a pad is the memory in the
  * fused buffer. */
 GST_START_TEST (test_memory_referenced)
@@ -621,6 +658,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_zero_copy_three_sensors);
   tcase_add_test (tc, test_memory_referenced);
   tcase_add_test (tc, test_live_stop_recover_add_pad);
+  tcase_add_test (tc, test_live_three_sensors_no_warning);
   tcase_add_test (tc, test_no_timestamp_n);
   tcase_add_test (tc, test_mismatched_caps_n);
   return s;
