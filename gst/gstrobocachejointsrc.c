@@ -631,7 +631,7 @@ gst_robocache_joint_src_query (GstBaseSrc * bsrc, GstQuery * query)
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GstClockTime latency = 0;
 
-    /* One nominal period, as videotestsrc reports one frame. */
+    /* One nominal period. */
     GST_OBJECT_LOCK (self);
     if (self->state.configured) {
       latency = gst_util_uint64_scale (GST_SECOND, self->state.rate_d,
@@ -641,12 +641,7 @@ gst_robocache_joint_src_query (GstBaseSrc * bsrc, GstQuery * query)
 
     GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT,
         GST_TIME_ARGS (latency));
-    /* Data is made on demand and never dropped, so downstream may hold it
-     * as long as it needs: no maximum, also before the rate is known (the
-     * base class would answer a maximum of 0 then, which an aggregator
-     * downstream takes for no room at all and warns about). */
-    gst_query_set_latency (query, gst_base_src_is_live (bsrc), latency,
-        GST_CLOCK_TIME_NONE);
+    gst_robocache_source_set_latency (bsrc, query, latency);
     return TRUE;
   }
 

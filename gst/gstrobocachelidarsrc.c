@@ -532,7 +532,7 @@ gst_robocache_lidar_src_query (GstBaseSrc * bsrc, GstQuery * query)
     GstClockTime latency = 0;
 
     /* A sweep is pushed at its start time but only complete one period
-     * later, as videotestsrc reports one frame. */
+     * later. */
     GST_OBJECT_LOCK (self);
     if (self->state.configured) {
       latency = gst_util_uint64_scale (GST_SECOND, self->state.rate_d,
@@ -542,12 +542,7 @@ gst_robocache_lidar_src_query (GstBaseSrc * bsrc, GstQuery * query)
 
     GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT,
         GST_TIME_ARGS (latency));
-    /* Data is made on demand and never dropped, so downstream may hold it
-     * as long as it needs: no maximum, also before the rate is known (the
-     * base class would answer a maximum of 0 then, which an aggregator
-     * downstream takes for no room at all and warns about). */
-    gst_query_set_latency (query, gst_base_src_is_live (bsrc), latency,
-        GST_CLOCK_TIME_NONE);
+    gst_robocache_source_set_latency (bsrc, query, latency);
     return TRUE;
   }
 
