@@ -2,6 +2,7 @@
 #ifndef ROBOCACHE_ELEMENTUTIL_H
 #define ROBOCACHE_ELEMENTUTIL_H
 
+#include <gst/check/gstcheck.h>
 #include <gst/gst.h>
 #include <string.h>
 
@@ -27,16 +28,18 @@ pop_message (GstBus * bus, GstMessageType type)
   return gst_bus_pop_filtered (bus, type);
 }
 
-/* Runs @pipeline to EOS or error; returns the error message, or NULL. */
+/* Runs @pipeline to EOS, or to the first error or message of @also_fatal
+ * (e.g. GST_MESSAGE_WARNING); returns that message, or NULL at EOS. */
 static inline GstMessage *
-run_to_end (GstElement * pipeline, GstClockTime timeout)
+run_to_end_or (GstElement * pipeline, GstClockTime timeout,
+    GstMessageType also_fatal)
 {
   GstBus *bus = gst_element_get_bus (pipeline);
   GstMessage *msg;
 
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, timeout,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR | also_fatal);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (bus);
   if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
@@ -50,6 +53,38 @@ run_to_end (GstElement * pipeline, GstClockTime timeout)
     g_error_free (err);
   }
   return msg;
+}
+
+/* Before caps, a live @factory source reports no maximum latency:
+ * GstBaseSrc's own answer (a maximum of 0) made an aggregator downstream
+ * (robocachefuse) warn that it could not configure its latency. */
+static inline void
+check_latency_before_caps (const gchar * factory)
+{
+  GstElement *src = gst_element_factory_make (factory, NULL);
+  GstPad *pad = gst_element_get_static_pad (src, "src");
+  GstQuery *query = gst_query_new_latency ();
+  gboolean live = FALSE;
+  GstClockTime min = 1, max = 0;
+
+  g_object_set (src, "is-live", TRUE, NULL);
+  gst_element_set_state (src, GST_STATE_READY);
+  fail_unless (gst_pad_query (pad, query));
+  gst_query_parse_latency (query, &live, &min, &max);
+  fail_unless (live);
+  fail_unless_equals_clocktime (min, 0);
+  fail_unless_equals_clocktime (max, GST_CLOCK_TIME_NONE);
+  gst_query_unref (query);
+  gst_element_set_state (src, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+}
+
+/* Runs @pipeline to EOS or error; returns the error message, or NULL. */
+static inline GstMessage *
+run_to_end (GstElement * pipeline, GstClockTime timeout)
+{
+  return run_to_end_or (pipeline, timeout, 0);
 }
 
 #endif

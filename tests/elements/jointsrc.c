@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "elementutil.h"
 #include "gstrobocachecaps.h"
 #include "testutil.h"
 
@@ -124,6 +125,13 @@ check_caps (guint dof, gboolean quaternion, const gchar * names)
   gst_buffer_unref (buf);
   gst_harness_teardown (h);
 }
+
+GST_START_TEST (test_latency_before_caps)
+{
+  check_latency_before_caps ("robocachejointsrc");
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_caps)
 {
@@ -490,6 +498,7 @@ jointsrc_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_caps);
+  tcase_add_test (tc, test_latency_before_caps);
   tcase_add_test (tc, test_timestamps);
   tcase_add_test (tc, test_dropout);
   tcase_add_test (tc, test_quaternion_unit);

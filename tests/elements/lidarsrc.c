@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "elementutil.h"
 #include "gstrobocachecaps.h"
 #include "testutil.h"
 
@@ -63,6 +64,13 @@ check_caps (GstHarness * h, gint point_step, const gchar * fields)
   }
   gst_caps_unref (caps);
 }
+
+GST_START_TEST (test_latency_before_caps)
+{
+  check_latency_before_caps ("robocachelidarsrc");
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_caps_default)
 {
@@ -477,6 +485,7 @@ lidarsrc_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_caps_default);
+  tcase_add_test (tc, test_latency_before_caps);
   tcase_add_test (tc, test_caps_extended);
   tcase_add_test (tc, test_timestamps_rate_20);
   tcase_add_test (tc, test_seed_deterministic);
