@@ -308,13 +308,14 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
   int packed_xyz, float_features = 1;
   uint32_t n_features;
 
-  if (grid->mode != RC_VOXEL_MEAN)
-    memset (out, 0, rc_voxelize_output_size (layout, grid));
-  /* Scratch is only the mean's: other modes may be given a smaller one. */
+  /* The mean clears only its mask (finish_means writes the planes); its
+   * scratch is not used by other modes, which may be given a smaller one. */
   if (grid->mode == RC_VOXEL_MEAN) {
     sink.mask = scratch;
     sink.counts = scratch + mean_mask_words (n_voxels);
     memset (sink.mask, 0, mean_mask_words (n_voxels) * sizeof (uint32_t));
+  } else {
+    memset (out, 0, rc_voxelize_output_size (layout, grid));
   }
 
   packed_xyz = layout->x.type == RC_TYPE_FLOAT32
