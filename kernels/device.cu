@@ -166,3 +166,22 @@ rc_check_launch (void)
 {
   return check (cudaGetLastError ());
 }
+
+extern "C" rc_status
+rc_check_cuda (int err)
+{
+  return check ((cudaError_t) err);
+}
+
+extern "C" rc_status
+rc_device_compute_major (int *major)
+{
+  int dev = 0;
+  rc_status ret = check (cudaGetDevice (&dev));
+
+  *major = 0;
+  if (ret == RC_OK)
+    ret = check (cudaDeviceGetAttribute (major,
+            cudaDevAttrComputeCapabilityMajor, dev));
+  return ret;
+}

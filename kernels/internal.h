@@ -14,6 +14,12 @@ void rc_set_error_detail (const char *text);
 /* CUDA builds: turns the last launch error into a status (device.cu). */
 rc_status rc_check_launch (void);
 
+/* CUDA builds: a CUDA runtime result (a cudaError_t) as a status. */
+rc_status rc_check_cuda (int err);
+
+/* CUDA builds: the major compute capability of the current device. */
+rc_status rc_device_compute_major (int *major);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,12 +1,33 @@
 /* Voxelization on the GPU: one thread per point, the same per-point maths as
  * the CPU reference (voxelize-math.h), counts by atomics, statistics reduced
- * per block before one atomic each. */
+ * per block before one atomic each.
+ *
+ * Each cloud is a clear then a binning launch.  On Hopper and later the
+ * binning launch is a programmatic dependent of the clear: its blocks start
+ * while the clear's last blocks run, read and locate their points, and wait
+ * for the clear (griddepcontrol.wait) only before they write.  Elsewhere
+ * the two launches are ordered by the stream as usual. */
 #include "internal.h"
 #include "voxelize-math.h"
 
 #include <cuda_runtime.h>
 
 #define BLOCK 256
+
+/* Programmatic dependent launch (sm_90 and later): the dependent waits for
+ * the whole previous grid to finish and its writes to be visible; the
+ * previous grid lets dependents start early.  Without a programmatic launch
+ * both are no-ops. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define WAIT_FOR_PREVIOUS_GRID() \
+  asm volatile ("griddepcontrol.wait;" ::: "memory")
+#define LET_DEPENDENTS_START() \
+  asm volatile ("griddepcontrol.launch_dependents;")
+#else
+#define WAIT_FOR_PREVIOUS_GRID() do { } while (0)
+#define LET_DEPENDENTS_START() do { } while (0)
+#endif
+
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
@@ -57,6 +78,12 @@ bin_points (const __grid_constant__ rc_point_layout layout,
     } else {
       where = rc_voxel_locate (point, &layout, &grid, &v);
     }
+  }
+  /* Everything above only reads; the grid and the statistics are the
+   * clear's until here. */
+  WAIT_FOR_PREVIOUS_GRID ();
+  if (p < n_points) {
+    const uint8_t *point = points + p * layout.point_step;
     if (where == RC_POINT_IN_GRID) {
       switch (grid.mode) {
         case RC_VOXEL_OCCUPANCY:{
@@ -113,6 +140,9 @@ clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
   bool wide = ((uintptr_t) grid & 15) == 0;
   uint64_t n4 = wide ? grid_words / 4 : 0;
 
+  /* The binning launch may be scheduled now: it writes nothing before this
+   * grid has finished. */
+  LET_DEPENDENTS_START ();
   for (uint64_t w = i; w < n4; w += stride)
     ((uint4 *) grid)[w] = make_uint4 (0, 0, 0, 0);
   for (uint64_t w = n4 * 4 + i; w < grid_words; w += stride)
@@ -156,6 +186,30 @@ blocks_for (uint64_t n)
   return (unsigned) ((n + BLOCK - 1) / BLOCK);
 }
 
+/* Bins one cloud after the clear launched just before it on @s; with
+ * @early, as a programmatic dependent of that clear. */
+template < bool PACKED_XYZ >
+static rc_status
+launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * points, uint64_t n_points, uint8_t * out,
+    uint32_t * counts, device_stats * stats, bool early, cudaStream_t s)
+{
+  cudaLaunchConfig_t config = { };
+  cudaLaunchAttribute attr = { };
+
+  config.gridDim = dim3 (blocks_for (n_points));
+  config.blockDim = dim3 (BLOCK);
+  config.stream = s;
+  if (early) {
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &attr;
+    config.numAttrs = 1;
+  }
+  return rc_check_cuda (cudaLaunchKernelEx (&config, bin_points < PACKED_XYZ >,
+          *layout, *grid, points, n_points, out, counts, stats));
+}
+
 extern "C" rc_status
 rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const void *points, const uint64_t * cloud_sizes, uint32_t n_clouds,
@@ -167,6 +221,8 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   uint64_t out_size, n_voxels, counts_size;
   uint32_t *counts = NULL;
   device_stats *dstats;
+  int major = 0;
+  bool early;
 
   if (ret != RC_OK)
     return ret;
@@ -174,6 +230,11 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     return RC_OK;
   if (!out || !cloud_sizes || !scratch)
     return RC_ERROR_INVALID_ARGUMENT;
+
+  ret = rc_device_compute_major (&major);
+  if (ret != RC_OK)
+    return ret;
+  early = major >= 9;
 
   out_size = rc_voxelize_output_size (layout, grid);
   n_voxels = rc_voxel_grid_n_voxels (grid);
@@ -202,14 +263,11 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
       break;
     if (cloud_sizes[c] > 0) {
       if (xyz_is_packed_float (layout, cloud))
-        bin_points < true > <<< blocks_for (cloud_sizes[c]), BLOCK, 0, s >>>
-            (*layout, *grid, cloud, cloud_sizes[c], grid_out, counts,
-            dstats + c);
+        ret = launch_binning < true > (layout, grid, cloud, cloud_sizes[c],
+            grid_out, counts, dstats + c, early, s);
       else
-        bin_points < false > <<< blocks_for (cloud_sizes[c]), BLOCK, 0, s >>>
-            (*layout, *grid, cloud, cloud_sizes[c], grid_out, counts,
-            dstats + c);
-      ret = rc_check_launch ();
+        ret = launch_binning < false > (layout, grid, cloud, cloud_sizes[c],
+            grid_out, counts, dstats + c, early, s);
     }
     if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN) {
       divide_means <<< blocks_for (n_voxels), BLOCK, 0, s >>> ((float *)
