@@ -9,7 +9,13 @@
  * enough input sets that a run cannot be served from the L2 cache, checks
  * one GPU result against the CPU reference before timing (and another one
  * after), warms up, then times each of N runs (default 200) with a pair of
- * CUDA events and reports the median, p10 and p90. */
+ * CUDA events and reports the median, p10 and p90.
+ *
+ * Resampling reads only the source rows that bracket a target; its second
+ * line counts the floor with only those rows.  Rows named "-bound" time a
+ * part of a workload alone (bench_bounds.cu), to show what limits it: the
+ * resampling rows with every target located beforehand, the occupancy grid
+ * without its statistics. */
 #include <glib.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_bounds.h"
+#include "resample-math.h"
 #include "robocache-kernels.h"
 #include "values.h"
 
@@ -36,6 +44,9 @@ typedef struct
   char kind[16];
   char detail[160];
   double floor_bytes;           /* inputs read once + outputs written once */
+  double touched_bytes;         /* the same, counting only the source rows
+                                 * that some target reads (resample); 0
+                                 * where every input byte is needed */
   double set_bytes;             /* one input set with its output */
   int n_sets;
   int runs;
@@ -210,6 +221,13 @@ bench (RunFunc func, void *ctx, int n_sets, Result * r)
   printf ("%-44s %9.1f  (%8.1f-%8.1f) %9.2f %8.0f %9.1f %6.2f\n", r->name,
       r->median_us, r->p10_us, r->p90_us, r->floor_bytes / 1e6, r->gbps,
       r->floor_us, r->ratio);
+  if (r->touched_bytes > 0) {
+    double us = r->touched_bytes / (copy_gbps * 1e9) * 1e6;
+    printf ("%-44s %9s  %19s %9.2f %8.0f %9.1f %6.2f\n",
+        "  ... counting only the source rows read", "", "",
+        r->touched_bytes / 1e6, r->touched_bytes / (r->median_us * 1e3), us,
+        r->median_us / us);
+  }
   fflush (stdout);
 }
 
@@ -268,6 +286,7 @@ typedef struct
   int64_t **h_st, **h_tt;
   uint8_t **h_sv;
   void **d_st, **d_tt, **d_sv, **d_out;
+  void **d_pairs;               /* the gather bound's located targets */
 } ResampleBench;
 
 static void
@@ -304,10 +323,64 @@ make_resample_set (ResampleBench * b, int set)
     set_value (b->h_sv[set], p->type, i, rng_range (-10, 10));
 }
 
-/* Runs set @set once on the GPU (poisoned output) and compares with the
- * CPU reference. */
+/* The rows alone: every target located beforehand (bench_bounds.cu). */
 static void
-check_resample (ResampleBench * b, int set, const char *name)
+run_gather_bound (void *ctx, int set)
+{
+  ResampleBench *b = ctx;
+
+  CHECK (bench_gather_rows_f32 (b->d_pairs[set], (uint64_t) b->p.batch *
+          b->p.n_target, b->d_sv[set], b->p.channels, b->d_out[set], stream));
+}
+
+/* Locates every target of set @set on the host with the kernels' own
+ * search (resample-math.h); returns how many source rows some target
+ * reads, and fills @pairs where given. */
+static uint64_t
+locate_targets (const ResampleBench * b, int set, bench_row_pair * pairs)
+{
+  const rc_resample_params *p = &b->p;
+  uint8_t *read = g_malloc (p->n_source);
+  uint64_t n_read = 0;
+
+  for (uint32_t i = 0; i < p->batch; i++) {
+    const int64_t *ts = b->h_st[set] + (size_t) i * p->n_source;
+    const uint64_t first_row = (uint64_t) i * p->n_source;
+
+    memset (read, 0, p->n_source);
+    for (uint32_t k = 0; k < p->n_target; k++) {
+      const size_t target = (size_t) i * p->n_target + k;
+      const int64_t t = b->h_tt[set][target];
+      rc_rs_loc loc;
+
+      rc_rs_locate (ts, p->n_source, t, rc_rs_search (ts, p->n_source, t),
+          p->method, p->edge, &loc);
+      if (loc.kind == RC_RS_PICK) {
+        read[loc.idx[1]] = 1;
+      } else if (loc.kind == RC_RS_INTERP) {
+        read[loc.idx[1]] = read[loc.idx[2]] = 1;
+        if (p->method == RC_INTERP_CUBIC)
+          read[loc.idx[0]] = read[loc.idx[3]] = 1;
+      }
+      if (pairs) {
+        pairs[target].kind = loc.kind;
+        pairs[target].row1 = (uint32_t) (first_row + loc.idx[1]);
+        pairs[target].row2 = (uint32_t) (first_row + loc.idx[2]);
+        pairs[target].w = (float) loc.w;
+      }
+    }
+    for (uint32_t k = 0; k < p->n_source; k++)
+      n_read += read[k];
+  }
+  g_free (read);
+  return n_read;
+}
+
+/* Runs @run on set @set once (poisoned output) and compares with the CPU
+ * reference. */
+static void
+check_resample_run (ResampleBench * b, RunFunc run, int set,
+    const char *name)
 {
   const rc_resample_params *p = &b->p;
   const size_t esize = rc_scalar_type_size (p->type);
@@ -315,7 +388,7 @@ check_resample (ResampleBench * b, int set, const char *name)
   size_t bad = 0;
 
   CHECK (rc_device_memset_async (b->d_out[set], 0xff, b->out_bytes, stream));
-  run_resample (b, set);
+  run (b, set);
   CHECK (rc_device_copy_async (got, b->d_out[set], b->out_bytes,
           RC_COPY_DEVICE_TO_HOST, stream));
   CHECK (rc_stream_synchronize (stream));
@@ -340,6 +413,12 @@ check_resample (ResampleBench * b, int set, const char *name)
         b->n_tt * p->channels);
   g_free (ref);
   g_free (got);
+}
+
+static void
+check_resample (ResampleBench * b, int set, const char *name)
+{
+  check_resample_run (b, run_resample, set, name);
 }
 
 static void
@@ -405,9 +484,48 @@ bench_resample (uint32_t batch, uint32_t n_source, uint32_t n_target,
     CHECK (rc_stream_synchronize (stream));
   }
 
+  /* Rows no target reads need not move: the floor counting only the rows
+   * read (the first set's; the sets differ by a fraction of a percent). */
+  r.touched_bytes = r.floor_bytes - b.sv_bytes +
+      (double) locate_targets (&b, 0, NULL) * channels * esize;
+
   check_resample (&b, 0, r.name);
   bench (run_resample, &b, b.n_sets, &r);
   check_resample (&b, (n_runs - 1) % b.n_sets, r.name);
+
+  if (type == RC_TYPE_FLOAT32 && method == RC_INTERP_LINEAR
+      && channels % 4 == 0) {
+    Result g;
+    size_t pairs_bytes = b.n_tt * sizeof (bench_row_pair);
+    bench_row_pair *pairs = g_malloc (pairs_bytes);
+
+    b.d_pairs = g_new0 (void *, b.n_sets);
+    for (int s = 0; s < b.n_sets; s++) {
+      locate_targets (&b, s, pairs);
+      CHECK (rc_device_alloc (&b.d_pairs[s], pairs_bytes));
+      CHECK (rc_device_copy_async (b.d_pairs[s], pairs, pairs_bytes,
+              RC_COPY_HOST_TO_DEVICE, stream));
+      CHECK (rc_stream_synchronize (stream));
+    }
+    g_free (pairs);
+
+    memset (&g, 0, sizeof (g));
+    g_snprintf (g.name, sizeof (g.name), "%s-gather-bound", r.name);
+    g_strlcpy (g.kind, "bound", sizeof (g.kind));
+    g_snprintf (g.detail, sizeof (g.detail), "bound for %s: every target "
+        "located on the host beforehand, one thread per 16 bytes loads the "
+        "two rows, interpolates and stores", r.name);
+    /* Against the workload's own floor: 16-byte pairs replace the times. */
+    g.floor_bytes = r.touched_bytes;
+    g.set_bytes = r.set_bytes;
+    check_resample_run (&b, run_gather_bound, 0, g.name);
+    bench (run_gather_bound, &b, b.n_sets, &g);
+    check_resample_run (&b, run_gather_bound, (n_runs - 1) % b.n_sets,
+        g.name);
+    for (int s = 0; s < b.n_sets; s++)
+      CHECK (rc_device_free (b.d_pairs[s]));
+    g_free (b.d_pairs);
+  }
 
   for (int s = 0; s < b.n_sets; s++) {
     g_free (b.h_st[s]);
@@ -500,8 +618,19 @@ make_cloud (VoxelBench * b, int set, CloudShape shape)
   }
 }
 
+/* Occupancy without the statistics (bench_bounds.cu). */
 static void
-check_voxelize (VoxelBench * b, int set, const char *name)
+run_occupancy_bound (void *ctx, int set)
+{
+  VoxelBench *b = ctx;
+
+  CHECK (bench_occupancy_without_stats (b->d_cloud[set], b->n_points,
+          &b->grid, b->d_out[set], b->out_size, stream));
+}
+
+static void
+check_voxelize_run (VoxelBench * b, int set, const char *name,
+    gboolean with_stats)
 {
   uint8_t *ref = g_malloc (b->out_size), *got = g_malloc (b->out_size);
   void *scratch = g_malloc (rc_voxelize_scratch_size (&layout16,
@@ -510,9 +639,12 @@ check_voxelize (VoxelBench * b, int set, const char *name)
   uint64_t bad = 0;
 
   CHECK (rc_device_memset_async (b->d_out[set], 0xff, b->out_size, stream));
-  CHECK (rc_voxelize_cuda (&layout16, &b->grid, b->d_cloud[set],
-          &b->n_points, 1, b->d_out[set], b->d_scratch, b->h_stats,
-          stream));
+  if (with_stats)
+    CHECK (rc_voxelize_cuda (&layout16, &b->grid, b->d_cloud[set],
+            &b->n_points, 1, b->d_out[set], b->d_scratch, b->h_stats,
+            stream));
+  else
+    run_occupancy_bound (b, set);
   CHECK (rc_device_copy_async (got, b->d_out[set], b->out_size,
           RC_COPY_DEVICE_TO_HOST, stream));
   CHECK (rc_stream_synchronize (stream));
@@ -521,7 +653,7 @@ check_voxelize (VoxelBench * b, int set, const char *name)
 
   for (uint64_t i = 0; i < b->out_size; i++)
     bad += ref[i] != got[i];
-  if (bad || memcmp (&want, b->h_stats, sizeof (want)) != 0)
+  if (bad || (with_stats && memcmp (&want, b->h_stats, sizeof (want)) != 0))
     die ("%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " grid bytes "
         "differ from the CPU reference; stats in/out/invalid/occupied "
         "GPU %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
@@ -536,6 +668,12 @@ check_voxelize (VoxelBench * b, int set, const char *name)
   g_free (ref);
   g_free (got);
   g_free (scratch);
+}
+
+static void
+check_voxelize (VoxelBench * b, int set, const char *name)
+{
+  check_voxelize_run (b, set, name, TRUE);
 }
 
 /* The grid's clear alone, to split a voxelization into clearing and
@@ -602,6 +740,19 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
         b.out_size, name);
     c.floor_bytes = c.set_bytes = (double) b.out_size;
     bench (run_clear, &b, b.n_sets, &c);
+  }
+  if (b.out_size >= (1 << 20) && grid->mode == RC_VOXEL_OCCUPANCY) {
+    Result c;
+    memset (&c, 0, sizeof (c));
+    g_snprintf (c.name, sizeof (c.name), "%s-without-stats-bound", name);
+    g_strlcpy (c.kind, "bound", sizeof (c.kind));
+    g_snprintf (c.detail, sizeof (c.detail), "bound for %s: the same grid "
+        "with no statistics (plain byte stores, no atomics), binning "
+        "started early as in robocache", name);
+    c.floor_bytes = c.set_bytes = r.floor_bytes;
+    check_voxelize_run (&b, 0, c.name, FALSE);
+    bench (run_occupancy_bound, &b, b.n_sets, &c);
+    check_voxelize_run (&b, (n_runs - 1) % b.n_sets, c.name, FALSE);
   }
 
   for (int s = 0; s < b.n_sets; s++) {
@@ -836,9 +987,16 @@ json_result (FILE * f, const Result * r)
       "\"n_sets\": %d, \"runs\": %d, \"median_us\": %.3f, "
       "\"p10_us\": %.3f, \"p90_us\": %.3f, \"min_us\": %.3f, "
       "\"loop_us\": %.3f, \"gbps\": %.2f, \"floor_us\": %.3f, "
-      "\"ratio\": %.4f}", r->floor_bytes, r->set_bytes, r->n_sets, r->runs,
+      "\"ratio\": %.4f", r->floor_bytes, r->set_bytes, r->n_sets, r->runs,
       r->median_us, r->p10_us, r->p90_us, r->min_us, r->loop_us, r->gbps,
       r->floor_us, r->ratio);
+  if (r->touched_bytes > 0) {
+    double us = r->touched_bytes / (copy_gbps * 1e9) * 1e6;
+    fprintf (f, ", \"touched_floor_bytes\": %.0f, \"touched_floor_us\": "
+        "%.3f, \"touched_ratio\": %.4f", r->touched_bytes, us,
+        r->median_us / us);
+  }
+  fprintf (f, "}");
 }
 
 static void
