@@ -5,7 +5,9 @@
 
 Top: achieved bandwidth (floor bytes / median time) per workload and
 implementation, with each file's measured copy bandwidth as a dashed line.
-Bottom: median time over the floor time (log scale; 1 is the floor).  Also
+Bottom: median time over the floor time (log scale; 1 is the floor), with a
+black mark where a workload also has a floor counting only the rows it
+reads (resampling).  Also
 prints a table of median times and the speed-up of the first file over each
 other one.
 """
@@ -65,6 +67,17 @@ def main():
         for x, r in zip(xs, ratio):
             ax_ratio.annotate("%.1f" % r, (x, r), ha="center",
                               va="bottom", fontsize=7)
+        # Resampling also has a floor with only the source rows it reads.
+        touched = [(x, ws[name]["touched_ratio"]) for x, name in
+                   zip(xs, present) if "touched_ratio" in ws[name]]
+        if touched:
+            ax_ratio.scatter([x for x, _ in touched], [r for _, r in touched],
+                             marker="_", s=200, color="black", zorder=3,
+                             label="%s, against the rows-read floor" %
+                             d.get("impl", "?"))
+            for x, r in touched:
+                ax_ratio.annotate("%.2f" % r, (x + width / 2, r),
+                                  ha="left", va="center", fontsize=7)
     ax_bw.set_ylabel("achieved GB/s (floor bytes / median time)")
     ax_bw.set_title("Kernel benchmarks: bandwidth vs device-to-device copy")
     ax_bw.legend(fontsize=8)
