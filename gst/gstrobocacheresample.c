@@ -13,7 +13,10 @@
  * same times and the same values to within the kernels' rounding (a few
  * float32 units in the last place; nearest and previous are identical).
  * Either pad takes system or CUDA memory (CUDA out only when computing on
- * the GPU); the vectors are small, so they go through host memory.
+ * the GPU).  Single samples are small and go through host memory.  A chunk
+ * in CUDA memory of the element's own context (the allocator it proposes)
+ * stays on the GPU when computing there: only its timestamps are read
+ * back, to be checked and put on the grid.
  *
  * Grid time k is origin + k / rate, computed afresh for every k (no drift),
  * in running time; the origin is the first sample's running time or 0
@@ -195,6 +198,8 @@ typedef struct
   gsize scratch_size;
   guint8 *src_scratch;
   gsize src_scratch_size;
+  guint8 *in_times;             /* a CUDA chunk's timestamps, read back */
+  gsize in_times_size;
 
   /* Device scratch, grown to the largest size seen. */
   gpointer device_src_t;
@@ -461,9 +466,11 @@ ensure_host (GstRobocacheResample * self, guint8 ** ptr, gsize * have,
   return TRUE;
 }
 
+/* Device scratch for a call: times always, the source values and the
+ * output values where the call has no device memory of its own for them. */
 static gboolean
-ensure_device_all (GstRobocacheResample * self, guint batch, guint n_source,
-    guint n_target)
+ensure_device (GstRobocacheResample * self, guint batch, gsize n_source,
+    gsize n_target, gboolean values, gboolean out)
 {
   State *st = &self->state;
   gsize src = (gsize) batch * n_source, tgt = (gsize) batch *n_target;
@@ -471,13 +478,33 @@ ensure_device_all (GstRobocacheResample * self, guint batch, guint n_source,
   return gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
       &st->device_src_t, &st->device_src_t_size, src * sizeof (gint64),
       "source times")
-      && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-      &st->device_src_v, &st->device_src_v_size, src * st->sample_size,
-      "source values")
+      && (!values || gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+          &st->device_src_v, &st->device_src_v_size, src * st->sample_size,
+          "source values"))
       && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self), &st->device_tgt,
       &st->device_tgt_size, tgt * sizeof (gint64), "grid times")
-      && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self), &st->device_out,
-      &st->device_out_size, tgt * st->sample_size, "resampled values");
+      && (!out || gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+          &st->device_out, &st->device_out_size, tgt * st->sample_size,
+          "resampled values"));
+}
+
+static gboolean
+push_context (GstRobocacheResample * self)
+{
+  if (gst_robocache_gpu_push (&self->state.gpu))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("cannot make the CUDA context current"), (NULL));
+  return FALSE;
+}
+
+/* Posts the error of a failed GPU step and returns GST_FLOW_ERROR. */
+static GstFlowReturn
+gpu_failed (GstRobocacheResample * self, rc_status ret)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("GPU resampling failed: %s",
+          rc_status_message (ret)), ("%s", rc_error_detail ()));
+  return GST_FLOW_ERROR;
 }
 
 /* Resamples @batch trajectories of @n_source samples onto @n_target times
@@ -506,12 +533,9 @@ compute (GstRobocacheResample * self, guint batch, guint n_source,
     return GST_FLOW_OK;
   }
 
-  if (!gst_robocache_gpu_push (&st->gpu)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("cannot make the CUDA context current"), (NULL));
+  if (!push_context (self))
     return GST_FLOW_ERROR;
-  }
-  if (!ensure_device_all (self, batch, n_source, n_target)) {
+  if (!ensure_device (self, batch, n_source, n_target, TRUE, TRUE)) {
     gst_robocache_gpu_pop (&st->gpu);
     return GST_FLOW_ERROR;
   }
@@ -532,12 +556,140 @@ compute (GstRobocacheResample * self, guint batch, guint n_source,
   if (ret == RC_OK)
     ret = rc_stream_synchronize (st->gpu.stream);
   gst_robocache_gpu_pop (&st->gpu);
+  return ret == RC_OK ? GST_FLOW_OK : gpu_failed (self, ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* Layout chunk in CUDA memory                                         */
+/* ------------------------------------------------------------------ */
+
+/* A chunk in CUDA memory of the element's own context keeps its values on
+ * the GPU: only its timestamps come back to the host (they are checked and
+ * turned into running time here), the previous chunk's last samples are
+ * put in front on the device, and the kernel writes straight into the
+ * output buffer when that is CUDA memory too. */
+
+/* Reads the @n timestamps at @device back into st->in_times. */
+static const gint64 *
+read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
+{
+  State *st = &self->state;
+  rc_status ret;
+
+  if (!ensure_host (self, &st->in_times, &st->in_times_size,
+          n * sizeof (gint64)) || !push_context (self))
+    return NULL;
+  ret = rc_device_copy_async (st->in_times, device, n * sizeof (gint64),
+      RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
+  if (ret == RC_OK)
+    ret = rc_stream_synchronize (st->gpu.stream);
+  gst_robocache_gpu_pop (&st->gpu);
   if (ret != RC_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("GPU resampling failed: %s",
-            rc_status_message (ret)), ("%s", rc_error_detail ()));
+    gpu_failed (self, ret);
+    return NULL;
+  }
+  return (const gint64 *) st->in_times;
+}
+
+/* The source values of a chunk on the device (@in_v: @batch trajectories
+ * of @n_in samples): @in_v itself, or with @extend a copy in device scratch
+ * with the previous chunk's last sample in front of each trajectory.  Then
+ * keeps this chunk's last samples as the next one's.  Returns NULL on
+ * error (posted). */
+static gconstpointer
+stage_device_values (GstRobocacheResample * self, gconstpointer in_v,
+    guint batch, gsize n_in, gboolean extend)
+{
+  State *st = &self->state;
+  gsize ss = st->sample_size;
+  gconstpointer src_v = in_v;
+  rc_status ret = RC_OK;
+
+  if (!push_context (self))
+    return NULL;
+  if (extend) {
+    if (!gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+            &st->device_src_v, &st->device_src_v_size,
+            (gsize) batch * (n_in + 1) * ss, "source values")) {
+      gst_robocache_gpu_pop (&st->gpu);
+      return NULL;
+    }
+    ret = rc_device_copy_2d_async (st->device_src_v, (n_in + 1) * ss,
+        st->prev_v, ss, ss, batch, RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
+    if (ret == RC_OK)
+      ret = rc_device_copy_2d_async ((guint8 *) st->device_src_v + ss,
+          (n_in + 1) * ss, in_v, n_in * ss, n_in * ss, batch,
+          RC_COPY_DEVICE_TO_DEVICE, st->gpu.stream);
+    src_v = st->device_src_v;
+  }
+  /* Into pageable memory: done when the call returns. */
+  if (ret == RC_OK)
+    ret = rc_device_copy_2d_async (st->prev_v, ss,
+        (const guint8 *) in_v + (n_in - 1) * ss, n_in * ss, ss, batch,
+        RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
+  gst_robocache_gpu_pop (&st->gpu);
+  if (ret != RC_OK) {
+    gpu_failed (self, ret);
+    return NULL;
+  }
+  return src_v;
+}
+
+/* Resamples a chunk staged by stage_device_values() onto @n_target grid
+ * times (@tgt, host) into @out: its times block, then the values. */
+static GstFlowReturn
+compute_on_device (GstRobocacheResample * self, guint batch, gsize n_source,
+    gsize n_target, const gint64 * src_t, gconstpointer src_v,
+    const gint64 * tgt, GstBuffer * out)
+{
+  State *st = &self->state;
+  rc_resample_params p = st->params;
+  gsize times = (gsize) batch * n_target * sizeof (gint64);
+  gsize values = (gsize) batch * n_target * st->sample_size;
+  GstMapInfo map;
+  gpointer dst;
+  rc_status ret;
+
+  p.batch = batch;
+  p.n_source = (uint32_t) n_source;
+  p.n_target = (uint32_t) n_target;
+  if (!push_context (self))
+    return GST_FLOW_ERROR;
+  if (!ensure_device (self, batch, n_source, n_target, FALSE, !st->out_cuda)) {
+    gst_robocache_gpu_pop (&st->gpu);
     return GST_FLOW_ERROR;
   }
-  return GST_FLOW_OK;
+  if (!gst_buffer_map (out, &map, GST_MAP_WRITE |
+          (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+    gst_robocache_gpu_pop (&st->gpu);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  dst = st->out_cuda ? map.data + times : st->device_out;
+  ret = rc_device_copy_async (st->device_src_t, src_t,
+      (gsize) batch * n_source * sizeof (gint64), RC_COPY_HOST_TO_DEVICE,
+      st->gpu.stream);
+  if (ret == RC_OK)
+    ret = rc_device_copy_async (st->device_tgt, tgt, times,
+        RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
+  if (ret == RC_OK)
+    ret = rc_resample_cuda (&p, st->device_src_t, src_v, st->device_tgt, dst,
+        st->gpu.stream);
+  if (ret == RC_OK && st->out_cuda)
+    ret = rc_device_copy_async (map.data, st->device_tgt, times,
+        RC_COPY_DEVICE_TO_DEVICE, st->gpu.stream);
+  if (ret == RC_OK && !st->out_cuda)
+    ret = rc_device_copy_async (map.data + times, st->device_out, values,
+        RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
+  /* Downstream may read the output at once. */
+  if (ret == RC_OK)
+    ret = rc_stream_synchronize (st->gpu.stream);
+  gst_robocache_gpu_pop (&st->gpu);
+  if (ret == RC_OK && !st->out_cuda)
+    memcpy (map.data, tgt, times);
+  gst_buffer_unmap (out, &map);
+  return ret == RC_OK ? GST_FLOW_OK : gpu_failed (self, ret);
 }
 
 /* ------------------------------------------------------------------ */
@@ -892,7 +1044,7 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
   gsize n_in, n_source, n_target, out_times, out_size;
   const gint64 *in_t, *src_t;
   const guint8 *in_v, *src_v;
-  gboolean extend;
+  gboolean extend, on_device;
   GstMapInfo map;
   GstBuffer *out;
 
@@ -909,12 +1061,22 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
     drop_bad_size (self, size, "more than 2^32 samples per trajectory");
     return GST_FLOW_OK;
   }
-  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+  on_device = st->use_gpu && gst_buffer_n_memory (buf) == 1 &&
+      gst_robocache_gpu_memory_is_native (&st->gpu,
+      gst_buffer_peek_memory (buf, 0));
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ |
+          (on_device ? GST_ROBOCACHE_MAP_CUDA : 0))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
     return GST_FLOW_ERROR;
   }
-  in_t = (const gint64 *) map.data;
+  /* On the device, in_v is a device pointer and in_t a host copy. */
   in_v = map.data + batch * n_in * sizeof (gint64);
+  in_t = on_device ? read_back_times (self, map.data, batch * n_in) :
+      (const gint64 *) map.data;
+  if (!in_t) {
+    gst_buffer_unmap (buf, &map);
+    return GST_FLOW_ERROR;
+  }
   for (guint b = 0; b < batch; b++) {
     const gint64 *ts = in_t + b * n_in;
 
@@ -957,8 +1119,9 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
   if (extend) {
     gsize times = batch * (n_in + 1) * sizeof (gint64);
 
+    /* On the device only the times are put together here. */
     if (!ensure_host (self, &st->src_scratch, &st->src_scratch_size,
-            times + batch * (n_in + 1) * ss)) {
+            times + (on_device ? 0 : batch * (n_in + 1) * ss))) {
       gst_buffer_unmap (buf, &map);
       return GST_FLOW_ERROR;
     }
@@ -969,16 +1132,26 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
 
       t[0] = st->prev_t[b];
       memcpy (t + 1, in_t + b * n_in, n_in * sizeof (gint64));
-      memcpy (v, st->prev_v + b * ss, ss);
-      memcpy (v + ss, in_v + b * n_in * ss, n_in * ss);
+      if (!on_device) {
+        memcpy (v, st->prev_v + b * ss, ss);
+        memcpy (v + ss, in_v + b * n_in * ss, n_in * ss);
+      }
       span_first = MIN (span_first, st->prev_t[b]);
     }
     src_t = (const gint64 *) st->src_scratch;
     src_v = st->src_scratch + times;
   }
+  if (on_device) {
+    src_v = stage_device_values (self, in_v, batch, n_in, extend);
+    if (!src_v) {
+      gst_buffer_unmap (buf, &map);
+      return GST_FLOW_ERROR;
+    }
+  }
   for (guint b = 0; b < batch; b++) {
     st->prev_t[b] = in_t[b * n_in + n_in - 1];
-    memcpy (st->prev_v + b * ss, in_v + (b * n_in + n_in - 1) * ss, ss);
+    if (!on_device)
+      memcpy (st->prev_v + b * ss, in_v + (b * n_in + n_in - 1) * ss, ss);
   }
   st->have_prev = TRUE;
 
@@ -998,7 +1171,8 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
    * times, the same grid for every trajectory. */
   out_times = batch * n_target * sizeof (gint64);
   out_size = out_times + batch * n_target * ss;
-  if (!ensure_host (self, &st->scratch, &st->scratch_size, out_size)) {
+  if (!ensure_host (self, &st->scratch, &st->scratch_size,
+          on_device ? out_times : out_size)) {
     gst_buffer_unmap (buf, &map);
     return GST_FLOW_ERROR;
   }
@@ -1008,17 +1182,26 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
     for (guint b = 0; b < batch; b++)
       ((gint64 *) st->scratch)[b * n_target + i] = t;
   }
-  flow = compute (self, batch, (guint) n_source, (guint) n_target, src_t,
-      src_v, (gint64 *) st->scratch, st->scratch + out_times);
+  if (on_device) {
+    out = new_output (self, out_size);
+    flow = out ? compute_on_device (self, batch, n_source, n_target, src_t,
+        src_v, (const gint64 *) st->scratch, out) : GST_FLOW_ERROR;
+  } else {
+    flow = compute (self, batch, (guint) n_source, (guint) n_target, src_t,
+        src_v, (gint64 *) st->scratch, st->scratch + out_times);
+    out = flow == GST_FLOW_OK ? new_output (self, out_size) : NULL;
+    if (out)
+      gst_buffer_fill (out, 0, st->scratch, out_size);
+    else
+      flow = GST_FLOW_ERROR;
+  }
   gst_buffer_unmap (buf, &map);
   st->k_next = k_b;
-  if (flow != GST_FLOW_OK)
+  if (flow != GST_FLOW_OK) {
+    if (out)
+      gst_buffer_unref (out);
     return flow;
-
-  out = new_output (self, out_size);
-  if (!out)
-    return GST_FLOW_ERROR;
-  gst_buffer_fill (out, 0, st->scratch, out_size);
+  }
   return push_output (self, out, k_a, k_b, batch * n_target);
 }
 
@@ -1155,6 +1338,8 @@ free_buffers (State * st)
   st->scratch_size = 0;
   g_clear_pointer (&st->src_scratch, g_free);
   st->src_scratch_size = 0;
+  g_clear_pointer (&st->in_times, g_free);
+  st->in_times_size = 0;
 }
 
 static gboolean
@@ -1265,14 +1450,11 @@ configure (GstRobocacheResample * self, GstCaps * caps)
   st->n_chunk = 0;
 
   if (st->use_gpu) {
-    if (gst_robocache_gpu_push (&st->gpu)) {
+    ok = push_context (self);
+    if (ok) {
       /* The live path's whole working set, once. */
-      ok = ensure_device_all (self, 1, MAX_HISTORY, LIVE_MAX_TARGETS);
+      ok = ensure_device (self, 1, MAX_HISTORY, LIVE_MAX_TARGETS, TRUE, TRUE);
       gst_robocache_gpu_pop (&st->gpu);
-    } else {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("cannot make the CUDA context current"), (NULL));
-      ok = FALSE;
     }
   }
   if (ok)

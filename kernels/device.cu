@@ -67,17 +67,34 @@ rc_host_free (void *ptr)
   return ptr ? check (cudaFreeHost (ptr)) : RC_OK;
 }
 
-extern "C" rc_status
-rc_device_copy_async (void *dst, const void *src, size_t size,
-    rc_copy_kind kind, void *stream)
+static cudaMemcpyKind
+memcpy_kind (rc_copy_kind kind)
 {
   static const cudaMemcpyKind kinds[] = {
     cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice
   };
+  return kinds[kind];
+}
+
+extern "C" rc_status
+rc_device_copy_async (void *dst, const void *src, size_t size,
+    rc_copy_kind kind, void *stream)
+{
   if (size == 0)
     return RC_OK;
-  return check (cudaMemcpyAsync (dst, src, size, kinds[kind],
+  return check (cudaMemcpyAsync (dst, src, size, memcpy_kind (kind),
           (cudaStream_t) stream));
+}
+
+extern "C" rc_status
+rc_device_copy_2d_async (void *dst, size_t dst_pitch, const void *src,
+    size_t src_pitch, size_t width, size_t height, rc_copy_kind kind,
+    void *stream)
+{
+  if (width == 0 || height == 0)
+    return RC_OK;
+  return check (cudaMemcpy2DAsync (dst, dst_pitch, src, src_pitch, width,
+          height, memcpy_kind (kind), (cudaStream_t) stream));
 }
 
 extern "C" rc_status

@@ -18,6 +18,9 @@ NOT_BUILT (rc_status rc_host_alloc (void **ptr, size_t size))
 NOT_BUILT (rc_status rc_host_free (void *ptr))
 NOT_BUILT (rc_status rc_device_copy_async (void *dst, const void *src,
         size_t size, rc_copy_kind kind, void *stream))
+NOT_BUILT (rc_status rc_device_copy_2d_async (void *dst, size_t dst_pitch,
+        const void *src, size_t src_pitch, size_t width, size_t height,
+        rc_copy_kind kind, void *stream))
 NOT_BUILT (rc_status rc_device_memset_async (void *dst, int value,
         size_t size, void *stream))
 NOT_BUILT (rc_status rc_stream_create (void **stream))

@@ -89,6 +89,11 @@ typedef enum
 
 rc_status rc_device_copy_async (void *dst, const void *src, size_t size,
     rc_copy_kind kind, void *stream);
+/* @height rows of @width bytes, @src_pitch bytes apart in @src and
+ * @dst_pitch bytes apart in @dst. */
+rc_status rc_device_copy_2d_async (void *dst, size_t dst_pitch,
+    const void *src, size_t src_pitch, size_t width, size_t height,
+    rc_copy_kind kind, void *stream);
 rc_status rc_device_memset_async (void *dst, int value, size_t size,
     void *stream);
 

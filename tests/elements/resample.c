@@ -857,22 +857,48 @@ run_jittered (const gchar * desc, guint samples_per_buffer, Outputs * o)
   gst_harness_teardown (h);
 }
 
-/* The outputs of 3 chunks of 3 bfloat16 trajectories of 6 channels (a
- * quaternion at 2) through @desc. */
-static void
-run_chunks (const gchar * desc, Outputs * o)
+/* The allocator @h's element proposes for @caps (a new reference). */
+static GstAllocator *
+proposed_allocator (GstHarness * h, const gchar * caps_str)
 {
-  GstHarness *h = resample_harness (desc, GST_ROBOCACHE_VECTORS_MEDIA_TYPE
-      ", channels=(int)6, format=(string)bfloat16, layout=(string)chunk, "
-      "batch=(int)3, quaternions=(string)2");
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstQuery *query = gst_query_new_allocation (caps, FALSE);
+  GstAllocator *allocator = NULL;
+
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_parse_nth_allocation_param (query, 0, &allocator, NULL);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  fail_unless (allocator != NULL, "no allocator proposed for %s", caps_str);
+  return allocator;
+}
+
+/* The outputs of 3 chunks of 3 bfloat16 trajectories of 6 channels (a
+ * quaternion at 2) through @desc; with @cuda_in the chunks are in the CUDA
+ * memory the element proposes, and with @sink_caps downstream takes only
+ * those. */
+static void
+run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
+    Outputs * o)
+{
+  gchar *caps = g_strdup_printf ("%s%s, channels=(int)6, "
+      "format=(string)bfloat16, layout=(string)chunk, batch=(int)3, "
+      "quaternions=(string)2", GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
+      cuda_in ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
+  GstHarness *h = resample_harness (desc, caps);
+  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps) : NULL;
   const guint B = 3, S = 50, D = 6;
 
+  if (sink_caps)
+    gst_harness_set_sink_caps_str (h, sink_caps);
   for (guint c = 0; c < 3; c++) {
     gsize times = B * S * 8;
-    GstBuffer *in = gst_buffer_new_allocate (NULL, times + B * S * D * 2,
+    GstBuffer *in = gst_buffer_new_allocate (allocator, times + B * S * D * 2,
         NULL);
     GstMapInfo map;
 
+    fail_unless (in != NULL);
     fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
     for (guint b = 0; b < B; b++) {
       for (guint i = 0; i < S; i++) {
@@ -898,6 +924,15 @@ run_chunks (const gchar * desc, Outputs * o)
   push_eos (h);
   collect (h, TRUE, B, D, RC_TYPE_BFLOAT16, o);
   gst_harness_teardown (h);
+  if (allocator)
+    gst_object_unref (allocator);
+  g_free (caps);
+}
+
+static void
+run_chunks (const gchar * desc, Outputs * o)
+{
+  run_chunks_in (desc, FALSE, NULL, o);
 }
 
 /* With a GPU, backend=gpu gives the same outputs as backend=cpu: the same
@@ -966,6 +1001,15 @@ GST_START_TEST (test_gpu_matches_cpu)
     run_chunks (gpu, &b);
     fail_unless (a.values->len > 3 * 3 * 70 * 6);
     compare_outputs (gpu, &a, &b, RC_TYPE_BFLOAT16);
+    outputs_clear (&b);
+    /* Chunks in CUDA memory stay on the GPU, out in CUDA memory or not;
+     * the consecutive chunks also take the path that puts the previous
+     * chunk's last samples in front on the device. */
+    run_chunks_in (gpu, TRUE, NULL, &b);
+    compare_outputs ("CUDA in, CUDA out", &a, &b, RC_TYPE_BFLOAT16);
+    outputs_clear (&b);
+    run_chunks_in (gpu, TRUE, GST_ROBOCACHE_VECTORS_MEDIA_TYPE, &b);
+    compare_outputs ("CUDA in, system memory out", &a, &b, RC_TYPE_BFLOAT16);
     outputs_clear (&a);
     outputs_clear (&b);
     g_free (cpu);
