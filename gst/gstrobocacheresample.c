@@ -466,21 +466,21 @@ ensure_host (GstRobocacheResample * self, guint8 ** ptr, gsize * have,
   return TRUE;
 }
 
-/* Device scratch for a call: times always, the source values and the
+/* Device scratch for a call: the grid times always, the sources and the
  * output values where the call has no device memory of its own for them. */
 static gboolean
 ensure_device (GstRobocacheResample * self, guint batch, gsize n_source,
-    gsize n_target, gboolean values, gboolean out)
+    gsize n_target, gboolean sources, gboolean out)
 {
   State *st = &self->state;
   gsize src = (gsize) batch * n_source, tgt = (gsize) batch *n_target;
 
-  return gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-      &st->device_src_t, &st->device_src_t_size, src * sizeof (gint64),
-      "source times")
-      && (!values || gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-          &st->device_src_v, &st->device_src_v_size, src * st->sample_size,
-          "source values"))
+  return (!sources || (gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+              &st->device_src_t, &st->device_src_t_size,
+              src * sizeof (gint64), "source times")
+          && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+              &st->device_src_v, &st->device_src_v_size,
+              src * st->sample_size, "source values")))
       && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self), &st->device_tgt,
       &st->device_tgt_size, tgt * sizeof (gint64), "grid times")
       && (!out || gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
@@ -591,55 +591,79 @@ read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
   return (const gint64 *) st->in_times;
 }
 
-/* The source values of a chunk on the device (@in_v: @batch trajectories
- * of @n_in samples): @in_v itself, or with @extend a copy in device scratch
- * with the previous chunk's last sample in front of each trajectory.  Then
- * keeps this chunk's last samples as the next one's.  Returns NULL on
- * error (posted). */
-static gconstpointer
-stage_device_values (GstRobocacheResample * self, gconstpointer in_v,
-    guint batch, gsize n_in, gboolean extend)
+/* Copies @batch rows of @n_in items of @size bytes from @in (device) to
+ * @dst (device), each row one item further on, with the row's item of
+ * @prev (host, one per row) in the gap. */
+static rc_status
+put_previous_in_front (gpointer dst, gconstpointer prev, gconstpointer in,
+    guint batch, gsize n_in, gsize size, gpointer stream)
+{
+  rc_status ret = rc_device_copy_2d_async (dst, (n_in + 1) * size, prev,
+      size, size, batch, RC_COPY_HOST_TO_DEVICE, stream);
+
+  if (ret == RC_OK)
+    ret = rc_device_copy_2d_async ((guint8 *) dst + size, (n_in + 1) * size,
+        in, n_in * size, n_in * size, batch, RC_COPY_DEVICE_TO_DEVICE,
+        stream);
+  return ret;
+}
+
+/* A chunk's sources on the device, from the chunk at @in (its times block,
+ * then its values: @batch trajectories of @n_in samples): the chunk itself,
+ * or with @extend a copy in device scratch with the previous chunk's last
+ * sample in front of each trajectory.  Then keeps this chunk's last values
+ * as the next one's (the caller keeps the times).  FALSE on error
+ * (posted). */
+static gboolean
+stage_device_sources (GstRobocacheResample * self, gconstpointer in,
+    guint batch, gsize n_in, gboolean extend, gconstpointer * src_t,
+    gconstpointer * src_v)
 {
   State *st = &self->state;
-  gsize ss = st->sample_size;
-  gconstpointer src_v = in_v;
+  gsize ss = st->sample_size, ts = sizeof (gint64);
+  const guint8 *in_v = (const guint8 *) in + batch * n_in * ts;
   rc_status ret = RC_OK;
 
+  *src_t = in;
+  *src_v = in_v;
   if (!push_context (self))
-    return NULL;
+    return FALSE;
   if (extend) {
     if (!gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
+            &st->device_src_t, &st->device_src_t_size,
+            (gsize) batch * (n_in + 1) * ts, "source times")
+        || !gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
             &st->device_src_v, &st->device_src_v_size,
             (gsize) batch * (n_in + 1) * ss, "source values")) {
       gst_robocache_gpu_pop (&st->gpu);
-      return NULL;
+      return FALSE;
     }
-    ret = rc_device_copy_2d_async (st->device_src_v, (n_in + 1) * ss,
-        st->prev_v, ss, ss, batch, RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
+    ret = put_previous_in_front (st->device_src_t, st->prev_t, in, batch,
+        n_in, ts, st->gpu.stream);
     if (ret == RC_OK)
-      ret = rc_device_copy_2d_async ((guint8 *) st->device_src_v + ss,
-          (n_in + 1) * ss, in_v, n_in * ss, n_in * ss, batch,
-          RC_COPY_DEVICE_TO_DEVICE, st->gpu.stream);
-    src_v = st->device_src_v;
+      ret = put_previous_in_front (st->device_src_v, st->prev_v, in_v, batch,
+          n_in, ss, st->gpu.stream);
+    *src_t = st->device_src_t;
+    *src_v = st->device_src_v;
   }
-  /* Into pageable memory: done when the call returns. */
+  /* Into pageable memory: done when the call returns, and so are the
+   * copies before it, which read the previous values. */
   if (ret == RC_OK)
-    ret = rc_device_copy_2d_async (st->prev_v, ss,
-        (const guint8 *) in_v + (n_in - 1) * ss, n_in * ss, ss, batch,
-        RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
+    ret = rc_device_copy_2d_async (st->prev_v, ss, in_v + (n_in - 1) * ss,
+        n_in * ss, ss, batch, RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
   gst_robocache_gpu_pop (&st->gpu);
   if (ret != RC_OK) {
     gpu_failed (self, ret);
-    return NULL;
+    return FALSE;
   }
-  return src_v;
+  return TRUE;
 }
 
-/* Resamples a chunk staged by stage_device_values() onto @n_target grid
+/* Resamples a chunk staged by stage_device_sources() onto @n_target grid
  * times (@tgt, host) into @out: its times block, then the values. */
 static GstFlowReturn
 compute_on_device (GstRobocacheResample * self, guint batch, gsize n_source,
-    gsize n_target, const gint64 * src_t, gconstpointer src_v,
+    gsize n_target, gconstpointer src_t, gconstpointer src_v,
     const gint64 * tgt, GstBuffer * out)
 {
   State *st = &self->state;
@@ -655,7 +679,8 @@ compute_on_device (GstRobocacheResample * self, guint batch, gsize n_source,
   p.n_target = (uint32_t) n_target;
   if (!push_context (self))
     return GST_FLOW_ERROR;
-  if (!ensure_device (self, batch, n_source, n_target, FALSE, !st->out_cuda)) {
+  if (!ensure_device (self, batch, n_source, n_target, FALSE,
+          !st->out_cuda)) {
     gst_robocache_gpu_pop (&st->gpu);
     return GST_FLOW_ERROR;
   }
@@ -667,14 +692,10 @@ compute_on_device (GstRobocacheResample * self, guint batch, gsize n_source,
     return GST_FLOW_ERROR;
   }
   dst = st->out_cuda ? map.data + times : st->device_out;
-  ret = rc_device_copy_async (st->device_src_t, src_t,
-      (gsize) batch * n_source * sizeof (gint64), RC_COPY_HOST_TO_DEVICE,
-      st->gpu.stream);
+  ret = rc_device_copy_async (st->device_tgt, tgt, times,
+      RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
   if (ret == RC_OK)
-    ret = rc_device_copy_async (st->device_tgt, tgt, times,
-        RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
-  if (ret == RC_OK)
-    ret = rc_resample_cuda (&p, st->device_src_t, src_v, st->device_tgt, dst,
+    ret = rc_resample_cuda (&p, src_t, src_v, st->device_tgt, dst,
         st->gpu.stream);
   if (ret == RC_OK && st->out_cuda)
     ret = rc_device_copy_async (map.data, st->device_tgt, times,
@@ -1044,6 +1065,7 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
   gsize n_in, n_source, n_target, out_times, out_size;
   const gint64 *in_t, *src_t;
   const guint8 *in_v, *src_v;
+  gconstpointer dev_t = NULL, dev_v = NULL;     /* on the device */
   gboolean extend, on_device;
   GstMapInfo map;
   GstBuffer *out;
@@ -1069,7 +1091,8 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
     return GST_FLOW_ERROR;
   }
-  /* On the device, in_v is a device pointer and in_t a host copy. */
+  /* On the device, in_v is a device pointer and in_t a host copy; the
+   * sources are then dev_t and dev_v. */
   in_v = map.data + batch * n_in * sizeof (gint64);
   in_t = on_device ? read_back_times (self, map.data, batch * n_in) :
       (const gint64 *) map.data;
@@ -1114,39 +1137,35 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
   extend = continue_chunk (self, in_t, n_in, first, rt_first);
   src_t = in_t;
   src_v = in_v;
-  n_source = n_in;
+  n_source = extend ? n_in + 1 : n_in;
   span_first = first;
-  if (extend) {
-    gsize times = batch * (n_in + 1) * sizeof (gint64);
-
-    /* On the device only the times are put together here. */
-    if (!ensure_host (self, &st->src_scratch, &st->src_scratch_size,
-            times + (on_device ? 0 : batch * (n_in + 1) * ss))) {
+  for (guint b = 0; extend && b < batch; b++)
+    span_first = MIN (span_first, st->prev_t[b]);
+  if (on_device) {
+    if (!stage_device_sources (self, map.data, batch, n_in, extend, &dev_t,
+            &dev_v)) {
       gst_buffer_unmap (buf, &map);
       return GST_FLOW_ERROR;
     }
-    n_source = n_in + 1;
+  } else if (extend) {
+    gsize times = batch * n_source * sizeof (gint64);
+
+    if (!ensure_host (self, &st->src_scratch, &st->src_scratch_size,
+            times + batch * n_source * ss)) {
+      gst_buffer_unmap (buf, &map);
+      return GST_FLOW_ERROR;
+    }
     for (guint b = 0; b < batch; b++) {
       gint64 *t = (gint64 *) st->src_scratch + b * n_source;
       guint8 *v = st->src_scratch + times + b * n_source * ss;
 
       t[0] = st->prev_t[b];
       memcpy (t + 1, in_t + b * n_in, n_in * sizeof (gint64));
-      if (!on_device) {
-        memcpy (v, st->prev_v + b * ss, ss);
-        memcpy (v + ss, in_v + b * n_in * ss, n_in * ss);
-      }
-      span_first = MIN (span_first, st->prev_t[b]);
+      memcpy (v, st->prev_v + b * ss, ss);
+      memcpy (v + ss, in_v + b * n_in * ss, n_in * ss);
     }
     src_t = (const gint64 *) st->src_scratch;
     src_v = st->src_scratch + times;
-  }
-  if (on_device) {
-    src_v = stage_device_values (self, in_v, batch, n_in, extend);
-    if (!src_v) {
-      gst_buffer_unmap (buf, &map);
-      return GST_FLOW_ERROR;
-    }
   }
   for (guint b = 0; b < batch; b++) {
     st->prev_t[b] = in_t[b * n_in + n_in - 1];
@@ -1184,8 +1203,8 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
   }
   if (on_device) {
     out = new_output (self, out_size);
-    flow = out ? compute_on_device (self, batch, n_source, n_target, src_t,
-        src_v, (const gint64 *) st->scratch, out) : GST_FLOW_ERROR;
+    flow = out ? compute_on_device (self, batch, n_source, n_target, dev_t,
+        dev_v, (const gint64 *) st->scratch, out) : GST_FLOW_ERROR;
   } else {
     flow = compute (self, batch, (guint) n_source, (guint) n_target, src_t,
         src_v, (gint64 *) st->scratch, st->scratch + out_times);
