@@ -19,9 +19,17 @@
  * (voxelize on the GPU) in CUDA memory; points already in CUDA memory
  * (uploaded once into memory from the allocator voxelize proposes) with
  * grids in CUDA memory: nothing crosses the bus.  Where voxelize runs on
- * the CPU the CUDA cases are reported as skipped.  Last, the three-sensor
- * fusion (camera, joints, voxelized lidar) not live, in fused frames per
- * second of wall time.  Needs GST_PLUGIN_PATH_1_0 to hold the plugin. */
+ * the CPU the CUDA cases are reported as skipped.
+ *
+ * Recorded data: 32 consecutive chunks of the kernel benchmark's resampling
+ * size (64 trajectories of 4096 float32 vectors of 32 channels, 1 kHz with
+ * jitter), each pushed once through robocacheresample rate=250 (1024 grid
+ * times per chunk) with its output in CUDA memory: from system memory, and
+ * already in CUDA memory (GPU only; the first 4 are warm-up).
+ *
+ * Last, the three-sensor fusion (camera, joints, voxelized lidar) not live,
+ * in fused frames per second of wall time.  Needs GST_PLUGIN_PATH_1_0 to
+ * hold the plugin. */
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -37,6 +45,12 @@
 
 #define N_MADE 16
 #define POINTS_PER_SWEEP 131072
+#define N_CHUNKS 32
+#define CHUNK_WARMUP 4
+#define CHUNK_BATCH 64
+#define CHUNK_SAMPLES 4096
+#define CHUNK_CHANNELS 32
+#define CHUNK_RATE 250
 #define PTS_STEP GST_MSECOND
 #define N_WINDOWS 5
 #define APPSRC_MAX_BUFFERS 4
@@ -58,12 +72,13 @@ typedef struct
   double lat_median_us, lat_p99_us, lat_min_us, lat_max_us;
 } Result;
 
-/* Buffer times, indexed by PTS / PTS_STEP; 0 where none was seen. */
+/* Buffer times in the order of arrival (one output per input, in order);
+ * 0 where none was seen. */
 typedef struct
 {
   GstClockTime *in, *out;
-  guint n;
-  gint out_cuda;                /* memory of the first grid; -1 before */
+  guint n, n_in, n_out;
+  gint out_cuda;                /* memory of the first output; -1 before */
 } Stamps;
 
 /* Fused frames: the time each left robocachefuse. */
@@ -72,6 +87,7 @@ typedef struct
   GArray *out;
 } Frames;
 
+/* What a case pushes: @buffers round-robin, @n times in all. */
 typedef struct
 {
   GstCaps *caps;
@@ -182,7 +198,7 @@ throughput (Result * r, const GstClockTime * t, guint n, guint warmup)
 }
 
 static void
-sweep_stats (Result * r, const Stamps * s)
+buffer_stats (Result * r, const Stamps * s, guint warmup)
 {
   guint n = s->n, seen = 0, m = 0;
   double *lat;
@@ -190,12 +206,11 @@ sweep_stats (Result * r, const Stamps * s)
   for (guint i = 0; i < n; i++)
     seen += s->in[i] && s->out[i];
   if (seen != n) {
-    set_status (r, "failed", "%u of %u sweeps went through voxelize", seen,
-        n);
+    set_status (r, "failed", "%u of %u buffers went through", seen, n);
     return;
   }
   lat = g_new (double, n);
-  for (guint i = opt_warmup; i < n; i++)
+  for (guint i = warmup; i < n; i++)
     lat[m++] = (s->out[i] - s->in[i]) / 1e3;
   qsort (lat, m, sizeof (double), compare_double);
   r->lat_median_us = percentile (lat, m, 0.5);
@@ -203,31 +218,21 @@ sweep_stats (Result * r, const Stamps * s)
   r->lat_min_us = lat[0];
   r->lat_max_us = lat[m - 1];
   g_free (lat);
-  throughput (r, s->out, n, opt_warmup);
+  throughput (r, s->out, n, warmup);
 }
 
 /* ------------------------------------------------------------------ */
 /* Probes                                                              */
 /* ------------------------------------------------------------------ */
 
-static guint64
-sweep_index (GstPadProbeInfo * info)
-{
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-
-  return GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) / PTS_STEP :
-      G_MAXUINT64;
-}
-
 static GstPadProbeReturn
 stamp_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   GstClockTime now = gst_util_get_timestamp ();
   Stamps *s = data;
-  guint64 i = sweep_index (info);
 
-  if (i < s->n)
-    s->in[i] = now;
+  if (s->n_in < s->n)
+    s->in[s->n_in++] = now;
   return GST_PAD_PROBE_OK;
 }
 
@@ -236,10 +241,9 @@ stamp_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   GstClockTime now = gst_util_get_timestamp ();
   Stamps *s = data;
-  guint64 i = sweep_index (info);
 
-  if (i < s->n)
-    s->out[i] = now;
+  if (s->n_out < s->n)
+    s->out[s->n_out++] = now;
   if (s->out_cuda < 0) {
     GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
         0);
@@ -317,6 +321,54 @@ make_sweeps (Sweeps * sw)
   g_free (desc);
 }
 
+/* N_CHUNKS consecutive chunks of recorded joint data in system memory:
+ * CHUNK_BATCH trajectories of CHUNK_SAMPLES vectors of CHUNK_CHANNELS
+ * float32 each, 1 kHz with +-30 % jitter from 1 s on (times before the
+ * segment's start would be clipped), every trajectory's next chunk
+ * following on.  The values are a random tile drawn once and repeated. */
+static void
+make_chunks (Sweeps * ch)
+{
+  const gsize n = (gsize) CHUNK_BATCH * CHUNK_SAMPLES;
+  const gsize times = n * sizeof (gint64);
+  const gsize values = n * CHUNK_CHANNELS * sizeof (float);
+  const gsize tile_len = 65536;
+  GRand *rand = g_rand_new_with_seed (1);
+  float *tile = g_new (float, tile_len);
+
+  for (gsize i = 0; i < tile_len; i++)
+    tile[i] = (float) g_rand_double_range (rand, -10, 10);
+  ch->caps = gst_caps_new_simple (GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
+      "channels", G_TYPE_INT, CHUNK_CHANNELS, "format", G_TYPE_STRING,
+      "float32", "layout", G_TYPE_STRING, "chunk", "batch", G_TYPE_INT,
+      CHUNK_BATCH, NULL);
+  ch->buffers = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  for (guint c = 0; c < N_CHUNKS; c++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, times + values, NULL);
+    GstMapInfo map;
+    gint64 *t;
+
+    if (!buf || !gst_buffer_map (buf, &map, GST_MAP_WRITE))
+      die ("cannot allocate a chunk of %" G_GSIZE_FORMAT " bytes",
+          times + values);
+    t = (gint64 *) map.data;
+    for (guint b = 0; b < CHUNK_BATCH; b++)
+      for (guint i = 0; i < CHUNK_SAMPLES; i++)
+        t[(gsize) b * CHUNK_SAMPLES + i] = GST_SECOND +
+            ((gint64) c * CHUNK_SAMPLES + i) * GST_MSECOND +
+            b * 10 * GST_USECOND +
+            (gint64) (g_rand_double_range (rand, -0.3, 0.3) * GST_MSECOND);
+    for (gsize off = 0; off < values; off += tile_len * sizeof (float))
+      memcpy (map.data + times + off, tile, MIN (tile_len * sizeof (float),
+              values - off));
+    gst_buffer_unmap (buf, &map);
+    g_ptr_array_add (ch->buffers, buf);
+  }
+  g_free (tile);
+  g_rand_free (rand);
+}
+
 /* Pushes the sweeps round-robin, then EOS.  Each push is a new GstBuffer
  * (its own PTS) holding the prepared memory, referenced, never copied. */
 static gpointer
@@ -341,21 +393,21 @@ push_sweeps (gpointer data)
   return NULL;
 }
 
-/* Asks voxelize's sink pad for an allocator for @caps, once the caps have
+/* Asks @el's sink pad for an allocator for @caps, once the caps have
  * reached it (appsrc sends them from its streaming thread once PAUSED;
  * until then the query is refused).  NULL, with the reason in @r, when it
  * proposes none or an error comes first. */
 static GstAllocator *
-proposed_allocator (Result * r, GstElement * vox, GstBus * bus,
+proposed_allocator (Result * r, GstElement * el, GstBus * bus,
     GstCaps * caps, GstAllocationParams * params)
 {
-  GstPad *pad = gst_element_get_static_pad (vox, "sink");
+  GstPad *pad = gst_element_get_static_pad (el, "sink");
   gint64 deadline = g_get_monotonic_time () + NEGOTIATION_TIMEOUT_US;
   GstAllocator *allocator = NULL;
   gboolean answered = FALSE;
 
   /* A transform answers ALLOCATION only once negotiated, and appsrc sends
-   * its caps with the first buffer: give voxelize the caps now. */
+   * its caps with the first buffer: give the element the caps now. */
   if (!gst_pad_has_current_caps (pad)) {
     gst_pad_send_event (pad, gst_event_new_stream_start ("bench-pipeline"));
     gst_pad_send_event (pad, gst_event_new_caps (caps));
@@ -376,7 +428,7 @@ proposed_allocator (Result * r, GstElement * vox, GstBus * bus,
       break;
     }
     if (g_get_monotonic_time () > deadline) {
-      set_status (r, "failed", "voxelize was not negotiated after %d s",
+      set_status (r, "failed", "the element was not negotiated after %d s",
           (int) (NEGOTIATION_TIMEOUT_US / G_USEC_PER_SEC));
       break;
     }
@@ -384,11 +436,11 @@ proposed_allocator (Result * r, GstElement * vox, GstBus * bus,
   }
   gst_object_unref (pad);
   if (answered && !allocator)
-    set_status (r, "failed", "voxelize proposed no CUDA allocator (it does "
-        "not run on the GPU)");
+    set_status (r, "failed", "the element proposed no CUDA allocator (it "
+        "does not run on the GPU)");
   if (allocator && !g_str_has_prefix (allocator->mem_type,
           GST_ROBOCACHE_CUDA_MEMORY_TYPE)) {
-    set_status (r, "failed", "voxelize proposed a %s allocator",
+    set_status (r, "failed", "the element proposed a %s allocator",
         allocator->mem_type);
     gst_clear_object (&allocator);
   }
@@ -447,41 +499,51 @@ upload_sweeps (Result * r, const Sweeps * sw, GstAllocator * allocator,
   return out;
 }
 
+/* One element between appsrc and fakesink, timed at its pads. */
+typedef struct
+{
+  const char *element;          /* launch description of the element */
+  const char *out_media_type;
+  const Sweeps *input;          /* pushed round-robin */
+  guint n;                      /* buffers pushed in all */
+  guint warmup;                 /* the first ones, not counted */
+} Stream;
+
 static void
-run_sweeps (Result * r, const Sweeps * sw, gboolean cuda_in,
+run_stream (Result * r, const Stream * stream, gboolean cuda_in,
     gboolean cuda_out)
 {
   gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=false "
-      "block=true max-buffers=%d max-bytes=0 ! robocachevoxelize name=vox "
-      "backend=%s mode=count dims=\"<%u,%u,%u>\" ! capsfilter caps=\"%s%s\" "
-      "! fakesink sync=false enable-last-sample=false", APPSRC_MAX_BUFFERS,
-      opt_backend, opt_dims[0], opt_dims[1], opt_dims[2],
-      GST_ROBOCACHE_VOXELS_MEDIA_TYPE,
+      "block=true max-buffers=%d max-bytes=0 ! %s name=el "
+      "! capsfilter caps=\"%s%s\" ! fakesink sync=false "
+      "enable-last-sample=false", APPSRC_MAX_BUFFERS, stream->element,
+      stream->out_media_type,
       cuda_out ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
+  const Sweeps *sw = stream->input;
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
-  GstElement *src, *vox;
+  GstElement *src, *el;
   GstCaps *caps = gst_caps_copy (sw->caps);
   GstBus *bus;
   GstMessage *msg;
   GThread *thread;
   GstClockTime start;
-  Stamps stamps = { g_new0 (GstClockTime, opt_sweeps),
-    g_new0 (GstClockTime, opt_sweeps), opt_sweeps, -1
+  Stamps stamps = { g_new0 (GstClockTime, stream->n),
+    g_new0 (GstClockTime, stream->n), stream->n, 0, 0, -1
   };
-  Pusher pusher = { NULL, NULL, opt_sweeps, GST_FLOW_OK };
+  Pusher pusher = { NULL, NULL, stream->n, GST_FLOW_OK };
 
   if (!pipeline)
     die ("%s: %s", desc, error->message);
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  vox = gst_bin_get_by_name (GST_BIN (pipeline), "vox");
+  el = gst_bin_get_by_name (GST_BIN (pipeline), "el");
   bus = gst_element_get_bus (pipeline);
   if (cuda_in)
     gst_caps_set_features (caps, 0,
         gst_caps_features_new (GST_ROBOCACHE_CAPS_FEATURE_CUDA, NULL));
   g_object_set (src, "caps", caps, NULL);
-  add_probe (vox, "sink", stamp_in, &stamps);
-  add_probe (vox, "src", stamp_out, &stamps);
+  add_probe (el, "sink", stamp_in, &stamps);
+  add_probe (el, "src", stamp_out, &stamps);
 
   if (gst_element_set_state (pipeline, GST_STATE_PAUSED) ==
       GST_STATE_CHANGE_FAILURE) {
@@ -495,7 +557,7 @@ run_sweeps (Result * r, const Sweeps * sw, gboolean cuda_in,
   }
   if (cuda_in) {
     GstAllocationParams params;
-    GstAllocator *allocator = proposed_allocator (r, vox, bus, caps,
+    GstAllocator *allocator = proposed_allocator (r, el, bus, caps,
         &params);
 
     if (!allocator)
@@ -526,11 +588,11 @@ run_sweeps (Result * r, const Sweeps * sw, gboolean cuda_in,
     set_status (r, "failed", "appsrc push: %s",
         gst_flow_get_name (pusher.flow));
   } else {
-    r->buffers = opt_sweeps;
+    r->buffers = stream->n;
     set_status (r, "ok", "%s", "");
-    sweep_stats (r, &stamps);
+    buffer_stats (r, &stamps, stream->warmup);
     if (strcmp (r->status, "ok") == 0 && stamps.out_cuda != cuda_out)
-      set_status (r, "failed", "grids came out in %s memory",
+      set_status (r, "failed", "the outputs came out in %s memory",
           stamps.out_cuda ? "CUDA" : "system");
   }
   if (msg)
@@ -545,7 +607,7 @@ done:
   gst_caps_unref (caps);
   gst_object_unref (bus);
   gst_object_unref (src);
-  gst_object_unref (vox);
+  gst_object_unref (el);
   gst_object_unref (pipeline);
   g_free (desc);
 }
@@ -616,7 +678,7 @@ run_fusion (Result * r)
 static void
 print_header (void)
 {
-  printf ("%-30s %7s %9s %9s %11s %11s\n", "case", "buffers", "fps",
+  printf ("%-34s %7s %9s %9s %11s %11s\n", "case", "buffers", "fps",
       "fps med5", "lat med us", "lat p99 us");
 }
 
@@ -624,12 +686,12 @@ static void
 print_result (const Result * r)
 {
   if (strcmp (r->status, "ok") != 0) {
-    printf ("%-30s %s: %s\n", r->name, r->status, r->reason);
+    printf ("%-34s %s: %s\n", r->name, r->status, r->reason);
   } else if (isnan (r->lat_median_us)) {
-    printf ("%-30s %7" G_GUINT64_FORMAT " %9.1f %9.1f %11s %11s\n", r->name,
+    printf ("%-34s %7" G_GUINT64_FORMAT " %9.1f %9.1f %11s %11s\n", r->name,
         r->buffers, r->fps, r->fps_window_median, "-", "-");
   } else {
-    printf ("%-30s %7" G_GUINT64_FORMAT " %9.1f %9.1f %11.1f %11.1f\n",
+    printf ("%-34s %7" G_GUINT64_FORMAT " %9.1f %9.1f %11.1f %11.1f\n",
         r->name, r->buffers, r->fps, r->fps_window_median, r->lat_median_us,
         r->lat_p99_us);
   }
@@ -704,9 +766,13 @@ write_json (const char *path, const char *device, const char *cpu,
   fprintf (f, ",\n  \"voxelize_on_gpu\": %s,\n  \"sweeps\": %u,\n"
       "  \"sweeps_made\": %d,\n  \"points_per_sweep\": %d,\n"
       "  \"grid\": [%u, %u, %u],\n  \"mode\": \"count\",\n"
-      "  \"warmup\": %u,\n  \"fusion_seconds\": %u,\n  \"cases\": [\n",
+      "  \"warmup\": %u,\n  \"chunks\": %d,\n  \"chunk_warmup\": %d,\n"
+      "  \"chunk_shape\": [%d, %d, %d],\n  \"chunk_rate\": %d,\n"
+      "  \"fusion_seconds\": %u,\n  \"cases\": [\n",
       on_gpu ? "true" : "false", opt_sweeps, N_MADE, POINTS_PER_SWEEP,
-      opt_dims[0], opt_dims[1], opt_dims[2], opt_warmup, opt_fusion_seconds);
+      opt_dims[0], opt_dims[1], opt_dims[2], opt_warmup, N_CHUNKS,
+      CHUNK_WARMUP, CHUNK_BATCH, CHUNK_SAMPLES, CHUNK_CHANNELS, CHUNK_RATE,
+      opt_fusion_seconds);
   for (guint i = 0; i < n; i++) {
     fprintf (f, "    ");
     json_result (f, &results[i]);
@@ -795,14 +861,18 @@ main (int argc, char **argv)
   char device[256];
   gchar *cpu;
   gboolean on_gpu, failed = FALSE;
-  Sweeps sweeps = { NULL, NULL };
+  Sweeps sweeps = { NULL, NULL }, chunks = { NULL, NULL };
   Result results[] = {
     {"voxelize sys in, sys out", "system", "system"},
     {"voxelize sys in, cuda out", "system", "cuda"},
     {"voxelize cuda in, cuda out", "cuda", "cuda"},
+    {"resample chunks sys in, cuda out", "system", "cuda"},
+    {"resample chunks cuda in, cuda out", "cuda", "cuda"},
     {"fusion 3 sensors @30 Hz", "-", "system"},
   };
-  const guint n_results = G_N_ELEMENTS (results);
+  const guint n_results = G_N_ELEMENTS (results), fusion = n_results - 1;
+  gchar *voxelize, *resample;
+  Stream sweep_stream, chunk_stream;
 
   gst_init (&argc, &argv);
   for (int i = 1; i < argc; i++) {
@@ -851,16 +921,28 @@ main (int argc, char **argv)
   printf ("device: %s\ncpu: %s\nbackend: %s (voxelize on the %s)\n"
       "sweeps: %u pushed round-robin from %d made once, %d points each; "
       "grid %u x %u x %u count; first %u not counted\n"
+      "chunks: %d pushed once, %d trajectories x %d samples x %d float32, "
+      "resampled at %d Hz; first %d not counted\n"
       "fusion: %u s of camera 30 Hz, joints 200 Hz, lidar 10 Hz, not live\n"
-      "latency: voxelize src pad exit - sink pad entry; fps: buffers / "
+      "latency: element src pad exit - sink pad entry; fps: buffers / "
       "steady wall time (med5: median of %d windows)\n\n", device, cpu,
       opt_backend, on_gpu ? "GPU" : "CPU", opt_sweeps, N_MADE,
       POINTS_PER_SWEEP, opt_dims[0], opt_dims[1], opt_dims[2], opt_warmup,
-      opt_fusion_seconds, N_WINDOWS);
+      N_CHUNKS, CHUNK_BATCH, CHUNK_SAMPLES, CHUNK_CHANNELS, CHUNK_RATE,
+      CHUNK_WARMUP, opt_fusion_seconds, N_WINDOWS);
   print_header ();
   fflush (stdout);
 
   make_sweeps (&sweeps);
+  voxelize = g_strdup_printf ("robocachevoxelize backend=%s mode=count "
+      "dims=\"<%u,%u,%u>\"", opt_backend, opt_dims[0], opt_dims[1],
+      opt_dims[2]);
+  resample = g_strdup_printf ("robocacheresample backend=%s rate=%d",
+      opt_backend, CHUNK_RATE);
+  sweep_stream = (Stream) {
+  voxelize, GST_ROBOCACHE_VOXELS_MEDIA_TYPE, &sweeps, opt_sweeps, opt_warmup};
+  chunk_stream = (Stream) {
+  resample, GST_ROBOCACHE_VECTORS_MEDIA_TYPE, NULL, N_CHUNKS, CHUNK_WARMUP};
   if (!on_gpu && strcmp (opt_backend, "gpu") == 0) {
     /* voxelize would refuse to start: nothing can run. */
     for (guint i = 0; i < n_results; i++)
@@ -870,22 +952,28 @@ main (int argc, char **argv)
     const char *cpu_why = strcmp (opt_backend, "cpu") == 0 ?
         "backend=cpu" : why ? why : "voxelize offers no CUDA memory";
 
-    run_sweeps (&results[0], &sweeps, FALSE, FALSE);
+    run_stream (&results[0], &sweep_stream, FALSE, FALSE);
     print_result (&results[0]);
     if (on_gpu) {
-      run_sweeps (&results[1], &sweeps, FALSE, TRUE);
+      run_stream (&results[1], &sweep_stream, FALSE, TRUE);
       print_result (&results[1]);
-      run_sweeps (&results[2], &sweeps, TRUE, TRUE);
+      run_stream (&results[2], &sweep_stream, TRUE, TRUE);
       print_result (&results[2]);
+      make_chunks (&chunks);
+      chunk_stream.input = &chunks;
+      run_stream (&results[3], &chunk_stream, FALSE, TRUE);
+      print_result (&results[3]);
+      run_stream (&results[4], &chunk_stream, TRUE, TRUE);
+      print_result (&results[4]);
     } else {
-      for (guint i = 1; i <= 2; i++) {
-        set_status (&results[i], "skipped", "voxelize runs on the CPU (%s)",
-            cpu_why);
+      for (guint i = 1; i < fusion; i++) {
+        set_status (&results[i], "skipped", "the elements run on the CPU "
+            "(%s)", cpu_why);
         print_result (&results[i]);
       }
     }
-    run_fusion (&results[3]);
-    print_result (&results[3]);
+    run_fusion (&results[fusion]);
+    print_result (&results[fusion]);
   }
   if (strcmp (results[0].status, "skipped") == 0)
     for (guint i = 0; i < n_results; i++)
@@ -893,15 +981,22 @@ main (int argc, char **argv)
   for (guint i = 0; i < n_results; i++)
     failed |= strcmp (results[i].status, "failed") == 0;
 
-  if (strcmp (results[3].status, "ok") == 0)
+  if (strcmp (results[fusion].status, "ok") == 0)
     printf ("\nfusion: %" G_GUINT64_FORMAT " fused frames in %.2f s of wall "
-        "time (start-up included)\n", results[3].buffers, results[3].wall_s);
+        "time (start-up included)\n", results[fusion].buffers,
+        results[fusion].wall_s);
   if (json) {
     write_json (json, device, cpu, on_gpu, results, n_results);
     printf ("wrote %s\n", json);
   }
   gst_caps_unref (sweeps.caps);
   g_ptr_array_unref (sweeps.buffers);
+  if (chunks.caps) {
+    gst_caps_unref (chunks.caps);
+    g_ptr_array_unref (chunks.buffers);
+  }
+  g_free (voxelize);
+  g_free (resample);
   g_free (cpu);
   return failed ? 1 : 0;
 }
