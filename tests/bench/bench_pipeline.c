@@ -87,12 +87,12 @@ typedef struct
   GArray *out;
 } Frames;
 
-/* What a case pushes: @buffers round-robin, @n times in all. */
+/* What a case pushes: its caps and the buffers it takes turns with. */
 typedef struct
 {
   GstCaps *caps;
   GPtrArray *buffers;
-} Sweeps;
+} Inputs;
 
 typedef struct
 {
@@ -274,12 +274,12 @@ add_probe (GstElement * element, const char *pad_name,
 }
 
 /* ------------------------------------------------------------------ */
-/* Sweeps                                                              */
+/* Inputs                                                              */
 /* ------------------------------------------------------------------ */
 
 /* The sweeps, made once by robocachelidarsrc, in system memory. */
 static void
-make_sweeps (Sweeps * sw)
+make_sweeps (Inputs * sw)
 {
   gchar *desc = g_strdup_printf ("robocachelidarsrc num-buffers=%d seed=1 "
       "points-per-sweep=%d ! appsink name=sink sync=false caps=\"%s\"",
@@ -327,7 +327,7 @@ make_sweeps (Sweeps * sw)
  * segment's start would be clipped), every trajectory's next chunk
  * following on.  The values are a random tile drawn once and repeated. */
 static void
-make_chunks (Sweeps * ch)
+make_chunks (Inputs * ch)
 {
   const gsize n = (gsize) CHUNK_BATCH * CHUNK_SAMPLES;
   const gsize times = n * sizeof (gint64);
@@ -451,7 +451,7 @@ proposed_allocator (Result * r, GstElement * el, GstBus * bus,
  * the host side; a CUDA map uploads it here, before the timing, rather
  * than in the first push. */
 static GstBuffer *
-upload_sweep (Result * r, GstBuffer * from, GstAllocator * allocator,
+upload_buffer (Result * r, GstBuffer * from, GstAllocator * allocator,
     GstAllocationParams * params)
 {
   gsize size = gst_buffer_get_size (from);
@@ -469,7 +469,7 @@ upload_sweep (Result * r, GstBuffer * from, GstAllocator * allocator,
   gst_buffer_extract (from, 0, map.data, size);
   gst_memory_unmap (mem, &map);
   if (!gst_memory_map (mem, &map, GST_MAP_READ | GST_ROBOCACHE_MAP_CUDA)) {
-    set_status (r, "failed", "cannot upload a sweep to the GPU");
+    set_status (r, "failed", "cannot upload a buffer to the GPU");
     gst_memory_unref (mem);
     return NULL;
   }
@@ -480,14 +480,14 @@ upload_sweep (Result * r, GstBuffer * from, GstAllocator * allocator,
 }
 
 static GPtrArray *
-upload_sweeps (Result * r, const Sweeps * sw, GstAllocator * allocator,
+upload_inputs (Result * r, const Inputs * sw, GstAllocator * allocator,
     GstAllocationParams * params)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
 
   for (guint i = 0; i < sw->buffers->len; i++) {
-    GstBuffer *buf = upload_sweep (r, g_ptr_array_index (sw->buffers, i),
+    GstBuffer *buf = upload_buffer (r, g_ptr_array_index (sw->buffers, i),
         allocator, params);
 
     if (!buf) {
@@ -504,7 +504,7 @@ typedef struct
 {
   const char *element;          /* launch description of the element */
   const char *out_media_type;
-  const Sweeps *input;          /* pushed round-robin */
+  const Inputs *input;          /* pushed round-robin */
   guint n;                      /* buffers pushed in all */
   guint warmup;                 /* the first ones, not counted */
 } Stream;
@@ -519,7 +519,7 @@ run_stream (Result * r, const Stream * stream, gboolean cuda_in,
       "enable-last-sample=false", APPSRC_MAX_BUFFERS, stream->element,
       stream->out_media_type,
       cuda_out ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
-  const Sweeps *sw = stream->input;
+  const Inputs *sw = stream->input;
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
   GstElement *src, *el;
@@ -562,7 +562,7 @@ run_stream (Result * r, const Stream * stream, gboolean cuda_in,
 
     if (!allocator)
       goto done;
-    pusher.buffers = upload_sweeps (r, sw, allocator, &params);
+    pusher.buffers = upload_inputs (r, sw, allocator, &params);
     gst_object_unref (allocator);
     if (!pusher.buffers)
       goto done;
@@ -861,7 +861,7 @@ main (int argc, char **argv)
   char device[256];
   gchar *cpu;
   gboolean on_gpu, failed = FALSE;
-  Sweeps sweeps = { NULL, NULL }, chunks = { NULL, NULL };
+  Inputs sweeps = { NULL, NULL }, chunks = { NULL, NULL };
   Result results[] = {
     {"voxelize sys in, sys out", "system", "system"},
     {"voxelize sys in, cuda out", "system", "cuda"},
