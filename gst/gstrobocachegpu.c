@@ -28,29 +28,48 @@ gst_robocache_backend_get_type (void)
   return type;
 }
 
-gboolean
-gst_robocache_gpu_ensure_scratch (GstElement * element, gpointer * ptr,
-    gsize * have, gsize size, const gchar * what)
+/* Grows @ptr (@have bytes) to at least @size with @alloc and @release:
+ * device memory or page-locked host memory. */
+static gboolean
+ensure_memory (GstElement * element, gpointer * ptr, gsize * have,
+    gsize size, const gchar * what, rc_status (*alloc) (void **, size_t),
+    rc_status (*release) (void *), const gchar * kind)
 {
   rc_status ret;
 
   if (*ptr && *have >= size)
     return TRUE;
-  rc_device_free (*ptr);
+  release (*ptr);
   *ptr = NULL;
   *have = 0;
   size = MAX (size, 1);
-  ret = rc_device_alloc (ptr, size);
+  ret = alloc (ptr, size);
   if (ret != RC_OK) {
     *ptr = NULL;
     GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
-        ("cannot allocate %" G_GSIZE_FORMAT " bytes of GPU memory for the %s",
-            size, what), ("%s: %s", rc_status_message (ret),
+        ("cannot allocate %" G_GSIZE_FORMAT " bytes of %s for the %s",
+            size, kind, what), ("%s: %s", rc_status_message (ret),
             rc_error_detail ()));
     return FALSE;
   }
   *have = size;
   return TRUE;
+}
+
+gboolean
+gst_robocache_gpu_ensure_scratch (GstElement * element, gpointer * ptr,
+    gsize * have, gsize size, const gchar * what)
+{
+  return ensure_memory (element, ptr, have, size, what, rc_device_alloc,
+      rc_device_free, "GPU memory");
+}
+
+gboolean
+gst_robocache_gpu_ensure_pinned (GstElement * element, gpointer * ptr,
+    gsize * have, gsize size, const gchar * what)
+{
+  return ensure_memory (element, ptr, have, size, what, rc_host_alloc,
+      rc_host_free, "page-locked memory");
 }
 
 void

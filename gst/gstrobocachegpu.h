@@ -93,6 +93,11 @@ gboolean gst_robocache_is_cuda_memory (GstMemory * mem);
 gboolean gst_robocache_gpu_ensure_scratch (GstElement * element,
     gpointer * ptr, gsize * have, gsize size, const gchar * what);
 
+/* The same for page-locked host memory (rc_host_alloc), which the GPU
+ * copies to and from at full speed. */
+gboolean gst_robocache_gpu_ensure_pinned (GstElement * element,
+    gpointer * ptr, gsize * have, gsize size, const gchar * what);
+
 /* The allocator type name of robocache CUDA memory. */
 #define GST_ROBOCACHE_CUDA_MEMORY_TYPE "robocache.cuda.memory"
 

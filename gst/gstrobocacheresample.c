@@ -198,8 +198,6 @@ typedef struct
   gsize scratch_size;
   guint8 *src_scratch;
   gsize src_scratch_size;
-  guint8 *in_times;             /* a CUDA chunk's timestamps, read back */
-  gsize in_times_size;
 
   /* Device scratch, grown to the largest size seen. */
   gpointer device_src_t;
@@ -210,6 +208,9 @@ typedef struct
   gsize device_tgt_size;
   gpointer device_out;
   gsize device_out_size;
+  /* Page-locked: a CUDA chunk's timestamps, read back. */
+  gpointer host_times;
+  gsize host_times_size;
 
   gboolean discont;
   gboolean warned_order;
@@ -569,17 +570,21 @@ compute (GstRobocacheResample * self, guint batch, guint n_source,
  * put in front on the device, and the kernel writes straight into the
  * output buffer when that is CUDA memory too. */
 
-/* Reads the @n timestamps at @device back into st->in_times. */
+/* Reads the @n timestamps at @device back into st->host_times. */
 static const gint64 *
 read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
 {
   State *st = &self->state;
   rc_status ret;
 
-  if (!ensure_host (self, &st->in_times, &st->in_times_size,
-          n * sizeof (gint64)) || !push_context (self))
+  if (!push_context (self))
     return NULL;
-  ret = rc_device_copy_async (st->in_times, device, n * sizeof (gint64),
+  if (!gst_robocache_gpu_ensure_pinned (GST_ELEMENT (self), &st->host_times,
+          &st->host_times_size, n * sizeof (gint64), "chunk times")) {
+    gst_robocache_gpu_pop (&st->gpu);
+    return NULL;
+  }
+  ret = rc_device_copy_async (st->host_times, device, n * sizeof (gint64),
       RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
   if (ret == RC_OK)
     ret = rc_stream_synchronize (st->gpu.stream);
@@ -588,7 +593,7 @@ read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
     gpu_failed (self, ret);
     return NULL;
   }
-  return (const gint64 *) st->in_times;
+  return (const gint64 *) st->host_times;
 }
 
 /* Copies @batch rows of @n_in items of @size bytes from @in (device) to
@@ -1357,8 +1362,6 @@ free_buffers (State * st)
   st->scratch_size = 0;
   g_clear_pointer (&st->src_scratch, g_free);
   st->src_scratch_size = 0;
-  g_clear_pointer (&st->in_times, g_free);
-  st->in_times_size = 0;
 }
 
 static gboolean
@@ -1713,6 +1716,7 @@ stop (GstRobocacheResample * self)
     rc_device_free (st->device_src_v);
     rc_device_free (st->device_tgt);
     rc_device_free (st->device_out);
+    rc_host_free (st->host_times);
     gst_robocache_gpu_pop (&st->gpu);
   }
   gst_robocache_gpu_close (&st->gpu);
