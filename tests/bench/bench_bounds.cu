@@ -1,5 +1,6 @@
 /* Bounds for bench-kernels (bench_bounds.h): parts of a workload alone. */
 #include "bench_bounds.h"
+#include "internal.h"
 #include "resample-math.h"
 #include "voxelize-math.h"
 
@@ -9,15 +10,6 @@ namespace
 {
 
 const int kBlock = 256;
-
-rc_status
-status_of (cudaError_t err)
-{
-  if (err == cudaSuccess)
-    return RC_OK;
-  (void) cudaGetLastError ();
-  return RC_ERROR_CUDA;
-}
 
 /* One thread per 16 bytes of output: every load independent, as many in
  * flight as the GPU holds threads. */
@@ -93,7 +85,7 @@ bench_gather_rows_f32 (const bench_row_pair * pairs, uint64_t n_targets,
   gather_rows <<< (unsigned) ((n + kBlock - 1) / kBlock), kBlock, 0,
       (cudaStream_t) stream >>> (pairs, n, (const float4 *) rows, nvec,
       (float4 *) out);
-  return status_of (cudaGetLastError ());
+  return rc_check_cuda (cudaGetLastError ());
 }
 
 extern "C" rc_status
@@ -119,13 +111,13 @@ bench_occupancy_without_stats (const void *points, uint64_t n_points,
     err = cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
         dev);
   if (err != cudaSuccess)
-    return status_of (err);
+    return rc_check_cuda (err);
 
   clear_grid <<< sms * threads / kBlock, kBlock, 0, s >>> ((uint4 *) out,
       out_size / 16);
   err = cudaGetLastError ();
   if (err != cudaSuccess || n_points == 0)
-    return status_of (err);
+    return rc_check_cuda (err);
 
   config.gridDim = dim3 ((unsigned) ((n_points + kBlock - 1) / kBlock));
   config.blockDim = dim3 (kBlock);
@@ -136,6 +128,6 @@ bench_occupancy_without_stats (const void *points, uint64_t n_points,
     config.attrs = &attr;
     config.numAttrs = 1;
   }
-  return status_of (cudaLaunchKernelEx (&config, mark_points, *grid,
+  return rc_check_cuda (cudaLaunchKernelEx (&config, mark_points, *grid,
           (const float *) points, n_points, (uint8_t *) out));
 }
