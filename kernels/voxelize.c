@@ -1,11 +1,14 @@
 /* Voxelization, CPU reference: one pass over the points, no allocation.
  * Points are gathered into runs of consecutive points in one voxel, so the
- * large grid is touched once per run; the mean writes each output value
- * once, after the pass. */
+ * large grid is touched once per run.  The mean adds its runs into a compact
+ * table of the occupied voxels while a second thread zeroes the output,
+ * then writes the means into it; the output is written once either way. */
 #include "voxelize-math.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
 /* Loops over a run's features, fully unrolled where their count is a
@@ -88,12 +91,24 @@ rc_voxelize_output_size (const rc_point_layout * layout,
 }
 
 /* The mean's scratch: a bit per voxel (set on the voxel's first point, so
- * that nothing else needs clearing) followed by a point count per voxel,
- * valid only where the bit is set. */
+ * that nothing else needs clearing), a word per voxel, valid only where the
+ * bit is set (the voxel's row in the table below, or its point count when
+ * the table overflows), then a table of up to mean_table_rows() occupied
+ * voxels: their indices, point counts and feature sums. */
 static uint64_t
 mean_mask_words (uint64_t n_voxels)
 {
   return (n_voxels + 31) / 32;
+}
+
+/* Enough rows for any sweep of a few hundred thousand points; a cloud that
+ * occupies more voxels takes the path without the table. */
+#define MEAN_TABLE_MAX_ROWS (UINT64_C (1) << 18)
+
+static uint64_t
+mean_table_rows (uint64_t n_voxels)
+{
+  return n_voxels < MEAN_TABLE_MAX_ROWS ? n_voxels : MEAN_TABLE_MAX_ROWS;
 }
 
 uint64_t
@@ -102,10 +117,11 @@ rc_voxelize_scratch_size (const rc_point_layout * layout,
 {
   uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
 
-  (void) layout;
   if (grid->mode != RC_VOXEL_MEAN)
     return 0;
-  return (mean_mask_words (n_voxels) + n_voxels) * sizeof (uint32_t);
+  return (mean_mask_words (n_voxels) + n_voxels +
+      mean_table_rows (n_voxels) * (2 + layout->n_features)) *
+      sizeof (uint32_t);
 }
 
 uint64_t
@@ -123,7 +139,14 @@ typedef struct
   rc_voxel_mode mode;
   uint64_t n_voxels;
   uint8_t *out;
-  uint32_t *mask, *counts;      /* the mean's scratch */
+  /* The mean's scratch: the mask; a word per voxel (its table row, or its
+   * count without the table); the table, when used. */
+  uint32_t *mask, *per_voxel;
+  int use_table;
+  uint64_t table_rows;
+  uint32_t *row_voxel, *row_count;
+  float *row_sums;              /* n_features per row */
+  int table_full;               /* a voxel found no row: redo without */
   uint64_t occupied;
 } voxel_sink;
 
@@ -146,22 +169,72 @@ sink_run (voxel_sink * sink, uint64_t v, uint32_t n_points,
     }
     case RC_VOXEL_MEAN:{
       uint32_t bit = UINT32_C (1) << (v & 31);
-      /* The planes are not cleared beforehand: a voxel's first run
-       * initialises its sums, and the final pass zeroes the others. */
-      if (!(sink->mask[v / 32] & bit)) {
+      int first = !(sink->mask[v / 32] & bit);
+      float *acc;
+
+      /* A voxel's first run initialises its sums, later runs add to them,
+       * in the same order with or without the table. */
+      if (first) {
+        if (sink->use_table && sink->occupied == sink->table_rows) {
+          sink->table_full = 1;
+          return;
+        }
         sink->mask[v / 32] |= bit;
+        if (sink->use_table) {
+          sink->per_voxel[v] = (uint32_t) sink->occupied;
+          sink->row_voxel[sink->occupied] = (uint32_t) v;
+          sink->row_count[sink->occupied] = n_points;
+          acc = sink->row_sums + sink->occupied * n_features;
+          UNROLL_FEATURES
+          for (uint32_t f = 0; f < n_features; f++)
+            acc[f] = sums[f];
+        } else {
+          /* The planes are not cleared beforehand: finish_means zeroes
+           * the voxels no run reached. */
+          sink->per_voxel[v] = n_points;
+          UNROLL_FEATURES
+          for (uint32_t f = 0; f < n_features; f++)
+            planes[f * sink->n_voxels + v] = sums[f];
+        }
         sink->occupied++;
-        sink->counts[v] = n_points;
+      } else if (sink->use_table) {
+        uint32_t row = sink->per_voxel[v];
+        sink->row_count[row] += n_points;
+        acc = sink->row_sums + (uint64_t) row * n_features;
         UNROLL_FEATURES
         for (uint32_t f = 0; f < n_features; f++)
-          planes[f * sink->n_voxels + v] = sums[f];
+          acc[f] += sums[f];
       } else {
-        sink->counts[v] += n_points;
+        sink->per_voxel[v] += n_points;
         UNROLL_FEATURES
         for (uint32_t f = 0; f < n_features; f++)
           planes[f * sink->n_voxels + v] += sums[f];
       }
       break;
+    }
+  }
+}
+
+/* With the table: the output has been zeroed; each occupied voxel of mask
+ * words [@first_word, @end_word) gets its means.  Voxel by voxel along the
+ * mask rather than row by row, so that the planes are written in address
+ * order. */
+static void
+write_table_means (const voxel_sink * sink, uint64_t first_word,
+    uint64_t end_word)
+{
+  float *planes = (float *) sink->out;
+  uint32_t n_features = sink->layout->n_features;
+
+  for (uint64_t w = first_word; w < end_word; w++) {
+    for (uint32_t bits = sink->mask[w]; bits; bits &= bits - 1) {
+      uint64_t v = w * 32 + (unsigned) __builtin_ctz (bits);
+      uint32_t row = sink->per_voxel[v];
+      const float *acc = sink->row_sums + (uint64_t) row * n_features;
+      float n = (float) sink->row_count[row];
+
+      for (uint32_t f = 0; f < n_features; f++)
+        planes[f * sink->n_voxels + v] = acc[f] / n;
     }
   }
 }
@@ -199,7 +272,7 @@ finish_means (const voxel_sink * sink)
       float means[32];
       for (uint32_t bits = sink->mask[w]; bits; bits &= bits - 1) {
         unsigned i = (unsigned) __builtin_ctz (bits);
-        means[i] = span[i] / (float) sink->counts[w * 32 + i];
+        means[i] = span[i] / (float) sink->per_voxel[w * 32 + i];
       }
       memset (span, 0, (end - w * 32) * sizeof (float));
       for (uint32_t bits = sink->mask[w]; bits; bits &= bits - 1) {
@@ -297,26 +370,15 @@ bin_points (const rc_point_layout * layout,
   s->in_grid += in_grid;
 }
 
+/* Bins one cloud into @sink, with the specialisation of bin_points that
+ * fits its layout. */
 static void
-voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
-    const uint8_t * points, uint64_t n_points, uint8_t * out,
-    uint32_t * scratch, rc_voxelize_stats * stats)
+bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * points, uint64_t n_points, voxel_sink * sink,
+    rc_voxelize_stats * s)
 {
-  uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
-  voxel_sink sink = { layout, grid->mode, n_voxels, out, NULL, NULL, 0 };
-  rc_voxelize_stats s = { 0, 0, 0, 0 };
   int packed_xyz, float_features = 1;
   uint32_t n_features;
-
-  /* The mean clears only its mask (finish_means writes the planes); its
-   * scratch is not used by other modes, which may be given a smaller one. */
-  if (grid->mode == RC_VOXEL_MEAN) {
-    sink.mask = scratch;
-    sink.counts = scratch + mean_mask_words (n_voxels);
-    memset (sink.mask, 0, mean_mask_words (n_voxels) * sizeof (uint32_t));
-  } else {
-    memset (out, 0, rc_voxelize_output_size (layout, grid));
-  }
 
   packed_xyz = layout->x.type == RC_TYPE_FLOAT32
       && layout->y.type == RC_TYPE_FLOAT32 && layout->z.type == RC_TYPE_FLOAT32
@@ -328,29 +390,135 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
   if (packed_xyz && float_features) {
     switch (n_features) {
       case 0:
-        bin_points (layout, grid, points, n_points, 1, 1, 0, &sink, &s);
+        bin_points (layout, grid, points, n_points, 1, 1, 0, sink, s);
         break;
       case 1:
-        bin_points (layout, grid, points, n_points, 1, 1, 1, &sink, &s);
+        bin_points (layout, grid, points, n_points, 1, 1, 1, sink, s);
         break;
       case 3:
-        bin_points (layout, grid, points, n_points, 1, 1, 3, &sink, &s);
+        bin_points (layout, grid, points, n_points, 1, 1, 3, sink, s);
         break;
       case 4:
-        bin_points (layout, grid, points, n_points, 1, 1, 4, &sink, &s);
+        bin_points (layout, grid, points, n_points, 1, 1, 4, sink, s);
         break;
       default:
-        bin_points (layout, grid, points, n_points, 1, 1, n_features, &sink,
-            &s);
+        bin_points (layout, grid, points, n_points, 1, 1, n_features, sink,
+            s);
         break;
     }
   } else {
     bin_points (layout, grid, points, n_points, packed_xyz, float_features,
-        n_features, &sink, &s);
+        n_features, sink, s);
+  }
+}
+
+/* The mean on two threads, where the output is large enough to pay for the
+ * second and there is a second processor to run it: the helper zeroes the
+ * output while the caller bins the points, then each writes the means of
+ * half of the grid. */
+#define HELPER_MIN_BYTES (UINT64_C (1) << 22)
+
+typedef struct
+{
+  const voxel_sink *sink;
+  size_t out_size;
+  pthread_barrier_t binned;     /* the caller has binned every point */
+} mean_helper;
+
+static void *
+help_with_mean (void *data)
+{
+  mean_helper *h = data;
+  const voxel_sink *sink = h->sink;
+  uint64_t n_words = mean_mask_words (sink->n_voxels);
+
+  memset (sink->out, 0, h->out_size);
+  pthread_barrier_wait (&h->binned);
+  if (!sink->table_full)
+    write_table_means (sink, n_words / 2, n_words);
+  return NULL;
+}
+
+static int processors;
+
+static void
+count_processors (void)
+{
+  processors = (int) sysconf (_SC_NPROCESSORS_ONLN);
+}
+
+static int
+helper_worthwhile (uint64_t out_size)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+  if (out_size < HELPER_MIN_BYTES)
+    return 0;
+  pthread_once (&once, count_processors);
+  return processors >= 2;
+}
+
+static void
+voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * points, uint64_t n_points, uint8_t * out,
+    uint32_t * scratch, rc_voxelize_stats * stats)
+{
+  uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
+  uint64_t out_size = rc_voxelize_output_size (layout, grid);
+  voxel_sink sink = { layout, grid->mode, n_voxels, out };
+  rc_voxelize_stats s = { 0, 0, 0, 0 };
+  mean_helper h = { &sink, out_size };
+  uint64_t n_words = mean_mask_words (n_voxels);
+  pthread_t helper;
+  int helping = 0;
+
+  if (grid->mode != RC_VOXEL_MEAN) {
+    memset (out, 0, out_size);
+    bin_cloud (layout, grid, points, n_points, &sink, &s);
+    s.occupied = sink.occupied;
+    if (stats)
+      *stats = s;
+    return;
   }
 
-  if (grid->mode == RC_VOXEL_MEAN)
+  /* The mean: only the mask needs clearing in the scratch. */
+  sink.mask = scratch;
+  sink.per_voxel = scratch + n_words;
+  sink.use_table = 1;
+  sink.table_rows = mean_table_rows (n_voxels);
+  sink.row_voxel = sink.per_voxel + n_voxels;
+  sink.row_count = sink.row_voxel + sink.table_rows;
+  sink.row_sums = (float *) (sink.row_count + sink.table_rows);
+  memset (sink.mask, 0, n_words * sizeof (uint32_t));
+  if (helper_worthwhile (out_size)
+      && pthread_barrier_init (&h.binned, NULL, 2) == 0) {
+    helping = pthread_create (&helper, NULL, help_with_mean, &h) == 0;
+    if (!helping)
+      pthread_barrier_destroy (&h.binned);
+  }
+  if (!helping)
+    memset (out, 0, out_size);
+  bin_cloud (layout, grid, points, n_points, &sink, &s);
+  if (helping) {
+    pthread_barrier_wait (&h.binned);
+    if (!sink.table_full)
+      write_table_means (&sink, 0, n_words / 2);
+    pthread_join (helper, NULL);
+    pthread_barrier_destroy (&h.binned);
+  } else if (!sink.table_full) {
+    write_table_means (&sink, 0, n_words);
+  }
+
+  if (sink.table_full) {
+    /* More occupied voxels than table rows: again, summing in the planes
+     * themselves, which finish_means then completes. */
+    memset (sink.mask, 0, mean_mask_words (n_voxels) * sizeof (uint32_t));
+    memset (&s, 0, sizeof (s));
+    sink.use_table = 0;
+    sink.occupied = 0;
+    bin_cloud (layout, grid, points, n_points, &sink, &s);
     finish_means (&sink);
+  }
   s.occupied = sink.occupied;
   if (stats)
     *stats = s;

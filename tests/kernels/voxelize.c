@@ -100,7 +100,9 @@ GST_START_TEST (test_mean_hand)
   rc_point_layout layout = xyzi;
   uint64_t n = N_HAND;
   float out[24 * 2];
-  uint32_t scratch[24 + 1];     /* a count per voxel, a bit per voxel */
+  /* A bit per voxel, a word per voxel, and a table row per voxel: its
+   * index, count and two sums. */
+  uint32_t scratch[1 + 24 + 24 * (2 + 2)];
 
   /* Two features: intensity and x. */
   layout.n_features = 2;
@@ -141,7 +143,7 @@ GST_START_TEST (test_stride32_float64)
   };
   const guint16 ring[3] = { 4, 8, 30 };
   float out[64];
-  uint32_t counts[64];
+  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid));
   uint64_t n = 3;
 
   memset (cloud, 0x5A, sizeof (cloud));
@@ -150,9 +152,10 @@ GST_START_TEST (test_stride32_float64)
     memcpy (cloud + p * 32 + 24, &ring[p], 2);
   }
   fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, cloud, &n, 1, out,
-          counts, NULL), RC_OK);
+          scratch, NULL), RC_OK);
   fail_unless_equals_float (out[0], 6.0f);
   fail_unless_equals_float (out[63], 30.0f);
+  g_free (scratch);
 }
 
 GST_END_TEST;
@@ -387,6 +390,61 @@ GST_START_TEST (test_mean_against_recount)
 
 GST_END_TEST;
 
+/* A cloud that occupies more voxels than the mean's table has rows: the
+ * mean falls back to summing in the output planes, with the same result.
+ * Two features over 2^19 voxels make an output large enough for the
+ * second thread to zero it. */
+GST_START_TEST (test_mean_more_voxels_than_table)
+{
+  rc_point_layout layout = xyzi;
+  rc_voxel_grid grid = { {0, 0, 0}, {1, 1, 1}, {1024, 512, 1},
+  RC_VOXEL_MEAN
+  };
+  const uint64_t n_voxels = 1024 * 512, n_filled = 300000;
+  uint64_t n = n_filled + 1;
+  PointXYZI *cloud = g_new (PointXYZI, n);
+  float *out;
+  uint32_t *scratch;
+  rc_voxelize_stats stats;
+
+  layout.n_features = 2;
+  layout.features[1] = layout.x;
+  out = g_malloc (rc_voxelize_output_size (&layout, &grid));
+  scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid));
+  /* One point in each of the first n_filled voxels, in shuffled rows so
+   * that no two consecutive points share a voxel; then one more in voxel
+   * 0. */
+  for (uint64_t i = 0; i < n_filled; i++) {
+    uint64_t v = (i * 7919) % n_filled;
+    PointXYZI p = { (float) (v % 1024) + 0.25f, (float) (v / 1024) + 0.5f,
+      0.5f, (float) (v % 251) + 1.0f
+    };
+    cloud[i] = p;
+  }
+  cloud[n_filled] = (PointXYZI) {
+  0.75f, 0.5f, 0.5f, 5.0f};
+  memset (out, 0x7f, rc_voxelize_output_size (&layout, &grid));
+  memset (scratch, 0x5a, rc_voxelize_scratch_size (&layout, &grid));
+
+  fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, cloud, &n, 1, out,
+          scratch, &stats), RC_OK);
+  fail_unless_equals_uint64 (stats.in_grid, n);
+  fail_unless_equals_uint64 (stats.occupied, n_filled);
+  for (uint64_t v = 0; v < n_voxels; v++) {
+    float want_i = v == 0 ? 3.0f : v < n_filled ? (float) (v % 251) + 1.0f : 0;
+    float want_x = v == 0 ? 0.5f : v < n_filled ? (float) (v % 1024) + 0.25f :
+        0;
+    if (out[v] != want_i || out[n_voxels + v] != want_x)
+      fail ("voxel %" G_GUINT64_FORMAT ": means %g, %g instead of %g, %g", v,
+          out[v], out[n_voxels + v], want_i, want_x);
+  }
+  g_free (cloud);
+  g_free (out);
+  g_free (scratch);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_parameters_n)
 {
   rc_voxel_grid grid = small_grid (RC_VOXEL_OCCUPANCY), g;
@@ -472,6 +530,7 @@ voxelize_suite (void)
   tcase_add_test (tc, test_empty_cloud);
   tcase_add_test (tc, test_grid_512);
   tcase_add_test (tc, test_mean_against_recount);
+  tcase_add_test (tc, test_mean_more_voxels_than_table);
   tcase_add_test (tc, test_bad_parameters_n);
   tcase_add_test (tc, test_scalar_types);
   return s;
