@@ -1,4 +1,5 @@
-/* Voxelization, CPU reference: one pass over the points, no allocation.
+/* Voxelization, CPU reference: one pass over the points, no allocation
+ * of its own.
  * Points are gathered into runs of consecutive points in one voxel, so the
  * large grid is touched once per run.  The mean adds its runs into a compact
  * table of the occupied voxels while a second thread zeroes the output,

@@ -390,19 +390,21 @@ GST_START_TEST (test_mean_against_recount)
 
 GST_END_TEST;
 
-/* A cloud that occupies more voxels than the mean's table has rows: the
- * mean falls back to summing in the output planes, with the same result.
- * Two features over 2^19 voxels make an output large enough for the
- * second thread to zero it. */
-GST_START_TEST (test_mean_more_voxels_than_table)
+/* Fills @n_filled voxels spread over a 1024 x 512 grid with one point each
+ * (in an order where no two consecutive points share a voxel), adds one
+ * more to the first of them, and checks every mean.  Two features over
+ * 2^19 voxels make an output large enough for the mean's second thread. */
+static void
+check_filled_mean (uint64_t n_filled)
 {
   rc_point_layout layout = xyzi;
   rc_voxel_grid grid = { {0, 0, 0}, {1, 1, 1}, {1024, 512, 1},
   RC_VOXEL_MEAN
   };
-  const uint64_t n_voxels = 1024 * 512, n_filled = 300000;
+  const uint64_t n_voxels = 1024 * 512;
   uint64_t n = n_filled + 1;
   PointXYZI *cloud = g_new (PointXYZI, n);
+  float *want = g_new0 (float, 2 * n_voxels);
   float *out;
   uint32_t *scratch;
   rc_voxelize_stats stats;
@@ -411,18 +413,21 @@ GST_START_TEST (test_mean_more_voxels_than_table)
   layout.features[1] = layout.x;
   out = g_malloc (rc_voxelize_output_size (&layout, &grid));
   scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid));
-  /* One point in each of the first n_filled voxels, in shuffled rows so
-   * that no two consecutive points share a voxel; then one more in voxel
-   * 0. */
+  /* 7919 is odd: i -> 7919 i mod 2^19 visits every voxel once. */
   for (uint64_t i = 0; i < n_filled; i++) {
-    uint64_t v = (i * 7919) % n_filled;
+    uint64_t v = (i * 7919) % n_voxels;
     PointXYZI p = { (float) (v % 1024) + 0.25f, (float) (v / 1024) + 0.5f,
       0.5f, (float) (v % 251) + 1.0f
     };
     cloud[i] = p;
+    want[v] = p.intensity;
+    want[n_voxels + v] = p.x;
   }
-  cloud[n_filled] = (PointXYZI) {
-  0.75f, 0.5f, 0.5f, 5.0f};
+  cloud[n_filled] = cloud[0];
+  cloud[n_filled].x += 0.5f;
+  cloud[n_filled].intensity += 4.0f;
+  want[0] += 2.0f;
+  want[n_voxels] += 0.25f;
   memset (out, 0x7f, rc_voxelize_output_size (&layout, &grid));
   memset (scratch, 0x5a, rc_voxelize_scratch_size (&layout, &grid));
 
@@ -430,17 +435,25 @@ GST_START_TEST (test_mean_more_voxels_than_table)
           scratch, &stats), RC_OK);
   fail_unless_equals_uint64 (stats.in_grid, n);
   fail_unless_equals_uint64 (stats.occupied, n_filled);
-  for (uint64_t v = 0; v < n_voxels; v++) {
-    float want_i = v == 0 ? 3.0f : v < n_filled ? (float) (v % 251) + 1.0f : 0;
-    float want_x = v == 0 ? 0.5f : v < n_filled ? (float) (v % 1024) + 0.25f :
-        0;
-    if (out[v] != want_i || out[n_voxels + v] != want_x)
-      fail ("voxel %" G_GUINT64_FORMAT ": means %g, %g instead of %g, %g", v,
-          out[v], out[n_voxels + v], want_i, want_x);
+  for (uint64_t k = 0; k < 2 * n_voxels; k++) {
+    if (out[k] != want[k])
+      fail ("%" G_GUINT64_FORMAT " voxels filled: plane %d voxel %"
+          G_GUINT64_FORMAT ": mean %g instead of %g", n_filled,
+          (int) (k / n_voxels), k % n_voxels, out[k], want[k]);
   }
   g_free (cloud);
+  g_free (want);
   g_free (out);
   g_free (scratch);
+}
+
+/* The mean on two threads: fewer occupied voxels than the table has rows
+ * (2^18), then more, where it falls back to summing in the output planes,
+ * with the same result. */
+GST_START_TEST (test_mean_large_grid)
+{
+  check_filled_mean (200000);
+  check_filled_mean (300000);
 }
 
 GST_END_TEST;
@@ -530,7 +543,7 @@ voxelize_suite (void)
   tcase_add_test (tc, test_empty_cloud);
   tcase_add_test (tc, test_grid_512);
   tcase_add_test (tc, test_mean_against_recount);
-  tcase_add_test (tc, test_mean_more_voxels_than_table);
+  tcase_add_test (tc, test_mean_large_grid);
   tcase_add_test (tc, test_bad_parameters_n);
   tcase_add_test (tc, test_scalar_types);
   return s;
