@@ -3,6 +3,7 @@
 #define ROBOCACHE_ELEMENTUTIL_H
 
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <string.h>
 
@@ -22,6 +23,25 @@ xyzi_buffer (const float *xyzi, guint n, GstClockTime pts)
 }
 
 /* Pops the first message of @type from @bus (NULL if none is queued). */
+/* The allocator (a new reference) and its parameters that @h's element
+ * proposes for buffers of @caps_str; fails the test when it proposes none. */
+static inline GstAllocator *
+proposed_allocator (GstHarness * h, const gchar * caps_str,
+    GstAllocationParams * params)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstAllocator *allocator = NULL;
+
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_parse_nth_allocation_param (query, 0, &allocator, params);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  fail_unless (allocator != NULL, "no allocator proposed for %s", caps_str);
+  return allocator;
+}
+
 static inline GstMessage *
 pop_message (GstBus * bus, GstMessageType type)
 {

@@ -133,19 +133,9 @@ GST_START_TEST (test_cuda_points_in)
       GST_ROBOCACHE_FIELDS_XYZI "\"");
   gst_harness_set_sink_caps_str (h, GST_ROBOCACHE_VOXELS_MEDIA_TYPE
       "(memory:CUDAMemory)");
-  {
-    GstCaps *caps = gst_caps_from_string (GST_ROBOCACHE_POINTS_MEDIA_TYPE
-        "(memory:CUDAMemory), point-step=(int)16, fields=(string)\""
-        GST_ROBOCACHE_FIELDS_XYZI "\"");
-    GstQuery *query = gst_query_new_allocation (caps, TRUE);
-    fail_unless (gst_pad_peer_query (h->srcpad, query));
-    fail_unless (gst_query_get_n_allocation_params (query) > 0,
-        "voxelize proposed no CUDA allocator");
-    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
-    gst_query_unref (query);
-    gst_caps_unref (caps);
-  }
-  fail_unless (allocator != NULL, "voxelize proposed no CUDA allocator");
+  allocator = proposed_allocator (h, GST_ROBOCACHE_POINTS_MEDIA_TYPE
+      "(memory:CUDAMemory), point-step=(int)16, fields=(string)\""
+      GST_ROBOCACHE_FIELDS_XYZI "\"", &params);
   mem = gst_allocator_alloc (allocator, sizeof (sweep), &params);
   fail_unless (mem != NULL);
   fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));

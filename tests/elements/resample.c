@@ -857,23 +857,6 @@ run_jittered (const gchar * desc, guint samples_per_buffer, Outputs * o)
   gst_harness_teardown (h);
 }
 
-/* The allocator @h's element proposes for @caps (a new reference). */
-static GstAllocator *
-proposed_allocator (GstHarness * h, const gchar * caps_str)
-{
-  GstCaps *caps = gst_caps_from_string (caps_str);
-  GstQuery *query = gst_query_new_allocation (caps, FALSE);
-  GstAllocator *allocator = NULL;
-
-  fail_unless (gst_pad_peer_query (h->srcpad, query));
-  if (gst_query_get_n_allocation_params (query) > 0)
-    gst_query_parse_nth_allocation_param (query, 0, &allocator, NULL);
-  gst_query_unref (query);
-  gst_caps_unref (caps);
-  fail_unless (allocator != NULL, "no allocator proposed for %s", caps_str);
-  return allocator;
-}
-
 /* The outputs of 3 chunks of 3 bfloat16 trajectories of 6 channels (a
  * quaternion at 2) through @desc; with @cuda_in the chunks are in the CUDA
  * memory the element proposes, and with @sink_caps downstream takes only
@@ -887,7 +870,8 @@ run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
       "quaternions=(string)2", GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
       cuda_in ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
   GstHarness *h = resample_harness (desc, caps);
-  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps) : NULL;
+  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps, NULL) :
+      NULL;
   const guint B = 3, S = 50, D = 6;
 
   if (sink_caps)
