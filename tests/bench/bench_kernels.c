@@ -9,7 +9,13 @@
  * enough input sets that a run cannot be served from the L2 cache, checks
  * one GPU result against the CPU reference before timing (and another one
  * after), warms up, then times each of N runs (default 200) with a pair of
- * CUDA events and reports the median, p10 and p90.
+ * CUDA events and reports the median, p10 and p90.  That single call's
+ * time includes the GPU's launch of it (an empty kernel's row shows how
+ * much); each workload is then also timed back to back, CALLS_PER_GRAPH
+ * calls on rotating sets captured into one CUDA graph and replayed N times,
+ * where launches overlap the previous call's work as in a stream of
+ * buffers.  The floor's copy, 1 GiB long, pays its launch only once, so the
+ * back-to-back time is the one to set against it.
  *
  * Resampling reads only the source rows that bracket a target; its second
  * line counts the floor with only those rows.  Rows named "-bound" time a
@@ -24,6 +30,7 @@
 #include <string.h>
 
 #include "bench_bounds.h"
+#include "bench_graph.h"
 #include "resample-math.h"
 #include "robocache-kernels.h"
 #include "values.h"
@@ -37,6 +44,7 @@
 #define COPY_BYTES ((size_t) 1 << 30)
 #define COPY_RUNS 30
 #define MAX_RESULTS 32
+#define CALLS_PER_GRAPH 20
 
 typedef struct
 {
@@ -53,17 +61,20 @@ typedef struct
   double median_us, p10_us, p90_us, min_us;
   double loop_us;               /* first start to last end, over runs */
   double gbps, floor_us, ratio;
+  /* Per call, back to back: a replay of CALLS_PER_GRAPH calls over
+   * CALLS_PER_GRAPH, median (p10, p90) of runs replays. */
+  double b2b_median_us, b2b_p10_us, b2b_p90_us, b2b_ratio;
 } Result;
 
 /* The work of one timed run on input set @set. */
-typedef void (*RunFunc) (void *ctx, int set);
+typedef bench_call RunFunc;
 
 static int n_runs = 200;
 static guint64 rng_state;
 static void *stream;
 static void **ev_start, **ev_end;
 static double copy_gbps;
-static Result copy_result;
+static Result copy_result, launch_result;
 static Result results[MAX_RESULTS];
 static int n_results;
 
@@ -208,13 +219,46 @@ time_runs (RunFunc func, void *ctx, int n_sets, int runs, Result * r)
   g_free (us);
 }
 
+/* Times @func back to back (see the top of the file) into the b2b fields of
+ * @r. */
+static void
+time_back_to_back (RunFunc func, void *ctx, int n_sets, Result * r)
+{
+  double *us = g_new (double, n_runs);
+  void *graph;
+  float ms;
+
+  CHECK (bench_graph_capture (func, ctx, n_sets, CALLS_PER_GRAPH, stream,
+          &graph));
+  for (int i = 0; i < 3; i++)
+    CHECK (bench_graph_replay (graph, stream));
+  for (int i = 0; i < n_runs; i++) {
+    CHECK (rc_event_record (ev_start[i], stream));
+    CHECK (bench_graph_replay (graph, stream));
+    CHECK (rc_event_record (ev_end[i], stream));
+  }
+  CHECK (rc_stream_synchronize (stream));
+  for (int i = 0; i < n_runs; i++) {
+    CHECK (rc_event_elapsed_ms (ev_start[i], ev_end[i], &ms));
+    us[i] = ms * 1e3 / CALLS_PER_GRAPH;
+  }
+  bench_graph_free (graph);
+  qsort (us, n_runs, sizeof (double), compare_double);
+  r->b2b_median_us = percentile (us, n_runs, 0.5);
+  r->b2b_p10_us = percentile (us, n_runs, 0.1);
+  r->b2b_p90_us = percentile (us, n_runs, 0.9);
+  g_free (us);
+}
+
 /* Times @func and adds it to the results, against the copy bandwidth. */
 static void
 bench (RunFunc func, void *ctx, int n_sets, Result * r)
 {
   time_runs (func, ctx, n_sets, n_runs, r);
+  time_back_to_back (func, ctx, n_sets, r);
   r->floor_us = r->floor_bytes / (copy_gbps * 1e9) * 1e6;
   r->ratio = r->median_us / r->floor_us;
+  r->b2b_ratio = r->b2b_median_us / r->floor_us;
   if (n_results == MAX_RESULTS)
     die ("too many workloads");
   results[n_results++] = *r;
@@ -227,6 +271,17 @@ bench (RunFunc func, void *ctx, int n_sets, Result * r)
         "  ... counting only the source rows read", "", "",
         r->touched_bytes / 1e6, r->touched_bytes / (r->median_us * 1e3), us,
         r->median_us / us);
+  }
+  printf ("%-44s %9.1f  (%8.1f-%8.1f) %9s %8.0f %9s %6.2f\n",
+      "  ... per call, back to back", r->b2b_median_us, r->b2b_p10_us,
+      r->b2b_p90_us, "", r->floor_bytes / (r->b2b_median_us * 1e3), "",
+      r->b2b_ratio);
+  if (r->touched_bytes > 0) {
+    double us = r->touched_bytes / (copy_gbps * 1e9) * 1e6;
+    printf ("%-44s %9s  %19s %9s %8.0f %9s %6.2f\n",
+        "  ... back to back, only the rows read", "", "", "",
+        r->touched_bytes / (r->b2b_median_us * 1e3), "",
+        r->b2b_median_us / us);
   }
   fflush (stdout);
 }
@@ -272,6 +327,30 @@ bench_copy (void)
   r->ratio = 1;
   CHECK (rc_device_free (b.src));
   CHECK (rc_device_free (b.dst));
+}
+
+static void
+run_empty (void *ctx, int set)
+{
+  (void) ctx;
+  (void) set;
+  CHECK (bench_empty_launch (stream));
+}
+
+/* What a launch alone costs: an empty kernel, once between the events and
+ * back to back. */
+static void
+bench_launch (void)
+{
+  Result *r = &launch_result;
+
+  memset (r, 0, sizeof (*r));
+  g_strlcpy (r->name, "launch-empty-kernel", sizeof (r->name));
+  g_strlcpy (r->kind, "launch", sizeof (r->kind));
+  g_strlcpy (r->detail, "a kernel of one warp that does nothing",
+      sizeof (r->detail));
+  time_runs (run_empty, NULL, 1, n_runs, r);
+  time_back_to_back (run_empty, NULL, 1, r);
 }
 
 /* ------------------------------------------------------------------ */
@@ -990,11 +1069,17 @@ json_result (FILE * f, const Result * r)
       "\"ratio\": %.4f", r->floor_bytes, r->set_bytes, r->n_sets, r->runs,
       r->median_us, r->p10_us, r->p90_us, r->min_us, r->loop_us, r->gbps,
       r->floor_us, r->ratio);
+  if (r->b2b_median_us > 0)
+    fprintf (f, ", \"b2b_calls\": %d, \"b2b_median_us\": %.3f, "
+        "\"b2b_p10_us\": %.3f, \"b2b_p90_us\": %.3f", CALLS_PER_GRAPH,
+        r->b2b_median_us, r->b2b_p10_us, r->b2b_p90_us);
+  if (r->b2b_median_us > 0 && r->floor_us > 0)
+    fprintf (f, ", \"b2b_ratio\": %.4f", r->b2b_ratio);
   if (r->touched_bytes > 0) {
     double us = r->touched_bytes / (copy_gbps * 1e9) * 1e6;
     fprintf (f, ", \"touched_floor_bytes\": %.0f, \"touched_floor_us\": "
-        "%.3f, \"touched_ratio\": %.4f", r->touched_bytes, us,
-        r->median_us / us);
+        "%.3f, \"touched_ratio\": %.4f, \"b2b_touched_ratio\": %.4f",
+        r->touched_bytes, us, r->median_us / us, r->b2b_median_us / us);
   }
   fprintf (f, "}");
 }
@@ -1011,6 +1096,8 @@ write_json (const char *path, const char *device, guint64 seed)
   fprintf (f, ",\n  \"runs\": %d,\n  \"seed\": %" G_GUINT64_FORMAT ",\n"
       "  \"copy_gbps\": %.2f,\n  \"copy\": ", n_runs, seed, copy_gbps);
   json_result (f, &copy_result);
+  fprintf (f, ",\n  \"launch\": ");
+  json_result (f, &launch_result);
   fprintf (f, ",\n  \"workloads\": [\n");
   for (int i = 0; i < n_results; i++) {
     fprintf (f, "    ");
@@ -1074,11 +1161,15 @@ main (int argc, char **argv)
   }
 
   bench_copy ();
+  bench_launch ();
   printf ("device: %s\nseed: %" G_GUINT64_FORMAT " (--seed replays it), "
       "runs: %d\ncopy bandwidth (device to device, 1 GiB, read + write): "
-      "%.0f GB/s (median of %d; p10 %.0f us, p90 %.0f us)\n\n", device, seed,
+      "%.0f GB/s (median of %d; p10 %.0f us, p90 %.0f us)\n", device, seed,
       n_runs, copy_gbps, copy_result.runs, copy_result.p10_us,
       copy_result.p90_us);
+  printf ("launch alone (an empty kernel): %.1f us once between the events, "
+      "%.1f us per call back to back (%d calls in a CUDA graph)\n\n",
+      launch_result.median_us, launch_result.b2b_median_us, CALLS_PER_GRAPH);
   printf ("%-44s %9s  (%8s-%8s) %9s %8s %9s %6s\n", "workload", "median us",
       "p10", "p90", "floor MB", "GB/s", "floor us", "ratio");
   fflush (stdout);
