@@ -393,7 +393,10 @@ GST_END_TEST;
 /* Fills @n_filled voxels spread over a 1024 x 512 grid with one point each
  * (in an order where no two consecutive points share a voxel), adds one
  * more to the first of them, and checks every mean.  Two features over
- * 2^19 voxels make an output large enough for the mean's second thread. */
+ * 2^19 voxels make an output large enough for the mean's second thread.
+ * Extra points at the end, outside the grid or NaN, check the counts. */
+#define N_EXTRA 30
+
 static void
 check_filled_mean (uint64_t n_filled)
 {
@@ -402,7 +405,7 @@ check_filled_mean (uint64_t n_filled)
   RC_VOXEL_MEAN
   };
   const uint64_t n_voxels = 1024 * 512;
-  uint64_t n = n_filled + 1;
+  uint64_t n = n_filled + 1 + N_EXTRA;
   PointXYZI *cloud = g_new (PointXYZI, n);
   float *want = g_new0 (float, 2 * n_voxels);
   float *out;
@@ -428,12 +431,19 @@ check_filled_mean (uint64_t n_filled)
   cloud[n_filled].intensity += 4.0f;
   want[0] += 2.0f;
   want[n_voxels] += 0.25f;
+  /* Two thirds outside (above the grid's one layer), one third NaN. */
+  for (int e = 0; e < N_EXTRA; e++) {
+    PointXYZI p = { 3.5f, 7.5f, e % 3 ? 1.5f : NAN, 100.0f };
+    cloud[n_filled + 1 + e] = p;
+  }
   memset (out, 0x7f, rc_voxelize_output_size (&layout, &grid));
   memset (scratch, 0x5a, rc_voxelize_scratch_size (&layout, &grid));
 
   fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, cloud, &n, 1, out,
           scratch, &stats), RC_OK);
-  fail_unless_equals_uint64 (stats.in_grid, n);
+  fail_unless_equals_uint64 (stats.in_grid, n_filled + 1);
+  fail_unless_equals_uint64 (stats.out_of_range, N_EXTRA / 3 * 2);
+  fail_unless_equals_uint64 (stats.invalid, N_EXTRA / 3);
   fail_unless_equals_uint64 (stats.occupied, n_filled);
   for (uint64_t k = 0; k < 2 * n_voxels; k++) {
     if (out[k] != want[k])
