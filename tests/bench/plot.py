@@ -7,9 +7,10 @@ Top: achieved bandwidth (floor bytes / median time) per workload and
 implementation, with each file's measured copy bandwidth as a dashed line.
 Bottom: median time over the floor time (log scale; 1 is the floor), with a
 black mark where a workload also has a floor counting only the rows it
-reads (resampling).  Also
-prints a table of median times and the speed-up of the first file over each
-other one.
+reads (resampling), and a cross for the time per call back to back (calls
+replayed in a CUDA graph, the launch cost paid once).  Also prints tables
+of median times, single and back to back, and the speed-up of the first
+file over each other one.
 """
 import argparse
 import json
@@ -78,6 +79,13 @@ def main():
             for x, r in touched:
                 ax_ratio.annotate("%.2f" % r, (x + width / 2, r),
                                   ha="left", va="center", fontsize=7)
+        b2b = [(x, ws[name]["b2b_ratio"]) for x, name in zip(xs, present)
+               if "b2b_ratio" in ws[name]]
+        if b2b:
+            ax_ratio.scatter([x for x, _ in b2b], [r for _, r in b2b],
+                             marker="x", s=40, color="black", zorder=3,
+                             label="%s, per call back to back" %
+                             d.get("impl", "?"))
     ax_bw.set_ylabel("achieved GB/s (floor bytes / median time)")
     ax_bw.set_title("Kernel benchmarks: bandwidth vs device-to-device copy")
     ax_bw.legend(fontsize=8)
@@ -93,25 +101,30 @@ def main():
     fig.savefig(out, dpi=120)
     print("wrote " + out)
 
-    # Text summary: median times, and the first file against the others.
-    head = "%-44s" % "median us" + "".join(
-        " %14s" % d.get("impl", "?")[:14] for d in docs)
-    if n > 1:
-        head += "".join(" %16s" % ("%s/%s" % (d.get("impl", "?"), docs[0].get(
-            "impl", "?")))[:16] for d in docs[1:])
-    print(head)
-    for name in names:
-        line = "%-44s" % name
-        for ws in by_name:
-            line += " %14s" % ("%.1f" % ws[name]["median_us"]
-                               if name in ws else "-")
-        for ws in by_name[1:]:
-            if name in ws and name in by_name[0]:
-                line += " %15.2fx" % (ws[name]["median_us"] /
-                                      by_name[0][name]["median_us"])
-            else:
-                line += " %16s" % "-"
-        print(line)
+    # Text summaries: median times, and the first file against the others.
+    for key, title in (("median_us", "median us, one call"),
+                       ("b2b_median_us", "us per call, back to back")):
+        head = "%-44s" % title + "".join(
+            " %14s" % d.get("impl", "?")[:14] for d in docs)
+        if n > 1:
+            head += "".join(" %16s" % ("%s/%s" % (
+                d.get("impl", "?"), docs[0].get("impl", "?")))[:16]
+                for d in docs[1:])
+        print(head)
+        for name in names:
+            line = "%-44s" % name
+            for ws in by_name:
+                line += " %14s" % ("%.1f" % ws[name][key]
+                                   if key in ws.get(name, {}) else "-")
+            for ws in by_name[1:]:
+                if key in ws.get(name, {}) and key in by_name[0].get(name,
+                                                                     {}):
+                    line += " %15.2fx" % (ws[name][key] /
+                                          by_name[0][name][key])
+                else:
+                    line += " %16s" % "-"
+            print(line)
+        print()
 
 
 if __name__ == "__main__":
