@@ -252,13 +252,16 @@ typedef struct
   uint16_t pad;
 } PointF64;
 
+/* x and y boundaries fall on float32 values, z's do not. */
+static const rc_voxel_grid recount_grid = { {-1.0, -2.0, 0.5},
+{0.25, 0.5, 0.3}, {37, 11, 5}, RC_VOXEL_MEAN
+};
+
 static void
 check_against_recount (const rc_point_layout * layout, const uint8_t * points,
     uint64_t n)
 {
-  rc_voxel_grid grid = { {-1.0, -2.0, 0.5}, {0.25, 0.5, 0.3}, {37, 11, 5},
-  RC_VOXEL_MEAN
-  };
+  rc_voxel_grid grid = recount_grid;
   rc_voxel_grid count_grid = grid;
   uint64_t n_voxels = rc_voxel_grid_n_voxels (&grid);
   uint32_t n_features = layout->n_features;
@@ -362,6 +365,22 @@ GST_START_TEST (test_mean_against_recount)
       packed[p].y = (float) at[1];
       packed[p].z = (float) at[2];
       packed[p].intensity = (float) g_rand_double_range (rand, 0, 100);
+      /* On a boundary of the grid or one float step either side, faces
+       * and infinities included. */
+      if (g_rand_double_range (rand, 0, 1) < 0.1) {
+        const rc_voxel_grid *g = &recount_grid;
+        float *coord[3] = { &packed[p].x, &packed[p].y, &packed[p].z };
+        int a = g_rand_int_range (rand, 0, 3);
+        int k = g_rand_int_range (rand, -1, (gint32) g->dims[a] + 2);
+        float c = (float) (g->origin[a] + k * g->voxel_size[a]);
+        int side = g_rand_int_range (rand, -1, 2);
+
+        if (side)
+          c = nextafterf (c, side * INFINITY);
+        if (g_rand_double_range (rand, 0, 1) < 0.02)
+          c = side < 0 ? -INFINITY : INFINITY;
+        *coord[a] = c;
+      }
       if (g_rand_double_range (rand, 0, 1) < 0.03)
         packed[p].y = NAN;
     }
