@@ -2,12 +2,16 @@
  * of its own.
  * Points are gathered into runs of consecutive points in one voxel, so the
  * large grid is touched once per run.  The mean adds its runs into a compact
- * table of the occupied voxels while a second thread zeroes the output,
- * then writes the means into it; the output is written once either way. */
+ * table of the occupied voxels while a second thread zeroes the output and
+ * then locates the cloud's last points ahead of the first; then both write
+ * the means into it.  The output is written once either way, and does not
+ * depend on which thread located what. */
 #include "voxelize-math.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -112,17 +116,35 @@ mean_table_rows (uint64_t n_voxels)
   return n_voxels < MEAN_TABLE_MAX_ROWS ? n_voxels : MEAN_TABLE_MAX_ROWS;
 }
 
+/* The mean on two threads, where the output is large enough to pay for the
+ * second (and there is a second processor to run it). */
+#define HELPER_MIN_BYTES (UINT64_C (1) << 22)
+
+/* Points are located a block at a time, then gathered into runs: the
+ * locating loop stays free of the grid's memory traffic. */
+#define LOCATE_BLOCK 256
+
+/* The last blocks of a cloud that the mean's second thread may locate once
+ * it has zeroed the output, and their voxels' room at the end of the
+ * scratch (8-aligned in a 4-aligned scratch). */
+#define TAIL_BLOCKS 256
+#define TAIL_BYTES (TAIL_BLOCKS * LOCATE_BLOCK * sizeof (uint64_t) + 4)
+
 uint64_t
 rc_voxelize_scratch_size (const rc_point_layout * layout,
     const rc_voxel_grid * grid)
 {
   uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
+  uint64_t size;
 
   if (grid->mode != RC_VOXEL_MEAN)
     return 0;
-  return (mean_mask_words (n_voxels) + n_voxels +
+  size = (mean_mask_words (n_voxels) + n_voxels +
       mean_table_rows (n_voxels) * (2 + layout->n_features)) *
       sizeof (uint32_t);
+  if (rc_voxelize_output_size (layout, grid) >= HELPER_MIN_BYTES)
+    size += TAIL_BYTES;
+  return size;
 }
 
 uint64_t
@@ -285,9 +307,6 @@ finish_means (const voxel_sink * sink)
   }
 }
 
-/* Points are located a block at a time, then gathered into runs: the
- * locating loop stays free of the grid's memory traffic. */
-#define LOCATE_BLOCK 256
 #define NO_VOXEL UINT64_MAX
 
 /* Locating is bound by the divider, and a two-lane double division costs
@@ -346,6 +365,81 @@ locate_packed_xyz (const uint8_t * point, const rc_voxel_grid * g,
   return rc_voxel_locate_xyz (xy[0], xy[1], z, g, index);
 }
 
+/* Gives each of the @n points of @block its voxel, or NO_VOXEL; counts the
+ * others. */
+static ALWAYS_INLINE void
+locate_block (const rc_point_layout * layout, const rc_voxel_grid * g,
+    const xy_pair_grid * pair, const uint8_t * block, uint32_t n,
+    int packed_xyz, uint64_t * voxels, uint64_t * invalid,
+    uint64_t * out_of_range)
+{
+  uint32_t step = layout->point_step;
+  uint64_t n_invalid = 0, n_out = 0;
+
+  for (uint32_t i = 0; i < n; i++) {
+    const uint8_t *point = block + (uint64_t) i * step;
+    uint64_t v = NO_VOXEL;
+    int where;
+
+    if (packed_xyz)
+      where = locate_packed_xyz (point, g, pair, &v);
+    else
+      where = rc_voxel_locate (point, layout, g, &v);
+    n_invalid += where == RC_POINT_INVALID;
+    n_out += where == RC_POINT_OUT_OF_RANGE;
+    voxels[i] = where == RC_POINT_IN_GRID ? v : NO_VOXEL;
+  }
+  *invalid += n_invalid;
+  *out_of_range += n_out;
+}
+
+/* The blocks of a cloud's tail, shared by the caller, who bins every block
+ * in order, and the mean's second thread, who locates tail blocks from the
+ * last one down once it has zeroed the output.  Each block is claimed once
+ * (compare-and-swap from TAIL_FREE); the caller waits for a block the
+ * helper claimed to be TAIL_LOCATED.  The voxels are the same whoever
+ * locates them, so the result does not depend on timing. */
+enum
+{
+  TAIL_FREE,
+  TAIL_CALLER,
+  TAIL_HELPER,
+  TAIL_LOCATED
+};
+
+typedef struct
+{
+  uint64_t first_block;         /* the tail's first block in the cloud */
+  uint32_t n_blocks;
+  uint64_t *voxels;             /* LOCATE_BLOCK per tail block */
+  atomic_uchar state[TAIL_BLOCKS];
+  uint64_t invalid, out_of_range;       /* the helper's blocks' counts */
+} cloud_tail;
+
+/* For the caller at block @b: the helper's voxels for it (waiting for them
+ * if the helper is at work on it), or NULL if the caller locates it. */
+static const uint64_t *
+tail_voxels (cloud_tail * tail, uint64_t b)
+{
+  atomic_uchar *state;
+  unsigned char expected = TAIL_FREE;
+
+  if (!tail || b < tail->first_block)
+    return NULL;
+  state = &tail->state[b - tail->first_block];
+  if (atomic_compare_exchange_strong_explicit (state, &expected, TAIL_CALLER,
+          memory_order_relaxed, memory_order_relaxed))
+    return NULL;
+  /* A block takes the helper a microsecond or so: spin, yielding now and
+   * then in case it is not running. */
+  for (unsigned spins = 1; atomic_load_explicit (state,
+          memory_order_acquire) != TAIL_LOCATED; spins++) {
+    if (spins % 256 == 0)
+      sched_yield ();
+  }
+  return tail->voxels + (b - tail->first_block) * LOCATE_BLOCK;
+}
+
 /* Inlined for each combination of the flags and for small constant
  * @n_features, so that the common layouts (float32 x, y, z at offsets 0, 4,
  * 8; a few float32 features) read their fields directly instead of through
@@ -354,7 +448,7 @@ static ALWAYS_INLINE void
 bin_points (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const uint8_t * points, uint64_t n_points,
     int packed_xyz, int float_features, uint32_t n_features,
-    voxel_sink * sink, rc_voxelize_stats * s)
+    voxel_sink * sink, cloud_tail * tail, rc_voxelize_stats * s)
 {
   uint32_t step = layout->point_step;
   uint64_t run_voxel = NO_VOXEL;
@@ -375,25 +469,17 @@ bin_points (const rc_point_layout * layout,
     const uint8_t *block = points + base * step;
     uint32_t n = n_points - base < LOCATE_BLOCK ?
         (uint32_t) (n_points - base) : LOCATE_BLOCK;
+    const uint64_t *located = tail_voxels (tail, base / LOCATE_BLOCK);
 
-    for (uint32_t i = 0; i < n; i++) {
-      const uint8_t *point = block + (uint64_t) i * step;
-      uint64_t v = NO_VOXEL;
-      int where;
-
-      if (packed_xyz) {
-        where = locate_packed_xyz (point, &g, &pair, &v);
-      } else {
-        where = rc_voxel_locate (point, layout, &g, &v);
-      }
-      invalid += where == RC_POINT_INVALID;
-      out_of_range += where == RC_POINT_OUT_OF_RANGE;
-      voxels[i] = where == RC_POINT_IN_GRID ? v : NO_VOXEL;
+    if (!located) {
+      locate_block (layout, &g, &pair, block, n, packed_xyz, voxels,
+          &invalid, &out_of_range);
+      located = voxels;
     }
 
     for (uint32_t i = 0; i < n; i++) {
       const uint8_t *point = block + (uint64_t) i * step;
-      uint64_t v = voxels[i];
+      uint64_t v = located[i];
 
       if (v == NO_VOXEL)
         continue;
@@ -427,60 +513,105 @@ bin_points (const rc_point_layout * layout,
   s->in_grid += in_grid;
 }
 
-/* Bins one cloud into @sink, with the specialisation of bin_points that
- * fits its layout. */
-static void
-bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
-    const uint8_t * points, uint64_t n_points, voxel_sink * sink,
-    rc_voxelize_stats * s)
+/* x, y, z are float32 at offsets 0, 4, 8 (KITTI, most drivers). */
+static int
+xyz_is_packed_float (const rc_point_layout * layout)
 {
-  int packed_xyz, float_features = 1;
-  uint32_t n_features;
-
-  packed_xyz = layout->x.type == RC_TYPE_FLOAT32
+  return layout->x.type == RC_TYPE_FLOAT32
       && layout->y.type == RC_TYPE_FLOAT32 && layout->z.type == RC_TYPE_FLOAT32
       && layout->x.offset == 0 && layout->y.offset == 4
       && layout->z.offset == 8;
+}
+
+/* Bins one cloud into @sink, with the specialisation of bin_points that
+ * fits its layout; @tail, if not NULL, shares the cloud's last blocks with
+ * the mean's second thread. */
+static void
+bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * points, uint64_t n_points, voxel_sink * sink,
+    cloud_tail * tail, rc_voxelize_stats * s)
+{
+  int packed_xyz = xyz_is_packed_float (layout), float_features = 1;
+  uint32_t n_features;
+
   n_features = grid->mode == RC_VOXEL_MEAN ? layout->n_features : 0;
   for (uint32_t f = 0; f < n_features; f++)
     float_features &= layout->features[f].type == RC_TYPE_FLOAT32;
   if (packed_xyz && float_features) {
     switch (n_features) {
       case 0:
-        bin_points (layout, grid, points, n_points, 1, 1, 0, sink, s);
+        bin_points (layout, grid, points, n_points, 1, 1, 0, sink, tail, s);
         break;
       case 1:
-        bin_points (layout, grid, points, n_points, 1, 1, 1, sink, s);
+        bin_points (layout, grid, points, n_points, 1, 1, 1, sink, tail, s);
         break;
       case 3:
-        bin_points (layout, grid, points, n_points, 1, 1, 3, sink, s);
+        bin_points (layout, grid, points, n_points, 1, 1, 3, sink, tail, s);
         break;
       case 4:
-        bin_points (layout, grid, points, n_points, 1, 1, 4, sink, s);
+        bin_points (layout, grid, points, n_points, 1, 1, 4, sink, tail, s);
         break;
       default:
         bin_points (layout, grid, points, n_points, 1, 1, n_features, sink,
-            s);
+            tail, s);
         break;
     }
   } else {
     bin_points (layout, grid, points, n_points, packed_xyz, float_features,
-        n_features, sink, s);
+        n_features, sink, tail, s);
   }
 }
 
-/* The mean on two threads, where the output is large enough to pay for the
- * second and there is a second processor to run it: the helper zeroes the
- * output while the caller bins the points, then each writes the means of
- * half of the grid. */
-#define HELPER_MIN_BYTES (UINT64_C (1) << 22)
-
+/* The mean on two threads: the helper zeroes the output while the caller
+ * bins the points; then, while the caller is still binning, the helper
+ * locates the cloud's last blocks for it (cloud_tail); then each writes the
+ * means of half of the grid. */
 typedef struct
 {
   const voxel_sink *sink;
   size_t out_size;
+  const rc_point_layout *layout;
+  const rc_voxel_grid *grid;
+  const uint8_t *points;
+  uint64_t n_points;
+  cloud_tail *tail;             /* NULL: nothing to share */
   pthread_barrier_t binned;     /* the caller has binned every point */
 } mean_helper;
+
+/* The helper's share of the binning: tail blocks from the last one down,
+ * until it meets a block the caller has claimed. */
+static void
+locate_tail (const mean_helper * h)
+{
+  cloud_tail *tail = h->tail;
+  const rc_point_layout *layout = h->layout;
+  int packed_xyz = xyz_is_packed_float (layout);
+  const rc_voxel_grid g = *h->grid;
+  xy_pair_grid pair;
+
+  xy_pair_grid_init (&pair, h->grid);
+  for (uint32_t t = tail->n_blocks; t-- > 0;) {
+    uint64_t base = (tail->first_block + t) * LOCATE_BLOCK;
+    uint32_t n = h->n_points - base < LOCATE_BLOCK ?
+        (uint32_t) (h->n_points - base) : LOCATE_BLOCK;
+    const uint8_t *block = h->points + base * layout->point_step;
+    uint64_t *voxels = tail->voxels + (uint64_t) t * LOCATE_BLOCK;
+    unsigned char expected = TAIL_FREE;
+
+    if (!atomic_compare_exchange_strong_explicit (&tail->state[t],
+            &expected, TAIL_HELPER, memory_order_relaxed,
+            memory_order_relaxed))
+      break;
+    if (packed_xyz)
+      locate_block (layout, &g, &pair, block, n, 1, voxels, &tail->invalid,
+          &tail->out_of_range);
+    else
+      locate_block (layout, &g, &pair, block, n, 0, voxels, &tail->invalid,
+          &tail->out_of_range);
+    atomic_store_explicit (&tail->state[t], TAIL_LOCATED,
+        memory_order_release);
+  }
+}
 
 static void *
 help_with_mean (void *data)
@@ -490,6 +621,8 @@ help_with_mean (void *data)
   uint64_t n_words = mean_mask_words (sink->n_voxels);
 
   memset (sink->out, 0, h->out_size);
+  if (h->tail)
+    locate_tail (h);
   pthread_barrier_wait (&h->binned);
   if (!sink->table_full)
     write_table_means (sink, n_words / 2, n_words);
@@ -515,6 +648,22 @@ helper_worthwhile (uint64_t out_size)
   return processors >= 2;
 }
 
+/* The cloud's last blocks, up to TAIL_BLOCKS, all free; their voxels go to
+ * @room (TAIL_BYTES of scratch). */
+static void
+cloud_tail_init (cloud_tail * tail, uint64_t n_points, void *room)
+{
+  uint64_t n_blocks = (n_points + LOCATE_BLOCK - 1) / LOCATE_BLOCK;
+
+  tail->n_blocks = (uint32_t) (n_blocks < TAIL_BLOCKS ? n_blocks :
+      TAIL_BLOCKS);
+  tail->first_block = n_blocks - tail->n_blocks;
+  tail->voxels = (uint64_t *) (((uintptr_t) room + 7) & ~(uintptr_t) 7);
+  for (uint32_t t = 0; t < TAIL_BLOCKS; t++)
+    atomic_init (&tail->state[t], TAIL_FREE);
+  tail->invalid = tail->out_of_range = 0;
+}
+
 static void
 voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, uint8_t * out,
@@ -524,14 +673,15 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
   uint64_t out_size = rc_voxelize_output_size (layout, grid);
   voxel_sink sink = { layout, grid->mode, n_voxels, out };
   rc_voxelize_stats s = { 0, 0, 0, 0 };
-  mean_helper h = { &sink, out_size };
+  mean_helper h = { &sink, out_size, layout, grid, points, n_points };
   uint64_t n_words = mean_mask_words (n_voxels);
+  cloud_tail tail;
   pthread_t helper;
   int helping = 0;
 
   if (grid->mode != RC_VOXEL_MEAN) {
     memset (out, 0, out_size);
-    bin_cloud (layout, grid, points, n_points, &sink, &s);
+    bin_cloud (layout, grid, points, n_points, &sink, NULL, &s);
     s.occupied = sink.occupied;
     if (stats)
       *stats = s;
@@ -549,19 +699,26 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
   memset (sink.mask, 0, n_words * sizeof (uint32_t));
   if (helper_worthwhile (out_size)
       && pthread_barrier_init (&h.binned, NULL, 2) == 0) {
+    /* The tail's room follows the table (rc_voxelize_scratch_size). */
+    cloud_tail_init (&tail, n_points, sink.row_sums + sink.table_rows *
+        layout->n_features);
+    h.tail = &tail;
     helping = pthread_create (&helper, NULL, help_with_mean, &h) == 0;
     if (!helping)
       pthread_barrier_destroy (&h.binned);
   }
   if (!helping)
     memset (out, 0, out_size);
-  bin_cloud (layout, grid, points, n_points, &sink, &s);
+  bin_cloud (layout, grid, points, n_points, &sink, helping ? &tail : NULL,
+      &s);
   if (helping) {
     pthread_barrier_wait (&h.binned);
     if (!sink.table_full)
       write_table_means (&sink, 0, n_words / 2);
     pthread_join (helper, NULL);
     pthread_barrier_destroy (&h.binned);
+    s.invalid += tail.invalid;
+    s.out_of_range += tail.out_of_range;
   } else if (!sink.table_full) {
     write_table_means (&sink, 0, n_words);
   }
@@ -573,7 +730,7 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
     memset (&s, 0, sizeof (s));
     sink.use_table = 0;
     sink.occupied = 0;
-    bin_cloud (layout, grid, points, n_points, &sink, &s);
+    bin_cloud (layout, grid, points, n_points, &sink, NULL, &s);
     finish_means (&sink);
   }
   s.occupied = sink.occupied;
