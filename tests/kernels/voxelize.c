@@ -409,15 +409,16 @@ GST_START_TEST (test_mean_against_recount)
 
 GST_END_TEST;
 
-/* Fills @n_filled voxels spread over a 1024 x 512 grid with one point each
- * (in an order where no two consecutive points share a voxel), adds one
- * more to the first of them, and checks every mean.  Two features over
- * 2^19 voxels make an output large enough for the mean's second thread.
- * Extra points at the end, outside the grid or NaN, check the counts. */
+/* Fills @n_filled voxels spread over the first @span (a power of two) of a
+ * 1024 x 512 grid with one point each (in an order where no two
+ * consecutive points share a voxel), adds one more to the first of them,
+ * and checks every mean.  Two features over 2^19 voxels make an output
+ * large enough for the mean's second thread.  Extra points at the end,
+ * outside the grid or NaN, check the counts. */
 #define N_EXTRA 30
 
 static void
-check_filled_mean (uint64_t n_filled)
+check_filled_mean (uint64_t n_filled, uint64_t span)
 {
   rc_point_layout layout = xyzi;
   rc_voxel_grid grid = { {0, 0, 0}, {1, 1, 1}, {1024, 512, 1},
@@ -435,9 +436,10 @@ check_filled_mean (uint64_t n_filled)
   layout.features[1] = layout.x;
   out = g_malloc (rc_voxelize_output_size (&layout, &grid));
   scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid));
-  /* 7919 is odd: i -> 7919 i mod 2^19 visits every voxel once. */
+  /* 7919 is odd: i -> 7919 i mod 2^k visits every voxel of the span
+   * once. */
   for (uint64_t i = 0; i < n_filled; i++) {
-    uint64_t v = (i * 7919) % n_voxels;
+    uint64_t v = (i * 7919) % span;
     PointXYZI p = { (float) (v % 1024) + 0.25f, (float) (v / 1024) + 0.5f,
       0.5f, (float) (v % 251) + 1.0f
     };
@@ -478,11 +480,15 @@ check_filled_mean (uint64_t n_filled)
 
 /* The mean on two threads: fewer occupied voxels than the table has rows
  * (2^18), then more, where it falls back to summing in the output planes,
- * with the same result. */
+ * with the same result; and all of them in the first quarter of the grid,
+ * so that one thread has nearly all the means to write. */
 GST_START_TEST (test_mean_large_grid)
 {
-  check_filled_mean (200000);
-  check_filled_mean (300000);
+  const uint64_t n_voxels = 1024 * 512;
+
+  check_filled_mean (200000, n_voxels);
+  check_filled_mean (300000, n_voxels);
+  check_filled_mean (100000, n_voxels / 4);
 }
 
 GST_END_TEST;
