@@ -493,7 +493,7 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     ok = ok
         && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
         &st->device_scratch, &st->device_scratch_size,
-        scratch + rc_voxelize_cuda_stats_size (1), "voxelization scratch");
+        rc_voxelize_cuda_scratch_size (&st->grid, 1), "voxelization scratch");
     if (ok && !st->out_cuda)
       ok = gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
           &st->device_out, &st->device_out_size, st->out_size, "voxel grid");

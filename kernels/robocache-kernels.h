@@ -174,8 +174,8 @@ uint64_t rc_voxel_grid_n_voxels (const rc_voxel_grid * grid);
 /* Bytes of one output grid for @grid's mode and @layout's features. */
 uint64_t rc_voxelize_output_size (const rc_point_layout * layout,
     const rc_voxel_grid * grid);
-/* Bytes of scratch the caller provides (0 if none is needed), 4-byte
- * aligned; its contents need not be initialised. */
+/* Bytes of scratch the caller provides to rc_voxelize_cpu (0 if none is
+ * needed), 4-byte aligned; its contents need not be initialised. */
 uint64_t rc_voxelize_scratch_size (const rc_point_layout * layout,
     const rc_voxel_grid * grid);
 
@@ -189,12 +189,15 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
     void *scratch, rc_voxelize_stats * stats);
 
 /* CUDA: @points, @out and @scratch are device memory; @scratch (8-byte
- * aligned) must hold rc_voxelize_cuda_stats_size (n_clouds) +
- * rc_voxelize_scratch_size() bytes.  @cloud_sizes is host memory.
+ * aligned) must hold rc_voxelize_cuda_scratch_size (grid, n_clouds) bytes:
+ * the statistics (rc_voxelize_cuda_stats_size) first, then for the mean a
+ * count per voxel.  @cloud_sizes is host memory.
  * @stats, if not NULL, must be page-locked host memory (rc_host_alloc) and
  * is valid once @stream has been synchronised.  Asynchronous on
  * @stream. */
 uint64_t rc_voxelize_cuda_stats_size (uint32_t n_clouds);
+uint64_t rc_voxelize_cuda_scratch_size (const rc_voxel_grid * grid,
+    uint32_t n_clouds);
 rc_status rc_voxelize_cuda (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const void *points,
     const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,

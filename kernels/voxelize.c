@@ -153,6 +153,17 @@ rc_voxelize_cuda_stats_size (uint32_t n_clouds)
   return (uint64_t) n_clouds * sizeof (rc_voxelize_stats);
 }
 
+uint64_t
+rc_voxelize_cuda_scratch_size (const rc_voxel_grid * grid, uint32_t n_clouds)
+{
+  uint64_t size = rc_voxelize_cuda_stats_size (n_clouds);
+
+  /* The mean's point count per voxel, used by one cloud after another. */
+  if (grid->mode == RC_VOXEL_MEAN)
+    size += rc_voxel_grid_n_voxels (grid) * sizeof (uint32_t);
+  return size;
+}
+
 /* Consecutive points of a sweep mostly fall into the same voxel (a ring
  * crosses a 0.2 m voxel in several points): they are gathered into a run
  * and the grid is touched once per run, not once per point. */

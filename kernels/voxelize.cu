@@ -238,7 +238,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
   out_size = rc_voxelize_output_size (layout, grid);
   n_voxels = rc_voxel_grid_n_voxels (grid);
-  /* Of the CPU's scratch the GPU uses only the per-voxel counts. */
+  /* The scratch as rc_voxelize_cuda_scratch_size counts it. */
   counts_size = grid->mode == RC_VOXEL_MEAN ? n_voxels * sizeof (uint32_t) : 0;
   /* Statistics first: their 64-bit atomics need 8-byte alignment, which an
    * odd number of 4-byte counts before them would break. */

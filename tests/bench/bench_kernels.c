@@ -801,8 +801,8 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
     CHECK (rc_device_copy_async (b.d_cloud[s], b.h_cloud[s], b.cloud_bytes,
             RC_COPY_HOST_TO_DEVICE, stream));
   }
-  CHECK (rc_device_alloc (&b.d_scratch, rc_voxelize_scratch_size (&layout16,
-              &b.grid) + rc_voxelize_cuda_stats_size (1)));
+  CHECK (rc_device_alloc (&b.d_scratch, rc_voxelize_cuda_scratch_size (&b.grid,
+              1)));
   CHECK (rc_host_alloc ((void **) &b.h_stats, sizeof (rc_voxelize_stats)));
   CHECK (rc_stream_synchronize (stream));
 

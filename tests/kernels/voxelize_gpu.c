@@ -77,7 +77,7 @@ compare (const rc_point_layout * layout, const rc_voxel_grid * grid,
   check_rc (rc_device_alloc (&d_cloud, total * layout->point_step + 1));
   check_rc (rc_device_alloc (&d_out, out_size * n_clouds));
   check_rc (rc_device_alloc (&d_scratch,
-          scratch + rc_voxelize_cuda_stats_size (n_clouds)));
+          rc_voxelize_cuda_scratch_size (grid, n_clouds)));
   check_rc (rc_host_alloc ((void **) &gpu_stats,
           sizeof (rc_voxelize_stats) * n_clouds));
   check_rc (rc_device_copy_async (d_cloud, cloud, total * layout->point_step,
