@@ -376,6 +376,15 @@ locate_packed_xyz (const uint8_t * point, const rc_voxel_grid * g,
   return rc_voxel_locate_xyz (xy[0], xy[1], z, g, index);
 }
 
+/* The points in the block starting at point @base: LOCATE_BLOCK, fewer at
+ * the end of the cloud. */
+static uint32_t
+block_points (uint64_t n_points, uint64_t base)
+{
+  return n_points - base < LOCATE_BLOCK ? (uint32_t) (n_points - base) :
+      LOCATE_BLOCK;
+}
+
 /* Gives each of the @n points of @block its voxel, or NO_VOXEL; counts the
  * others. */
 static ALWAYS_INLINE void
@@ -478,8 +487,7 @@ bin_points (const rc_point_layout * layout,
 
   for (uint64_t base = 0; base < n_points; base += LOCATE_BLOCK) {
     const uint8_t *block = points + base * step;
-    uint32_t n = n_points - base < LOCATE_BLOCK ?
-        (uint32_t) (n_points - base) : LOCATE_BLOCK;
+    uint32_t n = block_points (n_points, base);
     const uint64_t *located = tail_voxels (tail, base / LOCATE_BLOCK);
 
     if (!located) {
@@ -603,8 +611,7 @@ locate_tail (const mean_helper * h)
   xy_pair_grid_init (&pair, h->grid);
   for (uint32_t t = tail->n_blocks; t-- > 0;) {
     uint64_t base = (tail->first_block + t) * LOCATE_BLOCK;
-    uint32_t n = h->n_points - base < LOCATE_BLOCK ?
-        (uint32_t) (h->n_points - base) : LOCATE_BLOCK;
+    uint32_t n = block_points (h->n_points, base);
     const uint8_t *block = h->points + base * layout->point_step;
     uint64_t *voxels = tail->voxels + (uint64_t) t * LOCATE_BLOCK;
     unsigned char expected = TAIL_FREE;

@@ -219,35 +219,37 @@ time_runs (RunFunc func, void *ctx, int n_sets, int runs, Result * r)
   g_free (us);
 }
 
-/* Times @func back to back (see the top of the file) into the b2b fields of
- * @r. */
+static void
+replay_graph (void *graph, int set)
+{
+  (void) set;
+  CHECK (bench_graph_replay (graph, stream));
+}
+
+/* Times @func back to back (see the top of the file): its calls captured
+ * into a graph whose replays time_runs times, per call, into the b2b
+ * fields of @r. */
 static void
 time_back_to_back (RunFunc func, void *ctx, int n_sets, Result * r)
 {
-  double *us = g_new (double, n_runs);
+  Result replays;
   void *graph;
-  float ms;
 
   CHECK (bench_graph_capture (func, ctx, n_sets, CALLS_PER_GRAPH, stream,
           &graph));
-  for (int i = 0; i < 3; i++)
-    CHECK (bench_graph_replay (graph, stream));
-  for (int i = 0; i < n_runs; i++) {
-    CHECK (rc_event_record (ev_start[i], stream));
-    CHECK (bench_graph_replay (graph, stream));
-    CHECK (rc_event_record (ev_end[i], stream));
-  }
-  CHECK (rc_stream_synchronize (stream));
-  for (int i = 0; i < n_runs; i++) {
-    CHECK (rc_event_elapsed_ms (ev_start[i], ev_end[i], &ms));
-    us[i] = ms * 1e3 / CALLS_PER_GRAPH;
-  }
+  memset (&replays, 0, sizeof (replays));
+  time_runs (replay_graph, graph, 1, n_runs, &replays);
   bench_graph_free (graph);
-  qsort (us, n_runs, sizeof (double), compare_double);
-  r->b2b_median_us = percentile (us, n_runs, 0.5);
-  r->b2b_p10_us = percentile (us, n_runs, 0.1);
-  r->b2b_p90_us = percentile (us, n_runs, 0.9);
-  g_free (us);
+  r->b2b_median_us = replays.median_us / CALLS_PER_GRAPH;
+  r->b2b_p10_us = replays.p10_us / CALLS_PER_GRAPH;
+  r->b2b_p90_us = replays.p90_us / CALLS_PER_GRAPH;
+}
+
+/* The floor counting only the source rows read, in µs. */
+static double
+touched_floor_us (const Result * r)
+{
+  return r->touched_bytes / (copy_gbps * 1e9) * 1e6;
 }
 
 /* Times @func and adds it to the results, against the copy bandwidth. */
@@ -266,7 +268,7 @@ bench (RunFunc func, void *ctx, int n_sets, Result * r)
       r->median_us, r->p10_us, r->p90_us, r->floor_bytes / 1e6, r->gbps,
       r->floor_us, r->ratio);
   if (r->touched_bytes > 0) {
-    double us = r->touched_bytes / (copy_gbps * 1e9) * 1e6;
+    double us = touched_floor_us (r);
     printf ("%-44s %9s  %19s %9.2f %8.0f %9.1f %6.2f\n",
         "  ... counting only the source rows read", "", "",
         r->touched_bytes / 1e6, r->touched_bytes / (r->median_us * 1e3), us,
@@ -276,13 +278,11 @@ bench (RunFunc func, void *ctx, int n_sets, Result * r)
       "  ... per call, back to back", r->b2b_median_us, r->b2b_p10_us,
       r->b2b_p90_us, "", r->floor_bytes / (r->b2b_median_us * 1e3), "",
       r->b2b_ratio);
-  if (r->touched_bytes > 0) {
-    double us = r->touched_bytes / (copy_gbps * 1e9) * 1e6;
+  if (r->touched_bytes > 0)
     printf ("%-44s %9s  %19s %9s %8.0f %9s %6.2f\n",
         "  ... back to back, only the rows read", "", "", "",
         r->touched_bytes / (r->b2b_median_us * 1e3), "",
-        r->b2b_median_us / us);
-  }
+        r->b2b_median_us / touched_floor_us (r));
   fflush (stdout);
 }
 
@@ -1076,7 +1076,7 @@ json_result (FILE * f, const Result * r)
   if (r->b2b_median_us > 0 && r->floor_us > 0)
     fprintf (f, ", \"b2b_ratio\": %.4f", r->b2b_ratio);
   if (r->touched_bytes > 0) {
-    double us = r->touched_bytes / (copy_gbps * 1e9) * 1e6;
+    double us = touched_floor_us (r);
     fprintf (f, ", \"touched_floor_bytes\": %.0f, \"touched_floor_us\": "
         "%.3f, \"touched_ratio\": %.4f, \"b2b_touched_ratio\": %.4f",
         r->touched_bytes, us, r->median_us / us, r->b2b_median_us / us);

@@ -71,8 +71,9 @@ def time_runs(fn, n_sets, runs):
 
 
 def time_back_to_back(fn, n_sets, runs):
-    """Per call, CALLS_PER_GRAPH calls in one replayed CUDA graph; None with
-    the reason where the workload cannot be captured."""
+    """Per call, CALLS_PER_GRAPH calls in one CUDA graph whose replays
+    time_runs times; None with the reason where the workload cannot be
+    captured."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -85,24 +86,13 @@ def time_back_to_back(fn, n_sets, runs):
             outs = [fn(k % n_sets) for k in range(CALLS_PER_GRAPH)]
     except RuntimeError as e:
         return None, str(e).splitlines()[0]
-    for _ in range(3):
-        graph.replay()
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(runs)]
-    for i in range(runs):
-        starts[i].record()
-        graph.replay()
-        ends[i].record()
-    torch.cuda.synchronize()
-    us = np.array([s.elapsed_time(e) * 1e3 / CALLS_PER_GRAPH
-                   for s, e in zip(starts, ends)])
+    replays = time_runs(lambda s: graph.replay(), 1, runs)
     del outs, graph
     return {
         "b2b_calls": CALLS_PER_GRAPH,
-        "b2b_median_us": float(np.percentile(us, 50)),
-        "b2b_p10_us": float(np.percentile(us, 10)),
-        "b2b_p90_us": float(np.percentile(us, 90)),
+        "b2b_median_us": replays["median_us"] / CALLS_PER_GRAPH,
+        "b2b_p10_us": replays["p10_us"] / CALLS_PER_GRAPH,
+        "b2b_p90_us": replays["p90_us"] / CALLS_PER_GRAPH,
     }, None
 
 
