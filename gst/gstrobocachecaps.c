@@ -227,7 +227,56 @@ static const rc_scalar_type voxel_mode_types[] = {
 const gchar *
 gst_robocache_voxel_mode_to_string (rc_voxel_mode mode)
 {
+  if (mode == RC_VOXEL_CENTROIDS)
+    return "centroids";
   return (guint) mode <= RC_VOXEL_MEAN ? voxel_mode_names[mode] : NULL;
+}
+
+/* The grid's fields, alike in voxels and centroids caps. */
+static void
+set_grid_fields (GstCaps * caps, const rc_voxel_grid * grid)
+{
+  gst_caps_set_simple (caps,
+      "grid-x", G_TYPE_INT, (gint) grid->dims[0],
+      "grid-y", G_TYPE_INT, (gint) grid->dims[1],
+      "grid-z", G_TYPE_INT, (gint) grid->dims[2],
+      "origin-x", G_TYPE_DOUBLE, grid->origin[0],
+      "origin-y", G_TYPE_DOUBLE, grid->origin[1],
+      "origin-z", G_TYPE_DOUBLE, grid->origin[2],
+      "voxel-size-x", G_TYPE_DOUBLE, grid->voxel_size[0],
+      "voxel-size-y", G_TYPE_DOUBLE, grid->voxel_size[1],
+      "voxel-size-z", G_TYPE_DOUBLE, grid->voxel_size[2], NULL);
+}
+
+static gboolean
+get_grid_fields (const GstStructure * s, rc_voxel_grid * grid)
+{
+  static const gchar *const axis[] = { "x", "y", "z" };
+  gboolean ok = TRUE;
+
+  for (gint a = 0; a < 3 && ok; a++) {
+    gchar *dim = g_strdup_printf ("grid-%s", axis[a]);
+    gchar *origin = g_strdup_printf ("origin-%s", axis[a]);
+    gchar *size = g_strdup_printf ("voxel-size-%s", axis[a]);
+    gint d = 0;
+    ok = gst_structure_get_int (s, dim, &d) && d > 0 &&
+        gst_structure_get_double (s, origin, &grid->origin[a]) &&
+        gst_structure_get_double (s, size, &grid->voxel_size[a]);
+    grid->dims[a] = (uint32_t) d;
+    g_free (dim);
+    g_free (origin);
+    g_free (size);
+  }
+  return ok;
+}
+
+static void
+set_cuda_feature (GstCaps * caps, gboolean cuda)
+{
+  if (cuda) {
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_ROBOCACHE_CAPS_FEATURE_CUDA, NULL));
+  }
 }
 
 GstCaps *
@@ -238,34 +287,75 @@ gst_robocache_voxels_caps_new (const rc_voxel_grid * grid, guint n_features,
       "layout", G_TYPE_STRING, "dense",
       "mode", G_TYPE_STRING, voxel_mode_names[grid->mode],
       "format", G_TYPE_STRING,
-      rc_scalar_type_to_string (voxel_mode_types[grid->mode]),
-      "grid-x", G_TYPE_INT, (gint) grid->dims[0],
-      "grid-y", G_TYPE_INT, (gint) grid->dims[1],
-      "grid-z", G_TYPE_INT, (gint) grid->dims[2],
-      "origin-x", G_TYPE_DOUBLE, grid->origin[0],
-      "origin-y", G_TYPE_DOUBLE, grid->origin[1],
-      "origin-z", G_TYPE_DOUBLE, grid->origin[2],
-      "voxel-size-x", G_TYPE_DOUBLE, grid->voxel_size[0],
-      "voxel-size-y", G_TYPE_DOUBLE, grid->voxel_size[1],
-      "voxel-size-z", G_TYPE_DOUBLE, grid->voxel_size[2], NULL);
+      rc_scalar_type_to_string (voxel_mode_types[grid->mode]), NULL);
 
+  set_grid_fields (caps, grid);
   if (grid->mode == RC_VOXEL_MEAN) {
     gst_caps_set_simple (caps, "features", G_TYPE_INT, (gint) n_features,
         "feature-names", G_TYPE_STRING,
         feature_names && *feature_names ? feature_names : "x,y,z", NULL);
   }
-  if (cuda) {
-    gst_caps_set_features (caps, 0,
-        gst_caps_features_new (GST_ROBOCACHE_CAPS_FEATURE_CUDA, NULL));
-  }
+  set_cuda_feature (caps, cuda);
   return caps;
+}
+
+GstCaps *
+gst_robocache_centroids_caps_new (const rc_voxel_grid * grid,
+    const gchar * feature_names, gboolean cuda)
+{
+  gchar **names = g_strsplit (feature_names && *feature_names ?
+      feature_names : "x,y,z", ",", -1);
+  GString *fields = g_string_new (NULL);
+  guint n = g_strv_length (names);
+  GstCaps *caps;
+
+  for (guint f = 0; f < n; f++) {
+    g_string_append_printf (fields, "%s%s:float32:%u", f ? "," : "",
+        g_strstrip (names[f]), f * 4);
+  }
+  caps = gst_caps_new_simple (GST_ROBOCACHE_POINTS_MEDIA_TYPE,
+      "point-step", G_TYPE_INT, (gint) (n * 4),
+      "fields", G_TYPE_STRING, fields->str, NULL);
+  set_grid_fields (caps, grid);
+  set_cuda_feature (caps, cuda);
+  g_string_free (fields, TRUE);
+  g_strfreev (names);
+  return caps;
+}
+
+gboolean
+gst_robocache_centroids_caps_parse (const GstCaps * caps,
+    rc_voxel_grid * grid, guint * n_features, GError ** error)
+{
+  const GstStructure *s;
+  gint step = 0;
+
+  memset (grid, 0, sizeof (*grid));
+  grid->mode = RC_VOXEL_CENTROIDS;
+  if (caps && gst_caps_is_fixed (caps)) {
+    s = gst_caps_get_structure (caps, 0);
+    if (gst_structure_has_name (s, GST_ROBOCACHE_POINTS_MEDIA_TYPE)
+        && gst_structure_get_int (s, "point-step", &step) && step > 0
+        && step % 4 == 0 && get_grid_fields (s, grid)) {
+      *n_features = (guint) step / 4;
+      return TRUE;
+    }
+  }
+  {
+    gchar *str = caps ? gst_caps_to_string (caps) : g_strdup ("(none)");
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "caps %s are not complete centroids caps ("
+        GST_ROBOCACHE_POINTS_MEDIA_TYPE " with point-step a multiple of 4, "
+        "grid-x/y/z, origin-x/y/z, voxel-size-x/y/z)", str);
+    g_free (str);
+  }
+  return FALSE;
 }
 
 gboolean
 gst_robocache_voxels_caps_parse (const GstCaps * caps, rc_voxel_grid * grid,
     guint * n_features, GError ** error)
 {
-  static const gchar *const axis[] = { "x", "y", "z" };
   const GstStructure *s;
   const gchar *mode;
   gint features = 0;
@@ -282,21 +372,8 @@ gst_robocache_voxels_caps_parse (const GstCaps * caps, rc_voxel_grid * grid,
     if (g_strcmp0 (mode, voxel_mode_names[m]) == 0)
       grid->mode = (rc_voxel_mode) m;
   }
-  for (gint a = 0; a < 3; a++) {
-    gchar *dim = g_strdup_printf ("grid-%s", axis[a]);
-    gchar *origin = g_strdup_printf ("origin-%s", axis[a]);
-    gchar *size = g_strdup_printf ("voxel-size-%s", axis[a]);
-    gint d = 0;
-    gboolean ok = gst_structure_get_int (s, dim, &d) && d > 0 &&
-        gst_structure_get_double (s, origin, &grid->origin[a]) &&
-        gst_structure_get_double (s, size, &grid->voxel_size[a]);
-    grid->dims[a] = (uint32_t) d;
-    g_free (dim);
-    g_free (origin);
-    g_free (size);
-    if (!ok)
-      goto bad;
-  }
+  if (!get_grid_fields (s, grid))
+    goto bad;
   if (grid->mode == RC_VOXEL_MEAN &&
       (!gst_structure_get_int (s, "features", &features) || features <= 0))
     goto bad;

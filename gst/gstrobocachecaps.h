@@ -87,6 +87,15 @@ GstCaps *gst_robocache_voxels_caps_new (const rc_voxel_grid * grid,
 gboolean gst_robocache_voxels_caps_parse (const GstCaps * caps,
     rc_voxel_grid * grid, guint * n_features, GError ** error);
 
+/* Centroids (robocachevoxelize mode=centroids): points caps whose fields
+ * are the averaged features (@feature_names; empty: x,y,z) as float32 one
+ * after another, carrying the grid's fields as voxels caps do (grid-x/y/z,
+ * origin-x/y/z, voxel-size-x/y/z). */
+GstCaps *gst_robocache_centroids_caps_new (const rc_voxel_grid * grid,
+    const gchar * feature_names, gboolean cuda);
+gboolean gst_robocache_centroids_caps_parse (const GstCaps * caps,
+    rc_voxel_grid * grid, guint * n_features, GError ** error);
+
 /* Vectors. */
 typedef enum
 {

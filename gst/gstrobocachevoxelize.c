@@ -4,10 +4,13 @@
  *
  * Bins each lidar sweep (other/x-robocache-points) into a dense voxel grid
  * (other/x-robocache-voxels): occupancy, point counts, or the mean of chosen
- * point fields per voxel.  Runs on the GPU when there is one (backend=auto)
- * and on the CPU otherwise, with the same results.  Points and grids may be
- * in system memory or in CUDA memory on either pad; CUDA memory is preferred
- * between GPU elements.
+ * point fields per voxel.  With mode=centroids it downsamples instead, as
+ * PCL's VoxelGrid filter does: the output is a point cloud
+ * (other/x-robocache-points, float32 fields) with one point per occupied
+ * voxel, in voxel order, the mean of the chosen fields.  Runs on the GPU
+ * when there is one (backend=auto) and on the CPU otherwise, with the same
+ * results.  Points and grids may be in system memory or in CUDA memory on
+ * either pad; CUDA memory is preferred between GPU elements.
  *
  * Points outside the grid and points with a NaN or Inf coordinate are
  * skipped and counted (the #GstRobocacheVoxelize:stats property, the debug
@@ -94,7 +97,8 @@ typedef struct
   gboolean use_gpu;
   rc_point_layout layout;
   rc_voxel_grid grid;
-  gsize out_size;
+  gsize out_size;               /* centroids: room for a point per voxel */
+  gsize out_step;               /* centroids: bytes per output point */
   gboolean out_cuda;
   /* Grown to the largest size seen, so that steady state allocates
    * nothing. */
@@ -139,6 +143,9 @@ gst_robocache_voxel_mode_get_type (void)
     {RC_VOXEL_COUNT, "uint32 per voxel: the number of points", "count"},
     {RC_VOXEL_MEAN, "float32 per voxel and feature: the mean of the "
           "feature fields", "mean"},
+    {RC_VOXEL_CENTROIDS, "a point cloud, not a grid: a point per occupied "
+          "voxel, the mean of the feature fields (PCL's VoxelGrid filter)",
+        "centroids"},
     {0, NULL, NULL}
   };
 
@@ -365,11 +372,14 @@ gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
 
     n_features = count_features (features);
     ret = gst_caps_new_empty ();
-    if (gpu)
-      gst_caps_append (ret, gst_robocache_voxels_caps_new (&grid, n_features,
-              features, TRUE));
-    gst_caps_append (ret, gst_robocache_voxels_caps_new (&grid, n_features,
-            features, FALSE));
+    for (gint cuda = gpu; cuda >= 0; cuda--) {
+      if (grid.mode == RC_VOXEL_CENTROIDS)
+        gst_caps_append (ret, gst_robocache_centroids_caps_new (&grid,
+                features, cuda));
+      else
+        gst_caps_append (ret, gst_robocache_voxels_caps_new (&grid,
+                n_features, features, cuda));
+    }
     g_free (features);
   } else {
     /* Any point layout: the element reads the one it is given. */
@@ -436,9 +446,10 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
             out_size), (NULL));
     return FALSE;
   }
-  if (!self->state.use_gpu) {
+  if (!self->state.use_gpu && grid->mode != RC_VOXEL_CENTROIDS) {
     /* Half the machine's memory: beyond that a grid would be paged in by
-     * the kernel until the OOM killer took the whole process. */
+     * the kernel until the OOM killer took the whole process.  (The
+     * centroids' output is as large as the sweep, not the grid.) */
     guint64 limit = (guint64) sysconf (_SC_PHYS_PAGES) *
         (guint64) sysconf (_SC_PAGE_SIZE) / 2;
     if (limit > 0 && out_size > limit) {
@@ -448,6 +459,27 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
               "accepted on the CPU)", out_size, limit), (NULL));
       return FALSE;
     }
+  }
+  return TRUE;
+}
+
+/* Grows the CPU scratch to @size bytes; it is never shrunk, so that
+ * steady state allocates nothing. */
+static gboolean
+ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
+{
+  State *st = &self->state;
+
+  if (size <= st->host_scratch_size)
+    return TRUE;
+  g_free (st->host_scratch);
+  st->host_scratch = g_try_malloc (size);
+  st->host_scratch_size = st->host_scratch ? size : 0;
+  if (!st->host_scratch) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("cannot allocate %" G_GSIZE_FORMAT " bytes of voxel counts", size),
+        (NULL));
+    return FALSE;
   }
   return TRUE;
 }
@@ -475,8 +507,13 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     g_clear_error (&error);
     return FALSE;
   }
-  if (!gst_robocache_voxels_caps_parse (outcaps, &st->grid, &n_features,
-          &error)) {
+  if (!(gst_caps_is_fixed (outcaps) && gst_structure_has_name
+          (gst_caps_get_structure (outcaps, 0),
+              GST_ROBOCACHE_POINTS_MEDIA_TYPE) ?
+          gst_robocache_centroids_caps_parse (outcaps, &st->grid,
+              &n_features, &error) :
+          gst_robocache_voxels_caps_parse (outcaps, &st->grid, &n_features,
+              &error))) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message), (NULL));
     g_clear_error (&error);
     return FALSE;
@@ -485,16 +522,22 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
 
   st->out_size = rc_voxelize_output_size (&st->layout, &st->grid);
+  st->out_step = st->layout.n_features * sizeof (gfloat);
   st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
-  scratch = rc_voxelize_scratch_size (&st->layout, &st->grid);
+  /* The centroids' CPU scratch depends on the sweep: ensure_host_scratch
+   * grows it per buffer. */
+  scratch = st->grid.mode == RC_VOXEL_CENTROIDS ? 0 :
+      rc_voxelize_scratch_size (&st->layout, &st->grid, 0);
 
   if (st->use_gpu) {
     gboolean ok = gst_robocache_gpu_push (&st->gpu);
     ok = ok
         && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
         &st->device_scratch, &st->device_scratch_size,
-        rc_voxelize_cuda_scratch_size (&st->grid, 1), "voxelization scratch");
-    if (ok && !st->out_cuda)
+        rc_voxelize_cuda_scratch_size (&st->layout, &st->grid, 1),
+        "voxelization scratch");
+    /* Centroids in system memory: device room grown per sweep instead. */
+    if (ok && !st->out_cuda && st->grid.mode != RC_VOXEL_CENTROIDS)
       ok = gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
           &st->device_out, &st->device_out_size, st->out_size, "voxel grid");
     if (ok && !st->host_stats
@@ -508,16 +551,8 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     gst_robocache_gpu_pop (&st->gpu);
     if (!ok)
       return FALSE;
-  } else if (scratch > st->host_scratch_size) {
-    g_free (st->host_scratch);
-    st->host_scratch = g_try_malloc (scratch);
-    st->host_scratch_size = st->host_scratch ? scratch : 0;
-    if (!st->host_scratch) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("cannot allocate %" G_GSIZE_FORMAT " bytes of voxel counts",
-              scratch), (NULL));
-      return FALSE;
-    }
+  } else if (!ensure_host_scratch (self, scratch)) {
+    return FALSE;
   }
 
   GST_INFO_OBJECT (self, "%s, %u x %u x %u %s grid of %" G_GSIZE_FORMAT
@@ -537,7 +572,11 @@ gst_robocache_voxelize_transform_size (GstBaseTransform * trans,
 
   if (direction != GST_PAD_SINK)
     return FALSE;
-  *othersize = self->state.out_size;
+  if (self->state.grid.mode == RC_VOXEL_CENTROIDS)
+    *othersize = rc_voxelize_centroids_size (&self->state.layout,
+        &self->state.grid, size / self->state.layout.point_step);
+  else
+    *othersize = self->state.out_size;
   return TRUE;
 }
 
@@ -550,12 +589,19 @@ gst_robocache_voxelize_decide_allocation (GstBaseTransform * trans,
   GstBufferPool *pool;
   GstCaps *caps;
 
-  if (!st->out_cuda)
+  if (!st->out_cuda) {
+    /* Centroids in system memory: a buffer of each sweep's room
+     * (transform_size), not one pool size for all. */
+    while (st->grid.mode == RC_VOXEL_CENTROIDS
+        && gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_remove_nth_allocation_pool (query, 0);
     return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
         query);
+  }
 
   /* Grids in CUDA memory come from robocache's own pool on the shared
-   * context; downstream's pools hold other memory. */
+   * context; downstream's pools hold other memory.  Centroids take a
+   * pool buffer with room for a point per voxel, cut to size. */
   gst_query_parse_allocation (query, &caps, NULL);
   pool = gst_robocache_gpu_pool_new (&st->gpu, caps, st->out_size);
   if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
@@ -677,6 +723,9 @@ voxelize_cpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
   GstMapInfo in, out;
   rc_status ret;
 
+  if (st->grid.mode == RC_VOXEL_CENTROIDS && !ensure_host_scratch (self,
+          rc_voxelize_scratch_size (&st->layout, &st->grid, n_points)))
+    return GST_FLOW_ERROR;
   if (!gst_buffer_map (inbuf, &in, GST_MAP_READ))
     goto map_failed;
   if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
@@ -709,6 +758,7 @@ voxelize_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
       gst_robocache_gpu_memory_is_native (&st->gpu,
       gst_buffer_peek_memory (inbuf, 0));
   gboolean mapped_in = FALSE, mapped_out = FALSE;
+  gboolean centroids = st->grid.mode == RC_VOXEL_CENTROIDS;
   gconstpointer device_in;
   gpointer device_out;
   rc_status ret = RC_OK;
@@ -741,14 +791,26 @@ voxelize_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
       (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0));
   if (!mapped_out)
     goto map_failed;
+  if (!st->out_cuda && centroids && !gst_robocache_gpu_ensure_scratch
+      (GST_ELEMENT (self), &st->device_out, &st->device_out_size, out.size,
+          "centroids"))
+    goto out;
   device_out = st->out_cuda ? out.data : st->device_out;
 
   if (ret == RC_OK)
     ret = rc_voxelize_cuda (&st->layout, &st->grid, device_in, &n_points, 1,
         device_out, st->device_scratch, st->host_stats, st->gpu.stream);
-  if (ret == RC_OK && !st->out_cuda)
+  if (ret == RC_OK && !st->out_cuda && centroids) {
+    /* Only the points there are: their number is needed first. */
+    ret = rc_stream_synchronize (st->gpu.stream);
+    if (ret == RC_OK && st->host_stats->occupied > 0)
+      ret = rc_device_copy_async (out.data, st->device_out,
+          st->host_stats->occupied * st->out_step, RC_COPY_DEVICE_TO_HOST,
+          st->gpu.stream);
+  } else if (ret == RC_OK && !st->out_cuda) {
     ret = rc_device_copy_async (out.data, st->device_out, st->out_size,
         RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
+  }
   /* Downstream may read the grid at once: finish this element's stream
    * (only this stream, never the whole device). */
   if (ret == RC_OK)
@@ -810,6 +872,9 @@ gst_robocache_voxelize_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   elapsed = (g_get_monotonic_time () - elapsed) * GST_USECOND;
   if (flow != GST_FLOW_OK)
     return flow;
+  /* Centroids: the points there are, out of the room there was. */
+  if (st->grid.mode == RC_VOXEL_CENTROIDS)
+    gst_buffer_resize (outbuf, 0, stats.occupied * st->out_step);
 
   GST_LOG_OBJECT (self, "sweep %" GST_TIME_FORMAT ": %" G_GUINT64_FORMAT
       " points, %" G_GUINT64_FORMAT " in grid, %" G_GUINT64_FORMAT
@@ -879,6 +944,7 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *src_caps;
 
   gobject_class->set_property = gst_robocache_voxelize_set_property;
   gobject_class->get_property = gst_robocache_voxelize_get_property;
@@ -915,7 +981,9 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
    * GstRobocacheVoxelize:mode:
    *
    * What each voxel holds: occupancy (uint8), count (uint32) or the mean
-   * of the #GstRobocacheVoxelize:features fields (float32 planes).
+   * of the #GstRobocacheVoxelize:features fields (float32 planes); or, with
+   * centroids, a point cloud of one point per occupied voxel holding those
+   * means (float32 fields in #GstRobocacheVoxelize:features order).
    */
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode", "What each voxel holds",
@@ -925,8 +993,8 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
   /**
    * GstRobocacheVoxelize:features:
    *
-   * Comma-separated point fields averaged in mean mode, e.g. "intensity"
-   * or "x,y,z,intensity"; empty means "x,y,z" (the centroid).
+   * Comma-separated point fields averaged in mean and centroids modes, e.g.
+   * "intensity" or "x,y,z,intensity"; empty means "x,y,z" (the centroid).
    */
   g_object_class_install_property (gobject_class, PROP_FEATURES,
       g_param_spec_string ("features", "Features",
@@ -962,10 +1030,14 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
       gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
           gst_robocache_caps_with_cuda (GST_ROBOCACHE_POINTS_CAPS,
               GST_ROBOCACHE_POINTS_CUDA_CAPS), GST_TYPE_PAD));
+  src_caps = gst_robocache_caps_with_cuda (GST_ROBOCACHE_VOXELS_CAPS,
+      GST_ROBOCACHE_VOXELS_CUDA_CAPS);
+  gst_caps_append (src_caps,
+      gst_robocache_caps_with_cuda (GST_ROBOCACHE_POINTS_CAPS,
+          GST_ROBOCACHE_POINTS_CUDA_CAPS));
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-          gst_robocache_caps_with_cuda (GST_ROBOCACHE_VOXELS_CAPS,
-              GST_ROBOCACHE_VOXELS_CUDA_CAPS), GST_TYPE_PAD));
+          src_caps, GST_TYPE_PAD));
   gst_element_class_set_static_metadata (element_class,
       "robocache voxelizer", "Filter/Converter/Robotics",
       "Bins lidar point clouds into voxel grids on the GPU or the CPU",

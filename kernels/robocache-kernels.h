@@ -125,9 +125,14 @@ typedef enum
                                  * the grid is padded with zeros to a
                                  * multiple of 4 bytes */
   RC_VOXEL_COUNT,               /* uint32 per voxel: number of points */
-  RC_VOXEL_MEAN                 /* float32 per voxel and feature: mean of the
+  RC_VOXEL_MEAN,                /* float32 per voxel and feature: mean of the
                                  * feature fields over the voxel's points
                                  * (0 where the voxel is empty) */
+  RC_VOXEL_CENTROIDS            /* a point cloud, not a grid: one point per
+                                 * occupied voxel, in index order, of
+                                 * n_features float32, the mean of each
+                                 * feature field over the voxel's points
+                                 * (PCL's VoxelGrid filter) */
 } rc_voxel_mode;
 
 typedef struct
@@ -141,7 +146,8 @@ typedef struct
 {
   uint32_t point_step;          /* bytes from one point to the next */
   rc_field x, y, z;             /* float32 or float64 */
-  uint32_t n_features;          /* fields averaged in RC_VOXEL_MEAN */
+  uint32_t n_features;          /* fields averaged in RC_VOXEL_MEAN and
+                                 * RC_VOXEL_CENTROIDS */
   rc_field features[RC_VOXELIZE_MAX_FEATURES];
 } rc_point_layout;
 
@@ -171,33 +177,44 @@ rc_status rc_voxelize_check (const rc_point_layout * layout,
     const rc_voxel_grid * grid);
 
 uint64_t rc_voxel_grid_n_voxels (const rc_voxel_grid * grid);
-/* Bytes of one output grid for @grid's mode and @layout's features. */
+/* Bytes of one output grid for @grid's mode and @layout's features; in
+ * RC_VOXEL_CENTROIDS, the most one cloud can give (a point per voxel). */
 uint64_t rc_voxelize_output_size (const rc_point_layout * layout,
     const rc_voxel_grid * grid);
+/* RC_VOXEL_CENTROIDS: bytes of output room for a cloud of @n_points, room
+ * for min (n_points, n_voxels) points. */
+uint64_t rc_voxelize_centroids_size (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint64_t n_points);
 /* Bytes of scratch the caller provides to rc_voxelize_cpu (0 if none is
- * needed), 4-byte aligned; its contents need not be initialised. */
+ * needed), 4-byte aligned; its contents need not be initialised.
+ * @max_cloud_points, the most points of any one cloud of a call, matters
+ * only in RC_VOXEL_CENTROIDS. */
 uint64_t rc_voxelize_scratch_size (const rc_point_layout * layout,
-    const rc_voxel_grid * grid);
+    const rc_voxel_grid * grid, uint64_t max_cloud_points);
 
 /* Voxelizes @n_clouds clouds stored one after another in @points (cloud c
  * has cloud_sizes[c] points) into @n_clouds consecutive output grids in
- * @out.  The grids are cleared first.  @stats (one per cloud, may be NULL)
- * receives the counts.  CPU: all pointers are host memory. */
+ * @out.  The grids are cleared first.  In RC_VOXEL_CENTROIDS each cloud's
+ * output takes rc_voxelize_centroids_size (cloud_sizes[c]) bytes, of which
+ * its stats.occupied points are written, the rest left as it was.  @stats
+ * (one per cloud, may be NULL) receives the counts.  CPU: all pointers are
+ * host memory, @out 4-byte aligned. */
 rc_status rc_voxelize_cpu (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const void *points,
     const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,
     void *scratch, rc_voxelize_stats * stats);
 
 /* CUDA: @points, @out and @scratch are device memory; @scratch (8-byte
- * aligned) must hold rc_voxelize_cuda_scratch_size (grid, n_clouds) bytes:
- * the statistics (rc_voxelize_cuda_stats_size) first, then for the mean a
- * count per voxel.  @cloud_sizes is host memory.
+ * aligned) must hold rc_voxelize_cuda_scratch_size (layout, grid, n_clouds)
+ * bytes: the statistics (rc_voxelize_cuda_stats_size) first, then for the
+ * mean a count per voxel, and for the centroids also their sums and the
+ * bookkeeping that puts them in order.  @cloud_sizes is host memory.
  * @stats, if not NULL, must be page-locked host memory (rc_host_alloc) and
  * is valid once @stream has been synchronised.  Asynchronous on
  * @stream. */
 uint64_t rc_voxelize_cuda_stats_size (uint32_t n_clouds);
-uint64_t rc_voxelize_cuda_scratch_size (const rc_voxel_grid * grid,
-    uint32_t n_clouds);
+uint64_t rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint32_t n_clouds);
 rc_status rc_voxelize_cuda (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const void *points,
     const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,

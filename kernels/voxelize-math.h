@@ -93,6 +93,24 @@ rc_voxel_grid_n_voxels_hd (const rc_voxel_grid * grid)
   return (uint64_t) grid->dims[0] * grid->dims[1] * grid->dims[2];
 }
 
+/* Modes that average feature fields: the dense mean and the centroids. */
+RC_HD int
+rc_voxel_mode_averages (rc_voxel_mode mode)
+{
+  return mode == RC_VOXEL_MEAN || mode == RC_VOXEL_CENTROIDS;
+}
+
+/* The GPU writes the centroids a tile of voxels per block: each tile's
+ * occupied voxels are counted, the counts scanned into each tile's first
+ * output point, then each tile writes its points in order. */
+#define RC_CENTROID_TILE 2048
+
+RC_HD uint64_t
+rc_centroid_tiles (uint64_t n_voxels)
+{
+  return (n_voxels + RC_CENTROID_TILE - 1) / RC_CENTROID_TILE;
+}
+
 /* Classifies a point given its coordinates and, when it is in the grid,
  * gives its voxel index. */
 RC_HD int

@@ -5,7 +5,9 @@
  * table of the occupied voxels while a second thread zeroes the output and
  * then locates the cloud's last points ahead of the first; then both write
  * the means into it.  The output is written once either way, and does not
- * depend on which thread located what. */
+ * depend on which thread located what.  The centroids use the same table,
+ * with a row for every voxel the cloud can reach, and write its rows out in
+ * voxel order: nothing the size of the grid is written but a bit mask. */
 #include "voxelize-math.h"
 
 #include <math.h>
@@ -56,9 +58,9 @@ rc_voxelize_check (const rc_point_layout * layout, const rc_voxel_grid * grid)
     if (!field_fits (&layout->features[f], layout->point_step))
       return RC_ERROR_INVALID_ARGUMENT;
   }
-  if (grid->mode == RC_VOXEL_MEAN && layout->n_features == 0)
+  if (rc_voxel_mode_averages (grid->mode) && layout->n_features == 0)
     return RC_ERROR_INVALID_ARGUMENT;
-  if ((unsigned) grid->mode > RC_VOXEL_MEAN)
+  if ((unsigned) grid->mode > RC_VOXEL_CENTROIDS)
     return RC_ERROR_INVALID_ARGUMENT;
   for (int a = 0; a < 3; a++) {
     if (!(grid->voxel_size[a] > 0.0) || !isfinite (grid->voxel_size[a]) ||
@@ -90,16 +92,36 @@ rc_voxelize_output_size (const rc_point_layout * layout,
     case RC_VOXEL_COUNT:
       return n * sizeof (uint32_t);
     case RC_VOXEL_MEAN:
+    case RC_VOXEL_CENTROIDS:
       return n * layout->n_features * sizeof (float);
   }
   return 0;
 }
 
-/* The mean's scratch: a bit per voxel (set on the voxel's first point, so
- * that nothing else needs clearing), a word per voxel, valid only where the
- * bit is set (the voxel's row in the table below, or its point count when
- * the table overflows), then a table of up to mean_table_rows() occupied
- * voxels: their indices, point counts and feature sums. */
+/* The most voxels a cloud of @n_points can occupy. */
+static uint64_t
+reachable_voxels (const rc_voxel_grid * grid, uint64_t n_points)
+{
+  uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
+
+  return n_points < n_voxels ? n_points : n_voxels;
+}
+
+uint64_t
+rc_voxelize_centroids_size (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint64_t n_points)
+{
+  return reachable_voxels (grid, n_points) * layout->n_features *
+      sizeof (float);
+}
+
+/* The mean's and the centroids' scratch: a bit per voxel (set on the
+ * voxel's first point, so that nothing else needs clearing), a word per
+ * voxel, valid only where the bit is set (the voxel's row in the table
+ * below, or its point count when the table overflows), then a table of up
+ * to mean_table_rows() (centroids: reachable_voxels()) occupied voxels:
+ * their indices, point counts and feature sums.  The centroids' table
+ * cannot overflow. */
 static uint64_t
 mean_mask_words (uint64_t n_voxels)
 {
@@ -117,8 +139,10 @@ mean_table_rows (uint64_t n_voxels)
 }
 
 /* The mean on two threads, where the output is large enough to pay for the
- * second (and there is a second processor to run it). */
+ * second (and there is a second processor to run it); the centroids, where
+ * the cloud is. */
 #define HELPER_MIN_BYTES (UINT64_C (1) << 22)
+#define HELPER_MIN_POINTS (UINT64_C (1) << 15)
 
 /* Points are located a block at a time, then gathered into runs: the
  * locating loop stays free of the grid's memory traffic. */
@@ -130,19 +154,40 @@ mean_table_rows (uint64_t n_voxels)
 #define TAIL_BLOCKS 256
 #define TAIL_BYTES (TAIL_BLOCKS * LOCATE_BLOCK * sizeof (uint64_t) + 4)
 
+/* Whether a second thread would pay for itself on a cloud of @n_points
+ * (rc_voxelize_check has accepted @grid). */
+static int
+helper_pays (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    uint64_t n_points)
+{
+  if (grid->mode == RC_VOXEL_CENTROIDS)
+    return n_points >= HELPER_MIN_POINTS;
+  return grid->mode == RC_VOXEL_MEAN
+      && rc_voxelize_output_size (layout, grid) >= HELPER_MIN_BYTES;
+}
+
+/* The rows of the table for a cloud of @n_points. */
+static uint64_t
+table_rows (const rc_voxel_grid * grid, uint64_t n_points)
+{
+  if (grid->mode == RC_VOXEL_CENTROIDS)
+    return reachable_voxels (grid, n_points);
+  return mean_table_rows (rc_voxel_grid_n_voxels (grid));
+}
+
 uint64_t
 rc_voxelize_scratch_size (const rc_point_layout * layout,
-    const rc_voxel_grid * grid)
+    const rc_voxel_grid * grid, uint64_t max_cloud_points)
 {
   uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
   uint64_t size;
 
-  if (grid->mode != RC_VOXEL_MEAN)
+  if (!rc_voxel_mode_averages (grid->mode))
     return 0;
   size = (mean_mask_words (n_voxels) + n_voxels +
-      mean_table_rows (n_voxels) * (2 + layout->n_features)) *
+      table_rows (grid, max_cloud_points) * (2 + layout->n_features)) *
       sizeof (uint32_t);
-  if (rc_voxelize_output_size (layout, grid) >= HELPER_MIN_BYTES)
+  if (helper_pays (layout, grid, max_cloud_points))
     size += TAIL_BYTES;
   return size;
 }
@@ -154,13 +199,23 @@ rc_voxelize_cuda_stats_size (uint32_t n_clouds)
 }
 
 uint64_t
-rc_voxelize_cuda_scratch_size (const rc_voxel_grid * grid, uint32_t n_clouds)
+rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint32_t n_clouds)
 {
   uint64_t size = rc_voxelize_cuda_stats_size (n_clouds);
+  uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
+  uint64_t n_tiles = rc_centroid_tiles (n_voxels);
 
-  /* The mean's point count per voxel, used by one cloud after another. */
-  if (grid->mode == RC_VOXEL_MEAN)
-    size += rc_voxel_grid_n_voxels (grid) * sizeof (uint32_t);
+  /* Used by one cloud after another: the centroids' first point of each
+   * tile; the point count per voxel; the centroids' sums and the occupied
+   * voxels of each tile (voxelize.cu lays them out in this order). */
+  if (grid->mode == RC_VOXEL_CENTROIDS)
+    size += n_tiles * sizeof (uint64_t);
+  if (rc_voxel_mode_averages (grid->mode))
+    size += n_voxels * sizeof (uint32_t);
+  if (grid->mode == RC_VOXEL_CENTROIDS)
+    size += n_voxels * layout->n_features * sizeof (float) +
+        n_tiles * sizeof (uint32_t);
   return size;
 }
 
@@ -201,7 +256,8 @@ sink_run (voxel_sink * sink, uint64_t v, uint32_t n_points,
       *count += n_points;
       break;
     }
-    case RC_VOXEL_MEAN:{
+    case RC_VOXEL_MEAN:
+    case RC_VOXEL_CENTROIDS:{
       uint32_t bit = UINT32_C (1) << (v & 31);
       int first = !(sink->mask[v / 32] & bit);
       float *acc;
@@ -249,13 +305,13 @@ sink_run (voxel_sink * sink, uint64_t v, uint32_t n_points,
   }
 }
 
-/* With the table: the output has been zeroed; each occupied voxel of mask
- * words [@first_word, @end_word) gets its means.  Voxel by voxel along the
- * mask rather than row by row, so that the planes are written in address
- * order. */
+/* With the table: each occupied voxel of mask words [@first_word,
+ * @end_word) gets its means, voxel by voxel along the mask rather than row
+ * by row, so in address order: in the (zeroed) planes, or with @points as
+ * consecutive points. */
 static void
 write_table_means (const voxel_sink * sink, uint64_t first_word,
-    uint64_t end_word)
+    uint64_t end_word, float *points)
 {
   float *planes = (float *) sink->out;
   uint32_t n_features = sink->layout->n_features;
@@ -267,8 +323,12 @@ write_table_means (const voxel_sink * sink, uint64_t first_word,
       const float *acc = sink->row_sums + (uint64_t) row * n_features;
       float n = (float) sink->row_count[row];
 
-      for (uint32_t f = 0; f < n_features; f++)
-        planes[f * sink->n_voxels + v] = acc[f] / n;
+      for (uint32_t f = 0; f < n_features; f++) {
+        if (points)
+          *points++ = acc[f] / n;
+        else
+          planes[f * sink->n_voxels + v] = acc[f] / n;
+      }
     }
   }
 }
@@ -553,7 +613,7 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
   int packed_xyz = xyz_is_packed_float (layout), float_features = 1;
   uint32_t n_features;
 
-  n_features = grid->mode == RC_VOXEL_MEAN ? layout->n_features : 0;
+  n_features = rc_voxel_mode_averages (grid->mode) ? layout->n_features : 0;
   for (uint32_t f = 0; f < n_features; f++)
     float_features &= layout->features[f].type == RC_TYPE_FLOAT32;
   if (packed_xyz && float_features) {
@@ -584,11 +644,12 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
 /* The mean on two threads: the helper zeroes the output while the caller
  * bins the points; then, while the caller is still binning, the helper
  * locates the cloud's last blocks for it (cloud_tail); then each writes the
- * means of half of the grid. */
+ * means of half of the grid.  The centroids have no grid to zero, nor one
+ * to split: the helper only locates. */
 typedef struct
 {
   const voxel_sink *sink;
-  size_t out_size;
+  size_t out_size;              /* 0 for the centroids */
   const rc_point_layout *layout;
   const rc_voxel_grid *grid;
   const uint8_t *points;
@@ -638,12 +699,15 @@ help_with_mean (void *data)
   const voxel_sink *sink = h->sink;
   uint64_t n_words = mean_mask_words (sink->n_voxels);
 
-  memset (sink->out, 0, h->out_size);
+  if (h->out_size)
+    memset (sink->out, 0, h->out_size);
   if (h->tail)
     locate_tail (h);
+  if (!h->out_size)
+    return NULL;
   pthread_barrier_wait (&h->binned);
   if (!sink->table_full)
-    write_table_means (sink, n_words / 2, n_words);
+    write_table_means (sink, n_words / 2, n_words, NULL);
   return NULL;
 }
 
@@ -656,11 +720,12 @@ count_processors (void)
 }
 
 static int
-helper_worthwhile (uint64_t out_size)
+helper_worthwhile (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    uint64_t n_points)
 {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-  if (out_size < HELPER_MIN_BYTES)
+  if (!helper_pays (layout, grid, n_points))
     return 0;
   pthread_once (&once, count_processors);
   return processors >= 2;
@@ -682,13 +747,31 @@ cloud_tail_init (cloud_tail * tail, uint64_t n_points, void *room)
   tail->invalid = tail->out_of_range = 0;
 }
 
+/* Lays the mean's or the centroids' scratch out (rc_voxelize_scratch_size)
+ * with @rows table rows; only the mask needs clearing. */
+static void
+table_init (voxel_sink * sink, uint32_t * scratch, uint64_t rows)
+{
+  uint64_t n_words = mean_mask_words (sink->n_voxels);
+
+  sink->mask = scratch;
+  sink->per_voxel = scratch + n_words;
+  sink->use_table = 1;
+  sink->table_rows = rows;
+  sink->row_voxel = sink->per_voxel + sink->n_voxels;
+  sink->row_count = sink->row_voxel + rows;
+  sink->row_sums = (float *) (sink->row_count + rows);
+  memset (sink->mask, 0, n_words * sizeof (uint32_t));
+}
+
 static void
 voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, uint8_t * out,
     uint32_t * scratch, rc_voxelize_stats * stats)
 {
   uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
-  uint64_t out_size = rc_voxelize_output_size (layout, grid);
+  int centroids = grid->mode == RC_VOXEL_CENTROIDS;
+  uint64_t out_size = centroids ? 0 : rc_voxelize_output_size (layout, grid);
   voxel_sink sink = { layout, grid->mode, n_voxels, out };
   rc_voxelize_stats s = { 0, 0, 0, 0 };
   mean_helper h = { &sink, out_size, layout, grid, points, n_points };
@@ -697,7 +780,7 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
   pthread_t helper;
   int helping = 0;
 
-  if (grid->mode != RC_VOXEL_MEAN) {
+  if (!rc_voxel_mode_averages (grid->mode)) {
     memset (out, 0, out_size);
     bin_cloud (layout, grid, points, n_points, &sink, NULL, &s);
     s.occupied = sink.occupied;
@@ -706,16 +789,11 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
     return;
   }
 
-  /* The mean: only the mask needs clearing in the scratch. */
-  sink.mask = scratch;
-  sink.per_voxel = scratch + n_words;
-  sink.use_table = 1;
-  sink.table_rows = mean_table_rows (n_voxels);
-  sink.row_voxel = sink.per_voxel + n_voxels;
-  sink.row_count = sink.row_voxel + sink.table_rows;
-  sink.row_sums = (float *) (sink.row_count + sink.table_rows);
-  memset (sink.mask, 0, n_words * sizeof (uint32_t));
-  if (helper_worthwhile (out_size)
+  /* The centroids bin as the mean does, into a table that cannot
+   * overflow. */
+  sink.mode = RC_VOXEL_MEAN;
+  table_init (&sink, scratch, table_rows (grid, n_points));
+  if (helper_worthwhile (layout, grid, n_points)
       && pthread_barrier_init (&h.binned, NULL, 2) == 0) {
     /* The tail's room follows the table (rc_voxelize_scratch_size). */
     cloud_tail_init (&tail, n_points, sink.row_sums + sink.table_rows *
@@ -730,16 +808,21 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
   bin_cloud (layout, grid, points, n_points, &sink, helping ? &tail : NULL,
       &s);
   if (helping) {
-    pthread_barrier_wait (&h.binned);
-    if (!sink.table_full)
-      write_table_means (&sink, 0, n_words / 2);
+    if (!centroids) {
+      pthread_barrier_wait (&h.binned);
+      if (!sink.table_full)
+        write_table_means (&sink, 0, n_words / 2, NULL);
+    }
     pthread_join (helper, NULL);
     pthread_barrier_destroy (&h.binned);
     s.invalid += tail.invalid;
     s.out_of_range += tail.out_of_range;
-  } else if (!sink.table_full) {
-    write_table_means (&sink, 0, n_words);
+  } else if (!sink.table_full && !centroids) {
+    write_table_means (&sink, 0, n_words, NULL);
   }
+  /* Centroids: the points in voxel order, a few tens of thousands. */
+  if (centroids)
+    write_table_means (&sink, 0, n_words, (float *) out);
 
   if (sink.table_full) {
     /* More occupied voxels than table rows: again, summing in the planes
@@ -763,23 +846,27 @@ rc_voxelize_cpu (const rc_point_layout * layout, const rc_voxel_grid * grid,
 {
   rc_status ret = rc_voxelize_check (layout, grid);
   const uint8_t *cloud = (const uint8_t *) points;
-  uint64_t out_size;
 
   if (ret != RC_OK)
     return ret;
   if (n_clouds == 0)
     return RC_OK;
-  if (!out || !cloud_sizes || (grid->mode == RC_VOXEL_MEAN && (!scratch
+  /* Empty clouds' centroids take no room: @out may then be NULL. */
+  if ((!out && grid->mode != RC_VOXEL_CENTROIDS) || !cloud_sizes
+      || (rc_voxel_mode_averages (grid->mode) && (!scratch
               || ((uintptr_t) scratch & 3))))
     return RC_ERROR_INVALID_ARGUMENT;
-  out_size = rc_voxelize_output_size (layout, grid);
+  if (grid->mode == RC_VOXEL_CENTROIDS && ((uintptr_t) out & 3))
+    return RC_ERROR_INVALID_ARGUMENT;
 
   for (uint32_t c = 0; c < n_clouds; c++) {
-    if (cloud_sizes[c] > 0 && !cloud)
+    if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
-    voxelize_one (layout, grid, cloud, cloud_sizes[c],
-        (uint8_t *) out + c * out_size, (uint32_t *) scratch,
-        stats ? &stats[c] : NULL);
+    voxelize_one (layout, grid, cloud, cloud_sizes[c], (uint8_t *) out,
+        (uint32_t *) scratch, stats ? &stats[c] : NULL);
+    out = (uint8_t *) out + (grid->mode == RC_VOXEL_CENTROIDS ?
+        rc_voxelize_centroids_size (layout, grid, cloud_sizes[c]) :
+        rc_voxelize_output_size (layout, grid));
     cloud += cloud_sizes[c] * layout->point_step;
   }
   return RC_OK;

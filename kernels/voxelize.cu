@@ -6,7 +6,12 @@
  * binning launch is a programmatic dependent of the clear: its blocks start
  * while the clear's last blocks run, read and locate their points, and wait
  * for the clear (griddepcontrol.wait) only before they write.  Elsewhere
- * the two launches are ordered by the stream as usual. */
+ * the two launches are ordered by the stream as usual.
+ *
+ * The centroids are the mean's sums, in scratch, then put in voxel order
+ * without a sort: each tile of voxels counts its occupied ones, one block
+ * scans the counts into each tile's first point, each tile writes its
+ * points. */
 #include "internal.h"
 #include "voxelize-math.h"
 
@@ -186,6 +191,135 @@ blocks_for (uint64_t n)
   return (unsigned) ((n + BLOCK - 1) / BLOCK);
 }
 
+/* The voxels a block looks at per step of a tile: one per thread, so that
+ * each step reads consecutive counts and keeps voxel order by (step,
+ * thread). */
+#define TILE_STEPS (RC_CENTROID_TILE / BLOCK)
+static_assert (RC_CENTROID_TILE % BLOCK == 0, "whole steps per tile");
+
+__global__ static void
+count_tile_voxels (const uint32_t * __restrict__ counts, uint64_t n_voxels,
+    uint32_t * __restrict__ tile_counts)
+{
+  uint64_t first = (uint64_t) blockIdx.x * RC_CENTROID_TILE + threadIdx.x;
+  uint32_t n = 0;
+
+  for (int step = 0; step < TILE_STEPS; step++) {
+    uint64_t v = first + step * BLOCK;
+    n += __syncthreads_count (v < n_voxels && counts[v] != 0);
+  }
+  if (threadIdx.x == 0)
+    tile_counts[blockIdx.x] = n;
+}
+
+/* One block: the exclusive sum of the tiles' counts, a chunk of SCAN_BLOCK
+ * tiles at a time (a few chunks for grids of millions of voxels). */
+#define SCAN_BLOCK 1024
+
+__global__ static void
+scan_tiles (const uint32_t * __restrict__ tile_counts, uint64_t n_tiles,
+    uint64_t * __restrict__ tile_first)
+{
+  __shared__ uint64_t warp_sums[SCAN_BLOCK / 32];
+  __shared__ uint64_t chunk_base;
+  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+  if (threadIdx.x == 0)
+    chunk_base = 0;
+  for (uint64_t chunk = 0; chunk < n_tiles; chunk += SCAN_BLOCK) {
+    uint64_t t = chunk + threadIdx.x;
+    uint64_t own = t < n_tiles ? tile_counts[t] : 0, sum = own;
+
+    /* Inclusive sums within the warp, then of the warps' totals. */
+    for (unsigned d = 1; d < 32; d *= 2) {
+      uint64_t up = __shfl_up_sync (0xffffffffu, sum, d);
+      if (lane >= d)
+        sum += up;
+    }
+    if (lane == 31)
+      warp_sums[warp] = sum;
+    __syncthreads ();
+    if (warp == 0) {
+      uint64_t w = lane < SCAN_BLOCK / 32 ? warp_sums[lane] : 0;
+      for (unsigned d = 1; d < 32; d *= 2) {
+        uint64_t up = __shfl_up_sync (0xffffffffu, w, d);
+        if (lane >= d)
+          w += up;
+      }
+      if (lane < SCAN_BLOCK / 32)
+        warp_sums[lane] = w;
+    }
+    __syncthreads ();
+    if (t < n_tiles)
+      tile_first[t] = chunk_base + (warp ? warp_sums[warp - 1] : 0) + sum -
+          own;
+    __syncthreads ();
+    if (threadIdx.x == SCAN_BLOCK - 1)
+      chunk_base += warp_sums[SCAN_BLOCK / 32 - 1];
+    __syncthreads ();
+  }
+}
+
+/* Each tile writes its occupied voxels' means as consecutive points from
+ * its first point on, in voxel order. */
+__global__ static void
+write_centroids (const float *__restrict__ sums,
+    const uint32_t * __restrict__ counts, uint64_t n_voxels,
+    uint32_t n_features, const uint64_t * __restrict__ tile_first,
+    float *__restrict__ points)
+{
+  __shared__ uint32_t warp_counts[BLOCK / 32];
+  uint64_t first = (uint64_t) blockIdx.x * RC_CENTROID_TILE + threadIdx.x;
+  uint64_t next = tile_first[blockIdx.x];
+  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+  for (int step = 0; step < TILE_STEPS; step++) {
+    uint64_t v = first + step * BLOCK;
+    uint32_t n = v < n_voxels ? counts[v] : 0;
+    unsigned occupied = __ballot_sync (0xffffffffu, n != 0);
+    uint32_t before = 0, total = 0;
+
+    if (lane == 0)
+      warp_counts[warp] = __popc (occupied);
+    __syncthreads ();
+    for (unsigned w = 0; w < BLOCK / 32; w++) {
+      before += w < warp ? warp_counts[w] : 0;
+      total += warp_counts[w];
+    }
+    if (n != 0) {
+      float *point = points + (next + before +
+          __popc (occupied & ((1u << lane) - 1))) * n_features;
+      for (uint32_t f = 0; f < n_features; f++)
+        point[f] = sums[f * n_voxels + v] / (float) n;
+    }
+    next += total;
+    __syncthreads ();
+  }
+}
+
+/* Puts one cloud's centroids, summed in @sums, into @points. */
+static rc_status
+launch_centroids (const float *sums, const uint32_t * counts,
+    uint64_t n_voxels, uint32_t n_features, uint32_t * tile_counts,
+    uint64_t * tile_first, float *points, cudaStream_t s)
+{
+  uint64_t n_tiles = rc_centroid_tiles (n_voxels);
+  rc_status ret;
+
+  count_tile_voxels <<< (unsigned) n_tiles, BLOCK, 0, s >>> (counts, n_voxels,
+      tile_counts);
+  ret = rc_check_launch ();
+  if (ret != RC_OK)
+    return ret;
+  scan_tiles <<< 1, SCAN_BLOCK, 0, s >>> (tile_counts, n_tiles, tile_first);
+  ret = rc_check_launch ();
+  if (ret != RC_OK)
+    return ret;
+  write_centroids <<< (unsigned) n_tiles, BLOCK, 0, s >>> (sums, counts,
+      n_voxels, n_features, tile_first, points);
+  return rc_check_launch ();
+}
+
 /* Bins one cloud after the clear launched just before it on @s; with
  * @early, as a programmatic dependent of that clear. */
 template < bool PACKED_XYZ >
@@ -218,9 +352,15 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   cudaStream_t s = (cudaStream_t) stream;
   rc_status ret = rc_voxelize_check (layout, grid);
   const uint8_t *cloud = (const uint8_t *) points;
-  uint64_t out_size, n_voxels, counts_size;
-  uint32_t *counts = NULL;
+  uint8_t *cloud_out = (uint8_t *) out;
+  uint64_t out_size, n_voxels, n_tiles, counts_size;
+  uint32_t *counts = NULL, *tile_counts = NULL;
+  uint64_t *tile_first = NULL;
+  float *sums = NULL;
+  bool centroids = grid->mode == RC_VOXEL_CENTROIDS;
+  rc_voxel_grid bin_grid = *grid;
   device_stats *dstats;
+  uint8_t *next;
   int major = 0;
   bool early;
 
@@ -228,7 +368,8 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     return ret;
   if (n_clouds == 0)
     return RC_OK;
-  if (!out || !cloud_sizes || !scratch)
+  /* Empty clouds' centroids take no room: @out may then be NULL. */
+  if ((!out && grid->mode != RC_VOXEL_CENTROIDS) || !cloud_sizes || !scratch)
     return RC_ERROR_INVALID_ARGUMENT;
 
   ret = rc_device_compute_major (&major);
@@ -238,20 +379,35 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
   out_size = rc_voxelize_output_size (layout, grid);
   n_voxels = rc_voxel_grid_n_voxels (grid);
-  /* The scratch as rc_voxelize_cuda_scratch_size counts it. */
-  counts_size = grid->mode == RC_VOXEL_MEAN ? n_voxels * sizeof (uint32_t) : 0;
-  /* Statistics first: their 64-bit atomics need 8-byte alignment, which an
-   * odd number of 4-byte counts before them would break. */
+  n_tiles = rc_centroid_tiles (n_voxels);
+  /* The scratch as rc_voxelize_cuda_scratch_size counts it.  Statistics
+   * first, then the tiles' first points: their 64-bit words need 8-byte
+   * alignment, which an odd number of 4-byte counts before them would
+   * break. */
+  counts_size = rc_voxel_mode_averages (grid->mode) ?
+      n_voxels * sizeof (uint32_t) : 0;
   dstats = (device_stats *) scratch;
-  if (counts_size)
-    counts = (uint32_t *) ((uint8_t *) scratch +
-        rc_voxelize_cuda_stats_size (n_clouds));
+  next = (uint8_t *) scratch + rc_voxelize_cuda_stats_size (n_clouds);
+  if (centroids) {
+    tile_first = (uint64_t *) next;
+    next += n_tiles * sizeof (uint64_t);
+  }
+  if (counts_size) {
+    counts = (uint32_t *) next;
+    next += counts_size;
+  }
+  if (centroids) {
+    /* Binned as the mean, into the scratch. */
+    sums = (float *) next;
+    tile_counts = (uint32_t *) (next + out_size);
+    bin_grid.mode = RC_VOXEL_MEAN;
+  }
 
   for (uint32_t c = 0; c < n_clouds && ret == RC_OK; c++) {
-    uint8_t *grid_out = (uint8_t *) out + c * out_size;
+    uint8_t *grid_out = centroids ? (uint8_t *) sums : cloud_out;
     uint64_t words = MAX (out_size, counts_size) / 4;
 
-    if (cloud_sizes[c] > 0 && !cloud)
+    if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
     /* The first clear also zeroes every cloud's statistics. */
     clear_outputs <<< MAX (clear_blocks (words), (n_clouds + BLOCK - 1) /
@@ -263,18 +419,23 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
       break;
     if (cloud_sizes[c] > 0) {
       if (xyz_is_packed_float (layout, cloud))
-        ret = launch_binning < true > (layout, grid, cloud, cloud_sizes[c],
-            grid_out, counts, dstats + c, early, s);
+        ret = launch_binning < true > (layout, &bin_grid, cloud,
+            cloud_sizes[c], grid_out, counts, dstats + c, early, s);
       else
-        ret = launch_binning < false > (layout, grid, cloud, cloud_sizes[c],
-            grid_out, counts, dstats + c, early, s);
+        ret = launch_binning < false > (layout, &bin_grid, cloud,
+            cloud_sizes[c], grid_out, counts, dstats + c, early, s);
     }
     if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN) {
       divide_means <<< blocks_for (n_voxels), BLOCK, 0, s >>> ((float *)
           grid_out, counts, n_voxels, layout->n_features);
       ret = rc_check_launch ();
     }
+    if (ret == RC_OK && centroids && cloud_sizes[c] > 0)
+      ret = launch_centroids (sums, counts, n_voxels, layout->n_features,
+          tile_counts, tile_first, (float *) cloud_out, s);
     cloud += cloud_sizes[c] * layout->point_step;
+    cloud_out += centroids ? rc_voxelize_centroids_size (layout, grid,
+        cloud_sizes[c]) : out_size;
   }
   if (ret == RC_OK && stats)
     ret = rc_device_copy_async (stats, dstats,

@@ -5,11 +5,14 @@
  * Builds one sweep of 64 rings x 2048 azimuths (131072 points, about 5%
  * of them NaN dropouts; x, y, z, intensity float32 at a 16-byte stride),
  * then times, each on that same cloud with a 0.2 m leaf: rc_voxelize_cpu in
- * RC_VOXEL_MEAN (centroid x, y, z; also x, y, z, intensity), COUNT and
- * OCCUPANCY modes, and pcl::VoxelGrid<pcl::PointXYZI> (default: centroid of
- * every field; and setDownsampleAllData (false): x, y, z only).  One
- * thread each.  Warm-up rounds, then N rounds (default 50, at least 30)
- * that run every method once in turn, each timed with
+ * RC_VOXEL_CENTROIDS (PCL's own output: a point per occupied voxel) and
+ * RC_VOXEL_MEAN (the same means in dense planes), each of x, y, z and of x,
+ * y, z, intensity; COUNT and OCCUPANCY modes; and
+ * pcl::VoxelGrid<pcl::PointXYZI> (default: centroid of every field; and
+ * setDownsampleAllData (false): x, y, z only).  PCL, count and occupancy
+ * run on one thread; the mean and the centroids also use the second core
+ * (see voxelize.c).  Warm-up rounds, then N rounds (default 50, at least
+ * 30) that run every method once in turn, each timed with
  * std::chrono::steady_clock: median, p10 and p90 per method.
  *
  * Our grid is PCL's: origin floor (min / leaf) * leaf from the cloud's
@@ -17,8 +20,8 @@
  * in every filter () call), dims to cover the maximum.  Output and scratch
  * are allocated once; the kernel clears its dense grid in every call.
  * Before timing, PCL's centroids are checked against ours: the same number
- * of occupied voxels, and every centroid equal within 1e-4.  A mismatch
- * exits 1 after the table. */
+ * of occupied voxels, every centroid equal within 1e-4, and PCL's points in
+ * the order of our centroids.  A mismatch exits 1 after the table. */
 #include <pcl/filters/voxel_grid.h>
 #include <pcl/pcl_config.h>
 #include <pcl/point_types.h>
@@ -388,17 +391,24 @@ main (int argc, char **argv)
   xyzi.features[3] = {12, RC_TYPE_FLOAT32};
 
   // Preallocated outputs and scratch (floats: aligned for every mode).
-  rc_voxel_grid mean = grid, count = grid, occ = grid;
+  rc_voxel_grid mean = grid, count = grid, occ = grid, cent = grid;
   mean.mode = RC_VOXEL_MEAN;
+  cent.mode = RC_VOXEL_CENTROIDS;
   count.mode = RC_VOXEL_COUNT;
   occ.mode = RC_VOXEL_OCCUPANCY;
   std::vector<float> mean_out (rc_voxelize_output_size (&xyz, &mean) / 4);
   std::vector<float> meani_out (rc_voxelize_output_size (&xyzi, &mean) / 4);
-  std::vector<uint32_t> scratch (rc_voxelize_scratch_size (&xyz, &mean) / 4);
+  std::vector<uint32_t> scratch (rc_voxelize_scratch_size (&xyz, &mean, 0) / 4);
   std::vector<uint32_t> count_out (rc_voxelize_output_size (&xyz, &count) / 4);
   std::vector<uint32_t> occ_out (
       (rc_voxelize_output_size (&xyz, &occ) + 3) / 4);
-  rc_voxelize_stats st_mean, st_meani, st_count, st_occ;
+  std::vector<float> cent_out (
+      rc_voxelize_centroids_size (&xyz, &cent, kPoints) / 4);
+  std::vector<float> centi_out (
+      rc_voxelize_centroids_size (&xyzi, &cent, kPoints) / 4);
+  std::vector<uint32_t> cent_scratch (
+      rc_voxelize_scratch_size (&xyzi, &cent, kPoints) / 4);
+  rc_voxelize_stats st_mean, st_meani, st_count, st_occ, st_cent, st_centi;
 
   auto run_mean = [&] {
     check (rc_voxelize_cpu (&xyz, &mean, cloud.data (), sizes, 1,
@@ -407,6 +417,16 @@ main (int argc, char **argv)
   auto run_meani = [&] {
     check (rc_voxelize_cpu (&xyzi, &mean, cloud.data (), sizes, 1,
             meani_out.data (), scratch.data (), &st_meani), "mean xyzi");
+  };
+  auto run_cent = [&] {
+    check (rc_voxelize_cpu (&xyz, &cent, cloud.data (), sizes, 1,
+            cent_out.data (), cent_scratch.data (), &st_cent),
+        "centroids xyz");
+  };
+  auto run_centi = [&] {
+    check (rc_voxelize_cpu (&xyzi, &cent, cloud.data (), sizes, 1,
+            centi_out.data (), cent_scratch.data (), &st_centi),
+        "centroids xyzi");
   };
   auto run_count = [&] {
     check (rc_voxelize_cpu (&xyz, &count, cloud.data (), sizes, 1,
@@ -436,6 +456,8 @@ main (int argc, char **argv)
   // Check once, before timing.
   run_mean ();
   run_meani ();
+  run_cent ();
+  run_centi ();
   run_count ();
   run_occ ();
   run_pcl_all ();
@@ -449,7 +471,9 @@ main (int argc, char **argv)
       "finite points outside the grid or NaN count off");
   expect (st_count.occupied == st_mean.occupied &&
       st_occ.occupied == st_mean.occupied &&
-      st_meani.occupied == st_mean.occupied, "modes disagree on occupied");
+      st_meani.occupied == st_mean.occupied &&
+      st_cent.occupied == st_mean.occupied &&
+      st_centi.occupied == st_mean.occupied, "modes disagree on occupied");
   expect (pcl_all.size () == st_mean.occupied &&
       pcl_xyz.size () == st_mean.occupied,
       "occupied voxels: robocache " + std::to_string (st_mean.occupied) +
@@ -485,7 +509,27 @@ main (int argc, char **argv)
   expect (bad == 0, std::to_string (bad) + " centroid values off by > 1e-4"
       " (or in no occupied voxel of ours)");
 
-  std::printf ("cpu: %s (%u threads; every method runs on one)\n"
+  // Our centroids are PCL's output, point for point in PCL's order.
+  size_t misplaced = 0;
+  for (const auto *out : {&pcl_all, &pcl_xyz}) {
+    const bool all = out == &pcl_all;
+    const std::vector<float> &ours = all ? centi_out : cent_out;
+    const size_t n_f = all ? 4 : 3;
+    for (size_t i = 0; i < out->size () && i < st_mean.occupied; i++) {
+      const pcl::PointXYZI &p = (*out)[i];
+      const float v[4] = {p.x, p.y, p.z, p.intensity};
+      for (size_t f = 0; f < n_f; f++) {
+        double d = std::fabs (double (ours[i * n_f + f]) - v[f]);
+        max_diff = std::max (max_diff, d);
+        misplaced += d > kTol;
+      }
+    }
+  }
+  expect (misplaced == 0, std::to_string (misplaced) + " centroid values "
+      "differ from PCL's point at the same position");
+
+  std::printf ("cpu: %s (%u threads; PCL, count and occupancy run on one, "
+      "the mean and the centroids on two)\n"
       "PCL %s, VoxelGrid<PointXYZI>\n"
       "cloud: %zu points (%d rings x %d azimuths, seed %llu), %zu NaN, "
       "16-byte stride\n"
@@ -514,6 +558,10 @@ main (int argc, char **argv)
       false, run_mean},
     {"robocache-mean-xyzi", "RC_VOXEL_MEAN, features x, y, z, intensity",
       false, run_meani},
+    {"robocache-centroids-xyz", "RC_VOXEL_CENTROIDS, features x, y, z "
+      "(PCL's output)", false, run_cent},
+    {"robocache-centroids-xyzi", "RC_VOXEL_CENTROIDS, features x, y, z, "
+      "intensity", false, run_centi},
     {"robocache-count", "RC_VOXEL_COUNT", false, run_count},
     {"robocache-occupancy", "RC_VOXEL_OCCUPANCY", false, run_occ},
     // Not a voxelization: the floor under any dense-grid mean, which must
@@ -532,9 +580,13 @@ main (int argc, char **argv)
         r.median_ms, r.p10_ms, r.p90_ms, pcl_ms / r.median_ms);
   const double like_xyz = res[1].median_ms / res[2].median_ms;
   const double like_xyzi = res[0].median_ms / res[3].median_ms;
+  const double cent_xyz = res[1].median_ms / res[4].median_ms;
+  const double cent_xyzi = res[0].median_ms / res[5].median_ms;
   std::printf ("\nlike for like: pcl-voxelgrid-xyz / robocache-mean-xyz "
-      "%.2fx, pcl-voxelgrid / robocache-mean-xyzi %.2fx\n", like_xyz,
-      like_xyzi);
+      "%.2fx, pcl-voxelgrid / robocache-mean-xyzi %.2fx\n"
+      "same output as PCL: pcl-voxelgrid-xyz / robocache-centroids-xyz "
+      "%.2fx, pcl-voxelgrid / robocache-centroids-xyzi %.2fx\n", like_xyz,
+      like_xyzi, cent_xyz, cent_xyzi);
   for (const std::string &e : errors)
     std::printf ("CHECK FAILED: %s\n", e.c_str ());
 
@@ -550,7 +602,8 @@ main (int argc, char **argv)
         "  \"check\": {\"ok\": %s, \"occupied_robocache\": %llu, "
         "\"occupied_pcl\": %zu, \"centroids_checked\": %zu, "
         "\"max_abs_diff\": %.3e, \"points_binned_differently\": %zu},\n"
-        "  \"like_for_like\": {\"xyz\": %.4f, \"xyzi\": %.4f},\n"
+        "  \"like_for_like\": {\"xyz\": %.4f, \"xyzi\": %.4f, "
+        "\"centroids_xyz\": %.4f, \"centroids_xyzi\": %.4f},\n"
         "  \"results\": [\n",
         json_str (cpu_model ()).c_str (),
         std::thread::hardware_concurrency (),
@@ -559,7 +612,7 @@ main (int argc, char **argv)
         grid.origin[2], grid.dims[0], grid.dims[1], grid.dims[2], runs,
         kWarmup, errors.empty () ? "true" : "false",
         (unsigned long long) st_mean.occupied, pcl_all.size (), checked,
-        max_diff, rebinned, like_xyz, like_xyzi);
+        max_diff, rebinned, like_xyz, like_xyzi, cent_xyz, cent_xyzi);
     for (size_t i = 0; i < res.size (); i++) {
       const Result &r = res[i];
       std::fprintf (f, "    {\"name\": %s, \"detail\": %s, \"impl\": %s, "

@@ -636,6 +636,15 @@ static const rc_point_layout layout16 = {
   .n_features = 1,.features = {{12, RC_TYPE_FLOAT32}},
 };
 
+/* The centroids of x, y, z and intensity: PCL's VoxelGrid on XYZI. */
+static const rc_point_layout layout16_xyzi = {
+  .point_step = 16,
+  .x = {0, RC_TYPE_FLOAT32},.y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 4,.features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+      {8, RC_TYPE_FLOAT32}, {12, RC_TYPE_FLOAT32}},
+};
+
 typedef enum
 {
   CLOUD_UNIFORM,                /* uniform over the grid, 5% beyond each
@@ -646,6 +655,7 @@ typedef enum
 
 typedef struct
 {
+  const rc_point_layout *layout;
   rc_voxel_grid grid;
   uint64_t n_points;
   int n_sets;
@@ -662,7 +672,7 @@ run_voxelize (void *ctx, int set)
 {
   VoxelBench *b = ctx;
 
-  CHECK (rc_voxelize_cuda (&layout16, &b->grid, b->d_cloud[set],
+  CHECK (rc_voxelize_cuda (b->layout, &b->grid, b->d_cloud[set],
           &b->n_points, 1, b->d_out[set], b->d_scratch, NULL, stream));
 }
 
@@ -707,19 +717,22 @@ run_occupancy_bound (void *ctx, int set)
           &b->grid, b->d_out[set], b->out_size, stream));
 }
 
-static void
+/* The run's output against the CPU reference: grids byte for byte,
+ * centroids (added in another order on the GPU) to float rounding.
+ * Returns the voxels occupied. */
+static uint64_t
 check_voxelize_run (VoxelBench * b, int set, const char *name,
     gboolean with_stats)
 {
   uint8_t *ref = g_malloc (b->out_size), *got = g_malloc (b->out_size);
-  void *scratch = g_malloc (rc_voxelize_scratch_size (&layout16,
-          &b->grid) + 1);
+  void *scratch = g_malloc (rc_voxelize_scratch_size (b->layout,
+          &b->grid, b->n_points) + 1);
   rc_voxelize_stats want;
-  uint64_t bad = 0;
+  uint64_t bad = 0, compared = b->out_size;
 
   CHECK (rc_device_memset_async (b->d_out[set], 0xff, b->out_size, stream));
   if (with_stats)
-    CHECK (rc_voxelize_cuda (&layout16, &b->grid, b->d_cloud[set],
+    CHECK (rc_voxelize_cuda (b->layout, &b->grid, b->d_cloud[set],
             &b->n_points, 1, b->d_out[set], b->d_scratch, b->h_stats,
             stream));
   else
@@ -727,18 +740,28 @@ check_voxelize_run (VoxelBench * b, int set, const char *name,
   CHECK (rc_device_copy_async (got, b->d_out[set], b->out_size,
           RC_COPY_DEVICE_TO_HOST, stream));
   CHECK (rc_stream_synchronize (stream));
-  CHECK (rc_voxelize_cpu (&layout16, &b->grid, b->h_cloud[set],
+  CHECK (rc_voxelize_cpu (b->layout, &b->grid, b->h_cloud[set],
           &b->n_points, 1, ref, scratch, &want));
 
-  for (uint64_t i = 0; i < b->out_size; i++)
-    bad += ref[i] != got[i];
+  if (b->grid.mode == RC_VOXEL_CENTROIDS) {
+    compared = want.occupied * b->layout->n_features * sizeof (float);
+    for (uint64_t i = 0; i < compared / 4; i++) {
+      float x, y;
+      memcpy (&x, ref + 4 * i, 4);
+      memcpy (&y, got + 4 * i, 4);
+      bad += !(fabsf (x - y) <= 1e-5f * fmaxf (fabsf (x), 1e-3f));
+    }
+  } else {
+    for (uint64_t i = 0; i < b->out_size; i++)
+      bad += ref[i] != got[i];
+  }
   if (bad || (with_stats && memcmp (&want, b->h_stats, sizeof (want)) != 0))
-    die ("%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " grid bytes "
+    die ("%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " output values "
         "differ from the CPU reference; stats in/out/invalid/occupied "
         "GPU %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
         "/%" G_GUINT64_FORMAT ", CPU %" G_GUINT64_FORMAT "/%"
         G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, name,
-        bad, b->out_size, b->h_stats->in_grid, b->h_stats->out_of_range,
+        bad, compared, b->h_stats->in_grid, b->h_stats->out_of_range,
         b->h_stats->invalid, b->h_stats->occupied, want.in_grid,
         want.out_of_range, want.invalid, want.occupied);
   if (want.in_grid < b->n_points / 10)
@@ -747,12 +770,13 @@ check_voxelize_run (VoxelBench * b, int set, const char *name,
   g_free (ref);
   g_free (got);
   g_free (scratch);
+  return want.occupied;
 }
 
-static void
+static uint64_t
 check_voxelize (VoxelBench * b, int set, const char *name)
 {
-  check_voxelize_run (b, set, name, TRUE);
+  return check_voxelize_run (b, set, name, TRUE);
 }
 
 /* The grid's clear alone, to split a voxelization into clearing and
@@ -769,24 +793,30 @@ static void
 bench_voxelize (const char *name, const rc_voxel_grid * grid,
     uint64_t n_points, CloudShape shape)
 {
+  static const char *const modes[] = { "occupancy", "count", "mean",
+    "centroids (x, y, z, intensity)"
+  };
+  gboolean centroids = grid->mode == RC_VOXEL_CENTROIDS;
   VoxelBench b;
   Result r;
+  uint64_t occupied;
 
   memset (&b, 0, sizeof (b));
   memset (&r, 0, sizeof (r));
+  b.layout = centroids ? &layout16_xyzi : &layout16;
   b.grid = *grid;
   b.n_points = n_points;
-  CHECK (rc_voxelize_check (&layout16, &b.grid));
-  b.cloud_bytes = n_points * layout16.point_step;
-  b.out_size = rc_voxelize_output_size (&layout16, &b.grid);
+  CHECK (rc_voxelize_check (b.layout, &b.grid));
+  b.cloud_bytes = n_points * b.layout->point_step;
+  b.out_size = centroids ? rc_voxelize_centroids_size (b.layout, &b.grid,
+      n_points) : rc_voxelize_output_size (b.layout, &b.grid);
 
   g_strlcpy (r.name, name, sizeof (r.name));
   g_strlcpy (r.kind, "voxelize", sizeof (r.kind));
   g_snprintf (r.detail, sizeof (r.detail), "%" G_GUINT64_FORMAT " points "
-      "stride %u (%s) into %ux%ux%u %s", n_points, layout16.point_step,
+      "stride %u (%s) into %ux%ux%u %s", n_points, b.layout->point_step,
       shape == CLOUD_UNIFORM ? "uniform" : "lidar sweep", grid->dims[0],
-      grid->dims[1], grid->dims[2], grid->mode == RC_VOXEL_COUNT ? "count" :
-      grid->mode == RC_VOXEL_OCCUPANCY ? "occupancy" : "mean");
+      grid->dims[1], grid->dims[2], modes[grid->mode]);
   r.floor_bytes = r.set_bytes = (double) b.cloud_bytes + b.out_size;
   b.n_sets = sets_for (r.set_bytes);
 
@@ -801,15 +831,20 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
     CHECK (rc_device_copy_async (b.d_cloud[s], b.h_cloud[s], b.cloud_bytes,
             RC_COPY_HOST_TO_DEVICE, stream));
   }
-  CHECK (rc_device_alloc (&b.d_scratch, rc_voxelize_cuda_scratch_size (&b.grid,
-              1)));
+  CHECK (rc_device_alloc (&b.d_scratch,
+          rc_voxelize_cuda_scratch_size (b.layout, &b.grid, 1)));
   CHECK (rc_host_alloc ((void **) &b.h_stats, sizeof (rc_voxelize_stats)));
   CHECK (rc_stream_synchronize (stream));
 
-  check_voxelize (&b, 0, r.name);
+  occupied = check_voxelize (&b, 0, r.name);
+  /* The centroids must write only the points there are. */
+  if (centroids)
+    r.floor_bytes = (double) b.cloud_bytes + occupied * b.layout->n_features *
+        sizeof (float);
   bench (run_voxelize, &b, b.n_sets, &r);
   check_voxelize (&b, (n_runs - 1) % b.n_sets, r.name);
-  if (b.out_size >= (1 << 20)) {
+  /* (The centroids clear their scratch, not their output.) */
+  if (b.out_size >= (1 << 20) && !centroids) {
     Result c;
     memset (&c, 0, sizeof (c));
     g_snprintf (c.name, sizeof (c.name), "%s-clear", name);
@@ -1131,6 +1166,10 @@ main (int argc, char **argv)
   const rc_voxel_grid bev = { {0, -39.68, -3}, {0.16, 0.16, 4},
   {432, 496, 1}, RC_VOXEL_COUNT
   };
+  /* Its region in 0.2 m voxels, downsampled as PCL's VoxelGrid would. */
+  const rc_voxel_grid kitti_leaf = { {0, -39.6, -3}, {0.2, 0.2, 0.2},
+  {346, 396, 20}, RC_VOXEL_CENTROIDS
+  };
 
   for (int i = 1; i < argc; i++) {
     if (strcmp (argv[i], "--json") == 0 && i + 1 < argc)
@@ -1186,6 +1225,8 @@ main (int argc, char **argv)
   bench_voxelize ("voxelize-occupancy-256cube-n131072", &cube, 131072,
       CLOUD_UNIFORM);
   bench_voxelize ("voxelize-count-bev432x496-n120000", &bev, 120000,
+      CLOUD_LIDAR);
+  bench_voxelize ("voxelize-centroids-kitti0.2-n131072", &kitti_leaf, 131072,
       CLOUD_LIDAR);
 
 #if BENCH_HAVE_FUSE

@@ -5,6 +5,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
+#include <math.h>
 
 #include "elementutil.h"
 #include "gstrobocachefusedmeta.h"
@@ -36,16 +37,16 @@ context_of (GstElement * element, const gchar * pad_name)
   return cuda;
 }
 
-/* Runs the lidar through voxelize on @backend into an appsink and returns
- * the grids (system copies) of @n sweeps. */
+/* Runs the lidar through voxelize on @backend in @mode into an appsink and
+ * returns the grids (system copies) of @n sweeps. */
 static GPtrArray *
-grids (const gchar * backend, const gchar * sink_caps, gint n,
-    gboolean expect_cuda)
+voxelized (const gchar * backend, const gchar * mode, const gchar * sink_caps,
+    gint n, gboolean expect_cuda)
 {
   gchar *desc = g_strdup_printf ("robocachelidarsrc num-buffers=%d seed=3 "
-      "points-per-sweep=131072 ! robocachevoxelize backend=%s mode=count "
-      "voxel-size=\"<0.4>\" dims=\"<128,128,16>\" ! %s ! appsink name=sink "
-      "sync=false", n, backend, sink_caps);
+      "points-per-sweep=131072 ! robocachevoxelize backend=%s mode=%s "
+      "features=x,y,z,intensity voxel-size=\"<0.4>\" dims=\"<128,128,16>\" ! "
+      "%s ! appsink name=sink sync=false", n, backend, mode, sink_caps);
   GstElement *pipeline = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
@@ -76,36 +77,68 @@ grids (const gchar * backend, const gchar * sink_caps, gint n,
   return out;
 }
 
+/* The GPU's outputs against the CPU's: grids byte for byte; centroids, as
+ * many and in the same order, their means within float rounding (the GPU
+ * adds in another order). */
 static void
-assert_same (GPtrArray * a, GPtrArray * b)
+assert_matches (GPtrArray * cpu, GPtrArray * gpu, gboolean centroids)
 {
-  fail_unless_equals_int (a->len, b->len);
-  for (guint i = 0; i < a->len; i++) {
-    fail_unless_equals_int (gst_buffer_get_size (a->pdata[i]),
-        gst_buffer_get_size (b->pdata[i]));
-    {
-      GstMapInfo map;
-      gst_buffer_map (b->pdata[i], &map, GST_MAP_READ);
-      fail_unless (gst_buffer_memcmp (a->pdata[i], 0, map.data,
-              map.size) == 0, "grid %u differs from the CPU's", i);
-      gst_buffer_unmap (b->pdata[i], &map);
+  fail_unless_equals_int (cpu->len, gpu->len);
+  for (guint i = 0; i < cpu->len; i++) {
+    GstMapInfo a, b;
+    fail_unless (gst_buffer_map (cpu->pdata[i], &a, GST_MAP_READ));
+    fail_unless (gst_buffer_map (gpu->pdata[i], &b, GST_MAP_READ));
+    fail_unless_equals_int (a.size, b.size);
+    if (!centroids) {
+      fail_unless (memcmp (a.data, b.data, a.size) == 0,
+          "grid %u differs from the CPU's", i);
+    } else {
+      fail_unless (a.size > 1000 * 16, "only %" G_GSIZE_FORMAT " bytes",
+          a.size);
+      for (gsize f = 0; f < a.size / 4; f++) {
+        const float x = ((const float *) a.data)[f];
+        const float y = ((const float *) b.data)[f];
+        fail_unless (fabsf (x - y) <= 1e-5f * fmaxf (fabsf (x), 1e-3f),
+            "sweep %u value %" G_GSIZE_FORMAT ": cpu %g gpu %g", i, f, x, y);
+      }
     }
+    gst_buffer_unmap (gpu->pdata[i], &b);
+    gst_buffer_unmap (cpu->pdata[i], &a);
   }
+}
+
+/* Three sweeps in @mode on the CPU, and on the GPU into CUDA and system
+ * memory (@media_type), compared. */
+static void
+compare_backends (const gchar * mode, const gchar * media_type)
+{
+  gboolean centroids = g_str_equal (mode, "centroids");
+  gchar *to_cuda = g_strdup_printf ("capsfilter caps=\"%s(memory:CUDAMemory)"
+      "\"", media_type);
+  gchar *to_system = g_strdup_printf ("capsfilter caps=\"%s\"", media_type);
+  GPtrArray *cpu = voxelized ("cpu", mode, "capsfilter", 3, FALSE);
+  GPtrArray *gpu_cuda = voxelized ("gpu", mode, to_cuda, 3, TRUE);
+  GPtrArray *gpu_sys = voxelized ("gpu", mode, to_system, 3, FALSE);
+
+  assert_matches (cpu, gpu_cuda, centroids);
+  assert_matches (cpu, gpu_sys, centroids);
+  g_ptr_array_unref (cpu);
+  g_ptr_array_unref (gpu_cuda);
+  g_ptr_array_unref (gpu_sys);
+  g_free (to_cuda);
+  g_free (to_system);
 }
 
 GST_START_TEST (test_gpu_matches_cpu_cuda_and_system_out)
 {
-  GPtrArray *cpu = grids ("cpu", "capsfilter", 3, FALSE);
-  GPtrArray *gpu_cuda = grids ("gpu", "capsfilter caps=\""
-      GST_ROBOCACHE_VOXELS_MEDIA_TYPE "(memory:CUDAMemory)\"", 3, TRUE);
-  GPtrArray *gpu_sys = grids ("gpu", "capsfilter caps=\""
-      GST_ROBOCACHE_VOXELS_MEDIA_TYPE "\"", 3, FALSE);
+  compare_backends ("count", GST_ROBOCACHE_VOXELS_MEDIA_TYPE);
+}
 
-  assert_same (cpu, gpu_cuda);
-  assert_same (cpu, gpu_sys);
-  g_ptr_array_unref (cpu);
-  g_ptr_array_unref (gpu_cuda);
-  g_ptr_array_unref (gpu_sys);
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_centroids_match_cpu)
+{
+  compare_backends ("centroids", GST_ROBOCACHE_POINTS_MEDIA_TYPE);
 }
 
 GST_END_TEST;
@@ -307,6 +340,7 @@ cuda_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_gpu_matches_cpu_cuda_and_system_out);
+  tcase_add_test (tc, test_gpu_centroids_match_cpu);
   tcase_add_test (tc, test_cuda_points_in);
   tcase_add_test (tc, test_context_shared_with_nvcodec);
   tcase_add_test (tc, test_fuse_camera_joints_lidar);

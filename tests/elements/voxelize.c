@@ -128,6 +128,118 @@ GST_START_TEST (test_count_and_mean)
 
 GST_END_TEST;
 
+static void
+check_points_caps (GstHarness * h, gint step, const gchar * fields,
+    gdouble voxel_size)
+{
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  GstStructure *s = gst_caps_get_structure (caps, 0);
+  gint got_step = 0, gx = 0;
+  gdouble size = 0;
+
+  fail_unless (gst_structure_has_name (s, GST_ROBOCACHE_POINTS_MEDIA_TYPE));
+  fail_unless (gst_structure_get_int (s, "point-step", &got_step));
+  fail_unless_equals_int (got_step, step);
+  fail_unless_equals_string (gst_structure_get_string (s, "fields"), fields);
+  fail_unless (gst_structure_get_int (s, "grid-x", &gx) && gx == 2);
+  fail_unless (gst_structure_get_double (s, "voxel-size-x", &size));
+  fail_unless_equals_float (size, voxel_size);
+  gst_caps_unref (caps);
+}
+
+/* Centroids: a point cloud of the occupied voxels, in voxel order, as
+ * large as it needs to be; a new voxel size renegotiates. */
+GST_START_TEST (test_centroids)
+{
+  GstHarness *h = small_harness ("mode=centroids features=x,y,z,intensity");
+  const float want[3][4] = {
+    {0.5f, 0.5f, 0.5f, 10.0f},
+    {1.35f, 0.6f, 0.3f, 30.0f},
+    {0.5f, 1.5f, 0.5f, 5.0f},
+  };
+  GstBuffer *out;
+  GstMapInfo map;
+  const float *p;
+
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 0));
+  check_points_caps (h, 16, GST_ROBOCACHE_FIELDS_XYZI, 1.0);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 3 * 16);
+  p = (const float *) map.data;
+  for (int i = 0; i < 3; i++) {
+    for (int f = 0; f < 4; f++)
+      fail_unless (fabsf (p[i * 4 + f] - want[i][f]) < 1e-6f,
+          "point %d field %d: %g, expected %g", i, f, p[i * 4 + f],
+          want[i][f]);
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+
+  /* Voxels of 10 m: every valid point, the far one included, in one. */
+  gst_util_set_object_arg (G_OBJECT (voxelize_of (h)), "voxel-size", "<10.0>");
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, GST_SECOND));
+  check_points_caps (h, 16, GST_ROBOCACHE_FIELDS_XYZI, 10.0);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 16);
+  p = (const float *) map.data;
+  fail_unless (fabsf (p[0] - (0.5f + 1.5f + 1.2f + 0.5f + 9.0f) / 5) < 1e-5f);
+  fail_unless (fabsf (p[3] - 76.0f / 5) < 1e-5f);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+
+  /* An empty sweep: an empty cloud. */
+  out = gst_harness_push_and_pull (h, gst_buffer_new ());
+  fail_unless_equals_int (gst_buffer_get_size (out), 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* No features: the centroid, x, y, z. */
+  h = small_harness ("mode=centroids");
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 0));
+  check_points_caps (h, 12, "x:float32:0,y:float32:4,z:float32:8", 1.0);
+  fail_unless_equals_int (gst_buffer_get_size (out), 3 * 12);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A lidar sweep downsampled, then voxelized again: the second element
+ * takes the first's centroids as any point cloud. */
+GST_START_TEST (test_centroids_pipeline)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachelidarsrc num-buffers=3 "
+      "points-per-sweep=20000 seed=5 ! robocachevoxelize name=down "
+      "backend=cpu mode=centroids ! robocachevoxelize name=count backend=cpu "
+      "mode=count ! fakesink", NULL);
+  GstElement *down = gst_bin_get_by_name (GST_BIN (pipeline), "down");
+  GstElement *count = gst_bin_get_by_name (GST_BIN (pipeline), "count");
+  GstStructure *down_stats, *count_stats;
+  guint64 in = 0, occupied = 0, points = 0, in_grid = 0, last = 0;
+
+  fail_unless (run_to_end (pipeline, 60 * GST_SECOND) == NULL);
+  g_object_get (down, "stats", &down_stats, NULL);
+  g_object_get (count, "stats", &count_stats, NULL);
+  gst_structure_get (down_stats, "in-grid", G_TYPE_UINT64, &in,
+      "last-occupied", G_TYPE_UINT64, &occupied, NULL);
+  gst_structure_get (count_stats, "points", G_TYPE_UINT64, &points,
+      "in-grid", G_TYPE_UINT64, &in_grid, "last-occupied", G_TYPE_UINT64,
+      &last, NULL);
+  /* Fewer points than went in; each centroid lies in its own voxel of the
+   * same grid, so all are in it and occupy as many voxels. */
+  fail_unless (occupied > 100 && points < in, "%" G_GUINT64_FORMAT " of %"
+      G_GUINT64_FORMAT, points, in);
+  fail_unless_equals_uint64 (in_grid, points);
+  fail_unless_equals_uint64 (last, occupied);
+  gst_structure_free (down_stats);
+  gst_structure_free (count_stats);
+  gst_object_unref (down);
+  gst_object_unref (count);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stats_and_messages)
 {
   GstHarness *h = small_harness ("post-messages=true");
@@ -424,6 +536,8 @@ voxelize_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_occupancy_caps_and_values);
   tcase_add_test (tc, test_count_and_mean);
+  tcase_add_test (tc, test_centroids);
+  tcase_add_test (tc, test_centroids_pipeline);
   tcase_add_test (tc, test_stats_and_messages);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_renegotiate_while_playing);

@@ -107,7 +107,7 @@ GST_START_TEST (test_mean_hand)
   /* Two features: intensity and x. */
   layout.n_features = 2;
   layout.features[1] = layout.x;
-  fail_unless_equals_int (rc_voxelize_scratch_size (&layout, &grid),
+  fail_unless_equals_int (rc_voxelize_scratch_size (&layout, &grid, 0),
       sizeof (scratch));
   memset (out, 0xAB, sizeof (out));
   fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, hand_points, &n, 1,
@@ -119,6 +119,56 @@ GST_START_TEST (test_mean_hand)
   fail_unless (fabsf (out[24 + idx (1, 1, 1)] - 1.35f) < 1e-6f);
   fail_unless_equals_float (out[idx (2, 0, 0)], 0.0f);  /* empty voxel */
   fail_unless_equals_float (out[24 + idx (2, 0, 0)], 0.0f);
+}
+
+GST_END_TEST;
+
+/* The same points as centroids: a point per occupied voxel, in voxel
+ * order, the room past them left alone; two clouds, the second empty, then
+ * the first again. */
+GST_START_TEST (test_centroids_hand)
+{
+  rc_voxel_grid grid = small_grid (RC_VOXEL_CENTROIDS);
+  rc_point_layout layout = xyzi;
+  uint64_t sizes[3] = { N_HAND, 0, N_HAND };
+  float out[2 * 2 * N_HAND + 1];        /* two clouds of 9 points of 2 floats */
+  /* The mask, a word per voxel, and a row for each of the 9 points. */
+  uint32_t scratch[1 + 24 + N_HAND * (2 + 2)];
+  rc_voxelize_stats stats[3];
+  const float want[3][2] = { {2.0f, 0.25f}, {3.0f, 1.35f}, {5.0f, 3.9f} };
+  PointXYZI twice[2 * N_HAND];
+
+  memcpy (twice, hand_points, sizeof (hand_points));
+  memcpy (twice + N_HAND, hand_points, sizeof (hand_points));
+  layout.n_features = 2;
+  layout.features[1] = layout.x;
+  fail_unless_equals_int (rc_voxelize_scratch_size (&layout, &grid, N_HAND),
+      sizeof (scratch));
+  /* A cloud of 9 points reaches at most 9 of the 24 voxels. */
+  fail_unless_equals_int (rc_voxelize_centroids_size (&layout, &grid,
+          N_HAND), N_HAND * 8);
+  fail_unless_equals_int (rc_voxelize_centroids_size (&layout, &grid, 1000),
+      24 * 8);
+  fail_unless_equals_int (rc_voxelize_centroids_size (&layout, &grid, 0), 0);
+  memset (out, 0xAB, sizeof (out));
+  fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, twice, sizes, 3,
+          out, scratch, stats), RC_OK);
+  for (int c = 0; c < 3; c += 2) {
+    const float *points = out + c / 2 * N_HAND * 2;
+    fail_unless_equals_int (stats[c].occupied, 3);
+    fail_unless_equals_int (stats[c].in_grid, 5);
+    fail_unless_equals_int (stats[c].invalid, 2);
+    fail_unless_equals_int (stats[c].out_of_range, 2);
+    for (int p = 0; p < 3; p++) {
+      fail_unless (fabsf (points[2 * p] - want[p][0]) < 1e-6f);
+      fail_unless (fabsf (points[2 * p + 1] - want[p][1]) < 1e-6f);
+    }
+    for (guint i = 6; i < N_HAND * 2; i++)
+      fail_unless (((const uint32_t *) points)[i] == 0xABABABABu,
+          "room past the centroids written");
+  }
+  fail_unless_equals_int (stats[1].occupied, 0);
+  fail_unless (((const uint32_t *) out)[4 * N_HAND] == 0xABABABABu);
 }
 
 GST_END_TEST;
@@ -143,7 +193,7 @@ GST_START_TEST (test_stride32_float64)
   };
   const guint16 ring[3] = { 4, 8, 30 };
   float out[64];
-  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid));
+  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid, 0));
   uint64_t n = 3;
 
   memset (cloud, 0x5A, sizeof (cloud));
@@ -257,6 +307,51 @@ static const rc_voxel_grid recount_grid = { {-1.0, -2.0, 0.5},
 {0.25, 0.5, 0.3}, {37, 11, 5}, RC_VOXEL_MEAN
 };
 
+/* The centroids of the same points: the occupied voxels' means, bit for
+ * bit those of the dense mean @means, in voxel order, and nothing more. */
+static void
+check_centroids (const rc_point_layout * layout, const uint8_t * points,
+    uint64_t n, const float *means, const rc_voxelize_stats * want)
+{
+  rc_voxel_grid grid = recount_grid;
+  uint64_t n_voxels = rc_voxel_grid_n_voxels (&grid), got = 0;
+  uint64_t room = rc_voxelize_centroids_size (layout, &grid, n);
+  uint32_t n_features = layout->n_features;
+  uint32_t *scratch;
+  float *centroids = g_malloc (room + 4);
+  rc_voxelize_stats stats;
+
+  grid.mode = RC_VOXEL_CENTROIDS;
+  room = rc_voxelize_centroids_size (layout, &grid, n);
+  scratch = g_malloc (rc_voxelize_scratch_size (layout, &grid, n));
+  memset (centroids, 0x7f, room + 4);
+  memset (scratch, 0x5a, rc_voxelize_scratch_size (layout, &grid, n));
+  fail_unless_equals_int (rc_voxelize_cpu (layout, &grid, points, &n, 1,
+          centroids, scratch, &stats), RC_OK);
+  fail_unless (memcmp (&stats, want, sizeof (stats)) == 0);
+  for (uint64_t v = 0; v < n_voxels; v++) {
+    gboolean occupied = FALSE;
+    for (uint32_t f = 0; f < n_features; f++)
+      occupied |= means[f * n_voxels + v] != 0.0f;
+    if (!occupied)
+      continue;
+    fail_unless (got < stats.occupied);
+    for (uint32_t f = 0; f < n_features; f++)
+      fail_unless (memcmp (&centroids[got * n_features + f],
+              &means[f * n_voxels + v], 4) == 0, "centroid %"
+          G_GUINT64_FORMAT " feature %u differs from the mean", got, f);
+    got++;
+  }
+  /* A voxel whose means are all zero is occupied but was skipped above:
+   * the random features make that all but impossible. */
+  fail_unless_equals_int (got, stats.occupied);
+  for (uint64_t i = got * n_features; i < room / 4 + 1; i++)
+    fail_unless (((uint32_t *) centroids)[i] == 0x7f7f7f7fu,
+        "room past the centroids written");
+  g_free (centroids);
+  g_free (scratch);
+}
+
 static void
 check_against_recount (const rc_point_layout * layout, const uint8_t * points,
     uint64_t n)
@@ -268,14 +363,14 @@ check_against_recount (const rc_point_layout * layout, const uint8_t * points,
   float *means = g_malloc (rc_voxelize_output_size (layout, &grid));
   uint32_t *counts, *want_counts = g_new0 (uint32_t, n_voxels);
   double *want_sums = g_new0 (double, n_voxels * n_features);
-  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (layout, &grid));
+  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (layout, &grid, 0));
   rc_voxelize_stats stats, count_stats, want = { 0, 0, 0, 0 };
 
   count_grid.mode = RC_VOXEL_COUNT;
   counts = g_malloc (rc_voxelize_output_size (layout, &count_grid));
   /* Garbage where the kernel must write zeros. */
   memset (means, 0x7f, rc_voxelize_output_size (layout, &grid));
-  memset (scratch, 0x5a, rc_voxelize_scratch_size (layout, &grid));
+  memset (scratch, 0x5a, rc_voxelize_scratch_size (layout, &grid, 0));
 
   for (uint64_t p = 0; p < n; p++) {
     const uint8_t *point = points + p * layout->point_step;
@@ -307,6 +402,7 @@ check_against_recount (const rc_point_layout * layout, const uint8_t * points,
           means, scratch, &stats), RC_OK);
   fail_unless_equals_int (rc_voxelize_cpu (layout, &count_grid, points, &n,
           1, counts, NULL, &count_stats), RC_OK);
+  check_centroids (layout, points, n, means, &want);
   fail_unless (memcmp (&stats, &want, sizeof (want)) == 0);
   fail_unless (memcmp (&count_stats, &want, sizeof (want)) == 0);
   fail_unless (want.occupied > n_voxels / 4 && want.occupied < n_voxels);
@@ -435,7 +531,7 @@ check_filled_mean (uint64_t n_filled, uint64_t span)
   layout.n_features = 2;
   layout.features[1] = layout.x;
   out = g_malloc (rc_voxelize_output_size (&layout, &grid));
-  scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid));
+  scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid, 0));
   /* 7919 is odd: i -> 7919 i mod 2^k visits every voxel of the span
    * once. */
   for (uint64_t i = 0; i < n_filled; i++) {
@@ -458,7 +554,7 @@ check_filled_mean (uint64_t n_filled, uint64_t span)
     cloud[n_filled + 1 + e] = p;
   }
   memset (out, 0x7f, rc_voxelize_output_size (&layout, &grid));
-  memset (scratch, 0x5a, rc_voxelize_scratch_size (&layout, &grid));
+  memset (scratch, 0x5a, rc_voxelize_scratch_size (&layout, &grid, 0));
 
   fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, cloud, &n, 1, out,
           scratch, &stats), RC_OK);
@@ -541,9 +637,31 @@ GST_START_TEST (test_bad_parameters_n)
   g = small_grid (RC_VOXEL_MEAN);
   fail_unless_equals_int (rc_voxelize_check (&l, &g),
       RC_ERROR_INVALID_ARGUMENT);
-  /* The mean without scratch. */
+  g.mode = RC_VOXEL_CENTROIDS;
+  fail_unless_equals_int (rc_voxelize_check (&l, &g),
+      RC_ERROR_INVALID_ARGUMENT);
+  g.mode = (rc_voxel_mode) (RC_VOXEL_CENTROIDS + 1);
+  fail_unless_equals_int (rc_voxelize_check (&xyzi, &g),
+      RC_ERROR_INVALID_ARGUMENT);
+  /* The mean and the centroids without scratch; the centroids' floats
+   * misaligned. */
+  g.mode = RC_VOXEL_MEAN;
   fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &g, hand_points, &n, 1, out,
           NULL, NULL), RC_ERROR_INVALID_ARGUMENT);
+  g.mode = RC_VOXEL_CENTROIDS;
+  fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &g, hand_points, &n, 1, out,
+          NULL, NULL), RC_ERROR_INVALID_ARGUMENT);
+  {
+    uint32_t scratch[1 + 24 + 24 * 3];
+    uint64_t none = 0;
+    fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &g, hand_points, &n, 1,
+            out + 1, scratch, NULL), RC_ERROR_INVALID_ARGUMENT);
+    /* No room is needed for an empty cloud's centroids, but for others. */
+    fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &g, NULL, &none, 1,
+            NULL, scratch, NULL), RC_OK);
+    fail_unless_equals_int (rc_voxelize_cpu (&xyzi, &g, hand_points, &n, 1,
+            NULL, scratch, NULL), RC_ERROR_INVALID_ARGUMENT);
+  }
   fail_unless (strlen (rc_status_message (RC_ERROR_INVALID_ARGUMENT)) > 0);
 }
 
@@ -573,6 +691,7 @@ voxelize_suite (void)
   tcase_add_test (tc, test_occupancy_hand);
   tcase_add_test (tc, test_count_hand);
   tcase_add_test (tc, test_mean_hand);
+  tcase_add_test (tc, test_centroids_hand);
   tcase_add_test (tc, test_stride32_float64);
   tcase_add_test (tc, test_several_clouds);
   tcase_add_test (tc, test_empty_cloud);

@@ -53,40 +53,62 @@ check_rc (rc_status ret)
       rc_error_detail ());
 }
 
+/* Means: the GPU adds in another order. */
+static void
+compare_floats (const guint8 * cpu, const guint8 * gpu, guint64 n)
+{
+  for (guint64 i = 0; i < n; i++) {
+    float a, b, tol;
+    memcpy (&a, cpu + i * 4, 4);
+    memcpy (&b, gpu + i * 4, 4);
+    tol = 1e-5f * fmaxf (fabsf (a), 1e-3f);
+    fail_unless (fabsf (a - b) <= tol, "mean %" G_GUINT64_FORMAT
+        ": cpu %g gpu %g", i, a, b);
+  }
+}
+
 /* Runs CPU and GPU on the same clouds and compares everything. */
 static void
 compare (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const guint64 * sizes, guint n_clouds)
 {
-  guint64 total = 0, out_size = rc_voxelize_output_size (layout, grid);
-  guint64 scratch = rc_voxelize_scratch_size (layout, grid);
+  gboolean centroids = grid->mode == RC_VOXEL_CENTROIDS;
+  guint64 total = 0, largest = 0, out_total = 0, scratch;
+  guint64 out_size[4];
   guint8 *cloud, *cpu_out, *gpu_out;
   gpointer d_cloud, d_out, d_scratch, cpu_scratch;
   rc_voxelize_stats cpu_stats[4], *gpu_stats;
 
-  for (guint c = 0; c < n_clouds; c++)
+  for (guint c = 0; c < n_clouds; c++) {
     total += sizes[c];
+    largest = MAX (largest, sizes[c]);
+    out_size[c] = centroids ? rc_voxelize_centroids_size (layout, grid,
+        sizes[c]) : rc_voxelize_output_size (layout, grid);
+    out_total += out_size[c];
+  }
+  scratch = rc_voxelize_scratch_size (layout, grid, largest);
   cloud = random_cloud (total, layout->point_step, grid);
-  cpu_out = g_malloc (out_size * n_clouds);
-  gpu_out = g_malloc (out_size * n_clouds);
+  cpu_out = g_malloc (out_total + 1);
+  gpu_out = g_malloc (out_total + 1);
   cpu_scratch = g_malloc (scratch + 1);
 
   check_rc (rc_voxelize_cpu (layout, grid, cloud, sizes, n_clouds, cpu_out,
           cpu_scratch, cpu_stats));
 
   check_rc (rc_device_alloc (&d_cloud, total * layout->point_step + 1));
-  check_rc (rc_device_alloc (&d_out, out_size * n_clouds));
+  check_rc (rc_device_alloc (&d_out, out_total + 1));
   check_rc (rc_device_alloc (&d_scratch,
-          rc_voxelize_cuda_scratch_size (grid, n_clouds)));
+          rc_voxelize_cuda_scratch_size (layout, grid, n_clouds)));
   check_rc (rc_host_alloc ((void **) &gpu_stats,
           sizeof (rc_voxelize_stats) * n_clouds));
   check_rc (rc_device_copy_async (d_cloud, cloud, total * layout->point_step,
           RC_COPY_HOST_TO_DEVICE, NULL));
-  /* Poison: every byte of the output must be written. */
-  check_rc (rc_device_memset_async (d_out, 0xFF, out_size * n_clouds, NULL));
+  /* Poison: every byte of a grid must be written; the centroids' room
+   * past their points must be left alone. */
+  check_rc (rc_device_memset_async (d_out, 0xFF, out_total + 1, NULL));
   check_rc (rc_voxelize_cuda (layout, grid, d_cloud, sizes, n_clouds, d_out,
           d_scratch, gpu_stats, NULL));
-  check_rc (rc_device_copy_async (gpu_out, d_out, out_size * n_clouds,
+  check_rc (rc_device_copy_async (gpu_out, d_out, out_total + 1,
           RC_COPY_DEVICE_TO_HOST, NULL));
   check_rc (rc_stream_synchronize (NULL));
 
@@ -98,15 +120,21 @@ compare (const rc_point_layout * layout, const rc_voxel_grid * grid,
     fail_unless_equals_int (gpu_stats[c].occupied, cpu_stats[c].occupied);
     fail_unless (sizes[c] < 100 || cpu_stats[c].in_grid > 0);
   }
-  if (grid->mode == RC_VOXEL_MEAN) {
-    const float *a = (const float *) cpu_out, *b = (const float *) gpu_out;
-    for (guint64 i = 0; i < out_size * n_clouds / 4; i++) {
-      float tol = 1e-5f * fmaxf (fabsf (a[i]), 1e-3f);
-      fail_unless (fabsf (a[i] - b[i]) <= tol, "mean %" G_GUINT64_FORMAT
-          ": cpu %g gpu %g", i, a[i], b[i]);
+  if (centroids) {
+    guint64 offset = 0;
+    for (guint c = 0; c < n_clouds; c++) {
+      guint64 written = cpu_stats[c].occupied * layout->n_features * 4;
+      fail_unless (written <= out_size[c]);
+      compare_floats (cpu_out + offset, gpu_out + offset, written / 4);
+      for (guint64 i = offset + written; i < offset + out_size[c]; i++)
+        fail_unless (gpu_out[i] == 0xFF, "room past the centroids written");
+      offset += out_size[c];
     }
+    fail_unless (gpu_out[out_total] == 0xFF, "written past the room");
+  } else if (grid->mode == RC_VOXEL_MEAN) {
+    compare_floats (cpu_out, gpu_out, out_total / 4);
   } else {
-    fail_unless (memcmp (cpu_out, gpu_out, out_size * n_clouds) == 0,
+    fail_unless (memcmp (cpu_out, gpu_out, out_total) == 0,
         "%s grids differ", grid->mode == RC_VOXEL_COUNT ? "count" :
         "occupancy");
   }
@@ -143,7 +171,7 @@ GST_START_TEST (test_modes_sizes_strides)
   {160, 160, 25}, RC_VOXEL_OCCUPANCY
   };
 
-  for (int mode = RC_VOXEL_OCCUPANCY; mode <= RC_VOXEL_MEAN; mode++) {
+  for (int mode = RC_VOXEL_OCCUPANCY; mode <= RC_VOXEL_CENTROIDS; mode++) {
     grid.mode = (rc_voxel_mode) mode;
     for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
       compare (&layout16, &grid, &sizes[s], 1);
@@ -163,7 +191,7 @@ GST_START_TEST (test_odd_grid_several_clouds)
   {61, 37, 9}, RC_VOXEL_OCCUPANCY
   };
 
-  for (int mode = RC_VOXEL_OCCUPANCY; mode <= RC_VOXEL_MEAN; mode++) {
+  for (int mode = RC_VOXEL_OCCUPANCY; mode <= RC_VOXEL_CENTROIDS; mode++) {
     grid.mode = (rc_voxel_mode) mode;
     compare (&layout16, &grid, sizes, 3);
     compare (&layout32, &grid, sizes, 3);
@@ -172,7 +200,7 @@ GST_START_TEST (test_odd_grid_several_clouds)
 
 GST_END_TEST;
 
-/* 256^3 counts and 512^3 occupancy: the large grids the issue names. */
+/* 256^3 counts and centroids, 512^3 occupancy: the large grids. */
 GST_START_TEST (test_large_grids)
 {
   guint64 n = 131072;
@@ -181,6 +209,9 @@ GST_START_TEST (test_large_grids)
   };
 
   compare (&layout16, &grid, &n, 1);
+  /* 8192 tiles of centroids: their scan takes several chunks. */
+  grid.mode = RC_VOXEL_CENTROIDS;
+  compare (&layout32, &grid, &n, 1);
   grid.dims[0] = grid.dims[1] = grid.dims[2] = 512;
   grid.voxel_size[0] = grid.voxel_size[1] = grid.voxel_size[2] = 0.1;
   grid.mode = RC_VOXEL_OCCUPANCY;
