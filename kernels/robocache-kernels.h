@@ -206,9 +206,13 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
 
 /* CUDA: @points, @out and @scratch are device memory; @scratch (8-byte
  * aligned) must hold rc_voxelize_cuda_scratch_size (layout, grid, n_clouds)
- * bytes: the statistics (rc_voxelize_cuda_stats_size) first, then for the
- * mean a count per voxel, and for the centroids also their sums and the
- * bookkeeping that puts them in order.  @cloud_sizes is host memory.
+ * bytes: a header and the statistics (rc_voxelize_cuda_stats_size) first,
+ * then for the mean a count per voxel, and for the centroids also their
+ * sums and the bookkeeping that puts them in order.  Its contents need not
+ * be initialised, but between calls it is robocache's: the centroids leave
+ * their sums cleared, and the next call on the same scratch (same grid,
+ * features and number of clouds) does not clear them again.  @cloud_sizes
+ * is host memory.
  * @stats, if not NULL, must be page-locked host memory (rc_host_alloc) and
  * is valid once @stream has been synchronised.  Asynchronous on
  * @stream. */

@@ -105,6 +105,9 @@ rc_voxel_mode_averages (rc_voxel_mode mode)
  * output point, then each tile writes its points in order. */
 #define RC_CENTROID_TILE 2048
 
+/* The CUDA scratch starts with a header of this size (voxelize.cu). */
+#define RC_VOXELIZE_CUDA_HEADER 8
+
 RC_HD uint64_t
 rc_centroid_tiles (uint64_t n_voxels)
 {

@@ -202,13 +202,15 @@ uint64_t
 rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
     const rc_voxel_grid * grid, uint32_t n_clouds)
 {
-  uint64_t size = rc_voxelize_cuda_stats_size (n_clouds);
+  uint64_t size = RC_VOXELIZE_CUDA_HEADER +
+      rc_voxelize_cuda_stats_size (n_clouds);
   uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
   uint64_t n_tiles = rc_centroid_tiles (n_voxels);
 
-  /* Used by one cloud after another: the centroids' first point of each
-   * tile; the point count per voxel; the centroids' sums and the occupied
-   * voxels of each tile (voxelize.cu lays them out in this order). */
+  /* After a header and the statistics, used by one cloud after another:
+   * the centroids' first point of each tile; the point count per voxel; the
+   * centroids' sums and the occupied voxels of each tile (voxelize.cu lays
+   * them out in this order). */
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += n_tiles * sizeof (uint64_t);
   if (rc_voxel_mode_averages (grid->mode))

@@ -9,9 +9,10 @@
  * the two launches are ordered by the stream as usual.
  *
  * The centroids are the mean's sums, in scratch, then put in voxel order
- * without a sort: each tile of voxels counts its occupied ones, one block
- * scans the counts into each tile's first point, each tile writes its
- * points. */
+ * without a sort: binning also counts each tile's occupied voxels, one
+ * block scans the counts into each tile's first point, each tile writes
+ * its points.  Writing them zeroes what binning touched, so the scratch is
+ * left clear for the next call, which skips the clear (scratch_header). */
 #include "internal.h"
 #include "voxelize-math.h"
 
@@ -36,6 +37,12 @@
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+
+/* A few blocks per SM of any current GPU. */
+#define CENTROIDS_CLEAR_BLOCKS 512u
 
 /* Device-side copies of the statistics, in the tail of the scratch. */
 typedef struct
@@ -45,6 +52,31 @@ typedef struct
 
 static_assert (sizeof (device_stats) == sizeof (rc_voxelize_stats),
     "stats layouts must match for the copy back");
+
+/* The start of the scratch: which centroids call, if any, left its sums,
+ * counts and tile counts all zero.  Any other call, and every binning,
+ * sets it to 0 first; the centroids' last kernel sets it to the call's key
+ * (scratch_key), which a later call's clear reads. */
+typedef struct
+{
+  unsigned long long clean_key;
+} scratch_header;
+
+static_assert (sizeof (scratch_header) == RC_VOXELIZE_CUDA_HEADER,
+    "the header's size as voxelize.c counts it");
+
+/* What a centroids call's scratch layout depends on; never 0. */
+static unsigned long long
+scratch_key (uint64_t n_voxels, uint32_t n_features, uint32_t n_clouds)
+{
+  unsigned long long z = n_voxels * 0x9E3779B97F4A7C15ull ^
+      ((unsigned long long) n_features << 48) ^
+      ((unsigned long long) n_clouds << 16);
+
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (z ^ (z >> 31)) | 1;
+}
 
 /* TRUE when x, y, z are float32 at offsets 0, 4, 8 of 4-byte aligned
  * points (KITTI, most drivers): then they are read as three aligned loads
@@ -66,6 +98,7 @@ bin_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint64_t n_points,
     uint8_t * __restrict__ out, uint32_t * __restrict__ counts,
+    uint32_t * __restrict__ tile_counts, scratch_header * header,
     device_stats * stats)
 {
   uint64_t p = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
@@ -87,6 +120,9 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   /* Everything above only reads; the grid and the statistics are the
    * clear's until here. */
   WAIT_FOR_PREVIOUS_GRID ();
+  /* The centroids' scratch is about to be written: no longer clear. */
+  if (header && p == 0)
+    header->clean_key = 0;
   if (p < n_points) {
     const uint8_t *point = points + p * layout.point_step;
     if (where == RC_POINT_IN_GRID) {
@@ -115,6 +151,20 @@ bin_points (const __grid_constant__ rc_point_layout layout,
     }
   }
 
+  /* The centroids count each tile's occupied voxels: one atomic per tile
+   * a warp's new voxels fall in (consecutive points share tiles). */
+  if (tile_counts) {
+    uint64_t tile = first ? v / RC_CENTROID_TILE : UINT64_MAX;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    unsigned peers = __match_any_sync (0xffffffffu, tile);
+    if (first && (unsigned) __ffs (peers) - 1 == threadIdx.x % 32)
+      atomicAdd (tile_counts + tile, (unsigned) __popc (peers));
+#else
+    if (first)
+      atomicAdd (tile_counts + tile, 1u);
+#endif
+  }
+
   n_in = __syncthreads_count (p < n_points && where == RC_POINT_IN_GRID);
   n_out = __syncthreads_count (p < n_points && where == RC_POINT_OUT_OF_RANGE);
   n_invalid = __syncthreads_count (p < n_points && where == RC_POINT_INVALID);
@@ -134,11 +184,14 @@ bin_points (const __grid_constant__ rc_point_layout layout,
 /* Clears a grid (and the mean's counts) and, in the same launch, the
  * statistics of the call: one launch instead of two or three memsets, whose
  * gaps showed on small grids.  Every size here is a whole number of 32-bit
- * words (rc_voxelize_output_size); 16-byte stores where the grid allows. */
+ * words (rc_voxelize_output_size); 16-byte stores where the grid allows.
+ * With @key (the centroids), a scratch the header says is clear for that
+ * key is left as it is; without, the header is reset. */
 __global__ static void
 clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
     uint32_t * __restrict__ counts, uint64_t count_words,
-    device_stats * __restrict__ stats, uint32_t n_stats)
+    device_stats * __restrict__ stats, uint32_t n_stats,
+    scratch_header * header, unsigned long long key)
 {
   uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
   uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
@@ -148,6 +201,10 @@ clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
   /* The binning launch may be scheduled now: it writes nothing before this
    * grid has finished. */
   LET_DEPENDENTS_START ();
+  if (key == 0 && i == 0)
+    header->clean_key = 0;
+  if (key != 0 && header->clean_key == key)
+    grid_words = n4 = count_words = 0;
   for (uint64_t w = i; w < n4; w += stride)
     ((uint4 *) grid)[w] = make_uint4 (0, 0, 0, 0);
   for (uint64_t w = n4 * 4 + i; w < grid_words; w += stride)
@@ -196,21 +253,6 @@ blocks_for (uint64_t n)
  * thread). */
 #define TILE_STEPS (RC_CENTROID_TILE / BLOCK)
 static_assert (RC_CENTROID_TILE % BLOCK == 0, "whole steps per tile");
-
-__global__ static void
-count_tile_voxels (const uint32_t * __restrict__ counts, uint64_t n_voxels,
-    uint32_t * __restrict__ tile_counts)
-{
-  uint64_t first = (uint64_t) blockIdx.x * RC_CENTROID_TILE + threadIdx.x;
-  uint32_t n = 0;
-
-  for (int step = 0; step < TILE_STEPS; step++) {
-    uint64_t v = first + step * BLOCK;
-    n += __syncthreads_count (v < n_voxels && counts[v] != 0);
-  }
-  if (threadIdx.x == 0)
-    tile_counts[blockIdx.x] = n;
-}
 
 /* One block: the exclusive sum of the tiles' counts, a chunk of SCAN_BLOCK
  * tiles at a time (a few chunks for grids of millions of voxels). */
@@ -261,62 +303,87 @@ scan_tiles (const uint32_t * __restrict__ tile_counts, uint64_t n_tiles,
 }
 
 /* Each tile writes its occupied voxels' means as consecutive points from
- * its first point on, in voxel order. */
-__global__ static void
-write_centroids (const float *__restrict__ sums,
-    const uint32_t * __restrict__ counts, uint64_t n_voxels,
-    uint32_t n_features, const uint64_t * __restrict__ tile_first,
-    float *__restrict__ points)
+ * its first point on, in voxel order, and zeroes their sums and counts and
+ * its tile count: the scratch is clear again once this grid has finished,
+ * which the header then says.  The counts of all its steps are loaded at
+ * once, ranked with one barrier, then the sums loaded at once, so that a
+ * block waits for memory twice, not twice per step.  A sweep leaves many
+ * tiles empty: they return at once. */
+__global__ static void __launch_bounds__ (BLOCK, 4)
+write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
+    uint64_t n_voxels, uint32_t n_features,
+    uint32_t * __restrict__ tile_counts,
+    const uint64_t * __restrict__ tile_first, float *__restrict__ points,
+    scratch_header * header, unsigned long long key)
 {
-  __shared__ uint32_t warp_counts[BLOCK / 32];
+  __shared__ uint32_t warp_counts[TILE_STEPS][BLOCK / 32];
   uint64_t first = (uint64_t) blockIdx.x * RC_CENTROID_TILE + threadIdx.x;
-  uint64_t next = tile_first[blockIdx.x];
   unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  uint32_t n[TILE_STEPS], rank[TILE_STEPS], next = 0;
+  uint64_t tile_point;
 
+  /* Read only by a later launch, when every block has finished. */
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    header->clean_key = key;
+  if (tile_counts[blockIdx.x] == 0)
+    return;
+  tile_point = tile_first[blockIdx.x];
+#pragma unroll
   for (int step = 0; step < TILE_STEPS; step++) {
     uint64_t v = first + step * BLOCK;
-    uint32_t n = v < n_voxels ? counts[v] : 0;
-    unsigned occupied = __ballot_sync (0xffffffffu, n != 0);
-    uint32_t before = 0, total = 0;
-
+    n[step] = v < n_voxels ? counts[v] : 0;
+  }
+#pragma unroll
+  for (int step = 0; step < TILE_STEPS; step++) {
+    unsigned occupied = __ballot_sync (0xffffffffu, n[step] != 0);
     if (lane == 0)
-      warp_counts[warp] = __popc (occupied);
-    __syncthreads ();
-    for (unsigned w = 0; w < BLOCK / 32; w++) {
-      before += w < warp ? warp_counts[w] : 0;
-      total += warp_counts[w];
+      warp_counts[step][warp] = __popc (occupied);
+    rank[step] = __popc (occupied & ((1u << lane) - 1));
+  }
+  __syncthreads ();
+  if (threadIdx.x == 0)
+    tile_counts[blockIdx.x] = 0;
+  /* A voxel's point within the tile: every earlier step's points, then
+   * this step's earlier warps' and lanes'. */
+#pragma unroll
+  for (int step = 0; step < TILE_STEPS; step++) {
+    for (unsigned w = 0; w < BLOCK / 32; w++)
+      rank[step] += w < warp ? warp_counts[step][w] : 0;
+    rank[step] += next;
+    for (unsigned w = 0; w < BLOCK / 32; w++)
+      next += warp_counts[step][w];
+  }
+#pragma unroll
+  for (int step = 0; step < TILE_STEPS; step++) {
+    uint64_t v = first + step * BLOCK;
+    if (n[step] != 0) {
+      float *point = points + (tile_point + rank[step]) * n_features;
+      for (uint32_t f = 0; f < n_features; f++) {
+        point[f] = sums[f * n_voxels + v] / (float) n[step];
+        sums[f * n_voxels + v] = 0.0f;
+      }
+      counts[v] = 0;
     }
-    if (n != 0) {
-      float *point = points + (next + before +
-          __popc (occupied & ((1u << lane) - 1))) * n_features;
-      for (uint32_t f = 0; f < n_features; f++)
-        point[f] = sums[f * n_voxels + v] / (float) n;
-    }
-    next += total;
-    __syncthreads ();
   }
 }
 
-/* Puts one cloud's centroids, summed in @sums, into @points. */
+/* Puts one cloud's centroids, summed in @sums and counted per tile while
+ * binning, into @points, leaving the scratch clear for @key. */
 static rc_status
-launch_centroids (const float *sums, const uint32_t * counts,
-    uint64_t n_voxels, uint32_t n_features, uint32_t * tile_counts,
-    uint64_t * tile_first, float *points, cudaStream_t s)
+launch_centroids (float *sums, uint32_t * counts, uint64_t n_voxels,
+    uint32_t n_features, uint32_t * tile_counts, uint64_t * tile_first,
+    float *points, scratch_header * header, unsigned long long key,
+    cudaStream_t s)
 {
   uint64_t n_tiles = rc_centroid_tiles (n_voxels);
   rc_status ret;
 
-  count_tile_voxels <<< (unsigned) n_tiles, BLOCK, 0, s >>> (counts, n_voxels,
-      tile_counts);
-  ret = rc_check_launch ();
-  if (ret != RC_OK)
-    return ret;
   scan_tiles <<< 1, SCAN_BLOCK, 0, s >>> (tile_counts, n_tiles, tile_first);
   ret = rc_check_launch ();
   if (ret != RC_OK)
     return ret;
   write_centroids <<< (unsigned) n_tiles, BLOCK, 0, s >>> (sums, counts,
-      n_voxels, n_features, tile_first, points);
+      n_voxels, n_features, tile_counts, tile_first, points, header, key);
   return rc_check_launch ();
 }
 
@@ -326,7 +393,8 @@ template < bool PACKED_XYZ >
 static rc_status
 launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, uint8_t * out,
-    uint32_t * counts, device_stats * stats, bool early, cudaStream_t s)
+    uint32_t * counts, uint32_t * tile_counts, scratch_header * header,
+    device_stats * stats, bool early, cudaStream_t s)
 {
   cudaLaunchConfig_t config = { };
   cudaLaunchAttribute attr = { };
@@ -341,7 +409,8 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     config.numAttrs = 1;
   }
   return rc_check_cuda (cudaLaunchKernelEx (&config, bin_points < PACKED_XYZ >,
-          *layout, *grid, points, n_points, out, counts, stats));
+          *layout, *grid, points, n_points, out, counts, tile_counts, header,
+          stats));
 }
 
 extern "C" rc_status
@@ -359,6 +428,8 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   float *sums = NULL;
   bool centroids = grid->mode == RC_VOXEL_CENTROIDS;
   rc_voxel_grid bin_grid = *grid;
+  scratch_header *header = (scratch_header *) scratch;
+  unsigned long long key = 0;
   device_stats *dstats;
   uint8_t *next;
   int major = 0;
@@ -380,14 +451,14 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   out_size = rc_voxelize_output_size (layout, grid);
   n_voxels = rc_voxel_grid_n_voxels (grid);
   n_tiles = rc_centroid_tiles (n_voxels);
-  /* The scratch as rc_voxelize_cuda_scratch_size counts it.  Statistics
-   * first, then the tiles' first points: their 64-bit words need 8-byte
-   * alignment, which an odd number of 4-byte counts before them would
-   * break. */
+  /* The scratch as rc_voxelize_cuda_scratch_size counts it.  The header
+   * and statistics first, then the tiles' first points: their 64-bit words
+   * need 8-byte alignment, which an odd number of 4-byte counts before them
+   * would break. */
   counts_size = rc_voxel_mode_averages (grid->mode) ?
       n_voxels * sizeof (uint32_t) : 0;
-  dstats = (device_stats *) scratch;
-  next = (uint8_t *) scratch + rc_voxelize_cuda_stats_size (n_clouds);
+  dstats = (device_stats *) ((uint8_t *) scratch + RC_VOXELIZE_CUDA_HEADER);
+  next = (uint8_t *) dstats + rc_voxelize_cuda_stats_size (n_clouds);
   if (centroids) {
     tile_first = (uint64_t *) next;
     next += n_tiles * sizeof (uint64_t);
@@ -401,29 +472,39 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     sums = (float *) next;
     tile_counts = (uint32_t *) (next + out_size);
     bin_grid.mode = RC_VOXEL_MEAN;
+    key = scratch_key (n_voxels, layout->n_features, n_clouds);
   }
 
   for (uint32_t c = 0; c < n_clouds && ret == RC_OK; c++) {
     uint8_t *grid_out = centroids ? (uint8_t *) sums : cloud_out;
-    uint64_t words = MAX (out_size, counts_size) / 4;
+    /* The centroids' tile counts follow their sums: one clear for both. */
+    uint64_t grid_words = (out_size + (centroids ? n_tiles *
+            sizeof (uint32_t) : 0)) / 4;
+    uint64_t words = MAX (grid_words * 4, counts_size) / 4;
 
     if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
-    /* The first clear also zeroes every cloud's statistics. */
-    clear_outputs <<< MAX (clear_blocks (words), (n_clouds + BLOCK - 1) /
-        BLOCK), BLOCK, 0, s >>> ((uint32_t *) grid_out, out_size / 4,
+    /* The first clear also zeroes every cloud's statistics.  The centroids'
+     * clear mostly finds its scratch clear already and does nothing: few
+     * blocks, which a full clear loops with. */
+    clear_outputs <<< MAX (centroids ? MIN (clear_blocks (words),
+            CENTROIDS_CLEAR_BLOCKS) : clear_blocks (words),
+        (n_clouds + BLOCK - 1) / BLOCK), BLOCK, 0, s >>> ((uint32_t *)
+        grid_out, grid_words,
         counts, counts ? counts_size / 4 : 0, c == 0 ? dstats : NULL,
-        n_clouds);
+        n_clouds, header, key);
     ret = rc_check_launch ();
     if (ret != RC_OK)
       break;
     if (cloud_sizes[c] > 0) {
       if (xyz_is_packed_float (layout, cloud))
         ret = launch_binning < true > (layout, &bin_grid, cloud,
-            cloud_sizes[c], grid_out, counts, dstats + c, early, s);
+            cloud_sizes[c], grid_out, counts, tile_counts,
+            centroids ? header : NULL, dstats + c, early, s);
       else
         ret = launch_binning < false > (layout, &bin_grid, cloud,
-            cloud_sizes[c], grid_out, counts, dstats + c, early, s);
+            cloud_sizes[c], grid_out, counts, tile_counts,
+            centroids ? header : NULL, dstats + c, early, s);
     }
     if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN) {
       divide_means <<< blocks_for (n_voxels), BLOCK, 0, s >>> ((float *)
@@ -432,7 +513,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     }
     if (ret == RC_OK && centroids && cloud_sizes[c] > 0)
       ret = launch_centroids (sums, counts, n_voxels, layout->n_features,
-          tile_counts, tile_first, (float *) cloud_out, s);
+          tile_counts, tile_first, (float *) cloud_out, header, key, s);
     cloud += cloud_sizes[c] * layout->point_step;
     cloud_out += centroids ? rc_voxelize_centroids_size (layout, grid,
         cloud_sizes[c]) : out_size;

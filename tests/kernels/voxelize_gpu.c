@@ -67,10 +67,12 @@ compare_floats (const guint8 * cpu, const guint8 * gpu, guint64 n)
   }
 }
 
-/* Runs CPU and GPU on the same clouds and compares everything. */
+/* Runs CPU and GPU on the same fresh clouds and compares everything; on
+ * @reused_scratch if not NULL (as left by earlier calls), else on new
+ * scratch full of garbage. */
 static void
-compare (const rc_point_layout * layout, const rc_voxel_grid * grid,
-    const guint64 * sizes, guint n_clouds)
+compare_on (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const guint64 * sizes, guint n_clouds, gpointer reused_scratch)
 {
   gboolean centroids = grid->mode == RC_VOXEL_CENTROIDS;
   guint64 total = 0, largest = 0, out_total = 0, scratch;
@@ -97,8 +99,12 @@ compare (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
   check_rc (rc_device_alloc (&d_cloud, total * layout->point_step + 1));
   check_rc (rc_device_alloc (&d_out, out_total + 1));
-  check_rc (rc_device_alloc (&d_scratch,
-          rc_voxelize_cuda_scratch_size (layout, grid, n_clouds)));
+  d_scratch = reused_scratch;
+  if (!reused_scratch) {
+    guint64 size = rc_voxelize_cuda_scratch_size (layout, grid, n_clouds);
+    check_rc (rc_device_alloc (&d_scratch, size));
+    check_rc (rc_device_memset_async (d_scratch, 0x5A, size, NULL));
+  }
   check_rc (rc_host_alloc ((void **) &gpu_stats,
           sizeof (rc_voxelize_stats) * n_clouds));
   check_rc (rc_device_copy_async (d_cloud, cloud, total * layout->point_step,
@@ -141,12 +147,20 @@ compare (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
   check_rc (rc_device_free (d_cloud));
   check_rc (rc_device_free (d_out));
-  check_rc (rc_device_free (d_scratch));
+  if (!reused_scratch)
+    check_rc (rc_device_free (d_scratch));
   check_rc (rc_host_free (gpu_stats));
   g_free (cloud);
   g_free (cpu_out);
   g_free (gpu_out);
   g_free (cpu_scratch);
+}
+
+static void
+compare (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const guint64 * sizes, guint n_clouds)
+{
+  compare_on (layout, grid, sizes, n_clouds, NULL);
 }
 
 static const rc_point_layout layout16 = {
@@ -220,6 +234,38 @@ GST_START_TEST (test_large_grids)
 
 GST_END_TEST;
 
+/* The centroids leave their scratch clear for the next call, which then
+ * skips clearing it: calls one after another on one scratch, with other
+ * clouds, other modes and other batch sizes in between, each against the
+ * CPU. */
+GST_START_TEST (test_centroids_scratch_reused)
+{
+  const guint64 one[1] = { 20000 }, two[2] = { 7000, 15000 };
+  rc_voxel_grid grid = { {-20.0, -20.0, -2.5}, {0.25, 0.25, 0.2},
+  {160, 160, 25}, RC_VOXEL_CENTROIDS
+  };
+  rc_voxel_grid mean = grid;
+  gpointer scratch;
+  guint64 size = rc_voxelize_cuda_scratch_size (&layout32, &grid, 2);
+
+  mean.mode = RC_VOXEL_MEAN;
+  check_rc (rc_device_alloc (&scratch, size));
+  check_rc (rc_device_memset_async (scratch, 0x5A, size, NULL));
+  compare_on (&layout32, &grid, one, 1, scratch);
+  compare_on (&layout32, &grid, one, 1, scratch);
+  compare_on (&layout32, &grid, two, 2, scratch);
+  compare_on (&layout32, &grid, two, 2, scratch);
+  /* The mean leaves its counts in the same place, not cleared. */
+  compare_on (&layout32, &mean, one, 1, scratch);
+  compare_on (&layout32, &grid, one, 1, scratch);
+  /* Fewer features: the sums lie elsewhere. */
+  compare_on (&layout16, &grid, one, 1, scratch);
+  compare_on (&layout32, &grid, one, 1, scratch);
+  check_rc (rc_device_free (scratch));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_parameters_n)
 {
   rc_voxel_grid grid = { {0, 0, 0}, {0, 1, 1}, {4, 4, 4}, RC_VOXEL_COUNT };
@@ -241,6 +287,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_modes_sizes_strides);
   tcase_add_test (tc, test_odd_grid_several_clouds);
   tcase_add_test (tc, test_large_grids);
+  tcase_add_test (tc, test_centroids_scratch_reused);
   tcase_add_test (tc, test_bad_parameters_n);
   return s;
 }
