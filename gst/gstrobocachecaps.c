@@ -305,20 +305,27 @@ gst_robocache_centroids_caps_new (const rc_voxel_grid * grid,
 {
   gchar **names = g_strsplit (feature_names && *feature_names ?
       feature_names : "x,y,z", ",", -1);
-  GString *fields = g_string_new (NULL);
   guint n = g_strv_length (names);
+  rc_scalar_type *types = g_new (rc_scalar_type, n);
+  guint *offsets = g_new (guint, n);
+  gchar *fields;
   GstCaps *caps;
 
   for (guint f = 0; f < n; f++) {
-    g_string_append_printf (fields, "%s%s:float32:%u", f ? "," : "",
-        g_strstrip (names[f]), f * 4);
+    g_strstrip (names[f]);
+    types[f] = RC_TYPE_FLOAT32;
+    offsets[f] = f * sizeof (gfloat);
   }
+  fields = gst_robocache_points_fields_to_string (n,
+      (const gchar * const *) names, types, offsets);
   caps = gst_caps_new_simple (GST_ROBOCACHE_POINTS_MEDIA_TYPE,
-      "point-step", G_TYPE_INT, (gint) (n * 4),
-      "fields", G_TYPE_STRING, fields->str, NULL);
+      "point-step", G_TYPE_INT, (gint) (n * sizeof (gfloat)),
+      "fields", G_TYPE_STRING, fields, NULL);
   set_grid_fields (caps, grid);
   set_cuda_feature (caps, cuda);
-  g_string_free (fields, TRUE);
+  g_free (fields);
+  g_free (offsets);
+  g_free (types);
   g_strfreev (names);
   return caps;
 }

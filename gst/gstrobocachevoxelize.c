@@ -463,6 +463,18 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
   return TRUE;
 }
 
+/* The grid of the src caps: voxels, or the centroids' points. */
+static gboolean
+parse_src_caps (GstCaps * caps, rc_voxel_grid * grid, guint * n_features,
+    GError ** error)
+{
+  if (gst_caps_is_fixed (caps)
+      && gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          GST_ROBOCACHE_POINTS_MEDIA_TYPE))
+    return gst_robocache_centroids_caps_parse (caps, grid, n_features, error);
+  return gst_robocache_voxels_caps_parse (caps, grid, n_features, error);
+}
+
 /* Grows the CPU scratch to @size bytes; it is never shrunk, so that
  * steady state allocates nothing. */
 static gboolean
@@ -507,13 +519,7 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     g_clear_error (&error);
     return FALSE;
   }
-  if (!(gst_caps_is_fixed (outcaps) && gst_structure_has_name
-          (gst_caps_get_structure (outcaps, 0),
-              GST_ROBOCACHE_POINTS_MEDIA_TYPE) ?
-          gst_robocache_centroids_caps_parse (outcaps, &st->grid,
-              &n_features, &error) :
-          gst_robocache_voxels_caps_parse (outcaps, &st->grid, &n_features,
-              &error))) {
+  if (!parse_src_caps (outcaps, &st->grid, &n_features, &error)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message), (NULL));
     g_clear_error (&error);
     return FALSE;

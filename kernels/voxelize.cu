@@ -306,9 +306,8 @@ scan_tiles (const uint32_t * __restrict__ tile_counts, uint64_t n_tiles,
  * its first point on, in voxel order, and zeroes their sums and counts and
  * its tile count: the scratch is clear again once this grid has finished,
  * which the header then says.  The counts of all its steps are loaded at
- * once, ranked with one barrier, then the sums loaded at once, so that a
- * block waits for memory twice, not twice per step.  A sweep leaves many
- * tiles empty: they return at once. */
+ * once and ranked behind one barrier, then the sums are loaded.  Empty
+ * tiles return at once. */
 __global__ static void __launch_bounds__ (BLOCK, 4)
 write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
     uint64_t n_voxels, uint32_t n_features,

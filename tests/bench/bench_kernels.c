@@ -749,7 +749,7 @@ check_voxelize_run (VoxelBench * b, int set, const char *name,
       float x, y;
       memcpy (&x, ref + 4 * i, 4);
       memcpy (&y, got + 4 * i, 4);
-      bad += !(fabsf (x - y) <= 1e-5f * fmaxf (fabsf (x), 1e-3f));
+      bad += !voxel_means_agree (x, y);
     }
   } else {
     for (uint64_t i = 0; i < b->out_size; i++)

@@ -4,6 +4,7 @@
 #ifndef ROBOCACHE_VALUES_H
 #define ROBOCACHE_VALUES_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,6 +31,15 @@ float_to_bf16 (float f)
     return (uint16_t) ((u >> 16) | 0x0040u);
   u += 0x7fffu + ((u >> 16) & 1u);
   return (uint16_t) (u >> 16);
+}
+
+/* A voxel mean from the GPU against the CPU's: the GPU adds the voxel's
+ * values in whatever order its atomics land, so within 1e-5 relative
+ * (absolute, for values below 1e-3). */
+static inline int
+voxel_means_agree (float cpu, float gpu)
+{
+  return fabsf (cpu - gpu) <= 1e-5f * fmaxf (fabsf (cpu), 1e-3f);
 }
 
 /* Element @i of @buf holding @type values (float32 for any other type). */

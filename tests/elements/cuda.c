@@ -10,6 +10,7 @@
 #include "elementutil.h"
 #include "gstrobocachefusedmeta.h"
 #include "testutil.h"
+#include "values.h"
 
 /* The context type, which is also the name of the field holding it. */
 #define CUDA_CONTEXT_TYPE "gst.cuda.context"
@@ -98,7 +99,7 @@ assert_matches (GPtrArray * cpu, GPtrArray * gpu, gboolean centroids)
       for (gsize f = 0; f < a.size / 4; f++) {
         const float x = ((const float *) a.data)[f];
         const float y = ((const float *) b.data)[f];
-        fail_unless (fabsf (x - y) <= 1e-5f * fmaxf (fabsf (x), 1e-3f),
+        fail_unless (voxel_means_agree (x, y),
             "sweep %u value %" G_GSIZE_FORMAT ": cpu %g gpu %g", i, f, x, y);
       }
     }

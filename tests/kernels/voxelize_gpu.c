@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "values.h"
 
 static GRand *rand_;
 
@@ -53,16 +54,15 @@ check_rc (rc_status ret)
       rc_error_detail ());
 }
 
-/* Means: the GPU adds in another order. */
+/* Means, which the GPU adds in another order. */
 static void
 compare_floats (const guint8 * cpu, const guint8 * gpu, guint64 n)
 {
   for (guint64 i = 0; i < n; i++) {
-    float a, b, tol;
+    float a, b;
     memcpy (&a, cpu + i * 4, 4);
     memcpy (&b, gpu + i * 4, 4);
-    tol = 1e-5f * fmaxf (fabsf (a), 1e-3f);
-    fail_unless (fabsf (a - b) <= tol, "mean %" G_GUINT64_FORMAT
+    fail_unless (voxel_means_agree (a, b), "mean %" G_GUINT64_FORMAT
         ": cpu %g gpu %g", i, a, b);
   }
 }
