@@ -9,10 +9,11 @@
  * the two launches are ordered by the stream as usual.
  *
  * The centroids are the mean's sums, in scratch, then put in voxel order
- * without a sort: binning also counts each tile's occupied voxels, one
- * block scans the counts into each tile's first point, each tile writes
- * its points.  Writing them zeroes what binning touched, so the scratch is
- * left clear for the next call, which skips the clear (scratch_header). */
+ * without a sort: binning also marks occupied voxels in a bit mask and
+ * counts each tile's, one block scans the counts into each tile's first
+ * point, each tile ranks its voxels from the mask and writes its points.
+ * Writing them zeroes what binning touched, so the scratch is left clear
+ * for the next call, which skips the clear (scratch_header). */
 #include "internal.h"
 #include "voxelize-math.h"
 
@@ -98,8 +99,8 @@ bin_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint64_t n_points,
     uint8_t * __restrict__ out, uint32_t * __restrict__ counts,
-    uint32_t * __restrict__ tile_counts, scratch_header * header,
-    device_stats * stats)
+    uint32_t * __restrict__ tile_counts, uint32_t * __restrict__ mask,
+    scratch_header * header, device_stats * stats)
 {
   uint64_t p = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
   int where = RC_POINT_OUT_OF_RANGE;
@@ -142,6 +143,9 @@ bin_points (const __grid_constant__ rc_point_layout layout,
         case RC_VOXEL_MEAN:{
           uint64_t n_voxels = rc_voxel_grid_n_voxels_hd (&grid);
           first = atomicAdd (counts + v, 1u) == 0;
+          /* The centroids mark their occupied voxels for ranking. */
+          if (first && mask)
+            atomicOr (mask + v / 32, 1u << (v % 32));
           for (uint32_t f = 0; f < layout.n_features; f++)
             atomicAdd ((float *) out + f * n_voxels + v,
                 (float) rc_load_field (point, layout.features[f]));
@@ -248,11 +252,9 @@ blocks_for (uint64_t n)
   return (unsigned) ((n + BLOCK - 1) / BLOCK);
 }
 
-/* The voxels a block looks at per step of a tile: one per thread, so that
- * each step reads consecutive counts and keeps voxel order by (step,
- * thread). */
-#define TILE_STEPS (RC_CENTROID_TILE / BLOCK)
-static_assert (RC_CENTROID_TILE % BLOCK == 0, "whole steps per tile");
+/* The centroids' tile is read from the occupancy mask a byte per thread:
+ * 8 voxels each, in voxel order by thread. */
+static_assert (RC_CENTROID_TILE == BLOCK * 8, "a mask byte per thread");
 
 /* One block: the exclusive sum of the tiles' counts, a chunk of SCAN_BLOCK
  * tiles at a time (a few chunks for grids of millions of voxels). */
@@ -303,22 +305,28 @@ scan_tiles (const uint32_t * __restrict__ tile_counts, uint64_t n_tiles,
 }
 
 /* Each tile writes its occupied voxels' means as consecutive points from
- * its first point on, in voxel order, and zeroes their sums and counts and
- * its tile count: the scratch is clear again once this grid has finished,
- * which the header then says.  The counts of all its steps are loaded at
- * once and ranked behind one barrier, then the sums are loaded.  Empty
+ * its first point on, in voxel order, and zeroes what binning wrote there
+ * (sums, counts, mask words, its tile count): the scratch is clear again
+ * once this grid has finished, which the header then says.  The tile's
+ * 2048 voxels are ranked from its 256 bytes of mask, a byte per thread,
+ * into a list of its occupied voxels, which the threads then share out:
+ * only those voxels' counts and sums are read, a voxel per thread.  Empty
  * tiles return at once. */
-__global__ static void __launch_bounds__ (BLOCK, 4)
+__global__ static void
 write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
-    uint64_t n_voxels, uint32_t n_features,
+    uint32_t * __restrict__ mask, uint64_t n_voxels, uint32_t n_features,
     uint32_t * __restrict__ tile_counts,
     const uint64_t * __restrict__ tile_first, float *__restrict__ points,
     scratch_header * header, unsigned long long key)
 {
-  __shared__ uint32_t warp_counts[TILE_STEPS][BLOCK / 32];
-  uint64_t first = (uint64_t) blockIdx.x * RC_CENTROID_TILE + threadIdx.x;
+  __shared__ uint32_t warp_sums[BLOCK / 32];
+  __shared__ uint16_t occupied[RC_CENTROID_TILE];
   unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  uint32_t n[TILE_STEPS], rank[TILE_STEPS], next = 0;
+  uint64_t word = ((uint64_t) blockIdx.x * RC_CENTROID_TILE) / 32 +
+      threadIdx.x / 4;
+  uint64_t first = (uint64_t) blockIdx.x * RC_CENTROID_TILE +
+      threadIdx.x * 8;
+  uint32_t bits, own, before, total = 0;
   uint64_t tile_point;
 
   /* Read only by a later launch, when every block has finished. */
@@ -327,52 +335,52 @@ write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
   if (tile_counts[blockIdx.x] == 0)
     return;
   tile_point = tile_first[blockIdx.x];
-#pragma unroll
-  for (int step = 0; step < TILE_STEPS; step++) {
-    uint64_t v = first + step * BLOCK;
-    n[step] = v < n_voxels ? counts[v] : 0;
+  bits = first < n_voxels ? (mask[word] >> (threadIdx.x % 4 * 8)) & 0xff : 0;
+
+  /* The voxels before this thread's: within the warp, then the warps'. */
+  own = __popc (bits);
+  before = own;
+  for (unsigned d = 1; d < 32; d *= 2) {
+    uint32_t up = __shfl_up_sync (0xffffffffu, before, d);
+    if (lane >= d)
+      before += up;
   }
-#pragma unroll
-  for (int step = 0; step < TILE_STEPS; step++) {
-    unsigned occupied = __ballot_sync (0xffffffffu, n[step] != 0);
-    if (lane == 0)
-      warp_counts[step][warp] = __popc (occupied);
-    rank[step] = __popc (occupied & ((1u << lane) - 1));
-  }
+  if (lane == 31)
+    warp_sums[warp] = before;
   __syncthreads ();
+  before -= own;
+  for (unsigned w = 0; w < BLOCK / 32; w++) {
+    before += w < warp ? warp_sums[w] : 0;
+    total += warp_sums[w];
+  }
+  for (uint32_t i = 0; bits; bits &= bits - 1, i++)
+    occupied[before + i] = (uint16_t) (threadIdx.x * 8 + __ffs (bits) - 1);
+  if (threadIdx.x % 4 == 0 && first < n_voxels)
+    mask[word] = 0;
   if (threadIdx.x == 0)
     tile_counts[blockIdx.x] = 0;
-  /* A voxel's point within the tile: every earlier step's points, then
-   * this step's earlier warps' and lanes'. */
-#pragma unroll
-  for (int step = 0; step < TILE_STEPS; step++) {
-    for (unsigned w = 0; w < BLOCK / 32; w++)
-      rank[step] += w < warp ? warp_counts[step][w] : 0;
-    rank[step] += next;
-    for (unsigned w = 0; w < BLOCK / 32; w++)
-      next += warp_counts[step][w];
-  }
-#pragma unroll
-  for (int step = 0; step < TILE_STEPS; step++) {
-    uint64_t v = first + step * BLOCK;
-    if (n[step] != 0) {
-      float *point = points + (tile_point + rank[step]) * n_features;
-      for (uint32_t f = 0; f < n_features; f++) {
-        point[f] = sums[f * n_voxels + v] / (float) n[step];
-        sums[f * n_voxels + v] = 0.0f;
-      }
-      counts[v] = 0;
+  __syncthreads ();
+
+  for (uint32_t k = threadIdx.x; k < total; k += BLOCK) {
+    uint64_t v = (uint64_t) blockIdx.x * RC_CENTROID_TILE + occupied[k];
+    uint32_t n = counts[v];
+    float *out = points + (tile_point + k) * n_features;
+
+    for (uint32_t f = 0; f < n_features; f++) {
+      out[f] = sums[f * n_voxels + v] / (float) n;
+      sums[f * n_voxels + v] = 0.0f;
     }
+    counts[v] = 0;
   }
 }
 
 /* Puts one cloud's centroids, summed in @sums and counted per tile while
  * binning, into @points, leaving the scratch clear for @key. */
 static rc_status
-launch_centroids (float *sums, uint32_t * counts, uint64_t n_voxels,
-    uint32_t n_features, uint32_t * tile_counts, uint64_t * tile_first,
-    float *points, scratch_header * header, unsigned long long key,
-    cudaStream_t s)
+launch_centroids (float *sums, uint32_t * counts, uint32_t * mask,
+    uint64_t n_voxels, uint32_t n_features, uint32_t * tile_counts,
+    uint64_t * tile_first, float *points, scratch_header * header,
+    unsigned long long key, cudaStream_t s)
 {
   uint64_t n_tiles = rc_centroid_tiles (n_voxels);
   rc_status ret;
@@ -382,7 +390,8 @@ launch_centroids (float *sums, uint32_t * counts, uint64_t n_voxels,
   if (ret != RC_OK)
     return ret;
   write_centroids <<< (unsigned) n_tiles, BLOCK, 0, s >>> (sums, counts,
-      n_voxels, n_features, tile_counts, tile_first, points, header, key);
+      mask, n_voxels, n_features, tile_counts, tile_first, points, header,
+      key);
   return rc_check_launch ();
 }
 
@@ -392,8 +401,9 @@ template < bool PACKED_XYZ >
 static rc_status
 launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, uint8_t * out,
-    uint32_t * counts, uint32_t * tile_counts, scratch_header * header,
-    device_stats * stats, bool early, cudaStream_t s)
+    uint32_t * counts, uint32_t * tile_counts, uint32_t * mask,
+    scratch_header * header, device_stats * stats, bool early,
+    cudaStream_t s)
 {
   cudaLaunchConfig_t config = { };
   cudaLaunchAttribute attr = { };
@@ -408,8 +418,8 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     config.numAttrs = 1;
   }
   return rc_check_cuda (cudaLaunchKernelEx (&config, bin_points < PACKED_XYZ >,
-          *layout, *grid, points, n_points, out, counts, tile_counts, header,
-          stats));
+          *layout, *grid, points, n_points, out, counts, tile_counts, mask,
+          header, stats));
 }
 
 extern "C" rc_status
@@ -422,7 +432,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   const uint8_t *cloud = (const uint8_t *) points;
   uint8_t *cloud_out = (uint8_t *) out;
   uint64_t out_size, n_voxels, n_tiles, counts_size;
-  uint32_t *counts = NULL, *tile_counts = NULL;
+  uint32_t *counts = NULL, *tile_counts = NULL, *mask = NULL;
   uint64_t *tile_first = NULL;
   float *sums = NULL;
   bool centroids = grid->mode == RC_VOXEL_CENTROIDS;
@@ -470,15 +480,16 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     /* Binned as the mean, into the scratch. */
     sums = (float *) next;
     tile_counts = (uint32_t *) (next + out_size);
+    mask = tile_counts + n_tiles;
     bin_grid.mode = RC_VOXEL_MEAN;
     key = scratch_key (n_voxels, layout->n_features, n_clouds);
   }
 
   for (uint32_t c = 0; c < n_clouds && ret == RC_OK; c++) {
     uint8_t *grid_out = centroids ? (uint8_t *) sums : cloud_out;
-    /* The centroids' tile counts follow their sums: one clear for both. */
-    uint64_t grid_words = (out_size + (centroids ? n_tiles *
-            sizeof (uint32_t) : 0)) / 4;
+    /* The centroids' tile counts and mask follow their sums: one clear. */
+    uint64_t grid_words = out_size / 4 + (centroids ? n_tiles +
+        (n_voxels + 31) / 32 : 0);
     uint64_t words = MAX (grid_words * 4, counts_size) / 4;
 
     if (cloud_sizes[c] > 0 && (!cloud || !out))
@@ -498,11 +509,11 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     if (cloud_sizes[c] > 0) {
       if (xyz_is_packed_float (layout, cloud))
         ret = launch_binning < true > (layout, &bin_grid, cloud,
-            cloud_sizes[c], grid_out, counts, tile_counts,
+            cloud_sizes[c], grid_out, counts, tile_counts, mask,
             centroids ? header : NULL, dstats + c, early, s);
       else
         ret = launch_binning < false > (layout, &bin_grid, cloud,
-            cloud_sizes[c], grid_out, counts, tile_counts,
+            cloud_sizes[c], grid_out, counts, tile_counts, mask,
             centroids ? header : NULL, dstats + c, early, s);
     }
     if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN) {
@@ -511,8 +522,9 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
       ret = rc_check_launch ();
     }
     if (ret == RC_OK && centroids && cloud_sizes[c] > 0)
-      ret = launch_centroids (sums, counts, n_voxels, layout->n_features,
-          tile_counts, tile_first, (float *) cloud_out, header, key, s);
+      ret = launch_centroids (sums, counts, mask, n_voxels,
+          layout->n_features, tile_counts, tile_first, (float *) cloud_out,
+          header, key, s);
     cloud += cloud_sizes[c] * layout->point_step;
     cloud_out += centroids ? rc_voxelize_centroids_size (layout, grid,
         cloud_sizes[c]) : out_size;
