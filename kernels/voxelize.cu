@@ -256,6 +256,20 @@ blocks_for (uint64_t n)
  * 8 voxels each, in voxel order by thread. */
 static_assert (RC_CENTROID_TILE == BLOCK * 8, "a mask byte per thread");
 
+/* The sum of @value over this lane and the warp's lanes before it. */
+template < typename T > __device__ static T
+warp_inclusive_sum (T value)
+{
+  unsigned lane = threadIdx.x % 32;
+
+  for (unsigned d = 1; d < 32; d *= 2) {
+    T up = __shfl_up_sync (0xffffffffu, value, d);
+    if (lane >= d)
+      value += up;
+  }
+  return value;
+}
+
 /* One block: the exclusive sum of the tiles' counts, a chunk of SCAN_BLOCK
  * tiles at a time (a few chunks for grids of millions of voxels). */
 #define SCAN_BLOCK 1024
@@ -272,24 +286,16 @@ scan_tiles (const uint32_t * __restrict__ tile_counts, uint64_t n_tiles,
     chunk_base = 0;
   for (uint64_t chunk = 0; chunk < n_tiles; chunk += SCAN_BLOCK) {
     uint64_t t = chunk + threadIdx.x;
-    uint64_t own = t < n_tiles ? tile_counts[t] : 0, sum = own;
-
+    uint64_t own = t < n_tiles ? tile_counts[t] : 0;
     /* Inclusive sums within the warp, then of the warps' totals. */
-    for (unsigned d = 1; d < 32; d *= 2) {
-      uint64_t up = __shfl_up_sync (0xffffffffu, sum, d);
-      if (lane >= d)
-        sum += up;
-    }
+    uint64_t sum = warp_inclusive_sum (own);
+
     if (lane == 31)
       warp_sums[warp] = sum;
     __syncthreads ();
     if (warp == 0) {
-      uint64_t w = lane < SCAN_BLOCK / 32 ? warp_sums[lane] : 0;
-      for (unsigned d = 1; d < 32; d *= 2) {
-        uint64_t up = __shfl_up_sync (0xffffffffu, w, d);
-        if (lane >= d)
-          w += up;
-      }
+      uint64_t w = warp_inclusive_sum (lane < SCAN_BLOCK / 32 ?
+          warp_sums[lane] : (uint64_t) 0);
       if (lane < SCAN_BLOCK / 32)
         warp_sums[lane] = w;
     }
@@ -339,12 +345,7 @@ write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
 
   /* The voxels before this thread's: within the warp, then the warps'. */
   own = __popc (bits);
-  before = own;
-  for (unsigned d = 1; d < 32; d *= 2) {
-    uint32_t up = __shfl_up_sync (0xffffffffu, before, d);
-    if (lane >= d)
-      before += up;
-  }
+  before = warp_inclusive_sum (own);
   if (lane == 31)
     warp_sums[warp] = before;
   __syncthreads ();
