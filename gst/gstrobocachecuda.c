@@ -44,8 +44,13 @@ gst_robocache_gpu_usable (const gchar ** why)
 
 void
 gst_robocache_gpu_set_context (GstRobocacheGpu * gpu, GstElement * element,
-    GstContext * context, gint device_id)
+    GstContext * context)
 {
+  gint device_id;
+
+  GST_OBJECT_LOCK (element);
+  device_id = gpu->device_id;
+  GST_OBJECT_UNLOCK (element);
   gst_cuda_handle_set_context (element, context, device_id,
       (GstCudaContext **) & gpu->context);
 }
@@ -273,8 +278,7 @@ gst_robocache_cuda_allocator_finalize (GObject * object)
     gst_cuda_context_pop (NULL);
   }
   gst_clear_object (&self->context);
-  G_OBJECT_CLASS (gst_robocache_cuda_allocator_parent_class)->finalize
-      (object);
+  G_OBJECT_CLASS (gst_robocache_cuda_allocator_parent_class)->finalize (object);
 }
 
 static void

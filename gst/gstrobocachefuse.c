@@ -81,8 +81,6 @@ typedef enum
 #define DEFAULT_FLAT_OUTPUT FALSE
 #define DEFAULT_STALE_POLICY STALE_MARK
 #define DEFAULT_IGNORE_INACTIVE FALSE
-#define DEFAULT_BACKEND GST_ROBOCACHE_DEFAULT_BACKEND
-#define DEFAULT_DEVICE_ID GST_ROBOCACHE_DEFAULT_DEVICE_ID
 #define DEFAULT_PAD_POLICY FUSE_POLICY_AUTO
 #define DEFAULT_PAD_MAX_AGE (500 * GST_MSECOND)
 #define DEFAULT_PAD_MASTER FALSE
@@ -141,8 +139,6 @@ typedef struct
   gint rate_n, rate_d;
   gboolean flat_output;
   StalePolicy stale_policy;
-  GstRobocacheBackend backend;
-  gint device_id;
 } Settings;
 
 typedef struct
@@ -154,8 +150,6 @@ typedef struct
 
 typedef struct
 {
-  GstRobocacheGpu gpu;
-  gboolean use_gpu;
   gboolean have_tick;
   guint64 tick_index;           /* rate mode: the next tick is index k */
   GstClockTime last_rt;         /* latest buffer running time on any pad */
@@ -167,6 +161,9 @@ struct _GstRobocacheFuse
 {
   GstAggregator parent;
 
+  /* The GPU side, as the CUDA filters' base holds it: the fused data is
+   * only referenced, but CUDA streams fused here share one context. */
+  GstRobocacheGpu gpu;
   Settings settings;
   Totals totals;
   State state;
@@ -398,6 +395,9 @@ gst_robocache_fuse_set_property (GObject * object, guint prop_id,
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (object);
 
+  if (gst_robocache_gpu_set_property (&self->gpu, GST_ELEMENT (self),
+          PROP_BACKEND, prop_id, value))
+    return;
   switch (prop_id) {
     case PROP_IGNORE_INACTIVE_PADS:
       gst_aggregator_set_ignore_inactive_pads (GST_AGGREGATOR (self),
@@ -419,12 +419,6 @@ gst_robocache_fuse_set_property (GObject * object, guint prop_id,
     case PROP_STALE_POLICY:
       self->settings.stale_policy = (StalePolicy) g_value_get_enum (value);
       break;
-    case PROP_BACKEND:
-      self->settings.backend = (GstRobocacheBackend) g_value_get_enum (value);
-      break;
-    case PROP_DEVICE_ID:
-      self->settings.device_id = g_value_get_int (value);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -438,6 +432,9 @@ gst_robocache_fuse_get_property (GObject * object, guint prop_id,
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (object);
 
+  if (gst_robocache_gpu_get_property (&self->gpu, GST_ELEMENT (self),
+          PROP_BACKEND, prop_id, value))
+    return;
   if (prop_id == PROP_IGNORE_INACTIVE_PADS) {
     g_value_set_boolean (value,
         gst_aggregator_get_ignore_inactive_pads (GST_AGGREGATOR (self)));
@@ -455,12 +452,6 @@ gst_robocache_fuse_get_property (GObject * object, guint prop_id,
       break;
     case PROP_STALE_POLICY:
       g_value_set_enum (value, self->settings.stale_policy);
-      break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, self->settings.backend);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, self->settings.device_id);
       break;
     case PROP_STATS:
       g_value_take_boxed (value, gst_structure_new ("robocachefuse-stats",
@@ -548,8 +539,7 @@ gst_robocache_fuse_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
 
-  if (gst_robocache_gpu_query_context (&self->state.gpu, GST_ELEMENT (self),
-          query))
+  if (gst_robocache_gpu_query_context (&self->gpu, GST_ELEMENT (self), query))
     return TRUE;
   return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, aggpad, query);
 }
@@ -559,8 +549,7 @@ gst_robocache_fuse_src_query (GstAggregator * agg, GstQuery * query)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
 
-  if (gst_robocache_gpu_query_context (&self->state.gpu, GST_ELEMENT (self),
-          query))
+  if (gst_robocache_gpu_query_context (&self->gpu, GST_ELEMENT (self), query))
     return TRUE;
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
 }
@@ -569,13 +558,8 @@ static void
 gst_robocache_fuse_set_context (GstElement * element, GstContext * context)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (element);
-  gint device_id;
 
-  GST_OBJECT_LOCK (self);
-  device_id = self->settings.device_id;
-  GST_OBJECT_UNLOCK (self);
-  gst_robocache_gpu_set_context (&self->state.gpu, element, context,
-      device_id);
+  gst_robocache_gpu_set_context (&self->gpu, element, context);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
@@ -587,22 +571,13 @@ static gboolean
 gst_robocache_fuse_start (GstAggregator * agg)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
-  GstRobocacheBackend backend;
-  gint device_id;
-  gboolean use_gpu;
 
   GST_OBJECT_LOCK (self);
-  backend = self->settings.backend;
-  device_id = self->settings.device_id;
   memset (&self->totals, 0, sizeof (self->totals));
   GST_OBJECT_UNLOCK (self);
 
-  /* The fused data itself is only referenced; the GPU side is the shared
-   * context, so that CUDA streams fused here live on one context. */
-  if (!gst_robocache_gpu_open (&self->state.gpu, GST_ELEMENT (self), backend,
-          device_id, &use_gpu))
+  if (!gst_robocache_gpu_start (&self->gpu, GST_ELEMENT (self)))
     return FALSE;
-  self->state.use_gpu = use_gpu;
   self->state.have_tick = FALSE;
   self->state.last_rt = GST_CLOCK_TIME_NONE;
   self->state.latency = 0;
@@ -619,7 +594,7 @@ gst_robocache_fuse_stop (GstAggregator * agg)
   for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
     fuse_pad_reset (GST_ROBOCACHE_FUSE_PAD (l->data));
   GST_OBJECT_UNLOCK (self);
-  gst_robocache_gpu_close (&self->state.gpu);
+  gst_robocache_gpu_stop (&self->gpu, GST_ELEMENT (self));
   g_clear_pointer (&self->state.stream_names, g_free);
   self->state.have_tick = FALSE;
   return TRUE;
@@ -1174,7 +1149,7 @@ gst_robocache_fuse_finalize (GObject * object)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (object);
 
-  gst_robocache_gpu_close (&self->state.gpu);
+  gst_robocache_gpu_finalize (&self->gpu);
   g_free (self->state.stream_names);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1236,8 +1211,8 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
           "Live: do not wait for pads that never delivered data",
           DEFAULT_IGNORE_INACTIVE, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
-  gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND,
-      PROP_DEVICE_ID);
+  /* backend and cuda-device-id (PROP_DEVICE_ID follows PROP_BACKEND). */
+  gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND);
   /**
    * GstRobocacheFuse:stats:
    *
@@ -1284,6 +1259,5 @@ gst_robocache_fuse_init (GstRobocacheFuse * self)
   self->settings.rate_d = DEFAULT_RATE_D;
   self->settings.flat_output = DEFAULT_FLAT_OUTPUT;
   self->settings.stale_policy = DEFAULT_STALE_POLICY;
-  self->settings.backend = DEFAULT_BACKEND;
-  self->settings.device_id = DEFAULT_DEVICE_ID;
+  gst_robocache_gpu_init (&self->gpu);
 }

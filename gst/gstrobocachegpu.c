@@ -4,7 +4,9 @@
 #endif
 
 #include "gstrobocachegpu.h"
-#include "robocache-kernels.h"
+#include "gstrobocachecaps.h"
+
+#include <string.h>
 
 GST_DEBUG_CATEGORY (gst_robocache_gpu_debug);
 
@@ -28,58 +30,116 @@ gst_robocache_backend_get_type (void)
   return type;
 }
 
-/* Grows @ptr (@have bytes) to at least @size with @alloc and @release:
- * device memory or page-locked host memory. */
-static gboolean
-ensure_memory (GstElement * element, gpointer * ptr, gsize * have,
-    gsize size, const gchar * what, rc_status (*alloc) (void **, size_t),
-    rc_status (*release) (void *), const gchar * kind)
+/* A scratch the element grew, and which memory it is. */
+typedef struct
 {
-  rc_status ret;
+  GstRobocacheScratch *scratch;
+  gboolean pinned;
+} ScratchEntry;
 
-  if (*ptr && *have >= size)
+void
+gst_robocache_gpu_init (GstRobocacheGpu * gpu)
+{
+  memset (gpu, 0, sizeof (*gpu));
+  gpu->backend = GST_ROBOCACHE_DEFAULT_BACKEND;
+  gpu->device_id = GST_ROBOCACHE_DEFAULT_DEVICE_ID;
+  gpu->scratch = g_array_new (FALSE, FALSE, sizeof (ScratchEntry));
+}
+
+void
+gst_robocache_gpu_finalize (GstRobocacheGpu * gpu)
+{
+  gst_robocache_gpu_close (gpu);
+  g_clear_pointer (&gpu->scratch, g_array_unref);
+}
+
+/* Grows @scratch to at least @size with @alloc and @release: device memory
+ * or page-locked host memory.  A scratch seen for the first time is
+ * remembered, so that stop frees it. */
+static gboolean
+ensure_memory (GstRobocacheGpu * gpu, GstElement * element,
+    GstRobocacheScratch * scratch, gsize size, const gchar * what,
+    gboolean pinned)
+{
+  rc_status (*alloc) (void **, size_t) = pinned ? rc_host_alloc :
+      rc_device_alloc;
+  rc_status (*release) (void *) = pinned ? rc_host_free : rc_device_free;
+  rc_status ret;
+  guint i;
+
+  if (scratch->ptr && scratch->size >= size)
     return TRUE;
-  release (*ptr);
-  *ptr = NULL;
-  *have = 0;
+  for (i = 0; i < gpu->scratch->len; i++)
+    if (g_array_index (gpu->scratch, ScratchEntry, i).scratch == scratch)
+      break;
+  if (i == gpu->scratch->len) {
+    ScratchEntry entry = { scratch, pinned };
+    g_array_append_val (gpu->scratch, entry);
+  }
+  release (scratch->ptr);
+  scratch->ptr = NULL;
+  scratch->size = 0;
   size = MAX (size, 1);
-  ret = alloc (ptr, size);
+  ret = alloc (&scratch->ptr, size);
   if (ret != RC_OK) {
-    *ptr = NULL;
+    scratch->ptr = NULL;
     GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
         ("cannot allocate %" G_GSIZE_FORMAT " bytes of %s for the %s",
-            size, kind, what), ("%s: %s", rc_status_message (ret),
-            rc_error_detail ()));
+            size, pinned ? "page-locked memory" : "GPU memory", what),
+        ("%s: %s", rc_status_message (ret), rc_error_detail ()));
     return FALSE;
   }
-  *have = size;
+  scratch->size = size;
   return TRUE;
 }
 
 gboolean
-gst_robocache_gpu_ensure_scratch (GstElement * element, gpointer * ptr,
-    gsize * have, gsize size, const gchar * what)
+gst_robocache_gpu_ensure_device (GstRobocacheGpu * gpu, GstElement * element,
+    GstRobocacheScratch * scratch, gsize size, const gchar * what)
 {
-  return ensure_memory (element, ptr, have, size, what, rc_device_alloc,
-      rc_device_free, "GPU memory");
+  return ensure_memory (gpu, element, scratch, size, what, FALSE);
 }
 
 gboolean
-gst_robocache_gpu_ensure_pinned (GstElement * element, gpointer * ptr,
-    gsize * have, gsize size, const gchar * what)
+gst_robocache_gpu_ensure_pinned (GstRobocacheGpu * gpu, GstElement * element,
+    GstRobocacheScratch * scratch, gsize size, const gchar * what)
 {
-  return ensure_memory (element, ptr, have, size, what, rc_host_alloc,
-      rc_host_free, "page-locked memory");
+  return ensure_memory (gpu, element, scratch, size, what, TRUE);
+}
+
+/* Frees every scratch the element grew; the context must be current. */
+static void
+free_scratch (GstRobocacheGpu * gpu)
+{
+  for (guint i = 0; i < gpu->scratch->len; i++) {
+    ScratchEntry *e = &g_array_index (gpu->scratch, ScratchEntry, i);
+
+    if (e->pinned)
+      rc_host_free (e->scratch->ptr);
+    else
+      rc_device_free (e->scratch->ptr);
+    e->scratch->ptr = NULL;
+    e->scratch->size = 0;
+  }
+  g_array_set_size (gpu->scratch, 0);
+}
+
+GstFlowReturn
+gst_robocache_gpu_failed (GstElement * element, const gchar * what,
+    rc_status status)
+{
+  GST_ELEMENT_ERROR (element, STREAM, FAILED, ("%s failed: %s", what,
+          rc_status_message (status)), ("%s", rc_error_detail ()));
+  return GST_FLOW_ERROR;
 }
 
 void
-gst_robocache_gpu_install_properties (GObjectClass * klass,
-    guint prop_backend, guint prop_device_id)
+gst_robocache_gpu_install_properties (GObjectClass * klass, guint first_id)
 {
   /* backend: auto computes on the GPU when there is one and on the CPU
    * otherwise, with the same results; cpu never touches CUDA; gpu is an
    * error without a usable GPU. */
-  g_object_class_install_property (klass, prop_backend,
+  g_object_class_install_property (klass, first_id,
       g_param_spec_enum ("backend", "Backend",
           "Where to compute: auto (the GPU when there is one), cpu or gpu",
           GST_TYPE_ROBOCACHE_BACKEND, GST_ROBOCACHE_DEFAULT_BACKEND,
@@ -87,7 +147,7 @@ gst_robocache_gpu_install_properties (GObjectClass * klass,
           GST_PARAM_MUTABLE_READY));
   /* cuda-device-id: the CUDA device, -1 for any (the pipeline's shared
    * context decides). */
-  g_object_class_install_property (klass, prop_device_id,
+  g_object_class_install_property (klass, first_id + 1,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device to use (-1 = any)", -1, G_MAXINT,
           GST_ROBOCACHE_DEFAULT_DEVICE_ID, G_PARAM_READWRITE |
@@ -95,11 +155,134 @@ gst_robocache_gpu_install_properties (GObjectClass * klass,
 }
 
 gboolean
-gst_robocache_gpu_may_offer_cuda (GstRobocacheBackend backend,
-    gboolean started, gboolean use_gpu)
+gst_robocache_gpu_set_property (GstRobocacheGpu * gpu, GstElement * element,
+    guint first_id, guint prop_id, const GValue * value)
 {
+  if (prop_id != first_id && prop_id != first_id + 1)
+    return FALSE;
+  GST_OBJECT_LOCK (element);
+  if (prop_id == first_id)
+    gpu->backend = (GstRobocacheBackend) g_value_get_enum (value);
+  else
+    gpu->device_id = g_value_get_int (value);
+  GST_OBJECT_UNLOCK (element);
+  return TRUE;
+}
+
+gboolean
+gst_robocache_gpu_get_property (GstRobocacheGpu * gpu, GstElement * element,
+    guint first_id, guint prop_id, GValue * value)
+{
+  if (prop_id != first_id && prop_id != first_id + 1)
+    return FALSE;
+  GST_OBJECT_LOCK (element);
+  if (prop_id == first_id)
+    g_value_set_enum (value, gpu->backend);
+  else
+    g_value_set_int (value, gpu->device_id);
+  GST_OBJECT_UNLOCK (element);
+  return TRUE;
+}
+
+gboolean
+gst_robocache_gpu_start (GstRobocacheGpu * gpu, GstElement * element)
+{
+  GstRobocacheBackend backend;
+  gint device_id;
+  gboolean use_gpu;
+
+  GST_OBJECT_LOCK (element);
+  backend = gpu->backend;
+  device_id = gpu->device_id;
+  GST_OBJECT_UNLOCK (element);
+
+  if (!gst_robocache_gpu_open (gpu, element, backend, device_id, &use_gpu))
+    return FALSE;
+  GST_OBJECT_LOCK (element);
+  gpu->use_gpu = use_gpu;
+  gpu->started = TRUE;
+  GST_OBJECT_UNLOCK (element);
+  return TRUE;
+}
+
+void
+gst_robocache_gpu_stop (GstRobocacheGpu * gpu, GstElement * element)
+{
+  if (gpu->scratch->len > 0) {
+    if (gst_robocache_gpu_push (gpu)) {
+      free_scratch (gpu);
+      gst_robocache_gpu_pop (gpu);
+    } else {
+      GST_CAT_ERROR_OBJECT (gst_robocache_gpu_debug, element,
+          "cannot free GPU scratch: the CUDA context cannot be made current");
+      g_array_set_size (gpu->scratch, 0);
+    }
+  }
+  gst_robocache_gpu_close (gpu);
+  GST_OBJECT_LOCK (element);
+  gpu->use_gpu = FALSE;
+  gpu->started = FALSE;
+  GST_OBJECT_UNLOCK (element);
+}
+
+gboolean
+gst_robocache_gpu_in_use (GstRobocacheGpu * gpu, GstElement * element)
+{
+  gboolean use_gpu;
+
+  GST_OBJECT_LOCK (element);
+  use_gpu = gpu->use_gpu;
+  GST_OBJECT_UNLOCK (element);
+  return use_gpu;
+}
+
+gboolean
+gst_robocache_gpu_may_offer_cuda (GstRobocacheGpu * gpu, GstElement * element)
+{
+  GstRobocacheBackend backend;
+  gboolean started, use_gpu;
+
+  GST_OBJECT_LOCK (element);
+  backend = gpu->backend;
+  started = gpu->started;
+  use_gpu = gpu->use_gpu;
+  GST_OBJECT_UNLOCK (element);
   if (started)
     return use_gpu;
   return backend != GST_ROBOCACHE_BACKEND_CPU &&
       gst_robocache_gpu_usable (NULL);
+}
+
+void
+gst_robocache_gpu_propose_allocator (GstRobocacheGpu * gpu, GstQuery * query)
+{
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && gst_robocache_caps_is_cuda (caps) && gpu->use_gpu)
+    gst_query_add_allocation_param (query, gpu->allocator, NULL);
+}
+
+gboolean
+gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
+    GstQuery * query, gsize size, const gchar * what)
+{
+  GstBufferPool *pool;
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  pool = gst_robocache_gpu_pool_new (gpu, caps, size);
+  if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
+    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+        ("cannot allocate %s of %" G_GSIZE_FORMAT " bytes in GPU memory",
+            what, size), (NULL));
+    if (pool)
+      gst_object_unref (pool);
+    return FALSE;
+  }
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+  return TRUE;
 }

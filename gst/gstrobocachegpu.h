@@ -7,8 +7,9 @@
 
 #include <gst/gst.h>
 
-G_BEGIN_DECLS
+#include "robocache-kernels.h"
 
+G_BEGIN_DECLS
 /* Same value as GStreamer's GST_MAP_CUDA: mapping with it gives the device
  * pointer of CUDA memory. */
 /* Debug category "robocachegpu": context, stream and memory. */
@@ -26,48 +27,106 @@ typedef enum
 #define GST_TYPE_ROBOCACHE_BACKEND (gst_robocache_backend_get_type ())
 GType gst_robocache_backend_get_type (void);
 
-/* What an element holds of the GPU.  @context is a GstCudaContext (a
- * GstObject here to keep CUDA types out), NULL until shared or created. */
+/* A block of device or page-locked host memory an element grows to the
+ * largest size it has needed, so that steady state allocates nothing. */
 typedef struct
 {
+  gpointer ptr;
+  gsize size;
+} GstRobocacheScratch;
+
+/* The GPU side of one element, the helper object every robocache CUDA
+ * element embeds (GstRobocacheBaseTransform for filters, directly in
+ * robocachefuse): the backend and cuda-device-id properties, the CUDA
+ * context shared through GstContext, the element's stream and allocator,
+ * and its scratch, all released at stop.
+ *
+ * backend, device_id, started and use_gpu are under the element's object
+ * lock; the rest belongs to the streaming thread between start and stop.
+ * @context is a GstCudaContext (a GstObject here to keep CUDA types out),
+ * NULL until shared or created. */
+typedef struct
+{
+  GstRobocacheBackend backend;
+  gint device_id;
+
+  gboolean started;
+  gboolean use_gpu;
   GstObject *context;
   gpointer stream;
   GstAllocator *allocator;
+
+  /* GstRobocacheScratch of the element, tagged with whether they are
+   * page-locked host memory, freed at stop. */
+  GArray *scratch;
 } GstRobocacheGpu;
 
 /* TRUE when the CUDA path is built and a device is usable; otherwise *why
  * says why not (static string). */
 gboolean gst_robocache_gpu_usable (const gchar ** why);
 
+/* Defaults at instance init; released at finalize. */
+void gst_robocache_gpu_init (GstRobocacheGpu * gpu);
+void gst_robocache_gpu_finalize (GstRobocacheGpu * gpu);
+
+/* Installs the two properties every robocache GPU element has, with ids
+ * @first_id ("backend", GstRobocacheBackend, default auto) and
+ * @first_id + 1 ("cuda-device-id", int, -1 = any), both changeable up to
+ * READY. */
+#define GST_ROBOCACHE_DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
+#define GST_ROBOCACHE_DEFAULT_DEVICE_ID -1
+#define GST_ROBOCACHE_GPU_N_PROPERTIES 2
+void gst_robocache_gpu_install_properties (GObjectClass * klass,
+    guint first_id);
+
+/* Sets or gets one of those properties, taking @element's object lock;
+ * FALSE when @prop_id is not one of them. */
+gboolean gst_robocache_gpu_set_property (GstRobocacheGpu * gpu,
+    GstElement * element, guint first_id, guint prop_id, const GValue * value);
+gboolean gst_robocache_gpu_get_property (GstRobocacheGpu * gpu,
+    GstElement * element, guint first_id, guint prop_id, GValue * value);
+
 /* GstElement::set_context and CONTEXT queries, as GStreamer's CUDA elements
- * answer them, so that the whole pipeline shares one context per device. */
+ * answer them, so that the whole pipeline shares one context per device.
+ * The query helper returns FALSE for any other query. */
 void gst_robocache_gpu_set_context (GstRobocacheGpu * gpu,
-    GstElement * element, GstContext * context, gint device_id);
+    GstElement * element, GstContext * context);
 gboolean gst_robocache_gpu_query_context (GstRobocacheGpu * gpu,
     GstElement * element, GstQuery * query);
 
-/* Resolves @backend: returns TRUE when the element may go on, with
- * *use_gpu telling whether it computes on the GPU (the context found or
- * created, a stream and an allocator ready).  AUTO falls back to the CPU
+/* Resolves the backend at start: returns TRUE when the element may go on,
+ * with use_gpu telling whether it computes on the GPU (the context found
+ * or created, a stream and an allocator ready).  AUTO falls back to the CPU
  * (logged); GPU posts an error on @element saying why the GPU cannot be
- * used, and returns FALSE. */
+ * used, and returns FALSE.  Stop frees the scratch and closes. */
+gboolean gst_robocache_gpu_start (GstRobocacheGpu * gpu, GstElement * element);
+void gst_robocache_gpu_stop (GstRobocacheGpu * gpu, GstElement * element);
+
+/* Whether @element computes on the GPU (FALSE before start). */
+gboolean gst_robocache_gpu_in_use (GstRobocacheGpu * gpu, GstElement * element);
+
+/* Whether the element may offer CUDA memory in its caps: once started,
+ * when it computes on the GPU; before, whenever its backend allows and a
+ * GPU is usable. */
+gboolean gst_robocache_gpu_may_offer_cuda (GstRobocacheGpu * gpu,
+    GstElement * element);
+
+/* The opening and closing that start and stop do, for a caller that keeps
+ * its own settings. */
 gboolean gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheBackend backend, gint device_id, gboolean * use_gpu);
 void gst_robocache_gpu_close (GstRobocacheGpu * gpu);
 
-/* Whether an element may offer CUDA memory in its caps: once started, when
- * it computes on the GPU; before, whenever @backend allows and a GPU is
- * usable. */
-gboolean gst_robocache_gpu_may_offer_cuda (GstRobocacheBackend backend,
-    gboolean started, gboolean use_gpu);
+/* Answers an ALLOCATION query for CUDA caps on the GPU: upstream gets the
+ * element's allocator and allocates device memory of the sizes it needs. */
+void gst_robocache_gpu_propose_allocator (GstRobocacheGpu * gpu,
+    GstQuery * query);
 
-/* Installs the two properties every robocache GPU element has, with these
- * ids: "backend" (GstRobocacheBackend, default auto) and "cuda-device-id"
- * (int, -1 = any), both changeable up to READY. */
-#define GST_ROBOCACHE_DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
-#define GST_ROBOCACHE_DEFAULT_DEVICE_ID -1
-void gst_robocache_gpu_install_properties (GObjectClass * klass,
-    guint prop_backend, guint prop_device_id);
+/* Makes a pool of @size-byte robocache CUDA buffers the only one in an
+ * ALLOCATION query, active; on failure posts an error on @element naming
+ * @what and returns FALSE. */
+gboolean gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu,
+    GstElement * element, GstQuery * query, gsize size, const gchar * what);
 
 /* Makes the context current on this thread for CUDA runtime calls. */
 gboolean gst_robocache_gpu_push (GstRobocacheGpu * gpu);
@@ -86,17 +145,22 @@ gboolean gst_robocache_gpu_memory_is_native (GstRobocacheGpu * gpu,
 /* TRUE if @mem is any CUDA memory (robocache's or GStreamer's). */
 gboolean gst_robocache_is_cuda_memory (GstMemory * mem);
 
-/* Grows an element's device scratch @ptr (@have bytes) to at least @size
- * bytes, freeing and allocating only when it must, so that steady state
- * allocates nothing.  The context must be current.  On failure posts an
- * error on @element naming @what and returns FALSE. */
-gboolean gst_robocache_gpu_ensure_scratch (GstElement * element,
-    gpointer * ptr, gsize * have, gsize size, const gchar * what);
+/* Grows @scratch to at least @size bytes of device memory (or of
+ * page-locked host memory, which the GPU copies to and from at full speed),
+ * freeing and allocating only when it must; the context must be current.
+ * Freed at stop.  On failure posts an error on @element naming @what and
+ * returns FALSE. */
+gboolean gst_robocache_gpu_ensure_device (GstRobocacheGpu * gpu,
+    GstElement * element, GstRobocacheScratch * scratch, gsize size,
+    const gchar * what);
+gboolean gst_robocache_gpu_ensure_pinned (GstRobocacheGpu * gpu,
+    GstElement * element, GstRobocacheScratch * scratch, gsize size,
+    const gchar * what);
 
-/* The same for page-locked host memory (rc_host_alloc), which the GPU
- * copies to and from at full speed. */
-gboolean gst_robocache_gpu_ensure_pinned (GstElement * element,
-    gpointer * ptr, gsize * have, gsize size, const gchar * what);
+/* Posts the error of a failed GPU step @what on @element with the CUDA
+ * error's text, and returns GST_FLOW_ERROR. */
+GstFlowReturn gst_robocache_gpu_failed (GstElement * element,
+    const gchar * what, rc_status status);
 
 /* The allocator type name of robocache CUDA memory. */
 #define GST_ROBOCACHE_CUDA_MEMORY_TYPE "robocache.cuda.memory"

@@ -20,7 +20,7 @@ gst_robocache_gpu_usable (const gchar ** why)
 
 void
 gst_robocache_gpu_set_context (GstRobocacheGpu * gpu, GstElement * element,
-    GstContext * context, gint device_id)
+    GstContext * context)
 {
 }
 

@@ -92,8 +92,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_resample_debug);
 #define DEFAULT_TIME_ORIGIN GST_ROBOCACHE_RESAMPLE_ORIGIN_FIRST_SAMPLE
 #define DEFAULT_SAMPLES_PER_BUFFER 1
 #define MAX_SAMPLES_PER_BUFFER (1 << 20)
-#define DEFAULT_BACKEND GST_ROBOCACHE_DEFAULT_BACKEND
-#define DEFAULT_DEVICE_ID GST_ROBOCACHE_DEFAULT_DEVICE_ID
 
 /* Samples kept in the live path: cubic needs two on each side. */
 #define MAX_HISTORY 4
@@ -129,8 +127,6 @@ typedef struct
   guint64 max_gap;
   GstRobocacheResampleTimeOrigin time_origin;
   guint samples_per_buffer;
-  GstRobocacheBackend backend;
-  gint device_id;
 } Settings;
 
 /* Totals since start, under the object lock. */
@@ -144,12 +140,11 @@ typedef struct
 } Totals;
 
 /* Built in start and at negotiation, dropped in stop; streaming thread
- * only (use_gpu and started are also read under the object lock). */
+ * only (gpu.use_gpu and gpu.started are also read under the object
+ * lock). */
 typedef struct
 {
   GstRobocacheGpu gpu;
-  gboolean use_gpu;
-  gboolean started;
 
   gboolean configured;
   GstCaps *refused_caps;        /* reported once, not at every re-send */
@@ -200,17 +195,12 @@ typedef struct
   gsize src_scratch_size;
 
   /* Device scratch, grown to the largest size seen. */
-  gpointer device_src_t;
-  gsize device_src_t_size;
-  gpointer device_src_v;
-  gsize device_src_v_size;
-  gpointer device_tgt;
-  gsize device_tgt_size;
-  gpointer device_out;
-  gsize device_out_size;
+  GstRobocacheScratch device_src_t;
+  GstRobocacheScratch device_src_v;
+  GstRobocacheScratch device_tgt;
+  GstRobocacheScratch device_out;
   /* Page-locked: a CUDA chunk's timestamps, read back. */
-  gpointer host_times;
-  gsize host_times_size;
+  GstRobocacheScratch host_times;
 
   gboolean discont;
   gboolean warned_order;
@@ -299,6 +289,9 @@ gst_robocache_resample_set_property (GObject * object, guint prop_id,
   GstRobocacheResample *self = GST_ROBOCACHE_RESAMPLE (object);
   Settings *s = &self->settings;
 
+  if (gst_robocache_gpu_set_property (&self->state.gpu, GST_ELEMENT (self),
+          PROP_BACKEND, prop_id, value))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_RATE:
@@ -326,12 +319,6 @@ gst_robocache_resample_set_property (GObject * object, guint prop_id,
     case PROP_SAMPLES_PER_BUFFER:
       s->samples_per_buffer = g_value_get_uint (value);
       break;
-    case PROP_BACKEND:
-      s->backend = (GstRobocacheBackend) g_value_get_enum (value);
-      break;
-    case PROP_DEVICE_ID:
-      s->device_id = g_value_get_int (value);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -346,6 +333,9 @@ gst_robocache_resample_get_property (GObject * object, guint prop_id,
   GstRobocacheResample *self = GST_ROBOCACHE_RESAMPLE (object);
   Settings *s = &self->settings;
 
+  if (gst_robocache_gpu_set_property (&self->state.gpu, GST_ELEMENT (self),
+          PROP_BACKEND, prop_id, value))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_RATE:
@@ -368,12 +358,6 @@ gst_robocache_resample_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SAMPLES_PER_BUFFER:
       g_value_set_uint (value, s->samples_per_buffer);
-      break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, s->backend);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, s->device_id);
       break;
     case PROP_STATS:
       g_value_take_boxed (value, totals_to_structure (&self->totals));
@@ -476,17 +460,16 @@ ensure_device (GstRobocacheResample * self, guint batch, gsize n_source,
   State *st = &self->state;
   gsize src = (gsize) batch * n_source, tgt = (gsize) batch *n_target;
 
-  return (!sources || (gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-              &st->device_src_t, &st->device_src_t_size,
-              src * sizeof (gint64), "source times")
-          && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-              &st->device_src_v, &st->device_src_v_size,
-              src * st->sample_size, "source values")))
-      && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self), &st->device_tgt,
-      &st->device_tgt_size, tgt * sizeof (gint64), "grid times")
-      && (!out || gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-          &st->device_out, &st->device_out_size, tgt * st->sample_size,
-          "resampled values"));
+  return (!sources
+      || (gst_robocache_gpu_ensure_device (&st->gpu, GST_ELEMENT (self),
+              &st->device_src_t, src * sizeof (gint64), "source times")
+          && gst_robocache_gpu_ensure_device (&st->gpu, GST_ELEMENT (self),
+              &st->device_src_v, src * st->sample_size, "source values")))
+      && gst_robocache_gpu_ensure_device (&st->gpu, GST_ELEMENT (self),
+      &st->device_tgt, tgt * sizeof (gint64), "grid times")
+      && (!out
+      || gst_robocache_gpu_ensure_device (&st->gpu, GST_ELEMENT (self),
+          &st->device_out, tgt * st->sample_size, "resampled values"));
 }
 
 static gboolean
@@ -524,7 +507,7 @@ compute (GstRobocacheResample * self, guint batch, guint n_source,
   p.batch = batch;
   p.n_source = n_source;
   p.n_target = n_target;
-  if (!st->use_gpu) {
+  if (!st->gpu.use_gpu) {
     ret = rc_resample_cpu (&p, src_t, src_v, tgt, out);
     if (ret != RC_OK) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("resampling failed: %s",
@@ -540,19 +523,21 @@ compute (GstRobocacheResample * self, guint batch, guint n_source,
     gst_robocache_gpu_pop (&st->gpu);
     return GST_FLOW_ERROR;
   }
-  ret = rc_device_copy_async (st->device_src_t, src_t,
+  ret = rc_device_copy_async (st->device_src_t.ptr, src_t,
       n_src * sizeof (gint64), RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
   if (ret == RC_OK)
-    ret = rc_device_copy_async (st->device_src_v, src_v,
+    ret = rc_device_copy_async (st->device_src_v.ptr, src_v,
         n_src * st->sample_size, RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
   if (ret == RC_OK)
-    ret = rc_device_copy_async (st->device_tgt, tgt, n_tgt * sizeof (gint64),
+    ret =
+        rc_device_copy_async (st->device_tgt.ptr, tgt, n_tgt * sizeof (gint64),
         RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
   if (ret == RC_OK)
-    ret = rc_resample_cuda (&p, st->device_src_t, st->device_src_v,
-        st->device_tgt, st->device_out, st->gpu.stream);
+    ret = rc_resample_cuda (&p, st->device_src_t.ptr, st->device_src_v.ptr,
+        st->device_tgt.ptr, st->device_out.ptr, st->gpu.stream);
   if (ret == RC_OK)
-    ret = rc_device_copy_async (out, st->device_out, n_tgt * st->sample_size,
+    ret =
+        rc_device_copy_async (out, st->device_out.ptr, n_tgt * st->sample_size,
         RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
   if (ret == RC_OK)
     ret = rc_stream_synchronize (st->gpu.stream);
@@ -579,12 +564,12 @@ read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
 
   if (!push_context (self))
     return NULL;
-  if (!gst_robocache_gpu_ensure_pinned (GST_ELEMENT (self), &st->host_times,
-          &st->host_times_size, n * sizeof (gint64), "chunk times")) {
+  if (!gst_robocache_gpu_ensure_pinned (&st->gpu, GST_ELEMENT (self),
+          &st->host_times, n * sizeof (gint64), "chunk times")) {
     gst_robocache_gpu_pop (&st->gpu);
     return NULL;
   }
-  ret = rc_device_copy_async (st->host_times, device, n * sizeof (gint64),
+  ret = rc_device_copy_async (st->host_times.ptr, device, n * sizeof (gint64),
       RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
   if (ret == RC_OK)
     ret = rc_stream_synchronize (st->gpu.stream);
@@ -593,7 +578,7 @@ read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
     gpu_failed (self, ret);
     return NULL;
   }
-  return (const gint64 *) st->host_times;
+  return (const gint64 *) st->host_times.ptr;
 }
 
 /* Copies @batch rows of @n_in items of @size bytes from @in (device) to
@@ -608,8 +593,7 @@ put_previous_in_front (gpointer dst, gconstpointer prev, gconstpointer in,
 
   if (ret == RC_OK)
     ret = rc_device_copy_2d_async ((guint8 *) dst + size, (n_in + 1) * size,
-        in, n_in * size, n_in * size, batch, RC_COPY_DEVICE_TO_DEVICE,
-        stream);
+        in, n_in * size, n_in * size, batch, RC_COPY_DEVICE_TO_DEVICE, stream);
   return ret;
 }
 
@@ -634,22 +618,22 @@ stage_device_sources (GstRobocacheResample * self, gconstpointer in,
   if (!push_context (self))
     return FALSE;
   if (extend) {
-    if (!gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-            &st->device_src_t, &st->device_src_t_size,
-            (gsize) batch * (n_in + 1) * ts, "source times")
-        || !gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-            &st->device_src_v, &st->device_src_v_size,
-            (gsize) batch * (n_in + 1) * ss, "source values")) {
+    if (!gst_robocache_gpu_ensure_device (&st->gpu, GST_ELEMENT (self),
+            &st->device_src_t, (gsize) batch * (n_in + 1) * ts, "source times")
+        || !gst_robocache_gpu_ensure_device (&st->gpu, GST_ELEMENT (self),
+            &st->device_src_v, (gsize) batch * (n_in + 1) * ss,
+            "source values")) {
       gst_robocache_gpu_pop (&st->gpu);
       return FALSE;
     }
-    ret = put_previous_in_front (st->device_src_t, st->prev_t, in, batch,
+    ret = put_previous_in_front (st->device_src_t.ptr, st->prev_t, in, batch,
         n_in, ts, st->gpu.stream);
     if (ret == RC_OK)
-      ret = put_previous_in_front (st->device_src_v, st->prev_v, in_v, batch,
+      ret =
+          put_previous_in_front (st->device_src_v.ptr, st->prev_v, in_v, batch,
           n_in, ss, st->gpu.stream);
-    *src_t = st->device_src_t;
-    *src_v = st->device_src_v;
+    *src_t = st->device_src_t.ptr;
+    *src_v = st->device_src_v.ptr;
   }
   /* Into pageable memory: done when the call returns, and so are the
    * copies before it, which read the previous values. */
@@ -684,29 +668,27 @@ compute_on_device (GstRobocacheResample * self, guint batch, gsize n_source,
   p.n_target = (uint32_t) n_target;
   if (!push_context (self))
     return GST_FLOW_ERROR;
-  if (!ensure_device (self, batch, n_source, n_target, FALSE,
-          !st->out_cuda)) {
+  if (!ensure_device (self, batch, n_source, n_target, FALSE, !st->out_cuda)) {
     gst_robocache_gpu_pop (&st->gpu);
     return GST_FLOW_ERROR;
   }
   if (!gst_buffer_map (out, &map, GST_MAP_WRITE |
           (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0))) {
     gst_robocache_gpu_pop (&st->gpu);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"),
-        (NULL));
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
     return GST_FLOW_ERROR;
   }
-  dst = st->out_cuda ? map.data + times : st->device_out;
-  ret = rc_device_copy_async (st->device_tgt, tgt, times,
+  dst = st->out_cuda ? map.data + times : st->device_out.ptr;
+  ret = rc_device_copy_async (st->device_tgt.ptr, tgt, times,
       RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
   if (ret == RC_OK)
-    ret = rc_resample_cuda (&p, src_t, src_v, st->device_tgt, dst,
+    ret = rc_resample_cuda (&p, src_t, src_v, st->device_tgt.ptr, dst,
         st->gpu.stream);
   if (ret == RC_OK && st->out_cuda)
-    ret = rc_device_copy_async (map.data, st->device_tgt, times,
+    ret = rc_device_copy_async (map.data, st->device_tgt.ptr, times,
         RC_COPY_DEVICE_TO_DEVICE, st->gpu.stream);
   if (ret == RC_OK && !st->out_cuda)
-    ret = rc_device_copy_async (map.data + times, st->device_out, values,
+    ret = rc_device_copy_async (map.data + times, st->device_out.ptr, values,
         RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
   /* Downstream may read the output at once. */
   if (ret == RC_OK)
@@ -1088,7 +1070,7 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
     drop_bad_size (self, size, "more than 2^32 samples per trajectory");
     return GST_FLOW_OK;
   }
-  on_device = st->use_gpu && gst_buffer_n_memory (buf) == 1 &&
+  on_device = st->gpu.use_gpu && gst_buffer_n_memory (buf) == 1 &&
       gst_robocache_gpu_memory_is_native (&st->gpu,
       gst_buffer_peek_memory (buf, 0));
   if (!gst_buffer_map (buf, &map, GST_MAP_READ |
@@ -1122,8 +1104,7 @@ process_chunk (GstRobocacheResample * self, GstBuffer * buf)
       gst_segment_to_running_time (&st->segment, GST_FORMAT_TIME, first);
   rt_last = last < 0 ? GST_CLOCK_TIME_NONE :
       gst_segment_to_running_time (&st->segment, GST_FORMAT_TIME, last);
-  if (!GST_CLOCK_TIME_IS_VALID (rt_first) ||
-      !GST_CLOCK_TIME_IS_VALID (rt_last)) {
+  if (!GST_CLOCK_TIME_IS_VALID (rt_first) || !GST_CLOCK_TIME_IS_VALID (rt_last)) {
     GST_DEBUG_OBJECT (self, "chunk from %" G_GINT64_FORMAT " to %"
         G_GINT64_FORMAT " ns is outside the segment", first, last);
     gst_buffer_unmap (buf, &map);
@@ -1262,15 +1243,8 @@ gst_robocache_resample_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 static gboolean
 may_use_gpu (GstRobocacheResample * self)
 {
-  GstRobocacheBackend backend;
-  gboolean started, use_gpu;
-
-  GST_OBJECT_LOCK (self);
-  backend = self->settings.backend;
-  started = self->state.started;
-  use_gpu = self->state.use_gpu;
-  GST_OBJECT_UNLOCK (self);
-  return gst_robocache_gpu_may_offer_cuda (backend, started, use_gpu);
+  return gst_robocache_gpu_may_offer_cuda (&self->state.gpu,
+      GST_ELEMENT (self));
 }
 
 /* The caps on the other side of @caps: any layout and batch (the element
@@ -1441,7 +1415,7 @@ configure (GstRobocacheResample * self, GstCaps * caps)
    * memory, whichever downstream takes. */
   names = gst_structure_get_string (gst_caps_get_structure (caps, 0), "names");
   candidates = gst_caps_new_empty ();
-  if (st->use_gpu)
+  if (st->gpu.use_gpu)
     gst_caps_append (candidates,
         gst_robocache_vectors_caps_new (&st->out_info, names, TRUE));
   gst_caps_append (candidates,
@@ -1471,7 +1445,7 @@ configure (GstRobocacheResample * self, GstCaps * caps)
   reset_history (st);
   st->n_chunk = 0;
 
-  if (st->use_gpu) {
+  if (st->gpu.use_gpu) {
     ok = push_context (self);
     if (ok) {
       /* The live path's whole working set, once. */
@@ -1482,7 +1456,7 @@ configure (GstRobocacheResample * self, GstCaps * caps)
   if (ok)
     ok = gst_pad_push_event (self->srcpad, gst_event_new_caps (outcaps));
   GST_INFO_OBJECT (self, "%s, %d/%d Hz, %s, in %" GST_PTR_FORMAT
-      " out %" GST_PTR_FORMAT, st->use_gpu ? "GPU" : "CPU", st->rate_n,
+      " out %" GST_PTR_FORMAT, st->gpu.use_gpu ? "GPU" : "CPU", st->rate_n,
       st->rate_d, g_enum_get_value (g_type_class_peek
           (GST_TYPE_ROBOCACHE_RESAMPLE_METHOD), s.method)->value_nick, caps,
       outcaps);
@@ -1603,8 +1577,7 @@ gst_robocache_resample_sink_query (GstPad * pad, GstObject * parent,
       /* Samples are small and come one by one: no pool.  CUDA memory
        * upstream gets the allocator of the element's context. */
       gst_query_parse_allocation (query, &caps, NULL);
-      if (caps && gst_robocache_caps_is_cuda (caps) && self->state.use_gpu)
-        gst_query_add_allocation_param (query, self->state.gpu.allocator, NULL);
+      gst_robocache_gpu_propose_allocator (&self->state.gpu, query);
       return TRUE;
     }
     case GST_QUERY_CONTEXT:
@@ -1665,12 +1638,8 @@ static void
 gst_robocache_resample_set_context (GstElement * element, GstContext * ctx)
 {
   GstRobocacheResample *self = GST_ROBOCACHE_RESAMPLE (element);
-  gint device_id;
 
-  GST_OBJECT_LOCK (self);
-  device_id = self->settings.device_id;
-  GST_OBJECT_UNLOCK (self);
-  gst_robocache_gpu_set_context (&self->state.gpu, element, ctx, device_id);
+  gst_robocache_gpu_set_context (&self->state.gpu, element, ctx);
   GST_ELEMENT_CLASS (parent_class)->set_context (element, ctx);
 }
 
@@ -1682,27 +1651,17 @@ static gboolean
 start (GstRobocacheResample * self)
 {
   State *st = &self->state;
-  GstRobocacheBackend backend;
-  gboolean use_gpu;
-  gint device_id;
 
   GST_OBJECT_LOCK (self);
-  backend = self->settings.backend;
-  device_id = self->settings.device_id;
   memset (&self->totals, 0, sizeof (self->totals));
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_robocache_gpu_open (&st->gpu, GST_ELEMENT (self), backend,
-          device_id, &use_gpu))
+  if (!gst_robocache_gpu_start (&st->gpu, GST_ELEMENT (self)))
     return FALSE;
   gst_segment_init (&st->segment, GST_FORMAT_TIME);
   reset_timing (st);
   st->warned_order = FALSE;
   st->warned_size = FALSE;
-  GST_OBJECT_LOCK (self);
-  st->use_gpu = use_gpu;
-  st->started = TRUE;
-  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -1710,21 +1669,15 @@ static void
 stop (GstRobocacheResample * self)
 {
   State *st = &self->state;
+  GstRobocacheGpu gpu;
 
-  if (st->use_gpu && gst_robocache_gpu_push (&st->gpu)) {
-    rc_device_free (st->device_src_t);
-    rc_device_free (st->device_src_v);
-    rc_device_free (st->device_tgt);
-    rc_device_free (st->device_out);
-    rc_host_free (st->host_times);
-    gst_robocache_gpu_pop (&st->gpu);
-  }
-  gst_robocache_gpu_close (&st->gpu);
+  gst_robocache_gpu_stop (&st->gpu, GST_ELEMENT (self));
   free_buffers (st);
   gst_clear_caps (&st->refused_caps);
-  GST_OBJECT_LOCK (self);
+  /* Everything but the GPU side, which keeps its settings. */
+  gpu = st->gpu;
   memset (st, 0, sizeof (*st));
-  GST_OBJECT_UNLOCK (self);
+  st->gpu = gpu;
 }
 
 static GstStateChangeReturn
@@ -1755,7 +1708,7 @@ gst_robocache_resample_finalize (GObject * object)
   g_free (self->settings.angles);
   free_buffers (&self->state);
   gst_clear_caps (&self->state.refused_caps);
-  gst_clear_object (&self->state.gpu.context);
+  gst_robocache_gpu_finalize (&self->state.gpu);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1854,8 +1807,8 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
           "chunk)", 1, MAX_SAMPLES_PER_BUFFER, DEFAULT_SAMPLES_PER_BUFFER,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
-  gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND,
-      PROP_DEVICE_ID);
+  /* backend and cuda-device-id (PROP_DEVICE_ID follows PROP_BACKEND). */
+  gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND);
   /**
    * GstRobocacheResample:stats:
    *
@@ -1920,7 +1873,6 @@ gst_robocache_resample_init (GstRobocacheResample * self)
   s->max_gap = DEFAULT_MAX_GAP;
   s->time_origin = DEFAULT_TIME_ORIGIN;
   s->samples_per_buffer = DEFAULT_SAMPLES_PER_BUFFER;
-  s->backend = DEFAULT_BACKEND;
-  s->device_id = DEFAULT_DEVICE_ID;
+  gst_robocache_gpu_init (&self->state.gpu);
   gst_segment_init (&self->state.segment, GST_FORMAT_TIME);
 }

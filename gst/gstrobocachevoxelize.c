@@ -31,7 +31,6 @@
 #include "gstrobocachevoxelize.h"
 #include "gstrobocacheelements.h"
 #include "gstrobocachecaps.h"
-#include "gstrobocachegpu.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -46,8 +45,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_voxelize_debug);
 #define DEFAULT_DIMS_Z 32
 #define DEFAULT_MODE RC_VOXEL_OCCUPANCY
 #define DEFAULT_FEATURES NULL
-#define DEFAULT_BACKEND GST_ROBOCACHE_DEFAULT_BACKEND
-#define DEFAULT_DEVICE_ID GST_ROBOCACHE_DEFAULT_DEVICE_ID
 #define DEFAULT_POST_MESSAGES FALSE
 
 enum
@@ -58,8 +55,6 @@ enum
   PROP_DIMS,
   PROP_MODE,
   PROP_FEATURES,
-  PROP_BACKEND,
-  PROP_DEVICE_ID,
   PROP_POST_MESSAGES,
   PROP_STATS
 };
@@ -72,8 +67,6 @@ typedef struct
   guint dims[3];
   rc_voxel_mode mode;
   gchar *features;
-  GstRobocacheBackend backend;
-  gint device_id;
   gboolean post_messages;
 } Settings;
 
@@ -93,24 +86,19 @@ typedef struct
 /* Built in start and set_caps, dropped in stop; streaming thread only. */
 typedef struct
 {
-  GstRobocacheGpu gpu;
-  gboolean use_gpu;
+  GstRobocacheGpu *gpu;         /* the base's; use_gpu fixed from start */
   rc_point_layout layout;
   rc_voxel_grid grid;
   gsize out_size;               /* centroids: room for a point per voxel */
   gsize out_step;               /* centroids: bytes per output point */
   gboolean out_cuda;
   /* Grown to the largest size seen, so that steady state allocates
-   * nothing. */
-  gpointer device_points;
-  gsize device_points_size;
-  gpointer device_out;          /* the grid when the output is in system
-                                 * memory */
-  gsize device_out_size;
-  gpointer device_scratch;
-  gsize device_scratch_size;
-  gboolean started;
-  rc_voxelize_stats *host_stats;        /* page-locked */
+   * nothing; freed by the base at stop. */
+  GstRobocacheScratch device_points;
+  GstRobocacheScratch device_out;       /* the grid when the output is in
+                                         * system memory */
+  GstRobocacheScratch device_scratch;
+  GstRobocacheScratch host_stats;       /* page-locked rc_voxelize_stats */
   gpointer host_scratch;
   gsize host_scratch_size;
   gboolean warned_bad_size;
@@ -118,7 +106,7 @@ typedef struct
 
 struct _GstRobocacheVoxelize
 {
-  GstBaseTransform parent;
+  GstRobocacheBaseTransform parent;
 
   Settings settings;
   Totals totals;
@@ -127,7 +115,7 @@ struct _GstRobocacheVoxelize
 
 #define gst_robocache_voxelize_parent_class parent_class
 G_DEFINE_TYPE (GstRobocacheVoxelize, gst_robocache_voxelize,
-    GST_TYPE_BASE_TRANSFORM);
+    GST_TYPE_ROBOCACHE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachevoxelize, "robocachevoxelize",
     GST_RANK_NONE, GST_TYPE_ROBOCACHE_VOXELIZE,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_voxelize_debug,
@@ -246,14 +234,6 @@ gst_robocache_voxelize_set_property (GObject * object, guint prop_id,
       g_free (s->features);
       s->features = g_value_dup_string (value);
       break;
-    case PROP_BACKEND:
-      s->backend = (GstRobocacheBackend) g_value_get_enum (value);
-      reconfigure = FALSE;
-      break;
-    case PROP_DEVICE_ID:
-      s->device_id = g_value_get_int (value);
-      reconfigure = FALSE;
-      break;
     case PROP_POST_MESSAGES:
       s->post_messages = g_value_get_boolean (value);
       reconfigure = FALSE;
@@ -294,12 +274,6 @@ gst_robocache_voxelize_get_property (GObject * object, guint prop_id,
     case PROP_FEATURES:
       g_value_set_string (value, s->features);
       break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, s->backend);
-      break;
-    case PROP_DEVICE_ID:
-      g_value_set_int (value, s->device_id);
-      break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, s->post_messages);
       break;
@@ -331,28 +305,14 @@ count_features (const gchar * features)
   return n;
 }
 
-/* May the element hand out CUDA memory?  Before start, whenever the GPU
- * could be used; after, only when it is. */
-static gboolean
-may_use_gpu (GstRobocacheVoxelize * self)
-{
-  GstRobocacheBackend backend;
-  gboolean started, use_gpu;
-
-  GST_OBJECT_LOCK (self);
-  backend = self->settings.backend;
-  started = self->state.started;
-  use_gpu = self->state.use_gpu;
-  GST_OBJECT_UNLOCK (self);
-  return gst_robocache_gpu_may_offer_cuda (backend, started, use_gpu);
-}
-
 static GstCaps *
 gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
-  gboolean gpu = may_use_gpu (self);
+  gboolean gpu =
+      gst_robocache_base_transform_may_offer_cuda (GST_ROBOCACHE_BASE_TRANSFORM
+      (self));
   GstCaps *ret;
 
   if (direction == GST_PAD_SINK) {
@@ -446,7 +406,7 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
             out_size), (NULL));
     return FALSE;
   }
-  if (!self->state.use_gpu && grid->mode != RC_VOXEL_CENTROIDS) {
+  if (!self->state.gpu->use_gpu && grid->mode != RC_VOXEL_CENTROIDS) {
     /* Half the machine's memory: beyond that a grid would be paged in by
      * the kernel until the OOM killer took the whole process.  (The
      * centroids' output is as large as the sweep, not the grid.) */
@@ -535,26 +495,20 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   scratch = st->grid.mode == RC_VOXEL_CENTROIDS ? 0 :
       rc_voxelize_scratch_size (&st->layout, &st->grid, 0);
 
-  if (st->use_gpu) {
-    gboolean ok = gst_robocache_gpu_push (&st->gpu);
-    ok = ok
-        && gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-        &st->device_scratch, &st->device_scratch_size,
+  if (st->gpu->use_gpu) {
+    GstElement *element = GST_ELEMENT (self);
+    gboolean ok = gst_robocache_gpu_push (st->gpu);
+    ok = ok && gst_robocache_gpu_ensure_device (st->gpu, element,
+        &st->device_scratch,
         rc_voxelize_cuda_scratch_size (&st->layout, &st->grid, 1),
         "voxelization scratch");
     /* Centroids in system memory: device room grown per sweep instead. */
     if (ok && !st->out_cuda && st->grid.mode != RC_VOXEL_CENTROIDS)
-      ok = gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-          &st->device_out, &st->device_out_size, st->out_size, "voxel grid");
-    if (ok && !st->host_stats
-        && rc_host_alloc ((void **) &st->host_stats,
-            sizeof (rc_voxelize_stats)) != RC_OK) {
-      st->host_stats = NULL;
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("cannot allocate page-locked memory for statistics"), (NULL));
-      ok = FALSE;
-    }
-    gst_robocache_gpu_pop (&st->gpu);
+      ok = gst_robocache_gpu_ensure_device (st->gpu, element, &st->device_out,
+          st->out_size, "voxel grid");
+    ok = ok && gst_robocache_gpu_ensure_pinned (st->gpu, element,
+        &st->host_stats, sizeof (rc_voxelize_stats), "statistics");
+    gst_robocache_gpu_pop (st->gpu);
     if (!ok)
       return FALSE;
   } else if (!ensure_host_scratch (self, scratch)) {
@@ -562,7 +516,7 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
 
   GST_INFO_OBJECT (self, "%s, %u x %u x %u %s grid of %" G_GSIZE_FORMAT
-      " bytes in %s memory, point step %u", st->use_gpu ? "GPU" : "CPU",
+      " bytes in %s memory, point step %u", st->gpu->use_gpu ? "GPU" : "CPU",
       st->grid.dims[0], st->grid.dims[1], st->grid.dims[2],
       gst_robocache_voxel_mode_to_string (st->grid.mode), st->out_size,
       st->out_cuda ? "CUDA" : "system", st->layout.point_step);
@@ -592,8 +546,6 @@ gst_robocache_voxelize_decide_allocation (GstBaseTransform * trans,
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
   State *st = &self->state;
-  GstBufferPool *pool;
-  GstCaps *caps;
 
   if (!st->out_cuda) {
     /* Centroids in system memory: a buffer of each sweep's room
@@ -608,66 +560,8 @@ gst_robocache_voxelize_decide_allocation (GstBaseTransform * trans,
   /* Grids in CUDA memory come from robocache's own pool on the shared
    * context; downstream's pools hold other memory.  Centroids take a
    * pool buffer with room for a point per voxel, cut to size. */
-  gst_query_parse_allocation (query, &caps, NULL);
-  pool = gst_robocache_gpu_pool_new (&st->gpu, caps, st->out_size);
-  if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("cannot allocate a voxel grid of %" G_GSIZE_FORMAT
-            " bytes in GPU memory", st->out_size), (NULL));
-    if (pool)
-      gst_object_unref (pool);
-    return FALSE;
-  }
-  while (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_remove_nth_allocation_pool (query, 0);
-  gst_query_add_allocation_pool (query, pool, st->out_size, 0, 0);
-  gst_object_unref (pool);
-  return TRUE;
-}
-
-static gboolean
-gst_robocache_voxelize_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
-{
-  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
-  GstCaps *caps;
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  /* Sweeps vary in size, so no pool: upstream gets the allocator and
-   * allocates device memory of the size it needs. */
-  if (caps && gst_robocache_caps_is_cuda (caps) && self->state.use_gpu)
-    gst_query_add_allocation_param (query, self->state.gpu.allocator, NULL);
-  return TRUE;
-}
-
-/* ------------------------------------------------------------------ */
-/* Context                                                             */
-/* ------------------------------------------------------------------ */
-
-static void
-gst_robocache_voxelize_set_context (GstElement * element, GstContext * ctx)
-{
-  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (element);
-  gint device_id;
-
-  GST_OBJECT_LOCK (self);
-  device_id = self->settings.device_id;
-  GST_OBJECT_UNLOCK (self);
-  gst_robocache_gpu_set_context (&self->state.gpu, element, ctx, device_id);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, ctx);
-}
-
-static gboolean
-gst_robocache_voxelize_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query)
-{
-  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
-
-  if (gst_robocache_gpu_query_context (&self->state.gpu,
-          GST_ELEMENT (self), query))
-    return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-      query);
+  return gst_robocache_gpu_decide_pool (st->gpu, GST_ELEMENT (self), query,
+      st->out_size, "a voxel grid");
 }
 
 /* ------------------------------------------------------------------ */
@@ -678,25 +572,13 @@ static gboolean
 gst_robocache_voxelize_start (GstBaseTransform * trans)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
-  GstRobocacheBackend backend;
-  gint device_id;
 
-  gboolean use_gpu;
-
-  GST_OBJECT_LOCK (self);
-  backend = self->settings.backend;
-  device_id = self->settings.device_id;
-  memset (&self->totals, 0, sizeof (self->totals));
-  GST_OBJECT_UNLOCK (self);
-
-  if (!gst_robocache_gpu_open (&self->state.gpu, GST_ELEMENT (self), backend,
-          device_id, &use_gpu))
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
   GST_OBJECT_LOCK (self);
-  self->state.use_gpu = use_gpu;
-  self->state.started = TRUE;
-  self->state.warned_bad_size = FALSE;
+  memset (&self->totals, 0, sizeof (self->totals));
   GST_OBJECT_UNLOCK (self);
+  self->state.warned_bad_size = FALSE;
   return TRUE;
 }
 
@@ -705,19 +587,13 @@ gst_robocache_voxelize_stop (GstBaseTransform * trans)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
   State *st = &self->state;
+  GstRobocacheGpu *gpu = st->gpu;
 
-  if (st->use_gpu && gst_robocache_gpu_push (&st->gpu)) {
-    rc_device_free (st->device_points);
-    rc_device_free (st->device_out);
-    rc_device_free (st->device_scratch);
-    rc_host_free (st->host_stats);
-    gst_robocache_gpu_pop (&st->gpu);
-  }
-  gst_robocache_gpu_close (&st->gpu);
+  /* The base frees the GPU scratch; the host side is the element's. */
+  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   g_free (st->host_scratch);
-  GST_OBJECT_LOCK (self);
   memset (st, 0, sizeof (*st));
-  GST_OBJECT_UNLOCK (self);
+  st->gpu = gpu;
   return TRUE;
 }
 
@@ -761,16 +637,17 @@ voxelize_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
   State *st = &self->state;
   GstMapInfo in = GST_MAP_INFO_INIT, out = GST_MAP_INFO_INIT;
   gboolean in_native = gst_buffer_n_memory (inbuf) == 1 &&
-      gst_robocache_gpu_memory_is_native (&st->gpu,
+      gst_robocache_gpu_memory_is_native (st->gpu,
       gst_buffer_peek_memory (inbuf, 0));
   gboolean mapped_in = FALSE, mapped_out = FALSE;
   gboolean centroids = st->grid.mode == RC_VOXEL_CENTROIDS;
+  rc_voxelize_stats *host_stats = st->host_stats.ptr;
   gconstpointer device_in;
   gpointer device_out;
   rc_status ret = RC_OK;
   GstFlowReturn flow = GST_FLOW_ERROR;
 
-  if (!gst_robocache_gpu_push (&st->gpu)) {
+  if (!gst_robocache_gpu_push (st->gpu)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("cannot make the CUDA context current"), (NULL));
     return GST_FLOW_ERROR;
@@ -785,48 +662,46 @@ voxelize_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
   if (in_native) {
     device_in = in.data;
   } else {
-    if (!gst_robocache_gpu_ensure_scratch (GST_ELEMENT (self),
-            &st->device_points, &st->device_points_size, in.size, "points"))
+    if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
+            &st->device_points, in.size, "points"))
       goto out;
-    ret = rc_device_copy_async (st->device_points, in.data, in.size,
-        RC_COPY_HOST_TO_DEVICE, st->gpu.stream);
-    device_in = st->device_points;
+    ret = rc_device_copy_async (st->device_points.ptr, in.data, in.size,
+        RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
+    device_in = st->device_points.ptr;
   }
 
   mapped_out = gst_buffer_map (outbuf, &out, GST_MAP_WRITE |
       (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0));
   if (!mapped_out)
     goto map_failed;
-  if (!st->out_cuda && centroids && !gst_robocache_gpu_ensure_scratch
-      (GST_ELEMENT (self), &st->device_out, &st->device_out_size, out.size,
-          "centroids"))
+  if (!st->out_cuda && centroids && !gst_robocache_gpu_ensure_device
+      (st->gpu, GST_ELEMENT (self), &st->device_out, out.size, "centroids"))
     goto out;
-  device_out = st->out_cuda ? out.data : st->device_out;
+  device_out = st->out_cuda ? out.data : st->device_out.ptr;
 
   if (ret == RC_OK)
     ret = rc_voxelize_cuda (&st->layout, &st->grid, device_in, &n_points, 1,
-        device_out, st->device_scratch, st->host_stats, st->gpu.stream);
+        device_out, st->device_scratch.ptr, host_stats, st->gpu->stream);
   if (ret == RC_OK && !st->out_cuda && centroids) {
     /* Only the points there are: their number is needed first. */
-    ret = rc_stream_synchronize (st->gpu.stream);
-    if (ret == RC_OK && st->host_stats->occupied > 0)
-      ret = rc_device_copy_async (out.data, st->device_out,
-          st->host_stats->occupied * st->out_step, RC_COPY_DEVICE_TO_HOST,
-          st->gpu.stream);
+    ret = rc_stream_synchronize (st->gpu->stream);
+    if (ret == RC_OK && host_stats->occupied > 0)
+      ret = rc_device_copy_async (out.data, st->device_out.ptr,
+          host_stats->occupied * st->out_step, RC_COPY_DEVICE_TO_HOST,
+          st->gpu->stream);
   } else if (ret == RC_OK && !st->out_cuda) {
-    ret = rc_device_copy_async (out.data, st->device_out, st->out_size,
-        RC_COPY_DEVICE_TO_HOST, st->gpu.stream);
+    ret = rc_device_copy_async (out.data, st->device_out.ptr, st->out_size,
+        RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
   }
   /* Downstream may read the grid at once: finish this element's stream
    * (only this stream, never the whole device). */
   if (ret == RC_OK)
-    ret = rc_stream_synchronize (st->gpu.stream);
+    ret = rc_stream_synchronize (st->gpu->stream);
   if (ret != RC_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("GPU voxelization failed: %s",
-            rc_status_message (ret)), ("%s", rc_error_detail ()));
+    gst_robocache_gpu_failed (GST_ELEMENT (self), "GPU voxelization", ret);
     goto out;
   }
-  *stats = *st->host_stats;
+  *stats = *host_stats;
   flow = GST_FLOW_OK;
   goto out;
 
@@ -837,7 +712,7 @@ out:
     gst_buffer_unmap (outbuf, &out);
   if (mapped_in)
     gst_buffer_unmap (inbuf, &in);
-  gst_robocache_gpu_pop (&st->gpu);
+  gst_robocache_gpu_pop (st->gpu);
   return flow;
 }
 
@@ -871,7 +746,7 @@ gst_robocache_voxelize_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   n_points = size / step;
 
   elapsed = g_get_monotonic_time ();
-  if (st->use_gpu)
+  if (st->gpu->use_gpu)
     flow = voxelize_gpu (self, inbuf, outbuf, n_points, &stats);
   else
     flow = voxelize_cpu (self, inbuf, outbuf, n_points, &stats);
@@ -909,7 +784,7 @@ gst_robocache_voxelize_transform (GstBaseTransform * trans, GstBuffer * inbuf,
         "invalid", G_TYPE_UINT64, stats.invalid,
         "occupied", G_TYPE_UINT64, stats.occupied,
         "processing-time", G_TYPE_UINT64, elapsed,
-        "backend", G_TYPE_STRING, st->use_gpu ? "gpu" : "cpu", NULL);
+        "backend", G_TYPE_STRING, st->gpu->use_gpu ? "gpu" : "cpu", NULL);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), s));
   }
@@ -926,7 +801,6 @@ gst_robocache_voxelize_finalize (GObject * object)
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
 
   g_free (self->settings.features);
-  gst_clear_object (&self->state.gpu.context);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1008,8 +882,6 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
           "(empty: x,y,z, the centroid)", DEFAULT_FEATURES,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
-  gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND,
-      PROP_DEVICE_ID);
   /**
    * GstRobocacheVoxelize:post-messages:
    *
@@ -1049,9 +921,6 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
       "Bins lidar point clouds into voxel grids on the GPU or the CPU",
       "robocache developers");
 
-  element_class->set_context =
-      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_set_context);
-  trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_set_caps);
@@ -1059,9 +928,6 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform_size);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_decide_allocation);
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_propose_allocation);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_query);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_stop);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform);
@@ -1082,7 +948,8 @@ gst_robocache_voxelize_init (GstRobocacheVoxelize * self)
   s->dims[2] = DEFAULT_DIMS_Z;
   s->mode = DEFAULT_MODE;
   s->features = g_strdup (DEFAULT_FEATURES);
-  s->backend = DEFAULT_BACKEND;
-  s->device_id = DEFAULT_DEVICE_ID;
   s->post_messages = DEFAULT_POST_MESSAGES;
+  self->state.gpu =
+      gst_robocache_base_transform_get_gpu (GST_ROBOCACHE_BASE_TRANSFORM
+      (self));
 }

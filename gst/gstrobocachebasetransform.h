@@ -1,0 +1,45 @@
+/* The base of robocache's CUDA filters: a GstBaseTransform that owns the
+ * GPU side (GstRobocacheGpu): the backend and cuda-device-id properties,
+ * the CUDA context shared through GstContext, the stream, the allocator
+ * offered upstream and the scratch freed at stop.  A filter derived from
+ * it writes only its negotiation and its kernel calls. */
+#ifndef __GST_ROBOCACHE_BASE_TRANSFORM_H__
+#define __GST_ROBOCACHE_BASE_TRANSFORM_H__
+
+#include <gst/base/gstbasetransform.h>
+
+#include "gstrobocachegpu.h"
+
+G_BEGIN_DECLS
+#define GST_TYPE_ROBOCACHE_BASE_TRANSFORM \
+    (gst_robocache_base_transform_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstRobocacheBaseTransform,
+    gst_robocache_base_transform, GST, ROBOCACHE_BASE_TRANSFORM,
+    GstBaseTransform);
+
+/**
+ * GstRobocacheBaseTransformClass:
+ *
+ * Subclasses that override #GstBaseTransformClass.start chain up first
+ * (the GPU is then open and gpu.use_gpu says where to compute); those that
+ * override stop chain up before clearing their state (the base frees the
+ * GPU scratch, setting each GstRobocacheScratch to empty, and closes).
+ * CONTEXT queries, set_context and the allocator proposed upstream for
+ * CUDA caps are handled by the base.
+ */
+struct _GstRobocacheBaseTransformClass
+{
+  GstBaseTransformClass parent_class;
+};
+
+/* The filter's GPU side; gpu.use_gpu is fixed between start and stop. */
+GstRobocacheGpu *gst_robocache_base_transform_get_gpu (GstRobocacheBaseTransform
+    * self);
+
+/* Whether the filter may offer CUDA memory in its caps now (see
+ * gst_robocache_gpu_may_offer_cuda). */
+gboolean gst_robocache_base_transform_may_offer_cuda (GstRobocacheBaseTransform
+    * self);
+
+G_END_DECLS
+#endif
