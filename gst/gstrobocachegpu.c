@@ -226,6 +226,17 @@ gst_robocache_gpu_stop (GstRobocacheGpu * gpu, GstElement * element)
 }
 
 gboolean
+gst_robocache_gpu_started (GstRobocacheGpu * gpu, GstElement * element)
+{
+  gboolean started;
+
+  GST_OBJECT_LOCK (element);
+  started = gpu->started;
+  GST_OBJECT_UNLOCK (element);
+  return started;
+}
+
+gboolean
 gst_robocache_gpu_in_use (GstRobocacheGpu * gpu, GstElement * element)
 {
   gboolean use_gpu;

@@ -102,6 +102,10 @@ gboolean gst_robocache_gpu_query_context (GstRobocacheGpu * gpu,
 gboolean gst_robocache_gpu_start (GstRobocacheGpu * gpu, GstElement * element);
 void gst_robocache_gpu_stop (GstRobocacheGpu * gpu, GstElement * element);
 
+/* Whether @element has started (its backend resolved). */
+gboolean gst_robocache_gpu_started (GstRobocacheGpu * gpu,
+    GstElement * element);
+
 /* Whether @element computes on the GPU (FALSE before start). */
 gboolean gst_robocache_gpu_in_use (GstRobocacheGpu * gpu, GstElement * element);
 

@@ -59,12 +59,32 @@ enum
   PROP_STATS
 };
 
+/* A grid property (voxel-size, origin, dims) as set: one value per axis,
+ * and why it cannot be used if it cannot.  A bad value is refused with an
+ * element error at start (or at renegotiation while playing), not with a
+ * GLib warning that leaves the default grid running. */
+typedef struct
+{
+  gdouble value[3];
+  gchar *invalid;
+} Triple;
+
+typedef enum
+{
+  TRIPLE_VOXEL_SIZE,
+  TRIPLE_ORIGIN,
+  TRIPLE_DIMS,
+  N_TRIPLES
+} TripleKind;
+
+static const gchar *const triple_names[N_TRIPLES] = {
+  "voxel-size", "origin", "dims"
+};
+
 /* Property values, under the object lock. */
 typedef struct
 {
-  gdouble voxel_size[3];
-  gdouble origin[3];
-  guint dims[3];
+  Triple grid[N_TRIPLES];
   rc_voxel_mode mode;
   gchar *features;
   gboolean post_messages;
@@ -99,6 +119,7 @@ typedef struct
                                          * system memory */
   GstRobocacheScratch device_scratch;
   GstRobocacheScratch host_stats;       /* page-locked rc_voxelize_stats */
+  gchar *last_refusal;          /* posted once, not at every re-send */
   gpointer host_scratch;
   gsize host_scratch_size;
   gboolean warned_bad_size;
@@ -148,47 +169,73 @@ gst_robocache_voxel_mode_get_type (void)
 /* Properties                                                          */
 /* ------------------------------------------------------------------ */
 
+/* Why @value along @axis cannot be used for @kind, or NULL. */
+static gchar *
+axis_problem (TripleKind kind, gint axis, gdouble value)
+{
+  const gchar *name = triple_names[kind];
+  gchar c = "xyz"[axis];
+
+  switch (kind) {
+    case TRIPLE_VOXEL_SIZE:
+      if (!(value > 0.0) || !isfinite (value))
+        return g_strdup_printf ("%s along %c is %g; it must be a finite "
+            "number > 0", name, c, value);
+      break;
+    case TRIPLE_ORIGIN:
+      if (!isfinite (value))
+        return g_strdup_printf ("%s along %c is %g; it must be finite",
+            name, c, value);
+      break;
+    default:
+      if (!(value >= 1.0) || value > G_MAXINT || value != floor (value))
+        return g_strdup_printf ("%s along %c is %g; each dimension must be "
+            "a whole number from 1 to %d", name, c, value, G_MAXINT);
+      break;
+  }
+  return NULL;
+}
+
+/* Reads one value for all axes or <x,y,z>, of any numeric type. */
 static void
-set_double_triple (gdouble * dst, const GValue * array)
+triple_set (Triple * t, TripleKind kind, const GValue * array)
 {
   guint n = gst_value_array_get_size (array);
 
+  g_clear_pointer (&t->invalid, g_free);
   if (n != 1 && n != 3) {
-    g_warning ("robocachevoxelize: expected 1 or 3 values, got %u", n);
+    t->invalid = g_strdup_printf ("%s takes one value for all axes or three "
+        "(<x,y,z>), not %u", triple_names[kind], n);
     return;
   }
-  for (guint a = 0; a < 3; a++)
-    dst[a] = g_value_get_double (gst_value_array_get_value (array,
-            n == 1 ? 0 : a));
+  for (guint a = 0; a < 3 && !t->invalid; a++) {
+    const GValue *v = gst_value_array_get_value (array, n == 1 ? 0 : a);
+    GValue d = G_VALUE_INIT;
+
+    g_value_init (&d, G_TYPE_DOUBLE);
+    if (!g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_DOUBLE)
+        || !g_value_transform (v, &d)) {
+      t->invalid = g_strdup_printf ("%s: a value of type %s is not a number",
+          triple_names[kind], G_VALUE_TYPE_NAME (v));
+      break;
+    }
+    t->value[a] = g_value_get_double (&d);
+    t->invalid = axis_problem (kind, a, t->value[a]);
+  }
 }
 
 static void
-set_uint_triple (guint * dst, const GValue * array)
-{
-  guint n = gst_value_array_get_size (array);
-
-  if (n != 1 && n != 3) {
-    g_warning ("robocachevoxelize: expected 1 or 3 values, got %u", n);
-    return;
-  }
-  for (guint a = 0; a < 3; a++) {
-    gint v = g_value_get_int (gst_value_array_get_value (array,
-            n == 1 ? 0 : a));
-    dst[a] = v > 0 ? (guint) v : 0;
-  }
-}
-
-static void
-get_triple (GValue * value, const gdouble * d, const guint * u)
+triple_get (const Triple * t, TripleKind kind, GValue * value)
 {
   for (guint a = 0; a < 3; a++) {
     GValue v = G_VALUE_INIT;
-    if (d) {
-      g_value_init (&v, G_TYPE_DOUBLE);
-      g_value_set_double (&v, d[a]);
-    } else {
+
+    if (kind == TRIPLE_DIMS) {
       g_value_init (&v, G_TYPE_INT);
-      g_value_set_int (&v, (gint) MIN (u[a], (guint) G_MAXINT));
+      g_value_set_int (&v, (gint) CLAMP (t->value[a], G_MININT, G_MAXINT));
+    } else {
+      g_value_init (&v, G_TYPE_DOUBLE);
+      g_value_set_double (&v, t->value[a]);
     }
     gst_value_array_append_and_take_value (value, &v);
   }
@@ -219,13 +266,13 @@ gst_robocache_voxelize_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_VOXEL_SIZE:
-      set_double_triple (s->voxel_size, value);
+      triple_set (&s->grid[TRIPLE_VOXEL_SIZE], TRIPLE_VOXEL_SIZE, value);
       break;
     case PROP_ORIGIN:
-      set_double_triple (s->origin, value);
+      triple_set (&s->grid[TRIPLE_ORIGIN], TRIPLE_ORIGIN, value);
       break;
     case PROP_DIMS:
-      set_uint_triple (s->dims, value);
+      triple_set (&s->grid[TRIPLE_DIMS], TRIPLE_DIMS, value);
       break;
     case PROP_MODE:
       s->mode = (rc_voxel_mode) g_value_get_enum (value);
@@ -260,13 +307,13 @@ gst_robocache_voxelize_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_VOXEL_SIZE:
-      get_triple (value, s->voxel_size, NULL);
+      triple_get (&s->grid[TRIPLE_VOXEL_SIZE], TRIPLE_VOXEL_SIZE, value);
       break;
     case PROP_ORIGIN:
-      get_triple (value, s->origin, NULL);
+      triple_get (&s->grid[TRIPLE_ORIGIN], TRIPLE_ORIGIN, value);
       break;
     case PROP_DIMS:
-      get_triple (value, NULL, s->dims);
+      triple_get (&s->grid[TRIPLE_DIMS], TRIPLE_DIMS, value);
       break;
     case PROP_MODE:
       g_value_set_enum (value, s->mode);
@@ -305,6 +352,75 @@ count_features (const gchar * features)
   return n;
 }
 
+/* Posts a refusal as an element error once: sticky caps and
+ * renegotiations bring the same refusal again and again. */
+static void
+post_refusal (GstRobocacheVoxelize * self, GQuark domain, gint code,
+    gchar * text, gchar * debug)
+{
+  State *st = &self->state;
+
+  if (st->last_refusal && g_str_equal (st->last_refusal, text)) {
+    g_free (text);
+    g_free (debug);
+    return;
+  }
+  g_free (st->last_refusal);
+  st->last_refusal = g_strdup (text);
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain,
+      code, text, debug, __FILE__, GST_FUNCTION, __LINE__);
+}
+
+/* Why @grid cannot be used whatever the points, or NULL. */
+static gchar *
+grid_problem (const rc_voxel_grid * grid)
+{
+  guint64 n_voxels = 1;
+  gchar *problem = NULL;
+
+  for (gint a = 0; a < 3 && !problem; a++) {
+    problem = axis_problem (TRIPLE_VOXEL_SIZE, a, grid->voxel_size[a]);
+    if (!problem)
+      problem = axis_problem (TRIPLE_ORIGIN, a, grid->origin[a]);
+    if (!problem)
+      problem = axis_problem (TRIPLE_DIMS, a, grid->dims[a]);
+  }
+  if (problem)
+    return problem;
+  /* Voxel indices and counts are 32-bit. */
+  for (gint a = 0; a < 3; a++)
+    n_voxels *= grid->dims[a];
+  if (n_voxels >= (G_GUINT64_CONSTANT (1) << 32))
+    return g_strdup_printf ("a grid of %u x %u x %u voxels is too large: "
+        "fewer than 2^32 voxels are accepted", grid->dims[0], grid->dims[1],
+        grid->dims[2]);
+  return NULL;
+}
+
+/* The grid the properties describe, and the features, or why the
+ * properties cannot be used. */
+static gchar *
+settings_grid (GstRobocacheVoxelize * self, rc_voxel_grid * grid,
+    gchar ** features)
+{
+  Settings *s = &self->settings;
+  gchar *problem = NULL;
+
+  GST_OBJECT_LOCK (self);
+  for (gint t = 0; t < N_TRIPLES && !problem; t++)
+    problem = g_strdup (s->grid[t].invalid);
+  for (gint a = 0; a < 3; a++) {
+    grid->voxel_size[a] = s->grid[TRIPLE_VOXEL_SIZE].value[a];
+    grid->origin[a] = s->grid[TRIPLE_ORIGIN].value[a];
+    grid->dims[a] = (guint) CLAMP (s->grid[TRIPLE_DIMS].value[a], 0, G_MAXINT);
+  }
+  grid->mode = s->mode;
+  if (features)
+    *features = g_strdup (s->features);
+  GST_OBJECT_UNLOCK (self);
+  return problem ? problem : grid_problem (grid);
+}
+
 static GstCaps *
 gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -317,28 +433,30 @@ gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
 
   if (direction == GST_PAD_SINK) {
     rc_voxel_grid grid;
-    guint n_features;
-    gchar *features;
+    gchar *features = NULL, *problem;
 
-    GST_OBJECT_LOCK (self);
-    for (gint a = 0; a < 3; a++) {
-      grid.origin[a] = self->settings.origin[a];
-      grid.voxel_size[a] = self->settings.voxel_size[a];
-      grid.dims[a] = self->settings.dims[a];
+    /* Bad grid properties: before start, any grid (linking works, start
+     * refuses them with their reason); while playing, none, so that the
+     * renegotiation fails with the reason posted once. */
+    problem = settings_grid (self, &grid, &features);
+    if (problem && !gst_robocache_gpu_started (self->state.gpu,
+            GST_ELEMENT (self))) {
+      g_free (problem);
+      g_free (features);
+      return gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SRC_PAD
+          (trans));
     }
-    grid.mode = self->settings.mode;
-    features = g_strdup (self->settings.features);
-    GST_OBJECT_UNLOCK (self);
-
-    n_features = count_features (features);
     ret = gst_caps_new_empty ();
-    for (gint cuda = gpu; cuda >= 0; cuda--) {
+    if (problem)
+      post_refusal (self, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+          problem, NULL);
+    for (gint cuda = gpu; cuda >= 0 && !problem; cuda--) {
       if (grid.mode == RC_VOXEL_CENTROIDS)
         gst_caps_append (ret, gst_robocache_centroids_caps_new (&grid,
                 features, cuda));
       else
         gst_caps_append (ret, gst_robocache_voxels_caps_new (&grid,
-                n_features, features, cuda));
+                count_features (features), features, cuda));
     }
     g_free (features);
   } else {
@@ -358,67 +476,97 @@ gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
   return ret;
 }
 
-/* Checks the grid and says precisely what is wrong with it. */
+/* The point layout of fixed sink caps, read as the features property asks;
+ * a refusal is posted once. */
+static gboolean
+parse_sink_caps (GstRobocacheVoxelize * self, GstCaps * caps,
+    rc_point_layout * layout)
+{
+  GError *error = NULL;
+  gchar *features;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  features = g_strdup (self->settings.features);
+  GST_OBJECT_UNLOCK (self);
+  ok = gst_robocache_points_caps_parse (caps, features, layout, &error);
+  g_free (features);
+  if (!ok) {
+    gchar *text = gst_caps_to_string (caps);
+
+    post_refusal (self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        g_strdup (error->message), g_strdup_printf ("input caps %s", text));
+    g_free (text);
+    g_clear_error (&error);
+  }
+  return ok;
+}
+
+/* Points caps whose fields the element cannot read are refused here, where
+ * negotiation asks, so that upstream fails cleanly instead of sending
+ * them. */
+static gboolean
+gst_robocache_voxelize_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  rc_point_layout layout;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans,
+          direction, caps))
+    return FALSE;
+  if (direction != GST_PAD_SINK || !gst_caps_is_fixed (caps))
+    return TRUE;
+  return parse_sink_caps (self, caps, &layout);
+}
+
+/* Grids in system memory that may be alive at once on the CPU: the one
+ * being written, and a few held downstream (a queue, a sink, a reader). */
+#define CPU_GRIDS_IN_FLIGHT 4
+
+/* Checks the negotiated grid against the points and the memory there is,
+ * and says precisely what is wrong. */
 static gboolean
 check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
     const rc_point_layout * layout)
 {
-  static const gchar axis[] = "xyz";
-  guint64 n_voxels = 1, out_size;
+  gchar *problem = grid_problem (grid);
+  guint64 out_size, limit;
 
-  for (gint a = 0; a < 3; a++) {
-    if (!(grid->voxel_size[a] > 0.0) || !isfinite (grid->voxel_size[a])) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("voxel-size along %c is %g; it must be a finite number > 0",
-              axis[a], grid->voxel_size[a]), (NULL));
-      return FALSE;
-    }
-    if (!isfinite (grid->origin[a])) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("origin along %c is not finite", axis[a]), (NULL));
-      return FALSE;
-    }
-    if (grid->dims[a] == 0) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("dims along %c is 0; each dimension must be at least 1", axis[a]),
-          (NULL));
-      return FALSE;
-    }
-    n_voxels *= grid->dims[a];
-    if (n_voxels > (G_GUINT64_CONSTANT (1) << 32)) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("a grid of %u x %u x %u voxels is too large: at most 2^32 voxels "
-              "are accepted", grid->dims[0], grid->dims[1], grid->dims[2]),
-          (NULL));
-      return FALSE;
-    }
+  if (problem) {
+    post_refusal (self, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        problem, NULL);
+    return FALSE;
   }
   if (rc_voxelize_check (layout, grid) != RC_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("the point layout and grid are not accepted together"), (NULL));
     return FALSE;
   }
-
   out_size = rc_voxelize_output_size (layout, grid);
-  if (out_size > G_MAXSIZE) {
+  if (out_size > G_MAXSIZE / (2 * CPU_GRIDS_IN_FLIGHT)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("a voxel grid of %" G_GUINT64_FORMAT " bytes cannot be addressed",
             out_size), (NULL));
     return FALSE;
   }
-  if (!self->state.gpu->use_gpu && grid->mode != RC_VOXEL_CENTROIDS) {
-    /* Half the machine's memory: beyond that a grid would be paged in by
-     * the kernel until the OOM killer took the whole process.  (The
-     * centroids' output is as large as the sweep, not the grid.) */
-    guint64 limit = (guint64) sysconf (_SC_PHYS_PAGES) *
-        (guint64) sysconf (_SC_PAGE_SIZE) / 2;
-    if (limit > 0 && out_size > limit) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("a voxel grid of %" G_GUINT64_FORMAT " bytes does not fit in "
-              "memory (at most %" G_GUINT64_FORMAT " bytes, half of RAM, are "
-              "accepted on the CPU)", out_size, limit), (NULL));
-      return FALSE;
-    }
+  if (self->state.gpu->use_gpu || grid->mode == RC_VOXEL_CENTROIDS)
+    return TRUE;
+
+  /* Half the machine's memory for the grids in flight and the counts:
+   * beyond that they would be paged in until the OOM killer took the whole
+   * process.  (The centroids' output is as large as the sweep.) */
+  limit = (guint64) sysconf (_SC_PHYS_PAGES) *
+      (guint64) sysconf (_SC_PAGE_SIZE) / 2;
+  if (limit > 0 && out_size * CPU_GRIDS_IN_FLIGHT +
+      rc_voxelize_scratch_size (layout, grid, 0) > limit) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("a voxel grid of %" G_GUINT64_FORMAT " bytes does not fit in "
+            "memory: %d such grids in flight and the counts must fit in %"
+            G_GUINT64_FORMAT " bytes, half of RAM, on the CPU", out_size,
+            CPU_GRIDS_IN_FLIGHT, limit), ("make the grid smaller (dims, "
+            "voxel-size) or use the GPU"));
+    return FALSE;
   }
   return TRUE;
 }
@@ -456,6 +604,28 @@ ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
   return TRUE;
 }
 
+/* The GPU's working set for the negotiated grid, allocated once. */
+static gboolean
+ensure_gpu_scratch (GstRobocacheVoxelize * self)
+{
+  State *st = &self->state;
+  GstElement *element = GST_ELEMENT (self);
+  gboolean ok = gst_robocache_gpu_push (st->gpu);
+
+  ok = ok && gst_robocache_gpu_ensure_device (st->gpu, element,
+      &st->device_scratch,
+      rc_voxelize_cuda_scratch_size (&st->layout, &st->grid, 1),
+      "voxelization scratch");
+  /* Centroids in system memory: device room grown per sweep instead. */
+  if (ok && !st->out_cuda && st->grid.mode != RC_VOXEL_CENTROIDS)
+    ok = gst_robocache_gpu_ensure_device (st->gpu, element, &st->device_out,
+        st->out_size, "voxel grid");
+  ok = ok && gst_robocache_gpu_ensure_pinned (st->gpu, element,
+      &st->host_stats, sizeof (rc_voxelize_stats), "statistics");
+  gst_robocache_gpu_pop (st->gpu);
+  return ok;
+}
+
 static gboolean
 gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -463,22 +633,11 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
   State *st = &self->state;
   GError *error = NULL;
-  gchar *features;
   guint n_features = 0;
   gsize scratch;
-  gboolean ok;
 
-  GST_OBJECT_LOCK (self);
-  features = g_strdup (self->settings.features);
-  GST_OBJECT_UNLOCK (self);
-  ok = gst_robocache_points_caps_parse (incaps, features, &st->layout, &error);
-  g_free (features);
-  if (!ok) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", error->message),
-        ("input caps %" GST_PTR_FORMAT, incaps));
-    g_clear_error (&error);
+  if (!parse_sink_caps (self, incaps, &st->layout))
     return FALSE;
-  }
   if (!parse_src_caps (outcaps, &st->grid, &n_features, &error)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message), (NULL));
     g_clear_error (&error);
@@ -495,25 +654,9 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   scratch = st->grid.mode == RC_VOXEL_CENTROIDS ? 0 :
       rc_voxelize_scratch_size (&st->layout, &st->grid, 0);
 
-  if (st->gpu->use_gpu) {
-    GstElement *element = GST_ELEMENT (self);
-    gboolean ok = gst_robocache_gpu_push (st->gpu);
-    ok = ok && gst_robocache_gpu_ensure_device (st->gpu, element,
-        &st->device_scratch,
-        rc_voxelize_cuda_scratch_size (&st->layout, &st->grid, 1),
-        "voxelization scratch");
-    /* Centroids in system memory: device room grown per sweep instead. */
-    if (ok && !st->out_cuda && st->grid.mode != RC_VOXEL_CENTROIDS)
-      ok = gst_robocache_gpu_ensure_device (st->gpu, element, &st->device_out,
-          st->out_size, "voxel grid");
-    ok = ok && gst_robocache_gpu_ensure_pinned (st->gpu, element,
-        &st->host_stats, sizeof (rc_voxelize_stats), "statistics");
-    gst_robocache_gpu_pop (st->gpu);
-    if (!ok)
-      return FALSE;
-  } else if (!ensure_host_scratch (self, scratch)) {
+  if (st->gpu->use_gpu ? !ensure_gpu_scratch (self) :
+      !ensure_host_scratch (self, scratch))
     return FALSE;
-  }
 
   GST_INFO_OBJECT (self, "%s, %u x %u x %u %s grid of %" G_GSIZE_FORMAT
       " bytes in %s memory, point step %u", st->gpu->use_gpu ? "GPU" : "CPU",
@@ -572,7 +715,17 @@ static gboolean
 gst_robocache_voxelize_start (GstBaseTransform * trans)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  rc_voxel_grid grid;
+  gchar *problem;
 
+  /* Bad grid properties are refused here, at READY, before anything is
+   * allocated. */
+  problem = settings_grid (self, &grid, NULL);
+  if (problem) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", problem), (NULL));
+    g_free (problem);
+    return FALSE;
+  }
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
   GST_OBJECT_LOCK (self);
@@ -592,6 +745,7 @@ gst_robocache_voxelize_stop (GstBaseTransform * trans)
   /* The base frees the GPU scratch; the host side is the element's. */
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   g_free (st->host_scratch);
+  g_free (st->last_refusal);
   memset (st, 0, sizeof (*st));
   st->gpu = gpu;
   return TRUE;
@@ -801,18 +955,21 @@ gst_robocache_voxelize_finalize (GObject * object)
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
 
   g_free (self->settings.features);
+  for (gint t = 0; t < N_TRIPLES; t++)
+    g_free (self->settings.grid[t].invalid);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The values are checked by the element, not by GLib, so that a bad one
+ * (0, negative, NaN, Inf) is refused with an element error at start rather
+ * than dropped with a warning; metres are any number, dims any int. */
 static GParamSpec *
 triple_param (const gchar * name, const gchar * nick, const gchar * blurb,
     gboolean integer)
 {
   GParamSpec *element = integer ?
-      g_param_spec_int ("dim", "Dimension", "Voxels along one axis", 1,
-      G_MAXINT, 1, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS) :
-      g_param_spec_double ("value", "Value", "Value along one axis",
-      -G_MAXDOUBLE, G_MAXDOUBLE, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+      g_param_spec_int ("dim", "Dimension", "Voxels along one axis",
+      G_MININT, G_MAXINT, 1, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS) : NULL;
 
   return gst_param_spec_array (name, nick, blurb, element,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
@@ -851,12 +1008,13 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
   /**
    * GstRobocacheVoxelize:dims:
    *
-   * Voxels along each axis, <x,y,z> (or one value for all); at most 2^32
-   * voxels in all.
+   * Voxels along each axis, <x,y,z> (or one value for all); each at least
+   * 1, fewer than 2^32 voxels in all.
    */
   g_object_class_install_property (gobject_class, PROP_DIMS,
       triple_param ("dims", "Dimensions",
-          "Voxels along each axis: <x,y,z> (at most 2^32 in all)", TRUE));
+          "Voxels along each axis: <x,y,z> (each >= 1, fewer than 2^32 in "
+          "all)", TRUE));
   /**
    * GstRobocacheVoxelize:mode:
    *
@@ -923,6 +1081,8 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
 
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform_caps);
+  trans_class->accept_caps =
+      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_accept_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_set_caps);
   trans_class->transform_size =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform_size);
@@ -941,11 +1101,13 @@ gst_robocache_voxelize_init (GstRobocacheVoxelize * self)
   Settings *s = &self->settings;
 
   for (gint a = 0; a < 3; a++)
-    s->voxel_size[a] = DEFAULT_VOXEL_SIZE;
-  s->origin[0] = s->origin[1] = DEFAULT_ORIGIN_XY;
-  s->origin[2] = DEFAULT_ORIGIN_Z;
-  s->dims[0] = s->dims[1] = DEFAULT_DIMS_XY;
-  s->dims[2] = DEFAULT_DIMS_Z;
+    s->grid[TRIPLE_VOXEL_SIZE].value[a] = DEFAULT_VOXEL_SIZE;
+  s->grid[TRIPLE_ORIGIN].value[0] = s->grid[TRIPLE_ORIGIN].value[1] =
+      DEFAULT_ORIGIN_XY;
+  s->grid[TRIPLE_ORIGIN].value[2] = DEFAULT_ORIGIN_Z;
+  s->grid[TRIPLE_DIMS].value[0] = s->grid[TRIPLE_DIMS].value[1] =
+      DEFAULT_DIMS_XY;
+  s->grid[TRIPLE_DIMS].value[2] = DEFAULT_DIMS_Z;
   s->mode = DEFAULT_MODE;
   s->features = g_strdup (DEFAULT_FEATURES);
   s->post_messages = DEFAULT_POST_MESSAGES;

@@ -2,6 +2,7 @@
  * reference, renegotiation, statistics and every bad input. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <glib/gstdio.h>
 #include <math.h>
 
 #include "elementutil.h"
@@ -60,8 +61,7 @@ GST_START_TEST (test_occupancy_caps_and_values)
   caps = gst_pad_get_current_caps (h->sinkpad);
   s = gst_caps_get_structure (caps, 0);
   fail_unless (gst_structure_has_name (s, GST_ROBOCACHE_VOXELS_MEDIA_TYPE));
-  fail_unless_equals_string (gst_structure_get_string (s, "mode"),
-      "occupancy");
+  fail_unless_equals_string (gst_structure_get_string (s, "mode"), "occupancy");
   fail_unless_equals_string (gst_structure_get_string (s, "format"), "uint8");
   fail_unless (gst_structure_get_int (s, "grid-x", &gx) && gx == 2);
   fail_unless (gst_structure_get_double (s, "voxel-size-z", &size) &&
@@ -169,8 +169,7 @@ GST_START_TEST (test_centroids)
   for (int i = 0; i < 3; i++) {
     for (int f = 0; f < 4; f++)
       fail_unless (fabsf (p[i * 4 + f] - want[i][f]) < 1e-6f,
-          "point %d field %d: %g, expected %g", i, f, p[i * 4 + f],
-          want[i][f]);
+          "point %d field %d: %g, expected %g", i, f, p[i * 4 + f], want[i][f]);
   }
   gst_buffer_unmap (out, &map);
   gst_buffer_unref (out);
@@ -441,33 +440,162 @@ GST_START_TEST (test_missing_xyz_n)
       "float32 or float64");
   assert_error ("robocachevoxelize backend=cpu",
       GST_ROBOCACHE_POINTS_MEDIA_TYPE ", point-step=(int)16, "
-      "fields=(string)\"x:float16:0,y:float32:4,z:float32:8\"",
-      "unknown type");
+      "fields=(string)\"x:float16:0,y:float32:4,z:float32:8\"", "unknown type");
   assert_error ("robocachevoxelize backend=cpu mode=mean features=ring",
       XYZI_CAPS, "not among the point fields");
 }
 
 GST_END_TEST;
 
-GST_START_TEST (test_bad_voxel_size_n)
+/* Runs robocachelidarsrc ! @desc ! fakesink and returns the first error's
+ * text (owned by the caller), or NULL; counts the errors @desc's element
+ * posted in *n_errors. */
+static gchar *
+pipeline_error (const gchar * desc, guint * n_errors)
 {
-  assert_error ("robocachevoxelize backend=cpu voxel-size=\"<0.0>\"",
-      XYZI_CAPS, "voxel-size along x is 0");
-  assert_error ("robocachevoxelize backend=cpu "
-      "voxel-size=\"<0.1,-0.2,0.1>\"", XYZI_CAPS, "voxel-size along y is -0.2");
+  gchar *launch = g_strdup_printf ("robocachelidarsrc num-buffers=2 "
+      "points-per-sweep=64 ! %s name=v ! fakesink", desc);
+  GstElement *pipeline = gst_parse_launch (launch, NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text = NULL;
+  guint n = 0;
+
+  fail_unless (pipeline != NULL, "cannot parse %s", launch);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+              GST_MESSAGE_ERROR | GST_MESSAGE_EOS))) {
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
+      gst_message_unref (msg);
+      break;
+    }
+    if (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "v")) {
+      n++;
+      gst_message_parse_error (msg, &err, NULL);
+      if (!text)
+        text = g_strdup (err->message);
+      g_clear_error (&err);
+    }
+    gst_message_unref (msg);
+    /* Let the other errors of the same failure come in. */
+    if (text && !gst_bus_have_pending (bus))
+      g_usleep (20000);
+    if (text && !gst_bus_have_pending (bus))
+      break;
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  g_free (launch);
+  if (n_errors)
+    *n_errors = n;
+  return text;
+}
+
+/* Bad grid properties are element errors at start, whatever GLib's own
+ * ranges would have said, and never a run on the default grid. */
+GST_START_TEST (test_bad_grid_properties_n)
+{
+  static const struct
+  {
+    const gchar *props;
+    const gchar *needle;
+  } cases[] = {
+    {"voxel-size=\"<0.0>\"", "voxel-size along x is 0"},
+    {"voxel-size=\"<0.1,-0.2,0.1>\"", "voxel-size along y is -0.2"},
+    {"voxel-size=\"<nan>\"", "voxel-size along x is nan"},
+    {"voxel-size=\"<0.1,0.1,inf>\"", "voxel-size along z is inf"},
+    {"origin=\"<0,nan,0>\"", "origin along y is nan"},
+    {"dims=\"<0,256,32>\"", "dims along x is 0"},
+    {"dims=\"<256,-4,32>\"", "dims along y is -4"},
+    {"dims=\"<2,3>\"", "one value for all axes or three"},
+    {"dims=\"<4096,4096,4096>\"", "too large"},
+    /* Exactly 2^32 voxels: one too many for 32-bit voxel indices. */
+    {"dims=\"<65536,65536,1>\"", "fewer than 2^32"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *desc = g_strdup_printf ("robocachevoxelize backend=cpu %s",
+        cases[i].props);
+    guint n = 0;
+    gchar *text = pipeline_error (desc, &n);
+
+    fail_unless (text != NULL, "no error for %s", desc);
+    fail_unless (strstr (text, cases[i].needle) != NULL,
+        "error \"%s\" lacks \"%s\"", text, cases[i].needle);
+    fail_unless_equals_int (n, 1);
+    g_free (text);
+    g_free (desc);
+  }
 }
 
 GST_END_TEST;
 
-GST_START_TEST (test_grid_too_large_n)
+/* The CPU grids in flight must fit in half of RAM: 2^32 - 1 voxels of 8
+ * float means is far beyond any machine this suite runs on. */
+GST_START_TEST (test_grid_too_large_for_memory_n)
 {
-  assert_error ("robocachevoxelize backend=cpu dims=\"<4096,4096,4096>\"",
-      XYZI_CAPS, "too large");
-  /* 2^32 voxels of 8 float means: 128 GiB, more than half of any RAM this
-   * suite runs on. */
-  assert_error ("robocachevoxelize backend=cpu dims=\"<65536,65536,1>\" "
-      "mode=mean features=x,y,z,intensity,x,y,z,intensity", XYZI_CAPS,
-      "does not fit in memory");
+  gchar *text = pipeline_error ("robocachevoxelize backend=cpu "
+      "dims=\"<65535,65537,1>\" mode=mean "
+      "features=x,y,z,intensity,x,y,z,intensity", NULL);
+
+  fail_unless (text != NULL);
+  fail_unless (strstr (text, "does not fit in memory") != NULL, "%s", text);
+  fail_unless (strstr (text, "in flight") != NULL, "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+/* Caps the element cannot read are refused where negotiation asks, with one
+ * error, however often upstream re-sends them; many runs never hang. */
+GST_START_TEST (test_refused_caps_once_n)
+{
+  static const gchar *fields[] = {
+    "x:float32:0,y:float32:4",
+    "x:float16:0,y:float32:4,z:float32:8",
+    "x:float32:4294967292,y:float32:4,z:float32:8",
+  };
+  gchar *path = g_build_filename (g_get_tmp_dir (), "robocache-refused.bin",
+      NULL);
+  guint8 data[1600];
+
+  for (guint i = 0; i < sizeof (data); i++)
+    data[i] = (guint8) (i * 37 + 11);
+  fail_unless (g_file_set_contents (path, (const gchar *) data,
+          sizeof (data), NULL));
+  for (guint run = 0; run < 200; run++) {
+    const gchar *f = fields[run % G_N_ELEMENTS (fields)];
+    gchar *launch = g_strdup_printf ("filesrc location=%s ! "
+        "other/x-robocache-points,point-step=16,fields=\"%s\" ! "
+        "robocachevoxelize name=v backend=cpu ! fakesink", path, f);
+    GstElement *pipeline = gst_parse_launch (launch, NULL);
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg;
+    guint from_v = 0;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (msg != NULL, "run %u hung", run);
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+    gst_message_unref (msg);
+    fail_unless_equals_int (gst_element_set_state (pipeline,
+            GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    /* Everything posted by then: the voxelizer's refusal came once. */
+    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+      from_v += g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "v");
+      gst_message_unref (msg);
+    }
+    fail_unless (from_v <= 1, "run %u: %u errors from the voxelizer", run,
+        from_v);
+    gst_object_unref (bus);
+    gst_object_unref (pipeline);
+    g_free (launch);
+  }
+  g_unlink (path);
+  g_free (path);
 }
 
 GST_END_TEST;
@@ -544,8 +672,9 @@ voxelize_suite (void)
   tcase_add_test (tc, test_empty_sweep);
   tcase_add_test (tc, test_partial_point_dropped_n);
   tcase_add_test (tc, test_missing_xyz_n);
-  tcase_add_test (tc, test_bad_voxel_size_n);
-  tcase_add_test (tc, test_grid_too_large_n);
+  tcase_add_test (tc, test_bad_grid_properties_n);
+  tcase_add_test (tc, test_grid_too_large_for_memory_n);
+  tcase_add_test (tc, test_refused_caps_once_n);
   tcase_add_test (tc, test_backend_gpu_without_gpu_n);
   tcase_add_test (tc, test_pipeline_from_lidarsrc);
   return s;
