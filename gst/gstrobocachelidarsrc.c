@@ -112,6 +112,22 @@ static const SceneBox scene_boxes[] = {
       5.0},
 };
 
+#define N_BOXES G_N_ELEMENTS (scene_boxes)
+
+/* The scene at one instant: the boxes where they are then. */
+typedef struct
+{
+  SceneBox boxes[N_BOXES];
+  gdouble shift[N_BOXES];       /* of each moving box, along x */
+} Scene;
+
+/* What one ray gives: NaN x, y and z and a zero intensity when nothing
+ * returns. */
+typedef struct
+{
+  gfloat x, y, z, intensity;
+} LidarReturn;
+
 enum
 {
   PROP_0,
@@ -665,100 +681,135 @@ ray_hits_box (const gdouble dir[3], const gdouble lo[3],
   return TRUE;
 }
 
+/* Moves the moving boxes of @scene to where they are at @now seconds. */
+static void
+scene_move_to (Scene * scene, gdouble now)
+{
+  for (guint b = 0; b < N_BOXES; b++) {
+    if (scene_boxes[b].speed != 0.0) {
+      gdouble shift = fmod (scene_boxes[b].speed * now, TRACK_LENGTH);
+      if (shift != scene->shift[b]) {
+        scene->shift[b] = shift;
+        scene->boxes[b].lo[0] = scene_boxes[b].lo[0] + shift;
+        scene->boxes[b].hi[0] = scene_boxes[b].hi[0] + shift;
+      }
+    }
+  }
+}
+
+/* Casts one ray from the sensor along the unit vector @dir: its nearest
+ * hit, blurred and sometimes lost as drawn from @rng (always three draws:
+ * lost, noise, speckle, so that every ray moves @rng the same). */
+static LidarReturn
+lidar_cast_ray (const Scene * scene, const gdouble dir[3], guint64 * rng)
+{
+  gdouble best = G_MAXDOUBLE, incidence = 0.0, reflectivity = 0.0;
+  gdouble lost = lidar_rand_uniform (rng);
+  gdouble noise = lidar_rand_normal (rng) * RANGE_NOISE_STDDEV;
+  gdouble speckle = lidar_rand_uniform (rng) - 0.5;
+  LidarReturn ret = { NAN, NAN, NAN, 0.0f };
+
+  if (dir[2] < 0.0) {
+    best = -SENSOR_HEIGHT / dir[2];
+    incidence = -dir[2];
+    reflectivity = GROUND_REFLECTIVITY;
+  }
+  for (guint b = 0; b < N_BOXES; b++) {
+    const SceneBox *box = &scene->boxes[b];
+    gdouble d;
+    gint axis;
+
+    if (ray_hits_box (dir, box->lo, box->hi, &d, &axis) && d < best) {
+      best = d;
+      incidence = fabs (dir[axis]);
+      reflectivity = box->reflectivity;
+    }
+  }
+
+  if (best <= MAX_RANGE && lost >= LOST_RETURN_FRACTION) {
+    gdouble range = best + noise;
+
+    if (range > 0.0 && range <= MAX_RANGE) {
+      gdouble falloff = 1.0 / (1.0 + (range / 60.0) * (range / 60.0));
+      gdouble value = reflectivity * (0.3 + 0.7 * incidence) * falloff *
+          (1.0 + 0.1 * speckle);
+
+      ret.x = (gfloat) (dir[0] * range);
+      ret.y = (gfloat) (dir[1] * range);
+      ret.z = (gfloat) (dir[2] * range);
+      ret.intensity = (gfloat) CLAMP (value, 0.0, 1.0);
+    }
+  }
+  return ret;
+}
+
 static inline void
 write_float (guint8 * p, gfloat v)
 {
   memcpy (p, &v, sizeof (v));
 }
 
+/* Writes one point at @p in the negotiated layout. */
+static void
+lidar_write_point (const GstRobocacheLidarSrcState * state, guint8 * p,
+    const LidarReturn * ret, guint ring, gdouble t_offset)
+{
+  if (state->extended) {
+    guint16 ring16 = (guint16) ring;
+
+    memset (p, 0, POINT_STEP_EXTENDED);
+    memcpy (p + OFFSET_RING, &ring16, sizeof (ring16));
+    write_float (p + OFFSET_TIME, (gfloat) t_offset);
+  }
+  write_float (p, ret->x);
+  write_float (p + 4, ret->y);
+  write_float (p + 8, ret->z);
+  write_float (p + 12, ret->intensity);
+}
+
+/* Fires column @c (all rings at one azimuth, @t_offset seconds into the
+ * sweep) into @data from point @i on; returns the index after its last
+ * point (the last column may be cut short by n_points). */
+static guint
+lidar_fire_column (const GstRobocacheLidarSrcState * state,
+    const Scene * scene, guint c, gdouble t_offset, guint64 * rng,
+    guint8 * data, guint i)
+{
+  gdouble azimuth = 2.0 * G_PI * c / state->n_columns;
+  gdouble ca = cos (azimuth), sa = sin (azimuth);
+
+  for (guint r = 0; r < state->rings && i < state->n_points; r++, i++) {
+    gdouble dir[3] = { state->ring_cos[r] * ca, state->ring_cos[r] * sa,
+      state->ring_sin[r]
+    };
+    LidarReturn ret = lidar_cast_ray (scene, dir, rng);
+
+    lidar_write_point (state, data + (gsize) i * state->point_step, &ret, r,
+        t_offset);
+  }
+  return i;
+}
+
+/* Sweep state->n_sweeps, starting at @sweep_start seconds: its columns in
+ * turn, each seeing the scene as it is when it fires. */
 static void
 gst_robocache_lidar_src_render (GstRobocacheLidarSrc * self, guint8 * data,
     gdouble sweep_start, gdouble period)
 {
   const GstRobocacheLidarSrcState *state = &self->state;
-  const guint n_boxes = G_N_ELEMENTS (scene_boxes);
-  SceneBox boxes[G_N_ELEMENTS (scene_boxes)];
-  gdouble box_shift[G_N_ELEMENTS (scene_boxes)] = { 0 };
+  /* One generator per sweep, seeded from (seed, sweep). */
   guint64 rng = ((guint64) state->seed << 32) ^ state->n_sweeps;
-  guint64 rng_seed = lidar_rand_next (&rng);
+  Scene scene = { {{{0}}}, {0} };
   guint i = 0;
 
-  memcpy (boxes, scene_boxes, sizeof (boxes));
-  rng = rng_seed;
+  rng = lidar_rand_next (&rng);
+  memcpy (scene.boxes, scene_boxes, sizeof (scene.boxes));
 
   for (guint c = 0; c < state->n_columns; c++) {
-    gdouble azimuth = 2.0 * G_PI * c / state->n_columns;
-    gdouble ca = cos (azimuth), sa = sin (azimuth);
     gdouble t_offset = period * c / state->n_columns;
-    gdouble now = sweep_start + t_offset;
 
-    /* Where the moving boxes are when this column fires. */
-    for (guint b = 0; b < n_boxes; b++) {
-      if (scene_boxes[b].speed != 0.0) {
-        gdouble shift = fmod (scene_boxes[b].speed * now, TRACK_LENGTH);
-        if (shift != box_shift[b]) {
-          box_shift[b] = shift;
-          boxes[b].lo[0] = scene_boxes[b].lo[0] + shift;
-          boxes[b].hi[0] = scene_boxes[b].hi[0] + shift;
-        }
-      }
-    }
-
-    for (guint r = 0; r < state->rings && i < state->n_points; r++, i++) {
-      guint8 *p = data + (gsize) i * state->point_step;
-      gdouble dir[3] = { state->ring_cos[r] * ca, state->ring_cos[r] * sa,
-        state->ring_sin[r]
-      };
-      gdouble best = G_MAXDOUBLE, incidence = 0.0, reflectivity = 0.0;
-      gdouble lost = lidar_rand_uniform (&rng);
-      gdouble noise = lidar_rand_normal (&rng) * RANGE_NOISE_STDDEV;
-      gdouble speckle = lidar_rand_uniform (&rng) - 0.5;
-      gfloat x = NAN, y = NAN, z = NAN, intensity = 0.0f;
-
-      if (dir[2] < 0.0) {
-        best = -SENSOR_HEIGHT / dir[2];
-        incidence = -dir[2];
-        reflectivity = GROUND_REFLECTIVITY;
-      }
-      for (guint b = 0; b < n_boxes; b++) {
-        gdouble d;
-        gint axis;
-
-        if (ray_hits_box (dir, boxes[b].lo, boxes[b].hi, &d, &axis) &&
-            d < best) {
-          best = d;
-          incidence = fabs (dir[axis]);
-          reflectivity = boxes[b].reflectivity;
-        }
-      }
-
-      if (best <= MAX_RANGE && lost >= LOST_RETURN_FRACTION) {
-        gdouble range = best + noise;
-
-        if (range > 0.0 && range <= MAX_RANGE) {
-          gdouble falloff = 1.0 / (1.0 + (range / 60.0) * (range / 60.0));
-          gdouble value = reflectivity * (0.3 + 0.7 * incidence) * falloff *
-              (1.0 + 0.1 * speckle);
-
-          x = (gfloat) (dir[0] * range);
-          y = (gfloat) (dir[1] * range);
-          z = (gfloat) (dir[2] * range);
-          intensity = (gfloat) CLAMP (value, 0.0, 1.0);
-        }
-      }
-
-      if (state->extended) {
-        guint16 ring = (guint16) r;
-
-        memset (p, 0, POINT_STEP_EXTENDED);
-        memcpy (p + OFFSET_RING, &ring, sizeof (ring));
-        write_float (p + OFFSET_TIME, (gfloat) t_offset);
-      }
-      write_float (p, x);
-      write_float (p + 4, y);
-      write_float (p + 8, z);
-      write_float (p + 12, intensity);
-    }
+    scene_move_to (&scene, sweep_start + t_offset);
+    i = lidar_fire_column (state, &scene, c, t_offset, &rng, data, i);
   }
 }
 
