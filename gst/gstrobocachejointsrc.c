@@ -61,8 +61,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_joint_src_debug);
 #define DEFAULT_DROPOUT 0.0
 #define MAX_DROPOUT 0.99
 #define DEFAULT_QUATERNION FALSE
-#define DEFAULT_IS_LIVE FALSE
-#define DEFAULT_SEED 0
 #define DEFAULT_FORMAT GST_ROBOCACHE_JOINT_SRC_FORMAT_FLOAT32
 
 #define QUATERNION_CHANNELS 4
@@ -76,16 +74,13 @@ enum
   STREAM_QUATERNION
 };
 
+/* The base class numbers rate, seed and is-live. */
 enum
 {
-  PROP_0,
-  PROP_DOF,
-  PROP_RATE,
+  PROP_DOF = GST_ROBOCACHE_LIVE_SRC_PROP_LAST + 1,
   PROP_JITTER,
   PROP_DROPOUT,
   PROP_QUATERNION,
-  PROP_IS_LIVE,
-  PROP_SEED,
   PROP_FORMAT
 };
 
@@ -93,13 +88,9 @@ enum
 typedef struct
 {
   guint dof;
-  gint rate_n;
-  gint rate_d;
   gdouble jitter;
   gdouble dropout;
   gboolean quaternion;
-  gboolean is_live;
-  guint seed;
   GstRobocacheJointSrcFormat format;
 } GstRobocacheJointSrcSettings;
 
@@ -112,32 +103,26 @@ typedef struct
   gdouble phase;
 } JointMotion;
 
-/* Streaming state: a snapshot of the settings taken in set_caps, used by
- * the streaming thread only (rate_n and rate_d are also read, under the
- * object lock, by the latency query). */
+/* Streaming state: a snapshot of the settings taken in configure, used by
+ * the streaming thread only. */
 typedef struct
 {
-  gboolean configured;
   guint dof;
   guint channels;
   gboolean quaternion;
   GstRobocacheJointSrcFormat format;
-  gint rate_n;
-  gint rate_d;
   gdouble dropout;
-  guint seed;
   gint64 max_jitter;            /* nanoseconds */
   JointMotion *joints;
   gdouble axis_rate;            /* quaternion: rad/s of the axis azimuth */
   gdouble tilt_rate;            /* rad/s of the axis tilt wobble */
   gdouble spin_rate;            /* rad/s of the rotation angle */
   gdouble *values;              /* one sample, channels values */
-  guint64 next_sample;          /* nominal index of the next sample */
 } GstRobocacheJointSrcState;
 
 struct _GstRobocacheJointSrc
 {
-  GstPushSrc parent;
+  GstRobocacheLiveSrc parent;
 
   GstRobocacheJointSrcSettings settings;
   GstRobocacheJointSrcState state;
@@ -169,7 +154,7 @@ gst_robocache_joint_src_format_get_type (void)
 
 #define gst_robocache_joint_src_parent_class parent_class
 G_DEFINE_TYPE (GstRobocacheJointSrc, gst_robocache_joint_src,
-    GST_TYPE_PUSH_SRC);
+    GST_TYPE_ROBOCACHE_LIVE_SRC);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachejointsrc, "robocachejointsrc",
     GST_RANK_NONE, GST_TYPE_ROBOCACHE_JOINT_SRC,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_joint_src_debug,
@@ -179,34 +164,28 @@ static void gst_robocache_joint_src_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
 static void gst_robocache_joint_src_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
-static void gst_robocache_joint_src_finalize (GObject * object);
-static GstCaps *gst_robocache_joint_src_get_caps (GstBaseSrc * bsrc,
-    GstCaps * filter);
-static gboolean gst_robocache_joint_src_set_caps (GstBaseSrc * bsrc,
-    GstCaps * caps);
-static gboolean gst_robocache_joint_src_decide_allocation (GstBaseSrc * bsrc,
-    GstQuery * query);
-static gboolean gst_robocache_joint_src_query (GstBaseSrc * bsrc,
-    GstQuery * query);
-static gboolean gst_robocache_joint_src_is_seekable (GstBaseSrc * bsrc);
-static void gst_robocache_joint_src_get_times (GstBaseSrc * bsrc,
-    GstBuffer * buffer, GstClockTime * start, GstClockTime * end);
-static gboolean gst_robocache_joint_src_start (GstBaseSrc * bsrc);
-static gboolean gst_robocache_joint_src_stop (GstBaseSrc * bsrc);
-static GstFlowReturn gst_robocache_joint_src_fill (GstPushSrc * psrc,
-    GstBuffer * buffer);
+static GstCaps *gst_robocache_joint_src_get_caps (GstRobocacheLiveSrc * src);
+static gboolean gst_robocache_joint_src_configure (GstRobocacheLiveSrc * src,
+    GstCaps * caps, const GstRobocacheLiveSrcConfig * config);
+static void gst_robocache_joint_src_clear (GstRobocacheLiveSrc * src);
+static gsize gst_robocache_joint_src_get_sample_size (GstRobocacheLiveSrc *
+    src);
+static gboolean gst_robocache_joint_src_drop_sample (GstRobocacheLiveSrc *
+    src, guint64 n);
+static GstClockTime gst_robocache_joint_src_get_sample_time
+    (GstRobocacheLiveSrc * src, guint64 n, GstClockTime nominal);
+static void gst_robocache_joint_src_make_sample (GstRobocacheLiveSrc * src,
+    guint64 n, GstClockTime pts, guint8 * data);
 
 static void
 gst_robocache_joint_src_class_init (GstRobocacheJointSrcClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseSrcClass *basesrc_class = GST_BASE_SRC_CLASS (klass);
-  GstPushSrcClass *pushsrc_class = GST_PUSH_SRC_CLASS (klass);
+  GstRobocacheLiveSrcClass *live_class = GST_ROBOCACHE_LIVE_SRC_CLASS (klass);
 
   gobject_class->set_property = gst_robocache_joint_src_set_property;
   gobject_class->get_property = gst_robocache_joint_src_get_property;
-  gobject_class->finalize = gst_robocache_joint_src_finalize;
 
   /**
    * GstRobocacheJointSrc:dof:
@@ -224,11 +203,16 @@ gst_robocache_joint_src_class_init (GstRobocacheJointSrcClass * klass)
    *
    * Nominal samples per second: sample n is due at n / rate.
    */
-  g_object_class_install_property (gobject_class, PROP_RATE,
-      gst_param_spec_fraction ("rate", "Rate", "Nominal samples per second",
-          1, 1, MAX_RATE_N, 1, DEFAULT_RATE_N, DEFAULT_RATE_D,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheJointSrc:seed:
+   *
+   * Seed of the joint motions, the jitter and the dropouts: the same seed
+   * gives identical output.
+   */
+  gst_robocache_live_src_class_install_properties (live_class,
+      "Nominal samples per second", MAX_RATE_N, DEFAULT_RATE_N,
+      DEFAULT_RATE_D,
+      "Seed of motions, jitter and dropouts (same seed, same output)");
 
   /**
    * GstRobocacheJointSrc:jitter:
@@ -271,30 +255,6 @@ gst_robocache_joint_src_class_init (GstRobocacheJointSrcClass * klass)
           GST_PARAM_MUTABLE_READY));
 
   /**
-   * GstRobocacheJointSrc:is-live:
-   *
-   * Whether to act as a live source: samples are then pushed at the pace of
-   * the pipeline clock, each at the running time of its timestamp.
-   */
-  g_object_class_install_property (gobject_class, PROP_IS_LIVE,
-      g_param_spec_boolean ("is-live", "Is live",
-          "Whether to act as a live source, paced by the clock",
-          DEFAULT_IS_LIVE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-
-  /**
-   * GstRobocacheJointSrc:seed:
-   *
-   * Seed of the joint motions, the jitter and the dropouts: the same seed
-   * gives identical output.
-   */
-  g_object_class_install_property (gobject_class, PROP_SEED,
-      g_param_spec_uint ("seed", "Seed",
-          "Seed of motions, jitter and dropouts (same seed, same output)", 0,
-          G_MAXUINT, DEFAULT_SEED,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-
-  /**
    * GstRobocacheJointSrc:format:
    *
    * The value type of the output vectors.
@@ -311,20 +271,18 @@ gst_robocache_joint_src_class_init (GstRobocacheJointSrcClass * klass)
       "Synthetic robot joint states (and an orientation quaternion) with "
       "timing jitter and dropouts", "robocache developers");
 
-  basesrc_class->get_caps =
-      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_get_caps);
-  basesrc_class->set_caps =
-      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_set_caps);
-  basesrc_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_decide_allocation);
-  basesrc_class->query = GST_DEBUG_FUNCPTR (gst_robocache_joint_src_query);
-  basesrc_class->is_seekable =
-      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_is_seekable);
-  basesrc_class->get_times =
-      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_get_times);
-  basesrc_class->start = GST_DEBUG_FUNCPTR (gst_robocache_joint_src_start);
-  basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_joint_src_stop);
-  pushsrc_class->fill = GST_DEBUG_FUNCPTR (gst_robocache_joint_src_fill);
+  live_class->get_caps = GST_DEBUG_FUNCPTR (gst_robocache_joint_src_get_caps);
+  live_class->configure =
+      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_configure);
+  live_class->clear = GST_DEBUG_FUNCPTR (gst_robocache_joint_src_clear);
+  live_class->get_sample_size =
+      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_get_sample_size);
+  live_class->drop_sample =
+      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_drop_sample);
+  live_class->get_sample_time =
+      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_get_sample_time);
+  live_class->make_sample =
+      GST_DEBUG_FUNCPTR (gst_robocache_joint_src_make_sample);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_JOINT_SRC_FORMAT, 0);
 }
@@ -333,33 +291,10 @@ static void
 gst_robocache_joint_src_init (GstRobocacheJointSrc * self)
 {
   self->settings.dof = DEFAULT_DOF;
-  self->settings.rate_n = DEFAULT_RATE_N;
-  self->settings.rate_d = DEFAULT_RATE_D;
   self->settings.jitter = DEFAULT_JITTER;
   self->settings.dropout = DEFAULT_DROPOUT;
   self->settings.quaternion = DEFAULT_QUATERNION;
-  self->settings.is_live = DEFAULT_IS_LIVE;
-  self->settings.seed = DEFAULT_SEED;
   self->settings.format = DEFAULT_FORMAT;
-
-  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
-  gst_base_src_set_live (GST_BASE_SRC (self), DEFAULT_IS_LIVE);
-}
-
-static void
-gst_robocache_joint_src_clear_state (GstRobocacheJointSrc * self)
-{
-  g_clear_pointer (&self->state.joints, g_free);
-  g_clear_pointer (&self->state.values, g_free);
-  self->state.configured = FALSE;
-}
-
-static void
-gst_robocache_joint_src_finalize (GObject * object)
-{
-  gst_robocache_joint_src_clear_state (GST_ROBOCACHE_JOINT_SRC (object));
-
-  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 static void
@@ -367,16 +302,17 @@ gst_robocache_joint_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (object);
-  gboolean set_live = FALSE;
+
+  if (prop_id <= GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
+    G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value,
+        pspec);
+    return;
+  }
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_DOF:
       self->settings.dof = g_value_get_uint (value);
-      break;
-    case PROP_RATE:
-      self->settings.rate_n = gst_value_get_fraction_numerator (value);
-      self->settings.rate_d = gst_value_get_fraction_denominator (value);
       break;
     case PROP_JITTER:
       self->settings.jitter = g_value_get_double (value);
@@ -387,13 +323,6 @@ gst_robocache_joint_src_set_property (GObject * object, guint prop_id,
     case PROP_QUATERNION:
       self->settings.quaternion = g_value_get_boolean (value);
       break;
-    case PROP_IS_LIVE:
-      self->settings.is_live = g_value_get_boolean (value);
-      set_live = TRUE;
-      break;
-    case PROP_SEED:
-      self->settings.seed = g_value_get_uint (value);
-      break;
     case PROP_FORMAT:
       self->settings.format = g_value_get_enum (value);
       break;
@@ -402,10 +331,6 @@ gst_robocache_joint_src_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-
-  /* gst_base_src_set_live() takes the object lock itself. */
-  if (set_live)
-    gst_base_src_set_live (GST_BASE_SRC (self), g_value_get_boolean (value));
 }
 
 static void
@@ -414,14 +339,16 @@ gst_robocache_joint_src_get_property (GObject * object, guint prop_id,
 {
   GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (object);
 
+  if (prop_id <= GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
+    G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
+        pspec);
+    return;
+  }
+
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_DOF:
       g_value_set_uint (value, self->settings.dof);
-      break;
-    case PROP_RATE:
-      gst_value_set_fraction (value, self->settings.rate_n,
-          self->settings.rate_d);
       break;
     case PROP_JITTER:
       g_value_set_double (value, self->settings.jitter);
@@ -431,12 +358,6 @@ gst_robocache_joint_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_QUATERNION:
       g_value_set_boolean (value, self->settings.quaternion);
-      break;
-    case PROP_IS_LIVE:
-      g_value_set_boolean (value, self->settings.is_live);
-      break;
-    case PROP_SEED:
-      g_value_set_uint (value, self->settings.seed);
       break;
     case PROP_FORMAT:
       g_value_set_enum (value, self->settings.format);
@@ -457,9 +378,9 @@ format_to_string (GstRobocacheJointSrcFormat format)
 }
 
 static GstCaps *
-gst_robocache_joint_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
+gst_robocache_joint_src_get_caps (GstRobocacheLiveSrc * src)
 {
-  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (bsrc);
+  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (src);
   GstRobocacheJointSrcSettings settings;
   GString *names = g_string_new (NULL);
   GstCaps *caps;
@@ -485,46 +406,54 @@ gst_robocache_joint_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
     g_free (first);
   }
   g_string_free (names, TRUE);
-
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (caps);
-    caps = tmp;
-  }
   return caps;
 }
 
-/* Uniform in [0, 1), a pure function of (seed, stream, index): the
- * splitmix64 finaliser, so any sample can be drawn on its own. */
-static inline guint64
-joint_mix (guint64 z)
+static void
+gst_robocache_joint_src_clear (GstRobocacheLiveSrc * src)
 {
-  z += G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
-  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
-  return z ^ (z >> 31);
+  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (src);
+
+  g_clear_pointer (&self->state.joints, g_free);
+  g_clear_pointer (&self->state.values, g_free);
 }
 
-static gdouble
-joint_uniform (guint seed, guint stream, guint64 index)
+/* Draws each joint's motion and the quaternion's rates from @seed. */
+static void
+joint_draw_motions (GstRobocacheJointSrcState * state, guint seed)
 {
-  guint64 h = joint_mix ((((guint64) seed << 8) | stream) ^
-      joint_mix (index));
+  state->joints = g_new (JointMotion, state->dof);
+  for (guint j = 0; j < state->dof; j++) {
+    JointMotion *m = &state->joints[j];
 
-  return (h >> 11) * (1.0 / 9007199254740992.0);
+    m->bias = -1.0 + 2.0 * gst_robocache_random_at (seed, STREAM_JOINT,
+        4 * j);
+    m->amplitude = 0.1 + 1.4 * gst_robocache_random_at (seed, STREAM_JOINT,
+        4 * j + 1);
+    m->frequency = 0.05 + 1.95 * gst_robocache_random_at (seed, STREAM_JOINT,
+        4 * j + 2);
+    m->phase = 2.0 * G_PI * gst_robocache_random_at (seed, STREAM_JOINT,
+        4 * j + 3);
+  }
+  state->axis_rate = 0.1 + 0.3 * gst_robocache_random_at (seed,
+      STREAM_QUATERNION, 0);
+  state->tilt_rate = 0.05 + 0.2 * gst_robocache_random_at (seed,
+      STREAM_QUATERNION, 1);
+  state->spin_rate = 0.3 + 1.2 * gst_robocache_random_at (seed,
+      STREAM_QUATERNION, 2);
 }
 
 static gboolean
-gst_robocache_joint_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
+gst_robocache_joint_src_configure (GstRobocacheLiveSrc * src, GstCaps * caps,
+    const GstRobocacheLiveSrcConfig * config)
 {
-  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (bsrc);
+  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (src);
   GstRobocacheJointSrcState *state = &self->state;
   GstRobocacheJointSrcSettings settings;
   const GstStructure *s = gst_caps_get_structure (caps, 0);
-  guint channels, value_size;
   GstClockTime period;
   gint caps_channels = 0;
+  guint channels;
 
   GST_OBJECT_LOCK (self);
   settings = self->settings;
@@ -540,157 +469,58 @@ gst_robocache_joint_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
     return FALSE;
   }
 
-  GST_OBJECT_LOCK (self);
-  gst_robocache_joint_src_clear_state (self);
-  GST_OBJECT_UNLOCK (self);
-
+  gst_robocache_joint_src_clear (src);
   state->dof = settings.dof;
   state->channels = channels;
   state->quaternion = settings.quaternion;
   state->format = settings.format;
   state->dropout = settings.dropout;
-  state->seed = settings.seed;
-  period = gst_util_uint64_scale (GST_SECOND, settings.rate_d,
-      settings.rate_n);
+  period = gst_util_uint64_scale (GST_SECOND, config->rate_d, config->rate_n);
   /* Truncated, so that |offset| <= jitter * period holds exactly. */
   state->max_jitter = (gint64) (settings.jitter * period);
-
-  state->joints = g_new (JointMotion, state->dof);
-  for (guint j = 0; j < state->dof; j++) {
-    JointMotion *m = &state->joints[j];
-
-    m->bias = -1.0 + 2.0 * joint_uniform (state->seed, STREAM_JOINT, 4 * j);
-    m->amplitude = 0.1 + 1.4 * joint_uniform (state->seed, STREAM_JOINT,
-        4 * j + 1);
-    m->frequency = 0.05 + 1.95 * joint_uniform (state->seed, STREAM_JOINT,
-        4 * j + 2);
-    m->phase = 2.0 * G_PI * joint_uniform (state->seed, STREAM_JOINT,
-        4 * j + 3);
-  }
-  state->axis_rate = 0.1 + 0.3 * joint_uniform (state->seed,
-      STREAM_QUATERNION, 0);
-  state->tilt_rate = 0.05 + 0.2 * joint_uniform (state->seed,
-      STREAM_QUATERNION, 1);
-  state->spin_rate = 0.3 + 1.2 * joint_uniform (state->seed,
-      STREAM_QUATERNION, 2);
+  joint_draw_motions (state, config->seed);
   state->values = g_new0 (gdouble, state->channels);
-
-  GST_OBJECT_LOCK (self);
-  state->rate_n = settings.rate_n;
-  state->rate_d = settings.rate_d;
-  state->configured = TRUE;
-  GST_OBJECT_UNLOCK (self);
-
-  value_size = settings.format == GST_ROBOCACHE_JOINT_SRC_FORMAT_FLOAT64 ?
-      sizeof (gdouble) : sizeof (gfloat);
-  gst_base_src_set_blocksize (bsrc, state->channels * value_size);
 
   GST_DEBUG_OBJECT (self, "%u joints%s, %d/%d Hz, jitter up to %"
       G_GINT64_FORMAT " ns, dropout %g", state->dof,
-      state->quaternion ? " + quaternion" : "", state->rate_n, state->rate_d,
-      state->max_jitter, state->dropout);
+      state->quaternion ? " + quaternion" : "", config->rate_n,
+      config->rate_d, state->max_jitter, state->dropout);
   return TRUE;
 }
 
 static gsize
-gst_robocache_joint_src_sample_size (GstRobocacheJointSrc * self)
+gst_robocache_joint_src_get_sample_size (GstRobocacheLiveSrc * src)
 {
+  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (src);
+
   return (gsize) self->state.channels *
       (self->state.format == GST_ROBOCACHE_JOINT_SRC_FORMAT_FLOAT64 ?
       sizeof (gdouble) : sizeof (gfloat));
 }
 
-/* Makes sure a pool, if downstream offers one, makes buffers of a sample. */
+/* A lost sample leaves a gap in the stream. */
 static gboolean
-gst_robocache_joint_src_decide_allocation (GstBaseSrc * bsrc,
-    GstQuery * query)
+gst_robocache_joint_src_drop_sample (GstRobocacheLiveSrc * src, guint64 n)
 {
-  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (bsrc);
+  GstRobocacheJointSrcState *state = &GST_ROBOCACHE_JOINT_SRC (src)->state;
 
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    GstBufferPool *pool = NULL;
-    guint size, min, max;
-    guint needed = gst_robocache_joint_src_sample_size (self);
-
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-    if (size < needed)
-      size = needed;
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-    if (pool)
-      gst_object_unref (pool);
-  }
-
-  return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (bsrc, query);
+  return state->dropout > 0.0 &&
+      gst_robocache_random_at (gst_robocache_live_src_get_config (src)->seed,
+      STREAM_DROPOUT, n) < state->dropout;
 }
 
-static gboolean
-gst_robocache_joint_src_query (GstBaseSrc * bsrc, GstQuery * query)
+/* The nominal time moved by up to max_jitter either way, never before 0. */
+static GstClockTime
+gst_robocache_joint_src_get_sample_time (GstRobocacheLiveSrc * src,
+    guint64 n, GstClockTime nominal)
 {
-  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (bsrc);
+  GstRobocacheJointSrcState *state = &GST_ROBOCACHE_JOINT_SRC (src)->state;
+  guint seed = gst_robocache_live_src_get_config (src)->seed;
+  /* Truncation towards zero keeps |offset| <= max_jitter. */
+  gint64 offset = (gint64) ((2.0 * gst_robocache_random_at (seed,
+              STREAM_JITTER, n) - 1.0) * state->max_jitter);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    GstClockTime latency = 0;
-
-    /* One nominal period. */
-    GST_OBJECT_LOCK (self);
-    if (self->state.configured) {
-      latency = gst_util_uint64_scale (GST_SECOND, self->state.rate_d,
-          self->state.rate_n);
-    }
-    GST_OBJECT_UNLOCK (self);
-
-    GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT,
-        GST_TIME_ARGS (latency));
-    gst_robocache_source_set_latency (bsrc, query, latency);
-    return TRUE;
-  }
-
-  return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);
-}
-
-static gboolean
-gst_robocache_joint_src_is_seekable (GstBaseSrc * bsrc)
-{
-  return FALSE;
-}
-
-static void
-gst_robocache_joint_src_get_times (GstBaseSrc * bsrc, GstBuffer * buffer,
-    GstClockTime * start, GstClockTime * end)
-{
-  /* Only live: sync each sample on the clock at its (jittered) time. */
-  if (gst_base_src_is_live (bsrc)) {
-    GstClockTime pts = GST_BUFFER_PTS (buffer);
-
-    if (GST_CLOCK_TIME_IS_VALID (pts)) {
-      *start = pts;
-      if (GST_BUFFER_DURATION_IS_VALID (buffer))
-        *end = pts + GST_BUFFER_DURATION (buffer);
-    }
-  } else {
-    *start = GST_CLOCK_TIME_NONE;
-    *end = GST_CLOCK_TIME_NONE;
-  }
-}
-
-static gboolean
-gst_robocache_joint_src_start (GstBaseSrc * bsrc)
-{
-  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (bsrc);
-
-  self->state.next_sample = 0;
-  return TRUE;
-}
-
-static gboolean
-gst_robocache_joint_src_stop (GstBaseSrc * bsrc)
-{
-  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (bsrc);
-
-  GST_OBJECT_LOCK (self);
-  gst_robocache_joint_src_clear_state (self);
-  GST_OBJECT_UNLOCK (self);
-  return TRUE;
+  return (GstClockTime) MAX ((gint64) nominal + offset, 0);
 }
 
 /* Fills state->values with the sample at @t seconds. */
@@ -722,73 +552,22 @@ gst_robocache_joint_src_compute (GstRobocacheJointSrcState * state,
   }
 }
 
-static GstFlowReturn
-gst_robocache_joint_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
+/* The sample taken at @pts, in the negotiated value type. */
+static void
+gst_robocache_joint_src_make_sample (GstRobocacheLiveSrc * src, guint64 n,
+    GstClockTime pts, guint8 * data)
 {
-  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (psrc);
-  GstRobocacheJointSrcState *state = &self->state;
-  GstClockTime nominal, next;
-  gint64 offset, pts;
-  guint64 n;
-  GstMapInfo map;
-  gsize size;
-
-  if (!state->configured) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("no caps were negotiated before the first sample"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-
-  size = gst_robocache_joint_src_sample_size (self);
-  if (gst_buffer_get_size (buffer) < size) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
-        ("buffer of %" G_GSIZE_FORMAT " bytes, a sample needs %"
-            G_GSIZE_FORMAT, gst_buffer_get_size (buffer), size));
-    return GST_FLOW_ERROR;
-  }
-  gst_buffer_set_size (buffer, size);
-
-  /* Skip the lost samples: they leave a gap, nothing else. */
-  do {
-    n = state->next_sample++;
-  } while (state->dropout > 0.0 &&
-      joint_uniform (state->seed, STREAM_DROPOUT, n) < state->dropout);
-
-  nominal = gst_util_uint64_scale (n, GST_SECOND * state->rate_d,
-      state->rate_n);
-  next = gst_util_uint64_scale (n + 1, GST_SECOND * state->rate_d,
-      state->rate_n);
-  /* Truncation towards zero keeps |offset| <= max_jitter. */
-  offset = (gint64) ((2.0 * joint_uniform (state->seed, STREAM_JITTER, n) -
-          1.0) * state->max_jitter);
-  pts = MAX ((gint64) nominal + offset, 0);
+  GstRobocacheJointSrcState *state = &GST_ROBOCACHE_JOINT_SRC (src)->state;
 
   gst_robocache_joint_src_compute (state, (gdouble) pts / GST_SECOND);
 
-  if (!gst_buffer_map (buffer, &map, GST_MAP_WRITE)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
-        ("could not map the output buffer"));
-    return GST_FLOW_ERROR;
-  }
   for (guint c = 0; c < state->channels; c++) {
     if (state->format == GST_ROBOCACHE_JOINT_SRC_FORMAT_FLOAT64) {
-      memcpy (map.data + c * sizeof (gdouble), &state->values[c],
+      memcpy (data + c * sizeof (gdouble), &state->values[c],
           sizeof (gdouble));
     } else {
       gfloat v = (gfloat) state->values[c];
-      memcpy (map.data + c * sizeof (gfloat), &v, sizeof (gfloat));
+      memcpy (data + c * sizeof (gfloat), &v, sizeof (gfloat));
     }
   }
-  gst_buffer_unmap (buffer, &map);
-
-  GST_BUFFER_PTS (buffer) = (GstClockTime) pts;
-  GST_BUFFER_DTS (buffer) = GST_CLOCK_TIME_NONE;
-  GST_BUFFER_DURATION (buffer) = next - nominal;
-  GST_BUFFER_OFFSET (buffer) = n;
-  GST_BUFFER_OFFSET_END (buffer) = n + 1;
-
-  GST_LOG_OBJECT (self, "sample %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT
-      " (nominal %" GST_TIME_FORMAT ")", n, GST_TIME_ARGS (pts),
-      GST_TIME_ARGS (nominal));
-  return GST_FLOW_OK;
 }

@@ -4,7 +4,7 @@
 #define __GST_ROBOCACHE_JOINT_SRC_H__
 
 #include <gst/gst.h>
-#include <gst/base/gstpushsrc.h>
+#include "gstrobocachelivesrc.h"
 
 G_BEGIN_DECLS
 
@@ -21,7 +21,7 @@ GType gst_robocache_joint_src_format_get_type (void);
 
 #define GST_TYPE_ROBOCACHE_JOINT_SRC (gst_robocache_joint_src_get_type ())
 G_DECLARE_FINAL_TYPE (GstRobocacheJointSrc, gst_robocache_joint_src, GST,
-    ROBOCACHE_JOINT_SRC, GstPushSrc);
+    ROBOCACHE_JOINT_SRC, GstRobocacheLiveSrc);
 
 G_END_DECLS
 #endif /* __GST_ROBOCACHE_JOINT_SRC_H__ */

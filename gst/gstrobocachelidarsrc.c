@@ -67,8 +67,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_lidar_src_debug);
 #define DEFAULT_RATE_N 10
 #define DEFAULT_RATE_D 1
 #define MAX_RATE_N 1000
-#define DEFAULT_IS_LIVE FALSE
-#define DEFAULT_SEED 0
 #define DEFAULT_EXTENDED_FIELDS FALSE
 
 /* The two point layouts. */
@@ -112,14 +110,27 @@ static const SceneBox scene_boxes[] = {
       5.0},
 };
 
+#define N_BOXES G_N_ELEMENTS (scene_boxes)
+
+/* The scene at one instant: the boxes where they are then. */
+typedef struct
+{
+  SceneBox boxes[N_BOXES];
+  gdouble shift[N_BOXES];       /* of each moving box, along x */
+} Scene;
+
+/* What one ray gives: NaN x, y and z and a zero intensity when nothing
+ * returns. */
+typedef struct
+{
+  gfloat x, y, z, intensity;
+} LidarReturn;
+
+/* The base class numbers rate, seed and is-live. */
 enum
 {
-  PROP_0,
-  PROP_POINTS_PER_SWEEP,
+  PROP_POINTS_PER_SWEEP = GST_ROBOCACHE_LIVE_SRC_PROP_LAST + 1,
   PROP_RINGS,
-  PROP_RATE,
-  PROP_IS_LIVE,
-  PROP_SEED,
   PROP_EXTENDED_FIELDS
 };
 
@@ -128,35 +139,25 @@ typedef struct
 {
   guint points_per_sweep;
   guint rings;
-  gint rate_n;
-  gint rate_d;
-  gboolean is_live;
-  guint seed;
   gboolean extended_fields;
 } GstRobocacheLidarSrcSettings;
 
-/* Streaming state: a snapshot of the settings taken in set_caps, used by
- * the streaming thread only (rate_n and rate_d are also read, under the
- * object lock, by the latency query). */
+/* Streaming state: a snapshot of the settings taken in configure, used by
+ * the streaming thread only. */
 typedef struct
 {
-  gboolean configured;
   guint n_points;
   guint point_step;
   gboolean extended;
   guint rings;
   guint n_columns;
-  gint rate_n;
-  gint rate_d;
-  guint seed;
   gdouble *ring_sin;            /* sin and cos of each ring's elevation */
   gdouble *ring_cos;
-  guint64 n_sweeps;             /* sweeps produced since start */
 } GstRobocacheLidarSrcState;
 
 struct _GstRobocacheLidarSrc
 {
-  GstPushSrc parent;
+  GstRobocacheLiveSrc parent;
 
   GstRobocacheLidarSrcSettings settings;
   GstRobocacheLidarSrcState state;
@@ -169,7 +170,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 
 #define gst_robocache_lidar_src_parent_class parent_class
 G_DEFINE_TYPE (GstRobocacheLidarSrc, gst_robocache_lidar_src,
-    GST_TYPE_PUSH_SRC);
+    GST_TYPE_ROBOCACHE_LIVE_SRC);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachelidarsrc, "robocachelidarsrc",
     GST_RANK_NONE, GST_TYPE_ROBOCACHE_LIDAR_SRC,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_lidar_src_debug,
@@ -179,34 +180,24 @@ static void gst_robocache_lidar_src_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
 static void gst_robocache_lidar_src_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
-static void gst_robocache_lidar_src_finalize (GObject * object);
-static GstCaps *gst_robocache_lidar_src_get_caps (GstBaseSrc * bsrc,
-    GstCaps * filter);
-static gboolean gst_robocache_lidar_src_set_caps (GstBaseSrc * bsrc,
-    GstCaps * caps);
-static gboolean gst_robocache_lidar_src_decide_allocation (GstBaseSrc * bsrc,
-    GstQuery * query);
-static gboolean gst_robocache_lidar_src_query (GstBaseSrc * bsrc,
-    GstQuery * query);
-static gboolean gst_robocache_lidar_src_is_seekable (GstBaseSrc * bsrc);
-static void gst_robocache_lidar_src_get_times (GstBaseSrc * bsrc,
-    GstBuffer * buffer, GstClockTime * start, GstClockTime * end);
-static gboolean gst_robocache_lidar_src_start (GstBaseSrc * bsrc);
-static gboolean gst_robocache_lidar_src_stop (GstBaseSrc * bsrc);
-static GstFlowReturn gst_robocache_lidar_src_fill (GstPushSrc * psrc,
-    GstBuffer * buffer);
+static GstCaps *gst_robocache_lidar_src_get_caps (GstRobocacheLiveSrc * src);
+static gboolean gst_robocache_lidar_src_configure (GstRobocacheLiveSrc * src,
+    GstCaps * caps, const GstRobocacheLiveSrcConfig * config);
+static void gst_robocache_lidar_src_clear (GstRobocacheLiveSrc * src);
+static gsize gst_robocache_lidar_src_get_sample_size (GstRobocacheLiveSrc *
+    src);
+static void gst_robocache_lidar_src_make_sample (GstRobocacheLiveSrc * src,
+    guint64 n, GstClockTime pts, guint8 * data);
 
 static void
 gst_robocache_lidar_src_class_init (GstRobocacheLidarSrcClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseSrcClass *basesrc_class = GST_BASE_SRC_CLASS (klass);
-  GstPushSrcClass *pushsrc_class = GST_PUSH_SRC_CLASS (klass);
+  GstRobocacheLiveSrcClass *live_class = GST_ROBOCACHE_LIVE_SRC_CLASS (klass);
 
   gobject_class->set_property = gst_robocache_lidar_src_set_property;
   gobject_class->get_property = gst_robocache_lidar_src_get_property;
-  gobject_class->finalize = gst_robocache_lidar_src_finalize;
 
   /**
    * GstRobocacheLidarSrc:points-per-sweep:
@@ -240,35 +231,15 @@ gst_robocache_lidar_src_class_init (GstRobocacheLidarSrcClass * klass)
    *
    * Sweeps (turns, buffers) per second.
    */
-  g_object_class_install_property (gobject_class, PROP_RATE,
-      gst_param_spec_fraction ("rate", "Rate", "Sweeps per second", 1, 1,
-          MAX_RATE_N, 1, DEFAULT_RATE_N, DEFAULT_RATE_D,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-
-  /**
-   * GstRobocacheLidarSrc:is-live:
-   *
-   * Whether to act as a live source: sweeps are then pushed at the pace of
-   * the pipeline clock, each at the running time of its timestamp.
-   */
-  g_object_class_install_property (gobject_class, PROP_IS_LIVE,
-      g_param_spec_boolean ("is-live", "Is live",
-          "Whether to act as a live source, paced by the clock",
-          DEFAULT_IS_LIVE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-
   /**
    * GstRobocacheLidarSrc:seed:
    *
    * Seed of the range noise and of the lost returns: the same seed gives
    * byte-identical output.
    */
-  g_object_class_install_property (gobject_class, PROP_SEED,
-      g_param_spec_uint ("seed", "Seed",
-          "Seed of the noise and lost returns (same seed, same output)", 0,
-          G_MAXUINT, DEFAULT_SEED,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+  gst_robocache_live_src_class_install_properties (live_class,
+      "Sweeps per second", MAX_RATE_N, DEFAULT_RATE_N, DEFAULT_RATE_D,
+      "Seed of the noise and lost returns (same seed, same output)");
 
   /**
    * GstRobocacheLidarSrc:extended-fields:
@@ -291,20 +262,15 @@ gst_robocache_lidar_src_class_init (GstRobocacheLidarSrcClass * klass)
       "scene with ground, boxes and a moving car",
       "robocache developers");
 
-  basesrc_class->get_caps =
-      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_get_caps);
-  basesrc_class->set_caps =
-      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_set_caps);
-  basesrc_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_decide_allocation);
-  basesrc_class->query = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_query);
-  basesrc_class->is_seekable =
-      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_is_seekable);
-  basesrc_class->get_times =
-      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_get_times);
-  basesrc_class->start = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_start);
-  basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_stop);
-  pushsrc_class->fill = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_fill);
+  live_class->sample_name = "sweep";
+  live_class->get_caps = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_get_caps);
+  live_class->configure =
+      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_configure);
+  live_class->clear = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_clear);
+  live_class->get_sample_size =
+      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_get_sample_size);
+  live_class->make_sample =
+      GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_make_sample);
 }
 
 static void
@@ -312,30 +278,7 @@ gst_robocache_lidar_src_init (GstRobocacheLidarSrc * self)
 {
   self->settings.points_per_sweep = DEFAULT_POINTS_PER_SWEEP;
   self->settings.rings = DEFAULT_RINGS;
-  self->settings.rate_n = DEFAULT_RATE_N;
-  self->settings.rate_d = DEFAULT_RATE_D;
-  self->settings.is_live = DEFAULT_IS_LIVE;
-  self->settings.seed = DEFAULT_SEED;
   self->settings.extended_fields = DEFAULT_EXTENDED_FIELDS;
-
-  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
-  gst_base_src_set_live (GST_BASE_SRC (self), DEFAULT_IS_LIVE);
-}
-
-static void
-gst_robocache_lidar_src_clear_state (GstRobocacheLidarSrc * self)
-{
-  g_clear_pointer (&self->state.ring_sin, g_free);
-  g_clear_pointer (&self->state.ring_cos, g_free);
-  self->state.configured = FALSE;
-}
-
-static void
-gst_robocache_lidar_src_finalize (GObject * object)
-{
-  gst_robocache_lidar_src_clear_state (GST_ROBOCACHE_LIDAR_SRC (object));
-
-  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 static void
@@ -343,7 +286,12 @@ gst_robocache_lidar_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (object);
-  gboolean set_live = FALSE;
+
+  if (prop_id <= GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
+    G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value,
+        pspec);
+    return;
+  }
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -353,17 +301,6 @@ gst_robocache_lidar_src_set_property (GObject * object, guint prop_id,
     case PROP_RINGS:
       self->settings.rings = g_value_get_uint (value);
       break;
-    case PROP_RATE:
-      self->settings.rate_n = gst_value_get_fraction_numerator (value);
-      self->settings.rate_d = gst_value_get_fraction_denominator (value);
-      break;
-    case PROP_IS_LIVE:
-      self->settings.is_live = g_value_get_boolean (value);
-      set_live = TRUE;
-      break;
-    case PROP_SEED:
-      self->settings.seed = g_value_get_uint (value);
-      break;
     case PROP_EXTENDED_FIELDS:
       self->settings.extended_fields = g_value_get_boolean (value);
       break;
@@ -372,10 +309,6 @@ gst_robocache_lidar_src_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-
-  /* gst_base_src_set_live() takes the object lock itself. */
-  if (set_live)
-    gst_base_src_set_live (GST_BASE_SRC (self), g_value_get_boolean (value));
 }
 
 static void
@@ -384,6 +317,12 @@ gst_robocache_lidar_src_get_property (GObject * object, guint prop_id,
 {
   GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (object);
 
+  if (prop_id <= GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
+    G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
+        pspec);
+    return;
+  }
+
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_POINTS_PER_SWEEP:
@@ -391,16 +330,6 @@ gst_robocache_lidar_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_RINGS:
       g_value_set_uint (value, self->settings.rings);
-      break;
-    case PROP_RATE:
-      gst_value_set_fraction (value, self->settings.rate_n,
-          self->settings.rate_d);
-      break;
-    case PROP_IS_LIVE:
-      g_value_set_boolean (value, self->settings.is_live);
-      break;
-    case PROP_SEED:
-      g_value_set_uint (value, self->settings.seed);
       break;
     case PROP_EXTENDED_FIELDS:
       g_value_set_boolean (value, self->settings.extended_fields);
@@ -413,35 +342,36 @@ gst_robocache_lidar_src_get_property (GObject * object, guint prop_id,
 }
 
 static GstCaps *
-gst_robocache_lidar_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
+gst_robocache_lidar_src_get_caps (GstRobocacheLiveSrc * src)
 {
-  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (src);
   gboolean extended;
-  GstCaps *caps;
 
   GST_OBJECT_LOCK (self);
   extended = self->settings.extended_fields;
   GST_OBJECT_UNLOCK (self);
 
-  caps = gst_caps_new_simple (GST_ROBOCACHE_POINTS_MEDIA_TYPE,
+  return gst_caps_new_simple (GST_ROBOCACHE_POINTS_MEDIA_TYPE,
       "point-step", G_TYPE_INT,
       extended ? POINT_STEP_EXTENDED : POINT_STEP_XYZI,
       "fields", G_TYPE_STRING,
       extended ? FIELDS_EXTENDED : GST_ROBOCACHE_FIELDS_XYZI, NULL);
+}
 
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (caps);
-    caps = tmp;
-  }
-  return caps;
+static void
+gst_robocache_lidar_src_clear (GstRobocacheLiveSrc * src)
+{
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (src);
+
+  g_clear_pointer (&self->state.ring_sin, g_free);
+  g_clear_pointer (&self->state.ring_cos, g_free);
 }
 
 static gboolean
-gst_robocache_lidar_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
+gst_robocache_lidar_src_configure (GstRobocacheLiveSrc * src, GstCaps * caps,
+    const GstRobocacheLiveSrcConfig * config)
 {
-  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (src);
   GstRobocacheLidarSrcState *state = &self->state;
   GstRobocacheLidarSrcSettings settings;
   rc_point_layout layout;
@@ -465,16 +395,13 @@ gst_robocache_lidar_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
     return FALSE;
   }
 
-  GST_OBJECT_LOCK (self);
-  gst_robocache_lidar_src_clear_state (self);
-  GST_OBJECT_UNLOCK (self);
+  gst_robocache_lidar_src_clear (src);
   state->n_points = settings.points_per_sweep;
   state->point_step = step;
   state->extended = settings.extended_fields;
   state->rings = settings.rings;
   state->n_columns = (settings.points_per_sweep + settings.rings - 1) /
       settings.rings;
-  state->seed = settings.seed;
   state->ring_sin = g_new (gdouble, state->rings);
   state->ring_cos = g_new (gdouble, state->rings);
   for (guint r = 0; r < state->rings; r++) {
@@ -486,131 +413,25 @@ gst_robocache_lidar_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
     state->ring_cos[r] = cos (elevation * G_PI / 180.0);
   }
 
-  GST_OBJECT_LOCK (self);
-  state->rate_n = settings.rate_n;
-  state->rate_d = settings.rate_d;
-  state->configured = TRUE;
-  GST_OBJECT_UNLOCK (self);
-
-  gst_base_src_set_blocksize (bsrc, state->n_points * state->point_step);
-
   GST_DEBUG_OBJECT (self, "%u points of %u bytes, %u rings x %u columns, "
       "%d/%d sweeps/s", state->n_points, state->point_step, state->rings,
-      state->n_columns, state->rate_n, state->rate_d);
+      state->n_columns, config->rate_n, config->rate_d);
   return TRUE;
 }
 
-/* Makes sure a pool, if downstream offers one, makes buffers of a sweep. */
-static gboolean
-gst_robocache_lidar_src_decide_allocation (GstBaseSrc * bsrc,
-    GstQuery * query)
+static gsize
+gst_robocache_lidar_src_get_sample_size (GstRobocacheLiveSrc * src)
 {
-  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
+  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (src);
 
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    GstBufferPool *pool = NULL;
-    guint size, min, max;
-    guint needed = self->state.n_points * self->state.point_step;
-
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-    if (size < needed)
-      size = needed;
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-    if (pool)
-      gst_object_unref (pool);
-  }
-
-  return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (bsrc, query);
-}
-
-static gboolean
-gst_robocache_lidar_src_query (GstBaseSrc * bsrc, GstQuery * query)
-{
-  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    GstClockTime latency = 0;
-
-    /* A sweep is pushed at its start time but only complete one period
-     * later. */
-    GST_OBJECT_LOCK (self);
-    if (self->state.configured) {
-      latency = gst_util_uint64_scale (GST_SECOND, self->state.rate_d,
-          self->state.rate_n);
-    }
-    GST_OBJECT_UNLOCK (self);
-
-    GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT,
-        GST_TIME_ARGS (latency));
-    gst_robocache_source_set_latency (bsrc, query, latency);
-    return TRUE;
-  }
-
-  return GST_BASE_SRC_CLASS (parent_class)->query (bsrc, query);
-}
-
-static gboolean
-gst_robocache_lidar_src_is_seekable (GstBaseSrc * bsrc)
-{
-  return FALSE;
-}
-
-static void
-gst_robocache_lidar_src_get_times (GstBaseSrc * bsrc, GstBuffer * buffer,
-    GstClockTime * start, GstClockTime * end)
-{
-  /* Only live: sync each sweep on the clock at its timestamp. */
-  if (gst_base_src_is_live (bsrc)) {
-    GstClockTime pts = GST_BUFFER_PTS (buffer);
-
-    if (GST_CLOCK_TIME_IS_VALID (pts)) {
-      *start = pts;
-      if (GST_BUFFER_DURATION_IS_VALID (buffer))
-        *end = pts + GST_BUFFER_DURATION (buffer);
-    }
-  } else {
-    *start = GST_CLOCK_TIME_NONE;
-    *end = GST_CLOCK_TIME_NONE;
-  }
-}
-
-static gboolean
-gst_robocache_lidar_src_start (GstBaseSrc * bsrc)
-{
-  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
-
-  self->state.n_sweeps = 0;
-  return TRUE;
-}
-
-static gboolean
-gst_robocache_lidar_src_stop (GstBaseSrc * bsrc)
-{
-  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (bsrc);
-
-  GST_OBJECT_LOCK (self);
-  gst_robocache_lidar_src_clear_state (self);
-  GST_OBJECT_UNLOCK (self);
-  return TRUE;
-}
-
-/* splitmix64: a small, fast generator whose output only depends on the
- * seed, so that the same seed gives the same sweep on any machine. */
-static inline guint64
-lidar_rand_next (guint64 * s)
-{
-  guint64 z = (*s += G_GUINT64_CONSTANT (0x9e3779b97f4a7c15));
-
-  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
-  return z ^ (z >> 31);
+  return (gsize) self->state.n_points * self->state.point_step;
 }
 
 /* Uniform in [0, 1). */
 static inline gdouble
 lidar_rand_uniform (guint64 * s)
 {
-  return (lidar_rand_next (s) >> 11) * (1.0 / 9007199254740992.0);
+  return gst_robocache_random_to_unit (gst_robocache_random_next (s));
 }
 
 /* Standard normal (Box-Muller; always draws two uniforms). */
@@ -665,150 +486,139 @@ ray_hits_box (const gdouble dir[3], const gdouble lo[3],
   return TRUE;
 }
 
+/* Moves the moving boxes of @scene to where they are at @now seconds. */
+static void
+scene_move_to (Scene * scene, gdouble now)
+{
+  for (guint b = 0; b < N_BOXES; b++) {
+    if (scene_boxes[b].speed != 0.0) {
+      gdouble shift = fmod (scene_boxes[b].speed * now, TRACK_LENGTH);
+      if (shift != scene->shift[b]) {
+        scene->shift[b] = shift;
+        scene->boxes[b].lo[0] = scene_boxes[b].lo[0] + shift;
+        scene->boxes[b].hi[0] = scene_boxes[b].hi[0] + shift;
+      }
+    }
+  }
+}
+
+/* Casts one ray from the sensor along the unit vector @dir: its nearest
+ * hit, blurred and sometimes lost as drawn from @rng (always three draws:
+ * lost, noise, speckle, so that every ray moves @rng the same). */
+static LidarReturn
+lidar_cast_ray (const Scene * scene, const gdouble dir[3], guint64 * rng)
+{
+  gdouble best = G_MAXDOUBLE, incidence = 0.0, reflectivity = 0.0;
+  gdouble lost = lidar_rand_uniform (rng);
+  gdouble noise = lidar_rand_normal (rng) * RANGE_NOISE_STDDEV;
+  gdouble speckle = lidar_rand_uniform (rng) - 0.5;
+  LidarReturn ret = { NAN, NAN, NAN, 0.0f };
+
+  if (dir[2] < 0.0) {
+    best = -SENSOR_HEIGHT / dir[2];
+    incidence = -dir[2];
+    reflectivity = GROUND_REFLECTIVITY;
+  }
+  for (guint b = 0; b < N_BOXES; b++) {
+    const SceneBox *box = &scene->boxes[b];
+    gdouble d;
+    gint axis;
+
+    if (ray_hits_box (dir, box->lo, box->hi, &d, &axis) && d < best) {
+      best = d;
+      incidence = fabs (dir[axis]);
+      reflectivity = box->reflectivity;
+    }
+  }
+
+  if (best <= MAX_RANGE && lost >= LOST_RETURN_FRACTION) {
+    gdouble range = best + noise;
+
+    if (range > 0.0 && range <= MAX_RANGE) {
+      gdouble falloff = 1.0 / (1.0 + (range / 60.0) * (range / 60.0));
+      gdouble value = reflectivity * (0.3 + 0.7 * incidence) * falloff *
+          (1.0 + 0.1 * speckle);
+
+      ret.x = (gfloat) (dir[0] * range);
+      ret.y = (gfloat) (dir[1] * range);
+      ret.z = (gfloat) (dir[2] * range);
+      ret.intensity = (gfloat) CLAMP (value, 0.0, 1.0);
+    }
+  }
+  return ret;
+}
+
 static inline void
 write_float (guint8 * p, gfloat v)
 {
   memcpy (p, &v, sizeof (v));
 }
 
+/* Writes one point at @p in the negotiated layout. */
 static void
-gst_robocache_lidar_src_render (GstRobocacheLidarSrc * self, guint8 * data,
-    gdouble sweep_start, gdouble period)
+lidar_write_point (const GstRobocacheLidarSrcState * state, guint8 * p,
+    const LidarReturn * ret, guint ring, gdouble t_offset)
 {
-  const GstRobocacheLidarSrcState *state = &self->state;
-  const guint n_boxes = G_N_ELEMENTS (scene_boxes);
-  SceneBox boxes[G_N_ELEMENTS (scene_boxes)];
-  gdouble box_shift[G_N_ELEMENTS (scene_boxes)] = { 0 };
-  guint64 rng = ((guint64) state->seed << 32) ^ state->n_sweeps;
-  guint64 rng_seed = lidar_rand_next (&rng);
-  guint i = 0;
+  if (state->extended) {
+    guint16 ring16 = (guint16) ring;
 
-  memcpy (boxes, scene_boxes, sizeof (boxes));
-  rng = rng_seed;
-
-  for (guint c = 0; c < state->n_columns; c++) {
-    gdouble azimuth = 2.0 * G_PI * c / state->n_columns;
-    gdouble ca = cos (azimuth), sa = sin (azimuth);
-    gdouble t_offset = period * c / state->n_columns;
-    gdouble now = sweep_start + t_offset;
-
-    /* Where the moving boxes are when this column fires. */
-    for (guint b = 0; b < n_boxes; b++) {
-      if (scene_boxes[b].speed != 0.0) {
-        gdouble shift = fmod (scene_boxes[b].speed * now, TRACK_LENGTH);
-        if (shift != box_shift[b]) {
-          box_shift[b] = shift;
-          boxes[b].lo[0] = scene_boxes[b].lo[0] + shift;
-          boxes[b].hi[0] = scene_boxes[b].hi[0] + shift;
-        }
-      }
-    }
-
-    for (guint r = 0; r < state->rings && i < state->n_points; r++, i++) {
-      guint8 *p = data + (gsize) i * state->point_step;
-      gdouble dir[3] = { state->ring_cos[r] * ca, state->ring_cos[r] * sa,
-        state->ring_sin[r]
-      };
-      gdouble best = G_MAXDOUBLE, incidence = 0.0, reflectivity = 0.0;
-      gdouble lost = lidar_rand_uniform (&rng);
-      gdouble noise = lidar_rand_normal (&rng) * RANGE_NOISE_STDDEV;
-      gdouble speckle = lidar_rand_uniform (&rng) - 0.5;
-      gfloat x = NAN, y = NAN, z = NAN, intensity = 0.0f;
-
-      if (dir[2] < 0.0) {
-        best = -SENSOR_HEIGHT / dir[2];
-        incidence = -dir[2];
-        reflectivity = GROUND_REFLECTIVITY;
-      }
-      for (guint b = 0; b < n_boxes; b++) {
-        gdouble d;
-        gint axis;
-
-        if (ray_hits_box (dir, boxes[b].lo, boxes[b].hi, &d, &axis) &&
-            d < best) {
-          best = d;
-          incidence = fabs (dir[axis]);
-          reflectivity = boxes[b].reflectivity;
-        }
-      }
-
-      if (best <= MAX_RANGE && lost >= LOST_RETURN_FRACTION) {
-        gdouble range = best + noise;
-
-        if (range > 0.0 && range <= MAX_RANGE) {
-          gdouble falloff = 1.0 / (1.0 + (range / 60.0) * (range / 60.0));
-          gdouble value = reflectivity * (0.3 + 0.7 * incidence) * falloff *
-              (1.0 + 0.1 * speckle);
-
-          x = (gfloat) (dir[0] * range);
-          y = (gfloat) (dir[1] * range);
-          z = (gfloat) (dir[2] * range);
-          intensity = (gfloat) CLAMP (value, 0.0, 1.0);
-        }
-      }
-
-      if (state->extended) {
-        guint16 ring = (guint16) r;
-
-        memset (p, 0, POINT_STEP_EXTENDED);
-        memcpy (p + OFFSET_RING, &ring, sizeof (ring));
-        write_float (p + OFFSET_TIME, (gfloat) t_offset);
-      }
-      write_float (p, x);
-      write_float (p + 4, y);
-      write_float (p + 8, z);
-      write_float (p + 12, intensity);
-    }
+    memset (p, 0, POINT_STEP_EXTENDED);
+    memcpy (p + OFFSET_RING, &ring16, sizeof (ring16));
+    write_float (p + OFFSET_TIME, (gfloat) t_offset);
   }
+  write_float (p, ret->x);
+  write_float (p + 4, ret->y);
+  write_float (p + 8, ret->z);
+  write_float (p + 12, ret->intensity);
 }
 
-static GstFlowReturn
-gst_robocache_lidar_src_fill (GstPushSrc * psrc, GstBuffer * buffer)
+/* Fires column @c (all rings at one azimuth, @t_offset seconds into the
+ * sweep) into @data from point @i on; returns the index after its last
+ * point (the last column may be cut short by n_points). */
+static guint
+lidar_fire_column (const GstRobocacheLidarSrcState * state,
+    const Scene * scene, guint c, gdouble t_offset, guint64 * rng,
+    guint8 * data, guint i)
 {
-  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (psrc);
-  GstRobocacheLidarSrcState *state = &self->state;
-  GstClockTime pts, next;
-  GstMapInfo map;
-  gsize size;
+  gdouble azimuth = 2.0 * G_PI * c / state->n_columns;
+  gdouble ca = cos (azimuth), sa = sin (azimuth);
 
-  if (!state->configured) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("no caps were negotiated before the first sweep"));
-    return GST_FLOW_NOT_NEGOTIATED;
+  for (guint r = 0; r < state->rings && i < state->n_points; r++, i++) {
+    gdouble dir[3] = { state->ring_cos[r] * ca, state->ring_cos[r] * sa,
+      state->ring_sin[r]
+    };
+    LidarReturn ret = lidar_cast_ray (scene, dir, rng);
+
+    lidar_write_point (state, data + (gsize) i * state->point_step, &ret, r,
+        t_offset);
   }
+  return i;
+}
 
-  size = (gsize) state->n_points * state->point_step;
-  if (gst_buffer_get_size (buffer) < size) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
-        ("buffer of %" G_GSIZE_FORMAT " bytes, a sweep needs %" G_GSIZE_FORMAT,
-            gst_buffer_get_size (buffer), size));
-    return GST_FLOW_ERROR;
+/* Sweep @n, starting at @pts: its columns in turn, each seeing the scene
+ * as it is when it fires. */
+static void
+gst_robocache_lidar_src_make_sample (GstRobocacheLiveSrc * src, guint64 n,
+    GstClockTime pts, guint8 * data)
+{
+  const GstRobocacheLidarSrcState *state =
+      &GST_ROBOCACHE_LIDAR_SRC (src)->state;
+  const GstRobocacheLiveSrcConfig *config =
+      gst_robocache_live_src_get_config (src);
+  gdouble sweep_start = (gdouble) pts / GST_SECOND;
+  gdouble period = (gdouble) config->rate_d / config->rate_n;
+  /* One generator per sweep, seeded from (seed, n). */
+  guint64 rng = ((guint64) config->seed << 32) ^ n;
+  Scene scene = { {{{0}}}, {0} };
+  guint i = 0;
+
+  rng = gst_robocache_random_next (&rng);
+  memcpy (scene.boxes, scene_boxes, sizeof (scene.boxes));
+
+  for (guint c = 0; c < state->n_columns; c++) {
+    gdouble t_offset = period * c / state->n_columns;
+
+    scene_move_to (&scene, sweep_start + t_offset);
+    i = lidar_fire_column (state, &scene, c, t_offset, &rng, data, i);
   }
-  gst_buffer_set_size (buffer, size);
-
-  pts = gst_util_uint64_scale (state->n_sweeps, GST_SECOND * state->rate_d,
-      state->rate_n);
-  next = gst_util_uint64_scale (state->n_sweeps + 1,
-      GST_SECOND * state->rate_d, state->rate_n);
-
-  if (!gst_buffer_map (buffer, &map, GST_MAP_WRITE)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, (NULL),
-        ("could not map the output buffer"));
-    return GST_FLOW_ERROR;
-  }
-  gst_robocache_lidar_src_render (self, map.data,
-      (gdouble) pts / GST_SECOND,
-      (gdouble) state->rate_d / state->rate_n);
-  gst_buffer_unmap (buffer, &map);
-
-  GST_BUFFER_PTS (buffer) = pts;
-  GST_BUFFER_DTS (buffer) = GST_CLOCK_TIME_NONE;
-  GST_BUFFER_DURATION (buffer) = next - pts;
-  GST_BUFFER_OFFSET (buffer) = state->n_sweeps;
-  GST_BUFFER_OFFSET_END (buffer) = state->n_sweeps + 1;
-
-  GST_LOG_OBJECT (self, "sweep %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT,
-      state->n_sweeps, GST_TIME_ARGS (pts));
-  state->n_sweeps++;
-  return GST_FLOW_OK;
 }

@@ -107,4 +107,38 @@ run_to_end (GstElement * pipeline, GstClockTime timeout)
   return run_to_end_or (pipeline, timeout, 0);
 }
 
+/* Plays @pipeline (taken) to EOS (TRUE) or an error (FALSE). */
+static inline gboolean
+play_to_end (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  gboolean eos;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "neither EOS nor error");
+  eos = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return eos;
+}
+
+/* Parses @description (which must parse and link) and plays it. */
+static inline gboolean
+run_pipeline (const gchar * description)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+
+  /* Parsing fails without GStreamer's core elements (fakesink). */
+  fail_unless (error == NULL, "%s: %s", description,
+      error ? error->message : "");
+  fail_unless (GST_IS_PIPELINE (pipeline));
+  return play_to_end (pipeline);
+}
+
 #endif
