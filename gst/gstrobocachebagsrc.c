@@ -57,7 +57,7 @@
 #include "gstrobocachebagsrc.h"
 #include "gstrobocacheelements.h"
 #include "gstrobocachecaps.h"
-#include "robocachebag.h"
+#include "formats/robocachebag.h"
 
 #include <gst/base/gstflowcombiner.h>
 #include <gst/video/video.h>

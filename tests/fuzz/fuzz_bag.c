@@ -1,11 +1,11 @@
-/* libFuzzer target over the ROS bag reader (gst/robocachebag.c): opens
- * the input as a bag from memory, reads every indexed message and parses
- * it as each supported message type.  Built with meson -Dfuzz=true and
+/* libFuzzer target over the ROS bag reader (gst/formats/robocachebag.c):
+ * opens the input as a bag from memory, reads every indexed message and
+ * parses it as each supported message type.  Built with meson -Dfuzz=true and
  * clang; see docs/fuzzing.md for how it is run. */
 #include <stdint.h>
 #include <stddef.h>
 
-#include "robocachebag.h"
+#include "formats/robocachebag.h"
 
 /* Keeps a decompressed chunk, and so the fuzzer's memory, small. */
 #define FUZZ_MAX_CHUNK (16 << 20)
