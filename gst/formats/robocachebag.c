@@ -8,12 +8,11 @@
  * per connection; the offsets point at message data records (op 0x02) in
  * the decompressed chunk. */
 #include "robocachebag.h"
+#include "reader-impl.h"
 
 #include <bzlib.h>
 #include <lz4frame.h>
 #include <string.h>
-
-G_DEFINE_QUARK (rc-bag-error-quark, rc_bag_error);
 
 #define VERSION_LINE "#ROSBAG V2.0\n"
 #define VERSION_LEN 13
@@ -45,7 +44,6 @@ typedef struct
 
 struct _RcBag
 {
-  GMappedFile *mapped;
   const guint8 *base;
   gsize size;
   gsize max_chunk_size;
@@ -71,41 +69,6 @@ typedef struct
   gsize next;
 } Record;
 
-static guint32
-get_u32 (const guint8 * p)
-{
-  return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) |
-      ((guint32) p[3] << 24);
-}
-
-static guint64
-get_u64 (const guint8 * p)
-{
-  return (guint64) get_u32 (p) | ((guint64) get_u32 (p + 4) << 32);
-}
-
-static guint64
-time_ns (guint32 sec, guint32 nsec)
-{
-  return (guint64) sec *G_GUINT64_CONSTANT (1000000000) + nsec;
-}
-
-static gboolean
-fail (GError ** error, RcBagError code, const gchar * format, ...)
-    G_GNUC_PRINTF (3, 4);
-
-static gboolean
-fail (GError ** error, RcBagError code, const gchar * format, ...)
-{
-  va_list args;
-
-  va_start (args, format);
-  if (error)
-    *error = g_error_new_valist (RC_BAG_ERROR, code, format, args);
-  va_end (args);
-  return FALSE;
-}
-
 /* Reads the record at @pos of @buf (@len bytes); @what names it in
  * errors. */
 static gboolean
@@ -115,21 +78,24 @@ read_record (const guint8 * buf, gsize len, gsize pos, Record * r,
   gsize left;
 
   if (pos > len || len - pos < 4)
-    return fail (error, RC_BAG_ERROR_FORMAT, "%s at byte %" G_GSIZE_FORMAT
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "%s at byte %" G_GSIZE_FORMAT
         ": truncated (no room for its header length)", what, pos);
   left = len - pos - 4;
-  r->header_len = get_u32 (buf + pos);
+  r->header_len = rc_get_u32 (buf + pos);
   if (r->header_len > left || left - r->header_len < 4)
-    return fail (error, RC_BAG_ERROR_FORMAT, "%s at byte %" G_GSIZE_FORMAT
-        ": header length %u exceeds the %" G_GSIZE_FORMAT " bytes left "
-        "(truncated or corrupt)", what, pos, r->header_len, left);
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "%s at byte %" G_GSIZE_FORMAT ": header length %u exceeds the %"
+        G_GSIZE_FORMAT " bytes left (truncated or corrupt)", what, pos,
+        r->header_len, left);
   r->header = buf + pos + 4;
   left -= r->header_len + 4;
-  r->data_len = get_u32 (r->header + r->header_len);
+  r->data_len = rc_get_u32 (r->header + r->header_len);
   if (r->data_len > left)
-    return fail (error, RC_BAG_ERROR_FORMAT, "%s at byte %" G_GSIZE_FORMAT
-        ": data length %u exceeds the %" G_GSIZE_FORMAT " bytes left "
-        "(truncated or corrupt)", what, pos, r->data_len, left);
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "%s at byte %" G_GSIZE_FORMAT ": data length %u exceeds the %"
+        G_GSIZE_FORMAT " bytes left (truncated or corrupt)", what, pos,
+        r->data_len, left);
   r->data = r->header + r->header_len + 4;
   r->next = pos + 8 + (gsize) r->header_len + r->data_len;
   return TRUE;
@@ -150,7 +116,7 @@ find_field (const guint8 * h, guint32 len, const gchar * name,
 
     if (len - pos < 4)
       return FALSE;
-    flen = get_u32 (h + pos);
+    flen = rc_get_u32 (h + pos);
     pos += 4;
     if (flen > len - pos)
       return FALSE;
@@ -165,17 +131,28 @@ find_field (const guint8 * h, guint32 len, const gchar * name,
   return FALSE;
 }
 
+/* The value of field @name of @r's header, which must be @size bytes. */
+static gboolean
+sized_field (const Record * r, const gchar * name, guint32 size,
+    const guint8 ** value, const gchar * what, GError ** error)
+{
+  guint32 n;
+
+  if (!find_field (r->header, r->header_len, name, value, &n) || n != size)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "%s: no %u-byte field %s", what, size, name);
+  return TRUE;
+}
+
 static gboolean
 field_u32 (const Record * r, const gchar * name, guint32 * v,
     const gchar * what, GError ** error)
 {
   const guint8 *p;
-  guint32 n;
 
-  if (!find_field (r->header, r->header_len, name, &p, &n) || n != 4)
-    return fail (error, RC_BAG_ERROR_FORMAT, "%s: no 4-byte field %s", what,
-        name);
-  *v = get_u32 (p);
+  if (!sized_field (r, name, 4, &p, what, error))
+    return FALSE;
+  *v = rc_get_u32 (p);
   return TRUE;
 }
 
@@ -184,23 +161,23 @@ field_u64 (const Record * r, const gchar * name, guint64 * v,
     const gchar * what, GError ** error)
 {
   const guint8 *p;
-  guint32 n;
 
-  if (!find_field (r->header, r->header_len, name, &p, &n) || n != 8)
-    return fail (error, RC_BAG_ERROR_FORMAT, "%s: no 8-byte field %s", what,
-        name);
-  *v = get_u64 (p);
+  if (!sized_field (r, name, 8, &p, what, error))
+    return FALSE;
+  *v = rc_get_u64 (p);
   return TRUE;
 }
 
+/* Reads the record at @pos of @buf (@len bytes) and its op. */
 static gboolean
-record_op (const Record * r, guint8 * op, const gchar * what, GError ** error)
+read_record_op (const guint8 * buf, gsize len, gsize pos, Record * r,
+    guint8 * op, const gchar * what, GError ** error)
 {
   const guint8 *p;
-  guint32 n;
 
-  if (!find_field (r->header, r->header_len, "op", &p, &n) || n != 1)
-    return fail (error, RC_BAG_ERROR_FORMAT, "%s: no 1-byte op field", what);
+  if (!read_record (buf, len, pos, r, what, error) ||
+      !sized_field (r, "op", 1, &p, what, error))
+    return FALSE;
   *op = p[0];
   return TRUE;
 }
@@ -238,20 +215,101 @@ add_connection (RcBag * bag, const Record * r, GError ** error)
    * index: the index copy is the one read, once per id. */
   if (g_hash_table_contains (bag->connection_ids,
           GUINT_TO_POINTER (c.id + 1)) || c.id == G_MAXUINT32)
-    return fail (error, RC_BAG_ERROR_FORMAT, "connection %u is listed twice",
-        c.id);
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "connection %u is listed twice", c.id);
   c.topic = dup_field (r->header, r->header_len, "topic");
   c.type = dup_field (r->data, r->data_len, "type");
   c.md5sum = dup_field (r->data, r->data_len, "md5sum");
   if (!c.topic || !c.type) {
     connection_clear (&c);
-    return fail (error, RC_BAG_ERROR_FORMAT,
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
         "connection %u has no topic or type", c.id);
   }
   idx = bag->connections->len;
   g_array_append_val (bag->connections, c);
   g_hash_table_insert (bag->connection_ids, GUINT_TO_POINTER (c.id + 1),
       GUINT_TO_POINTER (idx + 1));
+  return TRUE;
+}
+
+/* The chunk record @r (at @chunk_pos): its size and compression, checked
+ * against the limit and the record. */
+static gboolean
+parse_chunk (RcBag * bag, const Record * r, guint64 chunk_pos, Chunk * chunk,
+    GError ** error)
+{
+  const guint8 *p;
+  guint32 n;
+
+  if (!field_u32 (r, "size", &chunk->size, "chunk", error))
+    return FALSE;
+  if (!find_field (r->header, r->header_len, "compression", &p, &n))
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk at byte %"
+        G_GUINT64_FORMAT " has no compression field", chunk_pos);
+  if (n == 4 && !memcmp (p, "none", 4))
+    chunk->compression = COMPRESSION_NONE;
+  else if (n == 3 && !memcmp (p, "bz2", 3))
+    chunk->compression = COMPRESSION_BZ2;
+  else if (n == 3 && !memcmp (p, "lz4", 3))
+    chunk->compression = COMPRESSION_LZ4;
+  else
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "chunk at "
+        "byte %" G_GUINT64_FORMAT ": compression \"%.*s\" is not supported "
+        "(none, bz2 and lz4 are)", chunk_pos, (int) MIN (n, 32), p);
+  if (chunk->size > bag->max_chunk_size)
+    return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, "chunk at byte %"
+        G_GUINT64_FORMAT " is %u bytes decompressed, above the limit of %"
+        G_GSIZE_FORMAT, chunk_pos, chunk->size, bag->max_chunk_size);
+  if (chunk->compression == COMPRESSION_NONE && chunk->size != r->data_len)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "uncompressed "
+        "chunk at byte %" G_GUINT64_FORMAT " says %u bytes but holds %u",
+        chunk_pos, chunk->size, r->data_len);
+  chunk->data_pos = r->data - bag->base;
+  chunk->data_len = r->data_len;
+  return TRUE;
+}
+
+/* Adds the (time, offset) entries of the index data record @r to the
+ * index, as messages of chunk @chunk_index. */
+static gboolean
+add_index_data (RcBag * bag, const Record * r, guint32 chunk_index,
+    GError ** error)
+{
+  guint32 ver, conn, count;
+  gpointer idx;
+
+  if (!field_u32 (r, "ver", &ver, "index data", error) ||
+      !field_u32 (r, "conn", &conn, "index data", error) ||
+      !field_u32 (r, "count", &count, "index data", error))
+    return FALSE;
+  if (ver != 1)
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED,
+        "index data version %u (only 1 is known)", ver);
+  if ((guint64) count * 12 != r->data_len)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index data of "
+        "connection %u says %u entries but holds %u bytes", conn, count,
+        r->data_len);
+  /* Chunk records can be made to overlap so that several share index
+   * records; the file holds at most size / 12 distinct entries, which
+   * bounds the memory of the index whatever the records claim. */
+  if ((guint64) bag->entries->len + count > bag->size / 12)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the index lists "
+        "more messages than the file can hold (chunks sharing index "
+        "records)");
+  idx = g_hash_table_lookup (bag->connection_ids, GUINT_TO_POINTER (conn + 1));
+  if (!idx)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index data of "
+        "unknown connection %u", conn);
+  for (guint32 i = 0; i < count; i++) {
+    const guint8 *e = r->data + i * 12;
+    RcBagEntry entry;
+
+    entry.time = rc_time_ns (rc_get_u32 (e), rc_get_u32 (e + 4));
+    entry.connection = GPOINTER_TO_UINT (idx) - 1;
+    entry.chunk = chunk_index;
+    entry.offset = rc_get_u32 (e + 8);
+    g_array_append_val (bag->entries, entry);
+  }
   return TRUE;
 }
 
@@ -262,93 +320,33 @@ add_chunk (RcBag * bag, guint64 chunk_pos, GError ** error)
 {
   Record r;
   guint8 op;
-  const guint8 *p;
-  guint32 n;
   Chunk chunk = { 0, };
   guint32 chunk_index = bag->chunks->len;
-  gsize pos;
 
   if (chunk_pos < VERSION_LEN || chunk_pos >= bag->size)
-    return fail (error, RC_BAG_ERROR_FORMAT, "chunk position %"
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk position %"
         G_GUINT64_FORMAT " is outside the file (%" G_GSIZE_FORMAT " bytes)",
         chunk_pos, bag->size);
-  if (!read_record (bag->base, bag->size, chunk_pos, &r, "chunk", error) ||
-      !record_op (&r, &op, "chunk", error))
+  if (!read_record_op (bag->base, bag->size, chunk_pos, &r, &op, "chunk",
+          error))
     return FALSE;
   if (op != OP_CHUNK)
-    return fail (error, RC_BAG_ERROR_FORMAT, "chunk info points at byte %"
-        G_GUINT64_FORMAT ", a record of op 0x%02x, not a chunk (0x05)",
-        chunk_pos, op);
-  if (!field_u32 (&r, "size", &chunk.size, "chunk", error))
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk info points "
+        "at byte %" G_GUINT64_FORMAT ", a record of op 0x%02x, not a chunk "
+        "(0x05)", chunk_pos, op);
+  if (!parse_chunk (bag, &r, chunk_pos, &chunk, error))
     return FALSE;
-  if (!find_field (r.header, r.header_len, "compression", &p, &n))
-    return fail (error, RC_BAG_ERROR_FORMAT, "chunk at byte %" G_GUINT64_FORMAT
-        " has no compression field", chunk_pos);
-  if (n == 4 && !memcmp (p, "none", 4))
-    chunk.compression = COMPRESSION_NONE;
-  else if (n == 3 && !memcmp (p, "bz2", 3))
-    chunk.compression = COMPRESSION_BZ2;
-  else if (n == 3 && !memcmp (p, "lz4", 3))
-    chunk.compression = COMPRESSION_LZ4;
-  else
-    return fail (error, RC_BAG_ERROR_UNSUPPORTED, "chunk at byte %"
-        G_GUINT64_FORMAT ": compression \"%.*s\" is not supported (none, bz2 "
-        "and lz4 are)", chunk_pos, (int) MIN (n, 32), p);
-  if (chunk.size > bag->max_chunk_size)
-    return fail (error, RC_BAG_ERROR_TOO_LARGE, "chunk at byte %"
-        G_GUINT64_FORMAT " is %u bytes decompressed, above the limit of %"
-        G_GSIZE_FORMAT, chunk_pos, chunk.size, bag->max_chunk_size);
-  if (chunk.compression == COMPRESSION_NONE && chunk.size != r.data_len)
-    return fail (error, RC_BAG_ERROR_FORMAT, "uncompressed chunk at byte %"
-        G_GUINT64_FORMAT " says %u bytes but holds %u", chunk_pos, chunk.size,
-        r.data_len);
-  chunk.data_pos = r.data - bag->base;
-  chunk.data_len = r.data_len;
   g_array_append_val (bag->chunks, chunk);
 
   /* Index data records follow until the next chunk or the index. */
-  for (pos = r.next; pos < bag->size;) {
-    Record ir;
-    guint32 ver, conn, count;
-    gpointer idx;
-
-    if (!read_record (bag->base, bag->size, pos, &ir, "index data", error) ||
-        !record_op (&ir, &op, "index data", error))
+  for (gsize pos = r.next; pos < bag->size; pos = r.next) {
+    if (!read_record_op (bag->base, bag->size, pos, &r, &op, "index data",
+            error))
       return FALSE;
     if (op != OP_INDEX_DATA)
       break;
-    if (!field_u32 (&ir, "ver", &ver, "index data", error) ||
-        !field_u32 (&ir, "conn", &conn, "index data", error) ||
-        !field_u32 (&ir, "count", &count, "index data", error))
+    if (!add_index_data (bag, &r, chunk_index, error))
       return FALSE;
-    if (ver != 1)
-      return fail (error, RC_BAG_ERROR_UNSUPPORTED, "index data version %u "
-          "(only 1 is known)", ver);
-    if ((guint64) count * 12 != ir.data_len)
-      return fail (error, RC_BAG_ERROR_FORMAT, "index data of connection %u "
-          "says %u entries but holds %u bytes", conn, count, ir.data_len);
-    /* Chunk records can be made to overlap so that several share index
-     * records; the file holds at most size / 12 distinct entries, which
-     * bounds the memory of the index whatever the records claim. */
-    if ((guint64) bag->entries->len + count > bag->size / 12)
-      return fail (error, RC_BAG_ERROR_FORMAT, "the index lists more "
-          "messages than the file can hold (chunks sharing index records)");
-    idx = g_hash_table_lookup (bag->connection_ids,
-        GUINT_TO_POINTER (conn + 1));
-    if (!idx)
-      return fail (error, RC_BAG_ERROR_FORMAT, "index data of unknown "
-          "connection %u", conn);
-    for (guint32 i = 0; i < count; i++) {
-      const guint8 *e = ir.data + i * 12;
-      RcBagEntry entry;
-
-      entry.time = time_ns (get_u32 (e), get_u32 (e + 4));
-      entry.connection = GPOINTER_TO_UINT (idx) - 1;
-      entry.chunk = chunk_index;
-      entry.offset = get_u32 (e + 8);
-      g_array_append_val (bag->entries, entry);
-    }
-    pos = ir.next;
   }
   return TRUE;
 }
@@ -376,98 +374,133 @@ compare_u64 (gconstpointer a, gconstpointer b)
 }
 
 static gboolean
-parse (RcBag * bag, GError ** error)
+check_version_line (const RcBag * bag, GError ** error)
+{
+  gsize n = 9;
+
+  if (bag->size >= VERSION_LEN &&
+      !memcmp (bag->base, VERSION_LINE, VERSION_LEN))
+    return TRUE;
+  if (bag->size < 9 || memcmp (bag->base, "#ROSBAG V", 9) != 0)
+    return rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "not a ROS "
+        "bag: the file does not start with \"#ROSBAG V2.0\"");
+  while (n < bag->size && n < 24 && bag->base[n] != '\n')
+    n++;
+  return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "bag format "
+      "version %.*s is not supported (only 2.0 is)", (int) (n - 9),
+      bag->base + 9);
+}
+
+/* The bag header record: where the index is and what it holds. */
+static gboolean
+read_bag_header (const RcBag * bag, guint64 * index_pos, guint32 * conn_count,
+    guint32 * chunk_count, GError ** error)
 {
   Record r;
   guint8 op;
-  guint64 index_pos;
-  guint32 conn_count, chunk_count, n_infos = 0;
-  GArray *chunk_pos = NULL;
-  gboolean ok = FALSE;
 
-  if (bag->size < VERSION_LEN ||
-      memcmp (bag->base, VERSION_LINE, VERSION_LEN) != 0) {
-    if (bag->size >= 9 && !memcmp (bag->base, "#ROSBAG V", 9)) {
-      gsize n = 9;
-      while (n < bag->size && n < 24 && bag->base[n] != '\n')
-        n++;
-      return fail (error, RC_BAG_ERROR_VERSION, "bag format version %.*s is "
-          "not supported (only 2.0 is)", (int) (n - 9), bag->base + 9);
-    }
-    return fail (error, RC_BAG_ERROR_VERSION, "not a ROS bag: the file does "
-        "not start with \"#ROSBAG V2.0\"");
-  }
-  if (!read_record (bag->base, bag->size, VERSION_LEN, &r, "bag header",
-          error) || !record_op (&r, &op, "bag header", error))
+  if (!read_record_op (bag->base, bag->size, VERSION_LEN, &r, &op,
+          "bag header", error))
     return FALSE;
   if (op != OP_BAG_HEADER)
-    return fail (error, RC_BAG_ERROR_FORMAT, "the first record is op 0x%02x, "
-        "not the bag header (0x03)", op);
-  if (!field_u64 (&r, "index_pos", &index_pos, "bag header", error) ||
-      !field_u32 (&r, "conn_count", &conn_count, "bag header", error) ||
-      !field_u32 (&r, "chunk_count", &chunk_count, "bag header", error))
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the first record "
+        "is op 0x%02x, not the bag header (0x03)", op);
+  if (!field_u64 (&r, "index_pos", index_pos, "bag header", error) ||
+      !field_u32 (&r, "conn_count", conn_count, "bag header", error) ||
+      !field_u32 (&r, "chunk_count", chunk_count, "bag header", error))
     return FALSE;
-  if (index_pos == 0)
-    return fail (error, RC_BAG_ERROR_UNSUPPORTED, "the bag has no index (its "
-        "recording was interrupted): run rosbag reindex on it");
-  if (index_pos < r.next || index_pos > bag->size)
-    return fail (error, RC_BAG_ERROR_FORMAT, "index position %"
+  if (*index_pos == 0)
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "the bag has "
+        "no index (its recording was interrupted): run rosbag reindex on it");
+  if (*index_pos < r.next || *index_pos > bag->size)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index position %"
         G_GUINT64_FORMAT " is outside the file (%" G_GSIZE_FORMAT " bytes)",
-        index_pos, bag->size);
+        *index_pos, bag->size);
+  return TRUE;
+}
 
-  /* The index: connections first, then chunk infos (both counted by the
-   * bag header; each record takes at least 8 bytes, so the loop is bounded
-   * by the file). */
-  chunk_pos = g_array_new (FALSE, FALSE, sizeof (guint64));
-  for (gsize pos = index_pos; pos < bag->size;) {
-    if (!read_record (bag->base, bag->size, pos, &r, "index record", error) ||
-        !record_op (&r, &op, "index record", error))
-      goto out;
+static gboolean
+add_chunk_info (const Record * r, GArray * chunk_pos, GError ** error)
+{
+  guint32 ver;
+  guint64 pos;
+
+  if (!field_u32 (r, "ver", &ver, "chunk info", error) ||
+      !field_u64 (r, "chunk_pos", &pos, "chunk info", error))
+    return FALSE;
+  if (ver != 1)
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "chunk info "
+        "version %u (only 1 is known)", ver);
+  g_array_append_val (chunk_pos, pos);
+  return TRUE;
+}
+
+/* The index at @index_pos: connections first, then chunk infos (both
+ * counted by the bag header; each record takes at least 8 bytes, so the
+ * loop is bounded by the file).  The chunk positions go to @chunk_pos. */
+static gboolean
+read_index (RcBag * bag, guint64 index_pos, GArray * chunk_pos, GError ** error)
+{
+  Record r;
+  guint8 op;
+
+  for (gsize pos = index_pos; pos < bag->size; pos = r.next) {
+    if (!read_record_op (bag->base, bag->size, pos, &r, &op, "index record",
+            error))
+      return FALSE;
     if (op == OP_CONNECTION) {
       if (!add_connection (bag, &r, error))
-        goto out;
+        return FALSE;
     } else if (op == OP_CHUNK_INFO) {
-      guint32 ver;
-      guint64 cpos;
-
-      if (!field_u32 (&r, "ver", &ver, "chunk info", error) ||
-          !field_u64 (&r, "chunk_pos", &cpos, "chunk info", error))
-        goto out;
-      if (ver != 1) {
-        fail (error, RC_BAG_ERROR_UNSUPPORTED, "chunk info version %u (only "
-            "1 is known)", ver);
-        goto out;
-      }
-      g_array_append_val (chunk_pos, cpos);
-      n_infos++;
+      if (!add_chunk_info (&r, chunk_pos, error))
+        return FALSE;
     } else {
-      fail (error, RC_BAG_ERROR_FORMAT, "unexpected record op 0x%02x in the "
-          "index at byte %" G_GSIZE_FORMAT, op, pos);
-      goto out;
+      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "unexpected "
+          "record op 0x%02x in the index at byte %" G_GSIZE_FORMAT, op, pos);
     }
-    pos = r.next;
   }
-  if (bag->connections->len != conn_count || n_infos != chunk_count) {
-    fail (error, RC_BAG_ERROR_FORMAT, "the bag header announces %u "
-        "connections and %u chunks, the index holds %u and %u", conn_count,
-        chunk_count, bag->connections->len, n_infos);
-    goto out;
-  }
+  return TRUE;
+}
+
+/* Every chunk, in file order, with its index data. */
+static gboolean
+add_chunks (RcBag * bag, GArray * chunk_pos, GError ** error)
+{
   g_array_sort (chunk_pos, compare_u64);
   for (guint i = 0; i < chunk_pos->len; i++) {
-    guint64 cpos = g_array_index (chunk_pos, guint64, i);
+    guint64 pos = g_array_index (chunk_pos, guint64, i);
 
-    if (i > 0 && cpos == g_array_index (chunk_pos, guint64, i - 1)) {
-      fail (error, RC_BAG_ERROR_FORMAT, "two chunk infos point at byte %"
-          G_GUINT64_FORMAT, cpos);
-      goto out;
-    }
-    if (!add_chunk (bag, cpos, error))
-      goto out;
+    if (i > 0 && pos == g_array_index (chunk_pos, guint64, i - 1))
+      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "two chunk infos "
+          "point at byte %" G_GUINT64_FORMAT, pos);
+    if (!add_chunk (bag, pos, error))
+      return FALSE;
   }
-  g_array_sort (bag->entries, compare_entries);
-  ok = TRUE;
-out:
+  return TRUE;
+}
+
+static gboolean
+parse (RcBag * bag, GError ** error)
+{
+  guint64 index_pos;
+  guint32 conn_count, chunk_count;
+  GArray *chunk_pos;
+  gboolean ok;
+
+  if (!check_version_line (bag, error) ||
+      !read_bag_header (bag, &index_pos, &conn_count, &chunk_count, error))
+    return FALSE;
+  chunk_pos = g_array_new (FALSE, FALSE, sizeof (guint64));
+  ok = read_index (bag, index_pos, chunk_pos, error);
+  if (ok && (bag->connections->len != conn_count ||
+          chunk_pos->len != chunk_count))
+    ok = rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the bag header "
+        "announces %u connections and %u chunks, the index holds %u and %u",
+        conn_count, chunk_count, bag->connections->len, chunk_pos->len);
+  if (ok)
+    ok = add_chunks (bag, chunk_pos, error);
+  if (ok)
+    g_array_sort (bag->entries, compare_entries);
   g_array_unref (chunk_pos);
   return ok;
 }
@@ -503,29 +536,6 @@ rc_bag_open_data (const guint8 * data, gsize size, gsize max_chunk_size,
   return bag;
 }
 
-RcBag *
-rc_bag_open (const gchar * path, gsize max_chunk_size, GError ** error)
-{
-  GError *err = NULL;
-  GMappedFile *mapped = g_mapped_file_new (path, FALSE, &err);
-  RcBag *bag;
-
-  if (!mapped) {
-    fail (error, RC_BAG_ERROR_IO, "%s", err->message);
-    g_error_free (err);
-    return NULL;
-  }
-  bag = bag_new (max_chunk_size);
-  bag->mapped = mapped;
-  bag->base = (const guint8 *) g_mapped_file_get_contents (mapped);
-  bag->size = g_mapped_file_get_length (mapped);
-  if (!parse (bag, error)) {
-    rc_bag_free (bag);
-    return NULL;
-  }
-  return bag;
-}
-
 void
 rc_bag_free (RcBag * bag)
 {
@@ -536,8 +546,6 @@ rc_bag_free (RcBag * bag)
   g_array_unref (bag->chunks);
   g_array_unref (bag->entries);
   g_free (bag->cache);
-  if (bag->mapped)
-    g_mapped_file_unref (bag->mapped);
   g_free (bag);
 }
 
@@ -592,7 +600,8 @@ decompress_lz4 (const guint8 * src, gsize src_len, guint8 * dst,
   gboolean ok = FALSE;
 
   if (LZ4F_isError (LZ4F_createDecompressionContext (&ctx, LZ4F_VERSION)))
-    return fail (error, RC_BAG_ERROR_IO, "cannot create an lz4 context");
+    return rc_reader_fail (error, RC_READER_ERROR_IO,
+        "cannot create an lz4 context");
   /* Loop until the frame ends (ret == 0); every call consumes input or
    * produces output, or the data is wrong. */
   while (ret != 0) {
@@ -601,21 +610,21 @@ decompress_lz4 (const guint8 * src, gsize src_len, guint8 * dst,
     ret = LZ4F_decompress (ctx, dst + out_pos, &out_size, src + in_pos,
         &in_size, NULL);
     if (LZ4F_isError (ret)) {
-      fail (error, RC_BAG_ERROR_FORMAT, "corrupt lz4 chunk: %s",
+      rc_reader_fail (error, RC_READER_ERROR_FORMAT, "corrupt lz4 chunk: %s",
           LZ4F_getErrorName (ret));
       goto out;
     }
     in_pos += in_size;
     out_pos += out_size;
     if (ret != 0 && in_size == 0 && out_size == 0) {
-      fail (error, RC_BAG_ERROR_FORMAT, "corrupt lz4 chunk: %s",
+      rc_reader_fail (error, RC_READER_ERROR_FORMAT, "corrupt lz4 chunk: %s",
           in_pos == src_len ? "truncated frame" :
           "more data than the chunk's size field says");
       goto out;
     }
   }
   if (out_pos != dst_len) {
-    fail (error, RC_BAG_ERROR_FORMAT, "lz4 chunk decompresses to %"
+    rc_reader_fail (error, RC_READER_ERROR_FORMAT, "lz4 chunk decompresses to %"
         G_GSIZE_FORMAT " bytes, its size field says %" G_GSIZE_FORMAT,
         out_pos, dst_len);
     goto out;
@@ -646,8 +655,8 @@ load_chunk (RcBag * bag, guint32 index, const guint8 ** data, gsize * size,
       bag->cache = g_try_malloc (MAX (c->size, 1));
       bag->cache_size = bag->cache ? c->size : 0;
       if (!bag->cache)
-        return fail (error, RC_BAG_ERROR_TOO_LARGE, "cannot allocate %u "
-            "bytes for a chunk", c->size);
+        return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE,
+            "cannot allocate %u bytes for a chunk", c->size);
     }
     if (c->compression == COMPRESSION_BZ2) {
       unsigned int out_len = c->size;
@@ -655,14 +664,16 @@ load_chunk (RcBag * bag, guint32 index, const guint8 ** data, gsize * size,
           (char *) src, c->data_len, 0, 0);
 
       if (ret != BZ_OK)
-        return fail (error, RC_BAG_ERROR_FORMAT, "corrupt bz2 chunk: %s",
-            ret == BZ_OUTBUFF_FULL ? "larger than its size field says" :
-            ret == BZ_UNEXPECTED_EOF ? "truncated stream" :
-            ret == BZ_DATA_ERROR_MAGIC ? "no bz2 stream magic" :
-            ret == BZ_DATA_ERROR ? "bad data or checksum" : "libbz2 error");
+        return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+            "corrupt bz2 chunk: %s",
+            ret == BZ_OUTBUFF_FULL ? "larger than its size field says" : ret ==
+            BZ_UNEXPECTED_EOF ? "truncated stream" : ret ==
+            BZ_DATA_ERROR_MAGIC ? "no bz2 stream magic" : ret ==
+            BZ_DATA_ERROR ? "bad data or checksum" : "libbz2 error");
       if (out_len != c->size)
-        return fail (error, RC_BAG_ERROR_FORMAT, "bz2 chunk decompresses to "
-            "%u bytes, its size field says %u", out_len, c->size);
+        return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+            "bz2 chunk decompresses to %u bytes, its size field says %u",
+            out_len, c->size);
     } else if (!decompress_lz4 (src, c->data_len, bag->cache, c->size, error)) {
       return FALSE;
     }
@@ -686,261 +697,20 @@ rc_bag_read (RcBag * bag, const RcBagEntry * entry, const guint8 ** data,
 
   g_return_val_if_fail (entry->chunk < bag->chunks->len, FALSE);
   if (!load_chunk (bag, entry->chunk, &chunk, &chunk_size, error) ||
-      !read_record (chunk, chunk_size, entry->offset, &r, "message", error) ||
-      !record_op (&r, &op, "message", error))
+      !read_record_op (chunk, chunk_size, entry->offset, &r, &op, "message",
+          error))
     return FALSE;
   if (op != OP_MSG_DATA)
-    return fail (error, RC_BAG_ERROR_FORMAT, "the index points at a record "
-        "of op 0x%02x, not a message (0x02)", op);
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "the index points at a record of op 0x%02x, not a message (0x02)", op);
   if (!field_u32 (&r, "conn", &conn, "message", error))
     return FALSE;
   c = rc_bag_get_connection (bag, entry->connection);
   if (conn != c->id)
-    return fail (error, RC_BAG_ERROR_FORMAT, "the index lists a message of "
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "the index lists a message of "
         "connection %u, the chunk holds one of %u", c->id, conn);
   *data = r.data;
   *size = r.data_len;
   return TRUE;
-}
-
-/* ------------------------------------------------------------------ */
-/* Messages                                                            */
-/* ------------------------------------------------------------------ */
-
-typedef struct
-{
-  const guint8 *p;
-  gsize left;
-  const gchar *what;
-  GError **error;
-} Reader;
-
-static gboolean
-need (Reader * r, guint64 n, const gchar * field)
-{
-  if (n > r->left)
-    return fail (r->error, RC_BAG_ERROR_FORMAT, "%s: %s needs %"
-        G_GUINT64_FORMAT " bytes, %" G_GSIZE_FORMAT " are left", r->what,
-        field, n, r->left);
-  return TRUE;
-}
-
-static gboolean
-read_u8 (Reader * r, guint8 * v, const gchar * field)
-{
-  if (!need (r, 1, field))
-    return FALSE;
-  *v = r->p[0];
-  r->p++;
-  r->left--;
-  return TRUE;
-}
-
-static gboolean
-read_u32 (Reader * r, guint32 * v, const gchar * field)
-{
-  if (!need (r, 4, field))
-    return FALSE;
-  *v = get_u32 (r->p);
-  r->p += 4;
-  r->left -= 4;
-  return TRUE;
-}
-
-static gboolean
-read_bytes (Reader * r, const guint8 ** v, guint32 * n, const gchar * field)
-{
-  if (!read_u32 (r, n, field) || !need (r, *n, field))
-    return FALSE;
-  *v = r->p;
-  r->p += *n;
-  r->left -= *n;
-  return TRUE;
-}
-
-static gboolean
-read_string (Reader * r, gchar ** v, const gchar * field)
-{
-  const guint8 *p;
-  guint32 n;
-
-  if (!read_bytes (r, &p, &n, field))
-    return FALSE;
-  *v = g_strndup ((const gchar *) p, n);
-  return TRUE;
-}
-
-/* float64[]: the count is checked against the bytes left before the
- * allocation. */
-static gboolean
-read_doubles (Reader * r, gdouble ** v, guint * n, const gchar * field)
-{
-  guint32 count;
-
-  if (!read_u32 (r, &count, field) || !need (r, (guint64) count * 8, field))
-    return FALSE;
-  *n = count;
-  *v = count ? g_new (gdouble, count) : NULL;
-  for (guint32 i = 0; i < count; i++) {
-    guint64 bits = get_u64 (r->p + i * 8);
-    memcpy (&(*v)[i], &bits, 8);
-  }
-  r->p += count * (gsize) 8;
-  r->left -= count * (gsize) 8;
-  return TRUE;
-}
-
-static gboolean
-read_header (Reader * r, RcRosHeader * h)
-{
-  guint32 sec, nsec;
-
-  if (!read_u32 (r, &h->seq, "header.seq") ||
-      !read_u32 (r, &sec, "header.stamp") ||
-      !read_u32 (r, &nsec, "header.stamp") ||
-      !read_string (r, &h->frame_id, "header.frame_id"))
-    return FALSE;
-  h->stamp = time_ns (sec, nsec);
-  return TRUE;
-}
-
-gboolean
-rc_bag_parse_header (const guint8 * data, gsize size, RcRosHeader * header,
-    GError ** error)
-{
-  Reader r = { data, size, "message", error };
-
-  memset (header, 0, sizeof (*header));
-  return read_header (&r, header);
-}
-
-void
-rc_bag_header_clear (RcRosHeader * header)
-{
-  g_clear_pointer (&header->frame_id, g_free);
-}
-
-gboolean
-rc_bag_parse_point_cloud2 (const guint8 * data, gsize size,
-    RcPointCloud2 * msg, GError ** error)
-{
-  Reader r = { data, size, "PointCloud2", error };
-  guint32 n_fields;
-  guint8 b;
-  const guint8 *bytes;
-
-  memset (msg, 0, sizeof (*msg));
-  if (!read_header (&r, &msg->header) ||
-      !read_u32 (&r, &msg->height, "height") ||
-      !read_u32 (&r, &msg->width, "width") ||
-      !read_u32 (&r, &n_fields, "fields") ||
-      /* each field takes at least 13 bytes */
-      !need (&r, (guint64) n_fields * 13, "fields"))
-    goto fail;
-  msg->fields = g_new0 (RcPointField, MAX (n_fields, 1));
-  for (guint32 i = 0; i < n_fields; i++) {
-    RcPointField *f = &msg->fields[i];
-    if (!read_string (&r, &f->name, "fields.name"))
-      goto fail;
-    msg->n_fields = i + 1;
-    if (!read_u32 (&r, &f->offset, "fields.offset") ||
-        !read_u8 (&r, &f->datatype, "fields.datatype") ||
-        !read_u32 (&r, &f->count, "fields.count"))
-      goto fail;
-  }
-  if (!read_u8 (&r, &b, "is_bigendian"))
-    goto fail;
-  msg->is_bigendian = b != 0;
-  if (!read_u32 (&r, &msg->point_step, "point_step") ||
-      !read_u32 (&r, &msg->row_step, "row_step") ||
-      !read_bytes (&r, &bytes, &msg->data_size, "data") ||
-      !read_u8 (&r, &b, "is_dense"))
-    goto fail;
-  msg->data = bytes;
-  msg->is_dense = b != 0;
-  return TRUE;
-fail:
-  rc_bag_point_cloud2_clear (msg);
-  return FALSE;
-}
-
-void
-rc_bag_point_cloud2_clear (RcPointCloud2 * msg)
-{
-  rc_bag_header_clear (&msg->header);
-  for (guint i = 0; i < msg->n_fields; i++)
-    g_free (msg->fields[i].name);
-  g_clear_pointer (&msg->fields, g_free);
-  msg->n_fields = 0;
-}
-
-gboolean
-rc_bag_parse_joint_state (const guint8 * data, gsize size,
-    RcJointState * msg, GError ** error)
-{
-  Reader r = { data, size, "JointState", error };
-  guint32 n_names;
-
-  memset (msg, 0, sizeof (*msg));
-  if (!read_header (&r, &msg->header) ||
-      !read_u32 (&r, &n_names, "name") ||
-      !need (&r, (guint64) n_names * 4, "name"))
-    goto fail;
-  msg->names = g_new0 (gchar *, n_names + 1);
-  for (guint32 i = 0; i < n_names; i++) {
-    if (!read_string (&r, &msg->names[i], "name"))
-      goto fail;
-    msg->n_names = i + 1;
-  }
-  if (!read_doubles (&r, &msg->position, &msg->n_position, "position") ||
-      !read_doubles (&r, &msg->velocity, &msg->n_velocity, "velocity") ||
-      !read_doubles (&r, &msg->effort, &msg->n_effort, "effort"))
-    goto fail;
-  return TRUE;
-fail:
-  rc_bag_joint_state_clear (msg);
-  return FALSE;
-}
-
-void
-rc_bag_joint_state_clear (RcJointState * msg)
-{
-  rc_bag_header_clear (&msg->header);
-  g_clear_pointer (&msg->names, g_strfreev);
-  g_clear_pointer (&msg->position, g_free);
-  g_clear_pointer (&msg->velocity, g_free);
-  g_clear_pointer (&msg->effort, g_free);
-  msg->n_names = msg->n_position = msg->n_velocity = msg->n_effort = 0;
-}
-
-gboolean
-rc_bag_parse_image (const guint8 * data, gsize size, RcImage * msg,
-    GError ** error)
-{
-  Reader r = { data, size, "Image", error };
-  guint8 b;
-  const guint8 *bytes;
-
-  memset (msg, 0, sizeof (*msg));
-  if (!read_header (&r, &msg->header) ||
-      !read_u32 (&r, &msg->height, "height") ||
-      !read_u32 (&r, &msg->width, "width") ||
-      !read_string (&r, &msg->encoding, "encoding") ||
-      !read_u8 (&r, &b, "is_bigendian") ||
-      !read_u32 (&r, &msg->step, "step") ||
-      !read_bytes (&r, &bytes, &msg->data_size, "data"))
-    goto fail;
-  msg->is_bigendian = b != 0;
-  msg->data = bytes;
-  return TRUE;
-fail:
-  rc_bag_image_clear (msg);
-  return FALSE;
-}
-
-void
-rc_bag_image_clear (RcImage * msg)
-{
-  rc_bag_header_clear (&msg->header);
-  g_clear_pointer (&msg->encoding, g_free);
 }
