@@ -105,6 +105,19 @@ read_header (FieldReader * r, RcRosHeader * h)
   return TRUE;
 }
 
+/* Reads the message @data (named @what in errors) into the zeroed @msg of
+ * @msg_size bytes with @read; on failure, the caller clears @msg. */
+static gboolean
+parse_message (const guint8 * data, gsize size, const gchar * what,
+    gpointer msg, gsize msg_size, gboolean (*read) (FieldReader *, gpointer),
+    GError ** error)
+{
+  FieldReader r = { data, size, what, error };
+
+  memset (msg, 0, msg_size);
+  return read (&r, msg);
+}
+
 gboolean
 rc_ros1_parse_header (const guint8 * data, gsize size, RcRosHeader * header,
     GError ** error)
@@ -121,46 +134,52 @@ rc_ros1_header_clear (RcRosHeader * header)
   g_clear_pointer (&header->frame_id, g_free);
 }
 
-gboolean
-rc_ros1_parse_point_cloud2 (const guint8 * data, gsize size,
-    RcPointCloud2 * msg, GError ** error)
+static gboolean
+read_point_cloud2 (FieldReader * r, gpointer out)
 {
-  FieldReader r = { data, size, "PointCloud2", error };
+  RcPointCloud2 *msg = out;
   guint32 n_fields;
   guint8 b;
   const guint8 *bytes;
 
-  memset (msg, 0, sizeof (*msg));
-  if (!read_header (&r, &msg->header) ||
-      !read_u32 (&r, &msg->height, "height") ||
-      !read_u32 (&r, &msg->width, "width") ||
-      !read_u32 (&r, &n_fields, "fields") ||
+  if (!read_header (r, &msg->header) ||
+      !read_u32 (r, &msg->height, "height") ||
+      !read_u32 (r, &msg->width, "width") ||
+      !read_u32 (r, &n_fields, "fields") ||
       /* each field takes at least 13 bytes */
-      !need (&r, (guint64) n_fields * 13, "fields"))
-    goto fail;
+      !need (r, (guint64) n_fields * 13, "fields"))
+    return FALSE;
   msg->fields = g_new0 (RcPointField, MAX (n_fields, 1));
   for (guint32 i = 0; i < n_fields; i++) {
     RcPointField *f = &msg->fields[i];
-    if (!read_string (&r, &f->name, "fields.name"))
-      goto fail;
+    if (!read_string (r, &f->name, "fields.name"))
+      return FALSE;
     msg->n_fields = i + 1;
-    if (!read_u32 (&r, &f->offset, "fields.offset") ||
-        !read_u8 (&r, &f->datatype, "fields.datatype") ||
-        !read_u32 (&r, &f->count, "fields.count"))
-      goto fail;
+    if (!read_u32 (r, &f->offset, "fields.offset") ||
+        !read_u8 (r, &f->datatype, "fields.datatype") ||
+        !read_u32 (r, &f->count, "fields.count"))
+      return FALSE;
   }
-  if (!read_u8 (&r, &b, "is_bigendian"))
-    goto fail;
+  if (!read_u8 (r, &b, "is_bigendian"))
+    return FALSE;
   msg->is_bigendian = b != 0;
-  if (!read_u32 (&r, &msg->point_step, "point_step") ||
-      !read_u32 (&r, &msg->row_step, "row_step") ||
-      !read_bytes (&r, &bytes, &msg->data_size, "data") ||
-      !read_u8 (&r, &b, "is_dense"))
-    goto fail;
+  if (!read_u32 (r, &msg->point_step, "point_step") ||
+      !read_u32 (r, &msg->row_step, "row_step") ||
+      !read_bytes (r, &bytes, &msg->data_size, "data") ||
+      !read_u8 (r, &b, "is_dense"))
+    return FALSE;
   msg->data = bytes;
   msg->is_dense = b != 0;
   return TRUE;
-fail:
+}
+
+gboolean
+rc_ros1_parse_point_cloud2 (const guint8 * data, gsize size,
+    RcPointCloud2 * msg, GError ** error)
+{
+  if (parse_message (data, size, "PointCloud2", msg, sizeof (*msg),
+          read_point_cloud2, error))
+    return TRUE;
   rc_ros1_point_cloud2_clear (msg);
   return FALSE;
 }
@@ -175,30 +194,36 @@ rc_ros1_point_cloud2_clear (RcPointCloud2 * msg)
   msg->n_fields = 0;
 }
 
-gboolean
-rc_ros1_parse_joint_state (const guint8 * data, gsize size,
-    RcJointState * msg, GError ** error)
+static gboolean
+read_joint_state (FieldReader * r, gpointer out)
 {
-  FieldReader r = { data, size, "JointState", error };
+  RcJointState *msg = out;
   guint32 n_names;
 
-  memset (msg, 0, sizeof (*msg));
-  if (!read_header (&r, &msg->header) ||
-      !read_u32 (&r, &n_names, "name") ||
-      !need (&r, (guint64) n_names * 4, "name"))
-    goto fail;
+  if (!read_header (r, &msg->header) ||
+      !read_u32 (r, &n_names, "name") ||
+      !need (r, (guint64) n_names * 4, "name"))
+    return FALSE;
   msg->names = g_new0 (gchar *, n_names + 1);
   for (guint32 i = 0; i < n_names; i++) {
-    if (!read_string (&r, &msg->names[i], "name"))
-      goto fail;
+    if (!read_string (r, &msg->names[i], "name"))
+      return FALSE;
     msg->n_names = i + 1;
   }
-  if (!read_doubles (&r, &msg->position, &msg->n_position, "position") ||
-      !read_doubles (&r, &msg->velocity, &msg->n_velocity, "velocity") ||
-      !read_doubles (&r, &msg->effort, &msg->n_effort, "effort"))
-    goto fail;
+  if (!read_doubles (r, &msg->position, &msg->n_position, "position") ||
+      !read_doubles (r, &msg->velocity, &msg->n_velocity, "velocity") ||
+      !read_doubles (r, &msg->effort, &msg->n_effort, "effort"))
+    return FALSE;
   return TRUE;
-fail:
+}
+
+gboolean
+rc_ros1_parse_joint_state (const guint8 * data, gsize size, RcJointState * msg,
+    GError ** error)
+{
+  if (parse_message (data, size, "JointState", msg, sizeof (*msg),
+          read_joint_state, error))
+    return TRUE;
   rc_ros1_joint_state_clear (msg);
   return FALSE;
 }
@@ -214,27 +239,33 @@ rc_ros1_joint_state_clear (RcJointState * msg)
   msg->n_names = msg->n_position = msg->n_velocity = msg->n_effort = 0;
 }
 
+static gboolean
+read_image (FieldReader * r, gpointer out)
+{
+  RcImage *msg = out;
+  guint8 b;
+  const guint8 *bytes;
+
+  if (!read_header (r, &msg->header) ||
+      !read_u32 (r, &msg->height, "height") ||
+      !read_u32 (r, &msg->width, "width") ||
+      !read_string (r, &msg->encoding, "encoding") ||
+      !read_u8 (r, &b, "is_bigendian") ||
+      !read_u32 (r, &msg->step, "step") ||
+      !read_bytes (r, &bytes, &msg->data_size, "data"))
+    return FALSE;
+  msg->is_bigendian = b != 0;
+  msg->data = bytes;
+  return TRUE;
+}
+
 gboolean
 rc_ros1_parse_image (const guint8 * data, gsize size, RcImage * msg,
     GError ** error)
 {
-  FieldReader r = { data, size, "Image", error };
-  guint8 b;
-  const guint8 *bytes;
-
-  memset (msg, 0, sizeof (*msg));
-  if (!read_header (&r, &msg->header) ||
-      !read_u32 (&r, &msg->height, "height") ||
-      !read_u32 (&r, &msg->width, "width") ||
-      !read_string (&r, &msg->encoding, "encoding") ||
-      !read_u8 (&r, &b, "is_bigendian") ||
-      !read_u32 (&r, &msg->step, "step") ||
-      !read_bytes (&r, &bytes, &msg->data_size, "data"))
-    goto fail;
-  msg->is_bigendian = b != 0;
-  msg->data = bytes;
-  return TRUE;
-fail:
+  if (parse_message (data, size, "Image", msg, sizeof (*msg), read_image,
+          error))
+    return TRUE;
   rc_ros1_image_clear (msg);
   return FALSE;
 }
