@@ -57,7 +57,9 @@
 #include "gstrobocachebagsrc.h"
 #include "gstrobocacheelements.h"
 #include "gstrobocachecaps.h"
-#include "robocachebag.h"
+#include "formats/reader.h"
+#include "formats/ros1msg.h"
+#include "gstrobocacheros1.h"
 
 #include <gst/base/gstflowcombiner.h>
 #include <gst/video/video.h>
@@ -70,10 +72,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_bag_src_debug);
 #define DEFAULT_TOPICS NULL
 #define DEFAULT_TIMESTAMPS GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER
 
-#define TYPE_POINT_CLOUD2 "sensor_msgs/PointCloud2"
-#define TYPE_JOINT_STATE "sensor_msgs/JointState"
-#define TYPE_IMAGE "sensor_msgs/Image"
-
 enum
 {
   PROP_0,
@@ -81,13 +79,6 @@ enum
   PROP_TOPICS,
   PROP_TIMESTAMPS
 };
-
-typedef enum
-{
-  KIND_POINTS,
-  KIND_JOINTS,
-  KIND_IMAGE
-} Kind;
 
 /* Property values, under the object lock. */
 typedef struct
@@ -101,7 +92,6 @@ typedef struct
 {
   GstPad *pad;
   gchar *topic;
-  Kind kind;
   GstCaps *caps;                /* last sent */
   gboolean need_start;
   gboolean need_segment;
@@ -112,14 +102,13 @@ typedef struct
  * and seeks use it under the stream lock of the first pad. */
 typedef struct
 {
-  RcBag *bag;
+  RcReader *reader;
   GPtrArray *streams;           /* Stream */
-  gint *stream_of;              /* per connection: stream index or -1 */
+  gint *stream_of;              /* per topic: stream index or -1 */
   GstFlowCombiner *combiner;
   GstRobocacheBagTimestamps timestamps;
   guint64 base;                 /* ns: the stamp of the first message */
   GstClockTime duration;
-  gsize next;                   /* the next entry to play */
   GstSegment segment;
   guint32 seqnum;
   guint32 seek_seqnum;          /* of the last seek handled */
@@ -173,28 +162,35 @@ gst_robocache_bag_timestamps_get_type (void)
 /* Properties                                                          */
 /* ------------------------------------------------------------------ */
 
+/* The setting behind a string property; NULL for the others. */
+static gchar **
+string_setting (GstRobocacheBagSrc * self, guint prop_id)
+{
+  switch (prop_id) {
+    case PROP_LOCATION:
+      return &self->settings.location;
+    case PROP_TOPICS:
+      return &self->settings.topics;
+    default:
+      return NULL;
+  }
+}
+
 static void
 gst_robocache_bag_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstRobocacheBagSrc *self = GST_ROBOCACHE_BAG_SRC (object);
+  gchar **string;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_LOCATION:
-      g_free (self->settings.location);
-      self->settings.location = g_value_dup_string (value);
-      break;
-    case PROP_TOPICS:
-      g_free (self->settings.topics);
-      self->settings.topics = g_value_dup_string (value);
-      break;
-    case PROP_TIMESTAMPS:
-      self->settings.timestamps = g_value_get_enum (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
+  if ((string = string_setting (self, prop_id))) {
+    g_free (*string);
+    *string = g_value_dup_string (value);
+  } else if (prop_id == PROP_TIMESTAMPS) {
+    self->settings.timestamps = g_value_get_enum (value);
+  } else {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
   GST_OBJECT_UNLOCK (self);
 }
@@ -204,22 +200,15 @@ gst_robocache_bag_src_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstRobocacheBagSrc *self = GST_ROBOCACHE_BAG_SRC (object);
+  gchar **string;
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_LOCATION:
-      g_value_set_string (value, self->settings.location);
-      break;
-    case PROP_TOPICS:
-      g_value_set_string (value, self->settings.topics);
-      break;
-    case PROP_TIMESTAMPS:
-      g_value_set_enum (value, self->settings.timestamps);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if ((string = string_setting (self, prop_id)))
+    g_value_set_string (value, *string);
+  else if (prop_id == PROP_TIMESTAMPS)
+    g_value_set_enum (value, self->settings.timestamps);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -239,245 +228,32 @@ skip_message (GstRobocacheBagSrc * self, Stream * s, const gchar * why)
   }
 }
 
-/* Names become part of a comma-separated caps string. */
-static gboolean
-name_is_plain (const gchar * name)
-{
-  return name[0] && !strpbrk (name, ",:\"");
-}
-
+/* The buffer and caps of a message of @s; NULL if skipped (warned about)
+ * or, with @error set, malformed. */
 static GstBuffer *
-points_buffer (GstRobocacheBagSrc * self, Stream * s, const guint8 * data,
-    gsize size, guint64 * stamp, GstCaps ** caps, GError ** error)
+message_buffer (GstRobocacheBagSrc * self, Stream * s, const RcMessage * msg,
+    guint64 * stamp, GstCaps ** caps, GError ** error)
 {
-  RcPointCloud2 msg;
-  GPtrArray *names;
-  GArray *types, *offsets;
-  guint64 points, row_bytes;
-  GstBuffer *buf = NULL;
-  gchar *fields;
+  gchar *skip_reason = NULL;
+  GstBuffer *buf = gst_robocache_ros1_buffer_new (msg->type, msg->data,
+      msg->size, stamp, caps, &skip_reason, error);
 
-  if (!rc_bag_parse_point_cloud2 (data, size, &msg, error))
-    return NULL;
-  *stamp = msg.header.stamp;
-  if (msg.is_bigendian) {
-    skip_message (self, s, "big-endian point clouds are not supported");
-    goto out;
+  if (skip_reason) {
+    skip_message (self, s, skip_reason);
+    g_free (skip_reason);
   }
-  if (msg.point_step == 0 || msg.point_step > 65535) {
-    skip_message (self, s, "point_step must be 1 to 65535");
-    goto out;
-  }
-  row_bytes = (guint64) msg.width * msg.point_step;
-  points = (guint64) msg.width * msg.height;
-  /* Rows are row_step apart; the last one needs only row_bytes. */
-  if (points > 0 && ((msg.height > 1 && msg.row_step < row_bytes) ||
-          (guint64) msg.row_step * (msg.height - 1) + row_bytes >
-          msg.data_size)) {
-    g_set_error (error, RC_BAG_ERROR, RC_BAG_ERROR_FORMAT, "PointCloud2: "
-        "%u x %u points of %u bytes (row_step %u) do not fit in its %u data "
-        "bytes", msg.width, msg.height, msg.point_step, msg.row_step,
-        msg.data_size);
-    goto out;
-  }
-
-  names = g_ptr_array_new_with_free_func (g_free);
-  types = g_array_new (FALSE, FALSE, sizeof (rc_scalar_type));
-  offsets = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (guint i = 0; i < msg.n_fields; i++) {
-    const RcPointField *f = &msg.fields[i];
-    rc_scalar_type t;
-    gsize tsize;
-
-    if (f->datatype < RC_POINT_FIELD_INT8 ||
-        f->datatype > RC_POINT_FIELD_FLOAT64 || !name_is_plain (f->name))
-      continue;
-    /* PointField datatypes 1..8 are rc_scalar_type 0..7. */
-    t = (rc_scalar_type) (f->datatype - 1);
-    tsize = rc_scalar_type_size (t);
-    for (guint32 c = 0; c < MAX (f->count, 1) && c < 65536; c++) {
-      guint64 off = (guint64) f->offset + (guint64) c * tsize;
-
-      if (off + tsize > msg.point_step)
-        break;
-      g_ptr_array_add (names, f->count > 1 ?
-          g_strdup_printf ("%s_%u", f->name, c) : g_strdup (f->name));
-      g_array_append_val (types, t);
-      g_array_append_val (offsets, off);
-    }
-  }
-  fields = gst_robocache_points_fields_to_string (names->len,
-      (const gchar * const *) names->pdata, (rc_scalar_type *) types->data,
-      (guint *) offsets->data);
-  *caps = gst_caps_new_simple (GST_ROBOCACHE_POINTS_MEDIA_TYPE,
-      "point-step", G_TYPE_INT, (gint) msg.point_step,
-      "fields", G_TYPE_STRING, fields, NULL);
-  g_free (fields);
-  g_ptr_array_unref (names);
-  g_array_unref (types);
-  g_array_unref (offsets);
-
-  if (points == 0) {
-    buf = gst_buffer_new ();
-  } else if (msg.height <= 1 || msg.row_step == row_bytes) {
-    buf = gst_buffer_new_memdup (msg.data, points * msg.point_step);
-  } else {
-    GstMapInfo map;
-    buf = gst_buffer_new_allocate (NULL, points * msg.point_step, NULL);
-    gst_buffer_map (buf, &map, GST_MAP_WRITE);
-    for (guint32 r = 0; r < msg.height; r++)
-      memcpy (map.data + r * row_bytes, msg.data + (gsize) r * msg.row_step,
-          row_bytes);
-    gst_buffer_unmap (buf, &map);
-  }
-out:
-  rc_bag_point_cloud2_clear (&msg);
-  return buf;
-}
-
-static void
-append_names (GString * names, const RcJointState * msg, const gchar * suffix)
-{
-  for (guint i = 0; i < msg->n_names; i++) {
-    gchar *n = g_strdup (msg->names[i]);
-    g_strdelimit (n, ",:\"", '_');
-    g_string_append_printf (names, "%s%s%s", names->len ? "," : "", n, suffix);
-    g_free (n);
-  }
-}
-
-static GstBuffer *
-joints_buffer (GstRobocacheBagSrc * self, Stream * s, const guint8 * data,
-    gsize size, guint64 * stamp, GstCaps ** caps, GError ** error)
-{
-  RcJointState msg;
-  GstRobocacheVectorsInfo info = { 0, };
-  gboolean vel, eff;
-  GString *names;
-  GstBuffer *buf = NULL;
-  GstMapInfo map;
-  gdouble *out;
-
-  if (!rc_bag_parse_joint_state (data, size, &msg, error))
-    return NULL;
-  *stamp = msg.header.stamp;
-  if (msg.n_names == 0 || msg.n_position != msg.n_names) {
-    skip_message (self, s, "a JointState needs one position per name");
-    goto out;
-  }
-  vel = msg.n_velocity == msg.n_names;
-  eff = msg.n_effort == msg.n_names;
-  info.channels = msg.n_names * (1 + vel + eff);
-  if (info.channels > 65535) {
-    skip_message (self, s, "more than 65535 values");
-    goto out;
-  }
-  info.type = RC_TYPE_FLOAT64;
-  info.layout = GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE;
-  names = g_string_new (NULL);
-  append_names (names, &msg, "");
-  if (vel)
-    append_names (names, &msg, ".velocity");
-  if (eff)
-    append_names (names, &msg, ".effort");
-  *caps = gst_robocache_vectors_caps_new (&info, names->str, FALSE);
-  g_string_free (names, TRUE);
-
-  buf = gst_buffer_new_allocate (NULL, info.channels * sizeof (gdouble), NULL);
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  out = (gdouble *) map.data;
-  memcpy (out, msg.position, msg.n_names * sizeof (gdouble));
-  out += msg.n_names;
-  if (vel) {
-    memcpy (out, msg.velocity, msg.n_names * sizeof (gdouble));
-    out += msg.n_names;
-  }
-  if (eff)
-    memcpy (out, msg.effort, msg.n_names * sizeof (gdouble));
-  gst_buffer_unmap (buf, &map);
-out:
-  rc_bag_joint_state_clear (&msg);
-  return buf;
-}
-
-static GstVideoFormat
-image_format (const RcImage * msg, guint * bpp)
-{
-  static const struct
-  {
-    const gchar *encoding;
-    GstVideoFormat format, format_be;
-    guint bpp;
-  } map[] = {
-    {"rgb8", GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGB, 3},
-    {"bgr8", GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_BGR, 3},
-    {"rgba8", GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA, 4},
-    {"bgra8", GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_BGRA, 4},
-    {"mono8", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY8, 1},
-    {"8UC1", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY8, 1},
-    {"mono16", GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE, 2},
-    {"16UC1", GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE, 2},
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (map); i++) {
-    if (!strcmp (msg->encoding, map[i].encoding)) {
-      *bpp = map[i].bpp;
-      return msg->is_bigendian ? map[i].format_be : map[i].format;
-    }
-  }
-  return GST_VIDEO_FORMAT_UNKNOWN;
-}
-
-static GstBuffer *
-image_buffer (GstRobocacheBagSrc * self, Stream * s, const guint8 * data,
-    gsize size, guint64 * stamp, GstCaps ** caps, GError ** error)
-{
-  RcImage msg;
-  GstVideoFormat format;
-  GstVideoInfo vinfo;
-  GstBuffer *buf = NULL;
-  GstMapInfo map;
-  guint bpp = 0;
-  guint64 row_bytes;
-
-  if (!rc_bag_parse_image (data, size, &msg, error))
-    return NULL;
-  *stamp = msg.header.stamp;
-  format = image_format (&msg, &bpp);
-  if (format == GST_VIDEO_FORMAT_UNKNOWN) {
-    gchar *why = g_strdup_printf ("image encoding \"%s\" is not supported "
-        "(rgb8, bgr8, rgba8, bgra8, mono8, mono16, 8UC1, 16UC1 are)",
-        msg.encoding);
-    skip_message (self, s, why);
-    g_free (why);
-    goto out;
-  }
-  row_bytes = (guint64) msg.width * bpp;
-  if (msg.width == 0 || msg.height == 0 || msg.width > 65535 ||
-      msg.height > 65535 || msg.step < row_bytes ||
-      (guint64) msg.step * (msg.height - 1) + row_bytes > msg.data_size) {
-    g_set_error (error, RC_BAG_ERROR, RC_BAG_ERROR_FORMAT, "Image: %u x %u "
-        "%s with step %u does not fit in its %u data bytes", msg.width,
-        msg.height, msg.encoding, msg.step, msg.data_size);
-    goto out;
-  }
-  gst_video_info_set_format (&vinfo, format, msg.width, msg.height);
-  *caps = gst_video_info_to_caps (&vinfo);
-  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&vinfo), NULL);
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (guint32 r = 0; r < msg.height; r++) {
-    memcpy (map.data + (gsize) r * GST_VIDEO_INFO_PLANE_STRIDE (&vinfo, 0),
-        msg.data + (gsize) r * msg.step, row_bytes);
-  }
-  gst_buffer_unmap (buf, &map);
-out:
-  rc_bag_image_clear (&msg);
   return buf;
 }
 
 /* ------------------------------------------------------------------ */
 /* Streaming                                                           */
 /* ------------------------------------------------------------------ */
+
+static GstPad *
+first_pad (GstRobocacheBagSrc * self)
+{
+  return ((Stream *) g_ptr_array_index (self->state.streams, 0))->pad;
+}
 
 static void
 push_event_all (GstRobocacheBagSrc * self, GstEvent * event)
@@ -492,17 +268,30 @@ push_event_all (GstRobocacheBagSrc * self, GstEvent * event)
 static void prepare_stream (GstRobocacheBagSrc * self, Stream * s,
     GstCaps * caps);
 
+/* Stops the task and ends every stream. */
 static void
-push_eos (GstRobocacheBagSrc * self)
+pause_with_eos (GstRobocacheBagSrc * self, GstPad * pad)
 {
   GstEvent *eos = gst_event_new_eos ();
 
+  gst_pad_pause_task (pad);
   /* A topic without messages (or none after a seek) still gets its
    * stream-start and segment before EOS. */
   for (guint i = 0; i < self->state.streams->len; i++)
     prepare_stream (self, g_ptr_array_index (self->state.streams, i), NULL);
   gst_event_set_seqnum (eos, self->state.seqnum);
   push_event_all (self, eos);
+}
+
+static void
+pause_on_error (GstRobocacheBagSrc * self, GstPad * pad,
+    const RcMessage * msg, GError * error)
+{
+  GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", self->state.location,
+          error->message), ("message %" G_GUINT64_FORMAT " of the index",
+          msg->index));
+  g_error_free (error);
+  pause_with_eos (self, pad);
 }
 
 /* Stream-start, caps (unless @caps is NULL) and segment, as far as they
@@ -538,106 +327,113 @@ prepare_stream (GstRobocacheBagSrc * self, Stream * s, GstCaps * caps)
   }
 }
 
+/* With timestamps=record, a message recorded after the segment ends the
+ * playback. */
+static gboolean
+recorded_after_stop (const State * st, const RcMessage * msg)
+{
+  return st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD &&
+      GST_CLOCK_TIME_IS_VALID (st->segment.stop) &&
+      msg->time > st->base + st->segment.stop;
+}
+
+/* Sets the buffer's times from @stamp (header.stamp) or the record time;
+ * FALSE if they are outside the segment. */
+static gboolean
+set_buffer_times (State * st, GstBuffer * buf, const RcMessage * msg,
+    guint64 stamp)
+{
+  guint64 ts = st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD ||
+      stamp == 0 ? msg->time : stamp;
+  GstClockTime pts = ts > st->base ? ts - st->base : 0;
+
+  if (pts < st->segment.start || (GST_CLOCK_TIME_IS_VALID (st->segment.stop)
+          && pts > st->segment.stop))
+    return FALSE;
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DTS (buf) = pts;
+  GST_BUFFER_OFFSET (buf) = msg->index;
+  st->segment.position = pts;
+  return TRUE;
+}
+
+/* Pushes @buf on @s; pauses the task when the combined flow says stop. */
+static void
+push_buffer (GstRobocacheBagSrc * self, GstPad * task_pad, Stream * s,
+    GstBuffer * buf)
+{
+  GstFlowReturn ret;
+
+  GST_LOG_OBJECT (self, "%s: pushing %" GST_TIME_FORMAT, s->topic,
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  ret = gst_pad_push (s->pad, buf);
+  ret = gst_flow_combiner_update_pad_flow (self->state.combiner, s->pad, ret);
+  if (ret == GST_FLOW_OK)
+    return;
+  GST_DEBUG_OBJECT (self, "pausing: %s", gst_flow_get_name (ret));
+  if (ret == GST_FLOW_EOS) {
+    pause_with_eos (self, task_pad);
+  } else if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) {
+    GST_ELEMENT_FLOW_ERROR (self, ret);
+    pause_with_eos (self, task_pad);
+  } else {
+    gst_pad_pause_task (task_pad);
+  }
+}
+
+/* One message of a played topic per call, on the task of the first pad. */
 static void
 gst_robocache_bag_src_loop (GstPad * pad)
 {
   GstRobocacheBagSrc *self = GST_ROBOCACHE_BAG_SRC (GST_PAD_PARENT (pad));
   State *st = &self->state;
-  const RcBagEntry *e;
-  const guint8 *data;
-  gsize size;
+  RcMessage msg;
   Stream *s;
-  GstBuffer *buf = NULL;
+  GstBuffer *buf;
   GstCaps *caps = NULL;
   GError *error = NULL;
-  guint64 stamp = 0, ts;
-  GstClockTime pts;
-  GstFlowReturn ret;
+  guint64 stamp = 0;
 
-  /* Find the next message of a played topic. */
-  for (;;) {
-    gint idx;
-
-    if (st->next >= rc_bag_n_entries (st->bag))
-      goto eos;
-    e = rc_bag_get_entry (st->bag, st->next++);
-    idx = st->stream_of[e->connection];
-    if (idx >= 0) {
-      s = g_ptr_array_index (st->streams, idx);
+  switch (rc_reader_next (st->reader, &msg, &error)) {
+    case RC_READER_OK:
       break;
-    }
+    case RC_READER_FAILED:
+      pause_on_error (self, pad, &msg, error);
+      return;
+    case RC_READER_END:
+      GST_DEBUG_OBJECT (self, "end of the bag");
+      pause_with_eos (self, pad);
+      return;
   }
-  if (st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD &&
-      GST_CLOCK_TIME_IS_VALID (st->segment.stop) &&
-      e->time > st->base + st->segment.stop)
-    goto eos;
-
-  if (!rc_bag_read (st->bag, e, &data, &size, &error))
-    goto error;
-  switch (s->kind) {
-    case KIND_POINTS:
-      buf = points_buffer (self, s, data, size, &stamp, &caps, &error);
-      break;
-    case KIND_JOINTS:
-      buf = joints_buffer (self, s, data, size, &stamp, &caps, &error);
-      break;
-    case KIND_IMAGE:
-      buf = image_buffer (self, s, data, size, &stamp, &caps, &error);
-      break;
+  if (recorded_after_stop (st, &msg)) {
+    GST_DEBUG_OBJECT (self, "end of the bag");
+    pause_with_eos (self, pad);
+    return;
   }
-  if (error)
-    goto error;
-  if (!buf) {
+  s = g_ptr_array_index (st->streams, st->stream_of[msg.topic]);
+  buf = message_buffer (self, s, &msg, &stamp, &caps, &error);
+  if (error) {
     gst_clear_caps (&caps);
-    return;                     /* skipped (warned about) */
-  }
-
-  ts = st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD || stamp == 0 ?
-      e->time : stamp;
-  pts = ts > st->base ? ts - st->base : 0;
-  if (pts < st->segment.start || (GST_CLOCK_TIME_IS_VALID (st->segment.stop)
-          && pts > st->segment.stop)) {
+    pause_on_error (self, pad, &msg, error);
+  } else if (!buf) {
+    gst_clear_caps (&caps);     /* skipped (warned about) */
+  } else if (!set_buffer_times (st, buf, &msg, stamp)) {
     gst_buffer_unref (buf);
     gst_caps_unref (caps);
-    return;
+  } else {
+    prepare_stream (self, s, caps);
+    gst_caps_unref (caps);
+    push_buffer (self, pad, s, buf);
   }
-  GST_BUFFER_PTS (buf) = pts;
-  GST_BUFFER_DTS (buf) = pts;
-  GST_BUFFER_OFFSET (buf) = st->next - 1;
-  st->segment.position = pts;
+}
 
-  prepare_stream (self, s, caps);
-  gst_caps_unref (caps);
-  GST_LOG_OBJECT (self, "%s: pushing %" GST_TIME_FORMAT, s->topic,
-      GST_TIME_ARGS (pts));
-  ret = gst_pad_push (s->pad, buf);
-  ret = gst_flow_combiner_update_pad_flow (st->combiner, s->pad, ret);
-  if (ret == GST_FLOW_OK)
-    return;
-  GST_DEBUG_OBJECT (self, "pausing: %s", gst_flow_get_name (ret));
-  gst_pad_pause_task (pad);
-  if (ret == GST_FLOW_EOS) {
-    push_eos (self);
-  } else if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) {
-    GST_ELEMENT_FLOW_ERROR (self, ret);
-    push_eos (self);
-  }
-  return;
+static void
+start_task (GstRobocacheBagSrc * self)
+{
+  GstPad *pad0 = first_pad (self);
 
-eos:
-  GST_DEBUG_OBJECT (self, "end of the bag");
-  gst_pad_pause_task (pad);
-  push_eos (self);
-  return;
-
-error:
-  GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", st->location,
-          error->message), ("message %" G_GSIZE_FORMAT " of the index",
-          st->next - 1));
-  g_clear_error (&error);
-  gst_clear_caps (&caps);
-  gst_pad_pause_task (pad);
-  push_eos (self);
+  gst_pad_start_task (pad0, (GstTaskFunction) gst_robocache_bag_src_loop,
+      pad0, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -674,7 +470,7 @@ do_seek (GstRobocacheBagSrc * self, GstEvent * event)
   }
   st->seek_seqnum = seqnum;
   GST_OBJECT_UNLOCK (self);
-  pad0 = ((Stream *) g_ptr_array_index (st->streams, 0))->pad;
+  pad0 = first_pad (self);
 
   ev = gst_event_new_flush_start ();
   gst_event_set_seqnum (ev, seqnum);
@@ -685,17 +481,16 @@ do_seek (GstRobocacheBagSrc * self, GstEvent * event)
   gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
       stop_type, stop, &update);
   st->seqnum = seqnum;
-  st->next = rc_bag_lower_bound (st->bag, st->base + st->segment.start);
+  rc_reader_seek (st->reader, st->base + st->segment.start);
   for (guint i = 0; i < st->streams->len; i++)
     ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
   ev = gst_event_new_flush_stop (TRUE);
   gst_event_set_seqnum (ev, seqnum);
   push_event_all (self, ev);
   gst_flow_combiner_reset (st->combiner);
-  GST_DEBUG_OBJECT (self, "seek to %" GST_TIME_FORMAT ": entry %"
-      G_GSIZE_FORMAT, GST_TIME_ARGS (st->segment.start), st->next);
-  gst_pad_start_task (pad0, (GstTaskFunction) gst_robocache_bag_src_loop,
-      pad0, NULL);
+  GST_DEBUG_OBJECT (self, "seek to %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (st->segment.start));
+  start_task (self);
   GST_PAD_STREAM_UNLOCK (pad0);
   return TRUE;
 }
@@ -747,18 +542,12 @@ gst_robocache_bag_src_src_query (GstPad * pad, GstObject * parent,
 /* Start and stop                                                      */
 /* ------------------------------------------------------------------ */
 
+/* Whether the messages of @topic can be made buffers. */
 static gboolean
-kind_of_type (const gchar * type, Kind * kind)
+topic_is_playable (const RcTopic * topic)
 {
-  if (!strcmp (type, TYPE_POINT_CLOUD2))
-    *kind = KIND_POINTS;
-  else if (!strcmp (type, TYPE_JOINT_STATE))
-    *kind = KIND_JOINTS;
-  else if (!strcmp (type, TYPE_IMAGE))
-    *kind = KIND_IMAGE;
-  else
-    return FALSE;
-  return TRUE;
+  return !strcmp (topic->encoding, "ros1") &&
+      gst_robocache_ros1_type_is_supported (topic->type);
 }
 
 static void
@@ -772,93 +561,220 @@ stream_free (gpointer data)
 }
 
 static gint
-compare_strings (gconstpointer a, gconstpointer b)
+compare_topic_names (gconstpointer a, gconstpointer b)
 {
-  return strcmp (*(const gchar * const *) a, *(const gchar * const *) b);
+  const RcTopic *x = *(const RcTopic * const *) a;
+  const RcTopic *y = *(const RcTopic * const *) b;
+
+  return strcmp (x->name, y->name);
 }
 
-/* The topics played, in pad order; NULL (and an element error) if a
- * requested topic cannot be played or none can. */
-static gchar **
-choose_topics (GstRobocacheBagSrc * self, RcBag * bag, const gchar * wanted)
+static const RcTopic *
+find_topic (RcReader * reader, const gchar * name)
 {
-  GHashTable *types = g_hash_table_new (g_str_hash, g_str_equal);
-  GPtrArray *topics = g_ptr_array_new_with_free_func (g_free);
+  for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
+    if (!strcmp (rc_reader_get_topic (reader, t)->name, name))
+      return rc_reader_get_topic (reader, t);
+  }
+  return NULL;
+}
+
+/* The topics of @wanted (comma-separated) into @topics; FALSE (and an
+ * element error) if one is missing, unsupported or listed twice. */
+static gboolean
+add_requested_topics (GstRobocacheBagSrc * self, const gchar * wanted,
+    GPtrArray * topics)
+{
+  gchar **names = g_strsplit (wanted, ",", -1);
+  gboolean ok = FALSE;
+
+  for (gchar ** n = names; *n; n++) {
+    const RcTopic *topic;
+
+    g_strstrip (*n);
+    if (!**n)
+      continue;
+    topic = find_topic (self->state.reader, *n);
+    if (!topic) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("topic %s is not in "
+              "%s", *n, self->state.location), (NULL));
+      goto out;
+    }
+    if (!topic_is_playable (topic)) {
+      GST_ELEMENT_ERROR (self, STREAM, CODEC_NOT_FOUND, ("topic %s is of "
+              "type %s; supported are " RC_ROS1_TYPE_POINT_CLOUD2 ", "
+              RC_ROS1_TYPE_JOINT_STATE " and " RC_ROS1_TYPE_IMAGE, *n,
+              topic->type), (NULL));
+      goto out;
+    }
+    if (g_ptr_array_find (topics, topic, NULL)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("topic %s is listed "
+              "twice in topics", *n), (NULL));
+      goto out;
+    }
+    g_ptr_array_add (topics, (gpointer) topic);
+  }
+  ok = TRUE;
+out:
+  g_strfreev (names);
+  return ok;
+}
+
+/* Every topic of a supported type into @topics, in name order; the others
+ * are warned about. */
+static void
+add_supported_topics (GstRobocacheBagSrc * self, GPtrArray * topics)
+{
+  RcReader *reader = self->state.reader;
   GString *skipped = g_string_new (NULL);
-  gchar **list = NULL;
-  Kind kind;
 
-  /* A topic may have several connections (one per publisher). */
-  for (guint i = 0; i < rc_bag_n_connections (bag); i++) {
-    const RcBagConnection *c = rc_bag_get_connection (bag, i);
-    g_hash_table_insert (types, c->topic, c->type);
+  for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
+    const RcTopic *topic = rc_reader_get_topic (reader, t);
+
+    if (topic_is_playable (topic))
+      g_ptr_array_add (topics, (gpointer) topic);
+    else
+      g_string_append_printf (skipped, "%s%s (%s)", skipped->len ? ", " :
+          "", topic->name, topic->type);
   }
-  if (wanted && wanted[0]) {
-    gchar **req = g_strsplit (wanted, ",", -1);
-
-    for (gchar ** t = req; *t; t++) {
-      const gchar *type;
-
-      g_strstrip (*t);
-      if (!**t)
-        continue;
-      type = g_hash_table_lookup (types, *t);
-      if (!type) {
-        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("topic %s is not in "
-                "%s", *t, self->state.location), (NULL));
-        goto out_req;
-      }
-      if (!kind_of_type (type, &kind)) {
-        GST_ELEMENT_ERROR (self, STREAM, CODEC_NOT_FOUND, ("topic %s is of "
-                "type %s; supported are " TYPE_POINT_CLOUD2 ", "
-                TYPE_JOINT_STATE " and " TYPE_IMAGE, *t, type), (NULL));
-        goto out_req;
-      }
-      for (guint k = 0; k < topics->len; k++) {
-        if (!strcmp (g_ptr_array_index (topics, k), *t)) {
-          GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("topic %s is listed "
-                  "twice in topics", *t), (NULL));
-          goto out_req;
-        }
-      }
-      g_ptr_array_add (topics, g_strdup (*t));
-    }
-    g_ptr_array_add (topics, NULL);
-    list = (gchar **) g_ptr_array_free (topics, FALSE);
-    topics = NULL;
-  out_req:
-    g_strfreev (req);
-  } else {
-    GHashTableIter it;
-    gpointer topic, type;
-
-    g_hash_table_iter_init (&it, types);
-    while (g_hash_table_iter_next (&it, &topic, &type)) {
-      if (kind_of_type (type, &kind))
-        g_ptr_array_add (topics, g_strdup (topic));
-      else
-        g_string_append_printf (skipped, "%s%s (%s)", skipped->len ? ", " :
-            "", (gchar *) topic, (gchar *) type);
-    }
-    g_ptr_array_sort (topics, compare_strings);
-    if (skipped->len)
-      GST_ELEMENT_WARNING (self, STREAM, CODEC_NOT_FOUND, ("skipping topics "
-              "of unsupported types: %s", skipped->str), (NULL));
-    g_ptr_array_add (topics, NULL);
-    list = (gchar **) g_ptr_array_free (topics, FALSE);
-    topics = NULL;
-  }
-  if (list && !list[0]) {
-    GST_ELEMENT_ERROR (self, STREAM, CODEC_NOT_FOUND, ("%s has no topic to "
-            "play (of type " TYPE_POINT_CLOUD2 ", " TYPE_JOINT_STATE " or "
-            TYPE_IMAGE ")", self->state.location), (NULL));
-    g_clear_pointer (&list, g_strfreev);
-  }
-  if (topics)
-    g_ptr_array_unref (topics);
+  g_ptr_array_sort (topics, compare_topic_names);
+  if (skipped->len)
+    GST_ELEMENT_WARNING (self, STREAM, CODEC_NOT_FOUND, ("skipping topics "
+            "of unsupported types: %s", skipped->str), (NULL));
   g_string_free (skipped, TRUE);
-  g_hash_table_unref (types);
-  return list;
+}
+
+/* The topics played (const RcTopic *), in pad order; NULL (and an element
+ * error) if a requested topic cannot be played or none can. */
+static GPtrArray *
+choose_topics (GstRobocacheBagSrc * self, const gchar * wanted)
+{
+  GPtrArray *topics = g_ptr_array_new ();
+
+  if (wanted && wanted[0]) {
+    if (!add_requested_topics (self, wanted, topics))
+      g_clear_pointer (&topics, g_ptr_array_unref);
+  } else {
+    add_supported_topics (self, topics);
+  }
+  if (topics && topics->len == 0) {
+    GST_ELEMENT_ERROR (self, STREAM, CODEC_NOT_FOUND, ("%s has no topic to "
+            "play (of type " RC_ROS1_TYPE_POINT_CLOUD2 ", "
+            RC_ROS1_TYPE_JOINT_STATE " or " RC_ROS1_TYPE_IMAGE ")",
+            self->state.location), (NULL));
+    g_clear_pointer (&topics, g_ptr_array_unref);
+  }
+  return topics;
+}
+
+/* Opens the bag; FALSE and an element error if it cannot be read. */
+static gboolean
+open_reader (GstRobocacheBagSrc * self, const gchar * location)
+{
+  State *st = &self->state;
+  GError *error = NULL;
+
+  st->reader = rc_reader_open (location, &error);
+  if (st->reader)
+    return TRUE;
+  if (error->code == RC_READER_ERROR_IO)
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", error->message),
+        (NULL));
+  else
+    GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", location,
+            error->message), (NULL));
+  g_error_free (error);
+  return FALSE;
+}
+
+/* One stream (and its pad, not added yet) per chosen topic; the reader
+ * reads the chosen topics only. */
+static void
+create_streams (GstRobocacheBagSrc * self, GPtrArray * topics)
+{
+  State *st = &self->state;
+  guint n_topics = rc_reader_n_topics (st->reader);
+
+  st->streams = g_ptr_array_new_with_free_func (stream_free);
+  st->combiner = gst_flow_combiner_new ();
+  st->stream_of = g_new (gint, MAX (n_topics, 1));
+  for (guint t = 0; t < n_topics; t++) {
+    guint i;
+
+    st->stream_of[t] = g_ptr_array_find (topics,
+        rc_reader_get_topic (st->reader, t), &i) ? (gint) i : -1;
+    rc_reader_select_topic (st->reader, t, st->stream_of[t] >= 0);
+  }
+  for (guint i = 0; i < topics->len; i++) {
+    const RcTopic *topic = g_ptr_array_index (topics, i);
+    Stream *s = g_new0 (Stream, 1);
+    gchar *name = g_strdup_printf ("src_%u", i);
+
+    s->topic = g_strdup (topic->name);
+    s->need_start = TRUE;
+    s->need_segment = TRUE;
+    s->pad = gst_pad_new_from_static_template (&src_template, name);
+    g_free (name);
+    gst_pad_set_event_function (s->pad,
+        GST_DEBUG_FUNCPTR (gst_robocache_bag_src_src_event));
+    gst_pad_set_query_function (s->pad,
+        GST_DEBUG_FUNCPTR (gst_robocache_bag_src_src_query));
+    gst_pad_use_fixed_caps (s->pad);
+    g_ptr_array_add (st->streams, s);
+  }
+}
+
+/* The header.stamp of the first message played, 0 if unstamped. */
+static gboolean
+first_stamp (State * st, guint64 * stamp, GError ** error)
+{
+  RcMessage msg;
+  RcRosHeader header;
+
+  *stamp = 0;
+  rc_reader_seek (st->reader, 0);
+  switch (rc_reader_next (st->reader, &msg, error)) {
+    case RC_READER_FAILED:
+      return FALSE;
+    case RC_READER_END:
+      return TRUE;
+    case RC_READER_OK:
+      break;
+  }
+  if (!rc_ros1_parse_header (msg.data, msg.size, &header, error))
+    return FALSE;
+  *stamp = header.stamp;
+  rc_ros1_header_clear (&header);
+  return TRUE;
+}
+
+/* The time origin (the first message played) and the duration; FALSE with
+ * @error set if the first message cannot be read. */
+static gboolean
+find_time_origin (State * st, GError ** error)
+{
+  gboolean any = FALSE;
+  guint64 first = G_MAXUINT64, last = 0, stamp = 0;
+
+  for (guint t = 0; t < rc_reader_n_topics (st->reader); t++) {
+    const RcTopic *topic = rc_reader_get_topic (st->reader, t);
+
+    if (st->stream_of[t] >= 0 && topic->n_messages > 0) {
+      any = TRUE;
+      first = MIN (first, topic->first_time);
+      last = MAX (last, topic->last_time);
+    }
+  }
+  st->base = 0;
+  st->duration = 0;
+  if (!any)
+    return TRUE;
+  if (st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER &&
+      !first_stamp (st, &stamp, error))
+    return FALSE;
+  st->base = stamp != 0 ? stamp : first;
+  st->duration = last > st->base ? last - st->base : 0;
+  return TRUE;
 }
 
 static void
@@ -882,126 +798,22 @@ stop (GstRobocacheBagSrc * self)
   }
   g_clear_pointer (&st->combiner, gst_flow_combiner_free);
   g_clear_pointer (&st->stream_of, g_free);
-  g_clear_pointer (&st->bag, rc_bag_free);
+  g_clear_pointer (&st->reader, rc_reader_free);
   g_clear_pointer (&st->stream_id_prefix, g_free);
   g_clear_pointer (&st->location, g_free);
 }
 
-static gboolean
-start (GstRobocacheBagSrc * self)
+/* Adds the pads, ready to play from the first message. */
+static void
+add_pads (GstRobocacheBagSrc * self)
 {
   State *st = &self->state;
-  gchar *location, *wanted;
-  gchar **topics = NULL;
-  GError *error = NULL;
-  gboolean ok = FALSE;
-  gsize first = G_MAXSIZE, last = 0;
 
-  GST_OBJECT_LOCK (self);
-  location = g_strdup (self->settings.location);
-  wanted = g_strdup (self->settings.topics);
-  st->timestamps = self->settings.timestamps;
-  GST_OBJECT_UNLOCK (self);
-
-  if (!location) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("no bag file given: set "
-            "the location property"), (NULL));
-    goto out;
-  }
-  st->location = g_strdup (location);
-  st->bag = rc_bag_open (location, 0, &error);
-  if (!st->bag) {
-    if (error->code == RC_BAG_ERROR_IO)
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", error->message),
-          (NULL));
-    else
-      GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", location,
-              error->message), (NULL));
-    goto out;
-  }
-  topics = choose_topics (self, st->bag, wanted);
-  if (!topics)
-    goto out;
-
-  st->streams = g_ptr_array_new_with_free_func (stream_free);
-  st->combiner = gst_flow_combiner_new ();
-  st->stream_of = g_new (gint, MAX (rc_bag_n_connections (st->bag), 1));
-  for (guint c = 0; c < rc_bag_n_connections (st->bag); c++) {
-    const RcBagConnection *conn = rc_bag_get_connection (st->bag, c);
-    st->stream_of[c] = -1;
-    for (guint i = 0; topics[i]; i++) {
-      if (!strcmp (topics[i], conn->topic)) {
-        st->stream_of[c] = i;
-        break;
-      }
-    }
-  }
-  {
-    gchar *base = g_path_get_basename (location);
-    st->stream_id_prefix = g_strdup_printf ("robocachebagsrc/%s", base);
-    g_free (base);
-  }
-  for (guint i = 0; topics[i]; i++) {
-    Stream *s = g_new0 (Stream, 1);
-    gchar *name = g_strdup_printf ("src_%u", i);
-    const RcBagConnection *conn = NULL;
-
-    for (guint c = 0; c < rc_bag_n_connections (st->bag); c++) {
-      if (st->stream_of[c] == (gint) i)
-        conn = rc_bag_get_connection (st->bag, c);
-    }
-    s->topic = g_strdup (topics[i]);
-    kind_of_type (conn->type, &s->kind);
-    s->need_start = TRUE;
-    s->need_segment = TRUE;
-    s->pad = gst_pad_new_from_static_template (&src_template, name);
-    g_free (name);
-    gst_pad_set_event_function (s->pad,
-        GST_DEBUG_FUNCPTR (gst_robocache_bag_src_src_event));
-    gst_pad_set_query_function (s->pad,
-        GST_DEBUG_FUNCPTR (gst_robocache_bag_src_src_query));
-    gst_pad_use_fixed_caps (s->pad);
-    g_ptr_array_add (st->streams, s);
-  }
-
-  /* The time origin: the first message played. */
-  for (gsize i = 0; i < rc_bag_n_entries (st->bag); i++) {
-    const RcBagEntry *e = rc_bag_get_entry (st->bag, i);
-    if (st->stream_of[e->connection] >= 0) {
-      first = MIN (first, i);
-      last = i;
-    }
-  }
-  if (first == G_MAXSIZE) {
-    st->base = 0;
-    st->duration = 0;
-  } else {
-    const RcBagEntry *e = rc_bag_get_entry (st->bag, first);
-    st->base = e->time;
-    if (st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER) {
-      const guint8 *data;
-      gsize size;
-      RcRosHeader h;
-
-      if (!rc_bag_read (st->bag, e, &data, &size, &error) ||
-          !rc_bag_parse_header (data, size, &h, &error)) {
-        GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", location,
-                error->message), (NULL));
-        goto out;
-      }
-      if (h.stamp != 0)
-        st->base = h.stamp;
-      rc_bag_header_clear (&h);
-    }
-    e = rc_bag_get_entry (st->bag, last);
-    st->duration = e->time > st->base ? e->time - st->base : 0;
-  }
   gst_segment_init (&st->segment, GST_FORMAT_TIME);
   st->segment.duration = st->duration;
   st->seqnum = gst_util_seqnum_next ();
   st->group_id = gst_util_group_id_next ();
-  st->next = 0;
-
+  rc_reader_seek (st->reader, 0);
   for (guint i = 0; i < st->streams->len; i++) {
     Stream *s = g_ptr_array_index (st->streams, i);
     gst_pad_set_active (s->pad, TRUE);
@@ -1009,11 +821,46 @@ start (GstRobocacheBagSrc * self)
     gst_flow_combiner_add_pad (st->combiner, s->pad);
   }
   gst_element_no_more_pads (GST_ELEMENT (self));
+}
+
+static gboolean
+start (GstRobocacheBagSrc * self)
+{
+  State *st = &self->state;
+  gchar *wanted, *base;
+  GPtrArray *topics = NULL;
+  GError *error = NULL;
+  gboolean ok = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  st->location = g_strdup (self->settings.location);
+  wanted = g_strdup (self->settings.topics);
+  st->timestamps = self->settings.timestamps;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!st->location) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("no bag file given: set "
+            "the location property"), (NULL));
+    goto out;
+  }
+  if (!open_reader (self, st->location) ||
+      !(topics = choose_topics (self, wanted)))
+    goto out;
+  create_streams (self, topics);
+  base = g_path_get_basename (st->location);
+  st->stream_id_prefix = g_strdup_printf ("robocachebagsrc/%s", base);
+  g_free (base);
+  if (!find_time_origin (st, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", st->location,
+            error->message), (NULL));
+    g_error_free (error);
+    goto out;
+  }
+  add_pads (self);
   ok = TRUE;
 out:
-  g_clear_error (&error);
-  g_strfreev (topics);
-  g_free (location);
+  if (topics)
+    g_ptr_array_unref (topics);
   g_free (wanted);
   if (!ok)
     stop (self);
@@ -1038,18 +885,13 @@ gst_robocache_bag_src_change_state (GstElement * element,
   }
 
   switch (transition) {
-    case GST_STATE_CHANGE_READY_TO_PAUSED:{
-      GstPad *pad0 = ((Stream *) g_ptr_array_index (self->state.streams,
-              0))->pad;
-      gst_pad_start_task (pad0, (GstTaskFunction) gst_robocache_bag_src_loop,
-          pad0, NULL);
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      start_task (self);
       break;
-    }
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       /* The pads are flushing now: the task stops at its next push. */
       if (self->state.streams)
-        gst_pad_stop_task (((Stream *) g_ptr_array_index (self->state.streams,
-                    0))->pad);
+        gst_pad_stop_task (first_pad (self));
       stop (self);
       break;
     default:

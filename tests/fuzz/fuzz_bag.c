@@ -1,11 +1,12 @@
-/* libFuzzer target over the ROS bag reader (gst/robocachebag.c): opens
- * the input as a bag from memory, reads every indexed message and parses
- * it as each supported message type.  Built with meson -Dfuzz=true and
+/* libFuzzer target over the ROS bag reader (gst/formats/robocachebag.c):
+ * opens the input as a bag from memory, reads every indexed message and
+ * parses it as each supported message type.  Built with meson -Dfuzz=true and
  * clang; see docs/fuzzing.md for how it is run. */
 #include <stdint.h>
 #include <stddef.h>
 
-#include "robocachebag.h"
+#include "formats/robocachebag.h"
+#include "formats/ros1msg.h"
 
 /* Keeps a decompressed chunk, and so the fuzzer's memory, small. */
 #define FUZZ_MAX_CHUNK (16 << 20)
@@ -35,12 +36,12 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 
     if (!rc_bag_read (bag, e, &msg, &len, NULL))
       continue;
-    if (rc_bag_parse_point_cloud2 (msg, len, &cloud, NULL))
-      rc_bag_point_cloud2_clear (&cloud);
-    if (rc_bag_parse_joint_state (msg, len, &joints, NULL))
-      rc_bag_joint_state_clear (&joints);
-    if (rc_bag_parse_image (msg, len, &image, NULL))
-      rc_bag_image_clear (&image);
+    if (rc_ros1_parse_point_cloud2 (msg, len, &cloud, NULL))
+      rc_ros1_point_cloud2_clear (&cloud);
+    if (rc_ros1_parse_joint_state (msg, len, &joints, NULL))
+      rc_ros1_joint_state_clear (&joints);
+    if (rc_ros1_parse_image (msg, len, &image, NULL))
+      rc_ros1_image_clear (&image);
   }
   rc_bag_free (bag);
   return 0;

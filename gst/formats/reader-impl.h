@@ -1,0 +1,71 @@
+/* For the formats behind reader.h, not for its users: the reader base a
+ * format extends, and the byte and error helpers the format parsers
+ * (robocachebag.c, ros1msg.c) share. */
+#ifndef __ROBOCACHE_READER_IMPL_H__
+#define __ROBOCACHE_READER_IMPL_H__
+
+#include "reader.h"
+
+G_BEGIN_DECLS
+/* What a format does; the topic list and selection are kept by reader.c. */
+    typedef struct
+{
+  RcReaderResult (*next) (RcReader * reader, RcMessage * message,
+      GError ** error);
+  void (*seek) (RcReader * reader, guint64 time);
+  /* Frees what the format added to the reader, not the reader itself. */
+  void (*clear) (RcReader * reader);
+} RcReaderFuncs;
+
+/* A format's reader struct starts with this. */
+struct _RcReader
+{
+  const RcReaderFuncs *funcs;
+  GArray *topics;               /* RcTopic, strings owned */
+  GArray *selected;             /* gboolean per topic */
+  GMappedFile *mapped;          /* the file, for rc_reader_open */
+};
+
+/* Sets up the base of a newly allocated (zeroed) format reader. */
+void rc_reader_init (RcReader * reader, const RcReaderFuncs * funcs);
+
+/* Adds a topic (strings copied) and returns its index. */
+guint rc_reader_add_topic (RcReader * reader, const gchar * name,
+    const gchar * type, const gchar * encoding);
+
+/* The topic, for its format to fill in its counts and times. */
+RcTopic *rc_reader_topic (RcReader * reader, guint topic);
+
+gboolean rc_reader_topic_is_selected (const RcReader * reader, guint topic);
+
+/* The formats, each opening a file from memory (@data outlives the
+ * reader); reader.c picks one by the file's first bytes. */
+RcReader *rc_bag_reader_open (const guint8 * data, gsize size, GError ** error);
+
+/* Sets @error (if not NULL) in RC_READER_ERROR; returns FALSE, so that a
+ * parser can write `return rc_reader_fail (...)`. */
+gboolean rc_reader_fail (GError ** error, RcReaderError code,
+    const gchar * format, ...) G_GNUC_PRINTF (3, 4);
+
+/* Little-endian integers, as ROS 1 and MCAP write them. */
+     static inline guint32 rc_get_u32 (const guint8 * p)
+{
+  return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) |
+      ((guint32) p[3] << 24);
+}
+
+static inline guint64
+rc_get_u64 (const guint8 * p)
+{
+  return (guint64) rc_get_u32 (p) | ((guint64) rc_get_u32 (p + 4) << 32);
+}
+
+/* A ROS time (seconds, nanoseconds) in ns. */
+static inline guint64
+rc_time_ns (guint32 sec, guint32 nsec)
+{
+  return (guint64) sec *G_GUINT64_CONSTANT (1000000000) + nsec;
+}
+
+G_END_DECLS
+#endif

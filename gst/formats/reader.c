@@ -1,0 +1,174 @@
+/* The format-independent part of reader.h: finding the format, the topic
+ * list and selection, and the calls into the format. */
+#include "reader-impl.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK (rc-reader-error-quark, rc_reader_error);
+
+typedef struct
+{
+  const gchar *name;            /* in errors, after "not a" */
+  const gchar *magic;           /* the first bytes of every such file */
+  const gchar *signature;       /* what a readable file starts with, for
+                                 * errors */
+  RcReader *(*open) (const guint8 * data, gsize size, GError ** error);
+} Format;
+
+/* The bag reader tells a bag of another version from its magic. */
+static const Format formats[] = {
+  {"ROS bag", "#ROSBAG V", "#ROSBAG V2.0", rc_bag_reader_open},
+};
+
+gboolean
+rc_reader_fail (GError ** error, RcReaderError code, const gchar * format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  if (error)
+    *error = g_error_new_valist (RC_READER_ERROR, code, format, args);
+  va_end (args);
+  return FALSE;
+}
+
+/* "not a ROS bag: the file does not start with "#ROSBAG V2.0"", naming
+ * every format. */
+static void
+fail_unknown_format (GError ** error)
+{
+  GString *names = g_string_new (NULL), *signatures = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    const gchar *sep = i == 0 ? "" : " or ";
+
+    g_string_append_printf (names, "%s%s", sep, formats[i].name);
+    g_string_append_printf (signatures, "%s\"%s\"", sep, formats[i].signature);
+  }
+  rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "not a %s: the file "
+      "does not start with %s", names->str, signatures->str);
+  g_string_free (names, TRUE);
+  g_string_free (signatures, TRUE);
+}
+
+RcReader *
+rc_reader_open_data (const guint8 * data, gsize size, GError ** error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    gsize magic_len = strlen (formats[i].magic);
+
+    if (size >= magic_len && !memcmp (data, formats[i].magic, magic_len))
+      return formats[i].open (data, size, error);
+  }
+  fail_unknown_format (error);
+  return NULL;
+}
+
+RcReader *
+rc_reader_open (const gchar * path, GError ** error)
+{
+  GError *err = NULL;
+  GMappedFile *mapped = g_mapped_file_new (path, FALSE, &err);
+  RcReader *reader;
+
+  if (!mapped) {
+    rc_reader_fail (error, RC_READER_ERROR_IO, "%s", err->message);
+    g_error_free (err);
+    return NULL;
+  }
+  reader = rc_reader_open_data ((const guint8 *)
+      g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped),
+      error);
+  if (reader)
+    reader->mapped = mapped;
+  else
+    g_mapped_file_unref (mapped);
+  return reader;
+}
+
+void
+rc_reader_free (RcReader * reader)
+{
+  if (!reader)
+    return;
+  reader->funcs->clear (reader);
+  for (guint i = 0; i < reader->topics->len; i++) {
+    RcTopic *t = &g_array_index (reader->topics, RcTopic, i);
+
+    g_free ((gchar *) t->name);
+    g_free ((gchar *) t->type);
+    g_free ((gchar *) t->encoding);
+  }
+  g_array_unref (reader->topics);
+  g_array_unref (reader->selected);
+  if (reader->mapped)
+    g_mapped_file_unref (reader->mapped);
+  g_free (reader);
+}
+
+guint
+rc_reader_n_topics (const RcReader * reader)
+{
+  return reader->topics->len;
+}
+
+const RcTopic *
+rc_reader_get_topic (const RcReader * reader, guint topic)
+{
+  g_return_val_if_fail (topic < reader->topics->len, NULL);
+  return &g_array_index (reader->topics, RcTopic, topic);
+}
+
+void
+rc_reader_select_topic (RcReader * reader, guint topic, gboolean selected)
+{
+  g_return_if_fail (topic < reader->topics->len);
+  g_array_index (reader->selected, gboolean, topic) = selected;
+}
+
+RcReaderResult
+rc_reader_next (RcReader * reader, RcMessage * message, GError ** error)
+{
+  return reader->funcs->next (reader, message, error);
+}
+
+void
+rc_reader_seek (RcReader * reader, guint64 time)
+{
+  reader->funcs->seek (reader, time);
+}
+
+void
+rc_reader_init (RcReader * reader, const RcReaderFuncs * funcs)
+{
+  reader->funcs = funcs;
+  reader->topics = g_array_new (FALSE, TRUE, sizeof (RcTopic));
+  reader->selected = g_array_new (FALSE, TRUE, sizeof (gboolean));
+}
+
+guint
+rc_reader_add_topic (RcReader * reader, const gchar * name,
+    const gchar * type, const gchar * encoding)
+{
+  RcTopic t = { 0, };
+  gboolean selected = TRUE;
+
+  t.name = g_strdup (name);
+  t.type = g_strdup (type);
+  t.encoding = g_strdup (encoding);
+  g_array_append_val (reader->topics, t);
+  g_array_append_val (reader->selected, selected);
+  return reader->topics->len - 1;
+}
+
+RcTopic *
+rc_reader_topic (RcReader * reader, guint topic)
+{
+  return &g_array_index (reader->topics, RcTopic, topic);
+}
+
+gboolean
+rc_reader_topic_is_selected (const RcReader * reader, guint topic)
+{
+  return g_array_index (reader->selected, gboolean, topic);
+}

@@ -1,0 +1,95 @@
+/* A reader of recorded robot data files, whatever their format: the topics
+ * with their message types, then the serialized messages in time order.
+ * GLib only, no GStreamer, so that it can be fuzzed and tested alone.
+ *
+ * The format is found from the file's first bytes; ROS 1 bags (format 2.0)
+ * are read today (bag-reader.c).  A format adds itself through
+ * reader-impl.h.  Decoding the message bytes is not the reader's work: the
+ * topic's type and encoding say which decoder fits (ros1msg.h for
+ * "ros1").
+ *
+ * Every failure is a GError in RC_READER_ERROR saying what is wrong, with
+ * the byte offset where one is known, never an abort. */
+#ifndef __ROBOCACHE_READER_H__
+#define __ROBOCACHE_READER_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+#define RC_READER_ERROR (rc_reader_error_quark ())
+    GQuark rc_reader_error_quark (void);
+
+typedef enum
+{
+  RC_READER_ERROR_IO,           /* the file cannot be opened or mapped */
+  RC_READER_ERROR_UNKNOWN_FORMAT,       /* no reader knows the file */
+  RC_READER_ERROR_FORMAT,       /* truncated, corrupt or inconsistent */
+  RC_READER_ERROR_UNSUPPORTED,  /* a version, compression or feature the
+                                 * reader does not implement */
+  RC_READER_ERROR_TOO_LARGE     /* above a size limit, or out of memory */
+} RcReaderError;
+
+typedef struct _RcReader RcReader;
+
+/* One topic of the file.  A topic with several publishers (ROS bag
+ * connections) is listed once. */
+typedef struct
+{
+  const gchar *name;            /* e.g. "/velodyne_points" */
+  const gchar *type;            /* e.g. "sensor_msgs/PointCloud2" */
+  const gchar *encoding;        /* of the message bytes, e.g. "ros1" */
+  guint64 n_messages;
+  guint64 first_time, last_time;        /* ns; 0 without messages */
+} RcTopic;
+
+/* One message.  The strings and bytes belong to the reader and stay valid
+ * until the next rc_reader_next, rc_reader_seek or rc_reader_free. */
+typedef struct
+{
+  guint topic;                  /* index for rc_reader_get_topic */
+  const gchar *type;            /* the topic's type */
+  guint64 time;                 /* ns since the epoch: when it was recorded */
+  guint64 index;                /* its place in the file's time order, all
+                                 * topics counted */
+  const guint8 *data;           /* the serialized message */
+  gsize size;
+} RcMessage;
+
+typedef enum
+{
+  RC_READER_OK,                 /* the message is filled in */
+  RC_READER_END,                /* no message of a selected topic is left */
+  RC_READER_FAILED              /* see the error; the message's topic and
+                                 * index name the one that failed */
+} RcReaderResult;
+
+/* Opens the file at @path, in the format its first bytes say.  NULL with
+ * @error set if it cannot be read; free the reader with rc_reader_free. */
+RcReader *rc_reader_open (const gchar * path, GError ** error);
+
+/* The same from memory; @data must outlive the reader. */
+RcReader *rc_reader_open_data (const guint8 * data, gsize size,
+    GError ** error);
+
+/* Frees the reader and everything it handed out. */
+void rc_reader_free (RcReader * reader);
+
+/* The topics, in the order the file lists them; the reader owns them. */
+guint rc_reader_n_topics (const RcReader * reader);
+const RcTopic *rc_reader_get_topic (const RcReader * reader, guint topic);
+
+/* Whether rc_reader_next returns the messages of @topic (all are
+ * selected after opening).  Messages of other topics are skipped without
+ * being read. */
+void rc_reader_select_topic (RcReader * reader, guint topic, gboolean selected);
+
+/* The next message of a selected topic, by record time (ties in file
+ * order), into @message. */
+RcReaderResult rc_reader_next (RcReader * reader, RcMessage * message,
+    GError ** error);
+
+/* Makes the next message the first one recorded at or after @time (ns). */
+void rc_reader_seek (RcReader * reader, guint64 time);
+
+G_END_DECLS
+#endif

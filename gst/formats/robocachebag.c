@@ -1,0 +1,716 @@
+/* ROS 1 bag reader (format 2.0).  The layout, from the rosbag format
+ * documentation: "#ROSBAG V2.0\n", then records of
+ *   uint32 header_len, header (fields: uint32 len, "name=value"),
+ *   uint32 data_len, data.
+ * The bag header (op 0x03) gives index_pos; there the connection records
+ * (op 0x07) and chunk infos (op 0x06) are found.  Each chunk record (op
+ * 0x05) is followed by index data records (op 0x04) listing (time, offset)
+ * per connection; the offsets point at message data records (op 0x02) in
+ * the decompressed chunk. */
+#include "robocachebag.h"
+#include "reader-impl.h"
+
+#include <bzlib.h>
+#include <lz4frame.h>
+#include <string.h>
+
+#define VERSION_LINE "#ROSBAG V2.0\n"
+#define VERSION_LEN 13
+
+enum
+{
+  OP_MSG_DATA = 0x02,
+  OP_BAG_HEADER = 0x03,
+  OP_INDEX_DATA = 0x04,
+  OP_CHUNK = 0x05,
+  OP_CHUNK_INFO = 0x06,
+  OP_CONNECTION = 0x07
+};
+
+typedef enum
+{
+  COMPRESSION_NONE,
+  COMPRESSION_BZ2,
+  COMPRESSION_LZ4
+} Compression;
+
+typedef struct
+{
+  gsize data_pos;               /* of the compressed data in the file */
+  guint32 data_len;
+  guint32 size;                 /* decompressed */
+  Compression compression;
+} Chunk;
+
+struct _RcBag
+{
+  const guint8 *base;
+  gsize size;
+  gsize max_chunk_size;
+
+  GArray *connections;          /* RcBagConnection */
+  GHashTable *connection_ids;   /* bag id + 1 -> index + 1 */
+  GArray *chunks;               /* Chunk */
+  GArray *entries;              /* RcBagEntry */
+
+  /* The decompressed chunk of the last read. */
+  gint64 cached_chunk;
+  guint8 *cache;
+  gsize cache_size;
+};
+
+/* One record: both parts lie inside the buffer it was read from. */
+typedef struct
+{
+  const guint8 *header;
+  guint32 header_len;
+  const guint8 *data;
+  guint32 data_len;
+  gsize next;
+} Record;
+
+/* Reads the record at @pos of @buf (@len bytes); @what names it in
+ * errors. */
+static gboolean
+read_record (const guint8 * buf, gsize len, gsize pos, Record * r,
+    const gchar * what, GError ** error)
+{
+  gsize left;
+
+  if (pos > len || len - pos < 4)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "%s at byte %" G_GSIZE_FORMAT
+        ": truncated (no room for its header length)", what, pos);
+  left = len - pos - 4;
+  r->header_len = rc_get_u32 (buf + pos);
+  if (r->header_len > left || left - r->header_len < 4)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "%s at byte %" G_GSIZE_FORMAT ": header length %u exceeds the %"
+        G_GSIZE_FORMAT " bytes left (truncated or corrupt)", what, pos,
+        r->header_len, left);
+  r->header = buf + pos + 4;
+  left -= r->header_len + 4;
+  r->data_len = rc_get_u32 (r->header + r->header_len);
+  if (r->data_len > left)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "%s at byte %" G_GSIZE_FORMAT ": data length %u exceeds the %"
+        G_GSIZE_FORMAT " bytes left (truncated or corrupt)", what, pos,
+        r->data_len, left);
+  r->data = r->header + r->header_len + 4;
+  r->next = pos + 8 + (gsize) r->header_len + r->data_len;
+  return TRUE;
+}
+
+/* Finds field @name in a header (or connection header); the value is not
+ * NUL-terminated.  FALSE if absent or if the fields are malformed. */
+static gboolean
+find_field (const guint8 * h, guint32 len, const gchar * name,
+    const guint8 ** value, guint32 * value_len)
+{
+  gsize name_len = strlen (name);
+  gsize pos = 0;
+
+  while (pos < len) {
+    guint32 flen;
+    const guint8 *f;
+
+    if (len - pos < 4)
+      return FALSE;
+    flen = rc_get_u32 (h + pos);
+    pos += 4;
+    if (flen > len - pos)
+      return FALSE;
+    f = h + pos;
+    pos += flen;
+    if (flen > name_len && f[name_len] == '=' && !memcmp (f, name, name_len)) {
+      *value = f + name_len + 1;
+      *value_len = flen - name_len - 1;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* The value of field @name of @r's header, which must be @size bytes. */
+static gboolean
+sized_field (const Record * r, const gchar * name, guint32 size,
+    const guint8 ** value, const gchar * what, GError ** error)
+{
+  guint32 n;
+
+  if (!find_field (r->header, r->header_len, name, value, &n) || n != size)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "%s: no %u-byte field %s", what, size, name);
+  return TRUE;
+}
+
+static gboolean
+field_u32 (const Record * r, const gchar * name, guint32 * v,
+    const gchar * what, GError ** error)
+{
+  const guint8 *p;
+
+  if (!sized_field (r, name, 4, &p, what, error))
+    return FALSE;
+  *v = rc_get_u32 (p);
+  return TRUE;
+}
+
+static gboolean
+field_u64 (const Record * r, const gchar * name, guint64 * v,
+    const gchar * what, GError ** error)
+{
+  const guint8 *p;
+
+  if (!sized_field (r, name, 8, &p, what, error))
+    return FALSE;
+  *v = rc_get_u64 (p);
+  return TRUE;
+}
+
+/* Reads the record at @pos of @buf (@len bytes) and its op. */
+static gboolean
+read_record_op (const guint8 * buf, gsize len, gsize pos, Record * r,
+    guint8 * op, const gchar * what, GError ** error)
+{
+  const guint8 *p;
+
+  if (!read_record (buf, len, pos, r, what, error) ||
+      !sized_field (r, "op", 1, &p, what, error))
+    return FALSE;
+  *op = p[0];
+  return TRUE;
+}
+
+static gchar *
+dup_field (const guint8 * h, guint32 len, const gchar * name)
+{
+  const guint8 *p;
+  guint32 n;
+
+  if (!find_field (h, len, name, &p, &n))
+    return NULL;
+  return g_strndup ((const gchar *) p, n);
+}
+
+static void
+connection_clear (gpointer data)
+{
+  RcBagConnection *c = data;
+
+  g_free (c->topic);
+  g_free (c->type);
+  g_free (c->md5sum);
+}
+
+static gboolean
+add_connection (RcBag * bag, const Record * r, GError ** error)
+{
+  RcBagConnection c = { 0, };
+  guint idx;
+
+  if (!field_u32 (r, "conn", &c.id, "connection record", error))
+    return FALSE;
+  /* rosbag repeats each connection record in the chunks and at the
+   * index: the index copy is the one read, once per id. */
+  if (g_hash_table_contains (bag->connection_ids,
+          GUINT_TO_POINTER (c.id + 1)) || c.id == G_MAXUINT32)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "connection %u is listed twice", c.id);
+  c.topic = dup_field (r->header, r->header_len, "topic");
+  c.type = dup_field (r->data, r->data_len, "type");
+  c.md5sum = dup_field (r->data, r->data_len, "md5sum");
+  if (!c.topic || !c.type) {
+    connection_clear (&c);
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "connection %u has no topic or type", c.id);
+  }
+  idx = bag->connections->len;
+  g_array_append_val (bag->connections, c);
+  g_hash_table_insert (bag->connection_ids, GUINT_TO_POINTER (c.id + 1),
+      GUINT_TO_POINTER (idx + 1));
+  return TRUE;
+}
+
+/* The chunk record @r (at @chunk_pos): its size and compression, checked
+ * against the limit and the record. */
+static gboolean
+parse_chunk (RcBag * bag, const Record * r, guint64 chunk_pos, Chunk * chunk,
+    GError ** error)
+{
+  const guint8 *p;
+  guint32 n;
+
+  if (!field_u32 (r, "size", &chunk->size, "chunk", error))
+    return FALSE;
+  if (!find_field (r->header, r->header_len, "compression", &p, &n))
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk at byte %"
+        G_GUINT64_FORMAT " has no compression field", chunk_pos);
+  if (n == 4 && !memcmp (p, "none", 4))
+    chunk->compression = COMPRESSION_NONE;
+  else if (n == 3 && !memcmp (p, "bz2", 3))
+    chunk->compression = COMPRESSION_BZ2;
+  else if (n == 3 && !memcmp (p, "lz4", 3))
+    chunk->compression = COMPRESSION_LZ4;
+  else
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "chunk at "
+        "byte %" G_GUINT64_FORMAT ": compression \"%.*s\" is not supported "
+        "(none, bz2 and lz4 are)", chunk_pos, (int) MIN (n, 32), p);
+  if (chunk->size > bag->max_chunk_size)
+    return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, "chunk at byte %"
+        G_GUINT64_FORMAT " is %u bytes decompressed, above the limit of %"
+        G_GSIZE_FORMAT, chunk_pos, chunk->size, bag->max_chunk_size);
+  if (chunk->compression == COMPRESSION_NONE && chunk->size != r->data_len)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "uncompressed "
+        "chunk at byte %" G_GUINT64_FORMAT " says %u bytes but holds %u",
+        chunk_pos, chunk->size, r->data_len);
+  chunk->data_pos = r->data - bag->base;
+  chunk->data_len = r->data_len;
+  return TRUE;
+}
+
+/* Adds the (time, offset) entries of the index data record @r to the
+ * index, as messages of chunk @chunk_index. */
+static gboolean
+add_index_data (RcBag * bag, const Record * r, guint32 chunk_index,
+    GError ** error)
+{
+  guint32 ver, conn, count;
+  gpointer idx;
+
+  if (!field_u32 (r, "ver", &ver, "index data", error) ||
+      !field_u32 (r, "conn", &conn, "index data", error) ||
+      !field_u32 (r, "count", &count, "index data", error))
+    return FALSE;
+  if (ver != 1)
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED,
+        "index data version %u (only 1 is known)", ver);
+  if ((guint64) count * 12 != r->data_len)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index data of "
+        "connection %u says %u entries but holds %u bytes", conn, count,
+        r->data_len);
+  /* Chunk records can be made to overlap so that several share index
+   * records; the file holds at most size / 12 distinct entries, which
+   * bounds the memory of the index whatever the records claim. */
+  if ((guint64) bag->entries->len + count > bag->size / 12)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the index lists "
+        "more messages than the file can hold (chunks sharing index "
+        "records)");
+  idx = g_hash_table_lookup (bag->connection_ids, GUINT_TO_POINTER (conn + 1));
+  if (!idx)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index data of "
+        "unknown connection %u", conn);
+  for (guint32 i = 0; i < count; i++) {
+    const guint8 *e = r->data + i * 12;
+    RcBagEntry entry;
+
+    entry.time = rc_time_ns (rc_get_u32 (e), rc_get_u32 (e + 4));
+    entry.connection = GPOINTER_TO_UINT (idx) - 1;
+    entry.chunk = chunk_index;
+    entry.offset = rc_get_u32 (e + 8);
+    g_array_append_val (bag->entries, entry);
+  }
+  return TRUE;
+}
+
+/* Reads the chunk record at @chunk_pos and the index data records after
+ * it. */
+static gboolean
+add_chunk (RcBag * bag, guint64 chunk_pos, GError ** error)
+{
+  Record r;
+  guint8 op;
+  Chunk chunk = { 0, };
+  guint32 chunk_index = bag->chunks->len;
+
+  if (chunk_pos < VERSION_LEN || chunk_pos >= bag->size)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk position %"
+        G_GUINT64_FORMAT " is outside the file (%" G_GSIZE_FORMAT " bytes)",
+        chunk_pos, bag->size);
+  if (!read_record_op (bag->base, bag->size, chunk_pos, &r, &op, "chunk",
+          error))
+    return FALSE;
+  if (op != OP_CHUNK)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk info points "
+        "at byte %" G_GUINT64_FORMAT ", a record of op 0x%02x, not a chunk "
+        "(0x05)", chunk_pos, op);
+  if (!parse_chunk (bag, &r, chunk_pos, &chunk, error))
+    return FALSE;
+  g_array_append_val (bag->chunks, chunk);
+
+  /* Index data records follow until the next chunk or the index. */
+  for (gsize pos = r.next; pos < bag->size; pos = r.next) {
+    if (!read_record_op (bag->base, bag->size, pos, &r, &op, "index data",
+            error))
+      return FALSE;
+    if (op != OP_INDEX_DATA)
+      break;
+    if (!add_index_data (bag, &r, chunk_index, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gint
+compare_entries (gconstpointer a, gconstpointer b)
+{
+  const RcBagEntry *x = a, *y = b;
+
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  if (x->chunk != y->chunk)
+    return x->chunk < y->chunk ? -1 : 1;
+  if (x->offset != y->offset)
+    return x->offset < y->offset ? -1 : 1;
+  return 0;
+}
+
+static gint
+compare_u64 (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static gboolean
+check_version_line (const RcBag * bag, GError ** error)
+{
+  gsize n = 9;
+
+  if (bag->size >= VERSION_LEN &&
+      !memcmp (bag->base, VERSION_LINE, VERSION_LEN))
+    return TRUE;
+  if (bag->size < 9 || memcmp (bag->base, "#ROSBAG V", 9) != 0)
+    return rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "not a ROS "
+        "bag: the file does not start with \"#ROSBAG V2.0\"");
+  while (n < bag->size && n < 24 && bag->base[n] != '\n')
+    n++;
+  return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "bag format "
+      "version %.*s is not supported (only 2.0 is)", (int) (n - 9),
+      bag->base + 9);
+}
+
+/* The bag header record: where the index is and what it holds. */
+static gboolean
+read_bag_header (const RcBag * bag, guint64 * index_pos, guint32 * conn_count,
+    guint32 * chunk_count, GError ** error)
+{
+  Record r;
+  guint8 op;
+
+  if (!read_record_op (bag->base, bag->size, VERSION_LEN, &r, &op,
+          "bag header", error))
+    return FALSE;
+  if (op != OP_BAG_HEADER)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the first record "
+        "is op 0x%02x, not the bag header (0x03)", op);
+  if (!field_u64 (&r, "index_pos", index_pos, "bag header", error) ||
+      !field_u32 (&r, "conn_count", conn_count, "bag header", error) ||
+      !field_u32 (&r, "chunk_count", chunk_count, "bag header", error))
+    return FALSE;
+  if (*index_pos == 0)
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "the bag has "
+        "no index (its recording was interrupted): run rosbag reindex on it");
+  if (*index_pos < r.next || *index_pos > bag->size)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index position %"
+        G_GUINT64_FORMAT " is outside the file (%" G_GSIZE_FORMAT " bytes)",
+        *index_pos, bag->size);
+  return TRUE;
+}
+
+static gboolean
+add_chunk_info (const Record * r, GArray * chunk_pos, GError ** error)
+{
+  guint32 ver;
+  guint64 pos;
+
+  if (!field_u32 (r, "ver", &ver, "chunk info", error) ||
+      !field_u64 (r, "chunk_pos", &pos, "chunk info", error))
+    return FALSE;
+  if (ver != 1)
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "chunk info "
+        "version %u (only 1 is known)", ver);
+  g_array_append_val (chunk_pos, pos);
+  return TRUE;
+}
+
+/* The index at @index_pos: connections first, then chunk infos (both
+ * counted by the bag header; each record takes at least 8 bytes, so the
+ * loop is bounded by the file).  The chunk positions go to @chunk_pos. */
+static gboolean
+read_index (RcBag * bag, guint64 index_pos, GArray * chunk_pos, GError ** error)
+{
+  Record r;
+  guint8 op;
+
+  for (gsize pos = index_pos; pos < bag->size; pos = r.next) {
+    if (!read_record_op (bag->base, bag->size, pos, &r, &op, "index record",
+            error))
+      return FALSE;
+    if (op == OP_CONNECTION) {
+      if (!add_connection (bag, &r, error))
+        return FALSE;
+    } else if (op == OP_CHUNK_INFO) {
+      if (!add_chunk_info (&r, chunk_pos, error))
+        return FALSE;
+    } else {
+      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "unexpected "
+          "record op 0x%02x in the index at byte %" G_GSIZE_FORMAT, op, pos);
+    }
+  }
+  return TRUE;
+}
+
+/* Every chunk, in file order, with its index data. */
+static gboolean
+add_chunks (RcBag * bag, GArray * chunk_pos, GError ** error)
+{
+  g_array_sort (chunk_pos, compare_u64);
+  for (guint i = 0; i < chunk_pos->len; i++) {
+    guint64 pos = g_array_index (chunk_pos, guint64, i);
+
+    if (i > 0 && pos == g_array_index (chunk_pos, guint64, i - 1))
+      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "two chunk infos "
+          "point at byte %" G_GUINT64_FORMAT, pos);
+    if (!add_chunk (bag, pos, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+parse (RcBag * bag, GError ** error)
+{
+  guint64 index_pos;
+  guint32 conn_count, chunk_count;
+  GArray *chunk_pos;
+  gboolean ok;
+
+  if (!check_version_line (bag, error) ||
+      !read_bag_header (bag, &index_pos, &conn_count, &chunk_count, error))
+    return FALSE;
+  chunk_pos = g_array_new (FALSE, FALSE, sizeof (guint64));
+  ok = read_index (bag, index_pos, chunk_pos, error);
+  if (ok && (bag->connections->len != conn_count ||
+          chunk_pos->len != chunk_count))
+    ok = rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the bag header "
+        "announces %u connections and %u chunks, the index holds %u and %u",
+        conn_count, chunk_count, bag->connections->len, chunk_pos->len);
+  if (ok)
+    ok = add_chunks (bag, chunk_pos, error);
+  if (ok)
+    g_array_sort (bag->entries, compare_entries);
+  g_array_unref (chunk_pos);
+  return ok;
+}
+
+static RcBag *
+bag_new (gsize max_chunk_size)
+{
+  RcBag *bag = g_new0 (RcBag, 1);
+
+  bag->max_chunk_size = max_chunk_size ? max_chunk_size :
+      RC_BAG_DEFAULT_MAX_CHUNK_SIZE;
+  bag->connections = g_array_new (FALSE, TRUE, sizeof (RcBagConnection));
+  g_array_set_clear_func (bag->connections, connection_clear);
+  bag->connection_ids = g_hash_table_new (NULL, NULL);
+  bag->chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
+  bag->entries = g_array_new (FALSE, FALSE, sizeof (RcBagEntry));
+  bag->cached_chunk = -1;
+  return bag;
+}
+
+RcBag *
+rc_bag_open_data (const guint8 * data, gsize size, gsize max_chunk_size,
+    GError ** error)
+{
+  RcBag *bag = bag_new (max_chunk_size);
+
+  bag->base = data;
+  bag->size = size;
+  if (!parse (bag, error)) {
+    rc_bag_free (bag);
+    return NULL;
+  }
+  return bag;
+}
+
+void
+rc_bag_free (RcBag * bag)
+{
+  if (!bag)
+    return;
+  g_array_unref (bag->connections);
+  g_hash_table_unref (bag->connection_ids);
+  g_array_unref (bag->chunks);
+  g_array_unref (bag->entries);
+  g_free (bag->cache);
+  g_free (bag);
+}
+
+guint
+rc_bag_n_connections (const RcBag * bag)
+{
+  return bag->connections->len;
+}
+
+const RcBagConnection *
+rc_bag_get_connection (const RcBag * bag, guint i)
+{
+  g_return_val_if_fail (i < bag->connections->len, NULL);
+  return &g_array_index (bag->connections, RcBagConnection, i);
+}
+
+gsize
+rc_bag_n_entries (const RcBag * bag)
+{
+  return bag->entries->len;
+}
+
+const RcBagEntry *
+rc_bag_get_entry (const RcBag * bag, gsize i)
+{
+  g_return_val_if_fail (i < bag->entries->len, NULL);
+  return &g_array_index (bag->entries, RcBagEntry, i);
+}
+
+gsize
+rc_bag_lower_bound (const RcBag * bag, guint64 time)
+{
+  gsize lo = 0, hi = bag->entries->len;
+
+  while (lo < hi) {
+    gsize mid = lo + (hi - lo) / 2;
+    if (g_array_index (bag->entries, RcBagEntry, mid).time < time)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static gboolean
+decompress_lz4 (const guint8 * src, gsize src_len, guint8 * dst,
+    gsize dst_len, GError ** error)
+{
+  LZ4F_dctx *ctx;
+  gsize in_pos = 0, out_pos = 0;
+  size_t ret = 1;
+  gboolean ok = FALSE;
+
+  if (LZ4F_isError (LZ4F_createDecompressionContext (&ctx, LZ4F_VERSION)))
+    return rc_reader_fail (error, RC_READER_ERROR_IO,
+        "cannot create an lz4 context");
+  /* Loop until the frame ends (ret == 0); every call consumes input or
+   * produces output, or the data is wrong. */
+  while (ret != 0) {
+    size_t in_size = src_len - in_pos, out_size = dst_len - out_pos;
+
+    ret = LZ4F_decompress (ctx, dst + out_pos, &out_size, src + in_pos,
+        &in_size, NULL);
+    if (LZ4F_isError (ret)) {
+      rc_reader_fail (error, RC_READER_ERROR_FORMAT, "corrupt lz4 chunk: %s",
+          LZ4F_getErrorName (ret));
+      goto out;
+    }
+    in_pos += in_size;
+    out_pos += out_size;
+    if (ret != 0 && in_size == 0 && out_size == 0) {
+      rc_reader_fail (error, RC_READER_ERROR_FORMAT, "corrupt lz4 chunk: %s",
+          in_pos == src_len ? "truncated frame" :
+          "more data than the chunk's size field says");
+      goto out;
+    }
+  }
+  if (out_pos != dst_len) {
+    rc_reader_fail (error, RC_READER_ERROR_FORMAT, "lz4 chunk decompresses to %"
+        G_GSIZE_FORMAT " bytes, its size field says %" G_GSIZE_FORMAT,
+        out_pos, dst_len);
+    goto out;
+  }
+  ok = TRUE;
+out:
+  LZ4F_freeDecompressionContext (ctx);
+  return ok;
+}
+
+/* Makes bag->cache the decompressed chunk @index. */
+static gboolean
+load_chunk (RcBag * bag, guint32 index, const guint8 ** data, gsize * size,
+    GError ** error)
+{
+  const Chunk *c = &g_array_index (bag->chunks, Chunk, index);
+  const guint8 *src = bag->base + c->data_pos;
+
+  if (c->compression == COMPRESSION_NONE) {
+    *data = src;
+    *size = c->size;
+    return TRUE;
+  }
+  if (bag->cached_chunk != index) {
+    bag->cached_chunk = -1;
+    if (bag->cache_size < c->size || !bag->cache) {
+      g_free (bag->cache);
+      bag->cache = g_try_malloc (MAX (c->size, 1));
+      bag->cache_size = bag->cache ? c->size : 0;
+      if (!bag->cache)
+        return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE,
+            "cannot allocate %u bytes for a chunk", c->size);
+    }
+    if (c->compression == COMPRESSION_BZ2) {
+      unsigned int out_len = c->size;
+      int ret = BZ2_bzBuffToBuffDecompress ((char *) bag->cache, &out_len,
+          (char *) src, c->data_len, 0, 0);
+
+      if (ret != BZ_OK)
+        return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+            "corrupt bz2 chunk: %s",
+            ret == BZ_OUTBUFF_FULL ? "larger than its size field says" : ret ==
+            BZ_UNEXPECTED_EOF ? "truncated stream" : ret ==
+            BZ_DATA_ERROR_MAGIC ? "no bz2 stream magic" : ret ==
+            BZ_DATA_ERROR ? "bad data or checksum" : "libbz2 error");
+      if (out_len != c->size)
+        return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+            "bz2 chunk decompresses to %u bytes, its size field says %u",
+            out_len, c->size);
+    } else if (!decompress_lz4 (src, c->data_len, bag->cache, c->size, error)) {
+      return FALSE;
+    }
+    bag->cached_chunk = index;
+  }
+  *data = bag->cache;
+  *size = c->size;
+  return TRUE;
+}
+
+gboolean
+rc_bag_read (RcBag * bag, const RcBagEntry * entry, const guint8 ** data,
+    gsize * size, GError ** error)
+{
+  const guint8 *chunk = NULL;
+  gsize chunk_size = 0;
+  Record r;
+  guint8 op;
+  guint32 conn;
+  const RcBagConnection *c;
+
+  g_return_val_if_fail (entry->chunk < bag->chunks->len, FALSE);
+  if (!load_chunk (bag, entry->chunk, &chunk, &chunk_size, error) ||
+      !read_record_op (chunk, chunk_size, entry->offset, &r, &op, "message",
+          error))
+    return FALSE;
+  if (op != OP_MSG_DATA)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "the index points at a record of op 0x%02x, not a message (0x02)", op);
+  if (!field_u32 (&r, "conn", &conn, "message", error))
+    return FALSE;
+  c = rc_bag_get_connection (bag, entry->connection);
+  if (conn != c->id)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
+        "the index lists a message of "
+        "connection %u, the chunk holds one of %u", c->id, conn);
+  *data = r.data;
+  *size = r.data_len;
+  return TRUE;
+}
