@@ -31,6 +31,7 @@
 #include "gstrobocachevoxelize.h"
 #include "gstrobocacheelements.h"
 #include "gstrobocachecaps.h"
+#include "gstrobocachegrid.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -59,32 +60,10 @@ enum
   PROP_STATS
 };
 
-/* A grid property (voxel-size, origin, dims) as set: one value per axis,
- * and why it cannot be used if it cannot.  A bad value is refused with an
- * element error at start (or at renegotiation while playing), not with a
- * GLib warning that leaves the default grid running. */
-typedef struct
-{
-  gdouble value[3];
-  gchar *invalid;
-} Triple;
-
-typedef enum
-{
-  TRIPLE_VOXEL_SIZE,
-  TRIPLE_ORIGIN,
-  TRIPLE_DIMS,
-  N_TRIPLES
-} TripleKind;
-
-static const gchar *const triple_names[N_TRIPLES] = {
-  "voxel-size", "origin", "dims"
-};
-
 /* Property values, under the object lock. */
 typedef struct
 {
-  Triple grid[N_TRIPLES];
+  GstRobocacheGridSettings grid;
   rc_voxel_mode mode;
   gchar *features;
   gboolean post_messages;
@@ -169,78 +148,6 @@ gst_robocache_voxel_mode_get_type (void)
 /* Properties                                                          */
 /* ------------------------------------------------------------------ */
 
-/* Why @value along @axis cannot be used for @kind, or NULL. */
-static gchar *
-axis_problem (TripleKind kind, gint axis, gdouble value)
-{
-  const gchar *name = triple_names[kind];
-  gchar c = "xyz"[axis];
-
-  switch (kind) {
-    case TRIPLE_VOXEL_SIZE:
-      if (!(value > 0.0) || !isfinite (value))
-        return g_strdup_printf ("%s along %c is %g; it must be a finite "
-            "number > 0", name, c, value);
-      break;
-    case TRIPLE_ORIGIN:
-      if (!isfinite (value))
-        return g_strdup_printf ("%s along %c is %g; it must be finite",
-            name, c, value);
-      break;
-    default:
-      if (!(value >= 1.0) || value > G_MAXINT || value != floor (value))
-        return g_strdup_printf ("%s along %c is %g; each dimension must be "
-            "a whole number from 1 to %d", name, c, value, G_MAXINT);
-      break;
-  }
-  return NULL;
-}
-
-/* Reads one value for all axes or <x,y,z>, of any numeric type. */
-static void
-triple_set (Triple * t, TripleKind kind, const GValue * array)
-{
-  guint n = gst_value_array_get_size (array);
-
-  g_clear_pointer (&t->invalid, g_free);
-  if (n != 1 && n != 3) {
-    t->invalid = g_strdup_printf ("%s takes one value for all axes or three "
-        "(<x,y,z>), not %u", triple_names[kind], n);
-    return;
-  }
-  for (guint a = 0; a < 3 && !t->invalid; a++) {
-    const GValue *v = gst_value_array_get_value (array, n == 1 ? 0 : a);
-    GValue d = G_VALUE_INIT;
-
-    g_value_init (&d, G_TYPE_DOUBLE);
-    if (!g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_DOUBLE)
-        || !g_value_transform (v, &d)) {
-      t->invalid = g_strdup_printf ("%s: a value of type %s is not a number",
-          triple_names[kind], G_VALUE_TYPE_NAME (v));
-      break;
-    }
-    t->value[a] = g_value_get_double (&d);
-    t->invalid = axis_problem (kind, a, t->value[a]);
-  }
-}
-
-static void
-triple_get (const Triple * t, TripleKind kind, GValue * value)
-{
-  for (guint a = 0; a < 3; a++) {
-    GValue v = G_VALUE_INIT;
-
-    if (kind == TRIPLE_DIMS) {
-      g_value_init (&v, G_TYPE_INT);
-      g_value_set_int (&v, (gint) CLAMP (t->value[a], G_MININT, G_MAXINT));
-    } else {
-      g_value_init (&v, G_TYPE_DOUBLE);
-      g_value_set_double (&v, t->value[a]);
-    }
-    gst_value_array_append_and_take_value (value, &v);
-  }
-}
-
 static GstStructure *
 totals_to_structure (const Totals * t)
 {
@@ -264,15 +171,11 @@ gst_robocache_voxelize_set_property (GObject * object, guint prop_id,
   gboolean reconfigure = TRUE;
 
   GST_OBJECT_LOCK (self);
+  if (gst_robocache_grid_set_property (&s->grid, PROP_VOXEL_SIZE, prop_id,
+          value))
+    prop_id = PROP_0;
   switch (prop_id) {
-    case PROP_VOXEL_SIZE:
-      triple_set (&s->grid[TRIPLE_VOXEL_SIZE], TRIPLE_VOXEL_SIZE, value);
-      break;
-    case PROP_ORIGIN:
-      triple_set (&s->grid[TRIPLE_ORIGIN], TRIPLE_ORIGIN, value);
-      break;
-    case PROP_DIMS:
-      triple_set (&s->grid[TRIPLE_DIMS], TRIPLE_DIMS, value);
+    case PROP_0:
       break;
     case PROP_MODE:
       s->mode = (rc_voxel_mode) g_value_get_enum (value);
@@ -305,15 +208,11 @@ gst_robocache_voxelize_get_property (GObject * object, guint prop_id,
   Settings *s = &self->settings;
 
   GST_OBJECT_LOCK (self);
+  if (gst_robocache_grid_get_property (&s->grid, PROP_VOXEL_SIZE, prop_id,
+          value))
+    prop_id = PROP_0;
   switch (prop_id) {
-    case PROP_VOXEL_SIZE:
-      triple_get (&s->grid[TRIPLE_VOXEL_SIZE], TRIPLE_VOXEL_SIZE, value);
-      break;
-    case PROP_ORIGIN:
-      triple_get (&s->grid[TRIPLE_ORIGIN], TRIPLE_ORIGIN, value);
-      break;
-    case PROP_DIMS:
-      triple_get (&s->grid[TRIPLE_DIMS], TRIPLE_DIMS, value);
+    case PROP_0:
       break;
     case PROP_MODE:
       g_value_set_enum (value, s->mode);
@@ -371,32 +270,6 @@ post_refusal (GstRobocacheVoxelize * self, GQuark domain, gint code,
       code, text, debug, __FILE__, GST_FUNCTION, __LINE__);
 }
 
-/* Why @grid cannot be used whatever the points, or NULL. */
-static gchar *
-grid_problem (const rc_voxel_grid * grid)
-{
-  guint64 n_voxels = 1;
-  gchar *problem = NULL;
-
-  for (gint a = 0; a < 3 && !problem; a++) {
-    problem = axis_problem (TRIPLE_VOXEL_SIZE, a, grid->voxel_size[a]);
-    if (!problem)
-      problem = axis_problem (TRIPLE_ORIGIN, a, grid->origin[a]);
-    if (!problem)
-      problem = axis_problem (TRIPLE_DIMS, a, grid->dims[a]);
-  }
-  if (problem)
-    return problem;
-  /* Voxel indices and counts are 32-bit. */
-  for (gint a = 0; a < 3; a++)
-    n_voxels *= grid->dims[a];
-  if (n_voxels >= (G_GUINT64_CONSTANT (1) << 32))
-    return g_strdup_printf ("a grid of %u x %u x %u voxels is too large: "
-        "fewer than 2^32 voxels are accepted", grid->dims[0], grid->dims[1],
-        grid->dims[2]);
-  return NULL;
-}
-
 /* The grid the properties describe, and the features, or why the
  * properties cannot be used. */
 static gchar *
@@ -407,18 +280,12 @@ settings_grid (GstRobocacheVoxelize * self, rc_voxel_grid * grid,
   gchar *problem = NULL;
 
   GST_OBJECT_LOCK (self);
-  for (gint t = 0; t < N_TRIPLES && !problem; t++)
-    problem = g_strdup (s->grid[t].invalid);
-  for (gint a = 0; a < 3; a++) {
-    grid->voxel_size[a] = s->grid[TRIPLE_VOXEL_SIZE].value[a];
-    grid->origin[a] = s->grid[TRIPLE_ORIGIN].value[a];
-    grid->dims[a] = (guint) CLAMP (s->grid[TRIPLE_DIMS].value[a], 0, G_MAXINT);
-  }
+  problem = gst_robocache_grid_from_settings (&s->grid, grid);
   grid->mode = s->mode;
   if (features)
     *features = g_strdup (s->features);
   GST_OBJECT_UNLOCK (self);
-  return problem ? problem : grid_problem (grid);
+  return problem;
 }
 
 static GstCaps *
@@ -443,8 +310,7 @@ gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
             GST_ELEMENT (self))) {
       g_free (problem);
       g_free (features);
-      return gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SRC_PAD
-          (trans));
+      return gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
     }
     ret = gst_caps_new_empty ();
     if (problem)
@@ -530,7 +396,7 @@ static gboolean
 check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
     const rc_point_layout * layout)
 {
-  gchar *problem = grid_problem (grid);
+  gchar *problem = gst_robocache_grid_problem (grid);
   guint64 out_size, limit;
 
   if (problem) {
@@ -955,24 +821,8 @@ gst_robocache_voxelize_finalize (GObject * object)
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
 
   g_free (self->settings.features);
-  for (gint t = 0; t < N_TRIPLES; t++)
-    g_free (self->settings.grid[t].invalid);
+  gst_robocache_grid_settings_clear (&self->settings.grid);
   G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-/* The values are checked by the element, not by GLib, so that a bad one
- * (0, negative, NaN, Inf) is refused with an element error at start rather
- * than dropped with a warning; metres are any number, dims any int. */
-static GParamSpec *
-triple_param (const gchar * name, const gchar * nick, const gchar * blurb,
-    gboolean integer)
-{
-  GParamSpec *element = integer ?
-      g_param_spec_int ("dim", "Dimension", "Voxels along one axis",
-      G_MININT, G_MAXINT, 1, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS) : NULL;
-
-  return gst_param_spec_array (name, nick, blurb, element,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 }
 
 static void
@@ -990,31 +840,23 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
   /**
    * GstRobocacheVoxelize:voxel-size:
    *
-   * Edge of a voxel in metres, one value for all axes or <x,y,z>; each
-   * must be > 0.  Changing it while playing renegotiates the output caps.
-   */
-  g_object_class_install_property (gobject_class, PROP_VOXEL_SIZE,
-      triple_param ("voxel-size", "Voxel size",
-          "Voxel edge in metres: one value or <x,y,z> (each > 0)", FALSE));
-  /**
+   * Edge of a voxel in metres, one value for all axes or <x,y,z>; each a
+   * finite number > 0.  Changing it while playing renegotiates the output
+   * caps.
+   *
    * GstRobocacheVoxelize:origin:
    *
    * Position in metres of the grid's minimum corner, <x,y,z> (or one value
    * for all axes).
-   */
-  g_object_class_install_property (gobject_class, PROP_ORIGIN,
-      triple_param ("origin", "Origin",
-          "Minimum corner of the grid in metres: <x,y,z>", FALSE));
-  /**
+   *
    * GstRobocacheVoxelize:dims:
    *
    * Voxels along each axis, <x,y,z> (or one value for all); each at least
    * 1, fewer than 2^32 voxels in all.
+   *
+   * A bad value of any of the three is an element error at start.
    */
-  g_object_class_install_property (gobject_class, PROP_DIMS,
-      triple_param ("dims", "Dimensions",
-          "Voxels along each axis: <x,y,z> (each >= 1, fewer than 2^32 in "
-          "all)", TRUE));
+  gst_robocache_grid_install_properties (gobject_class, PROP_VOXEL_SIZE);
   /**
    * GstRobocacheVoxelize:mode:
    *
@@ -1098,16 +940,19 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
 static void
 gst_robocache_voxelize_init (GstRobocacheVoxelize * self)
 {
+  static const gdouble voxel_size[3] = { DEFAULT_VOXEL_SIZE,
+    DEFAULT_VOXEL_SIZE, DEFAULT_VOXEL_SIZE
+  };
+  static const gdouble origin[3] = { DEFAULT_ORIGIN_XY, DEFAULT_ORIGIN_XY,
+    DEFAULT_ORIGIN_Z
+  };
+  static const guint dims[3] = { DEFAULT_DIMS_XY, DEFAULT_DIMS_XY,
+    DEFAULT_DIMS_Z
+  };
+
   Settings *s = &self->settings;
 
-  for (gint a = 0; a < 3; a++)
-    s->grid[TRIPLE_VOXEL_SIZE].value[a] = DEFAULT_VOXEL_SIZE;
-  s->grid[TRIPLE_ORIGIN].value[0] = s->grid[TRIPLE_ORIGIN].value[1] =
-      DEFAULT_ORIGIN_XY;
-  s->grid[TRIPLE_ORIGIN].value[2] = DEFAULT_ORIGIN_Z;
-  s->grid[TRIPLE_DIMS].value[0] = s->grid[TRIPLE_DIMS].value[1] =
-      DEFAULT_DIMS_XY;
-  s->grid[TRIPLE_DIMS].value[2] = DEFAULT_DIMS_Z;
+  gst_robocache_grid_settings_init (&s->grid, voxel_size, origin, dims);
   s->mode = DEFAULT_MODE;
   s->features = g_strdup (DEFAULT_FEATURES);
   s->post_messages = DEFAULT_POST_MESSAGES;

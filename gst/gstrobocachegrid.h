@@ -1,0 +1,56 @@
+/* The grid properties of the elements that bin points into voxels:
+ * voxel-size, origin and dims, each one value for all axes or <x,y,z>.
+ * Their values are checked here rather than by GLib's ranges, so that a bad
+ * one (0, negative, NaN, Inf, a wrong count) reaches the element, which
+ * refuses it with an element error at start instead of a GLib warning and
+ * a run on the default grid. */
+#ifndef __GST_ROBOCACHE_GRID_H__
+#define __GST_ROBOCACHE_GRID_H__
+
+#include <gst/gst.h>
+
+#include "robocache-kernels.h"
+
+G_BEGIN_DECLS typedef enum
+{
+  GST_ROBOCACHE_GRID_VOXEL_SIZE,
+  GST_ROBOCACHE_GRID_ORIGIN,
+  GST_ROBOCACHE_GRID_DIMS,
+  GST_ROBOCACHE_GRID_N_PROPERTIES
+} GstRobocacheGridProperty;
+
+/* The three properties as set, under the element's object lock: a value
+ * per axis, and for each property why it cannot be used, if it cannot. */
+typedef struct
+{
+  gdouble value[GST_ROBOCACHE_GRID_N_PROPERTIES][3];
+  gchar *invalid[GST_ROBOCACHE_GRID_N_PROPERTIES];
+} GstRobocacheGridSettings;
+
+void gst_robocache_grid_settings_init (GstRobocacheGridSettings * settings,
+    const gdouble voxel_size[3], const gdouble origin[3], const guint dims[3]);
+void gst_robocache_grid_settings_clear (GstRobocacheGridSettings * settings);
+
+/* Installs voxel-size, origin and dims with ids @first_id, @first_id + 1
+ * and @first_id + 2, changeable while playing. */
+void gst_robocache_grid_install_properties (GObjectClass * klass,
+    guint first_id);
+
+/* Sets or gets one of those properties (the caller holds the object lock);
+ * FALSE when @prop_id is not one of them. */
+gboolean gst_robocache_grid_set_property (GstRobocacheGridSettings *
+    settings, guint first_id, guint prop_id, const GValue * value);
+gboolean gst_robocache_grid_get_property (const GstRobocacheGridSettings *
+    settings, guint first_id, guint prop_id, GValue * value);
+
+/* Fills @grid's voxel size, origin and dims from @settings; returns why they
+ * cannot be used (to be freed), or NULL. */
+gchar *gst_robocache_grid_from_settings (const GstRobocacheGridSettings *
+    settings, rc_voxel_grid * grid);
+
+/* Why @grid cannot be used whatever the points (an axis out of range, 2^32
+ * voxels or more), to be freed, or NULL. */
+gchar *gst_robocache_grid_problem (const rc_voxel_grid * grid);
+
+G_END_DECLS
+#endif
