@@ -388,6 +388,28 @@ pad_stream_name (GstRobocacheFusePad * pad)
   return name;
 }
 
+/* The settings the streaming thread reads, taken at once: the application
+ * may change them while playing. */
+typedef struct
+{
+  FusePolicy policy;
+  GstClockTime max_age;
+  gboolean master;
+} PadSettings;
+
+static PadSettings
+pad_settings (GstRobocacheFusePad * pad)
+{
+  PadSettings settings;
+
+  GST_OBJECT_LOCK (pad);
+  settings.policy = pad->policy;
+  settings.max_age = pad->max_age;
+  settings.master = pad->master;
+  GST_OBJECT_UNLOCK (pad);
+  return settings;
+}
+
 /* ------------------------------------------------------------------ */
 /* Element properties                                                  */
 /* ------------------------------------------------------------------ */
@@ -636,11 +658,30 @@ tick_time (GstRobocacheFuse * self, guint64 k)
       self->settings.rate_n);
 }
 
+/* The running time of @buf on @pad; NONE without a PTS. */
 static GstClockTime
 buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
 {
+  if (!GST_BUFFER_PTS_IS_VALID (buf))
+    return GST_CLOCK_TIME_NONE;
   return gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
       GST_BUFFER_PTS (buf));
+}
+
+/* The running time of @buf on @pad into *rt; FALSE (with an element error)
+ * when it has none: streams are aligned by their timestamps. */
+static gboolean
+timed_running_time (GstRobocacheFuse * self, GstAggregatorPad * pad,
+    GstBuffer * buf, GstClockTime * rt)
+{
+  *rt = buffer_running_time (pad, buf);
+  if (GST_CLOCK_TIME_IS_VALID (*rt))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("a buffer on %s has no timestamp (or one outside the segment); "
+          "robocachefuse aligns streams by their PTS", GST_PAD_NAME (pad)),
+      (NULL));
+  return FALSE;
 }
 
 /* The chosen master pad: master=true, else the first. */
@@ -648,13 +689,8 @@ static GstRobocacheFusePad *
 master_pad (GList * pads)
 {
   for (GList * l = pads; l; l = l->next) {
-    GstRobocacheFusePad *pad = l->data;
-    gboolean master;
-    GST_OBJECT_LOCK (pad);
-    master = pad->master;
-    GST_OBJECT_UNLOCK (pad);
-    if (master)
-      return pad;
+    if (pad_settings (l->data).master)
+      return l->data;
   }
   return pads ? pads->data : NULL;
 }
@@ -674,15 +710,10 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
 
   *has_next = FALSE;
   while ((buf = gst_aggregator_pad_peek_buffer (aggpad))) {
-    GstClockTime rt = GST_BUFFER_PTS_IS_VALID (buf) ?
-        buffer_running_time (aggpad, buf) : GST_CLOCK_TIME_NONE;
+    GstClockTime rt;
 
-    if (!GST_CLOCK_TIME_IS_VALID (rt)) {
+    if (!timed_running_time (self, aggpad, buf, &rt)) {
       gst_buffer_unref (buf);
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("a buffer on %s has no timestamp (or one outside the segment); "
-              "robocachefuse aligns streams by their PTS",
-              GST_PAD_NAME (pad)), (NULL));
       return FALSE;
     }
     if (!GST_CLOCK_TIME_IS_VALID (self->state.last_rt) ||
@@ -828,11 +859,7 @@ update_latency (GstRobocacheFuse * self, GList * pads)
 
   for (GList * l = pads; l; l = l->next) {
     GstRobocacheFusePad *pad = l->data;
-    GstClockTime max_age;
-    GST_OBJECT_LOCK (pad);
-    max_age = pad->max_age;
-    GST_OBJECT_UNLOCK (pad);
-    wait = MAX (wait, MIN (pad->interval, max_age));
+    wait = MAX (wait, MIN (pad->interval, pad_settings (pad).max_age));
   }
   if (wait > self->state.latency) {
     self->state.latency = wait;
@@ -840,6 +867,139 @@ update_latency (GstRobocacheFuse * self, GList * pads)
         GST_TIME_ARGS (wait));
     gst_aggregator_set_latency (GST_AGGREGATOR (self), wait, wait);
   }
+}
+
+/* The policy @pad applies: auto resolved by the kind of stream. */
+static FusePolicy
+effective_policy (GstRobocacheFusePad * pad, FusePolicy policy)
+{
+  if (policy == FUSE_POLICY_AUTO)
+    policy = pad->kind == KIND_VECTORS ? FUSE_POLICY_INTERPOLATE :
+        FUSE_POLICY_PREVIOUS;
+  /* Only vector samples are ever interpolated. */
+  if (policy == FUSE_POLICY_INTERPOLATE && !is_flat_vector (pad))
+    policy = FUSE_POLICY_NEAREST;
+  return policy;
+}
+
+/* The queued buffer after @tick with its running time, or NULL. */
+static GstBuffer *
+peek_next (GstRobocacheFusePad * pad, GstClockTime tick,
+    GstClockTime * next_rt)
+{
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
+  GstBuffer *next = gst_aggregator_pad_peek_buffer (aggpad);
+
+  *next_rt = next ? buffer_running_time (aggpad, next) : GST_CLOCK_TIME_NONE;
+  /* A buffer that arrived since the pad was advanced may be at or before
+   * the tick: it is not the sample after it. */
+  if (next && (!GST_CLOCK_TIME_IS_VALID (*next_rt) || *next_rt <= tick)) {
+    gst_clear_buffer (&next);
+    *next_rt = GST_CLOCK_TIME_NONE;
+  }
+  return next;
+}
+
+/* The vector at @tick between pad->prev and @next, or NULL.  *chosen_rt is
+ * the farther neighbour: it decides whether the interpolation is stale. */
+static GstMemory *
+interpolate_at_tick (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
+    GstBuffer * next, GstClockTime next_rt, GstClockTime tick,
+    GstRobocacheFusedStream * stream, GstClockTime * chosen_rt)
+{
+  GstMemory *mem = interpolate_vectors (self, pad, next, next_rt, tick);
+
+  if (!mem)
+    return NULL;
+  stream->interpolated = TRUE;
+  *chosen_rt = tick - pad->prev_rt > next_rt - tick ? pad->prev_rt : next_rt;
+  stream->pts = GST_BUFFER_PTS (tick - pad->prev_rt <= next_rt - tick ?
+      pad->prev : next);
+  return mem;
+}
+
+/* The memory of the buffer nearest to @tick (policy previous: of the one
+ * at or before it), or NULL when there is none. */
+static GstMemory *
+take_buffer_at_tick (GstRobocacheFusePad * pad, FusePolicy policy,
+    GstBuffer * next, GstClockTime next_rt, GstClockTime tick,
+    GstRobocacheFusedStream * stream, GstClockTime * chosen_rt)
+{
+  gboolean take_next = FALSE;
+  GstBuffer *chosen;
+
+  if (policy != FUSE_POLICY_PREVIOUS && next)
+    take_next = !pad->prev || next_rt - tick < tick - pad->prev_rt;
+  chosen = take_next ? next : pad->prev;
+  *chosen_rt = take_next ? next_rt : pad->prev_rt;
+  if (!chosen)
+    return NULL;
+  stream->pts = GST_BUFFER_PTS (chosen);
+  /* One memory per stream; a single memory is a reference, not a copy. */
+  return gst_buffer_get_all_memory (chosen);
+}
+
+/* Fills @stream with what @pad says at @tick under its policy and returns
+ * the stream's memory, or NULL when it has no data. */
+static GstMemory *
+sample_pad_at_tick (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
+    GstClockTime tick, GstRobocacheFusedStream * stream)
+{
+  GstClockTime next_rt, chosen_rt = GST_CLOCK_TIME_NONE;
+  GstBuffer *next = peek_next (pad, tick, &next_rt);
+  PadSettings settings = pad_settings (pad);
+  FusePolicy policy = effective_policy (pad, settings.policy);
+  GstMemory *mem = NULL;
+
+  stream->name = pad_stream_name (pad);
+  stream->caps = pad->caps ? gst_caps_ref (pad->caps) : NULL;
+  if (policy == FUSE_POLICY_INTERPOLATE && pad->prev && next &&
+      pad->prev_rt != tick)
+    mem = interpolate_at_tick (self, pad, next, next_rt, tick, stream,
+        &chosen_rt);
+  if (!mem)
+    mem = take_buffer_at_tick (pad, policy, next, next_rt, tick, stream,
+        &chosen_rt);
+  if (GST_CLOCK_TIME_IS_VALID (chosen_rt))
+    stream->offset = GST_CLOCK_DIFF (tick, chosen_rt);
+  stream->stale = !mem || (guint64) ABS (stream->offset) > settings.max_age;
+  if (next)
+    gst_buffer_unref (next);
+  return mem;
+}
+
+/* The flat float32 memory of a tick, filled one vector stream after
+ * another. */
+typedef struct
+{
+  GstMemory *mem;
+  GstMapInfo map;
+  float *next;                  /* where the next stream's channels go */
+  guint channels;
+} FlatOutput;
+
+static void
+flat_output_begin (FlatOutput * flat, GList * pads)
+{
+  flat->channels = 0;
+  for (GList * l = pads; l; l = l->next) {
+    if (is_flat_vector (l->data))
+      flat->channels += GST_ROBOCACHE_FUSE_PAD (l->data)->vectors.channels;
+  }
+  flat->mem = gst_allocator_alloc (NULL, MAX (flat->channels, 1) *
+      sizeof (float), NULL);
+  gst_memory_map (flat->mem, &flat->map, GST_MAP_WRITE);
+  flat->next = (float *) flat->map.data;
+}
+
+static void
+flat_output_finish (FlatOutput * flat, GstBuffer * out,
+    GstRobocacheFusedMeta * meta)
+{
+  gst_memory_unmap (flat->mem, &flat->map);
+  meta->flat_memory_index = gst_buffer_n_memory (out);
+  meta->flat_channels = flat->channels;
+  gst_buffer_append_memory (out, flat->mem);
 }
 
 /* Builds the fused buffer of the tick at running time @tick.  Returns NULL
@@ -850,107 +1010,33 @@ fuse_tick (GstRobocacheFuse * self, GList * pads, GstClockTime tick,
 {
   GstBuffer *out = gst_buffer_new ();
   GstRobocacheFusedMeta *meta;
-  guint n_pads = g_list_length (pads), i = 0, flat_channels = 0;
-  GstMemory *flat_mem = NULL;
-  GstMapInfo flat_map;
-  float *flat = NULL;
+  FlatOutput flat = { NULL };
+  guint i = 0;
 
   *n_stale = 0;
-  meta = gst_buffer_add_robocache_fused_meta (out, n_pads);
-  if (flat_output) {
-    for (GList * l = pads; l; l = l->next) {
-      if (is_flat_vector (l->data))
-        flat_channels += GST_ROBOCACHE_FUSE_PAD (l->data)->vectors.channels;
-    }
-    flat_mem = gst_allocator_alloc (NULL, MAX (flat_channels, 1) *
-        sizeof (float), NULL);
-    gst_memory_map (flat_mem, &flat_map, GST_MAP_WRITE);
-    flat = (float *) flat_map.data;
-  }
+  meta = gst_buffer_add_robocache_fused_meta (out, g_list_length (pads));
+  if (flat_output)
+    flat_output_begin (&flat, pads);
 
   for (GList * l = pads; l; l = l->next, i++) {
     GstRobocacheFusePad *pad = l->data;
-    GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
     GstRobocacheFusedStream *stream = &meta->streams[i];
-    GstBuffer *next = gst_aggregator_pad_peek_buffer (aggpad);
-    GstClockTime next_rt = next && GST_BUFFER_PTS_IS_VALID (next) ?
-        buffer_running_time (aggpad, next) : GST_CLOCK_TIME_NONE;
-    GstBuffer *chosen = NULL;
-    GstClockTime chosen_rt = GST_CLOCK_TIME_NONE, max_age;
-    GstMemory *mem = NULL;
-    FusePolicy policy;
+    GstMemory *mem = sample_pad_at_tick (self, pad, tick, stream);
 
-    /* A buffer that arrived since the pad was advanced may be at or before
-     * the tick: it is not the sample after it. */
-    if (next && (!GST_CLOCK_TIME_IS_VALID (next_rt) || next_rt <= tick)) {
-      gst_clear_buffer (&next);
-      next_rt = GST_CLOCK_TIME_NONE;
-    }
-
-    GST_OBJECT_LOCK (pad);
-    policy = pad->policy;
-    max_age = pad->max_age;
-    GST_OBJECT_UNLOCK (pad);
-    if (policy == FUSE_POLICY_AUTO)
-      policy = pad->kind == KIND_VECTORS ? FUSE_POLICY_INTERPOLATE :
-          FUSE_POLICY_PREVIOUS;
-    /* Only vector samples are ever interpolated. */
-    if (policy == FUSE_POLICY_INTERPOLATE && !is_flat_vector (pad))
-      policy = FUSE_POLICY_NEAREST;
-
-    stream->name = pad_stream_name (pad);
-    stream->caps = pad->caps ? gst_caps_ref (pad->caps) : NULL;
-
-    if (policy == FUSE_POLICY_INTERPOLATE && pad->prev && next &&
-        GST_CLOCK_TIME_IS_VALID (next_rt) && pad->prev_rt != tick) {
-      mem = interpolate_vectors (self, pad, next, next_rt, tick);
-      if (mem) {
-        stream->interpolated = TRUE;
-        /* Staleness of an interpolation: its farther neighbour. */
-        chosen_rt = tick - pad->prev_rt > next_rt - tick ? pad->prev_rt :
-            next_rt;
-        stream->pts = GST_BUFFER_PTS (tick - pad->prev_rt <= next_rt - tick ?
-            pad->prev : next);
-      }
-    }
-    if (!mem) {
-      gboolean take_next = FALSE;
-      if (policy != FUSE_POLICY_PREVIOUS && next &&
-          GST_CLOCK_TIME_IS_VALID (next_rt))
-        take_next = !pad->prev || next_rt - tick < tick - pad->prev_rt;
-      chosen = take_next ? next : pad->prev;
-      chosen_rt = take_next ? next_rt : pad->prev_rt;
-      if (chosen) {
-        /* One memory per stream; a single memory is a reference, not a
-         * copy. */
-        mem = gst_buffer_get_all_memory (chosen);
-        stream->pts = GST_BUFFER_PTS (chosen);
-      }
-    }
-
-    if (GST_CLOCK_TIME_IS_VALID (chosen_rt))
-      stream->offset = GST_CLOCK_DIFF (tick, chosen_rt);
-    stream->stale = !mem || (guint64) ABS (stream->offset) > max_age;
     if (stream->stale)
       (*n_stale)++;
-    if (flat && is_flat_vector (pad)) {
-      append_flat (pad, stream->stale ? NULL : mem, flat);
-      flat += pad->vectors.channels;
+    if (flat.mem && is_flat_vector (pad)) {
+      append_flat (pad, stream->stale ? NULL : mem, flat.next);
+      flat.next += pad->vectors.channels;
     }
     if (mem) {
       stream->memory_index = gst_buffer_n_memory (out);
       gst_buffer_append_memory (out, mem);
     }
-    if (next)
-      gst_buffer_unref (next);
   }
 
-  if (flat_mem) {
-    gst_memory_unmap (flat_mem, &flat_map);
-    meta->flat_memory_index = gst_buffer_n_memory (out);
-    meta->flat_channels = flat_channels;
-    gst_buffer_append_memory (out, flat_mem);
-  }
+  if (flat.mem)
+    flat_output_finish (&flat, out, meta);
   if (*n_stale > 0 && stale_policy == STALE_DROP) {
     gst_buffer_unref (out);
     return NULL;
@@ -975,116 +1061,200 @@ ref_sink_pads (GstRobocacheFuse * self)
   return pads;
 }
 
+/* rate=0/1: the tick is at the master's queued buffer, which stays queued
+ * until the tick is certain to be produced. */
+static GstFlowReturn
+master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
+    GstClockTime * tick)
+{
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (master);
+  GstBuffer *m = gst_aggregator_pad_peek_buffer (aggpad);
+
+  if (!m)
+    return gst_aggregator_pad_is_eos (aggpad) ? GST_FLOW_EOS :
+        GST_AGGREGATOR_FLOW_NEED_DATA;
+  if (!GST_BUFFER_PTS_IS_VALID (m)) {
+    gst_buffer_unref (m);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("a buffer on %s has no timestamp; robocachefuse aligns streams "
+            "by their PTS", GST_PAD_NAME (master)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  *tick = buffer_running_time (aggpad, m);
+  gst_buffer_unref (m);
+  return GST_FLOW_OK;
+}
+
+/* At a fixed rate, the first tick: the first on the grid at or after the
+ * earliest data.  state.have_tick says whether it was found. */
+static GstFlowReturn
+first_rate_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
+    gint rate_n, gint rate_d)
+{
+  GstClockTime first = GST_CLOCK_TIME_NONE;
+  gboolean eos = TRUE;
+
+  for (GList * l = pads; l; l = l->next) {
+    GstAggregatorPad *aggpad = l->data;
+    GstBuffer *b = gst_aggregator_pad_peek_buffer (aggpad);
+    GstClockTime rt;
+    gboolean timed;
+    /* The aggregator also wakes up for a pad's events alone: the origin
+     * waits for every pad's first buffer (unless the live timeout says to
+     * go on), so that it never depends on which stream happened to arrive
+     * first. */
+    if (!b && !timeout && !gst_aggregator_pad_is_eos (aggpad) &&
+        !gst_aggregator_pad_is_inactive (aggpad))
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    if (!b)
+      continue;
+    timed = timed_running_time (self, aggpad, b, &rt);
+    gst_buffer_unref (b);
+    if (!timed)
+      return GST_FLOW_ERROR;
+    first = MIN (first, rt);
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (first)) {
+    for (GList * l = pads; l; l = l->next)
+      eos &= gst_aggregator_pad_is_eos (l->data);
+    return eos ? GST_FLOW_EOS : timeout ? GST_FLOW_OK :
+        GST_AGGREGATOR_FLOW_NEED_DATA;
+  }
+  self->state.tick_index = gst_util_uint64_scale_ceil (first, rate_n,
+      GST_SECOND * (guint64) rate_d);
+  self->state.have_tick = TRUE;
+  return GST_FLOW_OK;
+}
+
+/* The running time of the tick to make now into *tick, and with rate=0/1
+ * the master pad into *master.  FALSE, with *ret, when there is none. */
+static gboolean
+next_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
+    const Settings * settings, GstRobocacheFusePad ** master,
+    GstClockTime * tick, GstFlowReturn * ret)
+{
+  if (settings->rate_n == 0) {
+    *master = master_pad (pads);
+    *ret = master_tick (self, *master, tick);
+    return *ret == GST_FLOW_OK;
+  }
+  if (!self->state.have_tick) {
+    *ret = first_rate_tick (self, pads, timeout, settings->rate_n,
+        settings->rate_d);
+    if (!self->state.have_tick)
+      return FALSE;
+  }
+  *tick = tick_time (self, self->state.tick_index);
+  return TRUE;
+}
+
+/* Advances every pad but the master to @tick.  *all_ready: every pad that
+ * can still deliver has its sample after the tick; *all_eos: no pad has.
+ * FALSE on a buffer without timestamp. */
+static gboolean
+advance_pads (GstRobocacheFuse * self, GList * pads,
+    GstRobocacheFusePad * master, GstClockTime tick, gboolean * all_ready,
+    gboolean * all_eos)
+{
+  *all_ready = TRUE;
+  *all_eos = TRUE;
+  for (GList * l = pads; l; l = l->next) {
+    GstRobocacheFusePad *pad = l->data;
+    GstAggregatorPad *aggpad = l->data;
+    gboolean has_next;
+
+    if (pad == master)
+      has_next = TRUE;
+    else if (!advance_pad (self, pad, tick, &has_next))
+      return FALSE;
+    if (has_next)
+      *all_eos = FALSE;
+    if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
+        !gst_aggregator_pad_is_inactive (aggpad))
+      *all_ready = FALSE;
+  }
+  return TRUE;
+}
+
+/* Stamps the fused buffer with its tick and pushes it. */
+static GstFlowReturn
+push_tick (GstRobocacheFuse * self, GstBuffer * out, GstClockTime tick,
+    GstRobocacheFusePad * master, guint n_stale)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstSegment *segment = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+  GstClockTime pts = gst_segment_position_from_running_time (segment,
+      GST_FORMAT_TIME, tick);
+
+  GST_BUFFER_PTS (out) = pts;
+  if (!master)
+    GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) -
+        tick;
+  segment->position = pts;
+  GST_LOG_OBJECT (self, "tick %" GST_TIME_FORMAT ", %u stale",
+      GST_TIME_ARGS (tick), n_stale);
+  return gst_aggregator_finish_buffer (agg, out);
+}
+
+/* Makes the tick at @tick, now certain to be produced (or dropped by the
+ * stale policy), and counts it. */
+static GstFlowReturn
+produce_tick (GstRobocacheFuse * self, GList * pads,
+    GstRobocacheFusePad * master, GstClockTime tick, const Settings * settings)
+{
+  gboolean master_has_next;
+  GstBuffer *out;
+  guint n_stale;
+
+  /* The master's buffer is the tick's own: consumed only now. */
+  if (master && !advance_pad (self, master, tick, &master_has_next))
+    return GST_FLOW_ERROR;
+  update_src_caps (self, pads, settings->rate_n, settings->rate_d);
+  out = fuse_tick (self, pads, tick, settings->flat_output,
+      settings->stale_policy, &n_stale);
+  if (!master)
+    self->state.tick_index++;
+
+  GST_OBJECT_LOCK (self);
+  self->totals.stale_streams += n_stale;
+  if (out)
+    self->totals.ticks++;
+  else
+    self->totals.dropped_ticks++;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!out) {
+    GST_DEBUG_OBJECT (self, "tick %" GST_TIME_FORMAT " dropped: %u stale",
+        GST_TIME_ARGS (tick), n_stale);
+    return GST_FLOW_OK;
+  }
+  return push_tick (self, out, tick, master, n_stale);
+}
+
 static GstFlowReturn
 gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
   GList *pads = ref_sink_pads (self);
   GstRobocacheFusePad *master = NULL;
-  gboolean master_has_next;
   GstFlowReturn ret = GST_FLOW_OK;
-  gboolean all_ready = TRUE, all_eos = TRUE, flat_output;
-  StalePolicy stale_policy;
+  gboolean all_ready, all_eos;
+  Settings settings;
   GstClockTime tick;
-  gint rate_n, rate_d;
-  GstBuffer *out;
-  guint n_stale;
 
   GST_OBJECT_LOCK (self);
-  rate_n = self->settings.rate_n;
-  rate_d = self->settings.rate_d;
-  flat_output = self->settings.flat_output;
-  stale_policy = self->settings.stale_policy;
+  settings = self->settings;
   GST_OBJECT_UNLOCK (self);
 
   if (!pads) {
     ret = timeout ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
     goto done;
   }
-
-  if (rate_n == 0) {
-    GstBuffer *m;
-    master = master_pad (pads);
-    m = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD (master));
-    if (!m) {
-      ret = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (master)) ?
-          GST_FLOW_EOS : GST_AGGREGATOR_FLOW_NEED_DATA;
-      goto done;
-    }
-    if (!GST_BUFFER_PTS_IS_VALID (m)) {
-      gst_buffer_unref (m);
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("a buffer on %s has no timestamp; robocachefuse aligns streams "
-              "by their PTS", GST_PAD_NAME (master)), (NULL));
-      ret = GST_FLOW_ERROR;
-      goto done;
-    }
-    tick = buffer_running_time (GST_AGGREGATOR_PAD (master), m);
-    gst_buffer_unref (m);
-  } else {
-    if (!self->state.have_tick) {
-      /* The first tick: the first on the grid at or after the earliest
-       * data. */
-      GstClockTime first = GST_CLOCK_TIME_NONE;
-      for (GList * l = pads; l; l = l->next) {
-        GstAggregatorPad *aggpad = l->data;
-        GstBuffer *b = gst_aggregator_pad_peek_buffer (aggpad);
-        GstClockTime rt;
-        /* The aggregator also wakes up for a pad's events alone: the
-         * origin waits for every pad's first buffer (unless the live
-         * timeout says to go on), so that it never depends on which
-         * stream happened to arrive first. */
-        if (!b && !timeout && !gst_aggregator_pad_is_eos (aggpad) &&
-            !gst_aggregator_pad_is_inactive (aggpad)) {
-          ret = GST_AGGREGATOR_FLOW_NEED_DATA;
-          goto done;
-        }
-        if (!b)
-          continue;
-        rt = GST_BUFFER_PTS_IS_VALID (b) ? buffer_running_time (aggpad, b) :
-            GST_CLOCK_TIME_NONE;
-        gst_buffer_unref (b);
-        if (!GST_CLOCK_TIME_IS_VALID (rt)) {
-          GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-              ("a buffer on %s has no timestamp (or one outside the "
-                  "segment); robocachefuse aligns streams by their PTS",
-                  GST_PAD_NAME (aggpad)), (NULL));
-          ret = GST_FLOW_ERROR;
-          goto done;
-        }
-        first = MIN (first, rt);
-      }
-      if (!GST_CLOCK_TIME_IS_VALID (first)) {
-        gboolean eos = TRUE;
-        for (GList * l = pads; l; l = l->next)
-          eos &= gst_aggregator_pad_is_eos (l->data);
-        ret = eos ? GST_FLOW_EOS : timeout ? GST_FLOW_OK :
-            GST_AGGREGATOR_FLOW_NEED_DATA;
-        goto done;
-      }
-      self->state.tick_index = gst_util_uint64_scale_ceil (first, rate_n,
-          GST_SECOND * (guint64) rate_d);
-      self->state.have_tick = TRUE;
-    }
-    tick = tick_time (self, self->state.tick_index);
-  }
-
-  for (GList * l = pads; l; l = l->next) {
-    GstRobocacheFusePad *pad = l->data;
-    GstAggregatorPad *aggpad = l->data;
-    gboolean has_next;
-
-    if (pad == master) {
-      has_next = TRUE;
-    } else if (!advance_pad (self, pad, tick, &has_next)) {
-      ret = GST_FLOW_ERROR;
-      goto done;
-    }
-    if (has_next)
-      all_eos = FALSE;
-    if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
-        !gst_aggregator_pad_is_inactive (aggpad))
-      all_ready = FALSE;
+  if (!next_tick (self, pads, timeout, &settings, &master, &tick, &ret))
+    goto done;
+  if (!advance_pads (self, pads, master, tick, &all_ready, &all_eos)) {
+    ret = GST_FLOW_ERROR;
+    goto done;
   }
   update_latency (self, pads);
 
@@ -1098,42 +1268,7 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
     ret = GST_FLOW_EOS;
     goto done;
   }
-
-  /* The master's buffer is the tick's own: consumed only now that the
-   * tick is certain to be produced. */
-  if (master && !advance_pad (self, master, tick, &master_has_next)) {
-    ret = GST_FLOW_ERROR;
-    goto done;
-  }
-  update_src_caps (self, pads, rate_n, rate_d);
-  out = fuse_tick (self, pads, tick, flat_output, stale_policy, &n_stale);
-  if (!master)
-    self->state.tick_index++;
-
-  GST_OBJECT_LOCK (self);
-  self->totals.stale_streams += n_stale;
-  if (out)
-    self->totals.ticks++;
-  else
-    self->totals.dropped_ticks++;
-  GST_OBJECT_UNLOCK (self);
-
-  if (out) {
-    GstSegment *segment = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
-    GstClockTime pts = gst_segment_position_from_running_time (segment,
-        GST_FORMAT_TIME, tick);
-    GST_BUFFER_PTS (out) = pts;
-    if (!master)
-      GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) -
-          tick;
-    segment->position = pts;
-    GST_LOG_OBJECT (self, "tick %" GST_TIME_FORMAT ", %u stale",
-        GST_TIME_ARGS (tick), n_stale);
-    ret = gst_aggregator_finish_buffer (agg, out);
-  } else {
-    GST_DEBUG_OBJECT (self, "tick %" GST_TIME_FORMAT " dropped: %u stale",
-        GST_TIME_ARGS (tick), n_stale);
-  }
+  ret = produce_tick (self, pads, master, tick, &settings);
 
 done:
   g_list_free_full (pads, gst_object_unref);
