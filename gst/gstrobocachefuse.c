@@ -51,6 +51,7 @@
 #endif
 
 #include "gstrobocachefuse.h"
+#include "gstrobocachefusepad.h"
 #include "gstrobocacheelements.h"
 #include "gstrobocachecaps.h"
 #include "gstrobocachefusedmeta.h"
@@ -59,16 +60,8 @@
 #include <math.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_robocache_fuse_debug);
+GST_DEBUG_CATEGORY (gst_robocache_fuse_debug);
 #define GST_CAT_DEFAULT gst_robocache_fuse_debug
-
-typedef enum
-{
-  FUSE_POLICY_AUTO,
-  FUSE_POLICY_INTERPOLATE,
-  FUSE_POLICY_NEAREST,
-  FUSE_POLICY_PREVIOUS
-} FusePolicy;
 
 typedef enum
 {
@@ -83,9 +76,6 @@ typedef enum
 #define DEFAULT_IGNORE_INACTIVE FALSE
 #define DEFAULT_BACKEND GST_ROBOCACHE_DEFAULT_BACKEND
 #define DEFAULT_DEVICE_ID GST_ROBOCACHE_DEFAULT_DEVICE_ID
-#define DEFAULT_PAD_POLICY FUSE_POLICY_AUTO
-#define DEFAULT_PAD_MAX_AGE (500 * GST_MSECOND)
-#define DEFAULT_PAD_MASTER FALSE
 
 enum
 {
@@ -97,43 +87,6 @@ enum
   PROP_BACKEND,
   PROP_DEVICE_ID,
   PROP_STATS
-};
-
-enum
-{
-  PROP_PAD_0,
-  PROP_PAD_STREAM_NAME,
-  PROP_PAD_POLICY,
-  PROP_PAD_MAX_AGE,
-  PROP_PAD_MASTER
-};
-
-typedef enum
-{
-  KIND_UNKNOWN,
-  KIND_VECTORS,
-  KIND_POINTS,
-  KIND_VOXELS,
-  KIND_VIDEO
-} StreamKind;
-
-struct _GstRobocacheFusePad
-{
-  GstAggregatorPad parent;
-
-  /* Settings, under the pad's object lock. */
-  gchar *stream_name;
-  FusePolicy policy;
-  GstClockTime max_age;
-  gboolean master;
-
-  /* Streaming state, in the aggregator's thread. */
-  GstCaps *caps;
-  StreamKind kind;
-  GstRobocacheVectorsInfo vectors;
-  GstBuffer *prev;              /* latest buffer at or before the tick */
-  GstClockTime prev_rt;
-  GstClockTime interval;        /* longest observed gap between buffers */
 };
 
 typedef struct
@@ -174,8 +127,6 @@ struct _GstRobocacheFuse
 
 #define gst_robocache_fuse_parent_class parent_class
 G_DEFINE_TYPE (GstRobocacheFuse, gst_robocache_fuse, GST_TYPE_AGGREGATOR);
-G_DEFINE_TYPE (GstRobocacheFusePad, gst_robocache_fuse_pad,
-    GST_TYPE_AGGREGATOR_PAD);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachefuse, "robocachefuse",
     GST_RANK_NONE, GST_TYPE_ROBOCACHE_FUSE,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_fuse_debug, "robocachefuse", 0,
@@ -187,28 +138,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachefuse, "robocachefuse",
 #define SINK_CUDA_CAPS \
     GST_ROBOCACHE_VECTORS_CUDA_CAPS "; " GST_ROBOCACHE_POINTS_CUDA_CAPS "; " \
     GST_ROBOCACHE_VOXELS_CUDA_CAPS "; video/x-raw(memory:CUDAMemory)"
-
-static GType
-fuse_policy_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {FUSE_POLICY_AUTO, "interpolate for vectors, previous for the rest",
-        "auto"},
-    {FUSE_POLICY_INTERPOLATE, "Vectors interpolated at the tick (others: "
-          "nearest)", "interpolate"},
-    {FUSE_POLICY_NEAREST, "The buffer nearest to the tick", "nearest"},
-    {FUSE_POLICY_PREVIOUS, "The latest buffer at or before the tick",
-        "previous"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheFusePolicy", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
 
 static GType
 stale_policy_get_type (void)
@@ -225,189 +154,6 @@ stale_policy_get_type (void)
     g_once_init_leave (&type, t);
   }
   return type;
-}
-
-/* ------------------------------------------------------------------ */
-/* The pad                                                             */
-/* ------------------------------------------------------------------ */
-
-static void
-gst_robocache_fuse_pad_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
-
-  GST_OBJECT_LOCK (pad);
-  switch (prop_id) {
-    case PROP_PAD_STREAM_NAME:
-      g_free (pad->stream_name);
-      pad->stream_name = g_value_dup_string (value);
-      break;
-    case PROP_PAD_POLICY:
-      pad->policy = (FusePolicy) g_value_get_enum (value);
-      break;
-    case PROP_PAD_MAX_AGE:
-      pad->max_age = g_value_get_uint64 (value);
-      break;
-    case PROP_PAD_MASTER:
-      pad->master = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (pad);
-}
-
-static void
-gst_robocache_fuse_pad_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
-
-  GST_OBJECT_LOCK (pad);
-  switch (prop_id) {
-    case PROP_PAD_STREAM_NAME:
-      g_value_set_string (value, pad->stream_name ? pad->stream_name :
-          GST_PAD_NAME (pad));
-      break;
-    case PROP_PAD_POLICY:
-      g_value_set_enum (value, pad->policy);
-      break;
-    case PROP_PAD_MAX_AGE:
-      g_value_set_uint64 (value, pad->max_age);
-      break;
-    case PROP_PAD_MASTER:
-      g_value_set_boolean (value, pad->master);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (pad);
-}
-
-static void
-fuse_pad_reset (GstRobocacheFusePad * pad)
-{
-  gst_clear_buffer (&pad->prev);
-  pad->prev_rt = GST_CLOCK_TIME_NONE;
-  pad->interval = 0;
-}
-
-static void
-gst_robocache_fuse_pad_finalize (GObject * object)
-{
-  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
-
-  fuse_pad_reset (pad);
-  gst_clear_caps (&pad->caps);
-  g_free (pad->stream_name);
-  G_OBJECT_CLASS (gst_robocache_fuse_pad_parent_class)->finalize (object);
-}
-
-static GstFlowReturn
-gst_robocache_fuse_pad_flush (GstAggregatorPad * aggpad, GstAggregator * agg)
-{
-  fuse_pad_reset (GST_ROBOCACHE_FUSE_PAD (aggpad));
-  return GST_FLOW_OK;
-}
-
-static void
-gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
-{
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstAggregatorPadClass *aggpad_class = GST_AGGREGATOR_PAD_CLASS (klass);
-
-  gobject_class->set_property = gst_robocache_fuse_pad_set_property;
-  gobject_class->get_property = gst_robocache_fuse_pad_get_property;
-  gobject_class->finalize = gst_robocache_fuse_pad_finalize;
-  aggpad_class->flush = GST_DEBUG_FUNCPTR (gst_robocache_fuse_pad_flush);
-
-  /**
-   * GstRobocacheFusePad:stream-name:
-   *
-   * The stream's name in the fused frame (default: the pad's name).
-   */
-  g_object_class_install_property (gobject_class, PROP_PAD_STREAM_NAME,
-      g_param_spec_string ("stream-name", "Stream name",
-          "Name of the stream in the fused frame (default: the pad name)",
-          NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstRobocacheFusePad:policy:
-   *
-   * How the stream's data at a tick is chosen: auto (interpolate vectors,
-   * previous for the rest), interpolate, nearest or previous.
-   */
-  g_object_class_install_property (gobject_class, PROP_PAD_POLICY,
-      g_param_spec_enum ("policy", "Policy",
-          "How this stream's data at a tick is chosen", fuse_policy_get_type (),
-          DEFAULT_PAD_POLICY, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstRobocacheFusePad:max-age:
-   *
-   * Data further than this from the tick (ns) is stale; it also bounds how
-   * long a tick waits for this pad when live.
-   */
-  g_object_class_install_property (gobject_class, PROP_PAD_MAX_AGE,
-      g_param_spec_uint64 ("max-age", "Maximum age",
-          "Data further than this from the tick (ns) is stale", 0, G_MAXUINT64,
-          DEFAULT_PAD_MAX_AGE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstRobocacheFusePad:master:
-   *
-   * With rate=0/1, one tick per buffer of this pad.
-   */
-  g_object_class_install_property (gobject_class, PROP_PAD_MASTER,
-      g_param_spec_boolean ("master", "Master",
-          "With rate=0/1: one tick per buffer of this pad", DEFAULT_PAD_MASTER,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-}
-
-static void
-gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
-{
-  pad->policy = DEFAULT_PAD_POLICY;
-  pad->max_age = DEFAULT_PAD_MAX_AGE;
-  pad->master = DEFAULT_PAD_MASTER;
-  pad->prev_rt = GST_CLOCK_TIME_NONE;
-}
-
-static gchar *
-pad_stream_name (GstRobocacheFusePad * pad)
-{
-  gchar *name;
-
-  GST_OBJECT_LOCK (pad);
-  name = g_strdup (pad->stream_name ? pad->stream_name : GST_PAD_NAME (pad));
-  GST_OBJECT_UNLOCK (pad);
-  return name;
-}
-
-/* The settings the streaming thread reads, taken at once: the application
- * may change them while playing. */
-typedef struct
-{
-  FusePolicy policy;
-  GstClockTime max_age;
-  gboolean master;
-} PadSettings;
-
-static PadSettings
-pad_settings (GstRobocacheFusePad * pad)
-{
-  PadSettings settings;
-
-  GST_OBJECT_LOCK (pad);
-  settings.policy = pad->policy;
-  settings.max_age = pad->max_age;
-  settings.master = pad->master;
-  GST_OBJECT_UNLOCK (pad);
-  return settings;
 }
 
 /* ------------------------------------------------------------------ */
@@ -502,51 +248,6 @@ gst_robocache_fuse_get_property (GObject * object, guint prop_id,
 /* Caps, events, queries                                               */
 /* ------------------------------------------------------------------ */
 
-static StreamKind
-kind_of_caps (const GstCaps * caps)
-{
-  const GstStructure *s = gst_caps_get_structure (caps, 0);
-
-  if (gst_structure_has_name (s, GST_ROBOCACHE_VECTORS_MEDIA_TYPE))
-    return KIND_VECTORS;
-  if (gst_structure_has_name (s, GST_ROBOCACHE_POINTS_MEDIA_TYPE))
-    return KIND_POINTS;
-  if (gst_structure_has_name (s, GST_ROBOCACHE_VOXELS_MEDIA_TYPE))
-    return KIND_VOXELS;
-  if (gst_structure_has_name (s, "video/x-raw"))
-    return KIND_VIDEO;
-  return KIND_UNKNOWN;
-}
-
-static gboolean
-set_pad_caps (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
-    GstCaps * caps)
-{
-  StreamKind kind = kind_of_caps (caps);
-  GError *error = NULL;
-
-  /* A pad carries one kind of stream for its whole life: a camera pad
-   * turning into a joint-state pad is a wiring mistake, not a format
-   * change. */
-  if (pad->kind != KIND_UNKNOWN && kind != pad->kind) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("mismatched caps on %s: %" GST_PTR_FORMAT " after %" GST_PTR_FORMAT
-            "; a pad keeps the kind of stream it started with",
-            GST_PAD_NAME (pad), caps, pad->caps), (NULL));
-    return FALSE;
-  }
-  if (kind == KIND_VECTORS &&
-      !gst_robocache_vectors_caps_parse (caps, &pad->vectors, &error)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s: %s", GST_PAD_NAME (pad),
-            error->message), (NULL));
-    g_clear_error (&error);
-    return FALSE;
-  }
-  pad->kind = kind;
-  gst_caps_replace (&pad->caps, caps);
-  return TRUE;
-}
-
 static gboolean
 gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstEvent * event)
@@ -556,7 +257,8 @@ gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
     gst_event_parse_caps (event, &caps);
-    if (!set_pad_caps (self, GST_ROBOCACHE_FUSE_PAD (aggpad), caps)) {
+    if (!gst_robocache_fuse_pad_set_caps (GST_ROBOCACHE_FUSE_PAD (aggpad),
+            GST_ELEMENT (self), caps)) {
       gst_event_unref (event);
       return FALSE;
     }
@@ -658,23 +360,13 @@ tick_time (GstRobocacheFuse * self, guint64 k)
       self->settings.rate_n);
 }
 
-/* The running time of @buf on @pad; NONE without a PTS. */
-static GstClockTime
-buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
-{
-  if (!GST_BUFFER_PTS_IS_VALID (buf))
-    return GST_CLOCK_TIME_NONE;
-  return gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (buf));
-}
-
 /* The running time of @buf on @pad into *rt; FALSE (with an element error)
  * when it has none: streams are aligned by their timestamps. */
 static gboolean
 timed_running_time (GstRobocacheFuse * self, GstAggregatorPad * pad,
     GstBuffer * buf, GstClockTime * rt)
 {
-  *rt = buffer_running_time (pad, buf);
+  *rt = gst_robocache_fuse_pad_running_time (pad, buf);
   if (GST_CLOCK_TIME_IS_VALID (*rt))
     return TRUE;
   GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -689,7 +381,7 @@ static GstRobocacheFusePad *
 master_pad (GList * pads)
 {
   for (GList * l = pads; l; l = l->next) {
-    if (pad_settings (l->data).master)
+    if (gst_robocache_fuse_pad_get_settings (l->data).master)
       return l->data;
   }
   return pads ? pads->data : NULL;
@@ -734,66 +426,6 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
   return TRUE;
 }
 
-/* Vectors at @tick between @prev and @next, by the resampling kernel. */
-static GstMemory *
-interpolate_vectors (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
-    GstBuffer * next, GstClockTime next_rt, GstClockTime tick)
-{
-  const GstRobocacheVectorsInfo *info = &pad->vectors;
-  gsize size = gst_robocache_vectors_sample_size (info);
-  rc_resample_params params = { 0 };
-  GstMapInfo a, b, out;
-  GstMemory *mem;
-  guint8 *values;
-  int64_t times[2] = { (int64_t) pad->prev_rt, (int64_t) next_rt };
-  int64_t target = (int64_t) tick;
-  rc_status ret;
-
-  if (!gst_buffer_map (pad->prev, &a, GST_MAP_READ))
-    return NULL;
-  if (!gst_buffer_map (next, &b, GST_MAP_READ)) {
-    gst_buffer_unmap (pad->prev, &a);
-    return NULL;
-  }
-  if (a.size != size || b.size != size) {
-    gst_buffer_unmap (pad->prev, &a);
-    gst_buffer_unmap (next, &b);
-    return NULL;
-  }
-  values = g_malloc (2 * size);
-  memcpy (values, a.data, size);
-  memcpy (values + size, b.data, size);
-  gst_buffer_unmap (pad->prev, &a);
-  gst_buffer_unmap (next, &b);
-
-  params.batch = 1;
-  params.n_source = 2;
-  params.n_target = 1;
-  params.channels = info->channels;
-  params.type = info->type;
-  params.method = RC_INTERP_LINEAR;
-  params.edge = RC_EDGE_HOLD;
-  params.n_quaternions = info->n_quaternions;
-  memcpy (params.quaternion_first, info->quaternion_first,
-      sizeof (params.quaternion_first));
-  params.n_angle_ranges = info->n_angle_ranges;
-  memcpy (params.angle_ranges, info->angle_ranges,
-      sizeof (params.angle_ranges));
-
-  mem = gst_allocator_alloc (NULL, size, NULL);
-  gst_memory_map (mem, &out, GST_MAP_WRITE);
-  ret = rc_resample_cpu (&params, times, values, &target, out.data);
-  gst_memory_unmap (mem, &out);
-  g_free (values);
-  if (ret != RC_OK) {
-    GST_WARNING_OBJECT (self, "interpolation on %s failed: %s",
-        GST_PAD_NAME (pad), rc_status_message (ret));
-    gst_memory_unref (mem);
-    return NULL;
-  }
-  return mem;
-}
-
 /* Appends @pad's vector (@mem, or NaN without one) to the flat output as
  * float32. */
 static void
@@ -816,14 +448,6 @@ append_flat (GstRobocacheFusePad * pad, GstMemory * mem, float *flat)
   gst_memory_unmap (mem, &map);
 }
 
-static gboolean
-is_flat_vector (GstRobocacheFusePad * pad)
-{
-  return pad->kind == KIND_VECTORS &&
-      pad->vectors.layout == GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE &&
-      pad->vectors.type != RC_TYPE_BFLOAT16;
-}
-
 /* Sets the src caps when the set of streams changed. */
 static void
 update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
@@ -833,7 +457,7 @@ update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
   GstCaps *caps;
 
   for (GList * l = pads; l; l = l->next) {
-    gchar *name = pad_stream_name (l->data);
+    gchar *name = gst_robocache_fuse_pad_stream_name (l->data);
     g_string_append_printf (names, "%s%s", names->len ? "," : "", name);
     g_free (name);
   }
@@ -859,7 +483,9 @@ update_latency (GstRobocacheFuse * self, GList * pads)
 
   for (GList * l = pads; l; l = l->next) {
     GstRobocacheFusePad *pad = l->data;
-    wait = MAX (wait, MIN (pad->interval, pad_settings (pad).max_age));
+    FusePadSettings settings = gst_robocache_fuse_pad_get_settings (pad);
+
+    wait = MAX (wait, MIN (pad->interval, settings.max_age));
   }
   if (wait > self->state.latency) {
     self->state.latency = wait;
@@ -867,105 +493,6 @@ update_latency (GstRobocacheFuse * self, GList * pads)
         GST_TIME_ARGS (wait));
     gst_aggregator_set_latency (GST_AGGREGATOR (self), wait, wait);
   }
-}
-
-/* The policy @pad applies: auto resolved by the kind of stream. */
-static FusePolicy
-effective_policy (GstRobocacheFusePad * pad, FusePolicy policy)
-{
-  if (policy == FUSE_POLICY_AUTO)
-    policy = pad->kind == KIND_VECTORS ? FUSE_POLICY_INTERPOLATE :
-        FUSE_POLICY_PREVIOUS;
-  /* Only vector samples are ever interpolated. */
-  if (policy == FUSE_POLICY_INTERPOLATE && !is_flat_vector (pad))
-    policy = FUSE_POLICY_NEAREST;
-  return policy;
-}
-
-/* The queued buffer after @tick with its running time, or NULL. */
-static GstBuffer *
-peek_next (GstRobocacheFusePad * pad, GstClockTime tick,
-    GstClockTime * next_rt)
-{
-  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
-  GstBuffer *next = gst_aggregator_pad_peek_buffer (aggpad);
-
-  *next_rt = next ? buffer_running_time (aggpad, next) : GST_CLOCK_TIME_NONE;
-  /* A buffer that arrived since the pad was advanced may be at or before
-   * the tick: it is not the sample after it. */
-  if (next && (!GST_CLOCK_TIME_IS_VALID (*next_rt) || *next_rt <= tick)) {
-    gst_clear_buffer (&next);
-    *next_rt = GST_CLOCK_TIME_NONE;
-  }
-  return next;
-}
-
-/* The vector at @tick between pad->prev and @next, or NULL.  *chosen_rt is
- * the farther neighbour: it decides whether the interpolation is stale. */
-static GstMemory *
-interpolate_at_tick (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
-    GstBuffer * next, GstClockTime next_rt, GstClockTime tick,
-    GstRobocacheFusedStream * stream, GstClockTime * chosen_rt)
-{
-  GstMemory *mem = interpolate_vectors (self, pad, next, next_rt, tick);
-
-  if (!mem)
-    return NULL;
-  stream->interpolated = TRUE;
-  *chosen_rt = tick - pad->prev_rt > next_rt - tick ? pad->prev_rt : next_rt;
-  stream->pts = GST_BUFFER_PTS (tick - pad->prev_rt <= next_rt - tick ?
-      pad->prev : next);
-  return mem;
-}
-
-/* The memory of the buffer nearest to @tick (policy previous: of the one
- * at or before it), or NULL when there is none. */
-static GstMemory *
-take_buffer_at_tick (GstRobocacheFusePad * pad, FusePolicy policy,
-    GstBuffer * next, GstClockTime next_rt, GstClockTime tick,
-    GstRobocacheFusedStream * stream, GstClockTime * chosen_rt)
-{
-  gboolean take_next = FALSE;
-  GstBuffer *chosen;
-
-  if (policy != FUSE_POLICY_PREVIOUS && next)
-    take_next = !pad->prev || next_rt - tick < tick - pad->prev_rt;
-  chosen = take_next ? next : pad->prev;
-  *chosen_rt = take_next ? next_rt : pad->prev_rt;
-  if (!chosen)
-    return NULL;
-  stream->pts = GST_BUFFER_PTS (chosen);
-  /* One memory per stream; a single memory is a reference, not a copy. */
-  return gst_buffer_get_all_memory (chosen);
-}
-
-/* Fills @stream with what @pad says at @tick under its policy and returns
- * the stream's memory, or NULL when it has no data. */
-static GstMemory *
-sample_pad_at_tick (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
-    GstClockTime tick, GstRobocacheFusedStream * stream)
-{
-  GstClockTime next_rt, chosen_rt = GST_CLOCK_TIME_NONE;
-  GstBuffer *next = peek_next (pad, tick, &next_rt);
-  PadSettings settings = pad_settings (pad);
-  FusePolicy policy = effective_policy (pad, settings.policy);
-  GstMemory *mem = NULL;
-
-  stream->name = pad_stream_name (pad);
-  stream->caps = pad->caps ? gst_caps_ref (pad->caps) : NULL;
-  if (policy == FUSE_POLICY_INTERPOLATE && pad->prev && next &&
-      pad->prev_rt != tick)
-    mem = interpolate_at_tick (self, pad, next, next_rt, tick, stream,
-        &chosen_rt);
-  if (!mem)
-    mem = take_buffer_at_tick (pad, policy, next, next_rt, tick, stream,
-        &chosen_rt);
-  if (GST_CLOCK_TIME_IS_VALID (chosen_rt))
-    stream->offset = GST_CLOCK_DIFF (tick, chosen_rt);
-  stream->stale = !mem || (guint64) ABS (stream->offset) > settings.max_age;
-  if (next)
-    gst_buffer_unref (next);
-  return mem;
 }
 
 /* The flat float32 memory of a tick, filled one vector stream after
@@ -983,7 +510,7 @@ flat_output_begin (FlatOutput * flat, GList * pads)
 {
   flat->channels = 0;
   for (GList * l = pads; l; l = l->next) {
-    if (is_flat_vector (l->data))
+    if (gst_robocache_fuse_pad_is_flat_vector (l->data))
       flat->channels += GST_ROBOCACHE_FUSE_PAD (l->data)->vectors.channels;
   }
   flat->mem = gst_allocator_alloc (NULL, MAX (flat->channels, 1) *
@@ -1021,11 +548,12 @@ fuse_tick (GstRobocacheFuse * self, GList * pads, GstClockTime tick,
   for (GList * l = pads; l; l = l->next, i++) {
     GstRobocacheFusePad *pad = l->data;
     GstRobocacheFusedStream *stream = &meta->streams[i];
-    GstMemory *mem = sample_pad_at_tick (self, pad, tick, stream);
+    GstMemory *mem = gst_robocache_fuse_pad_sample (pad, GST_ELEMENT (self),
+        tick, stream);
 
     if (stream->stale)
       (*n_stale)++;
-    if (flat.mem && is_flat_vector (pad)) {
+    if (flat.mem && gst_robocache_fuse_pad_is_flat_vector (pad)) {
       append_flat (pad, stream->stale ? NULL : mem, flat.next);
       flat.next += pad->vectors.channels;
     }
@@ -1080,7 +608,7 @@ master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
             "by their PTS", GST_PAD_NAME (master)), (NULL));
     return GST_FLOW_ERROR;
   }
-  *tick = buffer_running_time (aggpad, m);
+  *tick = gst_robocache_fuse_pad_running_time (aggpad, m);
   gst_buffer_unref (m);
   return GST_FLOW_OK;
 }
@@ -1408,7 +936,7 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_create_new_pad);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_FUSE_PAD, 0);
-  gst_type_mark_as_plugin_api (fuse_policy_get_type (), 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_FUSE_POLICY, 0);
   gst_type_mark_as_plugin_api (stale_policy_get_type (), 0);
 }
 
