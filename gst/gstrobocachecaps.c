@@ -114,18 +114,13 @@ find_field (const ParsedField * fields, gint n, const gchar * name)
 
 #define MAX_POINT_FIELDS 64
 
-gboolean
-gst_robocache_points_caps_parse (const GstCaps * caps,
-    const gchar * feature_names, rc_point_layout * layout, GError ** error)
+/* The point-step and the fields string of fixed points caps. */
+static gboolean
+get_points_step_and_fields (const GstCaps * caps, gint * point_step,
+    const gchar ** text, GError ** error)
 {
-  ParsedField fields[MAX_POINT_FIELDS];
   const GstStructure *s;
-  const gchar *text;
-  const ParsedField *x, *y, *z;
-  gint point_step, n;
-  gboolean ret = FALSE;
 
-  memset (layout, 0, sizeof (*layout));
   if (!caps || !gst_caps_is_fixed (caps)) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "points caps are not fixed");
@@ -133,8 +128,8 @@ gst_robocache_points_caps_parse (const GstCaps * caps,
   }
   s = gst_caps_get_structure (caps, 0);
   if (!gst_structure_has_name (s, GST_ROBOCACHE_POINTS_MEDIA_TYPE) ||
-      !gst_structure_get_int (s, "point-step", &point_step) ||
-      point_step <= 0) {
+      !gst_structure_get_int (s, "point-step", point_step) ||
+      *point_step <= 0) {
     gchar *str = gst_caps_to_string (caps);
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "caps %s are not " GST_ROBOCACHE_POINTS_MEDIA_TYPE
@@ -142,24 +137,30 @@ gst_robocache_points_caps_parse (const GstCaps * caps,
     g_free (str);
     return FALSE;
   }
-  text = gst_structure_get_string (s, "fields");
-  if (!text) {
+  *text = gst_structure_get_string (s, "fields");
+  if (!*text) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "points caps have no fields string: %s", FIELDS_ACCEPTED);
     return FALSE;
   }
-  n = parse_fields (text, point_step, fields, MAX_POINT_FIELDS, error);
-  if (n < 0)
-    return FALSE;
+  return TRUE;
+}
 
-  x = find_field (fields, n, "x");
-  y = find_field (fields, n, "y");
-  z = find_field (fields, n, "z");
+/* The x, y and z fields into @layout, checked as the voxelizer reads
+ * them. */
+static gboolean
+set_position_fields (rc_point_layout * layout, gint point_step,
+    const ParsedField * fields, gint n, const gchar * text, GError ** error)
+{
+  const ParsedField *x = find_field (fields, n, "x");
+  const ParsedField *y = find_field (fields, n, "y");
+  const ParsedField *z = find_field (fields, n, "z");
+
   if (!x || !y || !z) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "points caps fields \"%s\" lack %s: %s", text,
         !x ? "x" : !y ? "y" : "z", FIELDS_ACCEPTED);
-    goto done;
+    return FALSE;
   }
   layout->point_step = point_step;
   layout->x = x->field;
@@ -170,36 +171,63 @@ gst_robocache_points_caps_parse (const GstCaps * caps,
       != RC_OK) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "points caps fields \"%s\": %s", text, FIELDS_ACCEPTED);
-    goto done;
+    return FALSE;
   }
+  return TRUE;
+}
+
+/* The feature fields, named among the point fields ("x,y,z" when none
+ * are named). */
+static gboolean
+add_feature_fields (rc_point_layout * layout, const ParsedField * fields,
+    gint n, const gchar * text, const gchar * feature_names, GError ** error)
+{
+  gchar **names;
+  gboolean ret = FALSE;
 
   if (!feature_names || !*feature_names)
     feature_names = "x,y,z";
-  {
-    gchar **names = g_strsplit (feature_names, ",", -1);
-    for (gchar ** name = names; *name; name++) {
-      const ParsedField *f = find_field (fields, n, g_strstrip (*name));
-      if (!f) {
-        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-            "feature field \"%s\" is not among the point fields \"%s\"",
-            *name, text);
-        g_strfreev (names);
-        goto done;
-      }
-      if (layout->n_features == RC_VOXELIZE_MAX_FEATURES) {
-        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-            "more than %d feature fields in \"%s\"", RC_VOXELIZE_MAX_FEATURES,
-            feature_names);
-        g_strfreev (names);
-        goto done;
-      }
-      layout->features[layout->n_features++] = f->field;
+  names = g_strsplit (feature_names, ",", -1);
+  for (gchar ** name = names; *name; name++) {
+    const ParsedField *f = find_field (fields, n, g_strstrip (*name));
+    if (!f) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "feature field \"%s\" is not among the point fields \"%s\"",
+          *name, text);
+      goto done;
     }
-    g_strfreev (names);
+    if (layout->n_features == RC_VOXELIZE_MAX_FEATURES) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "more than %d feature fields in \"%s\"", RC_VOXELIZE_MAX_FEATURES,
+          feature_names);
+      goto done;
+    }
+    layout->features[layout->n_features++] = f->field;
   }
   ret = TRUE;
-
 done:
+  g_strfreev (names);
+  return ret;
+}
+
+gboolean
+gst_robocache_points_caps_parse (const GstCaps * caps,
+    const gchar * feature_names, rc_point_layout * layout, GError ** error)
+{
+  ParsedField fields[MAX_POINT_FIELDS];
+  const gchar *text;
+  gint point_step, n;
+  gboolean ret;
+
+  memset (layout, 0, sizeof (*layout));
+  if (!get_points_step_and_fields (caps, &point_step, &text, error))
+    return FALSE;
+  n = parse_fields (text, point_step, fields, MAX_POINT_FIELDS, error);
+  if (n < 0)
+    return FALSE;
+
+  ret = set_position_fields (layout, point_step, fields, n, text, error) &&
+      add_feature_fields (layout, fields, n, text, feature_names, error);
   for (gint i = 0; i < n; i++)
     g_free (fields[i].name);
   return ret;
@@ -426,58 +454,17 @@ parse_channel (const gchar * text, guint * value)
   return TRUE;
 }
 
-gboolean
-gst_robocache_vectors_parse_quaternions (const gchar * text, guint channels,
-    guint * n_quaternions, guint32 * quaternion_first, GError ** error)
-{
-  gchar **entries;
-  guint n = 0;
-  gboolean ret = FALSE;
+/* Reads one entry of a channel list into @range, checked against the @n
+ * entries before it; @text is the whole list, for the messages. */
+typedef gboolean (*ChannelEntryFunc) (const gchar * text, const gchar * entry,
+    guint channels, const rc_channel_range * earlier, guint n,
+    rc_channel_range * range, GError ** error);
 
-  *n_quaternions = 0;
-  if (!text || !*text)
-    return TRUE;
-  entries = g_strsplit (text, ",", -1);
-  for (gchar ** e = entries; *e; e++) {
-    guint first;
-
-    if (!parse_channel (g_strstrip (*e), &first)) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "quaternions \"%s\": \"%s\" is not a channel index; accepted: "
-          "first channels of (x, y, z, w) groups, e.g. \"3,10\"", text, *e);
-      goto done;
-    }
-    if ((guint64) first + 4 > channels) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "quaternions \"%s\": the quaternion at channel %u does not fit in "
-          "%u channels", text, first, channels);
-      goto done;
-    }
-    for (guint i = 0; i < n; i++) {
-      if (first < quaternion_first[i] + 4 && quaternion_first[i] < first + 4) {
-        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-            "quaternions \"%s\": the quaternions at channels %u and %u "
-            "overlap", text, quaternion_first[i], first);
-        goto done;
-      }
-    }
-    if (n == RC_RESAMPLE_MAX_GROUPS) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "quaternions \"%s\": more than %d quaternions", text,
-          RC_RESAMPLE_MAX_GROUPS);
-      goto done;
-    }
-    quaternion_first[n++] = first;
-  }
-  *n_quaternions = n;
-  ret = TRUE;
-done:
-  g_strfreev (entries);
-  return ret;
-}
-
-gboolean
-gst_robocache_vectors_parse_angles (const gchar * text, guint channels,
+/* A comma-separated list of channel groups, at most RC_RESAMPLE_MAX_GROUPS;
+ * @what and @unit name the list and its entries in the messages. */
+static gboolean
+parse_channel_list (const gchar * text, guint channels,
+    ChannelEntryFunc parse_entry, const gchar * what, const gchar * unit,
     guint * n_ranges, rc_channel_range * ranges, GError ** error)
 {
   gchar **entries;
@@ -489,49 +476,119 @@ gst_robocache_vectors_parse_angles (const gchar * text, guint channels,
     return TRUE;
   entries = g_strsplit (text, ",", -1);
   for (gchar ** e = entries; *e; e++) {
-    gchar **ends = g_strsplit (g_strstrip (*e), "-", 2);
-    guint first = 0, last = 0;
-    gboolean ok = parse_channel (g_strstrip (ends[0]), &first);
+    rc_channel_range range;
 
-    if (ok && ends[1])
-      ok = parse_channel (g_strstrip (ends[1]), &last);
-    else
-      last = first;
-    g_strfreev (ends);
-    if (!ok || last < first) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "angles \"%s\": \"%s\" is not a channel or a range; accepted: "
-          "channel indices or inclusive ranges, e.g. \"0-2,5\"", text, *e);
+    if (!parse_entry (text, g_strstrip (*e), channels, ranges, n, &range,
+            error))
       goto done;
-    }
-    if (last >= channels) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "angles \"%s\": channel %u is not among the %u channels", text,
-          last, channels);
-      goto done;
-    }
-    for (guint i = 0; i < n; i++) {
-      if (first < ranges[i].first + ranges[i].count &&
-          ranges[i].first <= last) {
-        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-            "angles \"%s\": \"%s\" overlaps an earlier entry", text, *e);
-        goto done;
-      }
-    }
     if (n == RC_RESAMPLE_MAX_GROUPS) {
       g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "angles \"%s\": more than %d entries", text, RC_RESAMPLE_MAX_GROUPS);
+          "%s \"%s\": more than %d %s", what, text, RC_RESAMPLE_MAX_GROUPS,
+          unit);
       goto done;
     }
-    ranges[n].first = first;
-    ranges[n].count = last - first + 1;
-    n++;
+    ranges[n++] = range;
   }
   *n_ranges = n;
   ret = TRUE;
 done:
   g_strfreev (entries);
   return ret;
+}
+
+/* A quaternion: its first channel, the group four channels long. */
+static gboolean
+parse_quaternion_entry (const gchar * text, const gchar * entry,
+    guint channels, const rc_channel_range * earlier, guint n,
+    rc_channel_range * range, GError ** error)
+{
+  guint first;
+
+  if (!parse_channel (entry, &first)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "quaternions \"%s\": \"%s\" is not a channel index; accepted: "
+        "first channels of (x, y, z, w) groups, e.g. \"3,10\"", text, entry);
+    return FALSE;
+  }
+  if ((guint64) first + 4 > channels) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "quaternions \"%s\": the quaternion at channel %u does not fit in "
+        "%u channels", text, first, channels);
+    return FALSE;
+  }
+  for (guint i = 0; i < n; i++) {
+    if (first < earlier[i].first + 4 && earlier[i].first < first + 4) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "quaternions \"%s\": the quaternions at channels %u and %u "
+          "overlap", text, earlier[i].first, first);
+      return FALSE;
+    }
+  }
+  range->first = first;
+  range->count = 4;
+  return TRUE;
+}
+
+gboolean
+gst_robocache_vectors_parse_quaternions (const gchar * text, guint channels,
+    guint * n_quaternions, guint32 * quaternion_first, GError ** error)
+{
+  rc_channel_range ranges[RC_RESAMPLE_MAX_GROUPS];
+
+  if (!parse_channel_list (text, channels, parse_quaternion_entry,
+          "quaternions", "quaternions", n_quaternions, ranges, error))
+    return FALSE;
+  for (guint i = 0; i < *n_quaternions; i++)
+    quaternion_first[i] = ranges[i].first;
+  return TRUE;
+}
+
+/* An angle channel or an inclusive range of them, "5" or "0-2". */
+static gboolean
+parse_angle_entry (const gchar * text, const gchar * entry, guint channels,
+    const rc_channel_range * earlier, guint n, rc_channel_range * range,
+    GError ** error)
+{
+  gchar **ends = g_strsplit (entry, "-", 2);
+  guint first = 0, last = 0;
+  gboolean ok = parse_channel (g_strstrip (ends[0]), &first);
+
+  if (ok && ends[1])
+    ok = parse_channel (g_strstrip (ends[1]), &last);
+  else
+    last = first;
+  g_strfreev (ends);
+  if (!ok || last < first) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "angles \"%s\": \"%s\" is not a channel or a range; accepted: "
+        "channel indices or inclusive ranges, e.g. \"0-2,5\"", text, entry);
+    return FALSE;
+  }
+  if (last >= channels) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "angles \"%s\": channel %u is not among the %u channels", text,
+        last, channels);
+    return FALSE;
+  }
+  for (guint i = 0; i < n; i++) {
+    if (first < earlier[i].first + earlier[i].count &&
+        earlier[i].first <= last) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "angles \"%s\": \"%s\" overlaps an earlier entry", text, entry);
+      return FALSE;
+    }
+  }
+  range->first = first;
+  range->count = last - first + 1;
+  return TRUE;
+}
+
+gboolean
+gst_robocache_vectors_parse_angles (const gchar * text, guint channels,
+    guint * n_ranges, rc_channel_range * ranges, GError ** error)
+{
+  return parse_channel_list (text, channels, parse_angle_entry, "angles",
+      "entries", n_ranges, ranges, error);
 }
 
 gchar *
@@ -577,34 +634,25 @@ get_optional_string (const GstStructure * s, const gchar * field,
   return TRUE;
 }
 
-gboolean
-gst_robocache_vectors_caps_parse (const GstCaps * caps,
+/* The media type, channels and format of vectors caps @str. */
+static gboolean
+get_vectors_channels_and_format (const GstStructure * s, const gchar * str,
     GstRobocacheVectorsInfo * info, GError ** error)
 {
-  const GstStructure *s;
-  const gchar *format, *layout, *text;
-  gint channels = 0, batch = 1;
-  gchar *str;
+  const gchar *format;
+  gint channels = 0;
 
-  memset (info, 0, sizeof (*info));
-  if (!caps || !gst_caps_is_fixed (caps)) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "vectors caps are not fixed");
-    return FALSE;
-  }
-  s = gst_caps_get_structure (caps, 0);
-  str = gst_caps_to_string (caps);
   if (!gst_structure_has_name (s, GST_ROBOCACHE_VECTORS_MEDIA_TYPE)) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "caps %s are not " GST_ROBOCACHE_VECTORS_MEDIA_TYPE, str);
-    goto fail;
+    return FALSE;
   }
   if (!gst_structure_get_int (s, "channels", &channels) || channels < 1 ||
       channels > 65535) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "vectors caps %s: channels must be an int in [1, 65535]; "
         VECTORS_ACCEPTED, str);
-    goto fail;
+    return FALSE;
   }
   info->channels = (guint) channels;
 
@@ -616,10 +664,19 @@ gst_robocache_vectors_caps_parse (const GstCaps * caps,
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "vectors caps %s: format \"%s\" is not a vectors format; "
         VECTORS_ACCEPTED, str, format ? format : "(none)");
-    goto fail;
+    return FALSE;
   }
+  return TRUE;
+}
 
-  layout = gst_structure_get_string (s, "layout");
+/* The layout and batch of vectors caps @str, whose format is known. */
+static gboolean
+get_vectors_layout_and_batch (const GstStructure * s, const gchar * str,
+    GstRobocacheVectorsInfo * info, GError ** error)
+{
+  const gchar *layout = gst_structure_get_string (s, "layout");
+  gint batch = 1;
+
   if (g_strcmp0 (layout, "sample") == 0) {
     info->layout = GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE;
   } else if (g_strcmp0 (layout, "chunk") == 0) {
@@ -628,14 +685,14 @@ gst_robocache_vectors_caps_parse (const GstCaps * caps,
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "vectors caps %s: layout \"%s\" is unknown; " VECTORS_ACCEPTED, str,
         layout ? layout : "(none)");
-    goto fail;
+    return FALSE;
   }
   if (info->type == RC_TYPE_BFLOAT16 &&
       info->layout != GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "vectors caps %s: format bfloat16 needs layout chunk; "
         VECTORS_ACCEPTED, str);
-    goto fail;
+    return FALSE;
   }
   if (gst_structure_has_field (s, "batch") &&
       (!gst_structure_get_int (s, "batch", &batch) || batch < 1 ||
@@ -643,29 +700,53 @@ gst_robocache_vectors_caps_parse (const GstCaps * caps,
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "vectors caps %s: batch must be an int >= 1, and 1 with layout "
         "sample; " VECTORS_ACCEPTED, str);
-    goto fail;
+    return FALSE;
   }
   info->batch = (guint) batch;
+  return TRUE;
+}
+
+/* The optional quaternions and angles strings of vectors caps. */
+static gboolean
+get_vectors_channel_groups (const GstStructure * s,
+    GstRobocacheVectorsInfo * info, GError ** error)
+{
+  const gchar *text;
 
   if (!get_optional_string (s, "quaternions", &text, error))
-    goto fail;
+    return FALSE;
   info->has_quaternions = text != NULL;
   if (!gst_robocache_vectors_parse_quaternions (text, info->channels,
           &info->n_quaternions, info->quaternion_first, error))
-    goto fail;
+    return FALSE;
   if (!get_optional_string (s, "angles", &text, error))
-    goto fail;
+    return FALSE;
   info->has_angles = text != NULL;
-  if (!gst_robocache_vectors_parse_angles (text, info->channels,
-          &info->n_angle_ranges, info->angle_ranges, error))
-    goto fail;
+  return gst_robocache_vectors_parse_angles (text, info->channels,
+      &info->n_angle_ranges, info->angle_ranges, error);
+}
 
-  g_free (str);
-  return TRUE;
+gboolean
+gst_robocache_vectors_caps_parse (const GstCaps * caps,
+    GstRobocacheVectorsInfo * info, GError ** error)
+{
+  const GstStructure *s;
+  gchar *str;
+  gboolean ret;
 
-fail:
+  memset (info, 0, sizeof (*info));
+  if (!caps || !gst_caps_is_fixed (caps)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "vectors caps are not fixed");
+    return FALSE;
+  }
+  s = gst_caps_get_structure (caps, 0);
+  str = gst_caps_to_string (caps);
+  ret = get_vectors_channels_and_format (s, str, info, error) &&
+      get_vectors_layout_and_batch (s, str, info, error) &&
+      get_vectors_channel_groups (s, info, error);
   g_free (str);
-  return FALSE;
+  return ret;
 }
 
 GstCaps *

@@ -51,6 +51,7 @@
 #endif
 
 #include "gstrobocachefuse.h"
+#include "gstrobocachefusepad.h"
 #include "gstrobocacheelements.h"
 #include "gstrobocachecaps.h"
 #include "gstrobocachefusedmeta.h"
@@ -59,16 +60,8 @@
 #include <math.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_robocache_fuse_debug);
+GST_DEBUG_CATEGORY (gst_robocache_fuse_debug);
 #define GST_CAT_DEFAULT gst_robocache_fuse_debug
-
-typedef enum
-{
-  FUSE_POLICY_AUTO,
-  FUSE_POLICY_INTERPOLATE,
-  FUSE_POLICY_NEAREST,
-  FUSE_POLICY_PREVIOUS
-} FusePolicy;
 
 typedef enum
 {
@@ -81,9 +74,6 @@ typedef enum
 #define DEFAULT_FLAT_OUTPUT FALSE
 #define DEFAULT_STALE_POLICY STALE_MARK
 #define DEFAULT_IGNORE_INACTIVE FALSE
-#define DEFAULT_PAD_POLICY FUSE_POLICY_AUTO
-#define DEFAULT_PAD_MAX_AGE (500 * GST_MSECOND)
-#define DEFAULT_PAD_MASTER FALSE
 
 enum
 {
@@ -95,43 +85,6 @@ enum
   PROP_BACKEND,
   PROP_DEVICE_ID,
   PROP_STATS
-};
-
-enum
-{
-  PROP_PAD_0,
-  PROP_PAD_STREAM_NAME,
-  PROP_PAD_POLICY,
-  PROP_PAD_MAX_AGE,
-  PROP_PAD_MASTER
-};
-
-typedef enum
-{
-  KIND_UNKNOWN,
-  KIND_VECTORS,
-  KIND_POINTS,
-  KIND_VOXELS,
-  KIND_VIDEO
-} StreamKind;
-
-struct _GstRobocacheFusePad
-{
-  GstAggregatorPad parent;
-
-  /* Settings, under the pad's object lock. */
-  gchar *stream_name;
-  FusePolicy policy;
-  GstClockTime max_age;
-  gboolean master;
-
-  /* Streaming state, in the aggregator's thread. */
-  GstCaps *caps;
-  StreamKind kind;
-  GstRobocacheVectorsInfo vectors;
-  GstBuffer *prev;              /* latest buffer at or before the tick */
-  GstClockTime prev_rt;
-  GstClockTime interval;        /* longest observed gap between buffers */
 };
 
 typedef struct
@@ -171,8 +124,6 @@ struct _GstRobocacheFuse
 
 #define gst_robocache_fuse_parent_class parent_class
 G_DEFINE_TYPE (GstRobocacheFuse, gst_robocache_fuse, GST_TYPE_AGGREGATOR);
-G_DEFINE_TYPE (GstRobocacheFusePad, gst_robocache_fuse_pad,
-    GST_TYPE_AGGREGATOR_PAD);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachefuse, "robocachefuse",
     GST_RANK_NONE, GST_TYPE_ROBOCACHE_FUSE,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_fuse_debug, "robocachefuse", 0,
@@ -184,28 +135,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachefuse, "robocachefuse",
 #define SINK_CUDA_CAPS \
     GST_ROBOCACHE_VECTORS_CUDA_CAPS "; " GST_ROBOCACHE_POINTS_CUDA_CAPS "; " \
     GST_ROBOCACHE_VOXELS_CUDA_CAPS "; video/x-raw(memory:CUDAMemory)"
-
-static GType
-fuse_policy_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {FUSE_POLICY_AUTO, "interpolate for vectors, previous for the rest",
-        "auto"},
-    {FUSE_POLICY_INTERPOLATE, "Vectors interpolated at the tick (others: "
-          "nearest)", "interpolate"},
-    {FUSE_POLICY_NEAREST, "The buffer nearest to the tick", "nearest"},
-    {FUSE_POLICY_PREVIOUS, "The latest buffer at or before the tick",
-        "previous"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheFusePolicy", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
 
 static GType
 stale_policy_get_type (void)
@@ -222,167 +151,6 @@ stale_policy_get_type (void)
     g_once_init_leave (&type, t);
   }
   return type;
-}
-
-/* ------------------------------------------------------------------ */
-/* The pad                                                             */
-/* ------------------------------------------------------------------ */
-
-static void
-gst_robocache_fuse_pad_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
-
-  GST_OBJECT_LOCK (pad);
-  switch (prop_id) {
-    case PROP_PAD_STREAM_NAME:
-      g_free (pad->stream_name);
-      pad->stream_name = g_value_dup_string (value);
-      break;
-    case PROP_PAD_POLICY:
-      pad->policy = (FusePolicy) g_value_get_enum (value);
-      break;
-    case PROP_PAD_MAX_AGE:
-      pad->max_age = g_value_get_uint64 (value);
-      break;
-    case PROP_PAD_MASTER:
-      pad->master = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (pad);
-}
-
-static void
-gst_robocache_fuse_pad_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
-
-  GST_OBJECT_LOCK (pad);
-  switch (prop_id) {
-    case PROP_PAD_STREAM_NAME:
-      g_value_set_string (value, pad->stream_name ? pad->stream_name :
-          GST_PAD_NAME (pad));
-      break;
-    case PROP_PAD_POLICY:
-      g_value_set_enum (value, pad->policy);
-      break;
-    case PROP_PAD_MAX_AGE:
-      g_value_set_uint64 (value, pad->max_age);
-      break;
-    case PROP_PAD_MASTER:
-      g_value_set_boolean (value, pad->master);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (pad);
-}
-
-static void
-fuse_pad_reset (GstRobocacheFusePad * pad)
-{
-  gst_clear_buffer (&pad->prev);
-  pad->prev_rt = GST_CLOCK_TIME_NONE;
-  pad->interval = 0;
-}
-
-static void
-gst_robocache_fuse_pad_finalize (GObject * object)
-{
-  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
-
-  fuse_pad_reset (pad);
-  gst_clear_caps (&pad->caps);
-  g_free (pad->stream_name);
-  G_OBJECT_CLASS (gst_robocache_fuse_pad_parent_class)->finalize (object);
-}
-
-static GstFlowReturn
-gst_robocache_fuse_pad_flush (GstAggregatorPad * aggpad, GstAggregator * agg)
-{
-  fuse_pad_reset (GST_ROBOCACHE_FUSE_PAD (aggpad));
-  return GST_FLOW_OK;
-}
-
-static void
-gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
-{
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstAggregatorPadClass *aggpad_class = GST_AGGREGATOR_PAD_CLASS (klass);
-
-  gobject_class->set_property = gst_robocache_fuse_pad_set_property;
-  gobject_class->get_property = gst_robocache_fuse_pad_get_property;
-  gobject_class->finalize = gst_robocache_fuse_pad_finalize;
-  aggpad_class->flush = GST_DEBUG_FUNCPTR (gst_robocache_fuse_pad_flush);
-
-  /**
-   * GstRobocacheFusePad:stream-name:
-   *
-   * The stream's name in the fused frame (default: the pad's name).
-   */
-  g_object_class_install_property (gobject_class, PROP_PAD_STREAM_NAME,
-      g_param_spec_string ("stream-name", "Stream name",
-          "Name of the stream in the fused frame (default: the pad name)",
-          NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstRobocacheFusePad:policy:
-   *
-   * How the stream's data at a tick is chosen: auto (interpolate vectors,
-   * previous for the rest), interpolate, nearest or previous.
-   */
-  g_object_class_install_property (gobject_class, PROP_PAD_POLICY,
-      g_param_spec_enum ("policy", "Policy",
-          "How this stream's data at a tick is chosen", fuse_policy_get_type (),
-          DEFAULT_PAD_POLICY, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstRobocacheFusePad:max-age:
-   *
-   * Data further than this from the tick (ns) is stale; it also bounds how
-   * long a tick waits for this pad when live.
-   */
-  g_object_class_install_property (gobject_class, PROP_PAD_MAX_AGE,
-      g_param_spec_uint64 ("max-age", "Maximum age",
-          "Data further than this from the tick (ns) is stale", 0, G_MAXUINT64,
-          DEFAULT_PAD_MAX_AGE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstRobocacheFusePad:master:
-   *
-   * With rate=0/1, one tick per buffer of this pad.
-   */
-  g_object_class_install_property (gobject_class, PROP_PAD_MASTER,
-      g_param_spec_boolean ("master", "Master",
-          "With rate=0/1: one tick per buffer of this pad", DEFAULT_PAD_MASTER,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-}
-
-static void
-gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
-{
-  pad->policy = DEFAULT_PAD_POLICY;
-  pad->max_age = DEFAULT_PAD_MAX_AGE;
-  pad->master = DEFAULT_PAD_MASTER;
-  pad->prev_rt = GST_CLOCK_TIME_NONE;
-}
-
-static gchar *
-pad_stream_name (GstRobocacheFusePad * pad)
-{
-  gchar *name;
-
-  GST_OBJECT_LOCK (pad);
-  name = g_strdup (pad->stream_name ? pad->stream_name : GST_PAD_NAME (pad));
-  GST_OBJECT_UNLOCK (pad);
-  return name;
 }
 
 /* ------------------------------------------------------------------ */
@@ -471,51 +239,6 @@ gst_robocache_fuse_get_property (GObject * object, guint prop_id,
 /* Caps, events, queries                                               */
 /* ------------------------------------------------------------------ */
 
-static StreamKind
-kind_of_caps (const GstCaps * caps)
-{
-  const GstStructure *s = gst_caps_get_structure (caps, 0);
-
-  if (gst_structure_has_name (s, GST_ROBOCACHE_VECTORS_MEDIA_TYPE))
-    return KIND_VECTORS;
-  if (gst_structure_has_name (s, GST_ROBOCACHE_POINTS_MEDIA_TYPE))
-    return KIND_POINTS;
-  if (gst_structure_has_name (s, GST_ROBOCACHE_VOXELS_MEDIA_TYPE))
-    return KIND_VOXELS;
-  if (gst_structure_has_name (s, "video/x-raw"))
-    return KIND_VIDEO;
-  return KIND_UNKNOWN;
-}
-
-static gboolean
-set_pad_caps (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
-    GstCaps * caps)
-{
-  StreamKind kind = kind_of_caps (caps);
-  GError *error = NULL;
-
-  /* A pad carries one kind of stream for its whole life: a camera pad
-   * turning into a joint-state pad is a wiring mistake, not a format
-   * change. */
-  if (pad->kind != KIND_UNKNOWN && kind != pad->kind) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("mismatched caps on %s: %" GST_PTR_FORMAT " after %" GST_PTR_FORMAT
-            "; a pad keeps the kind of stream it started with",
-            GST_PAD_NAME (pad), caps, pad->caps), (NULL));
-    return FALSE;
-  }
-  if (kind == KIND_VECTORS &&
-      !gst_robocache_vectors_caps_parse (caps, &pad->vectors, &error)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s: %s", GST_PAD_NAME (pad),
-            error->message), (NULL));
-    g_clear_error (&error);
-    return FALSE;
-  }
-  pad->kind = kind;
-  gst_caps_replace (&pad->caps, caps);
-  return TRUE;
-}
-
 static gboolean
 gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstEvent * event)
@@ -525,7 +248,8 @@ gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
     gst_event_parse_caps (event, &caps);
-    if (!set_pad_caps (self, GST_ROBOCACHE_FUSE_PAD (aggpad), caps)) {
+    if (!gst_robocache_fuse_pad_set_caps (GST_ROBOCACHE_FUSE_PAD (aggpad),
+            GST_ELEMENT (self), caps)) {
       gst_event_unref (event);
       return FALSE;
     }
@@ -611,11 +335,20 @@ tick_time (GstRobocacheFuse * self, guint64 k)
       self->settings.rate_n);
 }
 
-static GstClockTime
-buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+/* The running time of @buf on @pad into *rt; FALSE (with an element error)
+ * when it has none: streams are aligned by their timestamps. */
+static gboolean
+timed_running_time (GstRobocacheFuse * self, GstAggregatorPad * pad,
+    GstBuffer * buf, GstClockTime * rt)
 {
-  return gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (buf));
+  *rt = gst_robocache_fuse_pad_running_time (pad, buf);
+  if (GST_CLOCK_TIME_IS_VALID (*rt))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("a buffer on %s has no timestamp (or one outside the segment); "
+          "robocachefuse aligns streams by their PTS", GST_PAD_NAME (pad)),
+      (NULL));
+  return FALSE;
 }
 
 /* The chosen master pad: master=true, else the first. */
@@ -623,13 +356,8 @@ static GstRobocacheFusePad *
 master_pad (GList * pads)
 {
   for (GList * l = pads; l; l = l->next) {
-    GstRobocacheFusePad *pad = l->data;
-    gboolean master;
-    GST_OBJECT_LOCK (pad);
-    master = pad->master;
-    GST_OBJECT_UNLOCK (pad);
-    if (master)
-      return pad;
+    if (gst_robocache_fuse_pad_get_settings (l->data).master)
+      return l->data;
   }
   return pads ? pads->data : NULL;
 }
@@ -649,15 +377,10 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
 
   *has_next = FALSE;
   while ((buf = gst_aggregator_pad_peek_buffer (aggpad))) {
-    GstClockTime rt = GST_BUFFER_PTS_IS_VALID (buf) ?
-        buffer_running_time (aggpad, buf) : GST_CLOCK_TIME_NONE;
+    GstClockTime rt;
 
-    if (!GST_CLOCK_TIME_IS_VALID (rt)) {
+    if (!timed_running_time (self, aggpad, buf, &rt)) {
       gst_buffer_unref (buf);
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("a buffer on %s has no timestamp (or one outside the segment); "
-              "robocachefuse aligns streams by their PTS",
-              GST_PAD_NAME (pad)), (NULL));
       return FALSE;
     }
     if (!GST_CLOCK_TIME_IS_VALID (self->state.last_rt) ||
@@ -676,66 +399,6 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
     pad->prev_rt = rt;
   }
   return TRUE;
-}
-
-/* Vectors at @tick between @prev and @next, by the resampling kernel. */
-static GstMemory *
-interpolate_vectors (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
-    GstBuffer * next, GstClockTime next_rt, GstClockTime tick)
-{
-  const GstRobocacheVectorsInfo *info = &pad->vectors;
-  gsize size = gst_robocache_vectors_sample_size (info);
-  rc_resample_params params = { 0 };
-  GstMapInfo a, b, out;
-  GstMemory *mem;
-  guint8 *values;
-  int64_t times[2] = { (int64_t) pad->prev_rt, (int64_t) next_rt };
-  int64_t target = (int64_t) tick;
-  rc_status ret;
-
-  if (!gst_buffer_map (pad->prev, &a, GST_MAP_READ))
-    return NULL;
-  if (!gst_buffer_map (next, &b, GST_MAP_READ)) {
-    gst_buffer_unmap (pad->prev, &a);
-    return NULL;
-  }
-  if (a.size != size || b.size != size) {
-    gst_buffer_unmap (pad->prev, &a);
-    gst_buffer_unmap (next, &b);
-    return NULL;
-  }
-  values = g_malloc (2 * size);
-  memcpy (values, a.data, size);
-  memcpy (values + size, b.data, size);
-  gst_buffer_unmap (pad->prev, &a);
-  gst_buffer_unmap (next, &b);
-
-  params.batch = 1;
-  params.n_source = 2;
-  params.n_target = 1;
-  params.channels = info->channels;
-  params.type = info->type;
-  params.method = RC_INTERP_LINEAR;
-  params.edge = RC_EDGE_HOLD;
-  params.n_quaternions = info->n_quaternions;
-  memcpy (params.quaternion_first, info->quaternion_first,
-      sizeof (params.quaternion_first));
-  params.n_angle_ranges = info->n_angle_ranges;
-  memcpy (params.angle_ranges, info->angle_ranges,
-      sizeof (params.angle_ranges));
-
-  mem = gst_allocator_alloc (NULL, size, NULL);
-  gst_memory_map (mem, &out, GST_MAP_WRITE);
-  ret = rc_resample_cpu (&params, times, values, &target, out.data);
-  gst_memory_unmap (mem, &out);
-  g_free (values);
-  if (ret != RC_OK) {
-    GST_WARNING_OBJECT (self, "interpolation on %s failed: %s",
-        GST_PAD_NAME (pad), rc_status_message (ret));
-    gst_memory_unref (mem);
-    return NULL;
-  }
-  return mem;
 }
 
 /* Appends @pad's vector (@mem, or NaN without one) to the flat output as
@@ -760,14 +423,6 @@ append_flat (GstRobocacheFusePad * pad, GstMemory * mem, float *flat)
   gst_memory_unmap (mem, &map);
 }
 
-static gboolean
-is_flat_vector (GstRobocacheFusePad * pad)
-{
-  return pad->kind == KIND_VECTORS &&
-      pad->vectors.layout == GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE &&
-      pad->vectors.type != RC_TYPE_BFLOAT16;
-}
-
 /* Sets the src caps when the set of streams changed. */
 static void
 update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
@@ -777,7 +432,7 @@ update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
   GstCaps *caps;
 
   for (GList * l = pads; l; l = l->next) {
-    gchar *name = pad_stream_name (l->data);
+    gchar *name = gst_robocache_fuse_pad_stream_name (l->data);
     g_string_append_printf (names, "%s%s", names->len ? "," : "", name);
     g_free (name);
   }
@@ -803,11 +458,9 @@ update_latency (GstRobocacheFuse * self, GList * pads)
 
   for (GList * l = pads; l; l = l->next) {
     GstRobocacheFusePad *pad = l->data;
-    GstClockTime max_age;
-    GST_OBJECT_LOCK (pad);
-    max_age = pad->max_age;
-    GST_OBJECT_UNLOCK (pad);
-    wait = MAX (wait, MIN (pad->interval, max_age));
+    FusePadSettings settings = gst_robocache_fuse_pad_get_settings (pad);
+
+    wait = MAX (wait, MIN (pad->interval, settings.max_age));
   }
   if (wait > self->state.latency) {
     self->state.latency = wait;
@@ -815,6 +468,40 @@ update_latency (GstRobocacheFuse * self, GList * pads)
         GST_TIME_ARGS (wait));
     gst_aggregator_set_latency (GST_AGGREGATOR (self), wait, wait);
   }
+}
+
+/* The flat float32 memory of a tick, filled one vector stream after
+ * another. */
+typedef struct
+{
+  GstMemory *mem;
+  GstMapInfo map;
+  float *next;                  /* where the next stream's channels go */
+  guint channels;
+} FlatOutput;
+
+static void
+flat_output_begin (FlatOutput * flat, GList * pads)
+{
+  flat->channels = 0;
+  for (GList * l = pads; l; l = l->next) {
+    if (gst_robocache_fuse_pad_is_flat_vector (l->data))
+      flat->channels += GST_ROBOCACHE_FUSE_PAD (l->data)->vectors.channels;
+  }
+  flat->mem = gst_allocator_alloc (NULL, MAX (flat->channels, 1) *
+      sizeof (float), NULL);
+  gst_memory_map (flat->mem, &flat->map, GST_MAP_WRITE);
+  flat->next = (float *) flat->map.data;
+}
+
+static void
+flat_output_finish (FlatOutput * flat, GstBuffer * out,
+    GstRobocacheFusedMeta * meta)
+{
+  gst_memory_unmap (flat->mem, &flat->map);
+  meta->flat_memory_index = gst_buffer_n_memory (out);
+  meta->flat_channels = flat->channels;
+  gst_buffer_append_memory (out, flat->mem);
 }
 
 /* Builds the fused buffer of the tick at running time @tick.  Returns NULL
@@ -825,107 +512,34 @@ fuse_tick (GstRobocacheFuse * self, GList * pads, GstClockTime tick,
 {
   GstBuffer *out = gst_buffer_new ();
   GstRobocacheFusedMeta *meta;
-  guint n_pads = g_list_length (pads), i = 0, flat_channels = 0;
-  GstMemory *flat_mem = NULL;
-  GstMapInfo flat_map;
-  float *flat = NULL;
+  FlatOutput flat = { NULL };
+  guint i = 0;
 
   *n_stale = 0;
-  meta = gst_buffer_add_robocache_fused_meta (out, n_pads);
-  if (flat_output) {
-    for (GList * l = pads; l; l = l->next) {
-      if (is_flat_vector (l->data))
-        flat_channels += GST_ROBOCACHE_FUSE_PAD (l->data)->vectors.channels;
-    }
-    flat_mem = gst_allocator_alloc (NULL, MAX (flat_channels, 1) *
-        sizeof (float), NULL);
-    gst_memory_map (flat_mem, &flat_map, GST_MAP_WRITE);
-    flat = (float *) flat_map.data;
-  }
+  meta = gst_buffer_add_robocache_fused_meta (out, g_list_length (pads));
+  if (flat_output)
+    flat_output_begin (&flat, pads);
 
   for (GList * l = pads; l; l = l->next, i++) {
     GstRobocacheFusePad *pad = l->data;
-    GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
     GstRobocacheFusedStream *stream = &meta->streams[i];
-    GstBuffer *next = gst_aggregator_pad_peek_buffer (aggpad);
-    GstClockTime next_rt = next && GST_BUFFER_PTS_IS_VALID (next) ?
-        buffer_running_time (aggpad, next) : GST_CLOCK_TIME_NONE;
-    GstBuffer *chosen = NULL;
-    GstClockTime chosen_rt = GST_CLOCK_TIME_NONE, max_age;
-    GstMemory *mem = NULL;
-    FusePolicy policy;
+    GstMemory *mem = gst_robocache_fuse_pad_sample (pad, GST_ELEMENT (self),
+        tick, stream);
 
-    /* A buffer that arrived since the pad was advanced may be at or before
-     * the tick: it is not the sample after it. */
-    if (next && (!GST_CLOCK_TIME_IS_VALID (next_rt) || next_rt <= tick)) {
-      gst_clear_buffer (&next);
-      next_rt = GST_CLOCK_TIME_NONE;
-    }
-
-    GST_OBJECT_LOCK (pad);
-    policy = pad->policy;
-    max_age = pad->max_age;
-    GST_OBJECT_UNLOCK (pad);
-    if (policy == FUSE_POLICY_AUTO)
-      policy = pad->kind == KIND_VECTORS ? FUSE_POLICY_INTERPOLATE :
-          FUSE_POLICY_PREVIOUS;
-    /* Only vector samples are ever interpolated. */
-    if (policy == FUSE_POLICY_INTERPOLATE && !is_flat_vector (pad))
-      policy = FUSE_POLICY_NEAREST;
-
-    stream->name = pad_stream_name (pad);
-    stream->caps = pad->caps ? gst_caps_ref (pad->caps) : NULL;
-
-    if (policy == FUSE_POLICY_INTERPOLATE && pad->prev && next &&
-        GST_CLOCK_TIME_IS_VALID (next_rt) && pad->prev_rt != tick) {
-      mem = interpolate_vectors (self, pad, next, next_rt, tick);
-      if (mem) {
-        stream->interpolated = TRUE;
-        /* Staleness of an interpolation: its farther neighbour. */
-        chosen_rt = tick - pad->prev_rt > next_rt - tick ? pad->prev_rt :
-            next_rt;
-        stream->pts = GST_BUFFER_PTS (tick - pad->prev_rt <= next_rt - tick ?
-            pad->prev : next);
-      }
-    }
-    if (!mem) {
-      gboolean take_next = FALSE;
-      if (policy != FUSE_POLICY_PREVIOUS && next &&
-          GST_CLOCK_TIME_IS_VALID (next_rt))
-        take_next = !pad->prev || next_rt - tick < tick - pad->prev_rt;
-      chosen = take_next ? next : pad->prev;
-      chosen_rt = take_next ? next_rt : pad->prev_rt;
-      if (chosen) {
-        /* One memory per stream; a single memory is a reference, not a
-         * copy. */
-        mem = gst_buffer_get_all_memory (chosen);
-        stream->pts = GST_BUFFER_PTS (chosen);
-      }
-    }
-
-    if (GST_CLOCK_TIME_IS_VALID (chosen_rt))
-      stream->offset = GST_CLOCK_DIFF (tick, chosen_rt);
-    stream->stale = !mem || (guint64) ABS (stream->offset) > max_age;
     if (stream->stale)
       (*n_stale)++;
-    if (flat && is_flat_vector (pad)) {
-      append_flat (pad, stream->stale ? NULL : mem, flat);
-      flat += pad->vectors.channels;
+    if (flat.mem && gst_robocache_fuse_pad_is_flat_vector (pad)) {
+      append_flat (pad, stream->stale ? NULL : mem, flat.next);
+      flat.next += pad->vectors.channels;
     }
     if (mem) {
       stream->memory_index = gst_buffer_n_memory (out);
       gst_buffer_append_memory (out, mem);
     }
-    if (next)
-      gst_buffer_unref (next);
   }
 
-  if (flat_mem) {
-    gst_memory_unmap (flat_mem, &flat_map);
-    meta->flat_memory_index = gst_buffer_n_memory (out);
-    meta->flat_channels = flat_channels;
-    gst_buffer_append_memory (out, flat_mem);
-  }
+  if (flat.mem)
+    flat_output_finish (&flat, out, meta);
   if (*n_stale > 0 && stale_policy == STALE_DROP) {
     gst_buffer_unref (out);
     return NULL;
@@ -950,116 +564,200 @@ ref_sink_pads (GstRobocacheFuse * self)
   return pads;
 }
 
+/* rate=0/1: the tick is at the master's queued buffer, which stays queued
+ * until the tick is certain to be produced. */
+static GstFlowReturn
+master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
+    GstClockTime * tick)
+{
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (master);
+  GstBuffer *m = gst_aggregator_pad_peek_buffer (aggpad);
+
+  if (!m)
+    return gst_aggregator_pad_is_eos (aggpad) ? GST_FLOW_EOS :
+        GST_AGGREGATOR_FLOW_NEED_DATA;
+  if (!GST_BUFFER_PTS_IS_VALID (m)) {
+    gst_buffer_unref (m);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("a buffer on %s has no timestamp; robocachefuse aligns streams "
+            "by their PTS", GST_PAD_NAME (master)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  *tick = gst_robocache_fuse_pad_running_time (aggpad, m);
+  gst_buffer_unref (m);
+  return GST_FLOW_OK;
+}
+
+/* At a fixed rate, the first tick: the first on the grid at or after the
+ * earliest data.  state.have_tick says whether it was found. */
+static GstFlowReturn
+first_rate_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
+    gint rate_n, gint rate_d)
+{
+  GstClockTime first = GST_CLOCK_TIME_NONE;
+  gboolean eos = TRUE;
+
+  for (GList * l = pads; l; l = l->next) {
+    GstAggregatorPad *aggpad = l->data;
+    GstBuffer *b = gst_aggregator_pad_peek_buffer (aggpad);
+    GstClockTime rt;
+    gboolean timed;
+    /* The aggregator also wakes up for a pad's events alone: the origin
+     * waits for every pad's first buffer (unless the live timeout says to
+     * go on), so that it never depends on which stream happened to arrive
+     * first. */
+    if (!b && !timeout && !gst_aggregator_pad_is_eos (aggpad) &&
+        !gst_aggregator_pad_is_inactive (aggpad))
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    if (!b)
+      continue;
+    timed = timed_running_time (self, aggpad, b, &rt);
+    gst_buffer_unref (b);
+    if (!timed)
+      return GST_FLOW_ERROR;
+    first = MIN (first, rt);
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (first)) {
+    for (GList * l = pads; l; l = l->next)
+      eos &= gst_aggregator_pad_is_eos (l->data);
+    return eos ? GST_FLOW_EOS : timeout ? GST_FLOW_OK :
+        GST_AGGREGATOR_FLOW_NEED_DATA;
+  }
+  self->state.tick_index = gst_util_uint64_scale_ceil (first, rate_n,
+      GST_SECOND * (guint64) rate_d);
+  self->state.have_tick = TRUE;
+  return GST_FLOW_OK;
+}
+
+/* The running time of the tick to make now into *tick, and with rate=0/1
+ * the master pad into *master.  FALSE, with *ret, when there is none. */
+static gboolean
+next_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
+    const Settings * settings, GstRobocacheFusePad ** master,
+    GstClockTime * tick, GstFlowReturn * ret)
+{
+  if (settings->rate_n == 0) {
+    *master = master_pad (pads);
+    *ret = master_tick (self, *master, tick);
+    return *ret == GST_FLOW_OK;
+  }
+  if (!self->state.have_tick) {
+    *ret = first_rate_tick (self, pads, timeout, settings->rate_n,
+        settings->rate_d);
+    if (!self->state.have_tick)
+      return FALSE;
+  }
+  *tick = tick_time (self, self->state.tick_index);
+  return TRUE;
+}
+
+/* Advances every pad but the master to @tick.  *all_ready: every pad that
+ * can still deliver has its sample after the tick; *all_eos: no pad has.
+ * FALSE on a buffer without timestamp. */
+static gboolean
+advance_pads (GstRobocacheFuse * self, GList * pads,
+    GstRobocacheFusePad * master, GstClockTime tick, gboolean * all_ready,
+    gboolean * all_eos)
+{
+  *all_ready = TRUE;
+  *all_eos = TRUE;
+  for (GList * l = pads; l; l = l->next) {
+    GstRobocacheFusePad *pad = l->data;
+    GstAggregatorPad *aggpad = l->data;
+    gboolean has_next;
+
+    if (pad == master)
+      has_next = TRUE;
+    else if (!advance_pad (self, pad, tick, &has_next))
+      return FALSE;
+    if (has_next)
+      *all_eos = FALSE;
+    if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
+        !gst_aggregator_pad_is_inactive (aggpad))
+      *all_ready = FALSE;
+  }
+  return TRUE;
+}
+
+/* Stamps the fused buffer with its tick and pushes it. */
+static GstFlowReturn
+push_tick (GstRobocacheFuse * self, GstBuffer * out, GstClockTime tick,
+    GstRobocacheFusePad * master, guint n_stale)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstSegment *segment = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+  GstClockTime pts = gst_segment_position_from_running_time (segment,
+      GST_FORMAT_TIME, tick);
+
+  GST_BUFFER_PTS (out) = pts;
+  if (!master)
+    GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) -
+        tick;
+  segment->position = pts;
+  GST_LOG_OBJECT (self, "tick %" GST_TIME_FORMAT ", %u stale",
+      GST_TIME_ARGS (tick), n_stale);
+  return gst_aggregator_finish_buffer (agg, out);
+}
+
+/* Makes the tick at @tick, now certain to be produced (or dropped by the
+ * stale policy), and counts it. */
+static GstFlowReturn
+produce_tick (GstRobocacheFuse * self, GList * pads,
+    GstRobocacheFusePad * master, GstClockTime tick, const Settings * settings)
+{
+  gboolean master_has_next;
+  GstBuffer *out;
+  guint n_stale;
+
+  /* The master's buffer is the tick's own: consumed only now. */
+  if (master && !advance_pad (self, master, tick, &master_has_next))
+    return GST_FLOW_ERROR;
+  update_src_caps (self, pads, settings->rate_n, settings->rate_d);
+  out = fuse_tick (self, pads, tick, settings->flat_output,
+      settings->stale_policy, &n_stale);
+  if (!master)
+    self->state.tick_index++;
+
+  GST_OBJECT_LOCK (self);
+  self->totals.stale_streams += n_stale;
+  if (out)
+    self->totals.ticks++;
+  else
+    self->totals.dropped_ticks++;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!out) {
+    GST_DEBUG_OBJECT (self, "tick %" GST_TIME_FORMAT " dropped: %u stale",
+        GST_TIME_ARGS (tick), n_stale);
+    return GST_FLOW_OK;
+  }
+  return push_tick (self, out, tick, master, n_stale);
+}
+
 static GstFlowReturn
 gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
   GList *pads = ref_sink_pads (self);
   GstRobocacheFusePad *master = NULL;
-  gboolean master_has_next;
   GstFlowReturn ret = GST_FLOW_OK;
-  gboolean all_ready = TRUE, all_eos = TRUE, flat_output;
-  StalePolicy stale_policy;
+  gboolean all_ready, all_eos;
+  Settings settings;
   GstClockTime tick;
-  gint rate_n, rate_d;
-  GstBuffer *out;
-  guint n_stale;
 
   GST_OBJECT_LOCK (self);
-  rate_n = self->settings.rate_n;
-  rate_d = self->settings.rate_d;
-  flat_output = self->settings.flat_output;
-  stale_policy = self->settings.stale_policy;
+  settings = self->settings;
   GST_OBJECT_UNLOCK (self);
 
   if (!pads) {
     ret = timeout ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
     goto done;
   }
-
-  if (rate_n == 0) {
-    GstBuffer *m;
-    master = master_pad (pads);
-    m = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD (master));
-    if (!m) {
-      ret = gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (master)) ?
-          GST_FLOW_EOS : GST_AGGREGATOR_FLOW_NEED_DATA;
-      goto done;
-    }
-    if (!GST_BUFFER_PTS_IS_VALID (m)) {
-      gst_buffer_unref (m);
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("a buffer on %s has no timestamp; robocachefuse aligns streams "
-              "by their PTS", GST_PAD_NAME (master)), (NULL));
-      ret = GST_FLOW_ERROR;
-      goto done;
-    }
-    tick = buffer_running_time (GST_AGGREGATOR_PAD (master), m);
-    gst_buffer_unref (m);
-  } else {
-    if (!self->state.have_tick) {
-      /* The first tick: the first on the grid at or after the earliest
-       * data. */
-      GstClockTime first = GST_CLOCK_TIME_NONE;
-      for (GList * l = pads; l; l = l->next) {
-        GstAggregatorPad *aggpad = l->data;
-        GstBuffer *b = gst_aggregator_pad_peek_buffer (aggpad);
-        GstClockTime rt;
-        /* The aggregator also wakes up for a pad's events alone: the
-         * origin waits for every pad's first buffer (unless the live
-         * timeout says to go on), so that it never depends on which
-         * stream happened to arrive first. */
-        if (!b && !timeout && !gst_aggregator_pad_is_eos (aggpad) &&
-            !gst_aggregator_pad_is_inactive (aggpad)) {
-          ret = GST_AGGREGATOR_FLOW_NEED_DATA;
-          goto done;
-        }
-        if (!b)
-          continue;
-        rt = GST_BUFFER_PTS_IS_VALID (b) ? buffer_running_time (aggpad, b) :
-            GST_CLOCK_TIME_NONE;
-        gst_buffer_unref (b);
-        if (!GST_CLOCK_TIME_IS_VALID (rt)) {
-          GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-              ("a buffer on %s has no timestamp (or one outside the "
-                  "segment); robocachefuse aligns streams by their PTS",
-                  GST_PAD_NAME (aggpad)), (NULL));
-          ret = GST_FLOW_ERROR;
-          goto done;
-        }
-        first = MIN (first, rt);
-      }
-      if (!GST_CLOCK_TIME_IS_VALID (first)) {
-        gboolean eos = TRUE;
-        for (GList * l = pads; l; l = l->next)
-          eos &= gst_aggregator_pad_is_eos (l->data);
-        ret = eos ? GST_FLOW_EOS : timeout ? GST_FLOW_OK :
-            GST_AGGREGATOR_FLOW_NEED_DATA;
-        goto done;
-      }
-      self->state.tick_index = gst_util_uint64_scale_ceil (first, rate_n,
-          GST_SECOND * (guint64) rate_d);
-      self->state.have_tick = TRUE;
-    }
-    tick = tick_time (self, self->state.tick_index);
-  }
-
-  for (GList * l = pads; l; l = l->next) {
-    GstRobocacheFusePad *pad = l->data;
-    GstAggregatorPad *aggpad = l->data;
-    gboolean has_next;
-
-    if (pad == master) {
-      has_next = TRUE;
-    } else if (!advance_pad (self, pad, tick, &has_next)) {
-      ret = GST_FLOW_ERROR;
-      goto done;
-    }
-    if (has_next)
-      all_eos = FALSE;
-    if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
-        !gst_aggregator_pad_is_inactive (aggpad))
-      all_ready = FALSE;
+  if (!next_tick (self, pads, timeout, &settings, &master, &tick, &ret))
+    goto done;
+  if (!advance_pads (self, pads, master, tick, &all_ready, &all_eos)) {
+    ret = GST_FLOW_ERROR;
+    goto done;
   }
   update_latency (self, pads);
 
@@ -1073,42 +771,7 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
     ret = GST_FLOW_EOS;
     goto done;
   }
-
-  /* The master's buffer is the tick's own: consumed only now that the
-   * tick is certain to be produced. */
-  if (master && !advance_pad (self, master, tick, &master_has_next)) {
-    ret = GST_FLOW_ERROR;
-    goto done;
-  }
-  update_src_caps (self, pads, rate_n, rate_d);
-  out = fuse_tick (self, pads, tick, flat_output, stale_policy, &n_stale);
-  if (!master)
-    self->state.tick_index++;
-
-  GST_OBJECT_LOCK (self);
-  self->totals.stale_streams += n_stale;
-  if (out)
-    self->totals.ticks++;
-  else
-    self->totals.dropped_ticks++;
-  GST_OBJECT_UNLOCK (self);
-
-  if (out) {
-    GstSegment *segment = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
-    GstClockTime pts = gst_segment_position_from_running_time (segment,
-        GST_FORMAT_TIME, tick);
-    GST_BUFFER_PTS (out) = pts;
-    if (!master)
-      GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) -
-          tick;
-    segment->position = pts;
-    GST_LOG_OBJECT (self, "tick %" GST_TIME_FORMAT ", %u stale",
-        GST_TIME_ARGS (tick), n_stale);
-    ret = gst_aggregator_finish_buffer (agg, out);
-  } else {
-    GST_DEBUG_OBJECT (self, "tick %" GST_TIME_FORMAT " dropped: %u stale",
-        GST_TIME_ARGS (tick), n_stale);
-  }
+  ret = produce_tick (self, pads, master, tick, &settings);
 
 done:
   g_list_free_full (pads, gst_object_unref);
@@ -1248,7 +911,7 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_create_new_pad);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_FUSE_PAD, 0);
-  gst_type_mark_as_plugin_api (fuse_policy_get_type (), 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_FUSE_POLICY, 0);
   gst_type_mark_as_plugin_api (stale_policy_get_type (), 0);
 }
 

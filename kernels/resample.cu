@@ -217,6 +217,33 @@ fix_groups (const rc_resample_params & p,
   }
 }
 
+/* Locates target @target (search, neighbours, weights: resample-math.h,
+ * as on the CPU) into @mine. */
+template <typename R>
+__device__ __forceinline__ void
+locate_target (const rc_resample_params & p,
+    const int64_t * __restrict__ src_times,
+    const int64_t * __restrict__ dst_times, uint64_t target, uint32_t S,
+    uint32_t T, Loc<R> &mine)
+{
+  const int64_t t = dst_times[target];
+  const int64_t *ts;
+  rc_rs_loc loc;
+
+  mine.b = (target >> 32) ? (uint32_t) (target / T) : (uint32_t) target / T;
+  ts = src_times + (uint64_t) mine.b * S;
+  rc_rs_locate (ts, S, t, rc_rs_search (ts, S, t), p.method, p.edge, &loc);
+  mine.kind = loc.kind;
+  mine.i0 = loc.idx[0];
+  mine.i1 = loc.idx[1];
+  mine.i2 = loc.idx[2];
+  mine.i3 = loc.idx[3];
+  mine.w = (R) loc.w;
+#pragma unroll
+  for (int e = 0; e < 4; e++)
+    mine.c[e] = (R) loc.c[e];
+}
+
 template <typename St, int V, bool GROUPS, bool CUBIC>
 __global__ void __launch_bounds__ (kBlock)
 resample_kernel (const rc_resample_params p,
@@ -256,26 +283,8 @@ resample_kernel (const rc_resample_params p,
     const uint64_t target = base + lane;
     Loc<R> mine = { kSkip, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0} };
 
-    if (target < n_targets) {
-      const int64_t t = dst_times[target];
-      const int64_t *ts;
-      rc_rs_loc loc;
-
-      mine.b = (target >> 32) ? (uint32_t) (target / T) :
-          (uint32_t) target / T;
-      ts = src_times + (uint64_t) mine.b * S;
-      rc_rs_locate (ts, S, t, rc_rs_search (ts, S, t), p.method, p.edge,
-          &loc);
-      mine.kind = loc.kind;
-      mine.i0 = loc.idx[0];
-      mine.i1 = loc.idx[1];
-      mine.i2 = loc.idx[2];
-      mine.i3 = loc.idx[3];
-      mine.w = (R) loc.w;
-#pragma unroll
-      for (int e = 0; e < 4; e++)
-        mine.c[e] = (R) loc.c[e];
-    }
+    if (target < n_targets)
+      locate_target<R> (p, src_times, dst_times, target, S, T, mine);
 
     /* Rows: 32 / G targets per pass, G lanes on each, U passes at a time.
      * Lanes past the warp's 32 targets or past the end hold kSkip and

@@ -1,0 +1,441 @@
+/* The request pads of robocachefuse: their properties, the kind of stream
+ * each carries, and the policies (interpolate, nearest, previous) that
+ * choose what a stream says at a tick. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocachefusepad.h"
+
+#include <string.h>
+
+#define GST_CAT_DEFAULT gst_robocache_fuse_debug
+
+#define DEFAULT_PAD_POLICY FUSE_POLICY_AUTO
+#define DEFAULT_PAD_MAX_AGE (500 * GST_MSECOND)
+#define DEFAULT_PAD_MASTER FALSE
+
+enum
+{
+  PROP_PAD_0,
+  PROP_PAD_STREAM_NAME,
+  PROP_PAD_POLICY,
+  PROP_PAD_MAX_AGE,
+  PROP_PAD_MASTER
+};
+
+G_DEFINE_TYPE (GstRobocacheFusePad, gst_robocache_fuse_pad,
+    GST_TYPE_AGGREGATOR_PAD);
+
+GType
+gst_robocache_fuse_policy_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {FUSE_POLICY_AUTO, "interpolate for vectors, previous for the rest",
+        "auto"},
+    {FUSE_POLICY_INTERPOLATE, "Vectors interpolated at the tick (others: "
+          "nearest)", "interpolate"},
+    {FUSE_POLICY_NEAREST, "The buffer nearest to the tick", "nearest"},
+    {FUSE_POLICY_PREVIOUS, "The latest buffer at or before the tick",
+        "previous"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstRobocacheFusePolicy", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void
+gst_robocache_fuse_pad_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
+
+  GST_OBJECT_LOCK (pad);
+  switch (prop_id) {
+    case PROP_PAD_STREAM_NAME:
+      g_free (pad->stream_name);
+      pad->stream_name = g_value_dup_string (value);
+      break;
+    case PROP_PAD_POLICY:
+      pad->policy = (FusePolicy) g_value_get_enum (value);
+      break;
+    case PROP_PAD_MAX_AGE:
+      pad->max_age = g_value_get_uint64 (value);
+      break;
+    case PROP_PAD_MASTER:
+      pad->master = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (pad);
+}
+
+static void
+gst_robocache_fuse_pad_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
+
+  GST_OBJECT_LOCK (pad);
+  switch (prop_id) {
+    case PROP_PAD_STREAM_NAME:
+      g_value_set_string (value, pad->stream_name ? pad->stream_name :
+          GST_PAD_NAME (pad));
+      break;
+    case PROP_PAD_POLICY:
+      g_value_set_enum (value, pad->policy);
+      break;
+    case PROP_PAD_MAX_AGE:
+      g_value_set_uint64 (value, pad->max_age);
+      break;
+    case PROP_PAD_MASTER:
+      g_value_set_boolean (value, pad->master);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (pad);
+}
+
+static void
+gst_robocache_fuse_pad_finalize (GObject * object)
+{
+  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
+
+  fuse_pad_reset (pad);
+  gst_clear_caps (&pad->caps);
+  g_free (pad->stream_name);
+  G_OBJECT_CLASS (gst_robocache_fuse_pad_parent_class)->finalize (object);
+}
+
+static GstFlowReturn
+gst_robocache_fuse_pad_flush (GstAggregatorPad * aggpad, GstAggregator * agg)
+{
+  fuse_pad_reset (GST_ROBOCACHE_FUSE_PAD (aggpad));
+  return GST_FLOW_OK;
+}
+
+static void
+gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstAggregatorPadClass *aggpad_class = GST_AGGREGATOR_PAD_CLASS (klass);
+
+  gobject_class->set_property = gst_robocache_fuse_pad_set_property;
+  gobject_class->get_property = gst_robocache_fuse_pad_get_property;
+  gobject_class->finalize = gst_robocache_fuse_pad_finalize;
+  aggpad_class->flush = GST_DEBUG_FUNCPTR (gst_robocache_fuse_pad_flush);
+
+  /**
+   * GstRobocacheFusePad:stream-name:
+   *
+   * The stream's name in the fused frame (default: the pad's name).
+   */
+  g_object_class_install_property (gobject_class, PROP_PAD_STREAM_NAME,
+      g_param_spec_string ("stream-name", "Stream name",
+          "Name of the stream in the fused frame (default: the pad name)",
+          NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheFusePad:policy:
+   *
+   * How the stream's data at a tick is chosen: auto (interpolate vectors,
+   * previous for the rest), interpolate, nearest or previous.
+   */
+  g_object_class_install_property (gobject_class, PROP_PAD_POLICY,
+      g_param_spec_enum ("policy", "Policy",
+          "How this stream's data at a tick is chosen",
+          GST_TYPE_ROBOCACHE_FUSE_POLICY, DEFAULT_PAD_POLICY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocacheFusePad:max-age:
+   *
+   * Data further than this from the tick (ns) is stale; it also bounds how
+   * long a tick waits for this pad when live.
+   */
+  g_object_class_install_property (gobject_class, PROP_PAD_MAX_AGE,
+      g_param_spec_uint64 ("max-age", "Maximum age",
+          "Data further than this from the tick (ns) is stale", 0, G_MAXUINT64,
+          DEFAULT_PAD_MAX_AGE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocacheFusePad:master:
+   *
+   * With rate=0/1, one tick per buffer of this pad.
+   */
+  g_object_class_install_property (gobject_class, PROP_PAD_MASTER,
+      g_param_spec_boolean ("master", "Master",
+          "With rate=0/1: one tick per buffer of this pad", DEFAULT_PAD_MASTER,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+}
+
+static void
+gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
+{
+  pad->policy = DEFAULT_PAD_POLICY;
+  pad->max_age = DEFAULT_PAD_MAX_AGE;
+  pad->master = DEFAULT_PAD_MASTER;
+  pad->prev_rt = GST_CLOCK_TIME_NONE;
+}
+
+gchar *
+gst_robocache_fuse_pad_stream_name (GstRobocacheFusePad * pad)
+{
+  gchar *name;
+
+  GST_OBJECT_LOCK (pad);
+  name = g_strdup (pad->stream_name ? pad->stream_name : GST_PAD_NAME (pad));
+  GST_OBJECT_UNLOCK (pad);
+  return name;
+}
+
+FusePadSettings
+gst_robocache_fuse_pad_get_settings (GstRobocacheFusePad * pad)
+{
+  FusePadSettings settings;
+
+  GST_OBJECT_LOCK (pad);
+  settings.policy = pad->policy;
+  settings.max_age = pad->max_age;
+  settings.master = pad->master;
+  GST_OBJECT_UNLOCK (pad);
+  return settings;
+}
+
+static StreamKind
+kind_of_caps (const GstCaps * caps)
+{
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+
+  if (gst_structure_has_name (s, GST_ROBOCACHE_VECTORS_MEDIA_TYPE))
+    return KIND_VECTORS;
+  if (gst_structure_has_name (s, GST_ROBOCACHE_POINTS_MEDIA_TYPE))
+    return KIND_POINTS;
+  if (gst_structure_has_name (s, GST_ROBOCACHE_VOXELS_MEDIA_TYPE))
+    return KIND_VOXELS;
+  if (gst_structure_has_name (s, "video/x-raw"))
+    return KIND_VIDEO;
+  return KIND_UNKNOWN;
+}
+
+/* Takes @caps for the pad's stream; FALSE (with an element error on
+ * @element) when they are not acceptable. */
+gboolean
+gst_robocache_fuse_pad_set_caps (GstRobocacheFusePad * pad,
+    GstElement * element, GstCaps * caps)
+{
+  StreamKind kind = kind_of_caps (caps);
+  GError *error = NULL;
+
+  /* A pad carries one kind of stream for its whole life: a camera pad
+   * turning into a joint-state pad is a wiring mistake, not a format
+   * change. */
+  if (pad->kind != KIND_UNKNOWN && kind != pad->kind) {
+    GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+        ("mismatched caps on %s: %" GST_PTR_FORMAT " after %" GST_PTR_FORMAT
+            "; a pad keeps the kind of stream it started with",
+            GST_PAD_NAME (pad), caps, pad->caps), (NULL));
+    return FALSE;
+  }
+  if (kind == KIND_VECTORS &&
+      !gst_robocache_vectors_caps_parse (caps, &pad->vectors, &error)) {
+    GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("%s: %s", GST_PAD_NAME (pad),
+            error->message), (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  pad->kind = kind;
+  gst_caps_replace (&pad->caps, caps);
+  return TRUE;
+}
+
+/* The running time of @buf on @pad; NONE without a PTS. */
+GstClockTime
+gst_robocache_fuse_pad_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  if (!GST_BUFFER_PTS_IS_VALID (buf))
+    return GST_CLOCK_TIME_NONE;
+  return gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf));
+}
+
+/* A vector stream of single samples that the flat output and interpolation
+ * take. */
+gboolean
+gst_robocache_fuse_pad_is_flat_vector (GstRobocacheFusePad * pad)
+{
+  return pad->kind == KIND_VECTORS &&
+      pad->vectors.layout == GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE &&
+      pad->vectors.type != RC_TYPE_BFLOAT16;
+}
+
+/* Vectors at @tick between @prev and @next, by the resampling kernel. */
+static GstMemory *
+interpolate_vectors (GstElement * element, GstRobocacheFusePad * pad,
+    GstBuffer * next, GstClockTime next_rt, GstClockTime tick)
+{
+  const GstRobocacheVectorsInfo *info = &pad->vectors;
+  gsize size = gst_robocache_vectors_sample_size (info);
+  rc_resample_params params = { 0 };
+  GstMapInfo a, b, out;
+  GstMemory *mem;
+  guint8 *values;
+  int64_t times[2] = { (int64_t) pad->prev_rt, (int64_t) next_rt };
+  int64_t target = (int64_t) tick;
+  rc_status ret;
+
+  if (!gst_buffer_map (pad->prev, &a, GST_MAP_READ))
+    return NULL;
+  if (!gst_buffer_map (next, &b, GST_MAP_READ)) {
+    gst_buffer_unmap (pad->prev, &a);
+    return NULL;
+  }
+  if (a.size != size || b.size != size) {
+    gst_buffer_unmap (pad->prev, &a);
+    gst_buffer_unmap (next, &b);
+    return NULL;
+  }
+  values = g_malloc (2 * size);
+  memcpy (values, a.data, size);
+  memcpy (values + size, b.data, size);
+  gst_buffer_unmap (pad->prev, &a);
+  gst_buffer_unmap (next, &b);
+
+  params.batch = 1;
+  params.n_source = 2;
+  params.n_target = 1;
+  params.channels = info->channels;
+  params.type = info->type;
+  params.method = RC_INTERP_LINEAR;
+  params.edge = RC_EDGE_HOLD;
+  params.n_quaternions = info->n_quaternions;
+  memcpy (params.quaternion_first, info->quaternion_first,
+      sizeof (params.quaternion_first));
+  params.n_angle_ranges = info->n_angle_ranges;
+  memcpy (params.angle_ranges, info->angle_ranges,
+      sizeof (params.angle_ranges));
+
+  mem = gst_allocator_alloc (NULL, size, NULL);
+  gst_memory_map (mem, &out, GST_MAP_WRITE);
+  ret = rc_resample_cpu (&params, times, values, &target, out.data);
+  gst_memory_unmap (mem, &out);
+  g_free (values);
+  if (ret != RC_OK) {
+    GST_WARNING_OBJECT (element, "interpolation on %s failed: %s",
+        GST_PAD_NAME (pad), rc_status_message (ret));
+    gst_memory_unref (mem);
+    return NULL;
+  }
+  return mem;
+}
+
+/* The policy @pad applies: auto resolved by the kind of stream. */
+static FusePolicy
+effective_policy (GstRobocacheFusePad * pad, FusePolicy policy)
+{
+  if (policy == FUSE_POLICY_AUTO)
+    policy = pad->kind == KIND_VECTORS ? FUSE_POLICY_INTERPOLATE :
+        FUSE_POLICY_PREVIOUS;
+  /* Only vector samples are ever interpolated. */
+  if (policy == FUSE_POLICY_INTERPOLATE &&
+      !gst_robocache_fuse_pad_is_flat_vector (pad))
+    policy = FUSE_POLICY_NEAREST;
+  return policy;
+}
+
+/* The queued buffer after @tick with its running time, or NULL. */
+static GstBuffer *
+peek_next (GstRobocacheFusePad * pad, GstClockTime tick,
+    GstClockTime * next_rt)
+{
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
+  GstBuffer *next = gst_aggregator_pad_peek_buffer (aggpad);
+
+  *next_rt = next ? gst_robocache_fuse_pad_running_time (aggpad, next) :
+      GST_CLOCK_TIME_NONE;
+  /* A buffer that arrived since the pad was advanced may be at or before
+   * the tick: it is not the sample after it. */
+  if (next && (!GST_CLOCK_TIME_IS_VALID (*next_rt) || *next_rt <= tick)) {
+    gst_clear_buffer (&next);
+    *next_rt = GST_CLOCK_TIME_NONE;
+  }
+  return next;
+}
+
+/* The vector at @tick between pad->prev and @next, or NULL.  *chosen_rt is
+ * the farther neighbour: it decides whether the interpolation is stale. */
+static GstMemory *
+interpolate_at_tick (GstElement * element, GstRobocacheFusePad * pad,
+    GstBuffer * next, GstClockTime next_rt, GstClockTime tick,
+    GstRobocacheFusedStream * stream, GstClockTime * chosen_rt)
+{
+  GstMemory *mem = interpolate_vectors (element, pad, next, next_rt, tick);
+
+  if (!mem)
+    return NULL;
+  stream->interpolated = TRUE;
+  *chosen_rt = tick - pad->prev_rt > next_rt - tick ? pad->prev_rt : next_rt;
+  stream->pts = GST_BUFFER_PTS (tick - pad->prev_rt <= next_rt - tick ?
+      pad->prev : next);
+  return mem;
+}
+
+/* The memory of the buffer nearest to @tick (policy previous: of the one
+ * at or before it), or NULL when there is none. */
+static GstMemory *
+take_buffer_at_tick (GstRobocacheFusePad * pad, FusePolicy policy,
+    GstBuffer * next, GstClockTime next_rt, GstClockTime tick,
+    GstRobocacheFusedStream * stream, GstClockTime * chosen_rt)
+{
+  gboolean take_next = FALSE;
+  GstBuffer *chosen;
+
+  if (policy != FUSE_POLICY_PREVIOUS && next)
+    take_next = !pad->prev || next_rt - tick < tick - pad->prev_rt;
+  chosen = take_next ? next : pad->prev;
+  *chosen_rt = take_next ? next_rt : pad->prev_rt;
+  if (!chosen)
+    return NULL;
+  stream->pts = GST_BUFFER_PTS (chosen);
+  /* One memory per stream; a single memory is a reference, not a copy. */
+  return gst_buffer_get_all_memory (chosen);
+}
+
+/* Fills @stream with what @pad says at @tick under its policy and returns
+ * the stream's memory, or NULL when it has no data. */
+GstMemory *
+gst_robocache_fuse_pad_sample (GstRobocacheFusePad * pad, GstElement * element,
+    GstClockTime tick, GstRobocacheFusedStream * stream)
+{
+  GstClockTime next_rt, chosen_rt = GST_CLOCK_TIME_NONE;
+  GstBuffer *next = peek_next (pad, tick, &next_rt);
+  FusePadSettings settings = gst_robocache_fuse_pad_get_settings (pad);
+  FusePolicy policy = effective_policy (pad, settings.policy);
+  GstMemory *mem = NULL;
+
+  stream->name = gst_robocache_fuse_pad_stream_name (pad);
+  stream->caps = pad->caps ? gst_caps_ref (pad->caps) : NULL;
+  if (policy == FUSE_POLICY_INTERPOLATE && pad->prev && next &&
+      pad->prev_rt != tick)
+    mem = interpolate_at_tick (element, pad, next, next_rt, tick, stream,
+        &chosen_rt);
+  if (!mem)
+    mem = take_buffer_at_tick (pad, policy, next, next_rt, tick, stream,
+        &chosen_rt);
+  if (GST_CLOCK_TIME_IS_VALID (chosen_rt))
+    stream->offset = GST_CLOCK_DIFF (tick, chosen_rt);
+  stream->stale = !mem || (guint64) ABS (stream->offset) > settings.max_age;
+  if (next)
+    gst_buffer_unref (next);
+  return mem;
+}

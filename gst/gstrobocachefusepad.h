@@ -1,0 +1,85 @@
+/* Private to robocachefuse: its request pad, the kind of stream each
+ * carries and the policies that choose what a stream says at a tick
+ * (gstrobocachefusepad.c), used by the element (gstrobocachefuse.c). */
+#ifndef __GST_ROBOCACHE_FUSE_PAD_H__
+#define __GST_ROBOCACHE_FUSE_PAD_H__
+
+#include "gstrobocachefuse.h"
+#include "gstrobocachecaps.h"
+#include "gstrobocachefusedmeta.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_robocache_fuse_debug);
+
+typedef enum
+{
+  FUSE_POLICY_AUTO,
+  FUSE_POLICY_INTERPOLATE,
+  FUSE_POLICY_NEAREST,
+  FUSE_POLICY_PREVIOUS
+} FusePolicy;
+
+#define GST_TYPE_ROBOCACHE_FUSE_POLICY (gst_robocache_fuse_policy_get_type ())
+GType gst_robocache_fuse_policy_get_type (void);
+
+typedef enum
+{
+  KIND_UNKNOWN,
+  KIND_VECTORS,
+  KIND_POINTS,
+  KIND_VOXELS,
+  KIND_VIDEO
+} StreamKind;
+
+struct _GstRobocacheFusePad
+{
+  GstAggregatorPad parent;
+
+  /* Settings, under the pad's object lock. */
+  gchar *stream_name;
+  FusePolicy policy;
+  GstClockTime max_age;
+  gboolean master;
+
+  /* Streaming state, in the aggregator's thread. */
+  GstCaps *caps;
+  StreamKind kind;
+  GstRobocacheVectorsInfo vectors;
+  GstBuffer *prev;              /* latest buffer at or before the tick */
+  GstClockTime prev_rt;
+  GstClockTime interval;        /* longest observed gap between buffers */
+};
+
+/* The settings the streaming thread reads, taken at once: the application
+ * may change them while playing. */
+typedef struct
+{
+  FusePolicy policy;
+  GstClockTime max_age;
+  gboolean master;
+} FusePadSettings;
+
+/* Forgets the pad's data: on flush and stop. */
+static inline void
+fuse_pad_reset (GstRobocacheFusePad * pad)
+{
+  gst_clear_buffer (&pad->prev);
+  pad->prev_rt = GST_CLOCK_TIME_NONE;
+  pad->interval = 0;
+}
+
+gchar *gst_robocache_fuse_pad_stream_name (GstRobocacheFusePad * pad);
+FusePadSettings gst_robocache_fuse_pad_get_settings (GstRobocacheFusePad *
+    pad);
+gboolean gst_robocache_fuse_pad_is_flat_vector (GstRobocacheFusePad * pad);
+GstClockTime gst_robocache_fuse_pad_running_time (GstAggregatorPad * pad,
+    GstBuffer * buf);
+gboolean gst_robocache_fuse_pad_set_caps (GstRobocacheFusePad * pad,
+    GstElement * element, GstCaps * caps);
+GstMemory *gst_robocache_fuse_pad_sample (GstRobocacheFusePad * pad,
+    GstElement * element, GstClockTime tick,
+    GstRobocacheFusedStream * stream);
+
+G_END_DECLS
+#endif
