@@ -650,21 +650,74 @@ map_failed:
   return GST_FLOW_ERROR;
 }
 
+/* Maps the sweep for the GPU: in place when it is CUDA memory of this
+ * context, else copied into the element's device buffer on its stream.
+ * FALSE, with the error posted, when it can be neither. */
+static gboolean
+map_points_on_device (GstRobocacheVoxelize * self, GstBuffer * inbuf,
+    GstMapInfo * in, gconstpointer * device_in)
+{
+  State *st = &self->state;
+  gboolean native = gst_buffer_n_memory (inbuf) == 1 &&
+      gst_robocache_gpu_memory_is_native (st->gpu,
+      gst_buffer_peek_memory (inbuf, 0));
+  rc_status ret;
+
+  if (!gst_buffer_map (inbuf, in, GST_MAP_READ |
+          (native ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a sweep"), (NULL));
+    return FALSE;
+  }
+  *device_in = in->data;
+  if (native)
+    return TRUE;
+  if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
+          &st->device_points, in->size, "points"))
+    goto failed;
+  ret = rc_device_copy_async (st->device_points.ptr, in->data, in->size,
+      RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
+  if (ret != RC_OK) {
+    gst_robocache_gpu_failed (GST_ELEMENT (self), "copying the points to "
+        "the GPU", ret);
+    goto failed;
+  }
+  *device_in = st->device_points.ptr;
+  return TRUE;
+
+failed:
+  gst_buffer_unmap (inbuf, in);
+  return FALSE;
+}
+
+/* Queues the copy of a result computed into the element's device buffer to
+ * @host: the whole grid, or only the centroids there are (their number is
+ * needed first). */
+static rc_status
+download_output (GstRobocacheVoxelize * self, gpointer host)
+{
+  State *st = &self->state;
+  rc_voxelize_stats *host_stats = st->host_stats.ptr;
+  gsize size = st->out_size;
+  rc_status ret = RC_OK;
+
+  if (st->grid.mode == RC_VOXEL_CENTROIDS) {
+    ret = rc_stream_synchronize (st->gpu->stream);
+    size = host_stats->occupied * st->out_step;
+  }
+  if (ret == RC_OK && size > 0)
+    ret = rc_device_copy_async (host, st->device_out.ptr, size,
+        RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
+  return ret;
+}
+
 static GstFlowReturn
 voxelize_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
     GstBuffer * outbuf, guint64 n_points, rc_voxelize_stats * stats)
 {
   State *st = &self->state;
   GstMapInfo in = GST_MAP_INFO_INIT, out = GST_MAP_INFO_INIT;
-  gboolean in_native = gst_buffer_n_memory (inbuf) == 1 &&
-      gst_robocache_gpu_memory_is_native (st->gpu,
-      gst_buffer_peek_memory (inbuf, 0));
-  gboolean mapped_in = FALSE, mapped_out = FALSE;
-  gboolean centroids = st->grid.mode == RC_VOXEL_CENTROIDS;
-  rc_voxelize_stats *host_stats = st->host_stats.ptr;
   gconstpointer device_in;
-  gpointer device_out;
-  rc_status ret = RC_OK;
+  rc_status ret;
   GstFlowReturn flow = GST_FLOW_ERROR;
 
   if (!gst_robocache_gpu_push (st->gpu)) {
@@ -672,66 +725,40 @@ voxelize_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
         ("cannot make the CUDA context current"), (NULL));
     return GST_FLOW_ERROR;
   }
-
-  /* Points: used in place when already on this context's device, else
-   * copied into the element's own device buffer. */
-  mapped_in = gst_buffer_map (inbuf, &in, GST_MAP_READ |
-      (in_native ? GST_ROBOCACHE_MAP_CUDA : 0));
-  if (!mapped_in)
-    goto map_failed;
-  if (in_native) {
-    device_in = in.data;
-  } else {
-    if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-            &st->device_points, in.size, "points"))
-      goto out;
-    ret = rc_device_copy_async (st->device_points.ptr, in.data, in.size,
-        RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
-    device_in = st->device_points.ptr;
+  if (!map_points_on_device (self, inbuf, &in, &device_in))
+    goto pop;
+  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE |
+          (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a grid"), (NULL));
+    goto unmap_in;
   }
+  /* Centroids to system memory: device room grown to the sweep's. */
+  if (!st->out_cuda && st->grid.mode == RC_VOXEL_CENTROIDS
+      && !gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
+          &st->device_out, out.size, "centroids"))
+    goto unmap_out;
 
-  mapped_out = gst_buffer_map (outbuf, &out, GST_MAP_WRITE |
-      (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0));
-  if (!mapped_out)
-    goto map_failed;
-  if (!st->out_cuda && centroids && !gst_robocache_gpu_ensure_device
-      (st->gpu, GST_ELEMENT (self), &st->device_out, out.size, "centroids"))
-    goto out;
-  device_out = st->out_cuda ? out.data : st->device_out.ptr;
-
-  if (ret == RC_OK)
-    ret = rc_voxelize_cuda (&st->layout, &st->grid, device_in, &n_points, 1,
-        device_out, st->device_scratch.ptr, host_stats, st->gpu->stream);
-  if (ret == RC_OK && !st->out_cuda && centroids) {
-    /* Only the points there are: their number is needed first. */
-    ret = rc_stream_synchronize (st->gpu->stream);
-    if (ret == RC_OK && host_stats->occupied > 0)
-      ret = rc_device_copy_async (out.data, st->device_out.ptr,
-          host_stats->occupied * st->out_step, RC_COPY_DEVICE_TO_HOST,
-          st->gpu->stream);
-  } else if (ret == RC_OK && !st->out_cuda) {
-    ret = rc_device_copy_async (out.data, st->device_out.ptr, st->out_size,
-        RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
-  }
+  ret = rc_voxelize_cuda (&st->layout, &st->grid, device_in, &n_points, 1,
+      st->out_cuda ? out.data : st->device_out.ptr, st->device_scratch.ptr,
+      st->host_stats.ptr, st->gpu->stream);
+  if (ret == RC_OK && !st->out_cuda)
+    ret = download_output (self, out.data);
   /* Downstream may read the grid at once: finish this element's stream
    * (only this stream, never the whole device). */
   if (ret == RC_OK)
     ret = rc_stream_synchronize (st->gpu->stream);
-  if (ret != RC_OK) {
+  if (ret == RC_OK) {
+    *stats = *(rc_voxelize_stats *) st->host_stats.ptr;
+    flow = GST_FLOW_OK;
+  } else {
     gst_robocache_gpu_failed (GST_ELEMENT (self), "GPU voxelization", ret);
-    goto out;
   }
-  *stats = *host_stats;
-  flow = GST_FLOW_OK;
-  goto out;
 
-map_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
-out:
-  if (mapped_out)
-    gst_buffer_unmap (outbuf, &out);
-  if (mapped_in)
-    gst_buffer_unmap (inbuf, &in);
+unmap_out:
+  gst_buffer_unmap (outbuf, &out);
+unmap_in:
+  gst_buffer_unmap (inbuf, &in);
+pop:
   gst_robocache_gpu_pop (st->gpu);
   return flow;
 }
