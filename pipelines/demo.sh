@@ -11,7 +11,7 @@ robocache_env
 seconds=${DEMO_SECONDS:-3}
 
 echo "== lidar: robocachelidarsrc (131072 points, 10 Hz, live) ! robocachevoxelize"
-gst-launch-1.0 -m robocachelidarsrc is-live=true num-buffers=$((seconds * 10)) \
+robocache_launch -m robocachelidarsrc is-live=true num-buffers=$((seconds * 10)) \
     ! robocachevoxelize mode=count post-messages=true ! fakesink 2>&1 |
   awk '/robocachevoxelize, / {
     line = $0; sub(/.*robocachevoxelize, /, "", line);

@@ -7,7 +7,7 @@ set -euo pipefail
 robocache_env
 seconds=${1:-2}
 
-gst-launch-1.0 -v robocachefuse name=f rate=30/1 flat-output=true ! \
+robocache_launch -v robocachefuse name=f rate=30/1 flat-output=true ! \
     fakesink silent=false sync=false \
   videotestsrc is-live=true num-buffers=$((seconds * 30)) ! \
     video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! f.sink_0 \

@@ -39,7 +39,7 @@ fi
 
 caps='other/x-robocache-points,point-step=16,fields="x:float32:0,y:float32:4,z:float32:8,intensity:float32:12"'
 # shellcheck disable=SC2086
-gst-launch-1.0 -m multifilesrc location="$location" caps="$caps" ! $pace \
+robocache_launch -m multifilesrc location="$location" caps="$caps" ! $pace \
     robocachevoxelize backend=$backend mode=count post-messages=true \
     voxel-size="<0.16,0.16,4.0>" origin="<0,-39.68,-3>" dims="<432,496,1>" ! \
     fakesink 2>&1 |

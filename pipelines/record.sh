@@ -16,7 +16,7 @@ seconds=${2:-5}
 mkdir -p "$dir"
 
 # num-buffers makes the length exact.
-gst-launch-1.0 -q \
+robocache_launch -q \
   robocachelidarsrc is-live=true num-buffers=$((seconds * 10)) ! gdppay ! \
     filesink location="$dir/lidar.gdp" \
   robocachejointsrc is-live=true rate=200/1 jitter=0.2 \
@@ -30,7 +30,7 @@ gst-launch-1.0 -q \
 # can mix up the messages of elements printing from several threads).
 : > "$dir/index.txt"
 for s in lidar joints camera; do
-  gst-launch-1.0 -v filesrc location="$dir/$s.gdp" ! gdpdepay ! \
+  robocache_launch -v filesrc location="$dir/$s.gdp" ! gdpdepay ! \
       identity name=buffer silent=false ! fakesink 2>&1 |
     awk -v s=$s '/GstIdentity:buffer: last-message = chain/ {
       match($0, /pts: [0-9:.]+/); pts = substr($0, RSTART + 5, RLENGTH - 5)

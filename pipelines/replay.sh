@@ -57,7 +57,7 @@ frames () {
 }
 
 # shellcheck disable=SC2086
-gst-launch-1.0 -v robocachefuse name=f rate=30/1 flat-output=true \
+robocache_launch -v robocachefuse name=f rate=30/1 flat-output=true \
     backend=$backend ! identity name=fused silent=false sync=$sync ! \
     "${sink[@]}" \
   filesrc location="$dir/camera.gdp" ! gdpdepay ! f.sink_0 \
@@ -68,7 +68,7 @@ gst-launch-1.0 -v robocachefuse name=f rate=30/1 flat-output=true \
   frames ""
 
 if [ -n "$out" ]; then
-  gst-launch-1.0 -v filesrc location="$out.gdp" ! gdpdepay ! \
+  robocache_launch -v filesrc location="$out.gdp" ! gdpdepay ! \
       identity name=fused silent=false ! filesink location="$out" 2>&1 |
     frames 1 > "$out.pts"
   rm -f "$out.gdp"

@@ -7,7 +7,7 @@ set -euo pipefail
 robocache_env
 seconds=${1:-2}
 
-gst-launch-1.0 -v robocachejointsrc is-live=true rate=333/1 jitter=0.3 \
+robocache_launch -v robocachejointsrc is-live=true rate=333/1 jitter=0.3 \
     dropout=0.05 quaternion=true num-buffers=$((seconds * 333)) ! \
   robocacheresample rate=100/1 method=linear ! \
   fakesink silent=false sync=false 2>&1 |

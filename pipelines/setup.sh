@@ -80,3 +80,34 @@ robocache_env () {
   export GST_PLUGIN_PATH_1_0="${1:-$ROBOCACHE_BUILD}/gst"
   export GST_REGISTRY_1_0="${1:-$ROBOCACHE_BUILD}/registry.bin"
 }
+
+# gst-launch-1.0 that cannot hang after an error.  When two elements post
+# errors during preroll (an element refusing caps, then the source's
+# not-negotiated), gst-launch-1.0 1.22 now and then waits forever instead of
+# exiting; the scripts stop it a few seconds after its first error line.
+# Same arguments and output as gst-launch-1.0; fails when it printed an
+# error.
+robocache_launch () {
+  local log pid status=0 ticks=-1
+  local grace=$((${ROBOCACHE_ERROR_GRACE:-3} * 10))
+  log=$(mktemp)
+  gst-launch-1.0 "$@" 2> >(tee "$log" >&2) &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$ticks" -lt 0 ] && grep -q '^ERROR: ' "$log"; then
+      ticks=0
+    fi
+    if [ "$ticks" -ge 0 ] && [ $((ticks += 1)) -gt "$grace" ]; then
+      kill -INT "$pid" 2>/dev/null && sleep 1
+      kill -KILL "$pid" 2>/dev/null
+      break
+    fi
+    sleep 0.1
+  done
+  wait "$pid" || status=$?
+  if [ "$status" = 0 ] && grep -q '^ERROR: ' "$log"; then
+    status=1
+  fi
+  rm -f "$log"
+  return "$status"
+}

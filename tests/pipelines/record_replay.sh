@@ -25,7 +25,7 @@ fail () { echo "FAIL: $*"; exit 1; }
 list () {
   local out=$1
   shift
-  gst-launch-1.0 -v "$@" ! identity name=buf silent=false ! \
+  robocache_launch -v "$@" ! identity name=buf silent=false ! \
       filesink location="$out" 2>&1 |
     awk '/GstIdentity:buf: last-message = chain/ {
       match($0, /pts: [0-9:.]+/); pts = substr($0, RSTART + 5, RLENGTH - 5)
@@ -102,7 +102,7 @@ same cpu-a cpu-sync
 echo "CPU: recorded speed ($took ms) gives the same frames"
 
 echo "== determinism: GPU"
-if gst-launch-1.0 -q robocachelidarsrc num-buffers=1 points-per-sweep=64 ! \
+if robocache_launch -q robocachelidarsrc num-buffers=1 points-per-sweep=64 ! \
     robocachevoxelize backend=gpu ! fakesink > /dev/null 2>&1; then
   replay gpu gpu-a --fast
   replay gpu gpu-b --fast
@@ -115,7 +115,7 @@ fi
 echo "== KITTI folder"
 mkdir "$tmp/kitti"
 for i in 0 1 2; do
-  gst-launch-1.0 -q robocachelidarsrc num-buffers=1 seed=$i \
+  robocache_launch -q robocachelidarsrc num-buffers=1 seed=$i \
     points-per-sweep=$((4000 + 500 * i)) ! \
     filesink location="$tmp/kitti/00000$i.bin"
 done
