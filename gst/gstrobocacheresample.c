@@ -47,7 +47,8 @@
  * With #GstRobocacheResample:samples-per-buffer above 1 the output is in
  * layout "chunk" (an int64 timestamp block, then the values), N grid times
  * per buffer; a shorter chunk is pushed before a gap, a discontinuity and
- * EOS.
+ * EOS.  The chunk being filled is at most 256 MiB (samples-per-buffer x
+ * (8 + the vector's size)); larger settings are refused at negotiation.
  *
  * With layout "chunk" in, every buffer (batch trajectories of S samples,
  * their timestamps in buffer time like a PTS) is resampled in one kernel
@@ -58,7 +59,8 @@
  * between two chunks are interpolated too, unless the chunks are more than
  * max-gap apart (a GAP event, as above), overlap in time, or the next is
  * DISCONT.  Inside a chunk, max-gap does not apply; cubic has no neighbour
- * beyond a chunk's end.
+ * beyond a chunk's end.  The last samples kept are at most 256 MiB
+ * (batch x (8 + the vector's size)): larger caps are refused.
  *
  * Latency: upstream's plus max-gap (twice max-gap with cubic), the longest
  * the element waits for the sample that lets it produce an output.
@@ -96,6 +98,12 @@ GST_DEBUG_CATEGORY (gst_robocache_resample_debug);
 #define DEFAULT_TIME_ORIGIN GST_ROBOCACHE_RESAMPLE_ORIGIN_FIRST_SAMPLE
 #define DEFAULT_SAMPLES_PER_BUFFER 1
 #define MAX_SAMPLES_PER_BUFFER (1 << 20)
+
+/* The most the element keeps for a stream: the last sample of every
+ * trajectory of a chunk (batch x (8 + sample size)), or the output chunk
+ * being filled (samples-per-buffer x (8 + sample size)).  Larger caps or
+ * settings are refused at negotiation rather than allocated. */
+#define MAX_KEPT_BYTES (256 << 20)
 
 /* max-gap beyond this adds no more latency (it would overflow). */
 #define MAX_LATENCY_GAP (24 * 3600 * GST_SECOND)
@@ -433,6 +441,30 @@ choose_output_caps (GstRobocacheResample * self, GstCaps * caps)
   return gst_caps_fixate (peer);
 }
 
+/* What the stream of @in with settings @s makes the element keep must be
+ * at most MAX_KEPT_BYTES; FALSE when not (error posted). */
+static gboolean
+check_kept_sizes (GstRobocacheResample * self,
+    const GstRobocacheVectorsInfo * in, const Settings * s)
+{
+  guint64 row = sizeof (gint64) + gst_robocache_vectors_sample_size (in);
+  const gchar *what = "batch";
+  guint64 count = in->batch;
+
+  if (in->layout == GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE) {
+    what = "samples-per-buffer";
+    count = s->samples_per_buffer;
+  }
+  if (count * row <= MAX_KEPT_BYTES)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("%s %" G_GUINT64_FORMAT " of %u-channel vectors: the element would "
+          "keep %" G_GUINT64_FORMAT " bytes; at most %u MiB is accepted, %s "
+          "x (8 + channels x value size)", what, count, in->channels,
+          count * row, MAX_KEPT_BYTES >> 20, what), (NULL));
+  return FALSE;
+}
+
 static void
 free_buffers (State * st)
 {
@@ -448,20 +480,34 @@ free_buffers (State * st)
 }
 
 /* The history, the previous chunk's last samples and the chunk being
- * filled, sized for the negotiated stream. */
-static void
-allocate_buffers (State * st)
+ * filled, sized for the negotiated stream (bounded by check_kept_sizes);
+ * FALSE when memory runs out (error posted). */
+static gboolean
+allocate_buffers (GstRobocacheResample * self)
 {
+  State *st = &self->state;
+  gsize ss = st->sample_size, n = st->in_info.batch;
+  gboolean chunk_in = st->in_info.layout == GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK;
+
   free_buffers (st);
-  st->hist_v = g_malloc0 (RESAMPLE_MAX_HISTORY * st->sample_size);
-  if (st->in_info.layout == GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK) {
-    st->prev_t = g_new0 (gint64, st->in_info.batch);
-    st->prev_v = g_malloc0 ((gsize) st->in_info.batch * st->sample_size);
+  st->hist_v = g_try_malloc0 (RESAMPLE_MAX_HISTORY * ss);
+  if (chunk_in) {
+    st->prev_t = g_try_new0 (gint64, n);
+    st->prev_v = g_try_malloc0 (n * ss);
   }
   if (st->samples_per_buffer > 1) {
-    st->chunk_t = g_new0 (gint64, st->samples_per_buffer);
-    st->chunk_v = g_malloc0 ((gsize) st->samples_per_buffer * st->sample_size);
+    n = st->samples_per_buffer;
+    st->chunk_t = g_try_new0 (gint64, n);
+    st->chunk_v = g_try_malloc0 (n * ss);
   }
+  if (st->hist_v && (!chunk_in || (st->prev_t && st->prev_v)) &&
+      (st->samples_per_buffer == 1 || (st->chunk_t && st->chunk_v)))
+    return TRUE;
+  free_buffers (st);
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("cannot allocate the samples kept for %" G_GSIZE_FORMAT " vectors "
+          "of %" G_GSIZE_FORMAT " bytes", n, ss), (NULL));
+  return FALSE;
 }
 
 /* Takes the settings read at negotiation for the stream of @in. */
@@ -510,7 +556,7 @@ configure (GstRobocacheResample * self, GstCaps * caps)
   GstCaps *outcaps;
   gboolean ok;
 
-  if (!parse_input (self, caps, &in, &s))
+  if (!parse_input (self, caps, &in, &s) || !check_kept_sizes (self, &in, &s))
     return FALSE;
   /* What the previous caps still owe goes out under them. */
   if (st->configured)
@@ -523,11 +569,10 @@ configure (GstRobocacheResample * self, GstCaps * caps)
   if (!outcaps)
     return FALSE;
   st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
-  allocate_buffers (st);
   resample_reset_history (st);
   st->n_chunk = 0;
 
-  ok = ensure_live_device_scratch (self)
+  ok = allocate_buffers (self) && ensure_live_device_scratch (self)
       && gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self),
       gst_event_new_caps (gst_caps_ref (outcaps)));
   GST_INFO_OBJECT (self, "%s, %d/%d Hz, %s, in %" GST_PTR_FORMAT

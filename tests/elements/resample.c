@@ -452,12 +452,26 @@ GST_START_TEST (test_bad_caps_n)
       "format=(string)float64, layout=(string)planar", "layout \"planar\"");
   assert_error (e, VECTORS (4, "float64", ", quaternions=(string)2"),
       "does not fit");
-  assert_error (e, VECTORS (4, "float64", ", angles=(string)0-9"),
-      "not among");
+  assert_error (e, VECTORS (4, "float64", ", angles=(string)0-9"), "not among");
   assert_error (e, VECTORS (4, "float64", ", angles=(string)x"),
       "not a channel");
   assert_error ("robocacheresample backend=cpu quaternions=0 angles=3",
       VECTORS (4, "float64", ""), "overlap");
+}
+
+GST_END_TEST;
+
+/* Sizes from the caps and the properties that would make the element keep
+ * more than it accepts are refused at negotiation, with what is accepted,
+ * before anything is allocated. */
+GST_START_TEST (test_huge_sizes_refused_n)
+{
+  assert_error ("robocacheresample backend=cpu rate=100",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)4, "
+      "format=(string)float32, layout=(string)chunk, "
+      "batch=(int)2147483647", "batch 2147483647");
+  assert_error ("robocacheresample backend=cpu samples-per-buffer=1048576",
+      VECTORS (65535, "float64", ""), "samples-per-buffer 1048576");
 }
 
 GST_END_TEST;
@@ -500,8 +514,7 @@ GST_START_TEST (test_bad_size_dropped_n)
   e = resample_of (h);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL,
               20, NULL)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new ()),
-      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new ()), GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
   fail_unless_equals_uint64 (stat_of (e, "dropped-bad-size"), 2);
   gst_harness_teardown (h);
@@ -784,8 +797,7 @@ GST_START_TEST (test_bfloat16_chunks)
   run_chunks ("backend=cpu rate=500 method=cubic", &o);
   /* 3 chunks of about 150 ms each at 500 Hz: about 75 grid times each,
    * for 3 trajectories of 6 channels. */
-  fail_unless (o.values->len >= 3 * 3 * 70 * 6, "%u values",
-      o.values->len);
+  fail_unless (o.values->len >= 3 * 3 * 70 * 6, "%u values", o.values->len);
   fail_unless_equals_int (o.values->len % (3 * 6), 0);
   outputs_clear (&o);
 }
@@ -815,8 +827,7 @@ GST_START_TEST (test_sample_in_chunk_out)
     fail_unless_equals_int (map.size, n * 16);
     for (guint i = 0; i < n; i++, k++) {
       fail_unless_equals_int64 (((const gint64 *) map.data)[i], k * 10 * MS);
-      fail_unless (fabs (((const double *) (map.data + n * 8))[i] - k) <
-          1e-12);
+      fail_unless (fabs (((const double *) (map.data + n * 8))[i] - k) < 1e-12);
     }
     gst_buffer_unmap (out, &map);
     gst_buffer_unref (out);
@@ -870,8 +881,7 @@ run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
       "quaternions=(string)2", GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
       cuda_in ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
   GstHarness *h = resample_harness (desc, caps);
-  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps, NULL) :
-      NULL;
+  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps, NULL) : NULL;
   const guint B = 3, S = 50, D = 6;
 
   if (sink_caps)
@@ -1020,6 +1030,7 @@ resample_suite (void)
   tcase_add_test (tc, test_out_of_order_dropped_n);
   tcase_add_test (tc, test_bad_caps_n);
   tcase_add_test (tc, test_bad_size_dropped_n);
+  tcase_add_test (tc, test_huge_sizes_refused_n);
   tcase_add_test (tc, test_no_pts_n);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_pipeline_from_jointsrc);
