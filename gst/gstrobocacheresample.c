@@ -58,7 +58,11 @@
  * of each trajectory is kept for the next chunk, so that the grid times
  * between two chunks are interpolated too, unless the chunks are more than
  * max-gap apart (a GAP event, as above), overlap in time, or the next is
- * DISCONT.  Inside a chunk, max-gap does not apply; cubic has no neighbour
+ * DISCONT.  A chunk sample whose time cannot be placed on the grid (a
+ * negative buffer time, or 2^62 ns and beyond, such as INT64_MAX) is
+ * dropped, counted ("dropped-off-grid") and warned about once; the rest of
+ * its trajectory is resampled, unless none is left, which drops the
+ * chunk.  Inside a chunk, max-gap does not apply; cubic has no neighbour
  * beyond a chunk's end.  The last samples kept are at most 256 MiB
  * (batch x (8 + the vector's size)): larger caps are refused.
  *
@@ -182,6 +186,7 @@ totals_to_structure (const Totals * t)
       "outputs", G_TYPE_UINT64, t->outputs,
       "dropped-out-of-order", G_TYPE_UINT64, t->dropped_out_of_order,
       "dropped-bad-size", G_TYPE_UINT64, t->dropped_bad_size,
+      "dropped-off-grid", G_TYPE_UINT64, t->dropped_off_grid,
       "gaps", G_TYPE_UINT64, t->gaps, NULL);
 }
 
@@ -477,6 +482,8 @@ free_buffers (State * st)
   st->scratch_size = 0;
   g_clear_pointer (&st->src_scratch, g_free);
   st->src_scratch_size = 0;
+  g_clear_pointer (&st->trim_scratch, g_free);
+  st->trim_scratch_size = 0;
 }
 
 /* The history, the previous chunk's last samples and the chunk being
@@ -797,6 +804,7 @@ gst_robocache_resample_start (GstBaseTransform * trans)
   resample_reset_timing (st);
   st->warned_order = FALSE;
   st->warned_size = FALSE;
+  st->warned_off_grid = FALSE;
   return TRUE;
 }
 
@@ -932,9 +940,10 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
    * GstRobocacheResample:stats:
    *
    * Totals since the element started: inputs (samples accepted; a chunk
-   * counts its batch x samples), outputs (grid times produced, per
+   * counts the samples it keeps), outputs (grid times produced, per
    * trajectory), dropped-out-of-order (samples or chunks), dropped-bad-size
-   * (buffers) and gaps (longer than max-gap).
+   * (buffers), dropped-off-grid (chunk samples whose times cannot be
+   * placed on the grid) and gaps (longer than max-gap).
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics", "Totals since start",

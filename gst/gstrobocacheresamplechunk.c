@@ -18,6 +18,11 @@
 
 #define GST_CAT_DEFAULT gst_robocache_resample_debug
 
+/* Buffer times from 0 up to here can be placed on the grid: later ones
+ * (INT64_MAX, a common "no time", among them) would ask for more grid
+ * times than any output holds. */
+#define MAX_PLACEABLE_TIME (G_GINT64_CONSTANT (1) << 62)
+
 /* One input chunk on its way through. */
 typedef struct
 {
@@ -26,6 +31,7 @@ typedef struct
   gboolean on_device;           /* its values stay in CUDA memory */
   guint batch;
   gsize n_in;                   /* samples per trajectory */
+  guint64 n_accepted;           /* samples kept, counted as inputs */
   const gint64 *in_t;           /* on the host: the buffer's or read back */
   const guint8 *in_v;           /* a device pointer when on_device */
   gint64 first, last;           /* buffer times, over every trajectory */
@@ -44,12 +50,32 @@ typedef struct
 /* On the device                                                       */
 /* ------------------------------------------------------------------ */
 
+/* Copies @size bytes at @device to @host and waits for them, with the
+ * context pushed by the caller, which this pops; FALSE on error
+ * (posted). */
+static gboolean
+download_and_pop (GstRobocacheResample * self, gpointer host,
+    gconstpointer device, gsize size)
+{
+  State *st = &self->state;
+  rc_status ret = rc_device_copy_async (host, device, size,
+      RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
+
+  if (ret == RC_OK)
+    ret = rc_stream_synchronize (st->gpu->stream);
+  gst_robocache_gpu_pop (st->gpu);
+  if (ret != RC_OK) {
+    resample_gpu_failed (self, ret);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Reads the @n timestamps at @device back into st->host_times. */
 static const gint64 *
 read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
 {
   State *st = &self->state;
-  rc_status ret;
 
   if (!resample_push_context (self))
     return NULL;
@@ -58,15 +84,8 @@ read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
     gst_robocache_gpu_pop (st->gpu);
     return NULL;
   }
-  ret = rc_device_copy_async (st->host_times.ptr, device, n * sizeof (gint64),
-      RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
-  if (ret == RC_OK)
-    ret = rc_stream_synchronize (st->gpu->stream);
-  gst_robocache_gpu_pop (st->gpu);
-  if (ret != RC_OK) {
-    resample_gpu_failed (self, ret);
+  if (!download_and_pop (self, st->host_times.ptr, device, n * sizeof (gint64)))
     return NULL;
-  }
   return (const gint64 *) st->host_times.ptr;
 }
 
@@ -238,16 +257,10 @@ map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
   return TRUE;
 }
 
-/* The chunk's first and last times and their running times; FALSE when
- * it is dropped: a trajectory out of order (counted), or outside the
- * segment. */
+/* FALSE when a trajectory is out of order (the chunk dropped, counted). */
 static gboolean
-chunk_times (GstRobocacheResample * self, Chunk * c)
+check_order (GstRobocacheResample * self, const Chunk * c)
 {
-  State *st = &self->state;
-
-  c->first = G_MAXINT64;
-  c->last = G_MININT64;
   for (guint b = 0; b < c->batch; b++) {
     const gint64 *ts = c->in_t + b * c->n_in;
 
@@ -257,12 +270,125 @@ chunk_times (GstRobocacheResample * self, Chunk * c)
         return FALSE;
       }
     }
-    c->first = MIN (c->first, ts[0]);
-    c->last = MAX (c->last, ts[c->n_in - 1]);
   }
-  c->rt_first = c->first < 0 ? GST_CLOCK_TIME_NONE :
+  return TRUE;
+}
+
+/* The run of trajectory @b's samples that can be placed on the grid (each
+ * trajectory is in time order): [*lo, *hi). */
+static void
+placeable_run (const Chunk * c, guint b, gsize * lo, gsize * hi)
+{
+  const gint64 *ts = c->in_t + b * c->n_in;
+
+  *lo = 0;
+  *hi = c->n_in;
+  if (ts[0] >= 0 && ts[c->n_in - 1] < MAX_PLACEABLE_TIME)
+    return;                     /* the usual case, without a scan */
+  for (*lo = 0; *lo < c->n_in && ts[*lo] < 0; (*lo)++);
+  for (*hi = *lo; *hi < c->n_in && ts[*hi] < MAX_PLACEABLE_TIME; (*hi)++);
+}
+
+/* The chunk's values on the host, for a repacking: the buffer's, or
+ * downloaded into @host; NULL on error (posted). */
+static const guint8 *
+host_values (GstRobocacheResample * self, const Chunk * c, guint8 * host)
+{
+  if (!c->on_device)
+    return c->in_v;
+  if (!resample_push_context (self) || !download_and_pop (self, host, c->in_v,
+          c->batch * c->n_in * self->state.sample_size))
+    return NULL;
+  return host;
+}
+
+/* Makes @c the chunk of each trajectory's placeable run, @n_keep samples
+ * long, on the host: a shorter run is padded with copies of its last
+ * sample, which change no grid time (the kernel holds the last value). */
+static gboolean
+repack_placeable (GstRobocacheResample * self, Chunk * c, gsize n_keep)
+{
+  State *st = &self->state;
+  gsize ss = st->sample_size, n = c->batch * n_keep;
+  gsize download = c->on_device ? c->batch * c->n_in * ss : 0;
+  const guint8 *in_v;
+  gint64 *t;
+  guint8 *v;
+
+  if (!resample_ensure_host (self, &st->trim_scratch,
+          &st->trim_scratch_size, n * (sizeof (gint64) + ss) + download))
+    return FALSE;
+  t = (gint64 *) st->trim_scratch;
+  v = st->trim_scratch + n * sizeof (gint64);
+  in_v = host_values (self, c, v + n * ss);
+  if (!in_v)
+    return FALSE;
+  for (guint b = 0; b < c->batch; b++) {
+    gsize lo, hi;
+
+    placeable_run (c, b, &lo, &hi);
+    for (gsize i = 0; i < n_keep; i++) {
+      gsize from = b * c->n_in + MIN (lo + i, hi - 1);
+
+      t[b * n_keep + i] = c->in_t[from];
+      memcpy (v + (b * n_keep + i) * ss, in_v + from * ss, ss);
+    }
+  }
+  c->in_t = t;
+  c->in_v = v;
+  c->n_in = n_keep;
+  c->on_device = FALSE;
+  return TRUE;
+}
+
+/* Drops the samples whose times cannot be placed on the grid (counted and
+ * warned about once), repacking the chunk without them; FALSE when the
+ * chunk goes no further: a trajectory left empty (dropped whole), or
+ * *flow set to the error posted. */
+static gboolean
+trim_off_grid (GstRobocacheResample * self, Chunk * c, GstFlowReturn * flow)
+{
+  gsize n_keep = 0, kept = 0;
+  gboolean empty = FALSE;
+
+  *flow = GST_FLOW_OK;
+  for (guint b = 0; b < c->batch; b++) {
+    gsize lo, hi;
+
+    placeable_run (c, b, &lo, &hi);
+    n_keep = MAX (n_keep, hi - lo);
+    kept += hi - lo;
+    empty |= hi == lo;
+  }
+  if (kept == c->n_accepted)
+    return TRUE;
+  resample_drop_off_grid (self, empty ? c->n_accepted : c->n_accepted - kept);
+  if (empty)
+    return FALSE;
+  c->n_accepted = kept;
+  if (!repack_placeable (self, c, n_keep)) {
+    *flow = GST_FLOW_ERROR;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The chunk's first and last times and their running times; FALSE when
+ * it is outside the segment (dropped). */
+static gboolean
+chunk_times (GstRobocacheResample * self, Chunk * c)
+{
+  State *st = &self->state;
+
+  c->first = G_MAXINT64;
+  c->last = G_MININT64;
+  for (guint b = 0; b < c->batch; b++) {
+    c->first = MIN (c->first, c->in_t[b * c->n_in]);
+    c->last = MAX (c->last, c->in_t[b * c->n_in + c->n_in - 1]);
+  }
+  c->rt_first =
       gst_segment_to_running_time (&st->segment, GST_FORMAT_TIME, c->first);
-  c->rt_last = c->last < 0 ? GST_CLOCK_TIME_NONE :
+  c->rt_last =
       gst_segment_to_running_time (&st->segment, GST_FORMAT_TIME, c->last);
   if (!GST_CLOCK_TIME_IS_VALID (c->rt_first) ||
       !GST_CLOCK_TIME_IS_VALID (c->rt_last)) {
@@ -417,11 +543,12 @@ static GstFlowReturn
 resample_mapped_chunk (GstRobocacheResample * self, Chunk * c, GstBuffer ** out)
 {
   State *st = &self->state;
-  GstFlowReturn flow;
+  GstFlowReturn flow = GST_FLOW_OK;
 
-  if (!chunk_times (self, c))
-    return GST_FLOW_OK;
-  resample_count_inputs (self, (guint64) c->batch * c->n_in);
+  if (!check_order (self, c) || !trim_off_grid (self, c, &flow) ||
+      !chunk_times (self, c))
+    return flow;
+  resample_count_inputs (self, c->n_accepted);
   if (c->discont)
     resample_reset_history (st);
   if (!st->aligned)
@@ -448,6 +575,7 @@ resample_process_chunk (GstRobocacheResample * self, GstBuffer * buf)
   c.discont = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT);
   if (!chunk_samples (self, gst_buffer_get_size (buf), &c))
     return GST_FLOW_OK;
+  c.n_accepted = (guint64) c.batch * c.n_in;
   if (!map_chunk (self, buf, &c))
     return GST_FLOW_ERROR;
   flow = resample_mapped_chunk (self, &c, &out);

@@ -221,3 +221,23 @@ resample_drop_out_of_order (GstRobocacheResample * self, GstClockTime t)
     st->warned_order = TRUE;
   }
 }
+
+/* @n chunk samples whose times cannot be placed on the grid. */
+void
+resample_drop_off_grid (GstRobocacheResample * self, guint64 n)
+{
+  State *st = &self->state;
+
+  GST_OBJECT_LOCK (self);
+  self->totals.dropped_off_grid += n;
+  GST_OBJECT_UNLOCK (self);
+  if (!st->warned_off_grid) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("dropping %" G_GUINT64_FORMAT " chunk samples whose times cannot "
+            "be placed on the grid: accepted are buffer times from 0 to "
+            "2^62 ns (excluded)", n),
+        ("further such samples are dropped and counted in the stats "
+            "property (dropped-off-grid) without a warning"));
+    st->warned_off_grid = TRUE;
+  }
+}

@@ -40,6 +40,7 @@ typedef struct
   guint64 outputs;
   guint64 dropped_out_of_order;
   guint64 dropped_bad_size;
+  guint64 dropped_off_grid;
   guint64 gaps;
 } Totals;
 
@@ -98,6 +99,8 @@ typedef struct
   gsize scratch_size;
   guint8 *src_scratch;
   gsize src_scratch_size;
+  guint8 *trim_scratch;         /* a chunk without its off-grid samples */
+  gsize trim_scratch_size;
 
   /* Device scratch, grown to the largest size seen, freed by the base at
    * stop. */
@@ -111,6 +114,7 @@ typedef struct
   gboolean discont;
   gboolean warned_order;
   gboolean warned_size;
+  gboolean warned_off_grid;
 } State;
 
 struct _GstRobocacheResample
@@ -138,6 +142,7 @@ void resample_count_inputs (GstRobocacheResample * self, guint64 n);
 void resample_drop_bad_size (GstRobocacheResample * self, gsize size,
     const gchar * what);
 void resample_drop_out_of_order (GstRobocacheResample * self, GstClockTime t);
+void resample_drop_off_grid (GstRobocacheResample * self, guint64 n);
 
 /* Kernel calls (gstrobocacheresamplecompute.c). */
 gboolean resample_ensure_host (GstRobocacheResample * self, guint8 ** ptr,
