@@ -1,5 +1,6 @@
 /* robocacheresample's insides, shared by its files: the element and its
- * negotiation (gstrobocacheresample.c), the grid and what goes out
+ * events (gstrobocacheresample.c), negotiation
+ * (gstrobocacheresamplenegotiate.c), the grid and what goes out
  * (gstrobocacheresamplegrid.c), the kernel calls on host memory
  * (gstrobocacheresamplecompute.c), the live one-sample path
  * (gstrobocacheresamplelive.c) and the chunk path
@@ -125,6 +126,12 @@ struct _GstRobocacheResample
   Totals totals;
   State state;
 };
+
+/* Negotiation (gstrobocacheresamplenegotiate.c). */
+GstCaps *resample_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+gboolean resample_set_caps (GstRobocacheResample * self, GstCaps * caps);
+void resample_free_buffers (State * st);
 
 /* The grid and what goes out (gstrobocacheresamplegrid.c). */
 GstClockTime resample_grid_time (const State * st, guint64 k);
