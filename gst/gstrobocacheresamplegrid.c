@@ -181,22 +181,31 @@ resample_count_inputs (GstRobocacheResample * self, guint64 n)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* Adds @n to the drop counter @counter; TRUE the first time for its
+ * @warned flag, when the caller warns (later drops are only counted). */
+static gboolean
+count_drop (GstRobocacheResample * self, guint64 * counter, guint64 n,
+    gboolean * warned)
+{
+  GST_OBJECT_LOCK (self);
+  *counter += n;
+  GST_OBJECT_UNLOCK (self);
+  if (*warned)
+    return FALSE;
+  *warned = TRUE;
+  return TRUE;
+}
+
 void
 resample_drop_bad_size (GstRobocacheResample * self, gsize size,
     const gchar * what)
 {
-  State *st = &self->state;
-
-  GST_OBJECT_LOCK (self);
-  self->totals.dropped_bad_size++;
-  GST_OBJECT_UNLOCK (self);
-  if (!st->warned_size) {
+  if (count_drop (self, &self->totals.dropped_bad_size, 1,
+          &self->state.warned_size))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("dropping a buffer of %" G_GSIZE_FORMAT " bytes: %s", size, what),
         ("further such buffers are dropped and counted in the stats "
             "property (dropped-bad-size) without a warning"));
-    st->warned_size = TRUE;
-  }
 }
 
 void
@@ -204,13 +213,11 @@ resample_drop_out_of_order (GstRobocacheResample * self, GstClockTime t)
 {
   State *st = &self->state;
 
-  GST_OBJECT_LOCK (self);
-  self->totals.dropped_out_of_order++;
-  GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "dropping a sample at running time %"
       GST_TIME_FORMAT ", not after %" GST_TIME_FORMAT, GST_TIME_ARGS (t),
       GST_TIME_ARGS (st->last_t));
-  if (!st->warned_order) {
+  if (count_drop (self, &self->totals.dropped_out_of_order, 1,
+          &st->warned_order))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("dropping a sample at %" GST_TIME_FORMAT " (running time): its "
             "time is not after the last accepted sample's (%" GST_TIME_FORMAT
@@ -218,26 +225,18 @@ resample_drop_out_of_order (GstRobocacheResample * self, GstClockTime t)
             GST_TIME_ARGS (t), GST_TIME_ARGS (st->last_t)),
         ("further such samples are dropped and counted in the stats property "
             "(dropped-out-of-order) without a warning"));
-    st->warned_order = TRUE;
-  }
 }
 
 /* @n chunk samples whose times cannot be placed on the grid. */
 void
 resample_drop_off_grid (GstRobocacheResample * self, guint64 n)
 {
-  State *st = &self->state;
-
-  GST_OBJECT_LOCK (self);
-  self->totals.dropped_off_grid += n;
-  GST_OBJECT_UNLOCK (self);
-  if (!st->warned_off_grid) {
+  if (count_drop (self, &self->totals.dropped_off_grid, n,
+          &self->state.warned_off_grid))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("dropping %" G_GUINT64_FORMAT " chunk samples whose times cannot "
             "be placed on the grid: accepted are buffer times from 0 to "
             "2^62 ns (excluded)", n),
         ("further such samples are dropped and counted in the stats "
             "property (dropped-off-grid) without a warning"));
-    st->warned_off_grid = TRUE;
-  }
 }
