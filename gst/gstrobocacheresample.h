@@ -1,13 +1,12 @@
 #ifndef __GST_ROBOCACHE_RESAMPLE_H__
 #define __GST_ROBOCACHE_RESAMPLE_H__
 
-#include <gst/gst.h>
+#include "gstrobocachebasetransform.h"
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_ROBOCACHE_RESAMPLE (gst_robocache_resample_get_type ())
 G_DECLARE_FINAL_TYPE (GstRobocacheResample, gst_robocache_resample,
-    GST, ROBOCACHE_RESAMPLE, GstElement);
+    GST, ROBOCACHE_RESAMPLE, GstRobocacheBaseTransform);
 
 #define GST_TYPE_ROBOCACHE_RESAMPLE_METHOD \
     (gst_robocache_resample_method_get_type ())

@@ -452,12 +452,39 @@ GST_START_TEST (test_bad_caps_n)
       "format=(string)float64, layout=(string)planar", "layout \"planar\"");
   assert_error (e, VECTORS (4, "float64", ", quaternions=(string)2"),
       "does not fit");
-  assert_error (e, VECTORS (4, "float64", ", angles=(string)0-9"),
-      "not among");
+  assert_error (e, VECTORS (4, "float64", ", angles=(string)0-9"), "not among");
   assert_error (e, VECTORS (4, "float64", ", angles=(string)x"),
       "not a channel");
   assert_error ("robocacheresample backend=cpu quaternions=0 angles=3",
       VECTORS (4, "float64", ""), "overlap");
+}
+
+GST_END_TEST;
+
+/* Exactly one warning on @bus, which is then taken off @h's element. */
+static void
+assert_warned_once (GstHarness * h, GstBus * bus)
+{
+  GstMessage *msg = pop_message (bus, GST_MESSAGE_WARNING);
+
+  fail_unless (msg != NULL, "no warning");
+  gst_message_unref (msg);
+  fail_unless (pop_message (bus, GST_MESSAGE_WARNING) == NULL, "warned twice");
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+}
+
+/* Sizes from the caps and the properties that would make the element keep
+ * more than it accepts are refused at negotiation, with what is accepted,
+ * before anything is allocated. */
+GST_START_TEST (test_huge_sizes_refused_n)
+{
+  assert_error ("robocacheresample backend=cpu rate=100",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)4, "
+      "format=(string)float32, layout=(string)chunk, "
+      "batch=(int)2147483647", "batch 2147483647");
+  assert_error ("robocacheresample backend=cpu samples-per-buffer=1048576",
+      VECTORS (65535, "float64", ""), "samples-per-buffer 1048576");
 }
 
 GST_END_TEST;
@@ -471,7 +498,6 @@ GST_START_TEST (test_bad_size_dropped_n)
   GstBus *bus = gst_bus_new ();
   GstElement *e = resample_of (h);
   GstBuffer *bad;
-  GstMessage *msg;
   float v[2] = { 1, 2 };
 
   gst_element_set_bus (h->element, bus);
@@ -485,12 +511,7 @@ GST_START_TEST (test_bad_size_dropped_n)
       GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_buffers_received (h), 1);
   fail_unless_equals_uint64 (stat_of (e, "dropped-bad-size"), 2);
-  msg = pop_message (bus, GST_MESSAGE_WARNING);
-  fail_unless (msg != NULL);
-  gst_message_unref (msg);
-  fail_unless (pop_message (bus, GST_MESSAGE_WARNING) == NULL, "warned twice");
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  assert_warned_once (h, bus);
   gst_harness_teardown (h);
 
   /* Chunk layout: 16 bytes a sample (timestamp + one float64). */
@@ -500,8 +521,7 @@ GST_START_TEST (test_bad_size_dropped_n)
   e = resample_of (h);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL,
               20, NULL)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new ()),
-      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new ()), GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
   fail_unless_equals_uint64 (stat_of (e, "dropped-bad-size"), 2);
   gst_harness_teardown (h);
@@ -620,6 +640,56 @@ f64_chunk (const gint64 * times, const double *values, guint n)
   GST_BUFFER_PTS (buf) = times[0];
   return buf;
 }
+
+/* Chunk samples whose times cannot be placed on the grid (negative, or at
+ * 2^62 ns and beyond, such as INT64_MAX) are dropped, counted and warned
+ * about once; the rest of each trajectory is resampled. */
+GST_START_TEST (test_chunk_off_grid_times_dropped_n)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)1, "
+      "format=(string)float64, layout=(string)chunk, batch=(int)2");
+  gint64 times[8] = { -10 * MS, -5 * MS, 0, 20 * MS,
+    0, 10 * MS, 20 * MS, G_MAXINT64
+  };
+  double values[8] = { 99, 99, 0, 2, 10, 20, 30, 99 };
+  double expected[6] = { 0, 1, 2, 10, 20, 30 };
+  GstBuffer *in = gst_buffer_new_allocate (NULL, 8 * 16, NULL), *out;
+  GstElement *e = resample_of (h);
+  GstBus *bus = gst_bus_new ();
+  GstMapInfo map;
+
+  gst_element_set_bus (h->element, bus);
+  gst_buffer_fill (in, 0, times, sizeof (times));
+  gst_buffer_fill (in, 8 * 8, values, sizeof (values));
+  GST_BUFFER_PTS (in) = 0;
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL, "nothing out of the valid samples");
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 0);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 2 * 3 * 16);
+  for (guint i = 0; i < 6; i++) {
+    fail_unless_equals_int64 (((const gint64 *) map.data)[i],
+        (i % 3) * 10 * MS);
+    fail_unless (fabs (((const double *) (map.data + 48))[i] - expected[i])
+        < 1e-12, "%u: %g", i, ((const double *) (map.data + 48))[i]);
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  fail_unless_equals_uint64 (stat_of (e, "dropped-off-grid"), 3);
+  fail_unless_equals_uint64 (stat_of (e, "inputs"), 5);
+
+  /* Every sample of a trajectory off the grid: the chunk is dropped
+   * whole, and warned about no more. */
+  in = f64_chunk (times, values, 2);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  fail_unless_equals_uint64 (stat_of (e, "dropped-off-grid"), 5);
+  assert_warned_once (h, bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
 
 /* The grid times between two chunks come from the last sample of the one
  * and the first of the next; chunks farther apart than max-gap give a GAP
@@ -784,8 +854,7 @@ GST_START_TEST (test_bfloat16_chunks)
   run_chunks ("backend=cpu rate=500 method=cubic", &o);
   /* 3 chunks of about 150 ms each at 500 Hz: about 75 grid times each,
    * for 3 trajectories of 6 channels. */
-  fail_unless (o.values->len >= 3 * 3 * 70 * 6, "%u values",
-      o.values->len);
+  fail_unless (o.values->len >= 3 * 3 * 70 * 6, "%u values", o.values->len);
   fail_unless_equals_int (o.values->len % (3 * 6), 0);
   outputs_clear (&o);
 }
@@ -815,8 +884,7 @@ GST_START_TEST (test_sample_in_chunk_out)
     fail_unless_equals_int (map.size, n * 16);
     for (guint i = 0; i < n; i++, k++) {
       fail_unless_equals_int64 (((const gint64 *) map.data)[i], k * 10 * MS);
-      fail_unless (fabs (((const double *) (map.data + n * 8))[i] - k) <
-          1e-12);
+      fail_unless (fabs (((const double *) (map.data + n * 8))[i] - k) < 1e-12);
     }
     gst_buffer_unmap (out, &map);
     gst_buffer_unref (out);
@@ -870,8 +938,7 @@ run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
       "quaternions=(string)2", GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
       cuda_in ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
   GstHarness *h = resample_harness (desc, caps);
-  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps, NULL) :
-      NULL;
+  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps, NULL) : NULL;
   const guint B = 3, S = 50, D = 6;
 
   if (sink_caps)
@@ -1020,6 +1087,7 @@ resample_suite (void)
   tcase_add_test (tc, test_out_of_order_dropped_n);
   tcase_add_test (tc, test_bad_caps_n);
   tcase_add_test (tc, test_bad_size_dropped_n);
+  tcase_add_test (tc, test_huge_sizes_refused_n);
   tcase_add_test (tc, test_no_pts_n);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_pipeline_from_jointsrc);
@@ -1027,6 +1095,7 @@ resample_suite (void)
   tcase_add_test (tc, test_sample_in_chunk_out);
   tcase_add_test (tc, test_bfloat16_chunks);
   tcase_add_test (tc, test_chunk_continuity_and_gap);
+  tcase_add_test (tc, test_chunk_off_grid_times_dropped_n);
   tcase_add_test (tc, test_gpu_matches_cpu);
   return s;
 }

@@ -1,0 +1,587 @@
+/* robocacheresample, layout chunk in: each buffer holds batch trajectories
+ * of S samples and is resampled in one kernel call onto the grid times not
+ * yet produced up to its latest sample, coming out as one chunk.  The last
+ * sample of each trajectory is kept for the next chunk.
+ *
+ * A chunk in CUDA memory of the element's own context keeps its values on
+ * the GPU: only its timestamps come back to the host (they are checked and
+ * turned into running time here), the previous chunk's last samples are
+ * put in front on the device, and the kernel writes straight into the
+ * output buffer when that is CUDA memory too. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocacheresampleprivate.h"
+
+#include <string.h>
+
+#define GST_CAT_DEFAULT gst_robocache_resample_debug
+
+/* Buffer times from 0 up to here can be placed on the grid: later ones
+ * (INT64_MAX, a common "no time", among them) would ask for more grid
+ * times than any output holds. */
+#define MAX_PLACEABLE_TIME (G_GINT64_CONSTANT (1) << 62)
+
+/* One input chunk on its way through. */
+typedef struct
+{
+  GstMapInfo map;
+  gboolean discont;
+  gboolean on_device;           /* its values stay in CUDA memory */
+  guint batch;
+  gsize n_in;                   /* samples per trajectory */
+  guint64 n_accepted;           /* samples kept, counted as inputs */
+  const gint64 *in_t;           /* on the host: the buffer's or read back */
+  const guint8 *in_v;           /* a device pointer when on_device */
+  gint64 first, last;           /* buffer times, over every trajectory */
+  GstClockTime rt_first, rt_last;
+  /* The kernel's sources: the chunk, or with the previous chunk's last
+   * samples in front (n_source = n_in + 1), on the device when on_device;
+   * span_first is then their earliest time. */
+  gsize n_source;
+  gconstpointer src_t, src_v;
+  gint64 span_first;
+  guint64 k_a, k_b;             /* the grid times produced */
+  gsize n_target;
+} Chunk;
+
+/* ------------------------------------------------------------------ */
+/* On the device                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Copies @size bytes at @device to @host and waits for them, with the
+ * context pushed by the caller, which this pops; FALSE on error
+ * (posted). */
+static gboolean
+download_and_pop (GstRobocacheResample * self, gpointer host,
+    gconstpointer device, gsize size)
+{
+  State *st = &self->state;
+  rc_status ret = rc_device_copy_async (host, device, size,
+      RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
+
+  if (ret == RC_OK)
+    ret = rc_stream_synchronize (st->gpu->stream);
+  gst_robocache_gpu_pop (st->gpu);
+  if (ret != RC_OK) {
+    resample_gpu_failed (self, ret);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Reads the @n timestamps at @device back into st->host_times. */
+static const gint64 *
+read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
+{
+  State *st = &self->state;
+
+  if (!resample_push_context (self))
+    return NULL;
+  if (!gst_robocache_gpu_ensure_pinned (st->gpu, GST_ELEMENT (self),
+          &st->host_times, n * sizeof (gint64), "chunk times")) {
+    gst_robocache_gpu_pop (st->gpu);
+    return NULL;
+  }
+  if (!download_and_pop (self, st->host_times.ptr, device, n * sizeof (gint64)))
+    return NULL;
+  return (const gint64 *) st->host_times.ptr;
+}
+
+/* Copies @batch rows of @n_in items of @size bytes from @in (device) to
+ * @dst (device), each row one item further on, with the row's item of
+ * @prev (host, one per row) in the gap. */
+static rc_status
+put_previous_in_front (gpointer dst, gconstpointer prev, gconstpointer in,
+    guint batch, gsize n_in, gsize size, gpointer stream)
+{
+  rc_status ret = rc_device_copy_2d_async (dst, (n_in + 1) * size, prev,
+      size, size, batch, RC_COPY_HOST_TO_DEVICE, stream);
+
+  if (ret == RC_OK)
+    ret = rc_device_copy_2d_async ((guint8 *) dst + size, (n_in + 1) * size,
+        in, n_in * size, n_in * size, batch, RC_COPY_DEVICE_TO_DEVICE, stream);
+  return ret;
+}
+
+/* The chunk's sources on the device: the chunk itself, or with @extend a
+ * copy in device scratch with the previous chunk's last sample in front of
+ * each trajectory.  Then keeps this chunk's last values as the next one's
+ * (the caller keeps the times).  FALSE on error (posted). */
+static gboolean
+stage_device_sources (GstRobocacheResample * self, Chunk * c, gboolean extend)
+{
+  State *st = &self->state;
+  gsize ss = st->sample_size, ts = sizeof (gint64), n_in = c->n_in;
+  rc_status ret = RC_OK;
+
+  c->src_t = c->map.data;
+  c->src_v = c->in_v;
+  if (!resample_push_context (self))
+    return FALSE;
+  if (extend) {
+    if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
+            &st->device_src_t, (gsize) c->batch * (n_in + 1) * ts,
+            "source times")
+        || !gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
+            &st->device_src_v, (gsize) c->batch * (n_in + 1) * ss,
+            "source values")) {
+      gst_robocache_gpu_pop (st->gpu);
+      return FALSE;
+    }
+    ret = put_previous_in_front (st->device_src_t.ptr, st->prev_t,
+        c->map.data, c->batch, n_in, ts, st->gpu->stream);
+    if (ret == RC_OK)
+      ret = put_previous_in_front (st->device_src_v.ptr, st->prev_v, c->in_v,
+          c->batch, n_in, ss, st->gpu->stream);
+    c->src_t = st->device_src_t.ptr;
+    c->src_v = st->device_src_v.ptr;
+  }
+  /* Into pageable memory: done when the call returns, and so are the
+   * copies before it, which read the previous values. */
+  if (ret == RC_OK)
+    ret = rc_device_copy_2d_async (st->prev_v, ss, c->in_v + (n_in - 1) * ss,
+        n_in * ss, ss, c->batch, RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
+  gst_robocache_gpu_pop (st->gpu);
+  if (ret != RC_OK) {
+    resample_gpu_failed (self, ret);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Resamples a chunk staged by stage_device_sources() onto the grid times
+ * at @tgt (host) into @out: its times block, then the values. */
+static GstFlowReturn
+compute_on_device (GstRobocacheResample * self, const Chunk * c,
+    const gint64 * tgt, GstBuffer * out)
+{
+  State *st = &self->state;
+  rc_resample_params p = st->params;
+  gsize times = (gsize) c->batch * c->n_target * sizeof (gint64);
+  gsize values = (gsize) c->batch * c->n_target * st->sample_size;
+  GstMapInfo map;
+  gpointer dst;
+  rc_status ret;
+
+  p.batch = c->batch;
+  p.n_source = (uint32_t) c->n_source;
+  p.n_target = (uint32_t) c->n_target;
+  if (!resample_push_context (self))
+    return GST_FLOW_ERROR;
+  if (!resample_ensure_device (self, c->batch, c->n_source, c->n_target,
+          FALSE, !st->out_cuda)) {
+    gst_robocache_gpu_pop (st->gpu);
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_buffer_map (out, &map, GST_MAP_WRITE |
+          (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+    gst_robocache_gpu_pop (st->gpu);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  dst = st->out_cuda ? map.data + times : st->device_out.ptr;
+  ret = rc_device_copy_async (st->device_tgt.ptr, tgt, times,
+      RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
+  if (ret == RC_OK)
+    ret = rc_resample_cuda (&p, c->src_t, c->src_v, st->device_tgt.ptr, dst,
+        st->gpu->stream);
+  if (ret == RC_OK && st->out_cuda)
+    ret = rc_device_copy_async (map.data, st->device_tgt.ptr, times,
+        RC_COPY_DEVICE_TO_DEVICE, st->gpu->stream);
+  if (ret == RC_OK && !st->out_cuda)
+    ret = rc_device_copy_async (map.data + times, st->device_out.ptr, values,
+        RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
+  /* Downstream may read the output at once. */
+  if (ret == RC_OK)
+    ret = rc_stream_synchronize (st->gpu->stream);
+  gst_robocache_gpu_pop (st->gpu);
+  if (ret == RC_OK && !st->out_cuda)
+    memcpy (map.data, tgt, times);
+  gst_buffer_unmap (out, &map);
+  return ret == RC_OK ? GST_FLOW_OK : resample_gpu_failed (self, ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* The chunk                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Samples per trajectory of a chunk of @size bytes into c->n_in; FALSE
+ * when the size does not fit the caps (dropped and counted). */
+static gboolean
+chunk_samples (GstRobocacheResample * self, gsize size, Chunk * c)
+{
+  gsize row = sizeof (gint64) + self->state.sample_size;
+
+  if (size == 0 || size % ((gsize) c->batch * row) != 0) {
+    gchar *what = g_strdup_printf ("layout chunk needs a whole number of "
+        "samples of %" G_GSIZE_FORMAT " bytes (an int64 timestamp and the "
+        "values) for each of the %u trajectories of the batch", row,
+        c->batch);
+    resample_drop_bad_size (self, size, what);
+    g_free (what);
+    return FALSE;
+  }
+  c->n_in = size / ((gsize) c->batch * row);
+  if (c->n_in >= G_MAXUINT32) {
+    resample_drop_bad_size (self, size, "more than 2^32 samples per "
+        "trajectory");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Maps @buf, in CUDA memory when its values can stay on the GPU, with its
+ * timestamps on the host; FALSE on error (posted, @buf unmapped). */
+static gboolean
+map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
+{
+  State *st = &self->state;
+
+  c->on_device = st->gpu->use_gpu && gst_buffer_n_memory (buf) == 1 &&
+      gst_robocache_gpu_memory_is_native (st->gpu,
+      gst_buffer_peek_memory (buf, 0));
+  if (!gst_buffer_map (buf, &c->map, GST_MAP_READ |
+          (c->on_device ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
+    return FALSE;
+  }
+  c->in_v = c->map.data + c->batch * c->n_in * sizeof (gint64);
+  c->in_t = c->on_device ? read_back_times (self, c->map.data,
+      c->batch * c->n_in) : (const gint64 *) c->map.data;
+  if (!c->in_t) {
+    gst_buffer_unmap (buf, &c->map);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* FALSE when a trajectory is out of order (the chunk dropped, counted). */
+static gboolean
+check_order (GstRobocacheResample * self, const Chunk * c)
+{
+  for (guint b = 0; b < c->batch; b++) {
+    const gint64 *ts = c->in_t + b * c->n_in;
+
+    for (gsize i = 1; i < c->n_in; i++) {
+      if (ts[i] < ts[i - 1]) {
+        resample_drop_out_of_order (self, (GstClockTime) ts[i]);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* The run of trajectory @b's samples that can be placed on the grid (each
+ * trajectory is in time order): [*lo, *hi). */
+static void
+placeable_run (const Chunk * c, guint b, gsize * lo, gsize * hi)
+{
+  const gint64 *ts = c->in_t + b * c->n_in;
+
+  *lo = 0;
+  *hi = c->n_in;
+  if (ts[0] >= 0 && ts[c->n_in - 1] < MAX_PLACEABLE_TIME)
+    return;                     /* the usual case, without a scan */
+  for (*lo = 0; *lo < c->n_in && ts[*lo] < 0; (*lo)++);
+  for (*hi = *lo; *hi < c->n_in && ts[*hi] < MAX_PLACEABLE_TIME; (*hi)++);
+}
+
+/* The chunk's values on the host, for a repacking: the buffer's, or
+ * downloaded into @host; NULL on error (posted). */
+static const guint8 *
+host_values (GstRobocacheResample * self, const Chunk * c, guint8 * host)
+{
+  if (!c->on_device)
+    return c->in_v;
+  if (!resample_push_context (self) || !download_and_pop (self, host, c->in_v,
+          c->batch * c->n_in * self->state.sample_size))
+    return NULL;
+  return host;
+}
+
+/* Makes @c the chunk of each trajectory's placeable run, @n_keep samples
+ * long, on the host: a shorter run is padded with copies of its last
+ * sample, which change no grid time (the kernel holds the last value). */
+static gboolean
+repack_placeable (GstRobocacheResample * self, Chunk * c, gsize n_keep)
+{
+  State *st = &self->state;
+  gsize ss = st->sample_size, n = c->batch * n_keep;
+  gsize download = c->on_device ? c->batch * c->n_in * ss : 0;
+  const guint8 *in_v;
+  gint64 *t;
+  guint8 *v;
+
+  if (!resample_ensure_host (self, &st->trim_scratch,
+          &st->trim_scratch_size, n * (sizeof (gint64) + ss) + download))
+    return FALSE;
+  t = (gint64 *) st->trim_scratch;
+  v = st->trim_scratch + n * sizeof (gint64);
+  in_v = host_values (self, c, v + n * ss);
+  if (!in_v)
+    return FALSE;
+  for (guint b = 0; b < c->batch; b++) {
+    gsize lo, hi;
+
+    placeable_run (c, b, &lo, &hi);
+    for (gsize i = 0; i < n_keep; i++) {
+      gsize from = b * c->n_in + MIN (lo + i, hi - 1);
+
+      t[b * n_keep + i] = c->in_t[from];
+      memcpy (v + (b * n_keep + i) * ss, in_v + from * ss, ss);
+    }
+  }
+  c->in_t = t;
+  c->in_v = v;
+  c->n_in = n_keep;
+  c->on_device = FALSE;
+  return TRUE;
+}
+
+/* Drops the samples whose times cannot be placed on the grid (counted and
+ * warned about once), repacking the chunk without them; FALSE when the
+ * chunk goes no further: a trajectory left empty (dropped whole), or
+ * *flow set to the error posted. */
+static gboolean
+trim_off_grid (GstRobocacheResample * self, Chunk * c, GstFlowReturn * flow)
+{
+  gsize n_keep = 0, kept = 0;
+  gboolean empty = FALSE;
+
+  *flow = GST_FLOW_OK;
+  for (guint b = 0; b < c->batch; b++) {
+    gsize lo, hi;
+
+    placeable_run (c, b, &lo, &hi);
+    n_keep = MAX (n_keep, hi - lo);
+    kept += hi - lo;
+    empty |= hi == lo;
+  }
+  if (kept == c->n_accepted)
+    return TRUE;
+  resample_drop_off_grid (self, empty ? c->n_accepted : c->n_accepted - kept);
+  if (empty)
+    return FALSE;
+  c->n_accepted = kept;
+  if (!repack_placeable (self, c, n_keep)) {
+    *flow = GST_FLOW_ERROR;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The chunk's first and last times and their running times; FALSE when
+ * it is outside the segment (dropped). */
+static gboolean
+chunk_times (GstRobocacheResample * self, Chunk * c)
+{
+  State *st = &self->state;
+
+  c->first = G_MAXINT64;
+  c->last = G_MININT64;
+  for (guint b = 0; b < c->batch; b++) {
+    c->first = MIN (c->first, c->in_t[b * c->n_in]);
+    c->last = MAX (c->last, c->in_t[b * c->n_in + c->n_in - 1]);
+  }
+  c->rt_first =
+      gst_segment_to_running_time (&st->segment, GST_FORMAT_TIME, c->first);
+  c->rt_last =
+      gst_segment_to_running_time (&st->segment, GST_FORMAT_TIME, c->last);
+  if (!GST_CLOCK_TIME_IS_VALID (c->rt_first) ||
+      !GST_CLOCK_TIME_IS_VALID (c->rt_last)) {
+    GST_DEBUG_OBJECT (self, "chunk from %" G_GINT64_FORMAT " to %"
+        G_GINT64_FORMAT " ns is outside the segment", c->first, c->last);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Whether the previous chunk's last samples extend this chunk: each must
+ * come strictly before its trajectory's first new sample, and the gap
+ * between the chunks be at most max-gap (else a GAP event for the grid
+ * times inside it). */
+static gboolean
+continue_chunk (GstRobocacheResample * self, const Chunk * c)
+{
+  State *st = &self->state;
+  gint64 prev_last = G_MININT64;
+
+  if (!st->have_prev)
+    return FALSE;
+  for (guint b = 0; b < c->batch; b++) {
+    /* Overlapping chunks: this one alone, and no grid time twice. */
+    if (st->prev_t[b] >= c->in_t[b * c->n_in])
+      return FALSE;
+    prev_last = MAX (prev_last, st->prev_t[b]);
+  }
+  if ((guint64) (c->first - prev_last) > st->max_gap) {
+    resample_skip_gap (self, c->rt_first);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* On the host: each trajectory with the previous chunk's last sample in
+ * front, in host scratch. */
+static gboolean
+stage_host_sources (GstRobocacheResample * self, Chunk * c)
+{
+  State *st = &self->state;
+  gsize ss = st->sample_size, n_in = c->n_in, n_source = c->n_source;
+  gsize times = c->batch * n_source * sizeof (gint64);
+
+  if (!resample_ensure_host (self, &st->src_scratch, &st->src_scratch_size,
+          times + c->batch * n_source * ss))
+    return FALSE;
+  for (guint b = 0; b < c->batch; b++) {
+    gint64 *t = (gint64 *) st->src_scratch + b * n_source;
+    guint8 *v = st->src_scratch + times + b * n_source * ss;
+
+    t[0] = st->prev_t[b];
+    memcpy (t + 1, c->in_t + b * n_in, n_in * sizeof (gint64));
+    memcpy (v, st->prev_v + b * ss, ss);
+    memcpy (v + ss, c->in_v + b * n_in * ss, n_in * ss);
+  }
+  c->src_t = st->src_scratch;
+  c->src_v = st->src_scratch + times;
+  return TRUE;
+}
+
+/* The kernel's sources, then this chunk's last samples kept for the next;
+ * FALSE on error (posted). */
+static gboolean
+stage_sources (GstRobocacheResample * self, Chunk * c)
+{
+  State *st = &self->state;
+  gsize ss = st->sample_size, n_in = c->n_in;
+  gboolean extend = continue_chunk (self, c);
+
+  c->src_t = c->in_t;
+  c->src_v = c->in_v;
+  c->n_source = extend ? n_in + 1 : n_in;
+  c->span_first = c->first;
+  for (guint b = 0; extend && b < c->batch; b++)
+    c->span_first = MIN (c->span_first, st->prev_t[b]);
+  if (c->on_device) {
+    if (!stage_device_sources (self, c, extend))
+      return FALSE;
+  } else if (extend && !stage_host_sources (self, c)) {
+    return FALSE;
+  }
+
+  for (guint b = 0; b < c->batch; b++) {
+    st->prev_t[b] = c->in_t[b * n_in + n_in - 1];
+    if (!c->on_device)
+      memcpy (st->prev_v + b * ss, c->in_v + (b * n_in + n_in - 1) * ss, ss);
+  }
+  st->have_prev = TRUE;
+  return TRUE;
+}
+
+/* The grid times the chunk produces, [k_a, k_b): those not produced yet
+ * from its sources' first sample to its last; FALSE when there are
+ * none. */
+static gboolean
+locate_grid_range (GstRobocacheResample * self, Chunk * c)
+{
+  State *st = &self->state;
+  GstClockTime rt_span = gst_segment_to_running_time (&st->segment,
+      GST_FORMAT_TIME, c->span_first);
+
+  if (!GST_CLOCK_TIME_IS_VALID (rt_span))
+    rt_span = c->rt_first;
+  c->k_a = MAX (st->k_next, resample_grid_index_ge (st, rt_span));
+  c->k_b = resample_grid_index_gt (st, c->rt_last);
+  if (c->k_b <= c->k_a || c->k_b - c->k_a > G_MAXUINT32)
+    return FALSE;
+  c->n_target = c->k_b - c->k_a;
+  return TRUE;
+}
+
+/* Resamples the staged chunk into a new output *@out: its times block is
+ * the kernel's target times, the same grid for every trajectory. */
+static GstFlowReturn
+compute_chunk (GstRobocacheResample * self, const Chunk * c, GstBuffer ** out)
+{
+  State *st = &self->state;
+  gsize out_times = c->batch * c->n_target * sizeof (gint64);
+  gsize out_size = out_times + c->batch * c->n_target * st->sample_size;
+  gint64 *tgt;
+  GstFlowReturn flow;
+
+  if (!resample_ensure_host (self, &st->scratch, &st->scratch_size,
+          c->on_device ? out_times : out_size))
+    return GST_FLOW_ERROR;
+  tgt = (gint64 *) st->scratch;
+  for (gsize i = 0; i < c->n_target; i++) {
+    gint64 t = (gint64) resample_to_pts (st,
+        resample_grid_time (st, c->k_a + i));
+
+    for (guint b = 0; b < c->batch; b++)
+      tgt[b * c->n_target + i] = t;
+  }
+  if (c->on_device) {
+    *out = resample_new_output (self, out_size);
+    return *out ? compute_on_device (self, c, tgt, *out) : GST_FLOW_ERROR;
+  }
+  flow = resample_compute (self, c->batch, (guint) c->n_source,
+      (guint) c->n_target, c->src_t, c->src_v, tgt, st->scratch + out_times);
+  *out = flow == GST_FLOW_OK ? resample_new_output (self, out_size) : NULL;
+  if (*out)
+    gst_buffer_fill (*out, 0, st->scratch, out_size);
+  else
+    flow = GST_FLOW_ERROR;
+  return flow;
+}
+
+/* Everything between mapping the chunk and pushing its output *@out
+ * (NULL when there is nothing to push). */
+static GstFlowReturn
+resample_mapped_chunk (GstRobocacheResample * self, Chunk * c, GstBuffer ** out)
+{
+  State *st = &self->state;
+  GstFlowReturn flow = GST_FLOW_OK;
+
+  if (!check_order (self, c) || !trim_off_grid (self, c, &flow) ||
+      !chunk_times (self, c))
+    return flow;
+  resample_count_inputs (self, c->n_accepted);
+  if (c->discont)
+    resample_reset_history (st);
+  if (!st->aligned)
+    resample_align_grid (st, c->rt_first);
+  if (!stage_sources (self, c))
+    return GST_FLOW_ERROR;
+  if (!locate_grid_range (self, c))
+    return GST_FLOW_OK;
+  flow = compute_chunk (self, c, out);
+  st->k_next = c->k_b;
+  if (flow != GST_FLOW_OK)
+    gst_clear_buffer (out);
+  return flow;
+}
+
+GstFlowReturn
+resample_process_chunk (GstRobocacheResample * self, GstBuffer * buf)
+{
+  Chunk c = { 0, };
+  GstBuffer *out = NULL;
+  GstFlowReturn flow;
+
+  c.batch = self->state.in_info.batch;
+  c.discont = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT);
+  if (!chunk_samples (self, gst_buffer_get_size (buf), &c))
+    return GST_FLOW_OK;
+  c.n_accepted = (guint64) c.batch * c.n_in;
+  if (!map_chunk (self, buf, &c))
+    return GST_FLOW_ERROR;
+  flow = resample_mapped_chunk (self, &c, &out);
+  gst_buffer_unmap (buf, &c.map);
+  if (!out)
+    return flow;
+  return resample_push_output (self, out, c.k_a, c.k_b,
+      (guint64) c.batch * c.n_target);
+}

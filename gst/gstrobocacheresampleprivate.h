@@ -1,0 +1,175 @@
+/* robocacheresample's insides, shared by its files: the element and its
+ * events (gstrobocacheresample.c), negotiation
+ * (gstrobocacheresamplenegotiate.c), the grid and what goes out
+ * (gstrobocacheresamplegrid.c), the kernel calls on host memory
+ * (gstrobocacheresamplecompute.c), the live one-sample path
+ * (gstrobocacheresamplelive.c) and the chunk path
+ * (gstrobocacheresamplechunk.c). */
+#ifndef __GST_ROBOCACHE_RESAMPLE_PRIVATE_H__
+#define __GST_ROBOCACHE_RESAMPLE_PRIVATE_H__
+
+#include "gstrobocacheresample.h"
+#include "gstrobocachebasetransform.h"
+#include "gstrobocachecaps.h"
+#include "gstrobocachegpu.h"
+
+G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_robocache_resample_debug);
+
+/* Samples kept in the live path: cubic needs two on each side. */
+#define RESAMPLE_MAX_HISTORY 4
+/* Grid times per kernel call in the live path, so that the device scratch
+ * allocated at negotiation is enough for good. */
+#define RESAMPLE_LIVE_MAX_TARGETS 256
+
+/* Property values, under the object lock. */
+typedef struct
+{
+  gint rate_n;
+  gint rate_d;
+  rc_interp_method method;
+  gchar *quaternions;
+  gchar *angles;
+  guint64 max_gap;
+  GstRobocacheResampleTimeOrigin time_origin;
+  guint samples_per_buffer;
+} Settings;
+
+/* Totals since start, under the object lock. */
+typedef struct
+{
+  guint64 inputs;
+  guint64 outputs;
+  guint64 dropped_out_of_order;
+  guint64 dropped_bad_size;
+  guint64 dropped_off_grid;
+  guint64 gaps;
+} Totals;
+
+/* Built in start and at negotiation, dropped in stop; streaming thread
+ * only. */
+typedef struct
+{
+  GstRobocacheGpu *gpu;         /* the base's; use_gpu fixed from start */
+
+  gboolean configured;
+  GstCaps *refused_caps;        /* reported once, not at every re-send */
+  GstRobocacheVectorsInfo in_info;
+  GstRobocacheVectorsInfo out_info;
+  gsize sample_size;
+  rc_resample_params params;    /* batch and sizes set per call */
+  gboolean out_cuda;
+  /* Settings as they were at negotiation. */
+  gint rate_n;
+  gint rate_d;
+  GstClockTime max_gap;
+  GstRobocacheResampleTimeOrigin time_origin;
+  guint samples_per_buffer;
+
+  /* The element's own, TIME from start on, so that buffers after a flush
+   * without a new segment still have running times. */
+  GstSegment segment;
+
+  /* The grid, in running time. */
+  gboolean aligned;
+  GstClockTime origin;
+  guint64 k_next;               /* first grid index not yet produced */
+
+  /* The last samples (running times), oldest first. */
+  guint history_len;
+  guint n_hist;
+  gint64 hist_t[RESAMPLE_MAX_HISTORY];
+  guint8 *hist_v;
+  gboolean have_last;
+  GstClockTime last_t;
+
+  /* The chunk being filled (layout sample in, samples-per-buffer > 1). */
+  gint64 *chunk_t;
+  guint8 *chunk_v;
+  guint n_chunk;
+  guint64 chunk_k;
+
+  /* Layout chunk in: the last sample of each trajectory of the previous
+   * chunk (buffer times), so that the grid times between two chunks are
+   * interpolated too. */
+  gboolean have_prev;
+  gint64 *prev_t;
+  guint8 *prev_v;
+
+  /* Host scratch, grown to the largest size seen. */
+  guint8 *scratch;
+  gsize scratch_size;
+  guint8 *src_scratch;
+  gsize src_scratch_size;
+  guint8 *trim_scratch;         /* a chunk without its off-grid samples */
+  gsize trim_scratch_size;
+
+  /* Device scratch, grown to the largest size seen, freed by the base at
+   * stop. */
+  GstRobocacheScratch device_src_t;
+  GstRobocacheScratch device_src_v;
+  GstRobocacheScratch device_tgt;
+  GstRobocacheScratch device_out;
+  /* Page-locked: a CUDA chunk's timestamps, read back. */
+  GstRobocacheScratch host_times;
+
+  gboolean discont;
+  gboolean warned_order;
+  gboolean warned_size;
+  gboolean warned_off_grid;
+} State;
+
+struct _GstRobocacheResample
+{
+  GstRobocacheBaseTransform parent;
+
+  Settings settings;
+  Totals totals;
+  State state;
+};
+
+/* Negotiation (gstrobocacheresamplenegotiate.c). */
+GstCaps *resample_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+gboolean resample_set_caps (GstRobocacheResample * self, GstCaps * caps);
+void resample_free_buffers (State * st);
+
+/* The grid and what goes out (gstrobocacheresamplegrid.c). */
+GstClockTime resample_grid_time (const State * st, guint64 k);
+guint64 resample_grid_index_ge (const State * st, GstClockTime t);
+guint64 resample_grid_index_gt (const State * st, GstClockTime t);
+GstClockTime resample_to_pts (const State * st, GstClockTime rt);
+void resample_align_grid (State * st, GstClockTime t);
+void resample_skip_gap (GstRobocacheResample * self, GstClockTime t);
+void resample_reset_history (State * st);
+void resample_reset_timing (State * st);
+GstBuffer *resample_new_output (GstRobocacheResample * self, gsize size);
+GstFlowReturn resample_push_output (GstRobocacheResample * self,
+    GstBuffer * buf, guint64 k0, guint64 k_end, guint64 n_outputs);
+void resample_count_inputs (GstRobocacheResample * self, guint64 n);
+void resample_drop_bad_size (GstRobocacheResample * self, gsize size,
+    const gchar * what);
+void resample_drop_out_of_order (GstRobocacheResample * self, GstClockTime t);
+void resample_drop_off_grid (GstRobocacheResample * self, guint64 n);
+
+/* Kernel calls (gstrobocacheresamplecompute.c). */
+gboolean resample_ensure_host (GstRobocacheResample * self, guint8 ** ptr,
+    gsize * have, gsize size);
+gboolean resample_ensure_device (GstRobocacheResample * self, guint batch,
+    gsize n_source, gsize n_target, gboolean sources, gboolean out);
+gboolean resample_push_context (GstRobocacheResample * self);
+GstFlowReturn resample_gpu_failed (GstRobocacheResample * self, rc_status ret);
+GstFlowReturn resample_compute (GstRobocacheResample * self, guint batch,
+    guint n_source, guint n_target, const gint64 * src_t,
+    const guint8 * src_v, const gint64 * tgt, guint8 * out);
+
+/* The live one-sample path (gstrobocacheresamplelive.c). */
+GstFlowReturn resample_process_sample (GstRobocacheResample * self,
+    GstBuffer * buf);
+GstFlowReturn resample_drain (GstRobocacheResample * self);
+
+/* The chunk path (gstrobocacheresamplechunk.c). */
+GstFlowReturn resample_process_chunk (GstRobocacheResample * self,
+    GstBuffer * buf);
+
+G_END_DECLS
+#endif
