@@ -260,6 +260,15 @@ parse_chunk (RcBag * bag, const Record * r, guint64 chunk_pos, Chunk * chunk,
     return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, "chunk at byte %"
         G_GUINT64_FORMAT " is %u bytes decompressed, above the limit of %"
         G_GSIZE_FORMAT, chunk_pos, chunk->size, bag->max_chunk_size);
+  /* An lz4 sequence of n bytes gives at most 255 n + 19: the claim is
+   * checked before the chunk is allocated.  bz2 has no useful bound (runs
+   * of a byte expand a million times): there the limit above holds. */
+  if (chunk->compression == COMPRESSION_LZ4 &&
+      chunk->size > (guint64) r->data_len * 255 + 64)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "lz4 chunk at byte %"
+        G_GUINT64_FORMAT " says %u bytes decompressed, more than lz4 can make "
+        "of its %u bytes (255 times as many)", chunk_pos, chunk->size,
+        r->data_len);
   if (chunk->compression == COMPRESSION_NONE && chunk->size != r->data_len)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "uncompressed "
         "chunk at byte %" G_GUINT64_FORMAT " says %u bytes but holds %u",

@@ -216,6 +216,23 @@ test_index_pos_errors (void)
   g_free (data);
 }
 
+/* A chunk's decompressed size is bounded by what its compressed bytes can
+ * give before anything is allocated: lz4 expands at most 255 times. */
+static void
+test_chunk_size_errors (void)
+{
+  gsize size;
+  gchar *data = read_bag ("all-lz4.bag", &size);
+  gchar *at = memmem (data, size, "size=", 5);
+
+  g_assert_nonnull (at);
+  /* 100 MiB, below the 1 GiB limit. */
+  memcpy (at + 5, "\x00\x00\x40\x06", 4);
+  assert_open_fails (data, size, RC_READER_ERROR_FORMAT, "says 104857600 "
+      "bytes decompressed, more than lz4 can make of its");
+  g_free (data);
+}
+
 /* make_bags.py into a temporary folder; FALSE if python has no rosbag
  * (Debian's python3-rosbag is for /usr/bin/python3, whatever is first in
  * PATH). */
@@ -272,6 +289,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/errors", test_errors);
   g_test_add_func ("/reader/version-errors", test_version_errors);
   g_test_add_func ("/reader/index-pos-errors", test_index_pos_errors);
+  g_test_add_func ("/reader/chunk-size-errors", test_chunk_size_errors);
   ret = g_test_run ();
   remove_bags ();
   g_free (bag_dir);
