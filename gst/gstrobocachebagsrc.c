@@ -8,16 +8,20 @@
  *
  * - sensor_msgs/PointCloud2: other/x-robocache-points with the message's
  *   own point-step and fields (ring, time and any other field kept).  A
- *   field with count > 1 is expanded into "name_0", "name_1", ...; fields of
- *   unknown datatype or outside the point are left out of the caps (the
- *   bytes stay).  Row padding is dropped.  Big-endian clouds are skipped
- *   with a warning.
+ *   field with count > 1 is expanded into "name_0", "name_1", ...  Row
+ *   padding is dropped.  A cloud whose layout the caps cannot describe is
+ *   skipped: point_step 0 or above 65535, a field of unknown datatype, of
+ *   count 0, ending beyond point_step or overlapping another, or x, y or z
+ *   missing or of count > 1.  Big-endian clouds are skipped too.
  * - sensor_msgs/JointState: other/x-robocache-vectors, format float64,
  *   layout sample, names = the joint names: the positions, then the
  *   velocities ("name.velocity") and efforts ("name.effort") where the
  *   message has one per joint.
  * - sensor_msgs/Image: video/x-raw (rgb8, bgr8, rgba8, bgra8, mono8,
  *   mono16, 8UC1, 16UC1); other encodings are skipped with a warning.
+ *
+ * A skipped message is warned about once per stream and reason, and counted
+ * in #GstRobocacheBagSrc:stats.
  *
  * Caps follow the messages: a message whose layout differs from the
  * previous one of its topic sends new caps.
@@ -77,7 +81,8 @@ enum
   PROP_0,
   PROP_LOCATION,
   PROP_TOPICS,
-  PROP_TIMESTAMPS
+  PROP_TIMESTAMPS,
+  PROP_STATS
 };
 
 /* Property values, under the object lock. */
@@ -95,8 +100,15 @@ typedef struct
   GstCaps *caps;                /* last sent */
   gboolean need_start;
   gboolean need_segment;
-  gboolean warned;
+  gboolean warned[GST_ROBOCACHE_ROS1_SKIP_KINDS];
 } Stream;
+
+/* Since start, under the object lock. */
+typedef struct
+{
+  guint64 messages;             /* pushed */
+  guint64 skipped[GST_ROBOCACHE_ROS1_SKIP_KINDS];
+} Totals;
 
 /* Built in READY->PAUSED, dropped in PAUSED->READY; the streaming task
  * and seeks use it under the stream lock of the first pad. */
@@ -123,6 +135,7 @@ struct _GstRobocacheBagSrc
 
   Settings settings;
   State state;
+  Totals totals;
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
@@ -207,6 +220,13 @@ gst_robocache_bag_src_get_property (GObject * object, guint prop_id,
     g_value_set_string (value, *string);
   else if (prop_id == PROP_TIMESTAMPS)
     g_value_set_enum (value, self->settings.timestamps);
+  else if (prop_id == PROP_STATS)
+    g_value_take_boxed (value, gst_structure_new ("robocachebagsrc-stats",
+            "messages", G_TYPE_UINT64, self->totals.messages,
+            "skipped-point-layout", G_TYPE_UINT64,
+            self->totals.skipped[GST_ROBOCACHE_ROS1_SKIP_POINT_LAYOUT],
+            "skipped-unsupported", G_TYPE_UINT64,
+            self->totals.skipped[GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED], NULL));
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
@@ -216,15 +236,22 @@ gst_robocache_bag_src_get_property (GObject * object, guint prop_id,
 /* Messages to buffers                                                 */
 /* ------------------------------------------------------------------ */
 
-/* A message that is well formed but cannot be played: warned about once
- * per topic, then skipped. */
+/* A message that is well formed but cannot be played: skipped, counted,
+ * and warned about once per topic and kind of reason. */
 static void
-skip_message (GstRobocacheBagSrc * self, Stream * s, const gchar * why)
+skip_message (GstRobocacheBagSrc * self, Stream * s,
+    const GstRobocacheRos1Skip * skip)
 {
-  if (!s->warned) {
+  GST_OBJECT_LOCK (self);
+  self->totals.skipped[skip->kind]++;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "%s: skipping a message: %s", s->topic, skip->reason);
+  if (!s->warned[skip->kind]) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("%s: skipping messages: %s",
-            s->topic, why), (NULL));
-    s->warned = TRUE;
+            s->topic, skip->reason), ("further such messages of the topic "
+            "are skipped and counted in the stats property without a "
+            "warning"));
+    s->warned[skip->kind] = TRUE;
   }
 }
 
@@ -234,13 +261,13 @@ static GstBuffer *
 message_buffer (GstRobocacheBagSrc * self, Stream * s, const RcMessage * msg,
     guint64 * stamp, GstCaps ** caps, GError ** error)
 {
-  gchar *skip_reason = NULL;
+  GstRobocacheRos1Skip skip;
   GstBuffer *buf = gst_robocache_ros1_buffer_new (msg->type, msg->data,
-      msg->size, stamp, caps, &skip_reason, error);
+      msg->size, stamp, caps, &skip, error);
 
-  if (skip_reason) {
-    skip_message (self, s, skip_reason);
-    g_free (skip_reason);
+  if (skip.reason) {
+    skip_message (self, s, &skip);
+    g_free (skip.reason);
   }
   return buf;
 }
@@ -366,6 +393,9 @@ push_buffer (GstRobocacheBagSrc * self, GstPad * task_pad, Stream * s,
 
   GST_LOG_OBJECT (self, "%s: pushing %" GST_TIME_FORMAT, s->topic,
       GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  GST_OBJECT_LOCK (self);
+  self->totals.messages++;
+  GST_OBJECT_UNLOCK (self);
   ret = gst_pad_push (s->pad, buf);
   ret = gst_flow_combiner_update_pad_flow (self->state.combiner, s->pad, ret);
   if (ret == GST_FLOW_OK)
@@ -836,6 +866,7 @@ start (GstRobocacheBagSrc * self)
   st->location = g_strdup (self->settings.location);
   wanted = g_strdup (self->settings.topics);
   st->timestamps = self->settings.timestamps;
+  memset (&self->totals, 0, sizeof (self->totals));
   GST_OBJECT_UNLOCK (self);
 
   if (!st->location) {
@@ -958,6 +989,17 @@ gst_robocache_bag_src_class_init (GstRobocacheBagSrcClass * klass)
           GST_TYPE_ROBOCACHE_BAG_TIMESTAMPS, DEFAULT_TIMESTAMPS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheBagSrc:stats:
+   *
+   * Totals since the element started: messages (pushed),
+   * skipped-point-layout (PointCloud2 whose point_step or fields points
+   * caps cannot describe) and skipped-unsupported (big-endian clouds, other
+   * image encodings, JointState without one position per name).
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_robocache_bag_src_change_state);

@@ -11,13 +11,27 @@
 #include <string.h>
 
 typedef GstBuffer *(*ConvertFunc) (const guint8 * data, gsize size,
-    guint64 * stamp, GstCaps ** caps, gchar ** skip_reason, GError ** error);
+    guint64 * stamp, GstCaps ** caps, GstRobocacheRos1Skip * skip,
+    GError ** error);
+
+static void
+G_GNUC_PRINTF (3, 4)
+set_skip (GstRobocacheRos1Skip * skip, GstRobocacheRos1SkipKind kind,
+    const gchar * format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  skip->kind = kind;
+  skip->reason = g_strdup_vprintf (format, args);
+  va_end (args);
+}
 
 /* Names become part of a comma-separated caps string. */
-static gboolean
-name_is_plain (const gchar * name)
+static gchar *
+plain_name (const gchar * name)
 {
-  return name[0] && !strpbrk (name, ",:\"");
+  return g_strdelimit (g_strdup (name), ",:\"", '_');
 }
 
 /* Whether the rows of the cloud lie inside its data. */
@@ -40,8 +54,86 @@ points_fit (const RcPointCloud2 * msg, GError ** error)
   return TRUE;
 }
 
-/* Points caps with the cloud's fields that lie inside a point and are of
- * a known datatype; a field with count > 1 becomes name_0, name_1, ... */
+#define FIELDS_ACCEPTED "accepted are fields of datatype 1 to 8 and count " \
+    ">= 1, each inside point_step and none overlapping another, with x, y " \
+    "and z of count 1"
+
+/* PointField datatypes 1..8 are rc_scalar_type 0..7. */
+static guint64
+field_bytes (const RcPointField * f)
+{
+  return (guint64) f->count * rc_scalar_type_size (f->datatype - 1);
+}
+
+static gint
+compare_field_offsets (gconstpointer a, gconstpointer b)
+{
+  const RcPointField *x = *(const RcPointField * const *) a;
+  const RcPointField *y = *(const RcPointField * const *) b;
+
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The first field that is not a whole known value inside the point. */
+static gchar *
+field_problem (const RcPointCloud2 * msg, const RcPointField * f)
+{
+  if (!f->name[0])
+    return g_strdup ("a field has no name; " FIELDS_ACCEPTED);
+  if (f->datatype < RC_POINT_FIELD_INT8 || f->datatype > RC_POINT_FIELD_FLOAT64)
+    return g_strdup_printf ("field \"%s\" has unknown datatype %u; "
+        FIELDS_ACCEPTED, f->name, f->datatype);
+  if (f->count == 0)
+    return g_strdup_printf ("field \"%s\" has count 0; " FIELDS_ACCEPTED,
+        f->name);
+  /* At most 2^32 x 8 bytes: no overflow in 64 bits. */
+  if (f->offset + field_bytes (f) > msg->point_step)
+    return g_strdup_printf ("field \"%s\" (offset %u, count %u) ends "
+        "beyond point_step %u; " FIELDS_ACCEPTED, f->name, f->offset,
+        f->count, msg->point_step);
+  return NULL;
+}
+
+/* Why the fields of @msg cannot be points caps fields, or NULL: a field
+ * left out would make caps without x or a reader of the wrong bytes
+ * downstream, so the message is skipped instead. */
+static gchar *
+points_layout_problem (const RcPointCloud2 * msg)
+{
+  GPtrArray *sorted = g_ptr_array_sized_new (msg->n_fields);
+  const gchar *xyz[] = { "x", "y", "z" };
+  gchar *problem = NULL;
+
+  for (guint i = 0; i < msg->n_fields && !problem; i++) {
+    problem = field_problem (msg, &msg->fields[i]);
+    g_ptr_array_add (sorted, &msg->fields[i]);
+  }
+  g_ptr_array_sort (sorted, compare_field_offsets);
+  for (guint i = 1; i < sorted->len && !problem; i++) {
+    const RcPointField *a = g_ptr_array_index (sorted, i - 1);
+    const RcPointField *b = g_ptr_array_index (sorted, i);
+
+    if (a->offset + field_bytes (a) > b->offset)
+      problem = g_strdup_printf ("fields \"%s\" and \"%s\" overlap; "
+          FIELDS_ACCEPTED, a->name, b->name);
+  }
+  for (guint c = 0; c < G_N_ELEMENTS (xyz) && !problem; c++) {
+    const RcPointField *f = NULL;
+
+    for (guint i = 0; i < msg->n_fields && !f; i++)
+      f = !strcmp (msg->fields[i].name, xyz[c]) ? &msg->fields[i] : NULL;
+    if (!f)
+      problem = g_strdup_printf ("no field %s; " FIELDS_ACCEPTED, xyz[c]);
+    else if (f->count != 1)
+      problem = g_strdup_printf ("field \"%s\" has count %u; "
+          FIELDS_ACCEPTED, xyz[c], f->count);
+  }
+  g_ptr_array_unref (sorted);
+  return problem;
+}
+
+/* Points caps with the cloud's fields (points_layout_problem found none
+ * wrong); a field with count > 1 becomes name_0, name_1, ... */
 static GstCaps *
 points_caps (const RcPointCloud2 * msg)
 {
@@ -53,25 +145,19 @@ points_caps (const RcPointCloud2 * msg)
 
   for (guint i = 0; i < msg->n_fields; i++) {
     const RcPointField *f = &msg->fields[i];
-    rc_scalar_type t;
-    gsize tsize;
+    rc_scalar_type t = (rc_scalar_type) (f->datatype - 1);
+    gchar *name = plain_name (f->name);
 
-    if (f->datatype < RC_POINT_FIELD_INT8 ||
-        f->datatype > RC_POINT_FIELD_FLOAT64 || !name_is_plain (f->name))
-      continue;
-    /* PointField datatypes 1..8 are rc_scalar_type 0..7. */
-    t = (rc_scalar_type) (f->datatype - 1);
-    tsize = rc_scalar_type_size (t);
-    for (guint32 c = 0; c < MAX (f->count, 1) && c < 65536; c++) {
-      guint64 off = (guint64) f->offset + (guint64) c * tsize;
+    /* The fields do not overlap: at most point_step values in all. */
+    for (guint32 c = 0; c < f->count; c++) {
+      guint off = f->offset + c * rc_scalar_type_size (t);
 
-      if (off + tsize > msg->point_step)
-        break;
       g_ptr_array_add (names, f->count > 1 ?
-          g_strdup_printf ("%s_%u", f->name, c) : g_strdup (f->name));
+          g_strdup_printf ("%s_%u", name, c) : g_strdup (name));
       g_array_append_val (types, t);
       g_array_append_val (offsets, off);
     }
+    g_free (name);
   }
   fields = gst_robocache_points_fields_to_string (names->len,
       (const gchar * const *) names->pdata, (rc_scalar_type *) types->data,
@@ -110,22 +196,28 @@ points_copy (const RcPointCloud2 * msg)
 
 static GstBuffer *
 points_buffer (const guint8 * data, gsize size, guint64 * stamp,
-    GstCaps ** caps, gchar ** skip_reason, GError ** error)
+    GstCaps ** caps, GstRobocacheRos1Skip * skip, GError ** error)
 {
   RcPointCloud2 msg;
   GstBuffer *buf = NULL;
+  gchar *problem = NULL;
 
   if (!rc_ros1_parse_point_cloud2 (data, size, &msg, error))
     return NULL;
   *stamp = msg.header.stamp;
   if (msg.is_bigendian)
-    *skip_reason = g_strdup ("big-endian point clouds are not supported");
+    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED,
+        "big-endian point clouds are not supported");
   else if (msg.point_step == 0 || msg.point_step > 65535)
-    *skip_reason = g_strdup ("point_step must be 1 to 65535");
+    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_POINT_LAYOUT, "point_step %u; "
+        "accepted is 1 to 65535", msg.point_step);
+  else if ((problem = points_layout_problem (&msg)))
+    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_POINT_LAYOUT, "%s", problem);
   else if (points_fit (&msg, error)) {
     *caps = points_caps (&msg);
     buf = points_copy (&msg);
   }
+  g_free (problem);
   rc_ros1_point_cloud2_clear (&msg);
   return buf;
 }
@@ -134,8 +226,8 @@ static void
 append_names (GString * names, const RcJointState * msg, const gchar * suffix)
 {
   for (guint i = 0; i < msg->n_names; i++) {
-    gchar *n = g_strdup (msg->names[i]);
-    g_strdelimit (n, ",:\"", '_');
+    gchar *n = plain_name (msg->names[i]);
+
     g_string_append_printf (names, "%s%s%s", names->len ? "," : "", n, suffix);
     g_free (n);
   }
@@ -143,7 +235,7 @@ append_names (GString * names, const RcJointState * msg, const gchar * suffix)
 
 static GstBuffer *
 joints_buffer (const guint8 * data, gsize size, guint64 * stamp,
-    GstCaps ** caps, gchar ** skip_reason, GError ** error)
+    GstCaps ** caps, GstRobocacheRos1Skip * skip, GError ** error)
 {
   RcJointState msg;
   GstRobocacheVectorsInfo info = { 0, };
@@ -157,14 +249,16 @@ joints_buffer (const guint8 * data, gsize size, guint64 * stamp,
     return NULL;
   *stamp = msg.header.stamp;
   if (msg.n_names == 0 || msg.n_position != msg.n_names) {
-    *skip_reason = g_strdup ("a JointState needs one position per name");
+    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED,
+        "a JointState needs one position per name");
     goto out;
   }
   vel = msg.n_velocity == msg.n_names;
   eff = msg.n_effort == msg.n_names;
   info.channels = msg.n_names * (1 + vel + eff);
   if (info.channels > 65535) {
-    *skip_reason = g_strdup ("more than 65535 values");
+    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED,
+        "more than 65535 values");
     goto out;
   }
   info.type = RC_TYPE_FLOAT64;
@@ -225,7 +319,7 @@ image_format (const RcImage * msg, guint * bpp)
 
 static GstBuffer *
 image_buffer (const guint8 * data, gsize size, guint64 * stamp,
-    GstCaps ** caps, gchar ** skip_reason, GError ** error)
+    GstCaps ** caps, GstRobocacheRos1Skip * skip, GError ** error)
 {
   RcImage msg;
   GstVideoFormat format;
@@ -240,7 +334,8 @@ image_buffer (const guint8 * data, gsize size, guint64 * stamp,
   *stamp = msg.header.stamp;
   format = image_format (&msg, &bpp);
   if (format == GST_VIDEO_FORMAT_UNKNOWN) {
-    *skip_reason = g_strdup_printf ("image encoding \"%s\" is not "
+    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED,
+        "image encoding \"%s\" is not "
         "supported (rgb8, bgr8, rgba8, bgra8, mono8, mono16, 8UC1, 16UC1 are)",
         msg.encoding);
     goto out;
@@ -296,11 +391,13 @@ gst_robocache_ros1_type_is_supported (const gchar * type)
 
 GstBuffer *
 gst_robocache_ros1_buffer_new (const gchar * type, const guint8 * data,
-    gsize size, guint64 * stamp, GstCaps ** caps, gchar ** skip_reason,
+    gsize size, guint64 * stamp, GstCaps ** caps, GstRobocacheRos1Skip * skip,
     GError ** error)
 {
   ConvertFunc convert = converter_of_type (type);
 
   g_return_val_if_fail (convert != NULL, NULL);
-  return convert (data, size, stamp, caps, skip_reason, error);
+  skip->kind = GST_ROBOCACHE_ROS1_SKIP_NONE;
+  skip->reason = NULL;
+  return convert (data, size, stamp, caps, skip, error);
 }

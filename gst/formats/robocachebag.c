@@ -260,6 +260,15 @@ parse_chunk (RcBag * bag, const Record * r, guint64 chunk_pos, Chunk * chunk,
     return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, "chunk at byte %"
         G_GUINT64_FORMAT " is %u bytes decompressed, above the limit of %"
         G_GSIZE_FORMAT, chunk_pos, chunk->size, bag->max_chunk_size);
+  /* An lz4 sequence of n bytes gives at most 255 n + 19: the claim is
+   * checked before the chunk is allocated.  bz2 has no useful bound (runs
+   * of a byte expand a million times): there the limit above holds. */
+  if (chunk->compression == COMPRESSION_LZ4 &&
+      chunk->size > (guint64) r->data_len * 255 + 64)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "lz4 chunk at byte %"
+        G_GUINT64_FORMAT " says %u bytes decompressed, more than lz4 can make "
+        "of its %u bytes (255 times as many)", chunk_pos, chunk->size,
+        r->data_len);
   if (chunk->compression == COMPRESSION_NONE && chunk->size != r->data_len)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "uncompressed "
         "chunk at byte %" G_GUINT64_FORMAT " says %u bytes but holds %u",
@@ -373,10 +382,32 @@ compare_u64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* The file's bytes @p, quoted in an error: printable ASCII as it is, the
+ * rest (NUL included) as C octal escapes. */
+static gchar *
+escape_bytes (const guint8 * p, gsize n)
+{
+  GString *out = g_string_new (NULL);
+
+  for (gsize i = 0; i < n; i++) {
+    if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+      g_string_append_c (out, p[i]);
+    else
+      g_string_append_printf (out, "\\%03o", p[i]);
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* Of what follows "#ROSBAG V", this much is quoted in errors. */
+#define VERSION_SHOWN 16
+
 static gboolean
 check_version_line (const RcBag * bag, GError ** error)
 {
-  gsize n = 9;
+  const guint8 *v = bag->base + 9;
+  const guint8 *end;
+  gsize n;
+  gchar *shown;
 
   if (bag->size >= VERSION_LEN &&
       !memcmp (bag->base, VERSION_LINE, VERSION_LEN))
@@ -384,11 +415,19 @@ check_version_line (const RcBag * bag, GError ** error)
   if (bag->size < 9 || memcmp (bag->base, "#ROSBAG V", 9) != 0)
     return rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "not a ROS "
         "bag: the file does not start with \"#ROSBAG V2.0\"");
-  while (n < bag->size && n < 24 && bag->base[n] != '\n')
-    n++;
-  return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "bag format "
-      "version %.*s is not supported (only 2.0 is)", (int) (n - 9),
-      bag->base + 9);
+  end = memchr (v, '\n', MIN (bag->size - 9, VERSION_SHOWN));
+  /* A line cut by the end of the file: what it says is not a version. */
+  if (!end && bag->size < 9 + VERSION_SHOWN)
+    return rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "not a ROS "
+        "bag: the file is %" G_GSIZE_FORMAT " bytes, too short for the "
+        "version line \"#ROSBAG V2.0\\n\" and a bag header", bag->size);
+  n = end ? (gsize) (end - v) : VERSION_SHOWN;
+  shown = escape_bytes (v, n);
+  rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "bag format version "
+      "\"%s\"%s is not supported (only 2.0 is: the file must start with "
+      "\"#ROSBAG V2.0\\n\")", shown, end ? "" : "...");
+  g_free (shown);
+  return FALSE;
 }
 
 /* The bag header record: where the index is and what it holds. */
@@ -412,10 +451,21 @@ read_bag_header (const RcBag * bag, guint64 * index_pos, guint32 * conn_count,
   if (*index_pos == 0)
     return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "the bag has "
         "no index (its recording was interrupted): run rosbag reindex on it");
-  if (*index_pos < r.next || *index_pos > bag->size)
+  if (*index_pos < r.next)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index position %"
-        G_GUINT64_FORMAT " is outside the file (%" G_GSIZE_FORMAT " bytes)",
-        *index_pos, bag->size);
+        G_GUINT64_FORMAT " is inside the bag header record (bytes %d to %"
+        G_GSIZE_FORMAT "); the index starts after it", *index_pos,
+        VERSION_LEN, r.next - 1);
+  if (*index_pos > bag->size)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index position %"
+        G_GUINT64_FORMAT " is beyond the end of the file (%" G_GSIZE_FORMAT
+        " bytes)", *index_pos, bag->size);
+  /* At the very end, the index is empty (a bag without messages). */
+  if (*index_pos < bag->size && bag->size - *index_pos < 8)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index position %"
+        G_GUINT64_FORMAT " leaves %" G_GUINT64_FORMAT " bytes of the file (%"
+        G_GSIZE_FORMAT " bytes), less than the 8 a record needs", *index_pos,
+        bag->size - *index_pos, bag->size);
   return TRUE;
 }
 

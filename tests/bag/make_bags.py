@@ -23,6 +23,10 @@ from 0):
   /camera/rgb       Image rgb8 4 x 2, step 12: byte b = (i + b) % 256
   /camera/depth     Image mono16 4 x 2, step 8: pixel p = 100 i + p
   /rosout_text      std_msgs/String (not supported: skipped with a warning)
+
+bad-points.bag holds one topic per PointField layout that robocachebagsrc
+must skip (BAD_CLOUDS below): messages 0 and 2 are the bad layout, message
+1 is the /velodyne_points cloud 1.
 """
 
 import os
@@ -104,6 +108,41 @@ def image(i, encoding):
     return msg
 
 
+def bad_cloud(i, case):
+    msg = cloud(i, False)
+    f = msg.fields
+    if case == "datatype":
+        f[0].datatype = 9
+    elif case == "offset":
+        f[3].offset = 20
+    elif case == "count":
+        f[3].count = 0x40000001
+    elif case == "count0":
+        f[3].count = 0
+    elif case == "overlap":
+        f[0].count = 4
+    elif case == "no_z":
+        del f[2]
+    elif case == "step1":
+        msg.point_step = 1
+        msg.row_step = msg.width
+        msg.data = msg.data[:msg.width]
+    return msg
+
+
+# topic suffix: the field the skip warning names
+BAD_CLOUDS = ["datatype", "offset", "count", "count0", "overlap", "no_z",
+              "step1"]
+
+
+def write_bad_points(path):
+    with rosbag.Bag(path, "w") as bag:
+        for i in range(3):
+            for line, case in enumerate(BAD_CLOUDS):
+                msg = cloud(i, False) if i == 1 else bad_cloud(i, case)
+                bag.write("/bad/" + case, msg, record_time(i, line))
+
+
 def write(path, compression, topics, n):
     with rosbag.Bag(path, "w", compression=compression,
                     chunk_threshold=2048) as bag:
@@ -130,6 +169,7 @@ def main():
               every, N)
     write(os.path.join(out, "big-none.bag"), "none",
           ["/velodyne_points", "/joint_states"], 100)
+    write_bad_points(os.path.join(out, "bad-points.bag"))
 
 
 if __name__ == "__main__":

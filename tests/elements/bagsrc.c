@@ -117,8 +117,8 @@ sink_of (GstElement * pipeline, guint i)
 }
 
 /* Pulls every sample of every sink to EOS (the pipeline must be going to
- * PLAYING); fails on an error message.  The text of the first warning, if
- * any, goes to @warning (may be NULL). */
+ * PLAYING); fails on an error message.  The texts of the warnings, if any,
+ * go to @warning (may be NULL), one a line. */
 static GPtrArray **
 pull_all_warning (GstElement * pipeline, guint n_pads, gchar ** warning)
 {
@@ -145,8 +145,13 @@ pull_all_warning (GstElement * pipeline, guint n_pads, gchar ** warning)
       fail ("error: %s", err->message);
     }
     gst_message_parse_warning (msg, &err, NULL);
-    if (warning && !*warning)
-      *warning = g_strdup (err->message);
+    if (warning) {
+      gchar *all = g_strconcat (*warning ? *warning : "", err->message, "\n",
+          NULL);
+
+      g_free (*warning);
+      *warning = all;
+    }
     g_error_free (err);
     gst_message_unref (msg);
   }
@@ -472,6 +477,101 @@ GST_START_TEST (test_voxelize_and_fuse)
 
 GST_END_TEST;
 
+/* The number of (possibly overlapping) occurrences of @needle in @text. */
+static guint
+count_substrings (const gchar * text, const gchar * needle)
+{
+  guint n = 0;
+
+  for (const gchar * p = text; (p = strstr (p, needle)); p++)
+    n++;
+  return n;
+}
+
+static guint64
+stats_counter (GstElement * pipeline, const gchar * name)
+{
+  GstElement *b = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  GstStructure *stats = NULL;
+  guint64 v = G_MAXUINT64;
+
+  g_object_get (b, "stats", &stats, NULL);
+  fail_unless (stats != NULL);
+  fail_unless (gst_structure_get_uint64 (stats, name, &v), "no %s", name);
+  gst_structure_free (stats);
+  gst_object_unref (b);
+  return v;
+}
+
+/* make_bags.py's bad-points.bag: per topic (in name order) the field the
+ * warning names.  Messages 0 and 2 are skipped, message 1 is played. */
+GST_START_TEST (test_bad_point_fields)
+{
+  const gchar *topics[] = { "/bad/count", "/bad/count0", "/bad/datatype",
+    "/bad/no_z", "/bad/offset", "/bad/overlap", "/bad/step1"
+  };
+  const gchar *fields[] = { "\"intensity\"", "\"intensity\"", "\"x\"",
+    "no field z", "\"intensity\"", "\"x\"", "\"x\""
+  };
+  guint n = G_N_ELEMENTS (topics);
+  GstElement *p = bag_pipeline ("bad-points.bag", NULL, n);
+  gchar *warnings = NULL, **lines;
+  GPtrArray **samples;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  samples = pull_all_warning (p, n, &warnings);
+  fail_unless (warnings != NULL);
+  lines = g_strsplit (warnings, "\n", -1);
+  for (guint t = 0; t < n; t++) {
+    gchar *prefix = g_strconcat (topics[t], ": ", NULL);
+    GstSample *sample;
+    gboolean named = FALSE;
+
+    fail_unless_equals_int (samples[t]->len, 1);
+    sample = g_ptr_array_index (samples[t], 0);
+    fail_unless_equals_string (gst_structure_get_string (sample_structure
+            (sample), "fields"), GST_ROBOCACHE_FIELDS_XYZI);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (gst_sample_get_buffer
+            (sample)), STEP);
+    /* Once per topic, naming the field. */
+    fail_unless_equals_int (count_substrings (warnings, prefix), 1);
+    for (gchar ** l = lines; *l; l++)
+      named |= g_str_has_prefix (*l, prefix) && strstr (*l, fields[t]);
+    fail_unless (named, "%s: %s", topics[t], warnings);
+    g_free (prefix);
+  }
+  GST_INFO ("warnings:\n%s", warnings);
+  fail_unless_equals_uint64 (stats_counter (p, "skipped-point-layout"), 2 * n);
+  fail_unless_equals_uint64 (stats_counter (p, "skipped-unsupported"), 0);
+  g_strfreev (lines);
+  g_free (warnings);
+  free_samples (samples, n);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* A skipped cloud never reaches voxelize: it plays the good one to EOS. */
+GST_START_TEST (test_bad_point_fields_voxelize)
+{
+  gchar *path = bag_path ("bad-points.bag");
+  gchar *desc = g_strdup_printf ("robocachebagsrc location=\"%s\" "
+      "topics=/bad/overlap ! robocachevoxelize backend=cpu ! fakesink", path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstMessage *msg = run_to_end_or (p, 20 * GST_SECOND, 0);
+  GError *err = NULL;
+
+  if (msg)
+    gst_message_parse_error (msg, &err, NULL);
+  fail_unless (msg == NULL, "%s", err ? err->message : "");
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* Broken bags                                                         */
 /* ------------------------------------------------------------------ */
@@ -698,6 +798,8 @@ bagsrc_suite (void)
   tcase_add_test (tc, test_default_topics);
   tcase_add_test (tc, test_seek);
   tcase_add_test (tc, test_voxelize_and_fuse);
+  tcase_add_test (tc, test_bad_point_fields);
+  tcase_add_test (tc, test_bad_point_fields_voxelize);
   tcase_add_test (tc, test_truncated_n);
   tcase_add_test (tc, test_corrupt_chunk_n);
   tcase_add_test (tc, test_wrong_version_n);

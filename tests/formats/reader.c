@@ -134,8 +134,10 @@ assert_open_fails (const gchar * data, gsize size, gint code,
   GError *error = NULL;
 
   g_assert_null (rc_reader_open_data ((const guint8 *) data, size, &error));
+  g_assert_nonnull (error);
+  if (!strstr (error->message, text))
+    g_error ("\"%s\" is not in \"%s\"", text, error->message);
   g_assert_error (error, RC_READER_ERROR, code);
-  g_assert_nonnull (strstr (error->message, text));
   g_error_free (error);
 }
 
@@ -160,6 +162,74 @@ test_errors (void)
   assert_open_fails (data, size, RC_READER_ERROR_TOO_LARGE, "above the limit");
   memcpy (data + 9, "1.2", 3);
   assert_open_fails (data, size, RC_READER_ERROR_UNSUPPORTED, "1.2");
+  g_free (data);
+}
+
+/* The version line: what was found and what is accepted. */
+static void
+test_version_errors (void)
+{
+  assert_open_fails ("#ROSBAG V2.0", 12, RC_READER_ERROR_UNKNOWN_FORMAT,
+      "not a ROS bag: the file is 12 bytes, too short for the version line "
+      "\"#ROSBAG V2.0\\n\"");
+  assert_open_fails ("#ROSBAG V1.2\nxxxxxxxx", 21,
+      RC_READER_ERROR_UNSUPPORTED,
+      "bag format version \"1.2\" is not supported (only 2.0 is");
+  assert_open_fails ("#ROSBAG V\001\377\nxxxxxxxx", 20,
+      RC_READER_ERROR_UNSUPPORTED, "version \"\\001\\377\" is not");
+  assert_open_fails ("#ROSBAG V2.0 and no end of line", 31,
+      RC_READER_ERROR_UNSUPPORTED, "version \"2.0 and no end o\"... is not");
+}
+
+/* The bag header's index_pos: inside the header, past the end, and too
+ * close to the end for a record. */
+static void
+test_index_pos_errors (void)
+{
+  gsize size;
+  gchar *data = read_bag ("all-none.bag", &size);
+  gchar *at = memmem (data, size, "index_pos=", 10);
+  gchar *text;
+  guint64 pos;
+
+  g_assert_nonnull (at);
+  at += 10;
+  pos = GUINT64_TO_LE (13);
+  memcpy (at, &pos, 8);
+  /* rosbag pads the bag header record to 4096 bytes of data. */
+  assert_open_fails (data, size, RC_READER_ERROR_FORMAT, "index position 13 "
+      "is inside the bag header record (bytes 13 to 4116); the index "
+      "starts after it");
+  pos = GUINT64_TO_LE (size + 1);
+  memcpy (at, &pos, 8);
+  text = g_strdup_printf ("index position %" G_GSIZE_FORMAT " is beyond the "
+      "end of the file (%" G_GSIZE_FORMAT " bytes)", size + 1, size);
+  assert_open_fails (data, size, RC_READER_ERROR_FORMAT, text);
+  g_free (text);
+  pos = GUINT64_TO_LE (size - 5);
+  memcpy (at, &pos, 8);
+  text = g_strdup_printf ("index position %" G_GSIZE_FORMAT " leaves 5 bytes "
+      "of the file (%" G_GSIZE_FORMAT " bytes), less than the 8 a record "
+      "needs", size - 5, size);
+  assert_open_fails (data, size, RC_READER_ERROR_FORMAT, text);
+  g_free (text);
+  g_free (data);
+}
+
+/* A chunk's decompressed size is bounded by what its compressed bytes can
+ * give before anything is allocated: lz4 expands at most 255 times. */
+static void
+test_chunk_size_errors (void)
+{
+  gsize size;
+  gchar *data = read_bag ("all-lz4.bag", &size);
+  gchar *at = memmem (data, size, "size=", 5);
+
+  g_assert_nonnull (at);
+  /* 100 MiB, below the 1 GiB limit. */
+  memcpy (at + 5, "\x00\x00\x40\x06", 4);
+  assert_open_fails (data, size, RC_READER_ERROR_FORMAT, "says 104857600 "
+      "bytes decompressed, more than lz4 can make of its");
   g_free (data);
 }
 
@@ -217,6 +287,9 @@ main (int argc, char **argv)
   g_test_add_func ("/reader/all-messages", test_all_messages);
   g_test_add_func ("/reader/select-and-seek", test_select_and_seek);
   g_test_add_func ("/reader/errors", test_errors);
+  g_test_add_func ("/reader/version-errors", test_version_errors);
+  g_test_add_func ("/reader/index-pos-errors", test_index_pos_errors);
+  g_test_add_func ("/reader/chunk-size-errors", test_chunk_size_errors);
   ret = g_test_run ();
   remove_bags ();
   g_free (bag_dir);
