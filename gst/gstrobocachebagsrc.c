@@ -6,25 +6,16 @@
  * python rosbag; chunks uncompressed, bz2 or lz4) as GStreamer streams, one
  * sometimes pad per topic, in record-time order:
  *
- * - sensor_msgs/PointCloud2: other/x-robocache-points with the message's
- *   own point-step and fields (ring, time and any other field kept).  A
- *   field with count > 1 is expanded into "name_0", "name_1", ...  Row
- *   padding is dropped.  A cloud whose layout the caps cannot describe is
- *   skipped: point_step 0 or above 65535, a field of unknown datatype, of
- *   count 0, ending beyond point_step or overlapping another, or x, y or z
- *   missing or of count > 1.  Big-endian clouds are skipped too.
- * - sensor_msgs/JointState: other/x-robocache-vectors, format float64,
- *   layout sample, names = the joint names: the positions, then the
- *   velocities ("name.velocity") and efforts ("name.effort") where the
- *   message has one per joint.
- * - sensor_msgs/Image: video/x-raw (rgb8, bgr8, rgba8, bgra8, mono8,
- *   mono16, 8UC1, 16UC1); other encodings are skipped with a warning.
+ * sensor_msgs/PointCloud2 as other/x-robocache-points (any point-step and
+ * fields), sensor_msgs/JointState as float64 other/x-robocache-vectors
+ * (positions, then velocities and efforts), sensor_msgs/Image as
+ * video/x-raw: gstrobocacheros1.h and docs/elements.md say exactly which
+ * messages play and which are skipped.
  *
  * A skipped message is warned about once per stream and reason, and counted
  * in #GstRobocacheBagSrc:stats.
  *
- * Caps follow the messages: a message whose layout differs from the
- * previous one of its topic sends new caps.
+ * A message laid out otherwise than the previous one sends new caps.
  *
  * Pad src_N carries the N-th topic of #GstRobocacheBagSrc:topics, or with
  * topics empty the N-th supported topic in name order; its stream-start
@@ -599,16 +590,6 @@ compare_topic_names (gconstpointer a, gconstpointer b)
   return strcmp (x->name, y->name);
 }
 
-static const RcTopic *
-find_topic (RcReader * reader, const gchar * name)
-{
-  for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
-    if (!strcmp (rc_reader_get_topic (reader, t)->name, name))
-      return rc_reader_get_topic (reader, t);
-  }
-  return NULL;
-}
-
 /* The topics of @wanted (comma-separated) into @topics; FALSE (and an
  * element error) if one is missing, unsupported or listed twice. */
 static gboolean
@@ -624,7 +605,7 @@ add_requested_topics (GstRobocacheBagSrc * self, const gchar * wanted,
     g_strstrip (*n);
     if (!**n)
       continue;
-    topic = find_topic (self->state.reader, *n);
+    topic = rc_reader_find_topic (self->state.reader, *n);
     if (!topic) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("topic %s is not in "
               "%s", *n, self->state.location), (NULL));

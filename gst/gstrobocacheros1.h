@@ -1,7 +1,19 @@
-/* ROS 1 messages (gst/formats/ros1msg.h) as robocache buffers and caps:
- * PointCloud2 as points, JointState as float64 vectors, Image as raw
- * video.  For robocachebagsrc, whatever file format the messages come
- * from. */
+/* ROS 1 messages (gst/formats/ros1msg.h) as robocache buffers and caps,
+ * for robocachebagsrc, whatever file format the messages come from:
+ *
+ * - sensor_msgs/PointCloud2: other/x-robocache-points with the message's
+ *   own point-step and fields (ring, time and any other field kept).  A
+ *   field with count > 1 is expanded into "name_0", "name_1", ...  Row
+ *   padding is dropped.  A cloud whose layout the caps cannot describe is
+ *   skipped: point_step 0 or above 65535, a field of unknown datatype, of
+ *   count 0, ending beyond point_step or overlapping another, or x, y or z
+ *   missing or of count > 1.  Big-endian clouds are skipped too.
+ * - sensor_msgs/JointState: other/x-robocache-vectors, format float64,
+ *   layout sample, names = the joint names: the positions, then the
+ *   velocities ("name.velocity") and efforts ("name.effort") where the
+ *   message has one per joint.
+ * - sensor_msgs/Image: video/x-raw (rgb8, bgr8, rgba8, bgra8, mono8,
+ *   mono16, 8UC1, 16UC1); other encodings are skipped. */
 #ifndef __GST_ROBOCACHE_ROS1_H__
 #define __GST_ROBOCACHE_ROS1_H__
 

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-G_DEFINE_QUARK (rc-reader-error-quark, rc_reader_error);
+G_DEFINE_QUARK (rc - reader - error - quark, rc_reader_error);
 
 typedef struct
 {
@@ -117,6 +117,18 @@ rc_reader_get_topic (const RcReader * reader, guint topic)
 {
   g_return_val_if_fail (topic < reader->topics->len, NULL);
   return &g_array_index (reader->topics, RcTopic, topic);
+}
+
+const RcTopic *
+rc_reader_find_topic (const RcReader * reader, const gchar * name)
+{
+  for (guint t = 0; t < reader->topics->len; t++) {
+    const RcTopic *topic = &g_array_index (reader->topics, RcTopic, t);
+
+    if (!strcmp (topic->name, name))
+      return topic;
+  }
+  return NULL;
 }
 
 void

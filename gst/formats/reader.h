@@ -77,6 +77,9 @@ void rc_reader_free (RcReader * reader);
 /* The topics, in the order the file lists them; the reader owns them. */
 guint rc_reader_n_topics (const RcReader * reader);
 const RcTopic *rc_reader_get_topic (const RcReader * reader, guint topic);
+/* The topic named @name, or NULL. */
+const RcTopic *rc_reader_find_topic (const RcReader * reader,
+    const gchar * name);
 
 /* Whether rc_reader_next returns the messages of @topic (all are
  * selected after opening).  Messages of other topics are skipped without
