@@ -204,12 +204,16 @@ stats_structure (GstRobocacheFuse * self)
   for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
     FusePadStats pad = gst_robocache_fuse_pad_get_stats (l->data);
     sum.dropped_bad_size += pad.dropped_bad_size;
+    sum.dropped_out_of_order += pad.dropped_out_of_order;
+    sum.dropped_duplicate += pad.dropped_duplicate;
   }
   return gst_structure_new ("robocachefuse-stats",
       "ticks", G_TYPE_UINT64, self->totals.ticks,
       "dropped-ticks", G_TYPE_UINT64, self->totals.dropped_ticks,
       "stale-streams", G_TYPE_UINT64, self->totals.stale_streams,
-      "dropped-bad-size", G_TYPE_UINT64, sum.dropped_bad_size, NULL);
+      "dropped-bad-size", G_TYPE_UINT64, sum.dropped_bad_size,
+      "dropped-out-of-order", G_TYPE_UINT64, sum.dropped_out_of_order,
+      "dropped-duplicate", G_TYPE_UINT64, sum.dropped_duplicate, NULL);
 }
 
 static void
@@ -908,7 +912,8 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
    * GstRobocacheFuse:stats:
    *
    * Totals since start: ticks, dropped-ticks, stale-streams; and summed
-   * over the current pads, their dropped-bad-size (see the pads' stats).
+   * over the current pads, their dropped-bad-size, dropped-out-of-order
+   * and dropped-duplicate (see the pads' stats).
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics", "Totals since start",

@@ -209,6 +209,7 @@ gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
   pad->max_age = DEFAULT_PAD_MAX_AGE;
   pad->master = DEFAULT_PAD_MASTER;
   pad->prev_rt = GST_CLOCK_TIME_NONE;
+  pad->last_rt = GST_CLOCK_TIME_NONE;
 }
 
 gchar *
@@ -417,29 +418,73 @@ warn_once (GstRobocacheFusePad * pad, gboolean * warned, gchar * text)
   pad->pending_warnings = g_slist_append (pad->pending_warnings, text);
 }
 
-/* The aggregator's clip: @buf back when it may be fused, else NULL, after
- * counting and (once) warning: a buffer of the wrong size for the caps
- * never reaches a tick. */
-GstBuffer *
-gst_robocache_fuse_pad_check_arrival (GstRobocacheFusePad * pad,
-    GstBuffer * buf)
+typedef enum
 {
-  gsize size = gst_buffer_get_size (buf);
+  ARRIVAL_OK,
+  ARRIVAL_BAD_SIZE,
+  ARRIVAL_BACKWARDS,
+  ARRIVAL_DUPLICATE
+} Arrival;
 
-  if (size_is_accepted (pad, buf)) {
-    GST_OBJECT_LOCK (pad);
-    pad->stats.buffers++;
-    GST_OBJECT_UNLOCK (pad);
-    return buf;
-  }
-  GST_OBJECT_LOCK (pad);
-  pad->stats.dropped_bad_size++;
-  GST_OBJECT_UNLOCK (pad);
+static void
+warn_bad_size (GstRobocacheFusePad * pad, gsize size)
+{
   GST_DEBUG_OBJECT (pad, "dropping a buffer of %" G_GSIZE_FORMAT " bytes",
       size);
   warn_once (pad, &pad->warned_size, g_strdup_printf ("%s: dropping a "
           "buffer of %" G_GSIZE_FORMAT " bytes: the pad takes %s",
           GST_PAD_NAME (pad), size, pad->size_rule));
+}
+
+static void
+warn_out_of_order (GstRobocacheFusePad * pad, GstClockTime rt)
+{
+  const gchar *what = rt < pad->last_rt ? "earlier than" : "the same as";
+
+  GST_DEBUG_OBJECT (pad, "dropping a buffer at %" GST_TIME_FORMAT ", %s %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (rt), what, GST_TIME_ARGS (pad->last_rt));
+  warn_once (pad, &pad->warned_order, g_strdup_printf ("%s: dropping a "
+          "buffer at %" GST_TIME_FORMAT " (running time): %s the previous "
+          "buffer's (%" GST_TIME_FORMAT "); a pad's buffers must come in "
+          "strictly increasing time order", GST_PAD_NAME (pad),
+          GST_TIME_ARGS (rt), what, GST_TIME_ARGS (pad->last_rt)));
+}
+
+/* The aggregator's clip: @buf back when it may be fused, else NULL, after
+ * counting and (once per pad and kind) warning: a buffer of the wrong
+ * size for the caps, or one not after the previous buffer, never reaches
+ * a tick. */
+GstBuffer *
+gst_robocache_fuse_pad_check_arrival (GstRobocacheFusePad * pad,
+    GstBuffer * buf)
+{
+  GstClockTime rt =
+      gst_robocache_fuse_pad_running_time (GST_AGGREGATOR_PAD (pad), buf);
+  Arrival arrival = ARRIVAL_OK;
+
+  if (!size_is_accepted (pad, buf))
+    arrival = ARRIVAL_BAD_SIZE;
+  /* One without a timestamp goes on to the error a tick gives it. */
+  else if (GST_CLOCK_TIME_IS_VALID (rt) &&
+      GST_CLOCK_TIME_IS_VALID (pad->last_rt) && rt <= pad->last_rt)
+    arrival = rt < pad->last_rt ? ARRIVAL_BACKWARDS : ARRIVAL_DUPLICATE;
+
+  GST_OBJECT_LOCK (pad);
+  pad->stats.buffers += arrival == ARRIVAL_OK;
+  pad->stats.dropped_bad_size += arrival == ARRIVAL_BAD_SIZE;
+  pad->stats.dropped_out_of_order += arrival == ARRIVAL_BACKWARDS;
+  pad->stats.dropped_duplicate += arrival == ARRIVAL_DUPLICATE;
+  GST_OBJECT_UNLOCK (pad);
+
+  if (arrival == ARRIVAL_OK) {
+    if (GST_CLOCK_TIME_IS_VALID (rt))
+      pad->last_rt = rt;
+    return buf;
+  }
+  if (arrival == ARRIVAL_BAD_SIZE)
+    warn_bad_size (pad, gst_buffer_get_size (buf));
+  else
+    warn_out_of_order (pad, rt);
   gst_buffer_unref (buf);
   return NULL;
 }
@@ -466,7 +511,7 @@ gst_robocache_fuse_pad_reset_stats (GstRobocacheFusePad * pad)
   GST_OBJECT_LOCK (pad);
   memset (&pad->stats, 0, sizeof (pad->stats));
   GST_OBJECT_UNLOCK (pad);
-  pad->warned_size = FALSE;
+  pad->warned_size = pad->warned_order = FALSE;
   g_slist_free_full (pad->pending_warnings, g_free);
   pad->pending_warnings = NULL;
 }

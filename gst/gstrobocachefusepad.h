@@ -67,7 +67,8 @@ struct _GstRobocacheFusePad
   gboolean size_nonzero;
   gchar *size_rule;
   GSList *pending_warnings;     /* texts, posted outside the pad's lock */
-  gboolean warned_size;
+  gboolean warned_size, warned_order;
+  GstClockTime last_rt;         /* of the last buffer accepted */
 
   /* Under the object lock. */
   FusePadStats stats;
@@ -89,6 +90,8 @@ fuse_pad_reset (GstRobocacheFusePad * pad)
   gst_clear_buffer (&pad->prev);
   pad->prev_rt = GST_CLOCK_TIME_NONE;
   pad->interval = 0;
+  /* After a flush, time may go back. */
+  pad->last_rt = GST_CLOCK_TIME_NONE;
 }
 
 /* Forgets the counters and the warnings given: at start. */

@@ -2,7 +2,7 @@
  * previous at boundaries, staleness, master-pad ticks, live behaviour
  * (latency, a stream that stops and comes back, a pad added while
  * playing), determinism offline, zero-copy, and bad input (wrong sizes,
- * no timestamp, changing caps). */
+ * timestamps out of order, none at all, changing caps). */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
@@ -708,6 +708,56 @@ GST_START_TEST (test_bad_size_dropped)
 
 GST_END_TEST;
 
+/* A buffer earlier than the previous one on its pad, or at the same time,
+ * is dropped and counted (the first at a time wins); the ticks see only
+ * the ordered samples. */
+GST_START_TEST (test_out_of_order_dropped)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_0", NULL);
+  GstElement *f = by_name (pipeline, "f"), *a = by_name (pipeline, "a");
+  /* ms: 50 after 100 and 150 after 200 go backwards, the second 100 and
+   * 300 are duplicates; those carry the value -1. */
+  const gint times[] = { 0, 100, 50, 100, 200, 150, 300, 300 };
+  const gboolean valid[] = { TRUE, TRUE, FALSE, FALSE, TRUE, FALSE, TRUE,
+    FALSE
+  };
+  GPtrArray *out, *warnings;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++) {
+    float v = valid[i] ? (float) times[i] : -1.0f;
+    push_sample (a, times[i] * GST_MSECOND, &v, 1);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  out = pull_all (by_name (pipeline, "sink"), 100);
+
+  fail_unless_equals_int (out->len, 4); /* 0, 100, 200, 300 ms */
+  for (guint k = 0; k < out->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+    fail_unless_equals_float (value_of (buf, "sink_0", 0), k * 100.0f);
+    fail_unless_equals_int64 (stream_of (buf, "sink_0")->offset, 0);
+  }
+  g_ptr_array_unref (out);
+
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "buffers"), 4);
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "dropped-out-of-order"), 2);
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "dropped-duplicate"), 2);
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "dropped-bad-size"), 0);
+  fail_unless_equals_uint64 (stat_of (f, NULL, "dropped-out-of-order"), 2);
+  fail_unless_equals_uint64 (stat_of (f, NULL, "dropped-duplicate"), 2);
+  warnings = warnings_of (pipeline);
+  fail_unless_equals_int (warnings->len, 1);
+  fail_unless (strstr (warnings->pdata[0], "sink_0") != NULL, "%s",
+      (gchar *) warnings->pdata[0]);
+  g_ptr_array_unref (warnings);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Bad input: a buffer without timestamp, and caps that change the kind of
  * stream on a pad. */
 GST_START_TEST (test_no_timestamp_n)
@@ -788,6 +838,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_live_stop_recover_add_pad);
   tcase_add_test (tc, test_live_three_sensors_no_warning);
   tcase_add_test (tc, test_bad_size_dropped);
+  tcase_add_test (tc, test_out_of_order_dropped);
   tcase_add_test (tc, test_no_timestamp_n);
   tcase_add_test (tc, test_mismatched_caps_n);
   return s;
