@@ -38,6 +38,13 @@
  * Offline (not live) the element waits for data on every pad, so the same
  * inputs give byte-identical outputs.
  *
+ * Each buffer is checked as it reaches the head of its pad's queue: one
+ * whose size does not fit the pad's caps, or whose running time is earlier
+ * than (or equal to) that of the last buffer accepted on the pad, is
+ * dropped, counted in the pad's stats (dropped-bad-size,
+ * dropped-out-of-order, dropped-duplicate) and warned about once per pad.
+ * A buffer without timestamp is an error.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 robocachefuse name=f rate=30/1 ! fakesink \
