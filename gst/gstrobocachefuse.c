@@ -38,6 +38,13 @@
  * Offline (not live) the element waits for data on every pad, so the same
  * inputs give byte-identical outputs.
  *
+ * Each buffer is checked as it reaches the head of its pad's queue: one
+ * whose size does not fit the pad's caps, or whose running time is earlier
+ * than (or equal to) that of the last buffer accepted on the pad, is
+ * dropped, counted in the pad's stats (dropped-bad-size,
+ * dropped-out-of-order, dropped-duplicate) and warned about once per pad.
+ * A buffer without timestamp is an error.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 robocachefuse name=f rate=30/1 ! fakesink \
@@ -194,6 +201,28 @@ gst_robocache_fuse_set_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The element's totals, and its pads' drops summed over the pads it has
+ * now.  Called with the object lock. */
+static GstStructure *
+stats_structure (GstRobocacheFuse * self)
+{
+  FusePadStats sum = { 0 };
+
+  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
+    FusePadStats pad = gst_robocache_fuse_pad_get_stats (l->data);
+    sum.dropped_bad_size += pad.dropped_bad_size;
+    sum.dropped_out_of_order += pad.dropped_out_of_order;
+    sum.dropped_duplicate += pad.dropped_duplicate;
+  }
+  return gst_structure_new ("robocachefuse-stats",
+      "ticks", G_TYPE_UINT64, self->totals.ticks,
+      "dropped-ticks", G_TYPE_UINT64, self->totals.dropped_ticks,
+      "stale-streams", G_TYPE_UINT64, self->totals.stale_streams,
+      "dropped-bad-size", G_TYPE_UINT64, sum.dropped_bad_size,
+      "dropped-out-of-order", G_TYPE_UINT64, sum.dropped_out_of_order,
+      "dropped-duplicate", G_TYPE_UINT64, sum.dropped_duplicate, NULL);
+}
+
 static void
 gst_robocache_fuse_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
@@ -222,11 +251,7 @@ gst_robocache_fuse_get_property (GObject * object, guint prop_id,
       g_value_set_enum (value, self->settings.stale_policy);
       break;
     case PROP_STATS:
-      g_value_take_boxed (value, gst_structure_new ("robocachefuse-stats",
-              "ticks", G_TYPE_UINT64, self->totals.ticks,
-              "dropped-ticks", G_TYPE_UINT64, self->totals.dropped_ticks,
-              "stale-streams", G_TYPE_UINT64, self->totals.stale_streams,
-              NULL));
+      g_value_take_boxed (value, stats_structure (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -298,6 +323,8 @@ gst_robocache_fuse_start (GstAggregator * agg)
 
   GST_OBJECT_LOCK (self);
   memset (&self->totals, 0, sizeof (self->totals));
+  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    gst_robocache_fuse_pad_reset_stats (l->data);
   GST_OBJECT_UNLOCK (self);
 
   if (!gst_robocache_gpu_start (&self->gpu, GST_ELEMENT (self)))
@@ -774,8 +801,20 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
   ret = produce_tick (self, pads, master, tick, &settings);
 
 done:
+  for (GList * l = pads; l; l = l->next)
+    gst_robocache_fuse_pad_post_warnings (l->data, GST_ELEMENT (self));
   g_list_free_full (pads, gst_object_unref);
   return ret;
+}
+
+/* Buffers are checked as they reach the head of their pad's queue, after
+ * the caps and segment before them: a bad one never reaches a tick. */
+static GstBuffer *
+gst_robocache_fuse_clip (GstAggregator * agg, GstAggregatorPad * aggpad,
+    GstBuffer * buf)
+{
+  return gst_robocache_fuse_pad_check_arrival (GST_ROBOCACHE_FUSE_PAD
+      (aggpad), buf);
 }
 
 static GstClockTime
@@ -879,7 +918,9 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
   /**
    * GstRobocacheFuse:stats:
    *
-   * Totals since start: ticks, dropped-ticks, stale-streams.
+   * Totals since start: ticks, dropped-ticks, stale-streams; and summed
+   * over the current pads, their dropped-bad-size, dropped-out-of-order
+   * and dropped-duplicate (see the pads' stats).
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics", "Totals since start",
@@ -900,6 +941,7 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_set_context);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_robocache_fuse_aggregate);
+  agg_class->clip = GST_DEBUG_FUNCPTR (gst_robocache_fuse_clip);
   agg_class->get_next_time =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_get_next_time);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_robocache_fuse_sink_event);

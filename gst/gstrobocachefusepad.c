@@ -7,6 +7,7 @@
 
 #include "gstrobocachefusepad.h"
 
+#include <gst/video/video.h>
 #include <string.h>
 
 #define GST_CAT_DEFAULT gst_robocache_fuse_debug
@@ -21,7 +22,8 @@ enum
   PROP_PAD_STREAM_NAME,
   PROP_PAD_POLICY,
   PROP_PAD_MAX_AGE,
-  PROP_PAD_MASTER
+  PROP_PAD_MASTER,
+  PROP_PAD_STATS
 };
 
 G_DEFINE_TYPE (GstRobocacheFusePad, gst_robocache_fuse_pad,
@@ -98,6 +100,15 @@ gst_robocache_fuse_pad_get_property (GObject * object, guint prop_id,
     case PROP_PAD_MASTER:
       g_value_set_boolean (value, pad->master);
       break;
+    case PROP_PAD_STATS:
+      g_value_take_boxed (value, gst_structure_new ("robocachefuse-pad-stats",
+              "buffers", G_TYPE_UINT64, pad->stats.buffers,
+              "dropped-bad-size", G_TYPE_UINT64, pad->stats.dropped_bad_size,
+              "dropped-out-of-order", G_TYPE_UINT64,
+              pad->stats.dropped_out_of_order,
+              "dropped-duplicate", G_TYPE_UINT64, pad->stats.dropped_duplicate,
+              NULL));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -113,6 +124,8 @@ gst_robocache_fuse_pad_finalize (GObject * object)
   fuse_pad_reset (pad);
   gst_clear_caps (&pad->caps);
   g_free (pad->stream_name);
+  g_free (pad->size_rule);
+  g_slist_free_full (pad->pending_warnings, g_free);
   G_OBJECT_CLASS (gst_robocache_fuse_pad_parent_class)->finalize (object);
 }
 
@@ -177,6 +190,16 @@ gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
           "With rate=0/1: one tick per buffer of this pad", DEFAULT_PAD_MASTER,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheFusePad:stats:
+   *
+   * Counts since start: buffers (accepted), dropped-bad-size (not the size
+   * the caps give), dropped-out-of-order (earlier than the previous
+   * buffer), dropped-duplicate (at the previous buffer's time).
+   */
+  g_object_class_install_property (gobject_class, PROP_PAD_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Counts since start",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
 
 static void
@@ -186,6 +209,7 @@ gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
   pad->max_age = DEFAULT_PAD_MAX_AGE;
   pad->master = DEFAULT_PAD_MASTER;
   pad->prev_rt = GST_CLOCK_TIME_NONE;
+  pad->last_rt = GST_CLOCK_TIME_NONE;
 }
 
 gchar *
@@ -228,6 +252,81 @@ kind_of_caps (const GstCaps * caps)
   return KIND_UNKNOWN;
 }
 
+/* The size of a vectors buffer: layout sample, one vector; chunk, a
+ * non-zero whole number of samples of the batch. */
+static void
+set_vectors_size_rule (GstRobocacheFusePad * pad)
+{
+  const GstRobocacheVectorsInfo *v = &pad->vectors;
+  gsize ss = gst_robocache_vectors_sample_size (v);
+
+  pad->size_whole = v->layout == GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK;
+  pad->size_nonzero = TRUE;
+  if (pad->size_whole) {
+    pad->size_unit = v->batch * (sizeof (gint64) + ss);
+    pad->size_rule = g_strdup_printf ("a non-zero whole number of samples of "
+        "%" G_GSIZE_FORMAT " bytes (an int64 timestamp and the values, for "
+        "each of the %u trajectories of the batch)", pad->size_unit, v->batch);
+  } else {
+    pad->size_unit = ss;
+    pad->size_rule = g_strdup_printf ("exactly one vector of %" G_GSIZE_FORMAT
+        " bytes (channels x value size)", ss);
+  }
+}
+
+/* Sets the size every buffer of @pad must have under @caps of @kind (the
+ * vectors ones already parsed into pad->vectors); FALSE with *error when
+ * the caps do not give it. */
+static gboolean
+set_size_rule (GstRobocacheFusePad * pad, StreamKind kind, GstCaps * caps,
+    GError ** error)
+{
+  rc_point_layout layout = { 0 };
+  rc_voxel_grid grid;
+  GstVideoInfo video;
+  gint step = 0;
+
+  g_clear_pointer (&pad->size_rule, g_free);
+  pad->size_unit = 0;
+  pad->size_whole = pad->size_nonzero = FALSE;
+  switch (kind) {
+    case KIND_VECTORS:
+      set_vectors_size_rule (pad);
+      break;
+    case KIND_POINTS:
+      /* The template caps hold point-step in [1, 65535]. */
+      gst_structure_get_int (gst_caps_get_structure (caps, 0), "point-step",
+          &step);
+      pad->size_unit = MAX (step, 0);
+      pad->size_whole = TRUE;
+      pad->size_rule = g_strdup_printf ("a whole number of points of %d "
+          "bytes (point-step; none for an empty sweep)", step);
+      break;
+    case KIND_VOXELS:
+      if (!gst_robocache_voxels_caps_parse (caps, &grid, &layout.n_features,
+              error))
+        return FALSE;
+      pad->size_unit = rc_voxelize_output_size (&layout, &grid);
+      pad->size_rule = g_strdup_printf ("exactly one grid of %" G_GSIZE_FORMAT
+          " bytes", pad->size_unit);
+      break;
+    case KIND_VIDEO:
+      if (!gst_video_info_from_caps (&video, caps)) {
+        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+            "video caps without a complete frame format");
+        return FALSE;
+      }
+      pad->size_unit = GST_VIDEO_INFO_SIZE (&video);
+      pad->size_rule = g_strdup_printf ("exactly one frame of %" G_GSIZE_FORMAT
+          " bytes, or with a video meta, room for the planes it describes",
+          pad->size_unit);
+      break;
+    default:
+      break;
+  }
+  return TRUE;
+}
+
 /* Takes @caps for the pad's stream; FALSE (with an element error on
  * @element) when they are not acceptable. */
 gboolean
@@ -247,8 +346,9 @@ gst_robocache_fuse_pad_set_caps (GstRobocacheFusePad * pad,
             GST_PAD_NAME (pad), caps, pad->caps), (NULL));
     return FALSE;
   }
-  if (kind == KIND_VECTORS &&
-      !gst_robocache_vectors_caps_parse (caps, &pad->vectors, &error)) {
+  if ((kind == KIND_VECTORS &&
+          !gst_robocache_vectors_caps_parse (caps, &pad->vectors, &error)) ||
+      !set_size_rule (pad, kind, caps, &error)) {
     GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("%s: %s", GST_PAD_NAME (pad),
             error->message), (NULL));
     g_clear_error (&error);
@@ -267,6 +367,164 @@ gst_robocache_fuse_pad_running_time (GstAggregatorPad * pad, GstBuffer * buf)
     return GST_CLOCK_TIME_NONE;
   return gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
       GST_BUFFER_PTS (buf));
+}
+
+/* With a video meta (strided or padded frames, e.g. CUDA memory), the
+ * meta's planes must lie inside the buffer. */
+static gboolean
+video_meta_fits (GstVideoMeta * meta, gsize size)
+{
+  gsize plane_size[GST_VIDEO_MAX_PLANES] = { 0 };
+
+  if (!gst_video_meta_get_plane_size (meta, plane_size))
+    return FALSE;
+  for (guint i = 0; i < meta->n_planes; i++) {
+    if (meta->offset[i] + plane_size[i] > size)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+size_is_accepted (GstRobocacheFusePad * pad, GstBuffer * buf)
+{
+  gsize size = gst_buffer_get_size (buf);
+  GstVideoMeta *meta;
+
+  if (pad->size_unit == 0)
+    return TRUE;
+  /* The aggregator's stand-in for a GAP event: no data, and no sample. */
+  if (size == 0 && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
+    return TRUE;
+  if (pad->kind == KIND_VIDEO && (meta = gst_buffer_get_video_meta (buf)))
+    return video_meta_fits (meta, size);
+  if (!pad->size_whole)
+    return size == pad->size_unit;
+  return size % pad->size_unit == 0 && (size > 0 || !pad->size_nonzero);
+}
+
+/* The first drop of a kind on the pad is warned about; the warning waits
+ * for the aggregate function, as the aggregator calls clip (and so
+ * gst_robocache_fuse_pad_check_arrival) with the pad's lock held and
+ * posting a message then could deadlock with a sink pad's chain. */
+static void
+warn_once (GstRobocacheFusePad * pad, gboolean * warned, gchar * text)
+{
+  if (*warned) {
+    g_free (text);
+    return;
+  }
+  *warned = TRUE;
+  pad->pending_warnings = g_slist_append (pad->pending_warnings, text);
+}
+
+typedef enum
+{
+  ARRIVAL_OK,
+  ARRIVAL_BAD_SIZE,
+  ARRIVAL_BACKWARDS,
+  ARRIVAL_DUPLICATE
+} Arrival;
+
+static void
+warn_bad_size (GstRobocacheFusePad * pad, gsize size)
+{
+  GST_DEBUG_OBJECT (pad, "dropping a buffer of %" G_GSIZE_FORMAT " bytes",
+      size);
+  warn_once (pad, &pad->warned_size, g_strdup_printf ("%s: dropping a "
+          "buffer of %" G_GSIZE_FORMAT " bytes: the pad takes %s",
+          GST_PAD_NAME (pad), size, pad->size_rule));
+}
+
+static void
+warn_out_of_order (GstRobocacheFusePad * pad, GstClockTime rt)
+{
+  const gchar *what = rt < pad->last_rt ? "earlier than" : "the same as";
+
+  GST_DEBUG_OBJECT (pad, "dropping a buffer at %" GST_TIME_FORMAT ", %s %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (rt), what, GST_TIME_ARGS (pad->last_rt));
+  warn_once (pad, &pad->warned_order, g_strdup_printf ("%s: dropping a "
+          "buffer at %" GST_TIME_FORMAT " (running time): %s the previous "
+          "buffer's (%" GST_TIME_FORMAT "); a pad's buffers must come in "
+          "strictly increasing time order", GST_PAD_NAME (pad),
+          GST_TIME_ARGS (rt), what, GST_TIME_ARGS (pad->last_rt)));
+}
+
+/* The aggregator's clip: @buf back when it may be fused, else NULL, after
+ * counting and (once per pad and kind) warning: a buffer of the wrong
+ * size for the caps, or one not after the previous buffer, never reaches
+ * a tick. */
+GstBuffer *
+gst_robocache_fuse_pad_check_arrival (GstRobocacheFusePad * pad,
+    GstBuffer * buf)
+{
+  GstClockTime rt =
+      gst_robocache_fuse_pad_running_time (GST_AGGREGATOR_PAD (pad), buf);
+  Arrival arrival = ARRIVAL_OK;
+
+  if (!size_is_accepted (pad, buf))
+    arrival = ARRIVAL_BAD_SIZE;
+  /* One without a timestamp goes on to the error a tick gives it. */
+  else if (GST_CLOCK_TIME_IS_VALID (rt) &&
+      GST_CLOCK_TIME_IS_VALID (pad->last_rt) && rt <= pad->last_rt)
+    arrival = rt < pad->last_rt ? ARRIVAL_BACKWARDS : ARRIVAL_DUPLICATE;
+
+  GST_OBJECT_LOCK (pad);
+  pad->stats.buffers += arrival == ARRIVAL_OK;
+  pad->stats.dropped_bad_size += arrival == ARRIVAL_BAD_SIZE;
+  pad->stats.dropped_out_of_order += arrival == ARRIVAL_BACKWARDS;
+  pad->stats.dropped_duplicate += arrival == ARRIVAL_DUPLICATE;
+  GST_OBJECT_UNLOCK (pad);
+
+  if (arrival == ARRIVAL_OK) {
+    if (GST_CLOCK_TIME_IS_VALID (rt))
+      pad->last_rt = rt;
+    return buf;
+  }
+  if (arrival == ARRIVAL_BAD_SIZE)
+    warn_bad_size (pad, gst_buffer_get_size (buf));
+  else
+    warn_out_of_order (pad, rt);
+  gst_buffer_unref (buf);
+  return NULL;
+}
+
+/* Posts the warnings of gst_robocache_fuse_pad_check_arrival: from the
+ * aggregate function, without locks. */
+void
+gst_robocache_fuse_pad_post_warnings (GstRobocacheFusePad * pad,
+    GstElement * element)
+{
+  GSList *texts = pad->pending_warnings;
+
+  pad->pending_warnings = NULL;
+  for (GSList * l = texts; l; l = l->next)
+    GST_ELEMENT_WARNING (element, STREAM, FORMAT, ("%s", (gchar *) l->data),
+        ("further such buffers on the pad are dropped and counted in its "
+            "stats property without a warning"));
+  g_slist_free_full (texts, g_free);
+}
+
+void
+gst_robocache_fuse_pad_reset_stats (GstRobocacheFusePad * pad)
+{
+  GST_OBJECT_LOCK (pad);
+  memset (&pad->stats, 0, sizeof (pad->stats));
+  GST_OBJECT_UNLOCK (pad);
+  pad->warned_size = pad->warned_order = FALSE;
+  g_slist_free_full (pad->pending_warnings, g_free);
+  pad->pending_warnings = NULL;
+}
+
+FusePadStats
+gst_robocache_fuse_pad_get_stats (GstRobocacheFusePad * pad)
+{
+  FusePadStats stats;
+
+  GST_OBJECT_LOCK (pad);
+  stats = pad->stats;
+  GST_OBJECT_UNLOCK (pad);
+  return stats;
 }
 
 /* A vector stream of single samples that the flat output and interpolation

@@ -32,6 +32,15 @@ typedef enum
   KIND_VIDEO
 } StreamKind;
 
+/* What became of the buffers that arrived on a pad since start. */
+typedef struct
+{
+  guint64 buffers;              /* accepted */
+  guint64 dropped_bad_size;
+  guint64 dropped_out_of_order;
+  guint64 dropped_duplicate;
+} FusePadStats;
+
 struct _GstRobocacheFusePad
 {
   GstAggregatorPad parent;
@@ -49,6 +58,20 @@ struct _GstRobocacheFusePad
   GstBuffer *prev;              /* latest buffer at or before the tick */
   GstClockTime prev_rt;
   GstClockTime interval;        /* longest observed gap between buffers */
+
+  /* Arrival checks (the aggregator's clip, in its thread): the size a
+   * buffer must have, from the caps (size_unit 0: any), and what the
+   * warning says is accepted. */
+  gsize size_unit;
+  gboolean size_whole;          /* a whole number of units, else one */
+  gboolean size_nonzero;
+  gchar *size_rule;
+  GSList *pending_warnings;     /* texts, posted outside the pad's lock */
+  gboolean warned_size, warned_order;
+  GstClockTime last_rt;         /* of the last buffer accepted */
+
+  /* Under the object lock. */
+  FusePadStats stats;
 };
 
 /* The settings the streaming thread reads, taken at once: the application
@@ -67,7 +90,17 @@ fuse_pad_reset (GstRobocacheFusePad * pad)
   gst_clear_buffer (&pad->prev);
   pad->prev_rt = GST_CLOCK_TIME_NONE;
   pad->interval = 0;
+  /* After a flush, time may go back. */
+  pad->last_rt = GST_CLOCK_TIME_NONE;
 }
+
+/* Forgets the counters and the warnings given: at start. */
+void gst_robocache_fuse_pad_reset_stats (GstRobocacheFusePad * pad);
+FusePadStats gst_robocache_fuse_pad_get_stats (GstRobocacheFusePad * pad);
+GstBuffer *gst_robocache_fuse_pad_check_arrival (GstRobocacheFusePad * pad,
+    GstBuffer * buf);
+void gst_robocache_fuse_pad_post_warnings (GstRobocacheFusePad * pad,
+    GstElement * element);
 
 gchar *gst_robocache_fuse_pad_stream_name (GstRobocacheFusePad * pad);
 FusePadSettings gst_robocache_fuse_pad_get_settings (GstRobocacheFusePad *

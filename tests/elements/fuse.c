@@ -1,7 +1,8 @@
 /* robocachefuse: alignment on streams of known functions, nearest and
  * previous at boundaries, staleness, master-pad ticks, live behaviour
  * (latency, a stream that stops and comes back, a pad added while
- * playing), determinism offline, zero-copy, and bad input. */
+ * playing), determinism offline, zero-copy, and bad input (wrong sizes,
+ * timestamps out of order, none at all, changing caps). */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
@@ -83,6 +84,54 @@ stream_of (GstBuffer * buf, const gchar * name)
 
   fail_unless (s != NULL, "no stream %s", name);
   return s;
+}
+
+/* Pushes @size bytes at @pts: for a 16-byte vector or point, 1, 10 and 17
+ * are not a whole number of them. */
+static void
+push_bytes (GstElement * appsrc, GstClockTime pts, gsize size)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
+
+  gst_buffer_memset (buf, 0, 0xff, size);
+  GST_BUFFER_PTS (buf) = pts;
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (appsrc), buf),
+      GST_FLOW_OK);
+}
+
+/* The counter @field of the stats of @element's pad @pad (NULL: of the
+ * element). */
+static guint64
+stat_of (GstElement * element, const gchar * pad, const gchar * field)
+{
+  GObject *object = pad ? G_OBJECT (pad_of (element, pad)) : G_OBJECT (element);
+  GstStructure *stats = NULL;
+  guint64 v = G_MAXUINT64;
+
+  g_object_get (object, "stats", &stats, NULL);
+  fail_unless (stats != NULL);
+  fail_unless (gst_structure_get_uint64 (stats, field, &v), "no %s in %"
+      GST_PTR_FORMAT, field, stats);
+  gst_structure_free (stats);
+  return v;
+}
+
+/* The messages of the warnings on @pipeline's bus, taken off it. */
+static GPtrArray *
+warnings_of (GstElement * pipeline)
+{
+  GPtrArray *texts = g_ptr_array_new_with_free_func (g_free);
+  GstBus *bus = GST_ELEMENT_BUS (pipeline);
+  GstMessage *msg;
+
+  while ((msg = pop_message (bus, GST_MESSAGE_WARNING))) {
+    GError *err = NULL;
+    gst_message_parse_warning (msg, &err, NULL);
+    g_ptr_array_add (texts, g_strdup (err->message));
+    g_error_free (err);
+    gst_message_unref (msg);
+  }
+  return texts;
 }
 
 /* A 333 Hz stream whose values are linear in time, fused at 100 Hz, is
@@ -573,6 +622,142 @@ GST_START_TEST (test_live_stop_recover_add_pad)
 
 GST_END_TEST;
 
+/* Buffers of the wrong size (1, 10, 17 bytes on a 4 x float32 vectors pad
+ * and a 16-byte points pad) never reach a frame: they are dropped on
+ * arrival, counted and warned about once per pad, and the valid buffers
+ * around them are fused as if they had never come. */
+GST_START_TEST (test_bad_size_dropped)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=20/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=v format=time caps=\"" VEC_CAPS (4) "\" ! f.sink_0 "
+      "appsrc name=p format=time ! f.sink_1", NULL);
+  GstElement *f = by_name (pipeline, "f");
+  GstElement *v = by_name (pipeline, "v"), *p = by_name (pipeline, "p");
+  GstCaps *xyzi = gst_caps_from_string (XYZI_CAPS);
+  const gsize bad[] = { 1, 10, 17 };
+  GPtrArray *out, *warnings;
+
+  /* (The caps' quoted fields do not fit in a launch line's quotes.) */
+  g_object_set (p, "caps", xyzi, NULL);
+  gst_caps_unref (xyzi);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  /* Valid at 0, 100, 200, 300 ms (values: the time in ms), a bad size
+   * half-way between each. */
+  for (guint i = 0; i <= 3; i++) {
+    float t = (float) (i * 100);
+    float vec[4] = { t, t + 1, t + 2, t + 3 }, xyzi[4] = { t, 0, 0, 1 };
+    push_sample (v, i * 100 * GST_MSECOND, vec, 4);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (p),
+            xyzi_buffer (xyzi, 1, i * 100 * GST_MSECOND)), GST_FLOW_OK);
+    if (i == 3)
+      break;
+    push_bytes (v, (i * 100 + 50) * GST_MSECOND, bad[i]);
+    push_bytes (p, (i * 100 + 50) * GST_MSECOND, bad[i]);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (v));
+  gst_app_src_end_of_stream (GST_APP_SRC (p));
+  out = pull_all (by_name (pipeline, "sink"), 100);
+
+  fail_unless_equals_int (out->len, 7); /* 0, 50, ..., 300 ms */
+  for (guint k = 0; k < out->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+    const GstRobocacheFusedStream *sv = stream_of (buf, "sink_0");
+    const GstRobocacheFusedStream *sp = stream_of (buf, "sink_1");
+    float t = (float) (k * 50);
+    fail_unless (sv->memory_index >= 0 && sp->memory_index >= 0);
+    fail_unless_equals_uint64 (gst_memory_get_sizes (gst_buffer_peek_memory
+            (buf, sv->memory_index), NULL, NULL), 16);
+    fail_unless_equals_uint64 (gst_memory_get_sizes (gst_buffer_peek_memory
+            (buf, sp->memory_index), NULL, NULL), 16);
+    /* Vectors interpolated between the valid neighbours; points: the
+     * previous valid sweep. */
+    for (guint c = 0; c < 4; c++)
+      fail_unless (fabsf (value_of (buf, "sink_0", c) - (t + c)) < 1e-3f,
+          "tick %u channel %u: %f", k, c, value_of (buf, "sink_0", c));
+    fail_unless_equals_float (value_of (buf, "sink_1", 0),
+        (float) (k / 2 * 100));
+    fail_unless (!sv->stale && !sp->stale);
+  }
+  g_ptr_array_unref (out);
+
+  for (guint i = 0; i < 2; i++) {
+    const gchar *pad = i == 0 ? "sink_0" : "sink_1";
+    fail_unless_equals_uint64 (stat_of (f, pad, "buffers"), 4);
+    fail_unless_equals_uint64 (stat_of (f, pad, "dropped-bad-size"), 3);
+    fail_unless_equals_uint64 (stat_of (f, pad, "dropped-out-of-order"), 0);
+    fail_unless_equals_uint64 (stat_of (f, pad, "dropped-duplicate"), 0);
+  }
+  fail_unless_equals_uint64 (stat_of (f, NULL, "dropped-bad-size"), 6);
+  /* One warning per pad, naming it, the size and what it takes. */
+  warnings = warnings_of (pipeline);
+  fail_unless_equals_int (warnings->len, 2);
+  for (guint i = 0; i < warnings->len; i++) {
+    const gchar *text = warnings->pdata[i];
+    fail_unless (strstr (text, "1 bytes") && strstr (text, "16 bytes"),
+        "%s", text);
+    fail_unless (strstr (text, "sink_0") || strstr (text, "sink_1"), "%s",
+        text);
+  }
+  fail_if (strstr (warnings->pdata[0], "sink_0") &&
+      strstr (warnings->pdata[1], "sink_0"), "warned twice on sink_0");
+  g_ptr_array_unref (warnings);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* A buffer earlier than the previous one on its pad, or at the same time,
+ * is dropped and counted (the first at a time wins); the ticks see only
+ * the ordered samples. */
+GST_START_TEST (test_out_of_order_dropped)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_0", NULL);
+  GstElement *f = by_name (pipeline, "f"), *a = by_name (pipeline, "a");
+  /* ms: 50 after 100 and 150 after 200 go backwards, the second 100 and
+   * 300 are duplicates; those carry the value -1. */
+  const gint times[] = { 0, 100, 50, 100, 200, 150, 300, 300 };
+  const gboolean valid[] = { TRUE, TRUE, FALSE, FALSE, TRUE, FALSE, TRUE,
+    FALSE
+  };
+  GPtrArray *out, *warnings;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i < G_N_ELEMENTS (times); i++) {
+    float v = valid[i] ? (float) times[i] : -1.0f;
+    push_sample (a, times[i] * GST_MSECOND, &v, 1);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  out = pull_all (by_name (pipeline, "sink"), 100);
+
+  fail_unless_equals_int (out->len, 4); /* 0, 100, 200, 300 ms */
+  for (guint k = 0; k < out->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+    fail_unless_equals_float (value_of (buf, "sink_0", 0), k * 100.0f);
+    fail_unless_equals_int64 (stream_of (buf, "sink_0")->offset, 0);
+  }
+  g_ptr_array_unref (out);
+
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "buffers"), 4);
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "dropped-out-of-order"), 2);
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "dropped-duplicate"), 2);
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "dropped-bad-size"), 0);
+  fail_unless_equals_uint64 (stat_of (f, NULL, "dropped-out-of-order"), 2);
+  fail_unless_equals_uint64 (stat_of (f, NULL, "dropped-duplicate"), 2);
+  warnings = warnings_of (pipeline);
+  fail_unless_equals_int (warnings->len, 1);
+  fail_unless (strstr (warnings->pdata[0], "sink_0") != NULL, "%s",
+      (gchar *) warnings->pdata[0]);
+  g_ptr_array_unref (warnings);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Bad input: a buffer without timestamp, and caps that change the kind of
  * stream on a pad. */
 GST_START_TEST (test_no_timestamp_n)
@@ -652,6 +837,8 @@ fuse_suite (void)
   tcase_add_test (tc, test_memory_referenced);
   tcase_add_test (tc, test_live_stop_recover_add_pad);
   tcase_add_test (tc, test_live_three_sensors_no_warning);
+  tcase_add_test (tc, test_bad_size_dropped);
+  tcase_add_test (tc, test_out_of_order_dropped);
   tcase_add_test (tc, test_no_timestamp_n);
   tcase_add_test (tc, test_mismatched_caps_n);
   return s;
