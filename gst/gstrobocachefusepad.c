@@ -317,8 +317,9 @@ set_size_rule (GstRobocacheFusePad * pad, StreamKind kind, GstCaps * caps,
         return FALSE;
       }
       pad->size_unit = GST_VIDEO_INFO_SIZE (&video);
-      pad->size_rule = g_strdup_printf ("exactly one frame of %" G_GSIZE_FORMAT
-          " bytes, or with a video meta, room for the planes it describes",
+      pad->size_rule = g_strdup_printf ("at least one frame of %"
+          G_GSIZE_FORMAT " bytes (more with padded rows, as CUDA memory "
+          "has), or with a video meta, room for the planes it describes",
           pad->size_unit);
       break;
     default:
@@ -396,8 +397,12 @@ size_is_accepted (GstRobocacheFusePad * pad, GstBuffer * buf)
   /* The aggregator's stand-in for a GAP event: no data, and no sample. */
   if (size == 0 && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
     return TRUE;
-  if (pad->kind == KIND_VIDEO && (meta = gst_buffer_get_video_meta (buf)))
-    return video_meta_fits (meta, size);
+  /* Frames may be padded (row pitch, e.g. GStreamer's CUDA memory without
+   * a video meta): never smaller than the caps' frame. */
+  if (pad->kind == KIND_VIDEO) {
+    meta = gst_buffer_get_video_meta (buf);
+    return meta ? video_meta_fits (meta, size) : size >= pad->size_unit;
+  }
   if (!pad->size_whole)
     return size == pad->size_unit;
   return size % pad->size_unit == 0 && (size > 0 || !pad->size_nonzero);
@@ -613,8 +618,7 @@ effective_policy (GstRobocacheFusePad * pad, FusePolicy policy)
 
 /* The queued buffer after @tick with its running time, or NULL. */
 static GstBuffer *
-peek_next (GstRobocacheFusePad * pad, GstClockTime tick,
-    GstClockTime * next_rt)
+peek_next (GstRobocacheFusePad * pad, GstClockTime tick, GstClockTime * next_rt)
 {
   GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
   GstBuffer *next = gst_aggregator_pad_peek_buffer (aggpad);

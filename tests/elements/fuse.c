@@ -711,6 +711,35 @@ GST_END_TEST;
 /* A buffer earlier than the previous one on its pad, or at the same time,
  * is dropped and counted (the first at a time wins); the ticks see only
  * the ordered samples. */
+/* Video frames are never smaller than the caps' frame, but may be larger:
+ * rows padded to a pitch, as GStreamer's CUDA memory has them without a
+ * video meta.  Smaller ones are dropped. */
+GST_START_TEST (test_video_padding_accepted)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=0/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=c format=time caps=\"video/x-raw,format=GRAY8,width=64,"
+      "height=48,framerate=10/1\" ! f.sink_0", NULL);
+  GstElement *f = by_name (pipeline, "f");
+  GstElement *c = by_name (pipeline, "c");
+  const gsize sizes[] = { 64 * 48, 512 * 48, 64 * 48 - 1, 64 * 48 + 8 };
+  GPtrArray *out;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    push_bytes (c, i * 100 * GST_MSECOND, sizes[i]);
+  gst_app_src_end_of_stream (GST_APP_SRC (c));
+  out = pull_all (by_name (pipeline, "sink"), 100);
+  fail_unless_equals_int (out->len, 3);
+  g_ptr_array_unref (out);
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "buffers"), 3);
+  fail_unless_equals_uint64 (stat_of (f, "sink_0", "dropped-bad-size"), 1);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_out_of_order_dropped)
 {
   GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
@@ -838,6 +867,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_live_stop_recover_add_pad);
   tcase_add_test (tc, test_live_three_sensors_no_warning);
   tcase_add_test (tc, test_bad_size_dropped);
+  tcase_add_test (tc, test_video_padding_accepted);
   tcase_add_test (tc, test_out_of_order_dropped);
   tcase_add_test (tc, test_no_timestamp_n);
   tcase_add_test (tc, test_mismatched_caps_n);
