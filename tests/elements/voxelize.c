@@ -560,15 +560,14 @@ GST_START_TEST (test_refused_caps_once_n)
   gchar *path = g_build_filename (g_get_tmp_dir (), "robocache-refused.bin",
       NULL);
   guint8 data[1600];
+  /* Fewer under a slow wrapper (compute-sanitizer, valgrind). */
+  const gchar *runs_env = g_getenv ("ROBOCACHE_REFUSED_RUNS");
+  guint runs = runs_env ? (guint) g_ascii_strtoull (runs_env, NULL, 10) : 200;
 
   for (guint i = 0; i < sizeof (data); i++)
     data[i] = (guint8) (i * 37 + 11);
   fail_unless (g_file_set_contents (path, (const gchar *) data,
           sizeof (data), NULL));
-  /* Fewer under a slow wrapper (compute-sanitizer, valgrind). */
-  guint runs = g_getenv ("ROBOCACHE_REFUSED_RUNS") ?
-      (guint) g_ascii_strtoull (g_getenv ("ROBOCACHE_REFUSED_RUNS"), NULL,
-      10) : 200;
 
   for (guint run = 0; run < runs; run++) {
     const gchar *f = fields[run % G_N_ELEMENTS (fields)];
