@@ -143,24 +143,13 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachebagsrc, "robocachebagsrc",
     GST_DEBUG_CATEGORY_INIT (gst_robocache_bag_src_debug, "robocachebagsrc",
         0, "robocache ROS bag source"));
 
-GType
-gst_robocache_bag_timestamps_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheBagTimestamps, gst_robocache_bag_timestamps,
     {GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER, "The message's header.stamp",
         "header"},
     {GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD, "The time rosbag recorded the "
-          "message", "record"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheBagTimestamps", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+          "message", "record"});
+/* *INDENT-ON* */
 
 /* ------------------------------------------------------------------ */
 /* Properties                                                          */

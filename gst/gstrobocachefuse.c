@@ -143,22 +143,13 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachefuse, "robocachefuse",
     GST_ROBOCACHE_VECTORS_CUDA_CAPS "; " GST_ROBOCACHE_POINTS_CUDA_CAPS "; " \
     GST_ROBOCACHE_VOXELS_CUDA_CAPS "; video/x-raw(memory:CUDAMemory)"
 
-static GType
-stale_policy_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {STALE_MARK, "Produce the tick with the stream marked stale", "mark"},
-    {STALE_DROP, "Drop the tick", "drop"},
-    {0, NULL, NULL}
-  };
+static GType stale_policy_get_type (void);
 
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheFuseStalePolicy", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheFuseStalePolicy, stale_policy,
+    {STALE_MARK, "Produce the tick with the stream marked stale", "mark"},
+    {STALE_DROP, "Drop the tick", "drop"});
+/* *INDENT-ON* */
 
 /* ------------------------------------------------------------------ */
 /* Element properties                                                  */

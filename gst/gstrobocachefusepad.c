@@ -29,27 +29,16 @@ enum
 G_DEFINE_TYPE (GstRobocacheFusePad, gst_robocache_fuse_pad,
     GST_TYPE_AGGREGATOR_PAD);
 
-GType
-gst_robocache_fuse_policy_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheFusePolicy, gst_robocache_fuse_policy,
     {FUSE_POLICY_AUTO, "interpolate for vectors, previous for the rest",
         "auto"},
     {FUSE_POLICY_INTERPOLATE, "Vectors interpolated at the tick (others: "
           "nearest)", "interpolate"},
     {FUSE_POLICY_NEAREST, "The buffer nearest to the tick", "nearest"},
     {FUSE_POLICY_PREVIOUS, "The latest buffer at or before the tick",
-        "previous"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheFusePolicy", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+        "previous"});
+/* *INDENT-ON* */
 
 static void
 gst_robocache_fuse_pad_set_property (GObject * object, guint prop_id,

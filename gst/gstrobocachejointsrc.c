@@ -133,24 +133,13 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_ROBOCACHE_VECTORS_CAPS));
 
-GType
-gst_robocache_joint_src_format_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheJointSrcFormat, gst_robocache_joint_src_format,
     {GST_ROBOCACHE_JOINT_SRC_FORMAT_FLOAT32, "32-bit floating point",
         "float32"},
     {GST_ROBOCACHE_JOINT_SRC_FORMAT_FLOAT64, "64-bit floating point",
-        "float64"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheJointSrcFormat", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+        "float64"});
+/* *INDENT-ON* */
 
 #define gst_robocache_joint_src_parent_class parent_class
 G_DEFINE_TYPE (GstRobocacheJointSrc, gst_robocache_joint_src,

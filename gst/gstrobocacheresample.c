@@ -127,46 +127,22 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocacheresample, "robocacheresample",
     GST_DEBUG_CATEGORY_INIT (gst_robocache_resample_debug,
         "robocacheresample", 0, "robocache resampling"));
 
-GType
-gst_robocache_resample_method_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheResampleMethod, gst_robocache_resample_method,
     {RC_INTERP_LINEAR, "Straight line between the two neighbours "
           "(quaternions: slerp)", "linear"},
     {RC_INTERP_NEAREST, "The closer sample (the later on a tie)", "nearest"},
     {RC_INTERP_PREVIOUS, "The last sample at or before the grid time",
         "previous"},
     {RC_INTERP_CUBIC, "Cubic Hermite with Catmull-Rom tangents (one sample "
-          "more of latency)", "cubic"},
-    {0, NULL, NULL}
-  };
+          "more of latency)", "cubic"});
 
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheResampleMethod", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-GType
-gst_robocache_resample_time_origin_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+G_DEFINE_ENUM_TYPE (GstRobocacheResampleTimeOrigin,
+    gst_robocache_resample_time_origin,
     {GST_ROBOCACHE_RESAMPLE_ORIGIN_FIRST_SAMPLE, "The first sample's "
           "running time", "first-sample"},
-    {GST_ROBOCACHE_RESAMPLE_ORIGIN_ZERO, "Running time 0", "zero"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheResampleTimeOrigin",
-        values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+    {GST_ROBOCACHE_RESAMPLE_ORIGIN_ZERO, "Running time 0", "zero"});
+/* *INDENT-ON* */
 
 /* ------------------------------------------------------------------ */
 /* Properties                                                          */
