@@ -51,6 +51,7 @@
 
 #include "gstrobocachebagsrc.h"
 #include "gstrobocacheelements.h"
+#include "gstrobocachefields.h"
 #include "gstrobocachecaps.h"
 #include "formats/reader.h"
 #include "formats/ros1msg.h"
@@ -143,85 +144,39 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachebagsrc, "robocachebagsrc",
     GST_DEBUG_CATEGORY_INIT (gst_robocache_bag_src_debug, "robocachebagsrc",
         0, "robocache ROS bag source"));
 
-GType
-gst_robocache_bag_timestamps_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheBagTimestamps, gst_robocache_bag_timestamps,
     {GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER, "The message's header.stamp",
         "header"},
     {GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD, "The time rosbag recorded the "
-          "message", "record"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheBagTimestamps", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+          "message", "record"});
+/* *INDENT-ON* */
 
 /* ------------------------------------------------------------------ */
 /* Properties                                                          */
 /* ------------------------------------------------------------------ */
 
-/* The setting behind a string property; NULL for the others. */
-static gchar **
-string_setting (GstRobocacheBagSrc * self, guint prop_id)
-{
-  switch (prop_id) {
-    case PROP_LOCATION:
-      return &self->settings.location;
-    case PROP_TOPICS:
-      return &self->settings.topics;
-    default:
-      return NULL;
-  }
-}
-
 static void
-gst_robocache_bag_src_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+get_stats (GObject * object, GValue * value)
 {
   GstRobocacheBagSrc *self = GST_ROBOCACHE_BAG_SRC (object);
-  gchar **string;
 
-  GST_OBJECT_LOCK (self);
-  if ((string = string_setting (self, prop_id))) {
-    g_free (*string);
-    *string = g_value_dup_string (value);
-  } else if (prop_id == PROP_TIMESTAMPS) {
-    self->settings.timestamps = g_value_get_enum (value);
-  } else {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  }
-  GST_OBJECT_UNLOCK (self);
+  g_value_take_boxed (value, gst_structure_new ("robocachebagsrc-stats",
+          "messages", G_TYPE_UINT64, self->totals.messages,
+          "skipped-point-layout", G_TYPE_UINT64,
+          self->totals.skipped[GST_ROBOCACHE_ROS1_SKIP_POINT_LAYOUT],
+          "skipped-unsupported", G_TYPE_UINT64,
+          self->totals.skipped[GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED], NULL));
 }
 
-static void
-gst_robocache_bag_src_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheBagSrc *self = GST_ROBOCACHE_BAG_SRC (object);
-  gchar **string;
-
-  GST_OBJECT_LOCK (self);
-  if ((string = string_setting (self, prop_id)))
-    g_value_set_string (value, *string);
-  else if (prop_id == PROP_TIMESTAMPS)
-    g_value_set_enum (value, self->settings.timestamps);
-  else if (prop_id == PROP_STATS)
-    g_value_take_boxed (value, gst_structure_new ("robocachebagsrc-stats",
-            "messages", G_TYPE_UINT64, self->totals.messages,
-            "skipped-point-layout", G_TYPE_UINT64,
-            self->totals.skipped[GST_ROBOCACHE_ROS1_SKIP_POINT_LAYOUT],
-            "skipped-unsupported", G_TYPE_UINT64,
-            self->totals.skipped[GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED], NULL));
-  else
-    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-  GST_OBJECT_UNLOCK (self);
-}
+static const GstRobocacheField fields[] = {
+  GST_ROBOCACHE_FIELD (PROP_LOCATION, GstRobocacheBagSrc, settings.location),
+  GST_ROBOCACHE_FIELD (PROP_TOPICS, GstRobocacheBagSrc, settings.topics),
+  GST_ROBOCACHE_FIELD (PROP_TIMESTAMPS, GstRobocacheBagSrc,
+      settings.timestamps),
+  GST_ROBOCACHE_FIELD_GETTER (PROP_STATS, get_stats),
+  {0}
+};
 
 /* ------------------------------------------------------------------ */
 /* Messages to buffers                                                 */
@@ -932,8 +887,7 @@ gst_robocache_bag_src_class_init (GstRobocacheBagSrcClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
 
-  gobject_class->set_property = gst_robocache_bag_src_set_property;
-  gobject_class->get_property = gst_robocache_bag_src_get_property;
+  gst_robocache_fields_class_init (gobject_class, fields);
   gobject_class->finalize = gst_robocache_bag_src_finalize;
 
   /**

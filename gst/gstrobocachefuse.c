@@ -63,6 +63,7 @@
 #include "gstrobocachecaps.h"
 #include "gstrobocachefusedmeta.h"
 #include "gstrobocachegpu.h"
+#include "gstrobocachefields.h"
 
 #include <math.h>
 #include <string.h>
@@ -143,22 +144,13 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachefuse, "robocachefuse",
     GST_ROBOCACHE_VECTORS_CUDA_CAPS "; " GST_ROBOCACHE_POINTS_CUDA_CAPS "; " \
     GST_ROBOCACHE_VOXELS_CUDA_CAPS "; video/x-raw(memory:CUDAMemory)"
 
-static GType
-stale_policy_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {STALE_MARK, "Produce the tick with the stream marked stale", "mark"},
-    {STALE_DROP, "Drop the tick", "drop"},
-    {0, NULL, NULL}
-  };
+static GType stale_policy_get_type (void);
 
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheFuseStalePolicy", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheFuseStalePolicy, stale_policy,
+    {STALE_MARK, "Produce the tick with the stream marked stale", "mark"},
+    {STALE_DROP, "Drop the tick", "drop"});
+/* *INDENT-ON* */
 
 /* ------------------------------------------------------------------ */
 /* Element properties                                                  */
@@ -173,32 +165,11 @@ gst_robocache_fuse_set_property (GObject * object, guint prop_id,
   if (gst_robocache_gpu_set_property (&self->gpu, GST_ELEMENT (self),
           PROP_BACKEND, prop_id, value))
     return;
-  switch (prop_id) {
-    case PROP_IGNORE_INACTIVE_PADS:
-      gst_aggregator_set_ignore_inactive_pads (GST_AGGREGATOR (self),
-          g_value_get_boolean (value));
-      return;
-    default:
-      break;
-  }
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_RATE:
-      self->settings.rate_n = gst_value_get_fraction_numerator (value);
-      self->settings.rate_d = gst_value_get_fraction_denominator (value);
-      break;
-    case PROP_FLAT_OUTPUT:
-      self->settings.flat_output = g_value_get_boolean (value);
-      break;
-    case PROP_STALE_POLICY:
-      self->settings.stale_policy = (StalePolicy) g_value_get_enum (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (prop_id == PROP_IGNORE_INACTIVE_PADS)
+    gst_aggregator_set_ignore_inactive_pads (GST_AGGREGATOR (self),
+        g_value_get_boolean (value));
+  else
+    gst_robocache_fields_set_property (object, prop_id, value, pspec);
 }
 
 /* The element's totals, and its pads' drops summed over the pads it has
@@ -224,6 +195,25 @@ stats_structure (GstRobocacheFuse * self)
 }
 
 static void
+get_stats (GObject * object, GValue * value)
+{
+  g_value_take_boxed (value, stats_structure (GST_ROBOCACHE_FUSE (object)));
+}
+
+/* The properties kept in settings; the others are set through the GPU
+ * helper and the aggregator. */
+static const GstRobocacheField fields[] = {
+  GST_ROBOCACHE_FIELD_FRACTION (PROP_RATE, GstRobocacheFuse, settings.rate_n,
+      settings.rate_d),
+  GST_ROBOCACHE_FIELD (PROP_FLAT_OUTPUT, GstRobocacheFuse,
+      settings.flat_output),
+  GST_ROBOCACHE_FIELD (PROP_STALE_POLICY, GstRobocacheFuse,
+      settings.stale_policy),
+  GST_ROBOCACHE_FIELD_GETTER (PROP_STATS, get_stats),
+  {0}
+};
+
+static void
 gst_robocache_fuse_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
@@ -232,32 +222,11 @@ gst_robocache_fuse_get_property (GObject * object, guint prop_id,
   if (gst_robocache_gpu_get_property (&self->gpu, GST_ELEMENT (self),
           PROP_BACKEND, prop_id, value))
     return;
-  if (prop_id == PROP_IGNORE_INACTIVE_PADS) {
+  if (prop_id == PROP_IGNORE_INACTIVE_PADS)
     g_value_set_boolean (value,
         gst_aggregator_get_ignore_inactive_pads (GST_AGGREGATOR (self)));
-    return;
-  }
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_RATE:
-      gst_value_set_fraction (value, self->settings.rate_n,
-          self->settings.rate_d);
-      break;
-    case PROP_FLAT_OUTPUT:
-      g_value_set_boolean (value, self->settings.flat_output);
-      break;
-    case PROP_STALE_POLICY:
-      g_value_set_enum (value, self->settings.stale_policy);
-      break;
-    case PROP_STATS:
-      g_value_take_boxed (value, stats_structure (self));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  else
+    gst_robocache_fields_get_property (object, prop_id, value, pspec);
 }
 
 /* ------------------------------------------------------------------ */
@@ -867,6 +836,7 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
 
   gobject_class->set_property = gst_robocache_fuse_set_property;
   gobject_class->get_property = gst_robocache_fuse_get_property;
+  gst_robocache_fields_register (gobject_class, fields);
   gobject_class->finalize = gst_robocache_fuse_finalize;
 
   /**

@@ -7,6 +7,8 @@
 
 #include "gstrobocachefusepad.h"
 
+#include "gstrobocachefields.h"
+
 #include <gst/video/video.h>
 #include <string.h>
 
@@ -29,92 +31,50 @@ enum
 G_DEFINE_TYPE (GstRobocacheFusePad, gst_robocache_fuse_pad,
     GST_TYPE_AGGREGATOR_PAD);
 
-GType
-gst_robocache_fuse_policy_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheFusePolicy, gst_robocache_fuse_policy,
     {FUSE_POLICY_AUTO, "interpolate for vectors, previous for the rest",
         "auto"},
     {FUSE_POLICY_INTERPOLATE, "Vectors interpolated at the tick (others: "
           "nearest)", "interpolate"},
     {FUSE_POLICY_NEAREST, "The buffer nearest to the tick", "nearest"},
     {FUSE_POLICY_PREVIOUS, "The latest buffer at or before the tick",
-        "previous"},
-    {0, NULL, NULL}
-  };
+        "previous"});
+/* *INDENT-ON* */
 
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheFusePolicy", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
+/* Its pad's name until the application names the stream. */
 static void
-gst_robocache_fuse_pad_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+get_stream_name (GObject * object, GValue * value)
 {
   GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
 
-  GST_OBJECT_LOCK (pad);
-  switch (prop_id) {
-    case PROP_PAD_STREAM_NAME:
-      g_free (pad->stream_name);
-      pad->stream_name = g_value_dup_string (value);
-      break;
-    case PROP_PAD_POLICY:
-      pad->policy = (FusePolicy) g_value_get_enum (value);
-      break;
-    case PROP_PAD_MAX_AGE:
-      pad->max_age = g_value_get_uint64 (value);
-      break;
-    case PROP_PAD_MASTER:
-      pad->master = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (pad);
+  g_value_set_string (value, pad->stream_name ? pad->stream_name :
+      GST_PAD_NAME (pad));
 }
 
 static void
-gst_robocache_fuse_pad_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
+get_stats (GObject * object, GValue * value)
 {
   GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
 
-  GST_OBJECT_LOCK (pad);
-  switch (prop_id) {
-    case PROP_PAD_STREAM_NAME:
-      g_value_set_string (value, pad->stream_name ? pad->stream_name :
-          GST_PAD_NAME (pad));
-      break;
-    case PROP_PAD_POLICY:
-      g_value_set_enum (value, pad->policy);
-      break;
-    case PROP_PAD_MAX_AGE:
-      g_value_set_uint64 (value, pad->max_age);
-      break;
-    case PROP_PAD_MASTER:
-      g_value_set_boolean (value, pad->master);
-      break;
-    case PROP_PAD_STATS:
-      g_value_take_boxed (value, gst_structure_new ("robocachefuse-pad-stats",
-              "buffers", G_TYPE_UINT64, pad->stats.buffers,
-              "dropped-bad-size", G_TYPE_UINT64, pad->stats.dropped_bad_size,
-              "dropped-out-of-order", G_TYPE_UINT64,
-              pad->stats.dropped_out_of_order,
-              "dropped-duplicate", G_TYPE_UINT64, pad->stats.dropped_duplicate,
-              NULL));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (pad);
+  g_value_take_boxed (value, gst_structure_new ("robocachefuse-pad-stats",
+          "buffers", G_TYPE_UINT64, pad->stats.buffers,
+          "dropped-bad-size", G_TYPE_UINT64, pad->stats.dropped_bad_size,
+          "dropped-out-of-order", G_TYPE_UINT64,
+          pad->stats.dropped_out_of_order,
+          "dropped-duplicate", G_TYPE_UINT64, pad->stats.dropped_duplicate,
+          NULL));
 }
+
+static const GstRobocacheField fields[] = {
+  {PROP_PAD_STREAM_NAME, G_STRUCT_OFFSET (GstRobocacheFusePad, stream_name),
+      0, get_stream_name},
+  GST_ROBOCACHE_FIELD (PROP_PAD_POLICY, GstRobocacheFusePad, policy),
+  GST_ROBOCACHE_FIELD (PROP_PAD_MAX_AGE, GstRobocacheFusePad, max_age),
+  GST_ROBOCACHE_FIELD (PROP_PAD_MASTER, GstRobocacheFusePad, master),
+  GST_ROBOCACHE_FIELD_GETTER (PROP_PAD_STATS, get_stats),
+  {0}
+};
 
 static void
 gst_robocache_fuse_pad_finalize (GObject * object)
@@ -142,8 +102,7 @@ gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstAggregatorPadClass *aggpad_class = GST_AGGREGATOR_PAD_CLASS (klass);
 
-  gobject_class->set_property = gst_robocache_fuse_pad_set_property;
-  gobject_class->get_property = gst_robocache_fuse_pad_get_property;
+  gst_robocache_fields_class_init (gobject_class, fields);
   gobject_class->finalize = gst_robocache_fuse_pad_finalize;
   aggpad_class->flush = GST_DEBUG_FUNCPTR (gst_robocache_fuse_pad_flush);
 

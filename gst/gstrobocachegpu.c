@@ -10,25 +10,16 @@
 
 GST_DEBUG_CATEGORY (gst_robocache_gpu_debug);
 
-GType
-gst_robocache_backend_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* Whole GEnumValues, not G_DEFINE_ENUM_VALUE (), which would name each
+ * value after its C identifier: the names are what gst-inspect shows. */
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheBackend, gst_robocache_backend,
     {GST_ROBOCACHE_BACKEND_AUTO, "The GPU when there is one, else the CPU",
         "auto"},
     {GST_ROBOCACHE_BACKEND_CPU, "Always the CPU", "cpu"},
     {GST_ROBOCACHE_BACKEND_GPU, "Always the GPU (an error without one)",
-        "gpu"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheBackend", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+        "gpu"});
+/* *INDENT-ON* */
 
 /* A scratch the element grew, and which memory it is. */
 typedef struct

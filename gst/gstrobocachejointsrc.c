@@ -128,31 +128,30 @@ struct _GstRobocacheJointSrc
   GstRobocacheJointSrcState state;
 };
 
+/* The element's own properties; rate and seed are the base class's. */
+static const GstRobocacheField fields[] = {
+  GST_ROBOCACHE_FIELD (PROP_DOF, GstRobocacheJointSrc, settings.dof),
+  GST_ROBOCACHE_FIELD (PROP_JITTER, GstRobocacheJointSrc, settings.jitter),
+  GST_ROBOCACHE_FIELD (PROP_DROPOUT, GstRobocacheJointSrc, settings.dropout),
+  GST_ROBOCACHE_FIELD (PROP_QUATERNION, GstRobocacheJointSrc,
+      settings.quaternion),
+  GST_ROBOCACHE_FIELD (PROP_FORMAT, GstRobocacheJointSrc, settings.format),
+  {0}
+};
+
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_ROBOCACHE_VECTORS_CAPS));
 
-GType
-gst_robocache_joint_src_format_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheJointSrcFormat, gst_robocache_joint_src_format,
     {GST_ROBOCACHE_JOINT_SRC_FORMAT_FLOAT32, "32-bit floating point",
         "float32"},
     {GST_ROBOCACHE_JOINT_SRC_FORMAT_FLOAT64, "64-bit floating point",
-        "float64"},
-    {0, NULL, NULL}
-  };
+        "float64"});
+/* *INDENT-ON* */
 
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheJointSrcFormat", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-#define gst_robocache_joint_src_parent_class parent_class
 G_DEFINE_TYPE (GstRobocacheJointSrc, gst_robocache_joint_src,
     GST_TYPE_ROBOCACHE_LIVE_SRC);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachejointsrc, "robocachejointsrc",
@@ -160,10 +159,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachejointsrc, "robocachejointsrc",
     GST_DEBUG_CATEGORY_INIT (gst_robocache_joint_src_debug,
         "robocachejointsrc", 0, "robocache synthetic joint state source"));
 
-static void gst_robocache_joint_src_set_property (GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_robocache_joint_src_get_property (GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec);
 static GstCaps *gst_robocache_joint_src_get_caps (GstRobocacheLiveSrc * src);
 static gboolean gst_robocache_joint_src_configure (GstRobocacheLiveSrc * src,
     GstCaps * caps, const GstRobocacheLiveSrcConfig * config);
@@ -184,20 +179,6 @@ gst_robocache_joint_src_class_init (GstRobocacheJointSrcClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstRobocacheLiveSrcClass *live_class = GST_ROBOCACHE_LIVE_SRC_CLASS (klass);
 
-  gobject_class->set_property = gst_robocache_joint_src_set_property;
-  gobject_class->get_property = gst_robocache_joint_src_get_property;
-
-  /**
-   * GstRobocacheJointSrc:dof:
-   *
-   * Joints (degrees of freedom): the first channels of each vector.
-   */
-  g_object_class_install_property (gobject_class, PROP_DOF,
-      g_param_spec_uint ("dof", "Degrees of freedom", "Number of joints", 1,
-          MAX_DOF, DEFAULT_DOF,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-
   /**
    * GstRobocacheJointSrc:rate:
    *
@@ -209,10 +190,21 @@ gst_robocache_joint_src_class_init (GstRobocacheJointSrcClass * klass)
    * Seed of the joint motions, the jitter and the dropouts: the same seed
    * gives identical output.
    */
-  gst_robocache_live_src_class_install_properties (live_class,
+  gst_robocache_live_src_class_install_properties (live_class, fields,
       "Nominal samples per second", MAX_RATE_N, DEFAULT_RATE_N,
       DEFAULT_RATE_D,
       "Seed of motions, jitter and dropouts (same seed, same output)");
+
+  /**
+   * GstRobocacheJointSrc:dof:
+   *
+   * Joints (degrees of freedom): the first channels of each vector.
+   */
+  g_object_class_install_property (gobject_class, PROP_DOF,
+      g_param_spec_uint ("dof", "Degrees of freedom", "Number of joints", 1,
+          MAX_DOF, DEFAULT_DOF,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   /**
    * GstRobocacheJointSrc:jitter:
@@ -295,78 +287,6 @@ gst_robocache_joint_src_init (GstRobocacheJointSrc * self)
   self->settings.dropout = DEFAULT_DROPOUT;
   self->settings.quaternion = DEFAULT_QUATERNION;
   self->settings.format = DEFAULT_FORMAT;
-}
-
-static void
-gst_robocache_joint_src_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (object);
-
-  if (prop_id <= GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
-    G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value,
-        pspec);
-    return;
-  }
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_DOF:
-      self->settings.dof = g_value_get_uint (value);
-      break;
-    case PROP_JITTER:
-      self->settings.jitter = g_value_get_double (value);
-      break;
-    case PROP_DROPOUT:
-      self->settings.dropout = g_value_get_double (value);
-      break;
-    case PROP_QUATERNION:
-      self->settings.quaternion = g_value_get_boolean (value);
-      break;
-    case PROP_FORMAT:
-      self->settings.format = g_value_get_enum (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_robocache_joint_src_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheJointSrc *self = GST_ROBOCACHE_JOINT_SRC (object);
-
-  if (prop_id <= GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
-    G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
-        pspec);
-    return;
-  }
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_DOF:
-      g_value_set_uint (value, self->settings.dof);
-      break;
-    case PROP_JITTER:
-      g_value_set_double (value, self->settings.jitter);
-      break;
-    case PROP_DROPOUT:
-      g_value_set_double (value, self->settings.dropout);
-      break;
-    case PROP_QUATERNION:
-      g_value_set_boolean (value, self->settings.quaternion);
-      break;
-    case PROP_FORMAT:
-      g_value_set_enum (value, self->settings.format);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
 }
 
 static const gchar *

@@ -163,12 +163,21 @@ struct _GstRobocacheLidarSrc
   GstRobocacheLidarSrcState state;
 };
 
+/* The element's own properties; rate and seed are the base class's. */
+static const GstRobocacheField fields[] = {
+  GST_ROBOCACHE_FIELD (PROP_POINTS_PER_SWEEP, GstRobocacheLidarSrc,
+      settings.points_per_sweep),
+  GST_ROBOCACHE_FIELD (PROP_RINGS, GstRobocacheLidarSrc, settings.rings),
+  GST_ROBOCACHE_FIELD (PROP_EXTENDED_FIELDS, GstRobocacheLidarSrc,
+      settings.extended_fields),
+  {0}
+};
+
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_ROBOCACHE_POINTS_CAPS));
 
-#define gst_robocache_lidar_src_parent_class parent_class
 G_DEFINE_TYPE (GstRobocacheLidarSrc, gst_robocache_lidar_src,
     GST_TYPE_ROBOCACHE_LIVE_SRC);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachelidarsrc, "robocachelidarsrc",
@@ -176,10 +185,6 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachelidarsrc, "robocachelidarsrc",
     GST_DEBUG_CATEGORY_INIT (gst_robocache_lidar_src_debug,
         "robocachelidarsrc", 0, "robocache synthetic lidar source"));
 
-static void gst_robocache_lidar_src_set_property (GObject * object,
-    guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_robocache_lidar_src_get_property (GObject * object,
-    guint prop_id, GValue * value, GParamSpec * pspec);
 static GstCaps *gst_robocache_lidar_src_get_caps (GstRobocacheLiveSrc * src);
 static gboolean gst_robocache_lidar_src_configure (GstRobocacheLiveSrc * src,
     GstCaps * caps, const GstRobocacheLiveSrcConfig * config);
@@ -196,8 +201,20 @@ gst_robocache_lidar_src_class_init (GstRobocacheLidarSrcClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstRobocacheLiveSrcClass *live_class = GST_ROBOCACHE_LIVE_SRC_CLASS (klass);
 
-  gobject_class->set_property = gst_robocache_lidar_src_set_property;
-  gobject_class->get_property = gst_robocache_lidar_src_get_property;
+  /**
+   * GstRobocacheLidarSrc:rate:
+   *
+   * Sweeps (turns, buffers) per second.
+   */
+  /**
+   * GstRobocacheLidarSrc:seed:
+   *
+   * Seed of the range noise and of the lost returns: the same seed gives
+   * byte-identical output.
+   */
+  gst_robocache_live_src_class_install_properties (live_class, fields,
+      "Sweeps per second", MAX_RATE_N, DEFAULT_RATE_N, DEFAULT_RATE_D,
+      "Seed of the noise and lost returns (same seed, same output)");
 
   /**
    * GstRobocacheLidarSrc:points-per-sweep:
@@ -225,21 +242,6 @@ gst_robocache_lidar_src_class_init (GstRobocacheLidarSrcClass * klass)
           MAX_RINGS, DEFAULT_RINGS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
-
-  /**
-   * GstRobocacheLidarSrc:rate:
-   *
-   * Sweeps (turns, buffers) per second.
-   */
-  /**
-   * GstRobocacheLidarSrc:seed:
-   *
-   * Seed of the range noise and of the lost returns: the same seed gives
-   * byte-identical output.
-   */
-  gst_robocache_live_src_class_install_properties (live_class,
-      "Sweeps per second", MAX_RATE_N, DEFAULT_RATE_N, DEFAULT_RATE_D,
-      "Seed of the noise and lost returns (same seed, same output)");
 
   /**
    * GstRobocacheLidarSrc:extended-fields:
@@ -279,66 +281,6 @@ gst_robocache_lidar_src_init (GstRobocacheLidarSrc * self)
   self->settings.points_per_sweep = DEFAULT_POINTS_PER_SWEEP;
   self->settings.rings = DEFAULT_RINGS;
   self->settings.extended_fields = DEFAULT_EXTENDED_FIELDS;
-}
-
-static void
-gst_robocache_lidar_src_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (object);
-
-  if (prop_id <= GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
-    G_OBJECT_CLASS (parent_class)->set_property (object, prop_id, value,
-        pspec);
-    return;
-  }
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_POINTS_PER_SWEEP:
-      self->settings.points_per_sweep = g_value_get_uint (value);
-      break;
-    case PROP_RINGS:
-      self->settings.rings = g_value_get_uint (value);
-      break;
-    case PROP_EXTENDED_FIELDS:
-      self->settings.extended_fields = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_robocache_lidar_src_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheLidarSrc *self = GST_ROBOCACHE_LIDAR_SRC (object);
-
-  if (prop_id <= GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
-    G_OBJECT_CLASS (parent_class)->get_property (object, prop_id, value,
-        pspec);
-    return;
-  }
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_POINTS_PER_SWEEP:
-      g_value_set_uint (value, self->settings.points_per_sweep);
-      break;
-    case PROP_RINGS:
-      g_value_set_uint (value, self->settings.rings);
-      break;
-    case PROP_EXTENDED_FIELDS:
-      g_value_set_boolean (value, self->settings.extended_fields);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
 }
 
 static GstCaps *

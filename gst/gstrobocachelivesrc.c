@@ -122,12 +122,18 @@ gst_robocache_live_src_class_init (GstRobocacheLiveSrcClass * klass)
 
 void
 gst_robocache_live_src_class_install_properties (GstRobocacheLiveSrcClass *
-    klass, const gchar * rate_blurb, gint max_rate_n, gint default_rate_n,
-    gint default_rate_d, const gchar * seed_blurb)
+    klass, const GstRobocacheField * fields, const gchar * rate_blurb,
+    gint max_rate_n, gint default_rate_n, gint default_rate_d,
+    const gchar * seed_blurb)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
 
-  /* Owned by the subclass, which hands their ids (the base's) up. */
+  /* GObject gives each class its own, unset, set_property: the base's
+   * serves the subclass, its properties by @fields. */
+  gobject_class->set_property = gst_robocache_live_src_set_property;
+  gobject_class->get_property = gst_robocache_live_src_get_property;
+  gst_robocache_fields_register (gobject_class, fields);
+
   g_object_class_install_property (gobject_class, PROP_RATE,
       gst_param_spec_fraction ("rate", "Rate", rate_blurb, 1, 1,
           max_rate_n, 1, default_rate_n, default_rate_d,
@@ -187,6 +193,12 @@ gst_robocache_live_src_set_property (GObject * object, guint prop_id,
       GET_PRIV (GST_ROBOCACHE_LIVE_SRC (object));
   gboolean set_live = FALSE;
 
+  /* The subclass's own, which it registered as fields. */
+  if (prop_id > GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
+    gst_robocache_fields_set_property (object, prop_id, value, pspec);
+    return;
+  }
+
   GST_OBJECT_LOCK (object);
   switch (prop_id) {
     case PROP_IS_LIVE:
@@ -217,6 +229,11 @@ gst_robocache_live_src_get_property (GObject * object, guint prop_id,
 {
   GstRobocacheLiveSrcPrivate *priv =
       GET_PRIV (GST_ROBOCACHE_LIVE_SRC (object));
+
+  if (prop_id > GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
+    gst_robocache_fields_get_property (object, prop_id, value, pspec);
+    return;
+  }
 
   GST_OBJECT_LOCK (object);
   switch (prop_id) {

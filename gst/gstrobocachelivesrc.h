@@ -5,6 +5,8 @@
 #include <gst/gst.h>
 #include <gst/base/gstpushsrc.h>
 
+#include "gstrobocachefields.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_ROBOCACHE_LIVE_SRC (gst_robocache_live_src_get_type ())
@@ -12,8 +14,8 @@ G_DECLARE_DERIVABLE_TYPE (GstRobocacheLiveSrc, gst_robocache_live_src, GST,
     ROBOCACHE_LIVE_SRC, GstPushSrc);
 
 /* Property ids up to here are the base's: a subclass numbers its own from
- * GST_ROBOCACHE_LIVE_SRC_PROP_LAST + 1 and chains the others up from its
- * set_property and get_property. */
+ * GST_ROBOCACHE_LIVE_SRC_PROP_LAST + 1 and says where it keeps them in
+ * gst_robocache_live_src_class_install_properties(). */
 #define GST_ROBOCACHE_LIVE_SRC_PROP_LAST 3
 
 /* The shared settings a stream runs with, taken when caps are set. */
@@ -61,13 +63,14 @@ struct _GstRobocacheLiveSrcClass
 };
 
 /* Installs a subclass's rate and seed properties (call it from its
- * class_init, after setting set_property and get_property): their blurbs,
- * range and default rate are the element's own; the base class keeps and
- * uses their values. */
+ * class_init, before installing its own): their blurbs, range and default
+ * rate are the element's own; the base class keeps and uses their values.
+ * The base's set_property and get_property then serve the subclass's own
+ * properties too, kept in @fields (static, ending with a 0 id). */
 void gst_robocache_live_src_class_install_properties
-    (GstRobocacheLiveSrcClass * klass, const gchar * rate_blurb,
-    gint max_rate_n, gint default_rate_n, gint default_rate_d,
-    const gchar * seed_blurb);
+    (GstRobocacheLiveSrcClass * klass, const GstRobocacheField * fields,
+    const gchar * rate_blurb, gint max_rate_n, gint default_rate_n,
+    gint default_rate_d, const gchar * seed_blurb);
 
 /* The settings of the stream being made: for the streaming thread. */
 const GstRobocacheLiveSrcConfig *gst_robocache_live_src_get_config

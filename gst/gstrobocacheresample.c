@@ -87,6 +87,7 @@
 
 #include "gstrobocacheresampleprivate.h"
 #include "gstrobocacheelements.h"
+#include "gstrobocachefields.h"
 
 #include <string.h>
 
@@ -127,46 +128,22 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocacheresample, "robocacheresample",
     GST_DEBUG_CATEGORY_INIT (gst_robocache_resample_debug,
         "robocacheresample", 0, "robocache resampling"));
 
-GType
-gst_robocache_resample_method_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheResampleMethod, gst_robocache_resample_method,
     {RC_INTERP_LINEAR, "Straight line between the two neighbours "
           "(quaternions: slerp)", "linear"},
     {RC_INTERP_NEAREST, "The closer sample (the later on a tie)", "nearest"},
     {RC_INTERP_PREVIOUS, "The last sample at or before the grid time",
         "previous"},
     {RC_INTERP_CUBIC, "Cubic Hermite with Catmull-Rom tangents (one sample "
-          "more of latency)", "cubic"},
-    {0, NULL, NULL}
-  };
+          "more of latency)", "cubic"});
 
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheResampleMethod", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-GType
-gst_robocache_resample_time_origin_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+G_DEFINE_ENUM_TYPE (GstRobocacheResampleTimeOrigin,
+    gst_robocache_resample_time_origin,
     {GST_ROBOCACHE_RESAMPLE_ORIGIN_FIRST_SAMPLE, "The first sample's "
           "running time", "first-sample"},
-    {GST_ROBOCACHE_RESAMPLE_ORIGIN_ZERO, "Running time 0", "zero"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheResampleTimeOrigin",
-        values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+    {GST_ROBOCACHE_RESAMPLE_ORIGIN_ZERO, "Running time 0", "zero"});
+/* *INDENT-ON* */
 
 /* ------------------------------------------------------------------ */
 /* Properties                                                          */
@@ -185,85 +162,27 @@ totals_to_structure (const Totals * t)
 }
 
 static void
-gst_robocache_resample_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+get_stats (GObject * object, GValue * value)
 {
-  GstRobocacheResample *self = GST_ROBOCACHE_RESAMPLE (object);
-  Settings *s = &self->settings;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_RATE:
-      s->rate_n = gst_value_get_fraction_numerator (value);
-      s->rate_d = gst_value_get_fraction_denominator (value);
-      break;
-    case PROP_METHOD:
-      s->method = (rc_interp_method) g_value_get_enum (value);
-      break;
-    case PROP_QUATERNIONS:
-      g_free (s->quaternions);
-      s->quaternions = g_value_dup_string (value);
-      break;
-    case PROP_ANGLES:
-      g_free (s->angles);
-      s->angles = g_value_dup_string (value);
-      break;
-    case PROP_MAX_GAP:
-      s->max_gap = g_value_get_uint64 (value);
-      break;
-    case PROP_TIME_ORIGIN:
-      s->time_origin = (GstRobocacheResampleTimeOrigin)
-          g_value_get_enum (value);
-      break;
-    case PROP_SAMPLES_PER_BUFFER:
-      s->samples_per_buffer = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  g_value_take_boxed (value,
+      totals_to_structure (&GST_ROBOCACHE_RESAMPLE (object)->totals));
 }
 
-static void
-gst_robocache_resample_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheResample *self = GST_ROBOCACHE_RESAMPLE (object);
-  Settings *s = &self->settings;
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_RATE:
-      gst_value_set_fraction (value, s->rate_n, s->rate_d);
-      break;
-    case PROP_METHOD:
-      g_value_set_enum (value, s->method);
-      break;
-    case PROP_QUATERNIONS:
-      g_value_set_string (value, s->quaternions);
-      break;
-    case PROP_ANGLES:
-      g_value_set_string (value, s->angles);
-      break;
-    case PROP_MAX_GAP:
-      g_value_set_uint64 (value, s->max_gap);
-      break;
-    case PROP_TIME_ORIGIN:
-      g_value_set_enum (value, s->time_origin);
-      break;
-    case PROP_SAMPLES_PER_BUFFER:
-      g_value_set_uint (value, s->samples_per_buffer);
-      break;
-    case PROP_STATS:
-      g_value_take_boxed (value, totals_to_structure (&self->totals));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-}
+static const GstRobocacheField fields[] = {
+  GST_ROBOCACHE_FIELD_FRACTION (PROP_RATE, GstRobocacheResample,
+      settings.rate_n, settings.rate_d),
+  GST_ROBOCACHE_FIELD (PROP_METHOD, GstRobocacheResample, settings.method),
+  GST_ROBOCACHE_FIELD (PROP_QUATERNIONS, GstRobocacheResample,
+      settings.quaternions),
+  GST_ROBOCACHE_FIELD (PROP_ANGLES, GstRobocacheResample, settings.angles),
+  GST_ROBOCACHE_FIELD (PROP_MAX_GAP, GstRobocacheResample, settings.max_gap),
+  GST_ROBOCACHE_FIELD (PROP_TIME_ORIGIN, GstRobocacheResample,
+      settings.time_origin),
+  GST_ROBOCACHE_FIELD (PROP_SAMPLES_PER_BUFFER, GstRobocacheResample,
+      settings.samples_per_buffer),
+  GST_ROBOCACHE_FIELD_GETTER (PROP_STATS, get_stats),
+  {0}
+};
 
 
 /* ------------------------------------------------------------------ */
@@ -504,8 +423,7 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  gobject_class->set_property = gst_robocache_resample_set_property;
-  gobject_class->get_property = gst_robocache_resample_get_property;
+  gst_robocache_fields_class_init (gobject_class, fields);
   gobject_class->finalize = gst_robocache_resample_finalize;
 
   /**

@@ -121,11 +121,8 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachevoxelize, "robocachevoxelize",
     GST_DEBUG_CATEGORY_INIT (gst_robocache_voxelize_debug,
         "robocachevoxelize", 0, "robocache voxelization"));
 
-GType
-gst_robocache_voxel_mode_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheVoxelMode, gst_robocache_voxel_mode,
     {RC_VOXEL_OCCUPANCY, "uint8 per voxel: 1 where any point fell",
         "occupancy"},
     {RC_VOXEL_COUNT, "uint32 per voxel: the number of points", "count"},
@@ -133,16 +130,8 @@ gst_robocache_voxel_mode_get_type (void)
           "feature fields", "mean"},
     {RC_VOXEL_CENTROIDS, "a point cloud, not a grid: a point per occupied "
           "voxel, the mean of the feature fields (PCL's VoxelGrid filter)",
-        "centroids"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstRobocacheVoxelMode", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+        "centroids"});
+/* *INDENT-ON* */
 
 /* ------------------------------------------------------------------ */
 /* Properties                                                          */

@@ -1,0 +1,162 @@
+/* Properties kept in fields of the instance, see gstrobocachefields.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocachefields.h"
+
+/* Enum fields are written through a gint. */
+typedef enum
+{
+  FIELDS_SOME_ENUM_VALUE
+} FieldsSomeEnum;
+G_STATIC_ASSERT (sizeof (FieldsSomeEnum) == sizeof (gint));
+
+static GQuark gst_robocache_fields_quark (void);
+G_DEFINE_QUARK (robocache-fields, gst_robocache_fields);
+
+/**
+ * gst_robocache_fields_register:
+ * @klass: the class being initialised
+ * @fields: (array zero-terminated=1): static, ending with a 0 @prop_id
+ *
+ * Makes @fields where the properties that @klass installs are kept, for
+ * gst_robocache_fields_set_property() and _get_property().
+ */
+void
+gst_robocache_fields_register (GObjectClass * klass,
+    const GstRobocacheField * fields)
+{
+  g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), gst_robocache_fields_quark (),
+      (gpointer) fields);
+}
+
+/**
+ * gst_robocache_fields_class_init:
+ *
+ * Registers @fields and makes them the whole of @klass's set_property and
+ * get_property.
+ */
+void
+gst_robocache_fields_class_init (GObjectClass * klass,
+    const GstRobocacheField * fields)
+{
+  klass->set_property = gst_robocache_fields_set_property;
+  klass->get_property = gst_robocache_fields_get_property;
+  gst_robocache_fields_register (klass, fields);
+}
+
+/* The field of the property @pspec (installed by a class that registered
+ * its fields), or NULL after a warning. */
+static const GstRobocacheField *
+find_field (GObject * object, guint prop_id, GParamSpec * pspec)
+{
+  const GstRobocacheField *f = g_type_get_qdata (pspec->owner_type,
+      gst_robocache_fields_quark ());
+
+  for (; f && f->prop_id; f++) {
+    if (f->prop_id == prop_id)
+      return f;
+  }
+  G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  return NULL;
+}
+
+#define FIELD(object, offset, Type) \
+    ((Type *) G_STRUCT_MEMBER_P (object, offset))
+
+/**
+ * gst_robocache_fields_set_property:
+ *
+ * A set_property that copies @value into its registered field under the
+ * object lock (warning about an id without one).
+ */
+void
+gst_robocache_fields_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  const GstRobocacheField *f = find_field (object, prop_id, pspec);
+  gsize at = f ? f->offset : 0;
+
+  if (!f)
+    return;
+
+  GST_OBJECT_LOCK (object);
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
+    case G_TYPE_BOOLEAN:
+      *FIELD (object, at, gboolean) = g_value_get_boolean (value);
+      break;
+    case G_TYPE_UINT:
+      *FIELD (object, at, guint) = g_value_get_uint (value);
+      break;
+    case G_TYPE_UINT64:
+      *FIELD (object, at, guint64) = g_value_get_uint64 (value);
+      break;
+    case G_TYPE_DOUBLE:
+      *FIELD (object, at, gdouble) = g_value_get_double (value);
+      break;
+    case G_TYPE_ENUM:
+      *FIELD (object, at, gint) = g_value_get_enum (value);
+      break;
+    case G_TYPE_STRING:
+      g_free (*FIELD (object, at, gchar *));
+      *FIELD (object, at, gchar *) = g_value_dup_string (value);
+      break;
+    default:
+      g_assert (GST_VALUE_HOLDS_FRACTION (value));
+      *FIELD (object, at, gint) = gst_value_get_fraction_numerator (value);
+      *FIELD (object, f->den_offset, gint) =
+          gst_value_get_fraction_denominator (value);
+      break;
+  }
+  GST_OBJECT_UNLOCK (object);
+}
+
+/**
+ * gst_robocache_fields_get_property:
+ *
+ * A get_property that reads @value from its registered field, or its
+ * getter, under the object lock (warning about an id without one).
+ */
+void
+gst_robocache_fields_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  const GstRobocacheField *f = find_field (object, prop_id, pspec);
+  gsize at = f ? f->offset : 0;
+
+  if (!f)
+    return;
+
+  GST_OBJECT_LOCK (object);
+  if (f->get) {
+    f->get (object, value);
+  } else {
+    switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
+      case G_TYPE_BOOLEAN:
+        g_value_set_boolean (value, *FIELD (object, at, gboolean));
+        break;
+      case G_TYPE_UINT:
+        g_value_set_uint (value, *FIELD (object, at, guint));
+        break;
+      case G_TYPE_UINT64:
+        g_value_set_uint64 (value, *FIELD (object, at, guint64));
+        break;
+      case G_TYPE_DOUBLE:
+        g_value_set_double (value, *FIELD (object, at, gdouble));
+        break;
+      case G_TYPE_ENUM:
+        g_value_set_enum (value, *FIELD (object, at, gint));
+        break;
+      case G_TYPE_STRING:
+        g_value_set_string (value, *FIELD (object, at, gchar *));
+        break;
+      default:
+        g_assert (GST_VALUE_HOLDS_FRACTION (value));
+        gst_value_set_fraction (value, *FIELD (object, at, gint),
+            *FIELD (object, f->den_offset, gint));
+        break;
+    }
+  }
+  GST_OBJECT_UNLOCK (object);
+}
