@@ -278,7 +278,7 @@ set_size_rule (GstRobocacheFusePad * pad, StreamKind kind, GstCaps * caps,
       pad->size_unit = GST_VIDEO_INFO_SIZE (&video);
       pad->size_rule = g_strdup_printf ("at least one frame of %"
           G_GSIZE_FORMAT " bytes (more with padded rows, as CUDA memory "
-          "has), or with a video meta, room for the planes it describes",
+          "has), or less with a video meta whose planes fit",
           pad->size_unit);
       break;
     default:
@@ -356,11 +356,14 @@ size_is_accepted (GstRobocacheFusePad * pad, GstBuffer * buf)
   /* The aggregator's stand-in for a GAP event: no data, and no sample. */
   if (size == 0 && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
     return TRUE;
-  /* Frames may be padded (row pitch, e.g. GStreamer's CUDA memory without
-   * a video meta): never smaller than the caps' frame. */
+  /* Frames may be padded (a row pitch, as GStreamer's CUDA memory has):
+   * at least the caps' frame, or smaller only with a video meta whose
+   * planes fit. */
   if (pad->kind == KIND_VIDEO) {
+    if (size >= pad->size_unit)
+      return TRUE;
     meta = gst_buffer_get_video_meta (buf);
-    return meta ? video_meta_fits (meta, size) : size >= pad->size_unit;
+    return meta && video_meta_fits (meta, size);
   }
   if (!pad->size_whole)
     return size == pad->size_unit;
