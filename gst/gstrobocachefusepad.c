@@ -485,9 +485,7 @@ gst_robocache_fuse_pad_get_stats (GstRobocacheFusePad * pad)
 {
   FusePadStats stats;
 
-  GST_OBJECT_LOCK (pad);
-  stats = pad->stats;
-  GST_OBJECT_UNLOCK (pad);
+  gst_robocache_fields_read_locked (pad, &pad->stats, &stats, sizeof (stats));
   return stats;
 }
 
