@@ -28,6 +28,18 @@ gst_robocache_caps_with_cuda (const gchar * system_caps,
   return caps;
 }
 
+GstCaps *
+gst_robocache_caps_filter (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *filtered;
+
+  if (!filter)
+    return caps;
+  filtered = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return filtered;
+}
+
 gboolean
 gst_robocache_caps_is_cuda (const GstCaps * caps)
 {
