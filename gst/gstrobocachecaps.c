@@ -28,6 +28,18 @@ gst_robocache_caps_with_cuda (const gchar * system_caps,
   return caps;
 }
 
+GstCaps *
+gst_robocache_caps_filter (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *filtered;
+
+  if (!filter)
+    return caps;
+  filtered = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return filtered;
+}
+
 gboolean
 gst_robocache_caps_is_cuda (const GstCaps * caps)
 {
@@ -114,6 +126,24 @@ find_field (const ParsedField * fields, gint n, const gchar * name)
 
 #define MAX_POINT_FIELDS 64
 
+/* Reads the string field @field of @s; FALSE, with @error set from @format,
+ * when it is missing or not a string. */
+static gboolean
+get_string (const GstStructure * s, const gchar * field, const gchar ** value,
+    GError ** error, const gchar * format, ...)
+{
+  va_list args;
+
+  *value = gst_structure_get_string (s, field);
+  if (*value)
+    return TRUE;
+  va_start (args, format);
+  g_propagate_error (error, g_error_new_valist (GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT, format, args));
+  va_end (args);
+  return FALSE;
+}
+
 /* The point-step and the fields string of fixed points caps. */
 static gboolean
 get_points_step_and_fields (const GstCaps * caps, gint * point_step,
@@ -137,13 +167,8 @@ get_points_step_and_fields (const GstCaps * caps, gint * point_step,
     g_free (str);
     return FALSE;
   }
-  *text = gst_structure_get_string (s, "fields");
-  if (!*text) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "points caps have no fields string: %s", FIELDS_ACCEPTED);
-    return FALSE;
-  }
-  return TRUE;
+  return get_string (s, "fields", text, error,
+      "points caps have no fields string: %s", FIELDS_ACCEPTED);
 }
 
 /* The x, y and z fields into @layout, checked as the voxelizer reads
@@ -625,13 +650,8 @@ get_optional_string (const GstStructure * s, const gchar * field,
   *value = NULL;
   if (!gst_structure_has_field (s, field))
     return TRUE;
-  *value = gst_structure_get_string (s, field);
-  if (!*value) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "vectors caps field %s is not a string", field);
-    return FALSE;
-  }
-  return TRUE;
+  return get_string (s, field, value, error,
+      "vectors caps field %s is not a string", field);
 }
 
 /* The media type, channels and format of vectors caps @str. */

@@ -64,6 +64,10 @@ G_BEGIN_DECLS
 GstCaps *gst_robocache_caps_with_cuda (const gchar * system_caps,
     const gchar * cuda_caps);
 
+/* Takes @caps and returns them narrowed to @filter (in @filter's order of
+ * preference), or as they are without a filter: the end of a caps query. */
+GstCaps *gst_robocache_caps_filter (GstCaps * caps, GstCaps * filter);
+
 /* TRUE if @caps' first structure carries the CUDA memory feature. */
 gboolean gst_robocache_caps_is_cuda (const GstCaps * caps);
 

@@ -187,50 +187,68 @@ allocator_free (GstAllocator * allocator, GstMemory * memory)
   g_free (mem);
 }
 
+/* Makes the device side of @mem (@device) or its host copy current,
+ * copying from the other side when that holds newer data, and returns it;
+ * NULL when the copy fails.  Mapping it for writing leaves the other side
+ * stale. */
+static gpointer
+map_side (GstRobocacheCudaMemory * mem, gboolean device, GstMapFlags flags)
+{
+  GstMemory *memory = &mem->mem;
+  GstRobocacheCudaAllocator *self =
+      GST_ROBOCACHE_CUDA_ALLOCATOR (memory->allocator);
+  gpointer mapped = device ? mem->device_ptr : mem->host_ptr;
+  gpointer other = device ? mem->host_ptr : mem->device_ptr;
+  guint mapped_stale = device ? MEMORY_DEVICE_STALE : MEMORY_HOST_STALE;
+  guint other_stale = device ? MEMORY_HOST_STALE : MEMORY_DEVICE_STALE;
+
+  if ((mem->state & mapped_stale) &&
+      !copy_sync (self, mapped, other, memory->maxsize,
+          device ? RC_COPY_HOST_TO_DEVICE : RC_COPY_DEVICE_TO_HOST))
+    return NULL;
+  mem->state &= ~mapped_stale;
+  if (flags & GST_MAP_WRITE)
+    mem->state |= other_stale;
+  return mapped;
+}
+
+/* Allocates @mem's host copy, page-locked, on its first host map. */
+static gboolean
+ensure_host_copy (GstRobocacheCudaMemory * mem)
+{
+  GstMemory *memory = &mem->mem;
+  GstRobocacheCudaAllocator *self =
+      GST_ROBOCACHE_CUDA_ALLOCATOR (memory->allocator);
+  gpointer host = NULL;
+
+  if (mem->host_ptr)
+    return TRUE;
+  if (!gst_cuda_context_push (self->context))
+    return FALSE;
+  if (rc_host_alloc (&host, memory->maxsize) != RC_OK)
+    host = NULL;
+  gst_cuda_context_pop (NULL);
+  if (!host) {
+    GST_ERROR_OBJECT (self, "cannot allocate a host copy of %"
+        G_GSIZE_FORMAT " bytes", memory->maxsize);
+    return FALSE;
+  }
+  mem->host_ptr = host;
+  mem->state |= MEMORY_HOST_STALE;
+  return TRUE;
+}
+
 static gpointer
 memory_map (GstMemory * memory, GstMapInfo * info, gsize maxsize)
 {
   GstRobocacheCudaMemory *mem = (GstRobocacheCudaMemory *) memory;
-  GstRobocacheCudaAllocator *self =
-      GST_ROBOCACHE_CUDA_ALLOCATOR (memory->allocator);
   gpointer ret = NULL;
 
   g_mutex_lock (&mem->lock);
-  if (info->flags & GST_MAP_CUDA) {
-    if ((mem->state & MEMORY_DEVICE_STALE) &&
-        !copy_sync (self, mem->device_ptr, mem->host_ptr, memory->maxsize,
-            RC_COPY_HOST_TO_DEVICE))
-      goto out;
-    mem->state &= ~MEMORY_DEVICE_STALE;
-    if (info->flags & GST_MAP_WRITE)
-      mem->state |= MEMORY_HOST_STALE;
-    ret = mem->device_ptr;
-  } else {
-    if (!mem->host_ptr) {
-      gpointer host = NULL;
-      if (!gst_cuda_context_push (self->context))
-        goto out;
-      if (rc_host_alloc (&host, memory->maxsize) != RC_OK)
-        host = NULL;
-      gst_cuda_context_pop (NULL);
-      if (!host) {
-        GST_ERROR_OBJECT (self, "cannot allocate a host copy of %"
-            G_GSIZE_FORMAT " bytes", memory->maxsize);
-        goto out;
-      }
-      mem->host_ptr = host;
-      mem->state |= MEMORY_HOST_STALE;
-    }
-    if ((mem->state & MEMORY_HOST_STALE) &&
-        !copy_sync (self, mem->host_ptr, mem->device_ptr, memory->maxsize,
-            RC_COPY_DEVICE_TO_HOST))
-      goto out;
-    mem->state &= ~MEMORY_HOST_STALE;
-    if (info->flags & GST_MAP_WRITE)
-      mem->state |= MEMORY_DEVICE_STALE;
-    ret = mem->host_ptr;
-  }
-out:
+  if (info->flags & GST_MAP_CUDA)
+    ret = map_side (mem, TRUE, info->flags);
+  else if (ensure_host_copy (mem))
+    ret = map_side (mem, FALSE, info->flags);
   g_mutex_unlock (&mem->lock);
   return ret;
 }

@@ -5,6 +5,8 @@
 
 #include "gstrobocachefields.h"
 
+#include <string.h>
+
 /* Enum fields are written through a gint. */
 typedef enum
 {
@@ -158,5 +160,14 @@ gst_robocache_fields_get_property (GObject * object, guint prop_id,
         break;
     }
   }
+  GST_OBJECT_UNLOCK (object);
+}
+
+void
+gst_robocache_fields_read_locked (gpointer object, gconstpointer field,
+    gpointer dest, gsize size)
+{
+  GST_OBJECT_LOCK (object);
+  memcpy (dest, field, size);
   GST_OBJECT_UNLOCK (object);
 }

@@ -47,5 +47,10 @@ void gst_robocache_fields_set_property (GObject * object, guint prop_id,
 void gst_robocache_fields_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 
+/* Copies @size bytes of @field, which @object's lock guards, into @dest
+ * under that lock: a snapshot that no other thread tears. */
+void gst_robocache_fields_read_locked (gpointer object, gconstpointer field,
+    gpointer dest, gsize size);
+
 G_END_DECLS
 #endif /* __GST_ROBOCACHE_FIELDS_H__ */

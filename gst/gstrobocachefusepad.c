@@ -69,9 +69,10 @@ get_stats (GObject * object, GValue * value)
 static const GstRobocacheField fields[] = {
   {PROP_PAD_STREAM_NAME, G_STRUCT_OFFSET (GstRobocacheFusePad, stream_name),
       0, get_stream_name},
-  GST_ROBOCACHE_FIELD (PROP_PAD_POLICY, GstRobocacheFusePad, policy),
-  GST_ROBOCACHE_FIELD (PROP_PAD_MAX_AGE, GstRobocacheFusePad, max_age),
-  GST_ROBOCACHE_FIELD (PROP_PAD_MASTER, GstRobocacheFusePad, master),
+  GST_ROBOCACHE_FIELD (PROP_PAD_POLICY, GstRobocacheFusePad, settings.policy),
+  GST_ROBOCACHE_FIELD (PROP_PAD_MAX_AGE, GstRobocacheFusePad,
+      settings.max_age),
+  GST_ROBOCACHE_FIELD (PROP_PAD_MASTER, GstRobocacheFusePad, settings.master),
   GST_ROBOCACHE_FIELD_GETTER (PROP_PAD_STATS, get_stats),
   {0}
 };
@@ -164,9 +165,9 @@ gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
 static void
 gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
 {
-  pad->policy = DEFAULT_PAD_POLICY;
-  pad->max_age = DEFAULT_PAD_MAX_AGE;
-  pad->master = DEFAULT_PAD_MASTER;
+  pad->settings.policy = DEFAULT_PAD_POLICY;
+  pad->settings.max_age = DEFAULT_PAD_MAX_AGE;
+  pad->settings.master = DEFAULT_PAD_MASTER;
   pad->prev_rt = GST_CLOCK_TIME_NONE;
   pad->last_rt = GST_CLOCK_TIME_NONE;
 }
@@ -187,11 +188,8 @@ gst_robocache_fuse_pad_get_settings (GstRobocacheFusePad * pad)
 {
   FusePadSettings settings;
 
-  GST_OBJECT_LOCK (pad);
-  settings.policy = pad->policy;
-  settings.max_age = pad->max_age;
-  settings.master = pad->master;
-  GST_OBJECT_UNLOCK (pad);
+  gst_robocache_fields_read_locked (pad, &pad->settings, &settings,
+      sizeof (settings));
   return settings;
 }
 
@@ -488,9 +486,7 @@ gst_robocache_fuse_pad_get_stats (GstRobocacheFusePad * pad)
 {
   FusePadStats stats;
 
-  GST_OBJECT_LOCK (pad);
-  stats = pad->stats;
-  GST_OBJECT_UNLOCK (pad);
+  gst_robocache_fields_read_locked (pad, &pad->stats, &stats, sizeof (stats));
   return stats;
 }
 

@@ -41,15 +41,22 @@ typedef struct
   guint64 dropped_duplicate;
 } FusePadStats;
 
+/* The settings the streaming thread reads, taken at once: the application
+ * may change them while playing. */
+typedef struct
+{
+  FusePolicy policy;
+  GstClockTime max_age;
+  gboolean master;
+} FusePadSettings;
+
 struct _GstRobocacheFusePad
 {
   GstAggregatorPad parent;
 
   /* Settings, under the pad's object lock. */
   gchar *stream_name;
-  FusePolicy policy;
-  GstClockTime max_age;
-  gboolean master;
+  FusePadSettings settings;
 
   /* Streaming state, in the aggregator's thread. */
   GstCaps *caps;
@@ -73,15 +80,6 @@ struct _GstRobocacheFusePad
   /* Under the object lock. */
   FusePadStats stats;
 };
-
-/* The settings the streaming thread reads, taken at once: the application
- * may change them while playing. */
-typedef struct
-{
-  FusePolicy policy;
-  GstClockTime max_age;
-  gboolean master;
-} FusePadSettings;
 
 /* Forgets the pad's data: on flush and stop. */
 static inline void

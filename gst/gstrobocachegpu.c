@@ -5,6 +5,7 @@
 
 #include "gstrobocachegpu.h"
 #include "gstrobocachecaps.h"
+#include "gstrobocachefields.h"
 
 #include <string.h>
 
@@ -221,21 +222,9 @@ gst_robocache_gpu_started (GstRobocacheGpu * gpu, GstElement * element)
 {
   gboolean started;
 
-  GST_OBJECT_LOCK (element);
-  started = gpu->started;
-  GST_OBJECT_UNLOCK (element);
+  gst_robocache_fields_read_locked (element, &gpu->started, &started,
+      sizeof (started));
   return started;
-}
-
-gboolean
-gst_robocache_gpu_in_use (GstRobocacheGpu * gpu, GstElement * element)
-{
-  gboolean use_gpu;
-
-  GST_OBJECT_LOCK (element);
-  use_gpu = gpu->use_gpu;
-  GST_OBJECT_UNLOCK (element);
-  return use_gpu;
 }
 
 gboolean

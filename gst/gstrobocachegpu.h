@@ -106,9 +106,6 @@ void gst_robocache_gpu_stop (GstRobocacheGpu * gpu, GstElement * element);
 gboolean gst_robocache_gpu_started (GstRobocacheGpu * gpu,
     GstElement * element);
 
-/* Whether @element computes on the GPU (FALSE before start). */
-gboolean gst_robocache_gpu_in_use (GstRobocacheGpu * gpu, GstElement * element);
-
 /* Whether the element may offer CUDA memory in its caps: once started,
  * when it computes on the GPU; before, whenever its backend allows and a
  * GPU is usable. */

@@ -13,6 +13,7 @@
 #endif
 
 #include "gstrobocachelivesrc.h"
+#include "gstrobocachecaps.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_robocache_live_src_debug);
 #define GST_CAT_DEFAULT gst_robocache_live_src_debug
@@ -265,13 +266,7 @@ gst_robocache_live_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
   GstRobocacheLiveSrc *self = GST_ROBOCACHE_LIVE_SRC (bsrc);
   GstCaps *caps = GST_ROBOCACHE_LIVE_SRC_GET_CLASS (self)->get_caps (self);
 
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (caps);
-    caps = tmp;
-  }
-  return caps;
+  return gst_robocache_caps_filter (caps, filter);
 }
 
 static gboolean

@@ -49,13 +49,7 @@ resample_transform_caps (GstBaseTransform * trans,
     gst_caps_unref (tmp);
     gst_caps_unref (templ);
   }
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  return ret;
+  return gst_robocache_caps_filter (ret, filter);
 }
 
 /* Resolves the channel groups: the caps' own, else the properties'. */

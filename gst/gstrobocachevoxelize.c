@@ -31,6 +31,7 @@
 #include "gstrobocachevoxelize.h"
 #include "gstrobocacheelements.h"
 #include "gstrobocachecaps.h"
+#include "gstrobocachefields.h"
 #include "gstrobocachegrid.h"
 
 #include <math.h>
@@ -152,40 +153,42 @@ totals_to_structure (const Totals * t)
 }
 
 static void
+get_stats (GObject * object, GValue * value)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
+
+  g_value_take_boxed (value, totals_to_structure (&self->totals));
+}
+
+/* The properties kept in settings; the grid's are read and checked by
+ * gstrobocachegrid. */
+static const GstRobocacheField fields[] = {
+  GST_ROBOCACHE_FIELD (PROP_MODE, GstRobocacheVoxelize, settings.mode),
+  GST_ROBOCACHE_FIELD (PROP_FEATURES, GstRobocacheVoxelize,
+      settings.features),
+  GST_ROBOCACHE_FIELD (PROP_POST_MESSAGES, GstRobocacheVoxelize,
+      settings.post_messages),
+  GST_ROBOCACHE_FIELD_GETTER (PROP_STATS, get_stats),
+  {0}
+};
+
+static void
 gst_robocache_voxelize_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
-  Settings *s = &self->settings;
-  gboolean reconfigure = TRUE;
+  gboolean grid;
 
   GST_OBJECT_LOCK (self);
-  if (gst_robocache_grid_set_property (&s->grid, PROP_VOXEL_SIZE, prop_id,
-          value))
-    prop_id = PROP_0;
-  switch (prop_id) {
-    case PROP_0:
-      break;
-    case PROP_MODE:
-      s->mode = (rc_voxel_mode) g_value_get_enum (value);
-      break;
-    case PROP_FEATURES:
-      g_free (s->features);
-      s->features = g_value_dup_string (value);
-      break;
-    case PROP_POST_MESSAGES:
-      s->post_messages = g_value_get_boolean (value);
-      reconfigure = FALSE;
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      reconfigure = FALSE;
-      break;
-  }
+  grid = gst_robocache_grid_set_property (&self->settings.grid,
+      PROP_VOXEL_SIZE, prop_id, value);
   GST_OBJECT_UNLOCK (self);
+  if (!grid)
+    gst_robocache_fields_set_property (object, prop_id, value, pspec);
 
-  /* A new grid means new output caps, even while playing. */
-  if (reconfigure)
+  /* A new grid, mode or features (the ids up to PROP_FEATURES) means new
+   * output caps, even while playing. */
+  if (prop_id <= PROP_FEATURES)
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
@@ -194,32 +197,14 @@ gst_robocache_voxelize_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
-  Settings *s = &self->settings;
+  gboolean grid;
 
   GST_OBJECT_LOCK (self);
-  if (gst_robocache_grid_get_property (&s->grid, PROP_VOXEL_SIZE, prop_id,
-          value))
-    prop_id = PROP_0;
-  switch (prop_id) {
-    case PROP_0:
-      break;
-    case PROP_MODE:
-      g_value_set_enum (value, s->mode);
-      break;
-    case PROP_FEATURES:
-      g_value_set_string (value, s->features);
-      break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, s->post_messages);
-      break;
-    case PROP_STATS:
-      g_value_take_boxed (value, totals_to_structure (&self->totals));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  grid = gst_robocache_grid_get_property (&self->settings.grid,
+      PROP_VOXEL_SIZE, prop_id, value);
   GST_OBJECT_UNLOCK (self);
+  if (!grid)
+    gst_robocache_fields_get_property (object, prop_id, value, pspec);
 }
 
 /* ------------------------------------------------------------------ */
@@ -320,12 +305,7 @@ gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
         GST_ROBOCACHE_POINTS_CUDA_CAPS);
   }
 
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
+  ret = gst_robocache_caps_filter (ret, filter);
   GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
   return ret;
@@ -851,6 +831,7 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
 
   gobject_class->set_property = gst_robocache_voxelize_set_property;
   gobject_class->get_property = gst_robocache_voxelize_get_property;
+  gst_robocache_fields_register (gobject_class, fields);
   gobject_class->finalize = gst_robocache_voxelize_finalize;
 
   /**

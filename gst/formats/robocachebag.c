@@ -144,29 +144,26 @@ sized_field (const Record * r, const gchar * name, guint32 size,
   return TRUE;
 }
 
+/* Reads the little-endian unsigned field @name into *@v, @size bytes:
+ * 4 into a guint32, 8 into a guint64. */
 static gboolean
-field_u32 (const Record * r, const gchar * name, guint32 * v,
-    const gchar * what, GError ** error)
+read_uint_field (const Record * r, const gchar * name, guint32 size,
+    gpointer v, const gchar * what, GError ** error)
 {
   const guint8 *p;
 
-  if (!sized_field (r, name, 4, &p, what, error))
+  if (!sized_field (r, name, size, &p, what, error))
     return FALSE;
-  *v = rc_get_u32 (p);
+  if (size == sizeof (guint64))
+    *(guint64 *) v = rc_get_u64 (p);
+  else
+    *(guint32 *) v = rc_get_u32 (p);
   return TRUE;
 }
 
-static gboolean
-field_u64 (const Record * r, const gchar * name, guint64 * v,
-    const gchar * what, GError ** error)
-{
-  const guint8 *p;
-
-  if (!sized_field (r, name, 8, &p, what, error))
-    return FALSE;
-  *v = rc_get_u64 (p);
-  return TRUE;
-}
+/* The field as wide as *@v (a guint32 or a guint64). */
+#define field_uint(r, name, v, what, error) \
+    read_uint_field (r, name, sizeof (*(v)), v, what, error)
 
 /* Reads the record at @pos of @buf (@len bytes) and its op. */
 static gboolean
@@ -209,7 +206,7 @@ add_connection (RcBag * bag, const Record * r, GError ** error)
   RcBagConnection c = { 0, };
   guint idx;
 
-  if (!field_u32 (r, "conn", &c.id, "connection record", error))
+  if (!field_uint (r, "conn", &c.id, "connection record", error))
     return FALSE;
   /* rosbag repeats each connection record in the chunks and at the
    * index: the index copy is the one read, once per id. */
@@ -241,7 +238,7 @@ parse_chunk (RcBag * bag, const Record * r, guint64 chunk_pos, Chunk * chunk,
   const guint8 *p;
   guint32 n;
 
-  if (!field_u32 (r, "size", &chunk->size, "chunk", error))
+  if (!field_uint (r, "size", &chunk->size, "chunk", error))
     return FALSE;
   if (!find_field (r->header, r->header_len, "compression", &p, &n))
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk at byte %"
@@ -287,9 +284,9 @@ add_index_data (RcBag * bag, const Record * r, guint32 chunk_index,
   guint32 ver, conn, count;
   gpointer idx;
 
-  if (!field_u32 (r, "ver", &ver, "index data", error) ||
-      !field_u32 (r, "conn", &conn, "index data", error) ||
-      !field_u32 (r, "count", &count, "index data", error))
+  if (!field_uint (r, "ver", &ver, "index data", error) ||
+      !field_uint (r, "conn", &conn, "index data", error) ||
+      !field_uint (r, "count", &count, "index data", error))
     return FALSE;
   if (ver != 1)
     return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED,
@@ -444,9 +441,9 @@ read_bag_header (const RcBag * bag, guint64 * index_pos, guint32 * conn_count,
   if (op != OP_BAG_HEADER)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the first record "
         "is op 0x%02x, not the bag header (0x03)", op);
-  if (!field_u64 (&r, "index_pos", index_pos, "bag header", error) ||
-      !field_u32 (&r, "conn_count", conn_count, "bag header", error) ||
-      !field_u32 (&r, "chunk_count", chunk_count, "bag header", error))
+  if (!field_uint (&r, "index_pos", index_pos, "bag header", error) ||
+      !field_uint (&r, "conn_count", conn_count, "bag header", error) ||
+      !field_uint (&r, "chunk_count", chunk_count, "bag header", error))
     return FALSE;
   if (*index_pos == 0)
     return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "the bag has "
@@ -475,8 +472,8 @@ add_chunk_info (const Record * r, GArray * chunk_pos, GError ** error)
   guint32 ver;
   guint64 pos;
 
-  if (!field_u32 (r, "ver", &ver, "chunk info", error) ||
-      !field_u64 (r, "chunk_pos", &pos, "chunk info", error))
+  if (!field_uint (r, "ver", &ver, "chunk info", error) ||
+      !field_uint (r, "chunk_pos", &pos, "chunk info", error))
     return FALSE;
   if (ver != 1)
     return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "chunk info "
@@ -753,7 +750,7 @@ rc_bag_read (RcBag * bag, const RcBagEntry * entry, const guint8 ** data,
   if (op != OP_MSG_DATA)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
         "the index points at a record of op 0x%02x, not a message (0x02)", op);
-  if (!field_u32 (&r, "conn", &conn, "message", error))
+  if (!field_uint (&r, "conn", &conn, "message", error))
     return FALSE;
   c = rc_bag_get_connection (bag, entry->connection);
   if (conn != c->id)

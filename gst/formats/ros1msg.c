@@ -106,16 +106,19 @@ read_header (FieldReader * r, RcRosHeader * h)
 }
 
 /* Reads the message @data (named @what in errors) into the zeroed @msg of
- * @msg_size bytes with @read; on failure, the caller clears @msg. */
+ * @msg_size bytes with @read; on failure, frees what it read with @clear. */
 static gboolean
 parse_message (const guint8 * data, gsize size, const gchar * what,
     gpointer msg, gsize msg_size, gboolean (*read) (FieldReader *, gpointer),
-    GError ** error)
+    GDestroyNotify clear, GError ** error)
 {
   FieldReader r = { data, size, what, error };
 
   memset (msg, 0, msg_size);
-  return read (&r, msg);
+  if (read (&r, msg))
+    return TRUE;
+  clear (msg);
+  return FALSE;
 }
 
 gboolean
@@ -177,11 +180,8 @@ gboolean
 rc_ros1_parse_point_cloud2 (const guint8 * data, gsize size,
     RcPointCloud2 * msg, GError ** error)
 {
-  if (parse_message (data, size, "PointCloud2", msg, sizeof (*msg),
-          read_point_cloud2, error))
-    return TRUE;
-  rc_ros1_point_cloud2_clear (msg);
-  return FALSE;
+  return parse_message (data, size, "PointCloud2", msg, sizeof (*msg),
+      read_point_cloud2, (GDestroyNotify) rc_ros1_point_cloud2_clear, error);
 }
 
 void
@@ -221,11 +221,8 @@ gboolean
 rc_ros1_parse_joint_state (const guint8 * data, gsize size, RcJointState * msg,
     GError ** error)
 {
-  if (parse_message (data, size, "JointState", msg, sizeof (*msg),
-          read_joint_state, error))
-    return TRUE;
-  rc_ros1_joint_state_clear (msg);
-  return FALSE;
+  return parse_message (data, size, "JointState", msg, sizeof (*msg),
+      read_joint_state, (GDestroyNotify) rc_ros1_joint_state_clear, error);
 }
 
 void
@@ -263,11 +260,8 @@ gboolean
 rc_ros1_parse_image (const guint8 * data, gsize size, RcImage * msg,
     GError ** error)
 {
-  if (parse_message (data, size, "Image", msg, sizeof (*msg), read_image,
-          error))
-    return TRUE;
-  rc_ros1_image_clear (msg);
-  return FALSE;
+  return parse_message (data, size, "Image", msg, sizeof (*msg), read_image,
+      (GDestroyNotify) rc_ros1_image_clear, error);
 }
 
 void
