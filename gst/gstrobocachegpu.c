@@ -99,16 +99,19 @@ gst_robocache_gpu_ensure_pinned (GstRobocacheGpu * gpu, GstElement * element,
   return ensure_memory (gpu, element, scratch, size, what, TRUE);
 }
 
-/* Frees every scratch the element grew; the context must be current. */
+/* Frees every scratch the element grew (only forgets it when @release is
+ * FALSE: the context is gone, and with it the memory); the context must be
+ * current to free.  Either way each scratch is left empty, so that a later
+ * start allocates afresh. */
 static void
-free_scratch (GstRobocacheGpu * gpu)
+free_scratch (GstRobocacheGpu * gpu, gboolean release)
 {
   for (guint i = 0; i < gpu->scratch->len; i++) {
     ScratchEntry *e = &g_array_index (gpu->scratch, ScratchEntry, i);
 
-    if (e->pinned)
+    if (release && e->pinned)
       rc_host_free (e->scratch->ptr);
-    else
+    else if (release)
       rc_device_free (e->scratch->ptr);
     e->scratch->ptr = NULL;
     e->scratch->size = 0;
@@ -202,12 +205,12 @@ gst_robocache_gpu_stop (GstRobocacheGpu * gpu, GstElement * element)
 {
   if (gpu->scratch->len > 0) {
     if (gst_robocache_gpu_push (gpu)) {
-      free_scratch (gpu);
+      free_scratch (gpu, TRUE);
       gst_robocache_gpu_pop (gpu);
     } else {
       GST_CAT_ERROR_OBJECT (gst_robocache_gpu_debug, element,
           "cannot free GPU scratch: the CUDA context cannot be made current");
-      g_array_set_size (gpu->scratch, 0);
+      free_scratch (gpu, FALSE);
     }
   }
   gst_robocache_gpu_close (gpu);

@@ -75,7 +75,6 @@ void gst_robocache_gpu_finalize (GstRobocacheGpu * gpu);
  * READY. */
 #define GST_ROBOCACHE_DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
 #define GST_ROBOCACHE_DEFAULT_DEVICE_ID -1
-#define GST_ROBOCACHE_GPU_N_PROPERTIES 2
 void gst_robocache_gpu_install_properties (GObjectClass * klass,
     guint first_id);
 
@@ -112,8 +111,8 @@ gboolean gst_robocache_gpu_started (GstRobocacheGpu * gpu,
 gboolean gst_robocache_gpu_may_offer_cuda (GstRobocacheGpu * gpu,
     GstElement * element);
 
-/* The opening and closing that start and stop do, for a caller that keeps
- * its own settings. */
+/* The opening and closing that start and stop do, by the build's GPU layer
+ * (gstrobocachecuda.c, or gstrobocachenocuda.c without CUDA). */
 gboolean gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheBackend backend, gint device_id, gboolean * use_gpu);
 void gst_robocache_gpu_close (GstRobocacheGpu * gpu);
