@@ -710,7 +710,7 @@ first_stamp (State * st, guint64 * stamp, GError ** error)
   if (!rc_ros1_parse_header (msg.data, msg.size, &header, error))
     return FALSE;
   *stamp = header.stamp;
-  rc_ros1_header_clear (&header);
+  rc_ros_header_clear (&header);
   return TRUE;
 }
 

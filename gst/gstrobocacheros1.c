@@ -218,7 +218,7 @@ points_buffer (const guint8 * data, gsize size, guint64 * stamp,
     buf = points_copy (&msg);
   }
   g_free (problem);
-  rc_ros1_point_cloud2_clear (&msg);
+  rc_ros_point_cloud2_clear (&msg);
   return buf;
 }
 
@@ -285,7 +285,7 @@ joints_buffer (const guint8 * data, gsize size, guint64 * stamp,
     memcpy (out, msg.effort, msg.n_names * sizeof (gdouble));
   gst_buffer_unmap (buf, &map);
 out:
-  rc_ros1_joint_state_clear (&msg);
+  rc_ros_joint_state_clear (&msg);
   return buf;
 }
 
@@ -359,7 +359,7 @@ image_buffer (const guint8 * data, gsize size, guint64 * stamp,
   }
   gst_buffer_unmap (buf, &map);
 out:
-  rc_ros1_image_clear (&msg);
+  rc_ros_image_clear (&msg);
   return buf;
 }
 

@@ -10,7 +10,8 @@ robocache_packages="meson ninja-build pkg-config gcc libglib2.0-dev
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
 libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-libbz2-dev liblz4-dev python3-rosbag python3-sensor-msgs"
+libbz2-dev liblz4-dev libzstd-dev zlib1g-dev python3-rosbag
+python3-sensor-msgs"
 
 # Optional: the ROS 1 node (gst/ros/) and its test, from Debian's ROS
 # packages.  Tried after the required ones; where they cannot be installed
@@ -39,6 +40,28 @@ robocache_install_missing () {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     --no-install-recommends $missing
   robocache_install_optional
+}
+
+# Node.js and the npm packages of tests/mcap (third-party MCAP writers and
+# readers the tests check robocache against).  Node comes from Debian when
+# no node/npm is installed.  Where the packages cannot be fetched (no
+# network) the tests that need them report SKIP; under CI that is an error.
+robocache_install_node () {
+  local dir=$ROBOCACHE_ROOT/tests/mcap sudo=""
+  if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+    [ "$(id -u)" != 0 ] && sudo=sudo
+    echo "robocache: installing nodejs npm"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends nodejs npm
+  fi
+  [ -d "$dir/node_modules/@mcap/core" ] && return 0
+  echo "robocache: installing the npm packages of tests/mcap"
+  if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error); then
+    echo "robocache: npm packages not installed; MCAP tests against" \
+      "third-party writers will SKIP"
+    [ -n "${CI:-}" ] && return 1
+  fi
+  return 0
 }
 
 # Never fails: what cannot be installed is reported and left out.

@@ -8,6 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/../pipelines/setup.sh"
 
 robocache_install_missing
+robocache_install_node
 
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT

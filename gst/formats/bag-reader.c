@@ -102,7 +102,8 @@ static const RcReaderFuncs bag_reader_funcs = {
 };
 
 RcReader *
-rc_bag_reader_open (const guint8 * data, gsize size, GError ** error)
+rc_bag_reader_open (const guint8 * data, gsize size, RcReaderFlags flags,
+    GError ** error)
 {
   RcBag *bag = rc_bag_open_data (data, size, 0, error);
   BagReader *self;

@@ -24,6 +24,8 @@ struct _RcReader
   GArray *topics;               /* RcTopic, strings owned */
   GArray *selected;             /* gboolean per topic */
   GMappedFile *mapped;          /* the file, for rc_reader_open */
+  const gchar *format_name;     /* set by reader.c */
+  RcReaderRecovery recovery;    /* filled in by the format */
 };
 
 /* Sets up the base of a newly allocated (zeroed) format reader. */
@@ -33,6 +35,11 @@ void rc_reader_init (RcReader * reader, const RcReaderFuncs * funcs);
 guint rc_reader_add_topic (RcReader * reader, const gchar * name,
     const gchar * type, const gchar * encoding);
 
+/* Copies a schema into the topic (see RcTopic). */
+void rc_reader_set_topic_schema (RcReader * reader, guint topic,
+    const gchar * name, const gchar * encoding, const guint8 * data,
+    gsize size);
+
 /* The topic, for its format to fill in its counts and times. */
 RcTopic *rc_reader_topic (RcReader * reader, guint topic);
 
@@ -40,7 +47,10 @@ gboolean rc_reader_topic_is_selected (const RcReader * reader, guint topic);
 
 /* The formats, each opening a file from memory (@data outlives the
  * reader); reader.c picks one by the file's first bytes. */
-RcReader *rc_bag_reader_open (const guint8 * data, gsize size, GError ** error);
+RcReader *rc_bag_reader_open (const guint8 * data, gsize size,
+    RcReaderFlags flags, GError ** error);
+RcReader *rc_mcap_reader_open (const guint8 * data, gsize size,
+    RcReaderFlags flags, GError ** error);
 
 /* Sets @error (if not NULL) in RC_READER_ERROR; returns FALSE, so that a
  * parser can write `return rc_reader_fail (...)`. */

@@ -12,7 +12,8 @@ typedef struct
   const gchar *magic;           /* the first bytes of every such file */
   const gchar *signature;       /* what a readable file starts with, for
                                  * errors */
-  RcReader *(*open) (const guint8 * data, gsize size, GError ** error);
+  RcReader *(*open) (const guint8 * data, gsize size, RcReaderFlags flags,
+      GError ** error);
 } Format;
 
 /* The bag reader tells a bag of another version from its magic. */
@@ -52,20 +53,43 @@ fail_unknown_format (GError ** error)
 }
 
 RcReader *
-rc_reader_open_data (const guint8 * data, gsize size, GError ** error)
+rc_reader_open_data_full (const guint8 * data, gsize size,
+    RcReaderFlags flags, GError ** error)
 {
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
     gsize magic_len = strlen (formats[i].magic);
+    RcReader *reader;
 
-    if (size >= magic_len && !memcmp (data, formats[i].magic, magic_len))
-      return formats[i].open (data, size, error);
+    if (size < magic_len || memcmp (data, formats[i].magic, magic_len))
+      continue;
+    reader = formats[i].open (data, size, flags, error);
+    if (reader) {
+      reader->format_name = formats[i].name;
+      reader->recovery.file_size = size;
+      if (!reader->recovery.scanned)
+        reader->recovery.end_offset = size;
+    }
+    return reader;
   }
   fail_unknown_format (error);
   return NULL;
 }
 
 RcReader *
+rc_reader_open_data (const guint8 * data, gsize size, GError ** error)
+{
+  return rc_reader_open_data_full (data, size, RC_READER_FLAGS_NONE, error);
+}
+
+RcReader *
 rc_reader_open (const gchar * path, GError ** error)
+{
+  return rc_reader_open_full (path, RC_READER_FLAGS_NONE, error);
+}
+
+RcReader *
+rc_reader_open_full (const gchar * path, RcReaderFlags flags,
+    GError ** error)
 {
   GError *err = NULL;
   GMappedFile *mapped = g_mapped_file_new (path, FALSE, &err);
@@ -76,9 +100,9 @@ rc_reader_open (const gchar * path, GError ** error)
     g_error_free (err);
     return NULL;
   }
-  reader = rc_reader_open_data ((const guint8 *)
+  reader = rc_reader_open_data_full ((const guint8 *)
       g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped),
-      error);
+      flags, error);
   if (reader)
     reader->mapped = mapped;
   else
@@ -98,12 +122,27 @@ rc_reader_free (RcReader * reader)
     g_free ((gchar *) t->name);
     g_free ((gchar *) t->type);
     g_free ((gchar *) t->encoding);
+    g_free ((gchar *) t->schema_name);
+    g_free ((gchar *) t->schema_encoding);
+    g_free ((gchar *) t->schema);
   }
   g_array_unref (reader->topics);
   g_array_unref (reader->selected);
   if (reader->mapped)
     g_mapped_file_unref (reader->mapped);
   g_free (reader);
+}
+
+const gchar *
+rc_reader_format_name (const RcReader * reader)
+{
+  return reader->format_name;
+}
+
+void
+rc_reader_get_recovery (const RcReader * reader, RcReaderRecovery * recovery)
+{
+  *recovery = reader->recovery;
 }
 
 guint
@@ -171,6 +210,22 @@ rc_reader_add_topic (RcReader * reader, const gchar * name,
   g_array_append_val (reader->topics, t);
   g_array_append_val (reader->selected, selected);
   return reader->topics->len - 1;
+}
+
+void
+rc_reader_set_topic_schema (RcReader * reader, guint topic,
+    const gchar * name, const gchar * encoding, const guint8 * data,
+    gsize size)
+{
+  RcTopic *t = rc_reader_topic (reader, topic);
+
+  g_free ((gchar *) t->schema_name);
+  g_free ((gchar *) t->schema_encoding);
+  g_free ((gchar *) t->schema);
+  t->schema_name = g_strdup (name);
+  t->schema_encoding = g_strdup (encoding);
+  t->schema = g_strndup ((const gchar *) data, size);
+  t->schema_size = size;
 }
 
 RcTopic *

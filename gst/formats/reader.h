@@ -2,11 +2,11 @@
  * with their message types, then the serialized messages in time order.
  * GLib only, no GStreamer, so that it can be fuzzed and tested alone.
  *
- * The format is found from the file's first bytes; ROS 1 bags (format 2.0)
- * are read today (bag-reader.c).  A format adds itself through
+ * The format is found from the file's first bytes: ROS 1 bags (format 2.0,
+ * bag-reader.c) and MCAP (mcap-reader.c).  A format adds itself through
  * reader-impl.h.  Decoding the message bytes is not the reader's work: the
- * topic's type and encoding say which decoder fits (ros1msg.h for
- * "ros1").
+ * topic's type, encoding and schema say which decoder fits (ros1msg.h for
+ * "ros1", ros2msg.h for "cdr").
  *
  * Every failure is a GError in RC_READER_ERROR saying what is wrong, with
  * the byte offset where one is known, never an abort. */
@@ -40,7 +40,37 @@ typedef struct
   const gchar *encoding;        /* of the message bytes, e.g. "ros1" */
   guint64 n_messages;
   guint64 first_time, last_time;        /* ns; 0 without messages */
+  /* The message definition the file stores, NUL-terminated (NULL when it
+   * has none): its name (e.g. "sensor_msgs/msg/PointCloud2"), encoding
+   * (e.g. "ros2msg", "ros1msg") and text with its dependencies. */
+  const gchar *schema_name;
+  const gchar *schema_encoding;
+  const gchar *schema;
+  gsize schema_size;
 } RcTopic;
+
+/* How a file was read, for those who report it (an element message). */
+typedef struct
+{
+  /* The file had no usable index or summary (a recording cut off by a
+   * crash) and was read by scanning it from the start. */
+  gboolean scanned;
+  /* Messages found by that scan. */
+  guint64 n_messages;
+  /* Where the readable data ends (the file size when it is whole), and
+   * the file size. */
+  guint64 end_offset, file_size;
+  /* Records skipped as the format allows (unknown record kinds). */
+  guint64 n_skipped_records;
+} RcReaderRecovery;
+
+typedef enum
+{
+  RC_READER_FLAGS_NONE = 0,
+  /* Do not check the CRCs the format stores (a file whose checksums were
+   * written wrongly can still be read). */
+  RC_READER_FLAG_SKIP_CRC = 1 << 0
+} RcReaderFlags;
 
 /* One message.  The strings and bytes belong to the reader and stay valid
  * until the next rc_reader_next, rc_reader_seek or rc_reader_free. */
@@ -70,6 +100,19 @@ RcReader *rc_reader_open (const gchar * path, GError ** error);
 /* The same from memory; @data must outlive the reader. */
 RcReader *rc_reader_open_data (const guint8 * data, gsize size,
     GError ** error);
+
+/* rc_reader_open and rc_reader_open_data with @flags. */
+RcReader *rc_reader_open_full (const gchar * path, RcReaderFlags flags,
+    GError ** error);
+RcReader *rc_reader_open_data_full (const guint8 * data, gsize size,
+    RcReaderFlags flags, GError ** error);
+
+/* The format's name: "ROS bag" or "MCAP". */
+const gchar *rc_reader_format_name (const RcReader * reader);
+
+/* How the file was read (all zero but the sizes for a whole file). */
+void rc_reader_get_recovery (const RcReader * reader,
+    RcReaderRecovery * recovery);
 
 /* Frees the reader and everything it handed out. */
 void rc_reader_free (RcReader * reader);

@@ -131,12 +131,6 @@ rc_ros1_parse_header (const guint8 * data, gsize size, RcRosHeader * header,
   return read_header (&r, header);
 }
 
-void
-rc_ros1_header_clear (RcRosHeader * header)
-{
-  g_clear_pointer (&header->frame_id, g_free);
-}
-
 static gboolean
 read_point_cloud2 (FieldReader * r, gpointer out)
 {
@@ -181,17 +175,7 @@ rc_ros1_parse_point_cloud2 (const guint8 * data, gsize size,
     RcPointCloud2 * msg, GError ** error)
 {
   return parse_message (data, size, "PointCloud2", msg, sizeof (*msg),
-      read_point_cloud2, (GDestroyNotify) rc_ros1_point_cloud2_clear, error);
-}
-
-void
-rc_ros1_point_cloud2_clear (RcPointCloud2 * msg)
-{
-  rc_ros1_header_clear (&msg->header);
-  for (guint i = 0; i < msg->n_fields; i++)
-    g_free (msg->fields[i].name);
-  g_clear_pointer (&msg->fields, g_free);
-  msg->n_fields = 0;
+      read_point_cloud2, (GDestroyNotify) rc_ros_point_cloud2_clear, error);
 }
 
 static gboolean
@@ -222,18 +206,7 @@ rc_ros1_parse_joint_state (const guint8 * data, gsize size, RcJointState * msg,
     GError ** error)
 {
   return parse_message (data, size, "JointState", msg, sizeof (*msg),
-      read_joint_state, (GDestroyNotify) rc_ros1_joint_state_clear, error);
-}
-
-void
-rc_ros1_joint_state_clear (RcJointState * msg)
-{
-  rc_ros1_header_clear (&msg->header);
-  g_clear_pointer (&msg->names, g_strfreev);
-  g_clear_pointer (&msg->position, g_free);
-  g_clear_pointer (&msg->velocity, g_free);
-  g_clear_pointer (&msg->effort, g_free);
-  msg->n_names = msg->n_position = msg->n_velocity = msg->n_effort = 0;
+      read_joint_state, (GDestroyNotify) rc_ros_joint_state_clear, error);
 }
 
 static gboolean
@@ -261,12 +234,5 @@ rc_ros1_parse_image (const guint8 * data, gsize size, RcImage * msg,
     GError ** error)
 {
   return parse_message (data, size, "Image", msg, sizeof (*msg), read_image,
-      (GDestroyNotify) rc_ros1_image_clear, error);
-}
-
-void
-rc_ros1_image_clear (RcImage * msg)
-{
-  rc_ros1_header_clear (&msg->header);
-  g_clear_pointer (&msg->encoding, g_free);
+      (GDestroyNotify) rc_ros_image_clear, error);
 }

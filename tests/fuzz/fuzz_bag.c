@@ -37,11 +37,11 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     if (!rc_bag_read (bag, e, &msg, &len, NULL))
       continue;
     if (rc_ros1_parse_point_cloud2 (msg, len, &cloud, NULL))
-      rc_ros1_point_cloud2_clear (&cloud);
+      rc_ros_point_cloud2_clear (&cloud);
     if (rc_ros1_parse_joint_state (msg, len, &joints, NULL))
-      rc_ros1_joint_state_clear (&joints);
+      rc_ros_joint_state_clear (&joints);
     if (rc_ros1_parse_image (msg, len, &image, NULL))
-      rc_ros1_image_clear (&image);
+      rc_ros_image_clear (&image);
   }
   rc_bag_free (bag);
   return 0;
