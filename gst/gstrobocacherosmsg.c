@@ -1,22 +1,36 @@
-/* ROS 1 messages to robocache buffers and caps (gstrobocacheros1.h). */
+/* ROS messages to robocache buffers and caps (gstrobocacherosmsg.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstrobocacheros1.h"
+#include "gstrobocacherosmsg.h"
 #include "gstrobocachecaps.h"
 #include "formats/ros1msg.h"
+#include "formats/ros2msg.h"
 
 #include <gst/video/video.h>
 #include <string.h>
 
-typedef GstBuffer *(*ConvertFunc) (const guint8 * data, gsize size,
-    guint64 * stamp, GstCaps ** caps, GstRobocacheRos1Skip * skip,
-    GError ** error);
+typedef enum
+{
+  KIND_POINTS,
+  KIND_JOINTS,
+  KIND_IMAGE
+} MessageKind;
+
+struct _GstRobocacheRosDecoder
+{
+  MessageKind kind;
+  RcRos2Decoder *cdr;           /* NULL for ROS 1 messages */
+};
+
+typedef GstBuffer *(*ConvertFunc) (const GstRobocacheRosDecoder * decoder,
+    const guint8 * data, gsize size, guint64 * stamp, GstCaps ** caps,
+    GstRobocacheRosSkip * skip, GError ** error);
 
 static void
 G_GNUC_PRINTF (3, 4)
-set_skip (GstRobocacheRos1Skip * skip, GstRobocacheRos1SkipKind kind,
+set_skip (GstRobocacheRosSkip * skip, GstRobocacheRosSkipKind kind,
     const gchar * format, ...)
 {
   va_list args;
@@ -195,24 +209,26 @@ points_copy (const RcPointCloud2 * msg)
 }
 
 static GstBuffer *
-points_buffer (const guint8 * data, gsize size, guint64 * stamp,
-    GstCaps ** caps, GstRobocacheRos1Skip * skip, GError ** error)
+points_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
+    gsize size, guint64 * stamp, GstCaps ** caps, GstRobocacheRosSkip * skip,
+    GError ** error)
 {
   RcPointCloud2 msg;
   GstBuffer *buf = NULL;
   gchar *problem = NULL;
 
-  if (!rc_ros1_parse_point_cloud2 (data, size, &msg, error))
+  if (decoder->cdr ? !rc_ros2_parse_point_cloud2 (decoder->cdr, data, size,
+          &msg, error) : !rc_ros1_parse_point_cloud2 (data, size, &msg, error))
     return NULL;
   *stamp = msg.header.stamp;
   if (msg.is_bigendian)
-    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED,
+    set_skip (skip, GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED,
         "big-endian point clouds are not supported");
   else if (msg.point_step == 0 || msg.point_step > 65535)
-    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_POINT_LAYOUT, "point_step %u; "
+    set_skip (skip, GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT, "point_step %u; "
         "accepted is 1 to 65535", msg.point_step);
   else if ((problem = points_layout_problem (&msg)))
-    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_POINT_LAYOUT, "%s", problem);
+    set_skip (skip, GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT, "%s", problem);
   else if (points_fit (&msg, error)) {
     *caps = points_caps (&msg);
     buf = points_copy (&msg);
@@ -234,8 +250,9 @@ append_names (GString * names, const RcJointState * msg, const gchar * suffix)
 }
 
 static GstBuffer *
-joints_buffer (const guint8 * data, gsize size, guint64 * stamp,
-    GstCaps ** caps, GstRobocacheRos1Skip * skip, GError ** error)
+joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
+    gsize size, guint64 * stamp, GstCaps ** caps, GstRobocacheRosSkip * skip,
+    GError ** error)
 {
   RcJointState msg;
   GstRobocacheVectorsInfo info = { 0, };
@@ -245,11 +262,12 @@ joints_buffer (const guint8 * data, gsize size, guint64 * stamp,
   GstMapInfo map;
   gdouble *out;
 
-  if (!rc_ros1_parse_joint_state (data, size, &msg, error))
+  if (decoder->cdr ? !rc_ros2_parse_joint_state (decoder->cdr, data, size,
+          &msg, error) : !rc_ros1_parse_joint_state (data, size, &msg, error))
     return NULL;
   *stamp = msg.header.stamp;
   if (msg.n_names == 0 || msg.n_position != msg.n_names) {
-    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED,
+    set_skip (skip, GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED,
         "a JointState needs one position per name");
     goto out;
   }
@@ -257,7 +275,7 @@ joints_buffer (const guint8 * data, gsize size, guint64 * stamp,
   eff = msg.n_effort == msg.n_names;
   info.channels = msg.n_names * (1 + vel + eff);
   if (info.channels > 65535) {
-    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED,
+    set_skip (skip, GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED,
         "more than 65535 values");
     goto out;
   }
@@ -318,8 +336,9 @@ image_format (const RcImage * msg, guint * bpp)
 }
 
 static GstBuffer *
-image_buffer (const guint8 * data, gsize size, guint64 * stamp,
-    GstCaps ** caps, GstRobocacheRos1Skip * skip, GError ** error)
+image_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
+    gsize size, guint64 * stamp, GstCaps ** caps, GstRobocacheRosSkip * skip,
+    GError ** error)
 {
   RcImage msg;
   GstVideoFormat format;
@@ -329,12 +348,13 @@ image_buffer (const guint8 * data, gsize size, guint64 * stamp,
   guint bpp = 0;
   guint64 row_bytes;
 
-  if (!rc_ros1_parse_image (data, size, &msg, error))
+  if (decoder->cdr ? !rc_ros2_parse_image (decoder->cdr, data, size, &msg,
+          error) : !rc_ros1_parse_image (data, size, &msg, error))
     return NULL;
   *stamp = msg.header.stamp;
   format = image_format (&msg, &bpp);
   if (format == GST_VIDEO_FORMAT_UNKNOWN) {
-    set_skip (skip, GST_ROBOCACHE_ROS1_SKIP_UNSUPPORTED,
+    set_skip (skip, GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED,
         "image encoding \"%s\" is not "
         "supported (rgb8, bgr8, rgba8, bgra8, mono8, mono16, 8UC1, 16UC1 are)",
         msg.encoding);
@@ -363,41 +383,92 @@ out:
   return buf;
 }
 
-static ConvertFunc
-converter_of_type (const gchar * type)
+/* The kind of messages of @topic; FALSE if they are not played. */
+static gboolean
+kind_of_topic (const RcTopic * topic, MessageKind * kind)
 {
   static const struct
   {
     const gchar *type;
-    ConvertFunc convert;
-  } converters[] = {
-    {RC_ROS1_TYPE_POINT_CLOUD2, points_buffer},
-    {RC_ROS1_TYPE_JOINT_STATE, joints_buffer},
-    {RC_ROS1_TYPE_IMAGE, image_buffer},
+    MessageKind kind;
+  } kinds[] = {
+    {RC_ROS2_TYPE_POINT_CLOUD2, KIND_POINTS},
+    {RC_ROS2_TYPE_JOINT_STATE, KIND_JOINTS},
+    {RC_ROS2_TYPE_IMAGE, KIND_IMAGE},
   };
+  /* ROS 1 names types "pkg/Name", ROS 2 "pkg/msg/Name". */
+  gchar *type = rc_ros2_type_canonical (topic->type);
+  gboolean found = FALSE;
 
-  for (guint i = 0; i < G_N_ELEMENTS (converters); i++) {
-    if (!strcmp (type, converters[i].type))
-      return converters[i].convert;
+  if (!strcmp (topic->encoding, "ros1") || !strcmp (topic->encoding, "cdr")) {
+    for (guint i = 0; i < G_N_ELEMENTS (kinds) && !found; i++) {
+      found = !strcmp (type, kinds[i].type);
+      *kind = kinds[i].kind;
+    }
   }
-  return NULL;
+  g_free (type);
+  return found;
 }
 
 gboolean
-gst_robocache_ros1_type_is_supported (const gchar * type)
+gst_robocache_ros_topic_is_playable (const RcTopic * topic)
 {
-  return converter_of_type (type) != NULL;
+  MessageKind kind;
+
+  return kind_of_topic (topic, &kind);
+}
+
+GstRobocacheRosDecoder *
+gst_robocache_ros_decoder_new (const RcTopic * topic, GError ** error)
+{
+  GstRobocacheRosDecoder *decoder = g_new0 (GstRobocacheRosDecoder, 1);
+
+  g_return_val_if_fail (kind_of_topic (topic, &decoder->kind), NULL);
+  if (!strcmp (topic->encoding, "cdr")) {
+    /* Without a stored schema, the standard definition is used. */
+    decoder->cdr = rc_ros2_decoder_new (topic->type, topic->schema,
+        topic->schema_size, error);
+    if (!decoder->cdr)
+      g_clear_pointer (&decoder, g_free);
+  }
+  return decoder;
+}
+
+void
+gst_robocache_ros_decoder_free (GstRobocacheRosDecoder * decoder)
+{
+  if (!decoder)
+    return;
+  g_clear_pointer (&decoder->cdr, rc_ros2_decoder_free);
+  g_free (decoder);
+}
+
+gboolean
+gst_robocache_ros_decoder_stamp (const GstRobocacheRosDecoder * decoder,
+    const guint8 * data, gsize size, guint64 * stamp, GError ** error)
+{
+  RcRosHeader header;
+
+  if (decoder->cdr ? !rc_ros2_parse_header (decoder->cdr, data, size,
+          &header, error) : !rc_ros1_parse_header (data, size, &header, error))
+    return FALSE;
+  *stamp = header.stamp;
+  rc_ros_header_clear (&header);
+  return TRUE;
 }
 
 GstBuffer *
-gst_robocache_ros1_buffer_new (const gchar * type, const guint8 * data,
-    gsize size, guint64 * stamp, GstCaps ** caps, GstRobocacheRos1Skip * skip,
-    GError ** error)
+gst_robocache_ros_decoder_buffer_new (const GstRobocacheRosDecoder * decoder,
+    const guint8 * data, gsize size, guint64 * stamp, GstCaps ** caps,
+    GstRobocacheRosSkip * skip, GError ** error)
 {
-  ConvertFunc convert = converter_of_type (type);
+  static const ConvertFunc convert[] = {
+    [KIND_POINTS] = points_buffer,
+    [KIND_JOINTS] = joints_buffer,
+    [KIND_IMAGE] = image_buffer,
+  };
 
-  g_return_val_if_fail (convert != NULL, NULL);
-  skip->kind = GST_ROBOCACHE_ROS1_SKIP_NONE;
+  skip->kind = GST_ROBOCACHE_ROS_SKIP_NONE;
   skip->reason = NULL;
-  return convert (data, size, stamp, caps, skip, error);
+  return convert[decoder->kind] (decoder, data, size, stamp, caps, skip, error);
 }

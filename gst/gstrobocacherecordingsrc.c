@@ -1,0 +1,983 @@
+/* The recording sources' base (gstrobocacherecordingsrc.h).  The file is
+ * opened in READY->PAUSED through the reader interface; one Stream (a
+ * sometimes pad) per chosen topic, and one decoder (gstrobocacherosmsg.h)
+ * per topic.  A task on the first pad reads the messages in record-time
+ * order and pushes each as a buffer on its topic's pad; flush seeks
+ * restart it at the first message at or after the target.  The elements'
+ * documentation (what plays, timestamps, seeking, errors) is in
+ * gstrobocachebagsrc.c. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocacherecordingsrc.h"
+#include "gstrobocachefields.h"
+#include "gstrobocachecaps.h"
+#include "gstrobocacherosmsg.h"
+
+#include <gst/base/gstflowcombiner.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_robocache_recording_src_debug);
+#define GST_CAT_DEFAULT gst_robocache_recording_src_debug
+
+#define DEFAULT_LOCATION NULL
+#define DEFAULT_TOPICS NULL
+#define DEFAULT_TIMESTAMPS GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+  PROP_TOPICS,
+  PROP_TIMESTAMPS,
+  PROP_STATS
+};
+
+typedef struct
+{
+  GstPad *pad;
+  gchar *topic;
+  GstCaps *caps;                /* last sent */
+  gboolean need_start;
+  gboolean need_segment;
+  gboolean warned[GST_ROBOCACHE_ROS_SKIP_KINDS];
+} Stream;
+
+/* Since start, under the object lock. */
+typedef struct
+{
+  guint64 messages;             /* pushed */
+  guint64 skipped[GST_ROBOCACHE_ROS_SKIP_KINDS];
+} Totals;
+
+/* Built in READY->PAUSED, dropped in PAUSED->READY; the streaming task
+ * and seeks use it under the stream lock of the first pad. */
+typedef struct
+{
+  RcReader *reader;
+  GPtrArray *streams;           /* Stream */
+  gint *stream_of;              /* per topic: stream index or -1 */
+  GstRobocacheRosDecoder **decoders;    /* per topic, NULL if not played */
+  GstFlowCombiner *combiner;
+  GstRobocacheBagTimestamps timestamps;
+  guint64 base;                 /* ns: the stamp of the first message */
+  GstClockTime duration;
+  GstSegment segment;
+  guint32 seqnum;
+  guint32 seek_seqnum;          /* of the last seek handled */
+  guint group_id;               /* one group: the streams of one bag */
+  gchar *location;
+  gchar *stream_id_prefix;
+} State;
+
+struct _GstRobocacheRecordingSrcPrivate
+{
+  State state;
+  Totals totals;
+};
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
+    GST_PAD_SRC, GST_PAD_SOMETIMES,
+    GST_STATIC_CAPS (GST_ROBOCACHE_POINTS_CAPS "; "
+        GST_ROBOCACHE_VECTORS_CAPS "; "
+        GST_VIDEO_CAPS_MAKE ("{ RGB, BGR, RGBA, BGRA, GRAY8, GRAY16_LE, "
+            "GRAY16_BE }")));
+
+#define gst_robocache_recording_src_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstRobocacheRecordingSrc,
+    gst_robocache_recording_src, GST_TYPE_ELEMENT,
+    G_ADD_PRIVATE (GstRobocacheRecordingSrc);
+    GST_DEBUG_CATEGORY_INIT (gst_robocache_recording_src_debug,
+        "robocacherecordingsrc", 0, "robocache recording sources"));
+
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheBagTimestamps, gst_robocache_bag_timestamps,
+    {GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER, "The message's header.stamp",
+        "header"},
+    {GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD, "The time the message was "
+          "recorded (ROS bag record time, MCAP log_time)", "record"},
+    {GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD, "The same as record, as MCAP "
+          "names it", "log-time"});
+/* *INDENT-ON* */
+
+/* ------------------------------------------------------------------ */
+/* Properties                                                          */
+/* ------------------------------------------------------------------ */
+
+/* The element's factory name, e.g. "robocachebagsrc". */
+static const gchar *
+element_name (GstRobocacheRecordingSrc * self)
+{
+  GstElementFactory *factory = gst_element_get_factory (GST_ELEMENT (self));
+
+  return factory ? GST_OBJECT_NAME (factory) : G_OBJECT_TYPE_NAME (self);
+}
+
+static void
+get_stats (GObject * object, GValue * value)
+{
+  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (object);
+  gchar *name = g_strconcat (element_name (self), "-stats", NULL);
+
+  g_value_take_boxed (value, gst_structure_new (name,
+          "messages", G_TYPE_UINT64, self->priv->totals.messages,
+          "skipped-point-layout", G_TYPE_UINT64,
+          self->priv->totals.skipped[GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT],
+          "skipped-unsupported", G_TYPE_UINT64,
+          self->priv->totals.skipped[GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED],
+          NULL));
+}
+
+static const GstRobocacheField fields[] = {
+  GST_ROBOCACHE_FIELD (PROP_LOCATION, GstRobocacheRecordingSrc, location),
+  GST_ROBOCACHE_FIELD (PROP_TOPICS, GstRobocacheRecordingSrc, topics),
+  GST_ROBOCACHE_FIELD (PROP_TIMESTAMPS, GstRobocacheRecordingSrc,
+      timestamps),
+  GST_ROBOCACHE_FIELD_GETTER (PROP_STATS, get_stats),
+  {0}
+};
+
+/* ------------------------------------------------------------------ */
+/* Messages to buffers                                                 */
+/* ------------------------------------------------------------------ */
+
+/* A message that is well formed but cannot be played: skipped, counted,
+ * and warned about once per topic and kind of reason. */
+static void
+skip_message (GstRobocacheRecordingSrc * self, Stream * s,
+    const GstRobocacheRosSkip * skip)
+{
+  GST_OBJECT_LOCK (self);
+  self->priv->totals.skipped[skip->kind]++;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "%s: skipping a message: %s", s->topic, skip->reason);
+  if (!s->warned[skip->kind]) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("%s: skipping messages: %s",
+            s->topic, skip->reason), ("further such messages of the topic "
+            "are skipped and counted in the stats property without a "
+            "warning"));
+    s->warned[skip->kind] = TRUE;
+  }
+}
+
+/* The buffer and caps of a message of @s; NULL if skipped (warned about)
+ * or, with @error set, malformed. */
+static GstBuffer *
+message_buffer (GstRobocacheRecordingSrc * self, Stream * s,
+    const RcMessage * msg, guint64 * stamp, GstCaps ** caps, GError ** error)
+{
+  GstRobocacheRosSkip skip;
+  GstBuffer *buf =
+      gst_robocache_ros_decoder_buffer_new (self->priv->state.decoders[msg->
+          topic],
+      msg->data, msg->size, stamp, caps, &skip, error);
+
+  if (skip.reason) {
+    skip_message (self, s, &skip);
+    g_free (skip.reason);
+  }
+  return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* Streaming                                                           */
+/* ------------------------------------------------------------------ */
+
+static GstPad *
+first_pad (GstRobocacheRecordingSrc * self)
+{
+  return ((Stream *) g_ptr_array_index (self->priv->state.streams, 0))->pad;
+}
+
+static void
+push_event_all (GstRobocacheRecordingSrc * self, GstEvent * event)
+{
+  for (guint i = 0; i < self->priv->state.streams->len; i++) {
+    Stream *s = g_ptr_array_index (self->priv->state.streams, i);
+    gst_pad_push_event (s->pad, gst_event_ref (event));
+  }
+  gst_event_unref (event);
+}
+
+static void prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
+    GstCaps * caps);
+
+/* Stops the task and ends every stream. */
+static void
+pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad)
+{
+  GstEvent *eos = gst_event_new_eos ();
+
+  gst_pad_pause_task (pad);
+  /* A topic without messages (or none after a seek) still gets its
+   * stream-start and segment before EOS. */
+  for (guint i = 0; i < self->priv->state.streams->len; i++)
+    prepare_stream (self, g_ptr_array_index (self->priv->state.streams, i),
+        NULL);
+  gst_event_set_seqnum (eos, self->priv->state.seqnum);
+  push_event_all (self, eos);
+}
+
+static void
+pause_on_error (GstRobocacheRecordingSrc * self, GstPad * pad,
+    const RcMessage * msg, GError * error)
+{
+  GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", self->priv->state.location,
+          error->message), ("message %" G_GUINT64_FORMAT " of the index",
+          msg->index));
+  g_error_free (error);
+  pause_with_eos (self, pad);
+}
+
+/* Stream-start, caps (unless @caps is NULL) and segment, as far as they
+ * are due. */
+static void
+prepare_stream (GstRobocacheRecordingSrc * self, Stream * s, GstCaps * caps)
+{
+  State *st = &self->priv->state;
+
+  if (s->need_start) {
+    gchar *id = g_strconcat (st->stream_id_prefix, s->topic, NULL);
+    GstEvent *ev = gst_event_new_stream_start (id);
+
+    gst_event_set_group_id (ev, st->group_id);
+    gst_pad_push_event (s->pad, ev);
+    g_free (id);
+    s->need_start = FALSE;
+  }
+  if (caps && (!s->caps || !gst_caps_is_equal (s->caps, caps))) {
+    gst_caps_replace (&s->caps, caps);
+    gst_pad_push_event (s->pad, gst_event_new_caps (caps));
+  }
+  if (s->need_segment) {
+    GstEvent *ev = gst_event_new_segment (&st->segment);
+    GstTagList *tags;
+
+    gst_event_set_seqnum (ev, st->seqnum);
+    gst_pad_push_event (s->pad, ev);
+    tags = gst_tag_list_new (GST_TAG_TITLE, s->topic, NULL);
+    gst_tag_list_set_scope (tags, GST_TAG_SCOPE_STREAM);
+    gst_pad_push_event (s->pad, gst_event_new_tag (tags));
+    s->need_segment = FALSE;
+  }
+}
+
+/* With timestamps=record, a message recorded after the segment ends the
+ * playback. */
+static gboolean
+recorded_after_stop (const State * st, const RcMessage * msg)
+{
+  return st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD &&
+      GST_CLOCK_TIME_IS_VALID (st->segment.stop) &&
+      msg->time > st->base + st->segment.stop;
+}
+
+/* Sets the buffer's times from @stamp (header.stamp) or the record time;
+ * FALSE if they are outside the segment. */
+static gboolean
+set_buffer_times (State * st, GstBuffer * buf, const RcMessage * msg,
+    guint64 stamp)
+{
+  guint64 ts = st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD ||
+      stamp == 0 ? msg->time : stamp;
+  GstClockTime pts = ts > st->base ? ts - st->base : 0;
+
+  if (pts < st->segment.start || (GST_CLOCK_TIME_IS_VALID (st->segment.stop)
+          && pts > st->segment.stop))
+    return FALSE;
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DTS (buf) = pts;
+  GST_BUFFER_OFFSET (buf) = msg->index;
+  st->segment.position = pts;
+  return TRUE;
+}
+
+/* Pushes @buf on @s; pauses the task when the combined flow says stop. */
+static void
+push_buffer (GstRobocacheRecordingSrc * self, GstPad * task_pad, Stream * s,
+    GstBuffer * buf)
+{
+  GstFlowReturn ret;
+
+  GST_LOG_OBJECT (self, "%s: pushing %" GST_TIME_FORMAT, s->topic,
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  GST_OBJECT_LOCK (self);
+  self->priv->totals.messages++;
+  GST_OBJECT_UNLOCK (self);
+  ret = gst_pad_push (s->pad, buf);
+  ret =
+      gst_flow_combiner_update_pad_flow (self->priv->state.combiner, s->pad,
+      ret);
+  if (ret == GST_FLOW_OK)
+    return;
+  GST_DEBUG_OBJECT (self, "pausing: %s", gst_flow_get_name (ret));
+  if (ret == GST_FLOW_EOS) {
+    pause_with_eos (self, task_pad);
+  } else if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) {
+    GST_ELEMENT_FLOW_ERROR (self, ret);
+    pause_with_eos (self, task_pad);
+  } else {
+    gst_pad_pause_task (task_pad);
+  }
+}
+
+/* One message of a played topic per call, on the task of the first pad. */
+static void
+gst_robocache_recording_src_loop (GstPad * pad)
+{
+  GstRobocacheRecordingSrc *self =
+      GST_ROBOCACHE_RECORDING_SRC (GST_PAD_PARENT (pad));
+  State *st = &self->priv->state;
+  RcMessage msg;
+  Stream *s;
+  GstBuffer *buf;
+  GstCaps *caps = NULL;
+  GError *error = NULL;
+  guint64 stamp = 0;
+
+  switch (rc_reader_next (st->reader, &msg, &error)) {
+    case RC_READER_OK:
+      break;
+    case RC_READER_FAILED:
+      pause_on_error (self, pad, &msg, error);
+      return;
+    case RC_READER_END:
+      GST_DEBUG_OBJECT (self, "end of the bag");
+      pause_with_eos (self, pad);
+      return;
+  }
+  if (recorded_after_stop (st, &msg)) {
+    GST_DEBUG_OBJECT (self, "end of the bag");
+    pause_with_eos (self, pad);
+    return;
+  }
+  s = g_ptr_array_index (st->streams, st->stream_of[msg.topic]);
+  buf = message_buffer (self, s, &msg, &stamp, &caps, &error);
+  if (error) {
+    gst_clear_caps (&caps);
+    pause_on_error (self, pad, &msg, error);
+  } else if (!buf) {
+    gst_clear_caps (&caps);     /* skipped (warned about) */
+  } else if (!set_buffer_times (st, buf, &msg, stamp)) {
+    gst_buffer_unref (buf);
+    gst_caps_unref (caps);
+  } else {
+    prepare_stream (self, s, caps);
+    gst_caps_unref (caps);
+    push_buffer (self, pad, s, buf);
+  }
+}
+
+static void
+start_task (GstRobocacheRecordingSrc * self)
+{
+  GstPad *pad0 = first_pad (self);
+
+  gst_pad_start_task (pad0, (GstTaskFunction) gst_robocache_recording_src_loop,
+      pad0, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Seeking and queries                                                 */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
+{
+  State *st = &self->priv->state;
+  GstPad *pad0;
+  GstFormat format;
+  GstSeekFlags flags;
+  GstSeekType start_type, stop_type;
+  gint64 start, stop;
+  gdouble rate;
+  gboolean update;
+  guint32 seqnum = gst_event_get_seqnum (event);
+  GstEvent *ev;
+
+  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
+      &stop_type, &stop);
+  if (format != GST_FORMAT_TIME || rate != 1.0 ||
+      !(flags & GST_SEEK_FLAG_FLUSH)) {
+    GST_WARNING_OBJECT (self, "only flushing seeks in TIME at rate 1.0 are "
+        "supported");
+    return FALSE;
+  }
+  /* A pipeline seek reaches every linked pad: handle it once. */
+  GST_OBJECT_LOCK (self);
+  if (!st->streams || st->seek_seqnum == seqnum) {
+    GST_OBJECT_UNLOCK (self);
+    return st->streams != NULL;
+  }
+  st->seek_seqnum = seqnum;
+  GST_OBJECT_UNLOCK (self);
+  pad0 = first_pad (self);
+
+  ev = gst_event_new_flush_start ();
+  gst_event_set_seqnum (ev, seqnum);
+  push_event_all (self, ev);
+  gst_pad_pause_task (pad0);
+
+  GST_PAD_STREAM_LOCK (pad0);
+  gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
+      stop_type, stop, &update);
+  st->seqnum = seqnum;
+  rc_reader_seek (st->reader, st->base + st->segment.start);
+  for (guint i = 0; i < st->streams->len; i++)
+    ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
+  ev = gst_event_new_flush_stop (TRUE);
+  gst_event_set_seqnum (ev, seqnum);
+  push_event_all (self, ev);
+  gst_flow_combiner_reset (st->combiner);
+  GST_DEBUG_OBJECT (self, "seek to %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (st->segment.start));
+  start_task (self);
+  GST_PAD_STREAM_UNLOCK (pad0);
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_recording_src_src_event (GstPad * pad, GstObject * parent,
+    GstEvent * event)
+{
+  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (parent);
+  gboolean ret;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_SEEK:
+      ret = do_seek (self, event);
+      gst_event_unref (event);
+      return ret;
+    default:
+      return gst_pad_event_default (pad, parent, event);
+  }
+}
+
+static gboolean
+gst_robocache_recording_src_src_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (parent);
+  GstFormat format;
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_DURATION:
+      gst_query_parse_duration (query, &format, NULL);
+      if (format != GST_FORMAT_TIME)
+        return FALSE;
+      gst_query_set_duration (query, GST_FORMAT_TIME,
+          self->priv->state.duration);
+      return TRUE;
+    case GST_QUERY_SEEKING:
+      gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
+      if (format != GST_FORMAT_TIME)
+        return FALSE;
+      gst_query_set_seeking (query, GST_FORMAT_TIME, TRUE, 0,
+          self->priv->state.duration);
+      return TRUE;
+    default:
+      return gst_pad_query_default (pad, parent, query);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and stop                                                      */
+/* ------------------------------------------------------------------ */
+
+static void
+stream_free (gpointer data)
+{
+  Stream *s = data;
+
+  g_free (s->topic);
+  gst_clear_caps (&s->caps);
+  g_free (s);
+}
+
+static gint
+compare_topic_names (gconstpointer a, gconstpointer b)
+{
+  const RcTopic *x = *(const RcTopic * const *) a;
+  const RcTopic *y = *(const RcTopic * const *) b;
+
+  return strcmp (x->name, y->name);
+}
+
+/* The topics of @wanted (comma-separated) into @topics; FALSE (and an
+ * element error) if one is missing, unsupported or listed twice. */
+static gboolean
+add_requested_topics (GstRobocacheRecordingSrc * self, const gchar * wanted,
+    GPtrArray * topics)
+{
+  gchar **names = g_strsplit (wanted, ",", -1);
+  gboolean ok = FALSE;
+
+  for (gchar ** n = names; *n; n++) {
+    const RcTopic *topic;
+
+    g_strstrip (*n);
+    if (!**n)
+      continue;
+    topic = rc_reader_find_topic (self->priv->state.reader, *n);
+    if (!topic) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("topic %s is not in "
+              "%s", *n, self->priv->state.location), (NULL));
+      goto out;
+    }
+    if (!gst_robocache_ros_topic_is_playable (topic)) {
+      GST_ELEMENT_ERROR (self, STREAM, CODEC_NOT_FOUND, ("topic %s is of "
+              "type %s (encoding %s); played are "
+              GST_ROBOCACHE_ROS_TYPES_PLAYED, *n, topic->type,
+              topic->encoding), (NULL));
+      goto out;
+    }
+    if (g_ptr_array_find (topics, topic, NULL)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("topic %s is listed "
+              "twice in topics", *n), (NULL));
+      goto out;
+    }
+    g_ptr_array_add (topics, (gpointer) topic);
+  }
+  ok = TRUE;
+out:
+  g_strfreev (names);
+  return ok;
+}
+
+/* Every topic of a supported type into @topics, in name order; the others
+ * are warned about. */
+static void
+add_supported_topics (GstRobocacheRecordingSrc * self, GPtrArray * topics)
+{
+  RcReader *reader = self->priv->state.reader;
+  GString *skipped = g_string_new (NULL);
+
+  for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
+    const RcTopic *topic = rc_reader_get_topic (reader, t);
+
+    if (gst_robocache_ros_topic_is_playable (topic))
+      g_ptr_array_add (topics, (gpointer) topic);
+    else
+      g_string_append_printf (skipped, "%s%s (%s)", skipped->len ? ", " :
+          "", topic->name, topic->type);
+  }
+  g_ptr_array_sort (topics, compare_topic_names);
+  if (skipped->len)
+    GST_ELEMENT_WARNING (self, STREAM, CODEC_NOT_FOUND, ("skipping topics "
+            "of unsupported types: %s", skipped->str), (NULL));
+  g_string_free (skipped, TRUE);
+}
+
+/* The topics played (const RcTopic *), in pad order; NULL (and an element
+ * error) if a requested topic cannot be played or none can. */
+static GPtrArray *
+choose_topics (GstRobocacheRecordingSrc * self, const gchar * wanted)
+{
+  GPtrArray *topics = g_ptr_array_new ();
+
+  if (wanted && wanted[0]) {
+    if (!add_requested_topics (self, wanted, topics))
+      g_clear_pointer (&topics, g_ptr_array_unref);
+  } else {
+    add_supported_topics (self, topics);
+  }
+  if (topics && topics->len == 0) {
+    GST_ELEMENT_ERROR (self, STREAM, CODEC_NOT_FOUND, ("%s has no topic to "
+            "play; played are " GST_ROBOCACHE_ROS_TYPES_PLAYED,
+            self->priv->state.location), (NULL));
+    g_clear_pointer (&topics, g_ptr_array_unref);
+  }
+  return topics;
+}
+
+/* A file read by scanning (its index or summary missing, as a recorder
+ * killed mid-write leaves it) plays what could be recovered; says how
+ * much, as a warning and an element message "robocache-recovered". */
+static void
+post_recovery (GstRobocacheRecordingSrc * self)
+{
+  State *st = &self->priv->state;
+  RcReaderRecovery r;
+  GstStructure *s;
+
+  rc_reader_get_recovery (st->reader, &r);
+  if (!r.scanned)
+    return;
+  GST_ELEMENT_WARNING (self, STREAM, DEMUX, ("%s has no usable index (a "
+          "recording cut off?): %" G_GUINT64_FORMAT " messages recovered by "
+          "scanning the file", st->location, r.n_messages),
+      ("readable data ends at byte %" G_GUINT64_FORMAT " of %"
+          G_GUINT64_FORMAT "; %" G_GUINT64_FORMAT " records skipped",
+          r.end_offset, r.file_size, r.n_skipped_records));
+  s = gst_structure_new ("robocache-recovered",
+      "location", G_TYPE_STRING, st->location,
+      "format", G_TYPE_STRING, rc_reader_format_name (st->reader),
+      "messages", G_TYPE_UINT64, r.n_messages,
+      "end-offset", G_TYPE_UINT64, r.end_offset,
+      "file-size", G_TYPE_UINT64, r.file_size,
+      "skipped-records", G_TYPE_UINT64, r.n_skipped_records, NULL);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* Opens the file; FALSE and an element error if it cannot be read. */
+static gboolean
+open_reader (GstRobocacheRecordingSrc * self, const gchar * location,
+    RcReaderFlags flags)
+{
+  State *st = &self->priv->state;
+  GError *error = NULL;
+
+  st->reader = rc_reader_open_full (location, flags, &error);
+  if (st->reader) {
+    post_recovery (self);
+    return TRUE;
+  }
+  if (error->code == RC_READER_ERROR_IO)
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", error->message),
+        (NULL));
+  else
+    GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", location,
+            error->message), (NULL));
+  g_error_free (error);
+  return FALSE;
+}
+
+/* One stream (and its pad, not added yet) per chosen topic; the reader
+ * reads the chosen topics only. */
+static void
+create_streams (GstRobocacheRecordingSrc * self, GPtrArray * topics)
+{
+  State *st = &self->priv->state;
+  guint n_topics = rc_reader_n_topics (st->reader);
+
+  st->streams = g_ptr_array_new_with_free_func (stream_free);
+  st->combiner = gst_flow_combiner_new ();
+  st->stream_of = g_new (gint, MAX (n_topics, 1));
+  for (guint t = 0; t < n_topics; t++) {
+    guint i;
+
+    st->stream_of[t] = g_ptr_array_find (topics,
+        rc_reader_get_topic (st->reader, t), &i) ? (gint) i : -1;
+    rc_reader_select_topic (st->reader, t, st->stream_of[t] >= 0);
+  }
+  for (guint i = 0; i < topics->len; i++) {
+    const RcTopic *topic = g_ptr_array_index (topics, i);
+    Stream *s = g_new0 (Stream, 1);
+    gchar *name = g_strdup_printf ("src_%u", i);
+
+    s->topic = g_strdup (topic->name);
+    s->need_start = TRUE;
+    s->need_segment = TRUE;
+    s->pad = gst_pad_new_from_static_template (&src_template, name);
+    g_free (name);
+    gst_pad_set_event_function (s->pad,
+        GST_DEBUG_FUNCPTR (gst_robocache_recording_src_src_event));
+    gst_pad_set_query_function (s->pad,
+        GST_DEBUG_FUNCPTR (gst_robocache_recording_src_src_query));
+    gst_pad_use_fixed_caps (s->pad);
+    g_ptr_array_add (st->streams, s);
+  }
+}
+
+/* A decoder per played topic; FALSE and an element error if the schema
+ * the file stores for one cannot be used. */
+static gboolean
+create_decoders (GstRobocacheRecordingSrc * self, GPtrArray * topics)
+{
+  State *st = &self->priv->state;
+  guint n_topics = rc_reader_n_topics (st->reader);
+  GError *error = NULL;
+
+  st->decoders = g_new0 (GstRobocacheRosDecoder *, MAX (n_topics, 1));
+  for (guint t = 0; t < n_topics; t++) {
+    const RcTopic *topic = rc_reader_get_topic (st->reader, t);
+
+    if (st->stream_of[t] < 0)
+      continue;
+    st->decoders[t] = gst_robocache_ros_decoder_new (topic, &error);
+    if (!st->decoders[t]) {
+      GST_ELEMENT_ERROR (self, STREAM, DECODE, ("%s: topic %s: %s",
+              st->location, topic->name, error->message), ("schema %s (%s)",
+              GST_STR_NULL (topic->schema_name),
+              GST_STR_NULL (topic->schema_encoding)));
+      g_error_free (error);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* The header.stamp of the first message played, 0 if unstamped. */
+static gboolean
+first_stamp (State * st, guint64 * stamp, GError ** error)
+{
+  RcMessage msg;
+
+  *stamp = 0;
+  rc_reader_seek (st->reader, 0);
+  switch (rc_reader_next (st->reader, &msg, error)) {
+    case RC_READER_FAILED:
+      return FALSE;
+    case RC_READER_END:
+      return TRUE;
+    case RC_READER_OK:
+      break;
+  }
+  return gst_robocache_ros_decoder_stamp (st->decoders[msg.topic], msg.data,
+      msg.size, stamp, error);
+}
+
+/* The time origin (the first message played) and the duration; FALSE with
+ * @error set if the first message cannot be read. */
+static gboolean
+find_time_origin (State * st, GError ** error)
+{
+  gboolean any = FALSE;
+  guint64 first = G_MAXUINT64, last = 0, stamp = 0;
+
+  for (guint t = 0; t < rc_reader_n_topics (st->reader); t++) {
+    const RcTopic *topic = rc_reader_get_topic (st->reader, t);
+
+    if (st->stream_of[t] >= 0 && topic->n_messages > 0) {
+      any = TRUE;
+      first = MIN (first, topic->first_time);
+      last = MAX (last, topic->last_time);
+    }
+  }
+  st->base = 0;
+  st->duration = 0;
+  if (!any)
+    return TRUE;
+  if (st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER &&
+      !first_stamp (st, &stamp, error))
+    return FALSE;
+  st->base = stamp != 0 ? stamp : first;
+  st->duration = last > st->base ? last - st->base : 0;
+  return TRUE;
+}
+
+static void
+stop (GstRobocacheRecordingSrc * self)
+{
+  State *st = &self->priv->state;
+
+  if (st->streams) {
+    for (guint i = 0; i < st->streams->len; i++) {
+      Stream *s = g_ptr_array_index (st->streams, i);
+      gst_flow_combiner_remove_pad (st->combiner, s->pad);
+      /* start() may fail before the pads are added. */
+      if (GST_OBJECT_PARENT (s->pad) == GST_OBJECT (self)) {
+        gst_element_remove_pad (GST_ELEMENT (self), s->pad);
+      } else {
+        gst_object_ref_sink (s->pad);
+        gst_object_unref (s->pad);
+      }
+    }
+    g_clear_pointer (&st->streams, g_ptr_array_unref);
+  }
+  g_clear_pointer (&st->combiner, gst_flow_combiner_free);
+  if (st->decoders) {
+    for (guint t = 0; t < rc_reader_n_topics (st->reader); t++)
+      gst_robocache_ros_decoder_free (st->decoders[t]);
+    g_clear_pointer (&st->decoders, g_free);
+  }
+  g_clear_pointer (&st->stream_of, g_free);
+  g_clear_pointer (&st->reader, rc_reader_free);
+  g_clear_pointer (&st->stream_id_prefix, g_free);
+  g_clear_pointer (&st->location, g_free);
+}
+
+/* Adds the pads, ready to play from the first message. */
+static void
+add_pads (GstRobocacheRecordingSrc * self)
+{
+  State *st = &self->priv->state;
+
+  gst_segment_init (&st->segment, GST_FORMAT_TIME);
+  st->segment.duration = st->duration;
+  st->seqnum = gst_util_seqnum_next ();
+  st->group_id = gst_util_group_id_next ();
+  rc_reader_seek (st->reader, 0);
+  for (guint i = 0; i < st->streams->len; i++) {
+    Stream *s = g_ptr_array_index (st->streams, i);
+    gst_pad_set_active (s->pad, TRUE);
+    gst_element_add_pad (GST_ELEMENT (self), s->pad);
+    gst_flow_combiner_add_pad (st->combiner, s->pad);
+  }
+  gst_element_no_more_pads (GST_ELEMENT (self));
+}
+
+static gboolean
+start (GstRobocacheRecordingSrc * self)
+{
+  GstRobocacheRecordingSrcClass *klass =
+      GST_ROBOCACHE_RECORDING_SRC_GET_CLASS (self);
+  GstRobocacheRecordingSrcPrivate *priv = self->priv;
+  State *st = &priv->state;
+  RcReaderFlags flags = RC_READER_FLAGS_NONE;
+  gchar *wanted, *base;
+  GPtrArray *topics = NULL;
+  GError *error = NULL;
+  gboolean ok = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  st->location = g_strdup (self->location);
+  wanted = g_strdup (self->topics);
+  st->timestamps = self->timestamps;
+  if (klass->reader_flags)
+    flags = klass->reader_flags (self);
+  memset (&priv->totals, 0, sizeof (priv->totals));
+  GST_OBJECT_UNLOCK (self);
+
+  if (!st->location) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("no file given: set "
+            "the location property"), (NULL));
+    goto out;
+  }
+  if (!open_reader (self, st->location, flags) ||
+      !(topics = choose_topics (self, wanted)))
+    goto out;
+  create_streams (self, topics);
+  if (!create_decoders (self, topics))
+    goto out;
+  base = g_path_get_basename (st->location);
+  st->stream_id_prefix = g_strdup_printf ("%s/%s", element_name (self), base);
+  g_free (base);
+  if (!find_time_origin (st, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", st->location,
+            error->message), (NULL));
+    g_error_free (error);
+    goto out;
+  }
+  add_pads (self);
+  ok = TRUE;
+out:
+  if (topics)
+    g_ptr_array_unref (topics);
+  g_free (wanted);
+  if (!ok)
+    stop (self);
+  return ok;
+}
+
+static GstStateChangeReturn
+gst_robocache_recording_src_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !start (self))
+    return GST_STATE_CHANGE_FAILURE;
+
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (ret == GST_STATE_CHANGE_FAILURE) {
+    if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+      stop (self);
+    return ret;
+  }
+
+  switch (transition) {
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      start_task (self);
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      /* The pads are flushing now: the task stops at its next push. */
+      if (self->priv->state.streams)
+        gst_pad_stop_task (first_pad (self));
+      stop (self);
+      break;
+    default:
+      break;
+  }
+  return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Class                                                               */
+/* ------------------------------------------------------------------ */
+
+static void
+gst_robocache_recording_src_finalize (GObject * object)
+{
+  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (object);
+
+  g_free (self->location);
+  g_free (self->topics);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_robocache_recording_src_class_init (GstRobocacheRecordingSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gst_robocache_fields_class_init (gobject_class, fields);
+  gobject_class->finalize = gst_robocache_recording_src_finalize;
+
+  /**
+   * GstRobocacheRecordingSrc:location:
+   *
+   * Path of the recording: a ROS 1 bag (format 2.0) or an MCAP file; the
+   * format is told from the file's first bytes.
+   */
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location", "Path of the recording",
+          DEFAULT_LOCATION, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheRecordingSrc:topics:
+   *
+   * Comma-separated topics to play, one src pad each in this order, e.g.
+   * "/velodyne_points,/joint_states".  Empty plays every topic of a
+   * supported type, in name order.  A listed topic that is missing or of
+   * an unsupported type is an error.
+   */
+  g_object_class_install_property (gobject_class, PROP_TOPICS,
+      g_param_spec_string ("topics", "Topics",
+          "Comma-separated topics, one src pad each (empty: all supported)",
+          DEFAULT_TOPICS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheRecordingSrc:timestamps:
+   *
+   * Where buffer timestamps come from: the message's header.stamp or the
+   * time it was recorded (a ROS bag's record time, an MCAP log_time).
+   */
+  g_object_class_install_property (gobject_class, PROP_TIMESTAMPS,
+      g_param_spec_enum ("timestamps", "Timestamps",
+          "Buffer times from header.stamp or the record (log) time",
+          GST_TYPE_ROBOCACHE_BAG_TIMESTAMPS, DEFAULT_TIMESTAMPS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheRecordingSrc:stats:
+   *
+   * Totals since the element started: messages (pushed),
+   * skipped-point-layout (PointCloud2 whose point_step or fields points
+   * caps cannot describe) and skipped-unsupported (big-endian clouds, other
+   * image encodings, JointState without one position per name).
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_robocache_recording_src_change_state);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_BAG_TIMESTAMPS, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_RECORDING_SRC, 0);
+}
+
+static void
+gst_robocache_recording_src_init (GstRobocacheRecordingSrc * self)
+{
+  self->priv = gst_robocache_recording_src_get_instance_private (self);
+  self->location = DEFAULT_LOCATION;
+  self->topics = DEFAULT_TOPICS;
+  self->timestamps = DEFAULT_TIMESTAMPS;
+}
