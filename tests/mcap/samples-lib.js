@@ -211,9 +211,10 @@ module.exports = {
 // Every record @mcap/core's stream reader yields from @bytes, and where it
 // stopped: done is true only after a valid footer; bytesRemaining are the
 // bytes of a record cut off at the end of a truncated file.
-function streamRecords(bytes, decompressHandlers) {
+// With @includeChunks the Chunk records come too, before their content.
+function streamRecords(bytes, decompressHandlers, includeChunks = false) {
   const { McapStreamReader } = require("@mcap/core");
-  const reader = new McapStreamReader({ decompressHandlers });
+  const reader = new McapStreamReader({ decompressHandlers, includeChunks });
   reader.append(bytes);
   const records = [];
   for (let record; (record = reader.nextRecord()); ) records.push(record);
