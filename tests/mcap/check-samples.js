@@ -25,6 +25,7 @@ const REQUIRED = [
   "no-index",
   "small-chunks",
   "two-lidars",
+  "big-endian",
   "crashed-mid-chunk",
   "crashed-no-summary",
 ];

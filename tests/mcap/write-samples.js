@@ -56,11 +56,21 @@
 //                         not the end of the file (DataEnd, summary,
 //                         footer), as a recorder killed between two chunks
 //                         leaves it.
+//   big-endian.mcap       as zstd.mcap but every message in big-endian CDR
+//                         (encapsulation 00 00): data from a big-endian
+//                         host or a DDS vendor set to it; rare (no common
+//                         ROS 2 platform is big-endian), but the CDR header
+//                         allows it, so a reader must honour or refuse it.
+//                         MessageWriter cannot write it (it always writes
+//                         little-endian), so @foxglove/cdr's CdrWriter with
+//                         kind CDR_BE encodes the fields (bigEndianWriter);
+//                         check-samples.js decodes them with MessageReader.
+//                         PointCloud2.data keeps is_bigendian false: only
+//                         the CDR fields are big-endian, not the points.
 //   large-zstd.mcap       (--large only) 100 sweeps of 131072 points and
-//                         10 s of the other topics, zstd: a speed benchmark.
-// Not written: big-endian CDR.  MessageWriter always writes little-endian
-// CDR (it gives its CdrWriter no encapsulation kind), and no ROS 2
-// platform in use records big-endian.
+//                         10 s of the other topics, zstd, zeros in the
+//                         point gaps (so it compresses like a real
+//                         recording, to about half): a speed benchmark.
 //
 // Beside each FILE, FILE.expected.jsonl: a first line describing the file
 // (topics with types and counts, unsupported ones included; whether it is
@@ -76,6 +86,7 @@ const { spawnSync } = require("node:child_process");
 const { McapWriter, McapIndexedReader } = require("@mcap/core");
 const { LIBRARY_IDENTIFIER } = require("@mcap/core");
 const { MessageWriter } = require("@foxglove/rosmsg2-serialization");
+const { CdrWriter, EncapsulationKind } = require("@foxglove/cdr");
 const zstd = require("@foxglove/wasm-zstd");
 const lib = require("./samples-lib");
 const gen = require("./samples-content");
@@ -256,6 +267,7 @@ const VARIANTS = [
   },
   { name: "small-chunks", compress: zstdChunk, compression: "zstd", options: { chunkSize: 4096 } },
   { name: "two-lidars", compress: zstdChunk, compression: "zstd", options: {}, extra: true },
+  { name: "big-endian", compress: zstdChunk, compression: "zstd", options: {}, bigEndian: true },
 ];
 
 async function writeVariant(outDir, seed, variant, topics, events, payload) {
@@ -340,16 +352,57 @@ function crossCheckCut(file, bytes, present, readableEnd, handlers) {
   }
 }
 
+// Big-endian CDR, which MessageWriter cannot write: @foxglove/cdr's
+// CdrWriter, told the CDR_BE encapsulation kind, encodes each field (and
+// aligns it) while this walks the parsed definition.  Covers the field
+// kinds of these samples: nested messages and their sequences, scalars,
+// strings, ROS time and sequences of primitives.
+function bigEndianWriter(definitions) {
+  const structs = new Map(definitions.map((d) => [d.name ?? "", d.definitions]));
+  const put = (writer, fields, value) => {
+    for (const field of fields) {
+      if (field.isConstant) continue;
+      const v = value[field.name];
+      if (field.arrayLength !== undefined) throw new Error("fixed-size arrays not needed here");
+      if (field.isComplex && field.isArray) {
+        writer.sequenceLength(v.length);
+        for (const item of v) put(writer, structs.get(field.type), item);
+      } else if (field.isComplex) {
+        put(writer, structs.get(field.type), v);
+      } else if (field.type === "time") {
+        writer.int32(v.sec).uint32(v.nanosec);
+      } else if (field.isArray && field.type === "string") {
+        writer.sequenceLength(v.length);
+        for (const item of v) writer.string(item);
+      } else if (field.isArray) {
+        writer[field.type + "Array"](v, true);
+      } else if (field.type === "bool") {
+        writer.uint8(v ? 1 : 0);
+      } else {
+        writer[field.type](v);
+      }
+    }
+  };
+  return {
+    writeMessage(msg) {
+      const writer = new CdrWriter({ kind: EncapsulationKind.CDR_BE });
+      put(writer, definitions[0].definitions, msg);
+      return writer.data;
+    },
+  };
+}
+
 // The CDR bytes and expected line of each event, made once for all files
 // (or on demand, then forgotten, for the large file).
-function payloadMaker(seed, cache) {
+function payloadMaker(seed, cache, bigEndian = false) {
   const writers = new Map();
   const store = new Map();
   return (event) => {
     if (cache && store.has(event)) return store.get(event);
     const type = event.topic.type;
     if (!writers.has(type)) {
-      writers.set(type, new MessageWriter(lib.parseDefinition(lib.DEFINITIONS[type])));
+      const definitions = lib.parseDefinition(lib.DEFINITIONS[type]);
+      writers.set(type, bigEndian ? bigEndianWriter(definitions) : new MessageWriter(definitions));
     }
     const msg = gen.makeMessage(seed, event);
     const result = {
@@ -386,7 +439,8 @@ async function main() {
       continue;
     }
     const [t, e] = variant.extra ? [twoLidars, twoLidarEvents] : [topics, events];
-    const result = await writeVariant(args.outDir, args.seed, variant, t, e, payload);
+    const p = variant.bigEndian ? payloadMaker(args.seed, false, true) : payload;
+    const result = await writeVariant(args.outDir, args.seed, variant, t, e, p);
     if (variant.name === "zstd") zstdFile = result;
     written.push(result);
   }
