@@ -199,6 +199,13 @@ function channelsOf(topics) {
 }
 
 // The first .expected.jsonl line; @present: the events wholly in the file.
+// Keys: file, seed, variant; chunked, compression ("zstd", "lz4" or "" for
+// chunks stored as is); indexed (message and chunk indexes: @mcap/core's
+// indexed reader can read it); summary (a summary section exists);
+// truncated; file_size; readable_end (the end of the last whole record:
+// file_size unless truncated); message_count (all topics); topics, in
+// channel id order, each {topic, type, channel_id, schema_encoding,
+// message_encoding, count, supported}, those of unsupported types too.
 function describeFile(file, seed, variant, channels, present, facts) {
   const counts = new Map(channels.map((c) => [c.topic, 0]));
   for (const event of present) counts.set(event.topic.topic, counts.get(event.topic.topic) + 1);
