@@ -112,6 +112,7 @@ typedef struct
 {
   RcMcapWriter *writer;
   gboolean finished;
+  gboolean failed;              /* a write error was posted */
   gchar *path;                  /* the MCAP file */
   gchar *dir;                   /* rosbag2: the directory, else NULL */
   guint16 schema_of[MCAP_N_KINDS];
@@ -186,6 +187,7 @@ channel_clear (gpointer data)
 static void
 post_write_error (GstRobocacheMcapSink * self, GError * error)
 {
+  self->state.failed = TRUE;
   GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s", error->message),
       ("the chunks written so far stay readable by scanning the file"));
   g_error_free (error);
@@ -302,7 +304,7 @@ finish_file (GstRobocacheMcapSink * self)
   State *st = &self->state;
   GError *error = NULL;
 
-  if (!st->writer || st->finished)
+  if (!st->writer || st->finished || st->failed)
     return TRUE;
   st->finished = TRUE;
   if (!rc_mcap_writer_finish (st->writer, &error) ||
@@ -466,10 +468,10 @@ emit_message (gpointer user_data, guint64 stamp, GByteArray * cdr,
   gboolean ok;
 
   g_mutex_lock (&t->self->lock);
-  ok = st->writer && !st->finished;
+  ok = st->writer && !st->finished && !st->failed;
   if (!ok)
     g_set_error (error, RC_READER_ERROR, RC_READER_ERROR_IO, "a message "
-        "after the file was finished");
+        "after the file was %s", st->failed ? "broken" : "finished");
   else
     ok = rc_mcap_writer_write_message (st->writer, t->pad->channel_id,
         t->pad->sequence++, stamp, stamp, cdr->data, cdr->len, error);
@@ -531,7 +533,11 @@ sink_chain (GstPad * gpad, GstObject * parent, GstBuffer * buf)
     g_error_free (error);
   } else {
     g_mutex_lock (&self->lock);
-    post_write_error (self, error);
+    /* Once broken, the first error said it all. */
+    if (self->state.failed)
+      g_error_free (error);
+    else
+      post_write_error (self, error);
     g_mutex_unlock (&self->lock);
   }
   return GST_FLOW_ERROR;
