@@ -449,39 +449,59 @@ GST_START_TEST (test_image_gray16)
 
 GST_END_TEST;
 
-/* A count grid of random counts (a third of the voxels empty): a cloud of
- * the occupied centres and their counts, in index order. */
-GST_START_TEST (test_voxels_count)
+/* A random grid of @mode (a third of the voxels empty): a cloud of the
+ * occupied centres and their values, in index order; @fields is what the
+ * cloud's fields must be after x, y, z. */
+static void
+check_voxels (const gchar * mode, const gchar * fields)
 {
-  const guint dims[3] = { 5, 4, 3 }, n_voxels = 60;
+  const guint dims[3] = { 5, 4, 3 }, n_voxels = 60, n_features = 2;
   const gdouble origin[3] = { -1.5, 2.0, -0.25 }, size[3] = { 0.5, 0.25, 1 };
+  gboolean mean = !strcmp (mode, "mean"), occ = !strcmp (mode, "occupancy");
   gchar *path = tmp_path ("voxels.mcap");
   gchar *caps = g_strdup_printf (GST_ROBOCACHE_VOXELS_MEDIA_TYPE ", "
-      "layout=(string)dense, mode=(string)count, format=(string)uint32, "
+      "layout=(string)dense, mode=(string)%s, format=(string)%s, "
       "grid-x=(int)5, grid-y=(int)4, grid-z=(int)3, origin-x=(double)-1.5, "
       "origin-y=(double)2.0, origin-z=(double)-0.25, voxel-size-x=(double)"
-      "0.5, voxel-size-y=(double)0.25, voxel-size-z=(double)1.0");
-  guint32 counts[60];
+      "0.5, voxel-size-y=(double)0.25, voxel-size-z=(double)1.0%s", mode,
+      mean ? "float32" : occ ? "uint8" : "uint32", mean ? ", features=(int)2,"
+      " feature-names=(string)\"x,intensity\"" : "");
+  guint32 grid[60 * 2];         /* counts, bytes or two float planes */
+  guint8 *bytes = (guint8 *) grid;
   GByteArray *expected = g_byte_array_new ();
+  guint step = mean ? 20 : 16, v = 0;
   GstBuffer *buf;
   gchar **lines, *sum;
-  guint v = 0;
 
-  for (guint i = 0; i < n_voxels; i++)
-    counts[i] = g_rand_int_range (rng, 0, 3) ? g_rand_int_range (rng, 1,
-        1000) : 0;
+  memset (grid, 0, sizeof (grid));
+  for (guint i = 0; i < n_voxels; i++) {
+    gboolean full = g_rand_int_range (rng, 0, 3) != 0;
+    gfloat f[2] = { g_rand_double_range (rng, 1, 9),
+      g_rand_double_range (rng, -9, -1)
+    };
+    if (occ)
+      bytes[i] = full;
+    else if (!mean)
+      grid[i] = full ? g_rand_int_range (rng, 1, 1000) : 0;
+    for (guint k = 0; mean && full && k < n_features; k++)
+      memcpy (&grid[k * n_voxels + i], &f[k], 4);
+  }
   for (guint k = 0; k < dims[2]; k++)
     for (guint j = 0; j < dims[1]; j++)
       for (guint i = 0; i < dims[0]; i++, v++) {
-        gfloat c[3] = { origin[0] + (i + 0.5) * size[0],
+        gfloat point[5] = { origin[0] + (i + 0.5) * size[0],
           origin[1] + (j + 0.5) * size[1], origin[2] + (k + 0.5) * size[2]
         };
-        if (!counts[v])
+        guint32 value = occ ? bytes[v] : grid[v];
+        if (!value)
           continue;
-        g_byte_array_append (expected, (guint8 *) c, 12);
-        g_byte_array_append (expected, (guint8 *) & counts[v], 4);
+        memcpy (&point[3], &value, 4);
+        if (mean)
+          memcpy (&point[4], &grid[n_voxels + v], 4);
+        g_byte_array_append (expected, (guint8 *) point, step);
       }
-  buf = gst_buffer_new_memdup (counts, sizeof (counts));
+  buf = gst_buffer_new_memdup (grid, mean ? 2 * 4 * n_voxels : occ ? 60 :
+      4 * n_voxels);
   push_and_finish (appsrc_pipeline (caps, path, NULL), &buf, 1);
   lines = dump_lines (path, NULL);
   fail_unless_equals_int (g_strv_length (lines), 2);
@@ -490,15 +510,25 @@ GST_START_TEST (test_voxels_count)
   expect (lines[1], "\"width\":%u,\"fields\":[{\"name\":\"x\",\"offset\":0,"
       "\"datatype\":7,\"count\":1},{\"name\":\"y\",\"offset\":4,\"datatype\":"
       "7,\"count\":1},{\"name\":\"z\",\"offset\":8,\"datatype\":7,\"count\":1}"
-      ",{\"name\":\"count\",\"offset\":12,\"datatype\":6,\"count\":1}],"
-      "\"is_bigendian\":false,\"point_step\":16,\"row_step\":%u,\"data\":"
-      "{\"length\":%u,\"sha256\":\"%s\"", expected->len / 16, expected->len,
-      expected->len, sum);
+      ",%s],\"is_bigendian\":false,\"point_step\":%u,\"row_step\":%u,\"data\":"
+      "{\"length\":%u,\"sha256\":\"%s\"", expected->len / step, fields, step,
+      expected->len, expected->len, sum);
   g_free (sum);
   g_byte_array_unref (expected);
   g_strfreev (lines);
   g_free (caps);
   g_free (path);
+}
+
+GST_START_TEST (test_voxels)
+{
+  check_voxels ("count", "{\"name\":\"count\",\"offset\":12,\"datatype\":6,"
+      "\"count\":1}");
+  check_voxels ("occupancy", "{\"name\":\"occupancy\",\"offset\":12,"
+      "\"datatype\":2,\"count\":1}");
+  check_voxels ("mean", "{\"name\":\"mean_x\",\"offset\":12,\"datatype\":7,"
+      "\"count\":1},{\"name\":\"mean_intensity\",\"offset\":16,"
+      "\"datatype\":7,\"count\":1}");
 }
 
 GST_END_TEST;
@@ -843,7 +873,7 @@ mcapsink_suite (void)
   tcase_add_test (tc, test_joints_chunk);
   tcase_add_test (tc, test_image_rgb);
   tcase_add_test (tc, test_image_gray16);
-  tcase_add_test (tc, test_voxels_count);
+  tcase_add_test (tc, test_voxels);
   add_file_tests (tc);
   return s;
 }
