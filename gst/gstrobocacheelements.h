@@ -13,6 +13,7 @@ GST_ELEMENT_REGISTER_DECLARE (robocachejointsrc);
 GST_ELEMENT_REGISTER_DECLARE (robocacheresample);
 GST_ELEMENT_REGISTER_DECLARE (robocachebagsrc);
 GST_ELEMENT_REGISTER_DECLARE (robocachemcapsrc);
+GST_ELEMENT_REGISTER_DECLARE (robocachemcapsink);
 
 G_END_DECLS
 #endif

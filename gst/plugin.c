@@ -23,6 +23,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (robocacheresample, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachebagsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachemcapsrc, plugin);
+  ret |= GST_ELEMENT_REGISTER (robocachemcapsink, plugin);
   return ret;
 }
 

@@ -1,0 +1,82 @@
+/* robocachemcapsink's request pad: its topic and frame-id properties
+ * (gstrobocachemcapsinkprivate.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocachemcapsinkprivate.h"
+#include "gstrobocachefields.h"
+
+#define DEFAULT_TOPIC NULL
+#define DEFAULT_FRAME_ID NULL
+
+enum
+{
+  PROP_0,
+  PROP_TOPIC,
+  PROP_FRAME_ID
+};
+
+G_DEFINE_TYPE (GstRobocacheMcapSinkPad, gst_robocache_mcap_sink_pad,
+    GST_TYPE_PAD);
+
+static const GstRobocacheField fields[] = {
+  GST_ROBOCACHE_FIELD (PROP_TOPIC, GstRobocacheMcapSinkPad, topic),
+  GST_ROBOCACHE_FIELD (PROP_FRAME_ID, GstRobocacheMcapSinkPad, frame_id),
+  {0}
+};
+
+static void
+gst_robocache_mcap_sink_pad_finalize (GObject * object)
+{
+  GstRobocacheMcapSinkPad *pad = GST_ROBOCACHE_MCAP_SINK_PAD (object);
+
+  g_free (pad->topic);
+  g_free (pad->frame_id);
+  mcap_format_clear (&pad->format);
+  g_byte_array_unref (pad->scratch);
+  G_OBJECT_CLASS (gst_robocache_mcap_sink_pad_parent_class)->finalize (object);
+}
+
+static void
+gst_robocache_mcap_sink_pad_class_init (GstRobocacheMcapSinkPadClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  gst_robocache_fields_class_init (gobject_class, fields);
+  gobject_class->finalize = gst_robocache_mcap_sink_pad_finalize;
+
+  /**
+   * GstRobocacheMcapSinkPad:topic:
+   *
+   * The ROS 2 topic of the pad's messages.  NULL (the default): /points,
+   * /voxels, /joints or /image after the pad's caps, with _1, _2, ... for
+   * further pads of the same kind, in the order their caps arrive (set
+   * the topic for names that do not depend on that order).
+   */
+  g_object_class_install_property (gobject_class, PROP_TOPIC,
+      g_param_spec_string ("topic", "Topic", "ROS 2 topic of the pad's "
+          "messages (NULL: /points, /voxels, /joints, /image)", DEFAULT_TOPIC,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRobocacheMcapSinkPad:frame-id:
+   *
+   * header.frame_id of the pad's messages.  NULL (the default): the caps'
+   * frame-id string field where they have one, else "map".
+   */
+  g_object_class_install_property (gobject_class, PROP_FRAME_ID,
+      g_param_spec_string ("frame-id", "Frame id", "header.frame_id of the "
+          "messages (NULL: the caps' frame-id, else \"map\")",
+          DEFAULT_FRAME_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+}
+
+static void
+gst_robocache_mcap_sink_pad_init (GstRobocacheMcapSinkPad * pad)
+{
+  pad->topic = DEFAULT_TOPIC;
+  pad->frame_id = DEFAULT_FRAME_ID;
+  pad->scratch = g_byte_array_new ();
+  gst_segment_init (&pad->segment, GST_FORMAT_TIME);
+}
