@@ -622,6 +622,39 @@ post_recovery (GstRobocacheRecordingSrc * self)
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* The file to read at @location: itself, or in a folder (a rosbag2
+ * recording: metadata.yaml beside one .mcap or .bag file) that file.  NULL
+ * and an element error for a folder with none or several. */
+static gchar *
+recording_file (GstRobocacheRecordingSrc * self, const gchar * location)
+{
+  GDir *dir;
+  const gchar *name;
+  gchar *found = NULL;
+  guint n = 0;
+
+  if (!g_file_test (location, G_FILE_TEST_IS_DIR))
+    return g_strdup (location);
+  dir = g_dir_open (location, 0, NULL);
+  while (dir && (name = g_dir_read_name (dir))) {
+    if (!g_str_has_suffix (name, ".mcap") && !g_str_has_suffix (name, ".bag"))
+      continue;
+    n++;
+    g_free (found);
+    found = g_build_filename (location, name, NULL);
+  }
+  if (dir)
+    g_dir_close (dir);
+  if (n == 1)
+    return found;
+  g_free (found);
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with %u "
+          "recording files (.mcap or .bag); accepted is a file, or a folder "
+          "(a rosbag2 recording) with exactly one: give a split recording's "
+          "files one at a time", location, n), (NULL));
+  return NULL;
+}
+
 /* Opens the file; FALSE and an element error if it cannot be read. */
 static gboolean
 open_reader (GstRobocacheRecordingSrc * self, const gchar * location,
@@ -629,8 +662,12 @@ open_reader (GstRobocacheRecordingSrc * self, const gchar * location,
 {
   State *st = &self->priv->state;
   GError *error = NULL;
+  gchar *file = recording_file (self, location);
 
-  st->reader = rc_reader_open_full (location, flags, &error);
+  if (!file)
+    return FALSE;
+  st->reader = rc_reader_open_full (file, flags, &error);
+  g_free (file);
   if (st->reader) {
     post_recovery (self);
     return TRUE;
@@ -922,8 +959,9 @@ gst_robocache_recording_src_class_init (GstRobocacheRecordingSrcClass * klass)
   /**
    * GstRobocacheRecordingSrc:location:
    *
-   * Path of the recording: a ROS 1 bag (format 2.0) or an MCAP file; the
-   * format is told from the file's first bytes.
+   * Path of the recording: a ROS 1 bag (format 2.0) or an MCAP file (the
+   * format is told from the file's first bytes), or a folder holding one
+   * such file, as a rosbag2 recording (metadata.yaml beside run_0.mcap).
    */
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "Location", "Path of the recording",
