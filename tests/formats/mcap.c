@@ -6,6 +6,7 @@
  * selection.  GLib only, like the reader.  With ROBOCACHE_MCAP_SEEDS set
  * to a folder, the files are also written there (fuzzing seeds). */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "formats/reader.h"
@@ -314,6 +315,15 @@ test_cut (void)
   mb_free (b);
 }
 
+static guint64
+get_u64_at (const guint8 * p)
+{
+  guint64 le;
+
+  memcpy (&le, p, 8);
+  return GUINT64_FROM_LE (le);
+}
+
 static void
 put_u64_at (guint8 * data, gsize at, guint64 v)
 {
@@ -612,6 +622,105 @@ test_select (void)
   mb_free (b);
 }
 
+/* <name>.mcap of @dir read as "time topic hex" lines, against
+ * <name>.txt; both files are removed. */
+static void
+check_third_party_file (const gchar * dir, const gchar * name)
+{
+  gchar *base = g_build_filename (dir, name, NULL);
+  gchar *mcap = g_strconcat (base, ".mcap", NULL);
+  gchar *txt = g_strconcat (base, ".txt", NULL);
+  gchar *expected;
+  GString *got = g_string_new (NULL);
+  GError *error = NULL;
+  RcReader *reader = rc_reader_open (mcap, &error);
+  RcMessage msg;
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (txt, &expected, NULL, NULL));
+  while (rc_reader_next (reader, &msg, &error) == RC_READER_OK) {
+    g_string_append_printf (got, "%" G_GUINT64_FORMAT " %s ", msg.time,
+        rc_reader_get_topic (reader, msg.topic)->name);
+    for (gsize k = 0; k < msg.size; k++)
+      g_string_append_printf (got, "%02x", msg.data[k]);
+    g_string_append_c (got, '\n');
+  }
+  g_assert_no_error (error);
+  g_assert_cmpstr (got->str, ==, expected);
+  g_assert_cmpstr (rc_reader_get_topic (reader, 0)->type, ==,
+      "sensor_msgs/msg/JointState");
+  rc_reader_free (reader);
+  g_unlink (mcap);
+  g_unlink (txt);
+  g_string_free (got, TRUE);
+  g_free (expected);
+  g_free (txt);
+  g_free (mcap);
+  g_free (base);
+}
+
+/* A message index that disagrees with its chunk: a time (found when the
+ * message is read) and an offset past the chunk (found at open). */
+static void
+test_bad_message_index (void)
+{
+  McapBuilder *b = mb_new ();
+  guint8 *data;
+  gsize size, entry;
+  RcReader *reader;
+  gchar *text;
+  guint n;
+
+  add_chunks (b, "zstd", 2);
+  data = mb_finish (b, TRUE, &size);
+  /* The first message index follows the first chunk: opcode, length,
+   * channel, array length, then (time, offset) pairs. */
+  entry = g_array_index (b->messages, MbMessage, 0).end + 9 + 2 + 4;
+  put_u64_at (data, entry, get_u64_at (data + entry) + 1);
+  reader = open_ok (data, size, 0);
+  text = read_all (reader, &n);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "but its message index says"));
+  g_free (text);
+  rc_reader_free (reader);
+  put_u64_at (data, entry + 8, G_GUINT64_CONSTANT (1) << 40);
+  assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT, "entry 0 is at "
+      "offset 1099511627776, past the chunk's");
+  g_free (data);
+  mb_free (b);
+}
+
+/* Files written by @mcap/core's McapWriter (tests/mcap/write_mcap.js, run
+ * with node where ROBOCACHE_MCAP_JS names tests/mcap and its npm packages
+ * are installed, see pipelines/setup.sh), read message for message. */
+static void
+test_third_party (void)
+{
+  const gchar *js_dir = g_getenv ("ROBOCACHE_MCAP_JS");
+  const gchar *names[] = { "js-zstd", "js-none", "js-unchunked" };
+  gchar *core, *dir;
+  gchar *argv[] = { (gchar *) "node", (gchar *) "write_mcap.js", NULL, NULL };
+  gint status;
+
+  core = js_dir ? g_build_filename (js_dir, "node_modules", "@mcap", "core",
+      NULL) : NULL;
+  if (!core || !g_file_test (core, G_FILE_TEST_IS_DIR)) {
+    g_test_skip ("no ROBOCACHE_MCAP_JS or no npm packages in tests/mcap");
+    g_free (core);
+    return;
+  }
+  dir = g_dir_make_tmp ("robocache-mcap-XXXXXX", NULL);
+  argv[2] = dir;
+  g_assert_true (g_spawn_sync (js_dir, argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
+          NULL, NULL, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    check_third_party_file (dir, names[i]);
+  g_rmdir (dir);
+  g_free (dir);
+  g_free (core);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -627,5 +736,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcap/chunk-size", test_chunk_size);
   g_test_add_func ("/mcap/seek", test_seek);
   g_test_add_func ("/mcap/select", test_select);
+  g_test_add_func ("/mcap/bad-message-index", test_bad_message_index);
+  g_test_add_func ("/mcap/third-party", test_third_party);
   return g_test_run ();
 }
