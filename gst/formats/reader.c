@@ -17,9 +17,12 @@ typedef struct
 } Format;
 
 /* The bag reader tells a bag of another version from its magic. */
+/* *INDENT-OFF* */
 static const Format formats[] = {
   {"ROS bag", "#ROSBAG V", "#ROSBAG V2.0", rc_bag_reader_open},
+  {"MCAP", "\x89MCAP0\r\n", "\\x89MCAP0\\r\\n", rc_mcap_reader_open},
 };
+/* *INDENT-ON* */
 
 gboolean
 rc_reader_fail (GError ** error, RcReaderError code, const gchar * format, ...)

@@ -1,0 +1,444 @@
+/* The MCAP reader's message index, built at open (mcap-reader.h): from
+ * the summary's chunk indexes and the message indexes they point to, or by
+ * reading the data section record by record.
+ *
+ * With a summary that has chunk indexes, messages outside chunks are not
+ * looked for (the specification says that such files put every message in
+ * a chunk), and the data section's CRC is not checked (that would read the
+ * whole file at open).  A chunk whose index lists no message index is
+ * decompressed at open to find its messages. */
+#include "mcap-reader.h"
+
+#include <string.h>
+
+static gboolean
+add_message (McapReader * self, const McapRecord * record, guint32 chunk,
+    GError ** error)
+{
+  McapMessage message;
+  McapEntry entry;
+  gint topic;
+
+  if (!mcap_parse_message (record, &message, error))
+    return FALSE;
+  topic = mcap_reader_channel_topic (self, message.channel_id);
+  if (topic < 0)
+    return mcap_record_fail (record, error, RC_READER_ERROR_FORMAT, "its "
+        "channel %u is not defined before it", message.channel_id);
+  entry.time = message.log_time;
+  entry.offset = record->offset;
+  entry.chunk = chunk;
+  entry.topic = topic;
+  entry.channel = message.channel_id;
+  g_array_append_val (self->entries, entry);
+  return TRUE;
+}
+
+static gboolean
+check_data_end (McapReader * self, const McapRecord * record, GError ** error)
+{
+  guint32 stored, computed;
+
+  if (!mcap_parse_data_end (record, &stored, error))
+    return FALSE;
+  if (!self->check_crc || stored == 0)
+    return TRUE;
+  computed = mcap_crc32 (self->data, record->offset);
+  if (computed == stored)
+    return TRUE;
+  return mcap_record_fail (record, error, RC_READER_ERROR_FORMAT, "CRC of "
+      "the data section (the %" G_GUINT64_FORMAT " bytes before it) "
+      "0x%08x, the record says 0x%08x", record->offset, computed, stored);
+}
+
+static gboolean read_chunk_now (McapReader * self, const McapRecord * record,
+    GError ** error);
+
+/* A record of the data section (@chunk MCAP_NOT_CHUNKED) or of chunk
+ * @chunk's records.  Records of unknown kinds are skipped, as the
+ * specification says, and counted. */
+static gboolean
+read_record (McapReader * self, const McapRecord * record, guint32 chunk,
+    GError ** error)
+{
+  gboolean in_chunk = chunk != MCAP_NOT_CHUNKED;
+  McapSchema schema;
+  McapChannel channel;
+
+  switch (record->opcode) {
+    case MCAP_OP_SCHEMA:
+      if (!mcap_parse_schema (record, &schema, error))
+        return FALSE;
+      mcap_reader_add_schema (self, &schema);
+      return TRUE;
+    case MCAP_OP_CHANNEL:
+      return mcap_parse_channel (record, &channel, error)
+          && mcap_reader_add_channel (self, record, &channel, error);
+    case MCAP_OP_MESSAGE:
+      return add_message (self, record, chunk, error);
+    case MCAP_OP_CHUNK:
+      if (in_chunk)
+        return mcap_record_fail (record, error, RC_READER_ERROR_FORMAT,
+            "a chunk cannot hold a chunk");
+      return read_chunk_now (self, record, error);
+    case MCAP_OP_ATTACHMENT:
+      return in_chunk || mcap_check_attachment (record, self->check_crc, error);
+    case MCAP_OP_DATA_END:
+      return in_chunk || check_data_end (self, record, error);
+    default:
+      if (record->opcode == 0 || record->opcode > MCAP_OP_DATA_END)
+        self->parent.recovery.n_skipped_records++;
+      return TRUE;
+  }
+}
+
+/* Every record of a chunk's decompressed records, which must be whole. */
+static gboolean
+read_chunk_records (McapReader * self, guint32 chunk, const guint8 * records,
+    GError ** error)
+{
+  const McapChunkInfo *info = &g_array_index (self->chunks, McapChunkInfo,
+      chunk);
+  gsize size = info->chunk.uncompressed_size;
+  McapRecord record;
+
+  for (gsize pos = 0; pos < size; pos += MCAP_RECORD_PREFIX + record.length) {
+    if (mcap_record_at (records, size, pos, info->offset, &record)
+        != MCAP_RECORD_OK)
+      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: chunk at "
+          "offset %" G_GUINT64_FORMAT ": the record at offset %" G_GSIZE_FORMAT
+          " of its records runs past their end (%" G_GSIZE_FORMAT " bytes)",
+          info->offset, pos, size);
+    if (!read_record (self, &record, chunk, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Adds the chunk record @record to self->chunks (its size and compression
+ * checked); its index there in *@chunk. */
+static gboolean
+add_chunk (McapReader * self, const McapRecord * record, guint32 * chunk,
+    GError ** error)
+{
+  McapChunkInfo info;
+
+  if (!mcap_parse_chunk (record, &info.chunk, error)
+      || !mcap_chunk_check (&info.chunk, record->offset, error))
+    return FALSE;
+  if (self->chunks->len == MCAP_NOT_CHUNKED)
+    return mcap_record_fail (record, error, RC_READER_ERROR_TOO_LARGE,
+        "more chunks than the reader counts");
+  info.offset = record->offset;
+  *chunk = self->chunks->len;
+  g_array_append_val (self->chunks, info);
+  return TRUE;
+}
+
+/* A chunk whose messages are found by decompressing it now. */
+static gboolean
+read_chunk_now (McapReader * self, const McapRecord * record, GError ** error)
+{
+  const McapChunkInfo *info;
+  const guint8 *records;
+  gboolean owned, ok;
+  guint32 chunk;
+
+  if (!add_chunk (self, record, &chunk, error))
+    return FALSE;
+  info = &g_array_index (self->chunks, McapChunkInfo, chunk);
+  if (!mcap_chunk_decompress (&info->chunk, info->offset, self->check_crc,
+          &records, &owned, error))
+    return FALSE;
+  ok = read_chunk_records (self, chunk, records, error);
+  if (owned)
+    g_free ((guint8 *) records);
+  return ok;
+}
+
+gboolean
+mcap_index_by_scanning (McapReader * self, GError ** error)
+{
+  RcReaderRecovery *recovery = &self->parent.recovery;
+  gsize pos = self->data_start;
+  gboolean in_data = TRUE;
+  McapRecord record;
+
+  recovery->scanned = TRUE;
+  recovery->end_offset = pos;
+  /* Opcode 0 is never written: zeros are where a recorder preallocated
+   * the file and stopped. */
+  while (mcap_record_at (self->data, self->size, pos, MCAP_NO_CHUNK,
+          &record) == MCAP_RECORD_OK && record.opcode != 0) {
+    pos += MCAP_RECORD_PREFIX + record.length;
+    if (in_data && !read_record (self, &record, MCAP_NOT_CHUNKED, error))
+      return FALSE;
+    in_data = in_data && record.opcode != MCAP_OP_DATA_END;
+    recovery->end_offset = pos;
+    if (record.opcode == MCAP_OP_FOOTER) {
+      if (self->size - pos == MCAP_MAGIC_SIZE
+          && !memcmp (self->data + pos, MCAP_MAGIC, MCAP_MAGIC_SIZE))
+        recovery->end_offset = self->size;
+      break;
+    }
+  }
+  recovery->n_messages = self->entries->len;
+  return TRUE;
+}
+
+/* The message index record at @offset for @channel's messages in chunk
+ * @chunk, into self->entries. */
+static gboolean
+load_message_index (McapReader * self, guint32 chunk, guint16 channel,
+    guint64 offset, gsize data_end, GError ** error)
+{
+  const McapChunkInfo *info = &g_array_index (self->chunks, McapChunkInfo,
+      chunk);
+  guint64 size = info->chunk.uncompressed_size;
+  McapRecord record;
+  McapMessageIndex index;
+  McapEntry entry = { 0, };
+  gint topic;
+
+  if (offset > data_end || mcap_record_at (self->data, data_end, offset,
+          MCAP_NO_CHUNK, &record) != MCAP_RECORD_OK
+      || record.opcode != MCAP_OP_MESSAGE_INDEX)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: the chunk "
+        "index of the chunk at offset %" G_GUINT64_FORMAT " puts a message "
+        "index at offset %" G_GUINT64_FORMAT ", where the data section has "
+        "none", info->offset, offset);
+  if (!mcap_parse_message_index (&record, &index, error))
+    return FALSE;
+  topic = mcap_reader_channel_topic (self, index.channel_id);
+  if (index.channel_id != channel || topic < 0)
+    return mcap_record_fail (&record, error, RC_READER_ERROR_FORMAT, "it is "
+        "for channel %u, the chunk index says channel %u, the summary "
+        "defines it: %s", index.channel_id, channel, topic < 0 ? "no" : "yes");
+  entry.chunk = chunk;
+  entry.topic = topic;
+  entry.channel = channel;
+  for (gsize i = 0; i < index.n_entries; i++) {
+    entry.time = mcap_message_index_time (&index, i);
+    entry.offset = mcap_message_index_offset (&index, i);
+    if (size < MCAP_RECORD_PREFIX || entry.offset > size - MCAP_RECORD_PREFIX)
+      return mcap_record_fail (&record, error, RC_READER_ERROR_FORMAT,
+          "entry %" G_GSIZE_FORMAT " is at offset %" G_GUINT64_FORMAT
+          ", past the chunk's %" G_GUINT64_FORMAT " bytes of records", i,
+          entry.offset, size);
+    g_array_append_val (self->entries, entry);
+  }
+  return TRUE;
+}
+
+static gint
+compare_offsets (gconstpointer a, gconstpointer b, gpointer unused)
+{
+  const McapEntry *x = a, *y = b;
+
+  return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Puts a chunk's entries from @first in file order; no two may share a
+ * message. */
+static gboolean
+order_chunk_entries (McapReader * self, gsize first, GError ** error)
+{
+  McapEntry *entries = &g_array_index (self->entries, McapEntry, first);
+  gsize n = self->entries->len - first;
+
+  g_qsort_with_data (entries, n, sizeof (McapEntry), compare_offsets, NULL);
+  for (gsize i = 1; i < n; i++) {
+    if (entries[i].offset == entries[i - 1].offset)
+      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: chunk at "
+          "offset %" G_GUINT64_FORMAT ": its message indexes list the message "
+          "at offset %" G_GUINT64_FORMAT " twice", g_array_index (self->chunks,
+              McapChunkInfo, entries[i].chunk).offset, entries[i].offset);
+  }
+  return TRUE;
+}
+
+/* The chunk @index points to, before @data_end, and its messages. */
+static gboolean
+load_chunk (McapReader * self, const McapChunkIndex * index, gsize data_end,
+    GError ** error)
+{
+  McapRecord record;
+  gsize first = self->entries->len;
+  guint32 chunk;
+
+  if (index->chunk_start_offset > data_end
+      || mcap_record_at (self->data, data_end, index->chunk_start_offset,
+          MCAP_NO_CHUNK, &record) != MCAP_RECORD_OK
+      || record.opcode != MCAP_OP_CHUNK
+      || MCAP_RECORD_PREFIX + record.length != index->chunk_length)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: a chunk "
+        "index puts a chunk record of %" G_GUINT64_FORMAT " bytes at offset %"
+        G_GUINT64_FORMAT ", where the data section (up to offset %"
+        G_GSIZE_FORMAT ") has none", index->chunk_length,
+        index->chunk_start_offset, data_end);
+  if (index->n_index_offsets == 0)
+    return read_chunk_now (self, &record, error);
+  if (!add_chunk (self, &record, &chunk, error))
+    return FALSE;
+  for (gsize i = 0; i < index->n_index_offsets; i++) {
+    const guint8 *pair = index->index_offsets + 10 * i;
+
+    if (!load_message_index (self, chunk, pair[0] | (pair[1] << 8),
+            rc_get_u64 (pair + 2), data_end, error))
+      return FALSE;
+  }
+  return order_chunk_entries (self, first, error);
+}
+
+static gint
+compare_chunk_starts (gconstpointer a, gconstpointer b)
+{
+  const McapChunkIndex *x = a, *y = b;
+
+  return x->chunk_start_offset < y->chunk_start_offset ? -1 :
+      x->chunk_start_offset > y->chunk_start_offset;
+}
+
+/* The chunks of the chunk indexes, in file order, none overlapping. */
+static gboolean
+load_chunks (McapReader * self, GArray * indexes, gsize data_end,
+    GError ** error)
+{
+  guint64 end = self->data_start;
+
+  g_array_sort (indexes, compare_chunk_starts);
+  for (guint i = 0; i < indexes->len; i++) {
+    const McapChunkIndex *index = &g_array_index (indexes, McapChunkIndex, i);
+
+    if (index->chunk_start_offset < end)
+      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: a chunk "
+          "index puts a chunk at offset %" G_GUINT64_FORMAT ", inside the "
+          "header or the chunk before (which ends at offset %" G_GUINT64_FORMAT
+          ")", index->chunk_start_offset, end);
+    if (!load_chunk (self, index, data_end, error))
+      return FALSE;
+    end = index->chunk_start_offset + index->chunk_length;
+  }
+  return TRUE;
+}
+
+typedef gboolean (*SummaryFunc) (McapReader * self, const McapRecord * record,
+    GArray * indexes, GError ** error);
+
+/* Calls @func on each record from @start to @end, all of which must be
+ * whole. */
+static gboolean
+walk_summary (McapReader * self, gsize start, gsize end, SummaryFunc func,
+    GArray * indexes, GError ** error)
+{
+  McapRecord record;
+
+  for (gsize pos = start; pos < end; pos += MCAP_RECORD_PREFIX + record.length) {
+    if (mcap_record_at (self->data, end, pos, MCAP_NO_CHUNK, &record)
+        != MCAP_RECORD_OK)
+      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: the "
+          "summary record at offset %" G_GSIZE_FORMAT " runs past the "
+          "summary's end at offset %" G_GSIZE_FORMAT, pos, end);
+    if (!func (self, &record, indexes, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* First pass: the schemas, which the channels name whatever the order of
+ * the summary's groups. */
+static gboolean
+summary_schema (McapReader * self, const McapRecord * record,
+    GArray * indexes, GError ** error)
+{
+  McapSchema schema;
+
+  if (record->opcode != MCAP_OP_SCHEMA)
+    return TRUE;
+  if (!mcap_parse_schema (record, &schema, error))
+    return FALSE;
+  mcap_reader_add_schema (self, &schema);
+  return TRUE;
+}
+
+/* Second pass: channels, chunk indexes (into @indexes) and the message
+ * count, to size the index. */
+static gboolean
+summary_record (McapReader * self, const McapRecord * record,
+    GArray * indexes, GError ** error)
+{
+  McapChannel channel;
+  McapChunkIndex index;
+  McapStatistics statistics;
+
+  switch (record->opcode) {
+    case MCAP_OP_CHANNEL:
+      return mcap_parse_channel (record, &channel, error)
+          && mcap_reader_add_channel (self, record, &channel, error);
+    case MCAP_OP_CHUNK_INDEX:
+      if (!mcap_parse_chunk_index (record, &index, error))
+        return FALSE;
+      g_array_append_val (indexes, index);
+      return TRUE;
+    case MCAP_OP_STATISTICS:
+      if (!mcap_parse_statistics (record, &statistics, error))
+        return FALSE;
+      /* A message index entry takes 16 bytes of the file. */
+      if (statistics.message_count <= self->size / 16) {
+        g_array_set_size (self->entries, statistics.message_count);
+        g_array_set_size (self->entries, 0);
+      }
+      return TRUE;
+    default:
+      return TRUE;
+  }
+}
+
+/* Where the summary ends (*@end), after checking the footer's offsets
+ * and the summary's CRC. */
+static gboolean
+check_summary (McapReader * self, const McapFooter * footer,
+    gsize footer_offset, gsize * end, GError ** error)
+{
+  guint64 start = footer->summary_start;
+  guint32 crc;
+
+  *end = footer->summary_offset_start ? footer->summary_offset_start :
+      footer_offset;
+  if (start < self->data_start || start > footer_offset
+      || *end < start || *end > footer_offset)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: footer at "
+        "offset %" G_GSIZE_FORMAT ": the summary from offset %"
+        G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT " is not between the "
+        "header (ending at %" G_GSIZE_FORMAT ") and the footer", footer_offset,
+        start, footer->summary_offset_start, self->data_start);
+  if (!self->check_crc || footer->summary_crc == 0)
+    return TRUE;
+  /* Up to the footer's summary_crc field. */
+  crc = mcap_crc32 (self->data + start,
+      footer_offset + MCAP_RECORD_PREFIX + 16 - start);
+  if (crc == footer->summary_crc)
+    return TRUE;
+  return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: summary at "
+      "offset %" G_GUINT64_FORMAT ": CRC 0x%08x, the footer says 0x%08x",
+      start, crc, footer->summary_crc);
+}
+
+gboolean
+mcap_index_from_summary (McapReader * self, const McapFooter * footer,
+    gsize footer_offset, gboolean * indexed, GError ** error)
+{
+  GArray *indexes = g_array_new (FALSE, FALSE, sizeof (McapChunkIndex));
+  gsize end;
+  gboolean ok;
+
+  ok = check_summary (self, footer, footer_offset, &end, error)
+      && walk_summary (self, footer->summary_start, end, summary_schema,
+      indexes, error)
+      && walk_summary (self, footer->summary_start, end, summary_record,
+      indexes, error)
+      && load_chunks (self, indexes, footer->summary_start, error);
+  *indexed = indexes->len > 0;
+  g_array_unref (indexes);
+  return ok;
+}

@@ -1,0 +1,82 @@
+/* The MCAP reader's state, shared by mcap-reader.c (the RcReader: topics,
+ * reading, seeking, the chunk cache) and mcap-index.c (building the
+ * message index at open, from the summary or by scanning). */
+#ifndef __ROBOCACHE_MCAP_READER_H__
+#define __ROBOCACHE_MCAP_READER_H__
+
+#include "mcap-records.h"
+
+G_BEGIN_DECLS
+/* Decompressed chunks kept between messages: at most this many, and at
+ * most MCAP_CACHE_BYTES of them together (besides the one being read), so
+ * that chunks overlapping in time are not decompressed again for every
+ * message. */
+#define MCAP_CACHE_CHUNKS 4
+#define MCAP_CACHE_BYTES (G_GUINT64_CONSTANT (256) << 20)
+#define MCAP_NOT_CHUNKED G_MAXUINT32
+/* A message of the file, in the index sorted by log time. */
+    typedef struct
+{
+  guint64 time;                 /* log_time */
+  /* Of the message record: in the file, or in its chunk's records. */
+  guint64 offset;
+  guint32 chunk;                /* in McapReader.chunks, or MCAP_NOT_CHUNKED */
+  guint32 topic;
+  guint16 channel;
+} McapEntry;
+
+typedef struct
+{
+  guint64 offset;               /* of the chunk record */
+  McapChunk chunk;              /* pointing into the file */
+} McapChunkInfo;
+
+typedef struct
+{
+  guint32 chunk;
+  const guint8 *records;        /* NULL: the slot is free */
+  gboolean owned;               /* decompressed (else in the file) */
+  guint64 last_use;
+} McapCachedChunk;
+
+typedef struct
+{
+  RcReader parent;
+  const guint8 *data;
+  gsize size;
+  gboolean check_crc;
+  gsize data_start;             /* after the header record */
+  GHashTable *schemas;          /* id -> McapStoredSchema */
+  GHashTable *channel_topics;   /* id -> topic + 1 */
+  GHashTable *topic_of_name;    /* name -> topic + 1 */
+  GArray *chunks;               /* McapChunkInfo, in file order */
+  GArray *entries;              /* McapEntry, by time then file order */
+  gsize next;                   /* in entries */
+  McapCachedChunk cache[MCAP_CACHE_CHUNKS];
+  guint64 clock;                /* for last_use */
+} McapReader;
+
+/* Remembers a schema (copied); ignores id 0 and repeated ids. */
+void mcap_reader_add_schema (McapReader * self, const McapSchema * schema);
+
+/* Remembers a channel, making its topic when it is the first of its
+ * name; FALSE when it names a schema not seen before. */
+gboolean mcap_reader_add_channel (McapReader * self,
+    const McapRecord * record, const McapChannel * channel, GError ** error);
+
+/* The topic of a channel seen before, or -1. */
+gint mcap_reader_channel_topic (McapReader * self, guint16 channel);
+
+/* Builds self->chunks and self->entries (in file order) from the summary
+ * that @footer points to; *@indexed FALSE when it has no chunk index, so
+ * that the data section must be scanned. */
+gboolean mcap_index_from_summary (McapReader * self,
+    const McapFooter * footer, gsize footer_offset, gboolean * indexed,
+    GError ** error);
+
+/* Builds them by reading the data section from the start, every complete
+ * record up to a cut; fills in self->parent.recovery. */
+gboolean mcap_index_by_scanning (McapReader * self, GError ** error);
+
+G_END_DECLS
+#endif

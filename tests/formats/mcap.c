@@ -1,0 +1,742 @@
+/* The MCAP reader through gst/formats/reader.h, over files written by the
+ * builder of mcap-builder.c with random payloads: every layout (messages
+ * outside chunks, chunks uncompressed, zstd and lz4, with and without
+ * summary and message indexes), time order across overlapping chunks,
+ * files cut at every offset, CRCs, bad lengths, seeking and topic
+ * selection.  GLib only, like the reader.  With ROBOCACHE_MCAP_SEEDS set
+ * to a folder, the files are also written there (fuzzing seeds). */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "formats/reader.h"
+#include "mcap-builder.h"
+
+#define SEC G_GUINT64_CONSTANT (1000000000)
+#define T0 (1700000000 * SEC)
+
+static const gchar points_schema[] =
+    "std_msgs/Header header\nuint32 height\nuint32 width\n";
+static const gchar joints_schema[] = "std_msgs/Header header\nstring[] name\n";
+
+/* /points on channels 1 and 3, /joints on channel 2. */
+static void
+add_channels (McapBuilder * b)
+{
+  mb_schema (b, 1, "sensor_msgs/msg/PointCloud2", "ros2msg", points_schema);
+  mb_schema (b, 2, "sensor_msgs/msg/JointState", "ros2msg", joints_schema);
+  mb_channel (b, 1, 1, "/points", "cdr");
+  mb_channel (b, 2, 2, "/joints", "cdr");
+  mb_channel (b, 3, 1, "/points", "cdr");
+}
+
+/* @n messages on random channels at random times from @start on, on a
+ * 10 ms grid so that some share a time. */
+static void
+add_messages (McapBuilder * b, guint n, guint64 start)
+{
+  for (guint i = 0; i < n; i++)
+    mb_message (b, g_test_rand_int_range (1, 4), start +
+        g_test_rand_int_range (0, 100) * 10 * 1000000,
+        g_test_rand_int_range (1, 300));
+}
+
+/* Chunks overlapping in time, the schemas and channels in the first. */
+static void
+add_chunks (McapBuilder * b, const gchar * compression, guint n_chunks)
+{
+  for (guint c = 0; c < n_chunks; c++) {
+    mb_chunk_begin (b, compression);
+    if (c == 0)
+      add_channels (b);
+    add_messages (b, 12, T0 + c * SEC / 2);
+    mb_chunk_end (b);
+  }
+}
+
+static RcReader *
+open_ok (const guint8 * data, gsize size, RcReaderFlags flags)
+{
+  GError *error = NULL;
+  RcReader *reader = rc_reader_open_data_full (data, size, flags, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (reader);
+  g_assert_cmpstr (rc_reader_format_name (reader), ==, "MCAP");
+  return reader;
+}
+
+static void
+assert_open_fails (const guint8 * data, gsize size, RcReaderFlags flags,
+    gint code, const gchar * text)
+{
+  GError *error = NULL;
+
+  g_assert_null (rc_reader_open_data_full (data, size, flags, &error));
+  g_assert_nonnull (error);
+  if (!strstr (error->message, text))
+    g_error ("\"%s\" is not in \"%s\"", text, error->message);
+  g_assert_error (error, RC_READER_ERROR, code);
+  g_error_free (error);
+}
+
+/* Every message, byte for byte, in @expected's order (time order). */
+static void
+check_messages (RcReader * reader, GArray * expected)
+{
+  GError *error = NULL;
+  RcMessage msg;
+
+  for (guint i = 0; i < expected->len; i++) {
+    const MbMessage *e = &g_array_index (expected, MbMessage, i);
+    const RcTopic *topic;
+    gsize size;
+    const guint8 *data = g_bytes_get_data (e->data, &size);
+
+    g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==, RC_READER_OK);
+    g_assert_no_error (error);
+    topic = rc_reader_get_topic (reader, msg.topic);
+    g_assert_cmpuint (msg.index, ==, i);
+    g_assert_cmpuint (msg.time, ==, e->time);
+    g_assert_cmpstr (topic->name, ==, e->topic);
+    g_assert_true (msg.type == topic->type);
+    g_assert_cmpmem (msg.data, msg.size, data, size);
+  }
+  g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==, RC_READER_END);
+  g_assert_no_error (error);
+}
+
+/* Each topic's count and time range, against @expected. */
+static void
+check_topics (RcReader * reader, GArray * expected)
+{
+  for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
+    const RcTopic *topic = rc_reader_get_topic (reader, t);
+    guint64 n = 0, first = 0, last = 0;
+
+    for (guint i = 0; i < expected->len; i++) {
+      const MbMessage *e = &g_array_index (expected, MbMessage, i);
+
+      if (strcmp (e->topic, topic->name))
+        continue;
+      if (n++ == 0)
+        first = e->time;
+      last = e->time;
+    }
+    g_assert_cmpuint (topic->n_messages, ==, n);
+    g_assert_cmpuint (topic->first_time, ==, first);
+    g_assert_cmpuint (topic->last_time, ==, last);
+    g_assert_cmpstr (topic->encoding, ==, "cdr");
+    g_assert_cmpstr (topic->schema_encoding, ==, "ros2msg");
+  }
+}
+
+/* Opens the file, checks its topics, whether it was scanned and every
+ * message. */
+static void
+check_file (const gchar * name, const guint8 * data, gsize size,
+    McapBuilder * b, gboolean scanned)
+{
+  RcReader *reader = open_ok (data, size, RC_READER_FLAGS_NONE);
+  GArray *expected = mb_messages_in_time_order (b);
+  RcReaderRecovery recovery;
+  const RcTopic *points = rc_reader_find_topic (reader, "/points");
+
+  mb_write_seed (name, data, size);
+  g_assert_cmpuint (rc_reader_n_topics (reader), ==, 2);
+  g_assert_nonnull (points);
+  g_assert_cmpstr (points->type, ==, "sensor_msgs/msg/PointCloud2");
+  g_assert_cmpstr (points->schema_name, ==, "sensor_msgs/msg/PointCloud2");
+  g_assert_cmpmem (points->schema, points->schema_size, points_schema,
+      strlen (points_schema));
+  check_topics (reader, expected);
+  rc_reader_get_recovery (reader, &recovery);
+  g_assert_cmpint (recovery.scanned, ==, scanned);
+  g_assert_cmpuint (recovery.end_offset, ==, size);
+  g_assert_cmpuint (recovery.file_size, ==, size);
+  if (scanned)
+    g_assert_cmpuint (recovery.n_messages, ==, expected->len);
+  check_messages (reader, expected);
+  g_array_unref (expected);
+  rc_reader_free (reader);
+}
+
+/* Messages outside chunks, with and without a summary: read by scanning
+ * either way (a summary without chunk indexes does not index them). */
+static void
+test_unchunked (void)
+{
+  for (gint summary = 0; summary < 2; summary++) {
+    McapBuilder *b = mb_new ();
+    guint8 *data;
+    gsize size;
+
+    add_channels (b);
+    add_messages (b, 40, T0);
+    data = mb_finish (b, summary, &size);
+    check_file (summary ? "unchunked-summary" : "unchunked", data, size, b,
+        TRUE);
+    g_free (data);
+    mb_free (b);
+  }
+}
+
+/* Chunks of each compression, overlapping in time: with a summary and
+ * message indexes (read through the indexes), with a summary but no
+ * message indexes (each chunk read at open), without summary (scanned). */
+static void
+test_chunked (void)
+{
+  const gchar *compressions[] = { "", "zstd", "lz4" };
+  const gchar *layouts[] = { "indexed", "no-message-index", "no-summary" };
+
+  for (guint c = 0; c < G_N_ELEMENTS (compressions); c++) {
+    for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
+      McapBuilder *b = mb_new ();
+      gchar *name = g_strdup_printf ("chunked-%s-%s", *compressions[c] ?
+          compressions[c] : "none", layouts[l]);
+      guint8 *data;
+      gsize size;
+
+      b->message_indexes = l == 0;
+      add_chunks (b, compressions[c], 4);
+      data = mb_finish (b, l < 2, &size);
+      check_file (name, data, size, b, l == 2);
+      g_free (data);
+      g_free (name);
+      mb_free (b);
+    }
+  }
+}
+
+/* Records of an unknown opcode in the data section and in a chunk are
+ * skipped and counted. */
+static void
+test_unknown_opcode (void)
+{
+  McapBuilder *b = mb_new ();
+  RcReaderRecovery recovery;
+  RcReader *reader;
+  guint8 *data;
+  gsize size;
+
+  add_channels (b);
+  mb_record (b, 0x80, 33);
+  add_messages (b, 5, T0);
+  mb_chunk_begin (b, "zstd");
+  mb_record (b, 0xfe, 10);
+  add_messages (b, 5, T0);
+  mb_chunk_end (b);
+  mb_record (b, 0x7f, 0);
+  data = mb_finish (b, FALSE, &size);
+  check_file ("unknown-opcode", data, size, b, TRUE);
+  reader = open_ok (data, size, RC_READER_FLAGS_NONE);
+  rc_reader_get_recovery (reader, &recovery);
+  g_assert_cmpuint (recovery.n_skipped_records, ==, 3);
+  rc_reader_free (reader);
+  g_free (data);
+  mb_free (b);
+}
+
+/* The end of the last top-level record wholly before @cut. */
+static guint64
+last_end_before (McapBuilder * b, gsize cut)
+{
+  guint64 last = 0;
+
+  for (guint i = 0; i < b->ends->len; i++) {
+    if (g_array_index (b->ends, guint64, i) <= cut)
+      last = g_array_index (b->ends, guint64, i);
+  }
+  return last;
+}
+
+/* The file cut at @cut: every message wholly before the cut, in order. */
+static void
+check_cut (const guint8 * data, gsize cut, McapBuilder * b, GArray * all)
+{
+  guint8 *head = g_memdup2 (data, MAX (cut, 1));
+  GArray *expected = g_array_new (FALSE, FALSE, sizeof (MbMessage));
+  guint64 header_end = g_array_index (b->ends, guint64, 0);
+  RcReaderRecovery recovery;
+  RcReader *reader;
+
+  if (cut < 8) {
+    assert_open_fails (head, cut, 0, RC_READER_ERROR_UNKNOWN_FORMAT, "MCAP");
+  } else if (cut < header_end) {
+    assert_open_fails (head, cut, 0, RC_READER_ERROR_FORMAT,
+        "MCAP: the header record at offset 8 is cut off");
+  } else {
+    for (guint i = 0; i < all->len; i++) {
+      if (g_array_index (all, MbMessage, i).end <= cut)
+        g_array_append_val (expected, g_array_index (all, MbMessage, i));
+    }
+    reader = open_ok (head, cut, RC_READER_FLAGS_NONE);
+    rc_reader_get_recovery (reader, &recovery);
+    g_assert_true (recovery.scanned);
+    g_assert_cmpuint (recovery.n_messages, ==, expected->len);
+    g_assert_cmpuint (recovery.end_offset, ==, last_end_before (b, cut));
+    g_assert_cmpuint (recovery.file_size, ==, cut);
+    check_messages (reader, expected);
+    rc_reader_free (reader);
+  }
+  g_array_unref (expected);
+  g_free (head);
+}
+
+/* A recording killed mid-write: every cut of a file with messages outside
+ * and inside chunks, with a summary. */
+static void
+test_cut (void)
+{
+  McapBuilder *b = mb_new ();
+  GArray *all;
+  guint8 *data;
+  gsize size;
+
+  add_channels (b);
+  add_messages (b, 6, T0);
+  mb_chunk_begin (b, "lz4");
+  add_messages (b, 6, T0);
+  mb_chunk_end (b);
+  mb_chunk_begin (b, "zstd");
+  add_messages (b, 6, T0 + SEC);
+  mb_chunk_end (b);
+  add_messages (b, 6, T0 + SEC / 2);
+  data = mb_finish (b, TRUE, &size);
+  mb_write_seed ("cut", data, size);
+  all = mb_messages_in_time_order (b);
+  /* The whole file has a summary with chunk indexes, which leave out the
+   * messages outside chunks: check every shorter one. */
+  for (gsize cut = 0; cut < size; cut++)
+    check_cut (data, cut, b, all);
+  g_array_unref (all);
+  g_free (data);
+  mb_free (b);
+}
+
+static guint64
+get_u64_at (const guint8 * p)
+{
+  guint64 le;
+
+  memcpy (&le, p, 8);
+  return GUINT64_FROM_LE (le);
+}
+
+static void
+put_u64_at (guint8 * data, gsize at, guint64 v)
+{
+  guint64 le = GUINT64_TO_LE (v);
+
+  memcpy (data + at, &le, 8);
+}
+
+static void
+test_bad_magic (void)
+{
+  McapBuilder *b = mb_new ();
+  guint8 *data;
+  gsize size;
+
+  add_channels (b);
+  add_messages (b, 3, T0);
+  data = mb_finish (b, FALSE, &size);
+  data[5] = '1';
+  assert_open_fails (data, size, 0, RC_READER_ERROR_UNKNOWN_FORMAT,
+      "not a ROS bag or MCAP");
+  data[5] = '0';
+  /* The header record's opcode. */
+  data[8] = 0x04;
+  assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT,
+      "must start with a header record");
+  data[8] = 0x01;
+  /* The trailing magic: the file reads as cut after its footer. */
+  data[size - 1] = 'x';
+  {
+    RcReader *reader = open_ok (data, size, 0);
+    RcReaderRecovery recovery;
+
+    rc_reader_get_recovery (reader, &recovery);
+    g_assert_true (recovery.scanned);
+    g_assert_cmpuint (recovery.n_messages, ==, 3);
+    g_assert_cmpuint (recovery.end_offset, ==, size - 8);
+    rc_reader_free (reader);
+  }
+  g_free (data);
+  mb_free (b);
+}
+
+/* Reads every message; the first failure's message, or NULL. */
+static gchar *
+read_all (RcReader * reader, guint * n)
+{
+  GError *error = NULL;
+  RcMessage msg;
+  RcReaderResult result;
+  gchar *text;
+
+  *n = 0;
+  while ((result = rc_reader_next (reader, &msg, &error)) == RC_READER_OK)
+    (*n)++;
+  if (result == RC_READER_END)
+    return NULL;
+  g_assert_error (error, RC_READER_ERROR, RC_READER_ERROR_FORMAT);
+  text = g_strdup (error->message);
+  g_error_free (error);
+  return text;
+}
+
+/* A chunk whose stored CRC is wrong: with a summary the open succeeds and
+ * the first message of the chunk fails; without one the open fails; with
+ * RC_READER_FLAG_SKIP_CRC all is read. */
+static void
+test_chunk_crc (void)
+{
+  for (gint summary = 0; summary < 2; summary++) {
+    McapBuilder *b = mb_new ();
+    guint8 *data;
+    gsize size;
+    guint64 chunk;
+    gchar *text, *where;
+    RcReader *reader;
+    guint n;
+
+    add_chunks (b, "zstd", 3);
+    data = mb_finish (b, summary, &size);
+    chunk = g_array_index (b->chunk_offsets, guint64, 1);
+    data[chunk + 9 + 24] ^= 0x10;
+    where = g_strdup_printf ("MCAP: chunk at offset %" G_GUINT64_FORMAT
+        ": CRC of its records", chunk);
+    if (summary) {
+      reader = open_ok (data, size, 0);
+      text = read_all (reader, &n);
+      g_assert_nonnull (text);
+      g_assert_nonnull (strstr (text, where));
+      g_assert_cmpuint (n, <, b->messages->len);
+      g_free (text);
+      rc_reader_free (reader);
+    } else {
+      assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT, where);
+    }
+    reader = open_ok (data, size, RC_READER_FLAG_SKIP_CRC);
+    g_assert_null (read_all (reader, &n));
+    g_assert_cmpuint (n, ==, b->messages->len);
+    rc_reader_free (reader);
+    g_free (where);
+    g_free (data);
+    mb_free (b);
+  }
+}
+
+/* A payload byte changed: the uncompressed chunk's CRC, or the data
+ * section's for a message outside chunks; the summary's CRC. */
+static void
+test_data_crc (void)
+{
+  McapBuilder *b = mb_new ();
+  guint8 *data;
+  gsize size;
+  gchar *text;
+  const MbMessage *m;
+  RcReader *reader;
+  guint n;
+
+  add_channels (b);
+  add_messages (b, 8, T0);
+  data = mb_finish (b, TRUE, &size);
+  m = &g_array_index (b->messages, MbMessage, 4);
+  data[m->end - 1] ^= 0x55;
+  text = g_strdup_printf ("MCAP: data end at offset %" G_GUINT64_FORMAT
+      ": CRC of the data section", b->data_end);
+  assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT, text);
+  g_free (text);
+  reader = open_ok (data, size, RC_READER_FLAG_SKIP_CRC);
+  g_assert_null (read_all (reader, &n));
+  g_assert_cmpuint (n, ==, 8);
+  rc_reader_free (reader);
+  data[m->end - 1] ^= 0x55;
+  /* The footer's summary CRC. */
+  data[size - 8 - 4] ^= 0x01;
+  assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT, "MCAP: summary "
+      "at offset");
+  rc_reader_free (open_ok (data, size, RC_READER_FLAG_SKIP_CRC));
+  g_free (data);
+  mb_free (b);
+}
+
+/* Lengths of 2^62: a record in a scanned file ends the readable data
+ * there; a chunk that a chunk index points to, or the header, fails. */
+static void
+test_huge_length (void)
+{
+  McapBuilder *b = mb_new ();
+  const guint64 huge = G_GUINT64_CONSTANT (1) << 62;
+  const MbMessage *m;
+  guint8 *data;
+  gsize size, at;
+  RcReader *reader;
+  RcReaderRecovery recovery;
+
+  add_channels (b);
+  add_messages (b, 10, T0);
+  add_chunks (b, "lz4", 2);
+  data = mb_finish (b, TRUE, &size);
+  /* The 6th message record, outside chunks. */
+  m = &g_array_index (b->messages, MbMessage, 5);
+  at = m->end - g_bytes_get_size (m->data) - 22 - 9;
+  put_u64_at (data, at + 1, huge);
+  reader = open_ok (data, at + 200, 0);
+  rc_reader_get_recovery (reader, &recovery);
+  g_assert_true (recovery.scanned);
+  g_assert_cmpuint (recovery.n_messages, ==, 5);
+  g_assert_cmpuint (recovery.end_offset, ==, at);
+  rc_reader_free (reader);
+  /* The whole file is read through its summary, which does not need that
+   * record. */
+  rc_reader_free (open_ok (data, size, 0));
+  at = g_array_index (b->chunk_offsets, guint64, 1);
+  put_u64_at (data, at + 1, huge);
+  assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT, "MCAP: a chunk "
+      "index puts a chunk record of");
+  put_u64_at (data, 9, huge);
+  assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT, "MCAP: the "
+      "header record at offset 8 is cut off");
+  g_free (data);
+  mb_free (b);
+}
+
+/* A chunk claiming 2^40 bytes decompressed, or an unknown compression,
+ * fails at open, before anything is allocated, indexed or scanned. */
+static void
+test_chunk_size (void)
+{
+  for (gint summary = 0; summary < 2; summary++) {
+    McapBuilder *b = mb_new ();
+    guint8 *data;
+    gsize size;
+    guint64 chunk;
+    gchar *text;
+
+    add_chunks (b, "zstd", 2);
+    data = mb_finish (b, summary, &size);
+    chunk = g_array_index (b->chunk_offsets, guint64, 1);
+    put_u64_at (data, chunk + 9 + 16, G_GUINT64_CONSTANT (1) << 40);
+    text = g_strdup_printf ("MCAP: chunk at offset %" G_GUINT64_FORMAT ": "
+        "1099511627776 bytes decompressed is above the limit of 1073741824",
+        chunk);
+    assert_open_fails (data, size, 0, RC_READER_ERROR_TOO_LARGE, text);
+    g_free (text);
+    /* The uncompressed size back, then the compression's name. */
+    put_u64_at (data, chunk + 9 + 16, 0);
+    memcpy (data + chunk + 9 + 28 + 4, "zst2", 4);
+    assert_open_fails (data, size, 0, RC_READER_ERROR_UNSUPPORTED,
+        "compression \"zst2\" is not supported");
+    g_free (data);
+    mb_free (b);
+  }
+}
+
+/* The first message at or after a time, with the chunk index and by
+ * scanning. */
+static void
+test_seek (void)
+{
+  for (gint summary = 0; summary < 2; summary++) {
+    McapBuilder *b = mb_new ();
+    GArray *all;
+    RcReader *reader;
+    RcMessage msg;
+    guint8 *data;
+    gsize size;
+
+    add_chunks (b, "zstd", 3);
+    data = mb_finish (b, summary, &size);
+    all = mb_messages_in_time_order (b);
+    reader = open_ok (data, size, 0);
+    for (guint k = 0; k < 10; k++) {
+      guint i = g_test_rand_int_range (0, all->len);
+      guint64 t = g_array_index (all, MbMessage, i).time;
+
+      /* The first of the messages at that time. */
+      while (i > 0 && g_array_index (all, MbMessage, i - 1).time == t)
+        i--;
+      rc_reader_seek (reader, t - (k % 2));
+      if (k % 2 && i > 0 && g_array_index (all, MbMessage, i - 1).time == t - 1)
+        i--;
+      g_assert_cmpint (rc_reader_next (reader, &msg, NULL), ==, RC_READER_OK);
+      g_assert_cmpuint (msg.index, ==, i);
+      g_assert_cmpuint (msg.time, ==, t);
+    }
+    rc_reader_seek (reader, 0);
+    g_assert_cmpint (rc_reader_next (reader, &msg, NULL), ==, RC_READER_OK);
+    g_assert_cmpuint (msg.index, ==, 0);
+    rc_reader_seek (reader, g_array_index (all, MbMessage, all->len - 1).time
+        + 1);
+    g_assert_cmpint (rc_reader_next (reader, &msg, NULL), ==, RC_READER_END);
+    rc_reader_free (reader);
+    g_array_unref (all);
+    g_free (data);
+    mb_free (b);
+  }
+}
+
+/* Only /joints selected: its messages, with their places in the whole
+ * order. */
+static void
+test_select (void)
+{
+  McapBuilder *b = mb_new ();
+  GArray *all;
+  RcReader *reader;
+  RcMessage msg;
+  guint8 *data;
+  gsize size;
+  guint n = 0, joints;
+
+  add_chunks (b, "lz4", 3);
+  data = mb_finish (b, TRUE, &size);
+  all = mb_messages_in_time_order (b);
+  reader = open_ok (data, size, 0);
+  joints = rc_reader_find_topic (reader, "/joints") -
+      rc_reader_get_topic (reader, 0);
+  for (guint t = 0; t < rc_reader_n_topics (reader); t++)
+    rc_reader_select_topic (reader, t, t == joints);
+  for (guint i = 0; i < all->len; i++) {
+    const MbMessage *e = &g_array_index (all, MbMessage, i);
+
+    if (strcmp (e->topic, "/joints"))
+      continue;
+    g_assert_cmpint (rc_reader_next (reader, &msg, NULL), ==, RC_READER_OK);
+    g_assert_cmpuint (msg.topic, ==, joints);
+    g_assert_cmpuint (msg.index, ==, i);
+    g_assert_cmpmem (msg.data, msg.size, g_bytes_get_data (e->data, NULL),
+        g_bytes_get_size (e->data));
+    n++;
+  }
+  g_assert_cmpint (rc_reader_next (reader, &msg, NULL), ==, RC_READER_END);
+  g_assert_cmpuint (n, >, 0);
+  rc_reader_free (reader);
+  g_array_unref (all);
+  g_free (data);
+  mb_free (b);
+}
+
+/* <name>.mcap of @dir read as "time topic hex" lines, against
+ * <name>.txt; both files are removed. */
+static void
+check_third_party_file (const gchar * dir, const gchar * name)
+{
+  gchar *base = g_build_filename (dir, name, NULL);
+  gchar *mcap = g_strconcat (base, ".mcap", NULL);
+  gchar *txt = g_strconcat (base, ".txt", NULL);
+  gchar *expected;
+  GString *got = g_string_new (NULL);
+  GError *error = NULL;
+  RcReader *reader = rc_reader_open (mcap, &error);
+  RcMessage msg;
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (txt, &expected, NULL, NULL));
+  while (rc_reader_next (reader, &msg, &error) == RC_READER_OK) {
+    g_string_append_printf (got, "%" G_GUINT64_FORMAT " %s ", msg.time,
+        rc_reader_get_topic (reader, msg.topic)->name);
+    for (gsize k = 0; k < msg.size; k++)
+      g_string_append_printf (got, "%02x", msg.data[k]);
+    g_string_append_c (got, '\n');
+  }
+  g_assert_no_error (error);
+  g_assert_cmpstr (got->str, ==, expected);
+  g_assert_cmpstr (rc_reader_get_topic (reader, 0)->type, ==,
+      "sensor_msgs/msg/JointState");
+  rc_reader_free (reader);
+  g_unlink (mcap);
+  g_unlink (txt);
+  g_string_free (got, TRUE);
+  g_free (expected);
+  g_free (txt);
+  g_free (mcap);
+  g_free (base);
+}
+
+/* A message index that disagrees with its chunk: a time (found when the
+ * message is read) and an offset past the chunk (found at open). */
+static void
+test_bad_message_index (void)
+{
+  McapBuilder *b = mb_new ();
+  guint8 *data;
+  gsize size, entry;
+  RcReader *reader;
+  gchar *text;
+  guint n;
+
+  add_chunks (b, "zstd", 2);
+  data = mb_finish (b, TRUE, &size);
+  /* The first message index follows the first chunk: opcode, length,
+   * channel, array length, then (time, offset) pairs. */
+  entry = g_array_index (b->messages, MbMessage, 0).end + 9 + 2 + 4;
+  put_u64_at (data, entry, get_u64_at (data + entry) + 1);
+  reader = open_ok (data, size, 0);
+  text = read_all (reader, &n);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "but its message index says"));
+  g_free (text);
+  rc_reader_free (reader);
+  put_u64_at (data, entry + 8, G_GUINT64_CONSTANT (1) << 40);
+  assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT, "entry 0 is at "
+      "offset 1099511627776, past the chunk's");
+  g_free (data);
+  mb_free (b);
+}
+
+/* Files written by @mcap/core's McapWriter (tests/mcap/write_mcap.js, run
+ * with node where ROBOCACHE_MCAP_JS names tests/mcap and its npm packages
+ * are installed, see pipelines/setup.sh), read message for message. */
+static void
+test_third_party (void)
+{
+  const gchar *js_dir = g_getenv ("ROBOCACHE_MCAP_JS");
+  const gchar *names[] = { "js-zstd", "js-none", "js-unchunked" };
+  gchar *core, *dir;
+  gchar *argv[] = { (gchar *) "node", (gchar *) "write_mcap.js", NULL, NULL };
+  gint status;
+
+  core = js_dir ? g_build_filename (js_dir, "node_modules", "@mcap", "core",
+      NULL) : NULL;
+  if (!core || !g_file_test (core, G_FILE_TEST_IS_DIR)) {
+    g_test_skip ("no ROBOCACHE_MCAP_JS or no npm packages in tests/mcap");
+    g_free (core);
+    return;
+  }
+  dir = g_dir_make_tmp ("robocache-mcap-XXXXXX", NULL);
+  argv[2] = dir;
+  g_assert_true (g_spawn_sync (js_dir, argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
+          NULL, NULL, NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    check_third_party_file (dir, names[i]);
+  g_rmdir (dir);
+  g_free (dir);
+  g_free (core);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/mcap/unchunked", test_unchunked);
+  g_test_add_func ("/mcap/chunked", test_chunked);
+  g_test_add_func ("/mcap/unknown-opcode", test_unknown_opcode);
+  g_test_add_func ("/mcap/cut", test_cut);
+  g_test_add_func ("/mcap/bad-magic", test_bad_magic);
+  g_test_add_func ("/mcap/chunk-crc", test_chunk_crc);
+  g_test_add_func ("/mcap/data-crc", test_data_crc);
+  g_test_add_func ("/mcap/huge-length", test_huge_length);
+  g_test_add_func ("/mcap/chunk-size", test_chunk_size);
+  g_test_add_func ("/mcap/seek", test_seek);
+  g_test_add_func ("/mcap/select", test_select);
+  g_test_add_func ("/mcap/bad-message-index", test_bad_message_index);
+  g_test_add_func ("/mcap/third-party", test_third_party);
+  return g_test_run ();
+}
