@@ -139,8 +139,13 @@ static GstStaticPadTemplate sink_template =
         GST_ROBOCACHE_VOXELS_CAPS "; " GST_ROBOCACHE_VECTORS_CAPS "; "
         GST_VIDEO_CAPS_MAKE ("{ RGB, BGR, GRAY8, GRAY16_LE }")));
 
+static void gst_robocache_mcap_sink_child_proxy_init (gpointer g_iface,
+    gpointer iface_data);
+
 #define gst_robocache_mcap_sink_parent_class parent_class
-G_DEFINE_TYPE (GstRobocacheMcapSink, gst_robocache_mcap_sink, GST_TYPE_ELEMENT);
+G_DEFINE_TYPE_WITH_CODE (GstRobocacheMcapSink, gst_robocache_mcap_sink,
+    GST_TYPE_ELEMENT, G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
+        gst_robocache_mcap_sink_child_proxy_init));
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachemcapsink,
     "robocachemcapsink", GST_RANK_NONE, GST_TYPE_ROBOCACHE_MCAP_SINK,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_mcap_sink_debug,
@@ -610,6 +615,43 @@ sink_event (GstPad * gpad, GstObject * parent, GstEvent * event)
 /* Pads and states                                                     */
 /* ------------------------------------------------------------------ */
 
+/* The pads as children, so that gst-launch sets their properties:
+ * robocachemcapsink name=m sink_0::topic=/lidar. */
+static GObject *
+gst_robocache_mcap_sink_get_child_by_index (GstChildProxy * proxy,
+    guint index)
+{
+  GObject *pad = NULL;
+
+  GST_OBJECT_LOCK (proxy);
+  pad = g_list_nth_data (GST_ELEMENT_CAST (proxy)->sinkpads, index);
+  if (pad)
+    g_object_ref (pad);
+  GST_OBJECT_UNLOCK (proxy);
+  return pad;
+}
+
+static guint
+gst_robocache_mcap_sink_get_children_count (GstChildProxy * proxy)
+{
+  guint count;
+
+  GST_OBJECT_LOCK (proxy);
+  count = GST_ELEMENT_CAST (proxy)->numsinkpads;
+  GST_OBJECT_UNLOCK (proxy);
+  return count;
+}
+
+static void
+gst_robocache_mcap_sink_child_proxy_init (gpointer g_iface,
+    gpointer iface_data)
+{
+  GstChildProxyInterface *iface = g_iface;
+
+  iface->get_child_by_index = gst_robocache_mcap_sink_get_child_by_index;
+  iface->get_children_count = gst_robocache_mcap_sink_get_children_count;
+}
+
 static GstPad *
 gst_robocache_mcap_sink_request_new_pad (GstElement * element,
     GstPadTemplate * templ, const gchar * name, const GstCaps * caps)
@@ -632,6 +674,8 @@ gst_robocache_mcap_sink_request_new_pad (GstElement * element,
     gst_pad_set_active (pad, TRUE);
   if (!gst_element_add_pad (element, pad))
     return NULL;                /* a name taken: the pad is freed */
+  gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (pad),
+      GST_OBJECT_NAME (pad));
   return pad;
 }
 
@@ -640,6 +684,8 @@ gst_robocache_mcap_sink_release_pad (GstElement * element, GstPad * pad)
 {
   GstRobocacheMcapSink *self = GST_ROBOCACHE_MCAP_SINK (element);
 
+  gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
+      GST_OBJECT_NAME (pad));
   gst_element_remove_pad (element, pad);
   /* The other pads may all have ended already. */
   g_mutex_lock (&self->lock);
