@@ -618,8 +618,7 @@ sink_event (GstPad * gpad, GstObject * parent, GstEvent * event)
 /* The pads as children, so that gst-launch sets their properties:
  * robocachemcapsink name=m sink_0::topic=/lidar. */
 static GObject *
-gst_robocache_mcap_sink_get_child_by_index (GstChildProxy * proxy,
-    guint index)
+gst_robocache_mcap_sink_get_child_by_index (GstChildProxy * proxy, guint index)
 {
   GObject *pad = NULL;
 
@@ -643,8 +642,7 @@ gst_robocache_mcap_sink_get_children_count (GstChildProxy * proxy)
 }
 
 static void
-gst_robocache_mcap_sink_child_proxy_init (gpointer g_iface,
-    gpointer iface_data)
+gst_robocache_mcap_sink_child_proxy_init (gpointer g_iface, gpointer iface_data)
 {
   GstChildProxyInterface *iface = g_iface;
 

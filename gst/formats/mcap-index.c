@@ -161,10 +161,9 @@ mcap_index_by_scanning (McapReader * self, GError ** error)
 {
   RcReaderRecovery *recovery = &self->parent.recovery;
   gsize pos = self->data_start;
-  gboolean in_data = TRUE;
+  gboolean in_data = TRUE, whole = FALSE;
   McapRecord record;
 
-  recovery->scanned = TRUE;
   recovery->end_offset = pos;
   /* Opcode 0 is never written: zeros are where a recorder preallocated
    * the file and stopped. */
@@ -176,12 +175,16 @@ mcap_index_by_scanning (McapReader * self, GError ** error)
     in_data = in_data && record.opcode != MCAP_OP_DATA_END;
     recovery->end_offset = pos;
     if (record.opcode == MCAP_OP_FOOTER) {
-      if (self->size - pos == MCAP_MAGIC_SIZE
-          && !memcmp (self->data + pos, MCAP_MAGIC, MCAP_MAGIC_SIZE))
+      whole = self->size - pos == MCAP_MAGIC_SIZE
+          && !memcmp (self->data + pos, MCAP_MAGIC, MCAP_MAGIC_SIZE);
+      if (whole)
         recovery->end_offset = self->size;
       break;
     }
   }
+  /* A whole file (footer and closing magic) written without indexes
+   * lost nothing: only a file that ends early is reported recovered. */
+  recovery->scanned = !whole;
   recovery->n_messages = self->entries->len;
   return TRUE;
 }

@@ -52,8 +52,9 @@ typedef struct
 /* How a file was read, for those who report it (an element message). */
 typedef struct
 {
-  /* The file had no usable index or summary (a recording cut off by a
-   * crash) and was read by scanning it from the start. */
+  /* The file ends before its end (no footer: a recording cut off by a
+   * crash) and was read by scanning it from the start.  A whole file
+   * read by scanning because it has no index lost nothing: FALSE. */
   gboolean scanned;
   /* Messages found by that scan. */
   guint64 n_messages;

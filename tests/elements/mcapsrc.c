@@ -27,7 +27,7 @@ static void
 write_samples (void)
 {
   const gchar *script = g_getenv ("ROBOCACHE_MCAP_SAMPLES");
-  gchar *modules, *seed, *err_out = NULL;
+  gchar *dir, *modules, *seed, *err_out = NULL;
   GError *error = NULL;
   gint status = -1;
 
@@ -36,8 +36,9 @@ write_samples (void)
         "test)\n");
     exit (TEST_EXIT_SKIP);
   }
-  modules = g_build_filename (script, "..", "node_modules", "@mcap", "core",
-      NULL);
+  dir = g_path_get_dirname (script);
+  modules = g_build_filename (dir, "node_modules", "@mcap", "core", NULL);
+  g_free (dir);
   if (!g_find_program_in_path ("node") || !g_file_test (modules,
           G_FILE_TEST_IS_DIR)) {
     g_print ("SKIP: node or the npm packages of tests/mcap are missing "
@@ -646,8 +647,8 @@ voxelized_checksum (const gchar * file, const gchar * backend)
 {
   gchar *path = sample_path (file);
   gchar *desc = g_strdup_printf ("robocachemcapsrc location=\"%s\" "
-      "topics=/points ! robocachevoxelize backend=%s voxel-size=0.5 "
-      "dims=<64,64,16> origin=<-16,-16,-4> mode=count ! appsink name=s0 "
+      "topics=/points ! robocachevoxelize backend=%s voxel-size=<0.5,0.5,0.5> "
+      "dims=<64,64,16> origin=<-16.0,-16.0,-4.0> mode=count ! appsink name=s0 "
       "sync=false", path, backend);
   GstElement *p = gst_parse_launch (desc, NULL);
   GPtrArray **out = play (p, 1, NULL, NULL, NULL);

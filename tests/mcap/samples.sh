@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The MCAP sample files written by third-party libraries (write-samples.js)
 # read back by the same libraries (check-samples.js): the writer and the
-# .expected.jsonl files agree.  SKIP (77) without Node.js or without the
+# .expected.jsonl files agree.  With ROSDUMP (tests/formats/rosdump.c),
+# robocache's reader and CDR decoders then read every file, each value
+# compared with the writer's (compare.py).
+# Usage: samples.sh [ROSDUMP]  SKIP (77) without Node.js or without the
 # packages (cd tests/mcap && npm ci).  A fresh seed each run, printed;
 # MCAP_SAMPLES_SEED=N replays one.
 set -euo pipefail
@@ -23,3 +26,18 @@ trap 'rm -rf "$out"' EXIT
 
 node "$here/write-samples.js" "$out" --seed "$seed"
 node "$here/check-samples.js" "$out"
+
+if [ $# -ge 1 ]; then
+  status=0
+  for f in "$out"/*.mcap; do
+    if ! "$1" "$f" > "$f.got.jsonl"; then
+      echo "rosdump failed on $(basename "$f")"
+      status=1
+    elif python3 "$here/compare.py" "$f.expected.jsonl" "$f.got.jsonl"; then
+      echo "robocache reads $(basename "$f"): $(( $(wc -l < "$f.got.jsonl") - 1 )) messages as written"
+    else
+      status=1
+    fi
+  done
+  exit $status
+fi
