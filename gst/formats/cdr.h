@@ -5,8 +5,9 @@
  * endian, 00 01 for CDR little endian (XCDR1); the parameter-list and XCDR2
  * kinds are refused as unsupported.  After it, each primitive is aligned to
  * its size (at most 8) counted from the end of that header; a string is a
- * uint32 length that counts its NUL, then the bytes; a sequence a uint32
- * count, then the elements (aligned only when there is one); a fixed array
+ * uint32 length that counts its NUL, then the bytes (a length of 0 is taken
+ * as an empty string too); a sequence a uint32 count, then the elements
+ * (aligned only when there is one, as Fast-CDR writes them); a fixed array
  * the elements alone; bool, byte, char and uint8 one byte.  An empty
  * message type takes one byte (ROS 2's dummy member).
  *

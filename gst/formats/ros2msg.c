@@ -347,6 +347,7 @@ rc_ros2_decoder_new (const gchar * type, const gchar * schema,
   RcRos2Decoder *decoder;
   RcMsgSchema *parsed;
 
+  g_return_val_if_fail (type != NULL, NULL);
   if (!schema || schema_size == 0) {
     schema = rc_ros2_type_definition (type);
     if (!schema) {
