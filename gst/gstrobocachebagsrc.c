@@ -47,7 +47,7 @@
  * |[
  * gst-launch-1.0 robocachebagsrc location=run.bag \
  *     topics=/velodyne_points,/joint_states name=b \
- *     b.src_0 ! robocachevoxelize ! f.sink_0  b.src_1 ! f.sink_1 \
+ *     b.src_0 ! queue ! robocachevoxelize ! f.sink_0  b.src_1 ! queue ! f.sink_1 \
  *     robocachefuse name=f rate=10/1 ! fakesink
  * ]|
  */

@@ -36,7 +36,7 @@
  * |[
  * gst-launch-1.0 robocachemcapsrc location=run_0.mcap \
  *     topics=/points,/joint_states name=m \
- *     m.src_0 ! robocachevoxelize ! f.sink_0  m.src_1 ! f.sink_1 \
+ *     m.src_0 ! queue ! robocachevoxelize ! f.sink_0  m.src_1 ! queue ! f.sink_1 \
  *     robocachefuse name=f rate=10/1 ! fakesink
  * ]|
  */

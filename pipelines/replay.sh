@@ -43,19 +43,6 @@ else
   sink=(fakesink)
 fi
 
-frames () {
-  awk -v all="$1" '/GstIdentity:fused: last-message = chain/ {
-    n++; match($0, /pts: [0-9:.]+/); pts = substr($0, RSTART + 5, RLENGTH - 5)
-    match($0, /duration: [0-9:.]+/); dur = substr($0, RSTART + 10, RLENGTH - 10)
-    match($0, /\([0-9]+ bytes/); bytes = substr($0, RSTART + 1, RLENGTH - 7)
-    if (all) print pts, dur, bytes
-    else if (n <= 3 || n % 30 == 0)
-      printf "fused frame %4d  pts %s  %s bytes\n", n, pts, bytes
-  }
-  /ERROR|WARNING/ { print }
-  END { if (!all) printf "%d fused frames\n", n }'
-}
-
 # shellcheck disable=SC2086
 robocache_launch -v robocachefuse name=f rate=30/1 flat-output=true \
     backend=$backend ! identity name=fused silent=false sync=$sync ! \
@@ -65,12 +52,12 @@ robocache_launch -v robocachefuse name=f rate=30/1 flat-output=true \
     robocacheresample rate=100/1 backend=$backend ! f.sink_1 \
   filesrc location="$dir/lidar.gdp" ! gdpdepay ! \
     robocachevoxelize mode=occupancy backend=$backend ! f.sink_2 2>&1 |
-  frames ""
+  robocache_fused_frames ""
 
 if [ -n "$out" ]; then
   robocache_launch -v filesrc location="$out.gdp" ! gdpdepay ! \
       identity name=fused silent=false ! filesink location="$out" 2>&1 |
-    frames 1 > "$out.pts"
+    robocache_fused_frames 1 > "$out.pts"
   rm -f "$out.gdp"
   echo "fused frames in $out, their pts, duration and size in $out.pts"
 fi

@@ -134,3 +134,21 @@ robocache_launch () {
   rm -f "$log"
   return "$status"
 }
+
+# Reads gst-launch -v output with an "identity name=fused silent=false"
+# after robocachefuse: prints the first frames and every 30th (pts and
+# size) and a count, or with an argument every frame as "pts duration
+# bytes"; warnings and errors pass through.
+robocache_fused_frames () {
+  awk -v all="$1" '/GstIdentity:fused: last-message = chain/ {
+    n++; match($0, /pts: [0-9:.]+/); pts = substr($0, RSTART + 5, RLENGTH - 5)
+    match($0, /duration: [0-9:.]+/); dur = substr($0, RSTART + 10, RLENGTH - 10)
+    match($0, /\([0-9]+ bytes/); bytes = substr($0, RSTART + 1, RLENGTH - 7)
+    if (all) print pts, dur, bytes
+    else if (n <= 3 || n % 30 == 0)
+      printf "fused frame %4d  pts %s  %s bytes\n", n, pts, bytes
+  }
+  /ERROR|WARNING/ { print }
+  END { if (!all) printf "%d fused frames\n", n }'
+}
+

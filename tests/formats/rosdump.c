@@ -1,10 +1,11 @@
-/* rosdump FILE: the messages of a recording (any format reader.h reads)
+/* rosdump [--topics] FILE: the messages of a recording (any format reader.h reads)
  * that robocache plays, decoded by gst/formats/ (ros1msg.h, ros2msg.h),
  * as JSON lines in record-time order: first {"format", "recovered",
  * "topics": [{"name", "type", "encoding", "messages"}]}, then per message
  * {"topic", "log_time", "stamp", "frame_id", ...the message's values}, in
  * the form tests/mcap/write-samples.js writes its expectations
- * (tests/mcap/compare.py compares them).  Exit status 1 with the error on
+ * (tests/mcap/compare.py compares them); with --topics the first line
+ * only.  Exit status 1 with the error on
  * stderr when the file or a message cannot be read. */
 #include <glib.h>
 #include <string.h>
@@ -228,22 +229,27 @@ main (int argc, char **argv)
   GError *error = NULL;
   RcReader *reader;
   Topic *topics;
-  gboolean ok;
+  gboolean ok, topics_only = argc == 3 && !strcmp (argv[1], "--topics");
+  const gchar *path = argv[argc - 1];
 
-  if (argc != 2) {
-    g_printerr ("usage: %s FILE\n", argv[0]);
+  if (argc != 2 && !topics_only) {
+    g_printerr ("usage: %s [--topics] FILE\n", argv[0]);
     return 2;
   }
-  reader = rc_reader_open (argv[1], &error);
+  reader = rc_reader_open (path, &error);
   if (!reader) {
-    g_printerr ("%s: %s\n", argv[1], error->message);
+    g_printerr ("%s: %s\n", path, error->message);
     return 1;
   }
   print_topics (reader);
+  if (topics_only) {
+    rc_reader_free (reader);
+    return 0;
+  }
   topics = open_topics (reader, &error);
   ok = !error && dump_messages (reader, topics, &error);
   if (!ok)
-    g_printerr ("%s: %s\n", argv[1], error ? error->message : "?");
+    g_printerr ("%s: %s\n", path, error ? error->message : "?");
   for (guint i = 0; i < rc_reader_n_topics (reader); i++)
     g_clear_pointer (&topics[i].cdr, rc_ros2_decoder_free);
   g_free (topics);

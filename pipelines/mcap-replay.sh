@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Replays a ROS 2 recording (an MCAP file, or a rosbag2 folder holding one)
+# through robocache: the lidar topic voxelized, fused with the joint states
+# at 10 Hz.  Paced at the recorded speed by default (identity sync=true);
+# --fast runs as fast as possible, with the same frames.  Without a
+# recording, one is made first: a few seconds of the synthetic lidar and
+# joints written by robocachemcapsink as a rosbag2 folder.
+# Usage: pipelines/mcap-replay.sh [FILE-or-FOLDER] [--points TOPIC]
+#          [--joints TOPIC] [--fast] [--backend auto|cpu|gpu]
+set -euo pipefail
+. "$(dirname "$0")/setup.sh"
+
+location="" points="" joints="" sync=true backend=auto
+while [ $# -gt 0 ]; do
+  case $1 in
+    --points) points=$2; shift ;;
+    --joints) joints=$2; shift ;;
+    --fast) sync=false ;;
+    --backend) backend=$2; shift ;;
+    -*) echo "usage: $0 [FILE-or-FOLDER] [--points TOPIC] [--joints TOPIC]" \
+          "[--fast] [--backend auto|cpu|gpu]" >&2
+        exit 2 ;;
+    *) location=$1 ;;
+  esac
+  shift
+done
+
+[ -f "$ROBOCACHE_BUILD/build.ninja" ] || robocache_build >/dev/null
+robocache_env
+
+if [ -z "$location" ]; then
+  location=$ROBOCACHE_BUILD/mcap-demo
+  rm -rf "$location"
+  echo "no recording given: recording 3 s of the synthetic sensors into" \
+    "$location (rosbag2: metadata.yaml and mcap-demo_0.mcap)"
+  robocache_launch -q -e robocachemcapsink name=m location="$location" \
+      rosbag2=true sink_0::topic=/velodyne_points \
+      sink_1::topic=/joint_states \
+    robocachelidarsrc num-buffers=30 ! m.sink_0 \
+    robocachejointsrc num-buffers=300 rate=100/1 ! m.sink_1
+  points=${points:-/velodyne_points} joints=${joints:-/joint_states}
+fi
+if [ -z "$points" ] || [ -z "$joints" ]; then
+  echo "$0: name the lidar and joint topics (--points, --joints)" >&2
+  exit 2
+fi
+
+# What the file holds, as robocache reads it.
+if [ -x "$ROBOCACHE_BUILD/tests/rosdump" ]; then
+  file=$location
+  [ -d "$location" ] && file=$(ls "$location"/*.mcap | head -1)
+  "$ROBOCACHE_BUILD/tests/rosdump" --topics "$file" | python3 -c '
+import json, sys
+head = json.load(sys.stdin)
+print(head["format"], "recording:")
+for t in head["topics"]:
+    print("  %-32s %-32s %6d messages" % (t["name"], t["type"], t["messages"]))'
+fi
+echo "playing $points (voxelized, backend=$backend) and $joints, fused at" \
+  "10 Hz$([ "$sync" = true ] && echo ", at the recorded pace")"
+
+robocache_launch -v robocachemcapsrc name=m location="$location" \
+    topics="$points,$joints" \
+  m.src_0 ! queue ! robocachevoxelize backend=$backend ! f.sink_0 \
+  m.src_1 ! queue ! f.sink_1 \
+  robocachefuse name=f rate=10/1 backend=$backend ! \
+    identity name=fused silent=false sync=$sync ! fakesink 2>&1 |
+  robocache_fused_frames ""
