@@ -558,6 +558,45 @@ GST_START_TEST (test_crc_mismatch_n)
 
 GST_END_TEST;
 
+/* A stored schema that cannot be parsed (a type "uint33" in the
+ * PointCloud2 definition, every copy of it, CRCs not checked): an error
+ * naming the topic and what is wrong; the other topics are not touched. */
+GST_START_TEST (test_bad_schema_n)
+{
+  gchar *path = sample_path ("uncompressed.mcap");
+  gchar *bad = sample_path ("schema.mcap"), *data, *err = NULL;
+  GstElement *p;
+  GPtrArray **out;
+  gsize size;
+  guint n = 0;
+
+  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  for (gchar * at = data; (at = memmem (at, data + size - at,
+              "uint32 height", 13)); at++, n++)
+    at[5] = '3';
+  fail_unless (n >= 2, "%u copies of the PointCloud2 and Image schemas", n);
+  fail_unless (g_file_set_contents (bad, data, size, NULL));
+
+  p = mcap_pipeline (bad, "topics=/points,/joint_states check-crc=false", 2);
+  out = play (p, 2, NULL, NULL, &err);
+  fail_unless (err && strstr (err, "/points") && strstr (err, "uint33"),
+      "%s", err);
+  free_out (out, 2);
+  gst_object_unref (p);
+  g_free (err);
+
+  p = mcap_pipeline (bad, "topics=/joint_states check-crc=false", 1);
+  out = play (p, 1, NULL, NULL, NULL);
+  fail_unless_equals_int (out[0]->len, 200);
+  free_out (out, 1);
+  gst_object_unref (p);
+  g_free (data);
+  g_free (bad);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A rosbag2 folder: metadata.yaml beside one .mcap plays as the file; a
  * folder with two is refused, naming the count. */
 GST_START_TEST (test_folder)
@@ -703,6 +742,7 @@ mcapsrc_suite (void)
   tcase_add_test (tc, test_recovered_mid_chunk);
   tcase_add_test (tc, test_recovered_no_summary);
   tcase_add_test (tc, test_crc_mismatch_n);
+  tcase_add_test (tc, test_bad_schema_n);
   tcase_add_test (tc, test_folder);
   tcase_add_test (tc, test_seek);
   tcase_add_test (tc, test_replay_deterministic);
