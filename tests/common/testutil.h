@@ -3,6 +3,7 @@
 #define ROBOCACHE_TESTUTIL_H
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,6 +38,27 @@ test_require_gpu (void)
   }
   g_print ("SKIP: no usable CUDA device (%s)\n", why ? why : "unknown");
   exit (TEST_EXIT_SKIP);
+}
+
+/* Removes @path and everything below it (a test's temporary folder). */
+static inline void
+test_remove_tree (const gchar * path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const gchar *name;
+
+  while (dir && (name = g_dir_read_name (dir))) {
+    gchar *p = g_build_filename (path, name, NULL);
+
+    if (g_file_test (p, G_FILE_TEST_IS_DIR))
+      test_remove_tree (p);
+    else
+      g_unlink (p);
+    g_free (p);
+  }
+  if (dir)
+    g_dir_close (dir);
+  g_rmdir (path);
 }
 
 #endif

@@ -538,25 +538,6 @@ GST_END_TEST;
 /* Several pads, rosbag2, stops, bad caps and bad locations            */
 /* ------------------------------------------------------------------ */
 
-static void
-remove_tree (const gchar * path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const gchar *name;
-
-  while (dir && (name = g_dir_read_name (dir))) {
-    gchar *p = g_build_filename (path, name, NULL);
-    if (g_file_test (p, G_FILE_TEST_IS_DIR))
-      remove_tree (p);
-    else
-      g_unlink (p);
-    g_free (p);
-  }
-  if (dir)
-    g_dir_close (dir);
-  g_rmdir (path);
-}
-
 /* Lines of @lines (after the first) whose topic is @topic. */
 static GPtrArray *
 lines_of_topic (gchar ** lines, const gchar * topic)
@@ -896,7 +877,7 @@ main (int argc, char **argv)
   srunner_run_all (sr, CK_NORMAL);
   failed = srunner_ntests_failed (sr);
   srunner_free (sr);
-  remove_tree (tmp_dir);
+  test_remove_tree (tmp_dir);
   g_free (tmp_dir);
   g_rand_free (rng);
   return failed == 0 ? 0 : 1;

@@ -64,26 +64,6 @@ write_samples (void)
   g_free (seed);
 }
 
-static void
-remove_dir (const gchar * path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const gchar *name;
-
-  while (dir && (name = g_dir_read_name (dir))) {
-    gchar *p = g_build_filename (path, name, NULL);
-
-    if (g_file_test (p, G_FILE_TEST_IS_DIR))
-      remove_dir (p);
-    else
-      g_unlink (p);
-    g_free (p);
-  }
-  if (dir)
-    g_dir_close (dir);
-  g_rmdir (path);
-}
-
 /* ------------------------------------------------------------------ */
 /* The writer's expectations (FILE.expected.jsonl)                     */
 /* ------------------------------------------------------------------ */
@@ -520,18 +500,53 @@ GST_START_TEST (test_recovered_no_summary)
 
 GST_END_TEST;
 
+/* The error text of playing @location with @props (@n_pads pads); the
+ * test fails if it plays to the end. */
+static gchar *
+play_error (const gchar * location, const gchar * props, guint n_pads)
+{
+  GstElement *p = mcap_pipeline (location, props, n_pads);
+  gchar *err = NULL;
+
+  free_out (play (p, n_pads, NULL, NULL, &err), n_pads);
+  gst_object_unref (p);
+  fail_unless (err != NULL, "%s %s played without an error", location, props);
+  return err;
+}
+
+/* How many buffers @location plays with @props on its one pad. */
+static guint
+played (const gchar * location, const gchar * props)
+{
+  GstElement *p = mcap_pipeline (location, props, 1);
+  GPtrArray **out = play (p, 1, NULL, NULL, NULL);
+  guint n = out[0]->len;
+
+  free_out (out, 1);
+  gst_object_unref (p);
+  return n;
+}
+
+/* The bytes of sample @name (free them), @size set. */
+static gchar *
+sample_bytes (const gchar * name, gsize * size)
+{
+  gchar *path = sample_path (name), *data;
+
+  fail_unless (g_file_get_contents (path, &data, size, NULL));
+  g_free (path);
+  return data;
+}
+
 /* A byte changed inside an uncompressed chunk's point data: the chunk's
  * CRC no longer matches (an error naming it), unless check-crc=false. */
 GST_START_TEST (test_crc_mismatch_n)
 {
-  gchar *path = sample_path ("uncompressed.mcap");
-  gchar *bad = sample_path ("crc.mcap"), *data, *err = NULL;
-  GstElement *p;
-  GPtrArray **out;
+  gchar *bad = sample_path ("crc.mcap"), *data, *err;
   gsize size;
   guint8 *frame;
 
-  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  data = sample_bytes ("uncompressed.mcap", &size);
   /* Points are the bulk of the file; past their frame_id lies cloud
    * data, which no length depends on. */
   frame = memmem (data + size / 2, size / 2, "velodyne", 8);
@@ -539,21 +554,12 @@ GST_START_TEST (test_crc_mismatch_n)
   frame[600] ^= 0x5a;
   fail_unless (g_file_set_contents (bad, data, size, NULL));
 
-  p = mcap_pipeline (bad, "topics=/points", 1);
-  out = play (p, 1, NULL, NULL, &err);
-  fail_unless (err && strstr (err, "CRC"), "%s", err);
-  free_out (out, 1);
-  gst_object_unref (p);
+  err = play_error (bad, "topics=/points", 1);
+  fail_unless (strstr (err, "CRC") != NULL, "%s", err);
+  fail_unless_equals_int (played (bad, "topics=/points check-crc=false"), 20);
   g_free (err);
-
-  p = mcap_pipeline (bad, "topics=/points check-crc=false", 1);
-  out = play (p, 1, NULL, NULL, NULL);
-  fail_unless_equals_int (out[0]->len, 20);
-  free_out (out, 1);
-  gst_object_unref (p);
   g_free (data);
   g_free (bad);
-  g_free (path);
 }
 
 GST_END_TEST;
@@ -563,36 +569,24 @@ GST_END_TEST;
  * naming the topic and what is wrong; the other topics are not touched. */
 GST_START_TEST (test_bad_schema_n)
 {
-  gchar *path = sample_path ("uncompressed.mcap");
-  gchar *bad = sample_path ("schema.mcap"), *data, *err = NULL;
-  GstElement *p;
-  GPtrArray **out;
+  gchar *bad = sample_path ("schema.mcap"), *data, *err;
   gsize size;
   guint n = 0;
 
-  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  data = sample_bytes ("uncompressed.mcap", &size);
   for (gchar * at = data; (at = memmem (at, data + size - at,
               "uint32 height", 13)); at++, n++)
     at[5] = '3';
   fail_unless (n >= 2, "%u copies of the PointCloud2 and Image schemas", n);
   fail_unless (g_file_set_contents (bad, data, size, NULL));
 
-  p = mcap_pipeline (bad, "topics=/points,/joint_states check-crc=false", 2);
-  out = play (p, 2, NULL, NULL, &err);
-  fail_unless (err && strstr (err, "/points") && strstr (err, "uint33"),
-      "%s", err);
-  free_out (out, 2);
-  gst_object_unref (p);
+  err = play_error (bad, "topics=/points,/joint_states check-crc=false", 2);
+  fail_unless (strstr (err, "/points") && strstr (err, "uint33"), "%s", err);
+  fail_unless_equals_int (played (bad,
+          "topics=/joint_states check-crc=false"), 200);
   g_free (err);
-
-  p = mcap_pipeline (bad, "topics=/joint_states check-crc=false", 1);
-  out = play (p, 1, NULL, NULL, NULL);
-  fail_unless_equals_int (out[0]->len, 200);
-  free_out (out, 1);
-  gst_object_unref (p);
   g_free (data);
   g_free (bad);
-  g_free (path);
 }
 
 GST_END_TEST;
@@ -601,14 +595,11 @@ GST_END_TEST;
  * folder with two is refused, naming the count. */
 GST_START_TEST (test_folder)
 {
-  gchar *dir = sample_path ("run");
-  gchar *src = sample_path ("zstd.mcap"), *dst, *data, *err = NULL;
-  GstElement *p;
-  GPtrArray **out;
+  gchar *dir = sample_path ("run"), *data, *err, *dst;
   gsize size;
 
   g_mkdir (dir, 0755);
-  fail_unless (g_file_get_contents (src, &data, &size, NULL));
+  data = sample_bytes ("zstd.mcap", &size);
   dst = g_build_filename (dir, "run_0.mcap", NULL);
   fail_unless (g_file_set_contents (dst, data, size, NULL));
   g_free (dst);
@@ -616,23 +607,15 @@ GST_START_TEST (test_folder)
   fail_unless (g_file_set_contents (dst, "rosbag2_bagfile_information:\n",
           -1, NULL));
   g_free (dst);
-  p = mcap_pipeline (dir, "topics=/points", 1);
-  out = play (p, 1, NULL, NULL, NULL);
-  fail_unless_equals_int (out[0]->len, 20);
-  free_out (out, 1);
-  gst_object_unref (p);
+  fail_unless_equals_int (played (dir, "topics=/points"), 20);
 
   dst = g_build_filename (dir, "run_1.mcap", NULL);
   fail_unless (g_file_set_contents (dst, data, size, NULL));
   g_free (dst);
-  p = mcap_pipeline (dir, "topics=/points", 1);
-  out = play (p, 1, NULL, NULL, &err);
-  fail_unless (err && strstr (err, "2 recording files"), "%s", err);
-  free_out (out, 1);
-  gst_object_unref (p);
+  err = play_error (dir, "topics=/points", 1);
+  fail_unless (strstr (err, "2 recording files") != NULL, "%s", err);
   g_free (err);
   g_free (data);
-  g_free (src);
   g_free (dir);
 }
 
@@ -757,7 +740,7 @@ main (int argc, char **argv)
   write_samples ();
   gst_check_init (&argc, &argv);
   ret = gst_check_run_suite (mcapsrc_suite (), "robocachemcapsrc", __FILE__);
-  remove_dir (sample_dir);
+  test_remove_tree (sample_dir);
   g_free (sample_dir);
   return ret;
 }
