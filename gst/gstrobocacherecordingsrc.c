@@ -50,6 +50,7 @@ typedef struct
 {
   guint64 messages;             /* pushed */
   guint64 skipped[GST_ROBOCACHE_ROS_SKIP_KINDS];
+  guint64 skipped_other_types;  /* messages of topics not played */
 } Totals;
 
 /* Built in READY->PAUSED, dropped in PAUSED->READY; the streaming task
@@ -119,15 +120,17 @@ static void
 get_stats (GObject * object, GValue * value)
 {
   GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (object);
+  const Totals *t = &self->priv->totals;
   gchar *name = g_strconcat (element_name (self), "-stats", NULL);
 
   g_value_take_boxed (value, gst_structure_new (name,
-          "messages", G_TYPE_UINT64, self->priv->totals.messages,
+          "messages", G_TYPE_UINT64, t->messages,
           "skipped-point-layout", G_TYPE_UINT64,
-          self->priv->totals.skipped[GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT],
+          t->skipped[GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT],
           "skipped-unsupported", G_TYPE_UINT64,
-          self->priv->totals.skipped[GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED],
-          NULL));
+          t->skipped[GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED],
+          "skipped-other-types", G_TYPE_UINT64, t->skipped_other_types, NULL));
+  g_free (name);
 }
 
 static const GstRobocacheField fields[] = {
@@ -557,11 +560,15 @@ add_supported_topics (GstRobocacheRecordingSrc * self, GPtrArray * topics)
   for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
     const RcTopic *topic = rc_reader_get_topic (reader, t);
 
-    if (gst_robocache_ros_topic_is_playable (topic))
+    if (gst_robocache_ros_topic_is_playable (topic)) {
       g_ptr_array_add (topics, (gpointer) topic);
-    else
-      g_string_append_printf (skipped, "%s%s (%s)", skipped->len ? ", " :
-          "", topic->name, topic->type);
+      continue;
+    }
+    g_string_append_printf (skipped, "%s%s (%s)", skipped->len ? ", " : "",
+        topic->name, topic->type);
+    GST_OBJECT_LOCK (self);
+    self->priv->totals.skipped_other_types += topic->n_messages;
+    GST_OBJECT_UNLOCK (self);
   }
   g_ptr_array_sort (topics, compare_topic_names);
   if (skipped->len)
@@ -997,8 +1004,10 @@ gst_robocache_recording_src_class_init (GstRobocacheRecordingSrcClass * klass)
    *
    * Totals since the element started: messages (pushed),
    * skipped-point-layout (PointCloud2 whose point_step or fields points
-   * caps cannot describe) and skipped-unsupported (big-endian clouds, other
-   * image encodings, JointState without one position per name).
+   * caps cannot describe), skipped-unsupported (big-endian clouds, other
+   * image encodings, JointState without one position per name) and, when
+   * every playable topic plays (topics empty), skipped-other-types: the
+   * messages of the topics of other types, which are not read.
    */
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics", "Totals since start",
