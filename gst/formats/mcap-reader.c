@@ -112,64 +112,6 @@ mcap_reader_channel_topic (McapReader * self, guint16 channel)
           GUINT_TO_POINTER (channel))) - 1;
 }
 
-/* Frees cache slots, least recently used first, until one is free and
- * @need more bytes keep the decompressed ones within MCAP_CACHE_BYTES. */
-static McapCachedChunk *
-make_room (McapReader * self, guint64 need)
-{
-  for (;;) {
-    McapCachedChunk *free_slot = NULL, *oldest = NULL;
-    guint64 bytes = 0;
-
-    for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
-      McapCachedChunk *slot = &self->cache[i];
-
-      if (!slot->records) {
-        free_slot = slot;
-        continue;
-      }
-      if (slot->owned)
-        bytes += g_array_index (self->chunks, McapChunkInfo,
-            slot->chunk).chunk.uncompressed_size;
-      if (!oldest || slot->last_use < oldest->last_use)
-        oldest = slot;
-    }
-    if (free_slot && (bytes + need <= MCAP_CACHE_BYTES || !oldest))
-      return free_slot;
-    if (oldest->owned)
-      g_free ((guint8 *) oldest->records);
-    oldest->records = NULL;
-  }
-}
-
-/* The records of chunk @chunk, decompressed. */
-static const guint8 *
-get_chunk (McapReader * self, guint32 chunk, GError ** error)
-{
-  const McapChunkInfo *info;
-  McapCachedChunk *slot;
-  gboolean owned;
-  const guint8 *records;
-
-  for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
-    slot = &self->cache[i];
-    if (slot->records && slot->chunk == chunk) {
-      slot->last_use = ++self->clock;
-      return slot->records;
-    }
-  }
-  info = &g_array_index (self->chunks, McapChunkInfo, chunk);
-  slot = make_room (self, info->chunk.uncompressed_size);
-  if (!mcap_chunk_decompress (&info->chunk, info->offset, self->check_crc,
-          &records, &owned, error))
-    return NULL;
-  slot->chunk = chunk;
-  slot->records = records;
-  slot->owned = owned;
-  slot->last_use = ++self->clock;
-  return records;
-}
-
 /* The bytes of the message @entry points to, checked against it. */
 static gboolean
 read_message (McapReader * self, const McapEntry * entry,
@@ -185,7 +127,7 @@ read_message (McapReader * self, const McapEntry * entry,
     const McapChunkInfo *info = &g_array_index (self->chunks, McapChunkInfo,
         entry->chunk);
 
-    buffer = get_chunk (self, entry->chunk, error);
+    buffer = mcap_reader_get_chunk (self, entry->chunk, error);
     if (!buffer)
       return FALSE;
     buffer_size = info->chunk.uncompressed_size;
@@ -252,10 +194,7 @@ mcap_reader_clear (RcReader * reader)
 {
   McapReader *self = (McapReader *) reader;
 
-  for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
-    if (self->cache[i].owned)
-      g_free ((guint8 *) self->cache[i].records);
-  }
+  mcap_reader_clear_chunks (self);
   g_hash_table_unref (self->schemas);
   g_hash_table_unref (self->channel_topics);
   g_hash_table_unref (self->topic_of_name);

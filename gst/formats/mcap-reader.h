@@ -11,7 +11,7 @@ G_BEGIN_DECLS
  * most MCAP_CACHE_BYTES of them together (besides the one being read), so
  * that chunks overlapping in time are not decompressed again for every
  * message. */
-#define MCAP_CACHE_CHUNKS 4
+#define MCAP_CACHE_CHUNKS 8
 #define MCAP_CACHE_BYTES (G_GUINT64_CONSTANT (256) << 20)
 #define MCAP_NOT_CHUNKED G_MAXUINT32
 /* A message of the file, in the index sorted by log time. */
@@ -54,7 +54,24 @@ typedef struct
   gsize next;                   /* in entries */
   McapCachedChunk cache[MCAP_CACHE_CHUNKS];
   guint64 clock;                /* for last_use */
+  /* Decompressing the chunks to come (mcap-chunks.c): threads besides the
+   * reader's own, NULL with one core; jobs in flight, under the lock. */
+  GThreadPool *decompressors;
+  guint n_decompressors;
+  gboolean jobs_ready;          /* the threads, lock and cond made */
+  GMutex jobs_lock;
+  GCond jobs_done;
+  guint jobs_pending;
 } McapReader;
+
+/* The records of chunk @chunk, decompressed (or in the file), valid until
+ * the next call; the next chunks the reader will read are decompressed at
+ * the same time on other cores. */
+const guint8 *mcap_reader_get_chunk (McapReader * self, guint32 chunk,
+    GError ** error);
+
+/* Frees the cached chunks and the decompressing threads. */
+void mcap_reader_clear_chunks (McapReader * self);
 
 /* Remembers a schema (copied); ignores id 0 and repeated ids. */
 void mcap_reader_add_schema (McapReader * self, const McapSchema * schema);
