@@ -1,23 +1,38 @@
 /* The MCAP reader's decompressed chunks (mcap-reader.h): a small cache,
- * and decompression on several cores.  Reading a zstd recording is mostly
- * decompressing it, one chunk after another; when the reader needs a chunk
- * it does not hold, it decompresses that one and, on other threads at the
- * same time, the next chunks its message index says it will read (of the
- * selected topics), so that a file reads at the speed of several cores.
- * Chunks are independent, so this changes nothing but the time: a chunk
- * that fails while read ahead is decompressed again when it is needed,
- * and then its error is reported.  Memory stays within the cache's bounds:
- * at most MCAP_CACHE_CHUNKS chunks, MCAP_CACHE_BYTES read ahead. */
+ * and decompression ahead of the reader on the other cores.  Reading a
+ * zstd recording is mostly decompressing it, one chunk after another;
+ * while the reader hands out the messages of one chunk, the next chunks
+ * its message index says it will read (of the selected topics) are
+ * decompressed on other threads, so that a file reads at the speed of
+ * several cores.  Chunks are independent, so this changes nothing but the
+ * time: a chunk that fails while read ahead is decompressed again when it
+ * is needed, and its error reported then.  Memory stays bounded: at most
+ * MCAP_CACHE_CHUNKS chunks cached and MCAP_CACHE_BYTES / 2 in flight. */
 #include "mcap-reader.h"
+
+/* How many messages ahead of the reader to look for chunks to read. */
+#define READ_AHEAD_MESSAGES 1024
 
 typedef struct
 {
   McapReader *reader;
   guint32 chunk;
-  const guint8 *records;
+  gboolean busy;                /* the job holds a chunk, done or not */
+  gboolean done;                /* under the lock */
+  const guint8 *records;        /* NULL if it failed */
   gboolean owned;
   GError *error;
 } Job;
+
+typedef struct _McapReadAhead
+{
+  GThreadPool *pool;            /* NULL on one core */
+  guint n_threads;
+  guint32 failed;               /* the last chunk that failed read ahead */
+  GMutex lock;
+  GCond done;
+  Job jobs[MCAP_CACHE_CHUNKS];
+} McapReadAhead;
 
 static void
 run_job (Job * job)
@@ -31,26 +46,33 @@ run_job (Job * job)
     job->records = NULL;
 }
 
-/* A job on a decompressing thread. */
 static void
 run_pooled_job (gpointer data, gpointer user_data)
 {
-  McapReader *self = user_data;
+  McapReadAhead *ra = user_data;
+  Job *job = data;
 
-  run_job (data);
-  g_mutex_lock (&self->jobs_lock);
-  if (--self->jobs_pending == 0)
-    g_cond_signal (&self->jobs_done);
-  g_mutex_unlock (&self->jobs_lock);
+  run_job (job);
+  g_mutex_lock (&ra->lock);
+  job->done = TRUE;
+  g_cond_broadcast (&ra->done);
+  g_mutex_unlock (&ra->lock);
 }
 
-static gboolean
-is_cached (McapReader * self, guint32 chunk)
+static guint64
+chunk_size (McapReader * self, guint32 chunk)
+{
+  return g_array_index (self->chunks, McapChunkInfo,
+      chunk).chunk.uncompressed_size;
+}
+
+static McapCachedChunk *
+cached (McapReader * self, guint32 chunk)
 {
   for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++)
     if (self->cache[i].records && self->cache[i].chunk == chunk)
-      return TRUE;
-  return FALSE;
+      return &self->cache[i];
+  return NULL;
 }
 
 /* Frees cache slots, least recently used first, until one is free and
@@ -70,8 +92,7 @@ make_room (McapReader * self, guint64 need)
         continue;
       }
       if (slot->owned)
-        bytes += g_array_index (self->chunks, McapChunkInfo,
-            slot->chunk).chunk.uncompressed_size;
+        bytes += chunk_size (self, slot->chunk);
       if (!oldest || slot->last_use < oldest->last_use)
         oldest = slot;
     }
@@ -83,132 +104,167 @@ make_room (McapReader * self, guint64 need)
   }
 }
 
-static void
-cache_job (McapReader * self, const Job * job)
+/* Moves a finished job's chunk into the cache (a failed one is dropped:
+ * it is read again, and fails again, when needed; returns FALSE). */
+static gboolean
+cache_job (McapReader * self, Job * job)
 {
-  McapCachedChunk *slot = make_room (self, g_array_index (self->chunks,
-          McapChunkInfo, job->chunk).chunk.uncompressed_size);
+  McapCachedChunk *slot;
 
+  job->busy = FALSE;
+  if (!job->records) {
+    g_clear_error (&job->error);
+    return FALSE;
+  }
+  slot = make_room (self, chunk_size (self, job->chunk));
   slot->chunk = job->chunk;
   slot->records = job->records;
   slot->owned = job->owned;
   slot->last_use = ++self->clock;
-}
-
-/* Jobs for the next chunks the reader will read that it does not hold,
- * after @jobs[0]; returns how many jobs there are in all. */
-static guint
-plan_read_ahead (McapReader * self, Job * jobs, guint max_jobs)
-{
-  /* How far ahead to look: a few chunks' worth of messages. */
-  const gsize horizon = MIN (self->entries->len, self->next + 4096);
-  guint64 bytes = 0;
-  guint n = 1;
-
-  for (gsize i = self->next; i < horizon && n < max_jobs; i++) {
-    const McapEntry *e = &g_array_index (self->entries, McapEntry, i);
-    guint64 size;
-    gboolean planned = FALSE;
-
-    if (e->chunk == MCAP_NOT_CHUNKED ||
-        !rc_reader_topic_is_selected (&self->parent, e->topic))
-      continue;
-    for (guint j = 0; j < n; j++)
-      planned |= jobs[j].chunk == e->chunk;
-    if (planned || is_cached (self, e->chunk))
-      continue;
-    size = g_array_index (self->chunks, McapChunkInfo,
-        e->chunk).chunk.uncompressed_size;
-    if (bytes + size > MCAP_CACHE_BYTES / 2)
-      break;
-    bytes += size;
-    jobs[n++] = (Job) {
-    self, e->chunk, NULL, FALSE, NULL};
-  }
-  return n;
-}
-
-/* Decompresses @chunk here and the chunks to come on the other threads,
- * then caches them; FALSE with @error if @chunk fails. */
-static gboolean
-load_chunks (McapReader * self, guint32 chunk, GError ** error)
-{
-  Job jobs[MCAP_CACHE_CHUNKS] = { {self, chunk, NULL, FALSE, NULL}, };
-  guint n = 1;
-
-  if (self->decompressors)
-    n = plan_read_ahead (self, jobs, MIN (self->n_decompressors + 1,
-            MCAP_CACHE_CHUNKS - 1));
-  self->jobs_pending = n - 1;
-  for (guint i = 1; i < n; i++)
-    g_thread_pool_push (self->decompressors, &jobs[i], NULL);
-  run_job (&jobs[0]);
-  g_mutex_lock (&self->jobs_lock);
-  while (self->jobs_pending > 0)
-    g_cond_wait (&self->jobs_done, &self->jobs_lock);
-  g_mutex_unlock (&self->jobs_lock);
-
-  /* The chunk needed now last: the most recently used, kept longest. */
-  for (guint i = n; i-- > 0;) {
-    if (jobs[i].records)
-      cache_job (self, &jobs[i]);
-    else if (i > 0)
-      g_clear_error (&jobs[i].error);
-  }
-  if (!jobs[0].records) {
-    g_propagate_error (error, jobs[0].error);
-    return FALSE;
-  }
   return TRUE;
 }
 
-/* Threads for reading ahead: one per core besides the reader's own. */
+/* Caches the chunks read ahead that are ready. */
 static void
-start_decompressors (McapReader * self)
+harvest (McapReader * self, McapReadAhead * ra)
 {
-  guint cores = g_get_num_processors ();
+  for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
+    Job *job = &ra->jobs[i];
+    gboolean done;
 
-  self->n_decompressors = MIN (cores, MCAP_CACHE_CHUNKS - 1) - 1;
-  if (self->n_decompressors > 0)
-    self->decompressors = g_thread_pool_new (run_pooled_job, self,
-        self->n_decompressors, FALSE, NULL);
-  g_mutex_init (&self->jobs_lock);
-  g_cond_init (&self->jobs_done);
-  self->jobs_ready = TRUE;
+    g_mutex_lock (&ra->lock);
+    done = job->busy && job->done;
+    g_mutex_unlock (&ra->lock);
+    if (done && !cache_job (self, job))
+      ra->failed = job->chunk;
+  }
+}
+
+/* The job holding @chunk, or NULL. */
+static Job *
+find_job (McapReadAhead * ra, guint32 chunk)
+{
+  for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++)
+    if (ra->jobs[i].busy && ra->jobs[i].chunk == chunk)
+      return &ra->jobs[i];
+  return NULL;
+}
+
+/* Starts jobs on the next chunks the reader will read that are neither
+ * cached nor being read, while threads are free. */
+static void
+read_ahead (McapReader * self, McapReadAhead * ra)
+{
+  gsize end = MIN (self->entries->len, self->next + READ_AHEAD_MESSAGES);
+  guint64 bytes = 0;
+  guint busy = 0;
+
+  for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
+    if (ra->jobs[i].busy) {
+      busy++;
+      bytes += chunk_size (self, ra->jobs[i].chunk);
+    }
+  }
+  for (gsize i = self->next; i < end && busy < ra->n_threads; i++) {
+    const McapEntry *e = &g_array_index (self->entries, McapEntry, i);
+    Job *job = NULL;
+
+    if (e->chunk == MCAP_NOT_CHUNKED || e->chunk == ra->failed ||
+        cached (self, e->chunk) || find_job (ra, e->chunk) ||
+        !rc_reader_topic_is_selected (&self->parent, e->topic))
+      continue;
+    if (bytes + chunk_size (self, e->chunk) > MCAP_CACHE_BYTES / 2)
+      return;
+    bytes += chunk_size (self, e->chunk);
+    for (guint j = 0; j < MCAP_CACHE_CHUNKS && !job; j++)
+      job = ra->jobs[j].busy ? NULL : &ra->jobs[j];
+    *job = (Job) {
+    self, e->chunk, TRUE, FALSE, NULL, FALSE, NULL};
+    busy++;
+    g_thread_pool_push (ra->pool, job, NULL);
+  }
+}
+
+static McapReadAhead *
+read_ahead_new (void)
+{
+  McapReadAhead *ra = g_new0 (McapReadAhead, 1);
+
+  /* One thread per core besides the reader's, as many as jobs fit. */
+  ra->n_threads = MIN (g_get_num_processors (), MCAP_CACHE_CHUNKS) - 1;
+  if (ra->n_threads > 0)
+    ra->pool = g_thread_pool_new (run_pooled_job, ra, ra->n_threads, FALSE,
+        NULL);
+  ra->failed = MCAP_NOT_CHUNKED;
+  g_mutex_init (&ra->lock);
+  g_cond_init (&ra->done);
+  return ra;
+}
+
+/* Chunk @chunk into the cache: waited for if it is being read ahead,
+ * else decompressed here; FALSE with @error if it fails. */
+static gboolean
+load_chunk (McapReader * self, McapReadAhead * ra, guint32 chunk,
+    GError ** error)
+{
+  Job *job = find_job (ra, chunk);
+  Job here = { self, chunk, TRUE, TRUE, NULL, FALSE, NULL };
+
+  if (job) {
+    g_mutex_lock (&ra->lock);
+    while (!job->done)
+      g_cond_wait (&ra->done, &ra->lock);
+    g_mutex_unlock (&ra->lock);
+    harvest (self, ra);
+    if (cached (self, chunk))
+      return TRUE;
+  }
+  run_job (&here);
+  if (!here.records) {
+    g_propagate_error (error, here.error);
+    return FALSE;
+  }
+  cache_job (self, &here);
+  return TRUE;
 }
 
 const guint8 *
 mcap_reader_get_chunk (McapReader * self, guint32 chunk, GError ** error)
 {
-  for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
-    McapCachedChunk *slot = &self->cache[i];
+  McapCachedChunk *slot;
 
-    if (slot->records && slot->chunk == chunk) {
-      slot->last_use = ++self->clock;
-      return slot->records;
-    }
-  }
-  if (!self->jobs_ready)
-    start_decompressors (self);
-  if (!load_chunks (self, chunk, error))
+  if (!self->read_ahead)
+    self->read_ahead = read_ahead_new ();
+  harvest (self, self->read_ahead);
+  if (!cached (self, chunk) && !load_chunk (self, self->read_ahead, chunk,
+          error))
     return NULL;
-  for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++)
-    if (self->cache[i].records && self->cache[i].chunk == chunk)
-      return self->cache[i].records;
-  g_assert_not_reached ();
+  slot = cached (self, chunk);
+  slot->last_use = ++self->clock;
+  if (self->read_ahead->pool)
+    read_ahead (self, self->read_ahead);
+  return slot->records;
 }
 
 void
 mcap_reader_clear_chunks (McapReader * self)
 {
-  if (self->decompressors)
-    g_thread_pool_free (self->decompressors, FALSE, TRUE);
+  McapReadAhead *ra = self->read_ahead;
+
+  if (ra) {
+    if (ra->pool)
+      g_thread_pool_free (ra->pool, FALSE, TRUE);
+    for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
+      if (ra->jobs[i].busy && ra->jobs[i].owned)
+        g_free ((guint8 *) ra->jobs[i].records);
+      g_clear_error (&ra->jobs[i].error);
+    }
+    g_mutex_clear (&ra->lock);
+    g_cond_clear (&ra->done);
+    g_free (ra);
+  }
   for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
     if (self->cache[i].owned)
       g_free ((guint8 *) self->cache[i].records);
-  }
-  if (self->jobs_ready) {
-    g_mutex_clear (&self->jobs_lock);
-    g_cond_clear (&self->jobs_done);
   }
 }

@@ -54,14 +54,8 @@ typedef struct
   gsize next;                   /* in entries */
   McapCachedChunk cache[MCAP_CACHE_CHUNKS];
   guint64 clock;                /* for last_use */
-  /* Decompressing the chunks to come (mcap-chunks.c): threads besides the
-   * reader's own, NULL with one core; jobs in flight, under the lock. */
-  GThreadPool *decompressors;
-  guint n_decompressors;
-  gboolean jobs_ready;          /* the threads, lock and cond made */
-  GMutex jobs_lock;
-  GCond jobs_done;
-  guint jobs_pending;
+  /* Decompressing the chunks to come on other threads (mcap-chunks.c). */
+  struct _McapReadAhead *read_ahead;
 } McapReader;
 
 /* The records of chunk @chunk, decompressed (or in the file), valid until
