@@ -7,7 +7,9 @@
  * several cores.  Chunks are independent, so this changes nothing but the
  * time: a chunk that fails while read ahead is decompressed again when it
  * is needed, and its error reported then.  Memory stays bounded: at most
- * MCAP_CACHE_CHUNKS chunks cached and MCAP_CACHE_BYTES / 2 in flight. */
+ * MCAP_CACHE_CHUNKS chunks cached and MCAP_CACHE_BYTES / 2 in flight.
+ * The buffers of evicted chunks are decompressed into again: fresh memory
+ * for every chunk would cost a page fault every 4 KiB. */
 #include "mcap-reader.h"
 
 /* How many messages ahead of the reader to look for chunks to read. */
@@ -19,10 +21,19 @@ typedef struct
   guint32 chunk;
   gboolean busy;                /* the job holds a chunk, done or not */
   gboolean done;                /* under the lock */
+  guint8 *buffer;               /* to decompress into, or NULL */
+  gsize capacity;               /* of buffer */
   const guint8 *records;        /* NULL if it failed */
   gboolean owned;
   GError *error;
 } Job;
+
+/* A buffer of an evicted chunk, for the next one. */
+typedef struct
+{
+  guint8 *data;                 /* NULL: none */
+  gsize capacity;
+} Spare;
 
 typedef struct _McapReadAhead
 {
@@ -32,6 +43,7 @@ typedef struct _McapReadAhead
   GMutex lock;
   GCond done;
   Job jobs[MCAP_CACHE_CHUNKS];
+  Spare spares[MCAP_CACHE_CHUNKS];
 } McapReadAhead;
 
 static void
@@ -42,7 +54,7 @@ run_job (Job * job)
       job->chunk);
 
   if (!mcap_chunk_decompress (&info->chunk, info->offset, self->check_crc,
-          &job->records, &job->owned, &job->error))
+          job->buffer, &job->records, &job->owned, &job->error))
     job->records = NULL;
 }
 
@@ -75,6 +87,51 @@ cached (McapReader * self, guint32 chunk)
   return NULL;
 }
 
+/* Keeps @data for the next chunk, or frees it when the spares are full
+ * or would hold more than MCAP_CACHE_BYTES / 2. */
+static void
+give_spare (McapReadAhead * ra, guint8 * data, gsize capacity)
+{
+  Spare *free_spare = NULL;
+  guint64 bytes = capacity;
+
+  for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
+    if (ra->spares[i].data)
+      bytes += ra->spares[i].capacity;
+    else
+      free_spare = &ra->spares[i];
+  }
+  if (!free_spare || bytes > MCAP_CACHE_BYTES / 2) {
+    g_free (data);
+    return;
+  }
+  free_spare->data = data;
+  free_spare->capacity = capacity;
+}
+
+/* The smallest spare buffer of at least @size bytes, taken; NULL if
+ * none. */
+static guint8 *
+take_spare (McapReadAhead * ra, gsize size, gsize * capacity)
+{
+  Spare *best = NULL;
+  guint8 *data;
+
+  for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
+    Spare *spare = &ra->spares[i];
+
+    if (spare->data && spare->capacity >= size &&
+        (!best || spare->capacity < best->capacity))
+      best = spare;
+  }
+  if (!best)
+    return NULL;
+  data = best->data;
+  *capacity = best->capacity;
+  best->data = NULL;
+  return data;
+}
+
 /* Frees cache slots, least recently used first, until one is free and
  * @need more bytes keep the decompressed ones within MCAP_CACHE_BYTES. */
 static McapCachedChunk *
@@ -99,7 +156,8 @@ make_room (McapReader * self, guint64 need)
     if (free_slot && (bytes + need <= MCAP_CACHE_BYTES || !oldest))
       return free_slot;
     if (oldest->owned)
-      g_free ((guint8 *) oldest->records);
+      give_spare (self->read_ahead, (guint8 *) oldest->records,
+          oldest->capacity);
     oldest->records = NULL;
   }
 }
@@ -112,6 +170,11 @@ cache_job (McapReader * self, Job * job)
   McapCachedChunk *slot;
 
   job->busy = FALSE;
+  if (!job->records || !job->owned) {
+    /* Failed, or an uncompressed chunk read in place. */
+    if (job->buffer)
+      give_spare (self->read_ahead, job->buffer, job->capacity);
+  }
   if (!job->records) {
     g_clear_error (&job->error);
     return FALSE;
@@ -120,6 +183,7 @@ cache_job (McapReader * self, Job * job)
   slot->chunk = job->chunk;
   slot->records = job->records;
   slot->owned = job->owned;
+  slot->capacity = job->buffer ? job->capacity : chunk_size (self, job->chunk);
   slot->last_use = ++self->clock;
   return TRUE;
 }
@@ -179,7 +243,8 @@ read_ahead (McapReader * self, McapReadAhead * ra)
     for (guint j = 0; j < MCAP_CACHE_CHUNKS && !job; j++)
       job = ra->jobs[j].busy ? NULL : &ra->jobs[j];
     *job = (Job) {
-    self, e->chunk, TRUE, FALSE, NULL, FALSE, NULL};
+    self, e->chunk, TRUE, FALSE};
+    job->buffer = take_spare (ra, chunk_size (self, e->chunk), &job->capacity);
     busy++;
     g_thread_pool_push (ra->pool, job, NULL);
   }
@@ -208,7 +273,7 @@ load_chunk (McapReader * self, McapReadAhead * ra, guint32 chunk,
     GError ** error)
 {
   Job *job = find_job (ra, chunk);
-  Job here = { self, chunk, TRUE, TRUE, NULL, FALSE, NULL };
+  Job here = { self, chunk, TRUE, TRUE };
 
   if (job) {
     g_mutex_lock (&ra->lock);
@@ -219,13 +284,13 @@ load_chunk (McapReader * self, McapReadAhead * ra, guint32 chunk,
     if (cached (self, chunk))
       return TRUE;
   }
+  here.buffer = take_spare (ra, chunk_size (self, chunk), &here.capacity);
   run_job (&here);
   if (!here.records) {
     g_propagate_error (error, here.error);
-    return FALSE;
+    here.error = NULL;
   }
-  cache_job (self, &here);
-  return TRUE;
+  return cache_job (self, &here);
 }
 
 const guint8 *
@@ -255,9 +320,14 @@ mcap_reader_clear_chunks (McapReader * self)
     if (ra->pool)
       g_thread_pool_free (ra->pool, FALSE, TRUE);
     for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
-      if (ra->jobs[i].busy && ra->jobs[i].owned)
-        g_free ((guint8 *) ra->jobs[i].records);
-      g_clear_error (&ra->jobs[i].error);
+      Job *job = &ra->jobs[i];
+
+      if (job->busy && job->owned)
+        g_free ((guint8 *) job->records);
+      else if (job->busy)
+        g_free (job->buffer);
+      g_clear_error (&job->error);
+      g_free (ra->spares[i].data);
     }
     g_mutex_clear (&ra->lock);
     g_cond_clear (&ra->done);

@@ -148,7 +148,7 @@ read_chunk_now (McapReader * self, const McapRecord * record, GError ** error)
     return FALSE;
   info = &g_array_index (self->chunks, McapChunkInfo, chunk);
   if (!mcap_chunk_decompress (&info->chunk, info->offset, self->check_crc,
-          &records, &owned, error))
+          NULL, &records, &owned, error))
     return FALSE;
   ok = read_chunk_records (self, chunk, records, error);
   if (owned)

@@ -36,6 +36,7 @@ typedef struct
   guint32 chunk;
   const guint8 *records;        /* NULL: the slot is free */
   gboolean owned;               /* decompressed (else in the file) */
+  gsize capacity;               /* of the decompressed records' buffer */
   guint64 last_use;
 } McapCachedChunk;
 

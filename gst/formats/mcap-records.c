@@ -473,8 +473,8 @@ check_chunk_crc (const McapChunk * chunk, guint64 offset,
 
 gboolean
 mcap_chunk_decompress (const McapChunk * chunk, guint64 offset,
-    gboolean check_crc, const guint8 ** records, gboolean * owned,
-    GError ** error)
+    gboolean check_crc, guint8 * buffer, const guint8 ** records,
+    gboolean * owned, GError ** error)
 {
   Compression compression = compression_of (&chunk->compression);
   const gchar *why = NULL;
@@ -488,7 +488,7 @@ mcap_chunk_decompress (const McapChunk * chunk, guint64 offset,
     *owned = FALSE;
     return !check_crc || check_chunk_crc (chunk, offset, *records, error);
   }
-  out = g_try_malloc (MAX (chunk->uncompressed_size, 1));
+  out = buffer ? buffer : g_try_malloc (MAX (chunk->uncompressed_size, 1));
   if (!out)
     return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, "MCAP: chunk at "
         "offset %" G_GUINT64_FORMAT ": no memory for its %" G_GUINT64_FORMAT
@@ -504,7 +504,8 @@ mcap_chunk_decompress (const McapChunk * chunk, guint64 offset,
   else if (check_crc)
     ok = check_chunk_crc (chunk, offset, out, error);
   if (!ok) {
-    g_free (out);
+    if (!buffer)
+      g_free (out);
     return FALSE;
   }
   *records = out;

@@ -188,13 +188,14 @@ const gchar *mcap_record_name (guint8 opcode);
 /* CRC-32 (zlib's, as MCAP uses) of @size bytes. */
 guint32 mcap_crc32 (const guint8 * data, gsize size);
 
-/* Decompresses a chunk's records into a new buffer of exactly its
- * uncompressed size, or returns them in place when uncompressed
+/* Decompresses a chunk's records into @buffer (at least its uncompressed
+ * size; the caller's, kept on failure) or, when NULL, a new buffer of
+ * exactly that size, or returns them in place when uncompressed
  * (*@owned FALSE), checking the size limit, the size and, with
  * @check_crc, the CRC.  @offset is the chunk record's, for errors. */
 gboolean mcap_chunk_decompress (const McapChunk * chunk, guint64 offset,
-    gboolean check_crc, const guint8 ** records, gboolean * owned,
-    GError ** error);
+    gboolean check_crc, guint8 * buffer, const guint8 ** records,
+    gboolean * owned, GError ** error);
 
 /* Whether the chunk's size and compression can be read, without reading
  * it: the size limit and the known compressions. */
