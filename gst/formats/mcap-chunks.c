@@ -255,8 +255,11 @@ read_ahead_new (void)
 {
   McapReadAhead *ra = g_new0 (McapReadAhead, 1);
 
-  /* One thread per core besides the reader's, as many as jobs fit. */
-  ra->n_threads = MIN (g_get_num_processors (), MCAP_CACHE_CHUNKS) - 1;
+  /* One thread per core, as many as the cache holds besides the chunk
+   * being read: the reader itself mostly waits for them. */
+  ra->n_threads = MIN (g_get_num_processors (), MCAP_CACHE_CHUNKS - 1);
+  if (ra->n_threads < 2)
+    ra->n_threads = 0;
   if (ra->n_threads > 0)
     ra->pool = g_thread_pool_new (run_pooled_job, ra, ra->n_threads, FALSE,
         NULL);
