@@ -14,12 +14,13 @@
 #include "gstrobocachefields.h"
 #include "gstrobocachecaps.h"
 #include "gstrobocacherosmsg.h"
+#include "gstrobocacherecordingfile.h"
 
 #include <gst/base/gstflowcombiner.h>
 #include <gst/video/video.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_robocache_recording_src_debug);
+GST_DEBUG_CATEGORY (gst_robocache_recording_src_debug);
 #define GST_CAT_DEFAULT gst_robocache_recording_src_debug
 
 #define DEFAULT_LOCATION NULL
@@ -173,8 +174,8 @@ message_buffer (GstRobocacheRecordingSrc * self, Stream * s,
 {
   GstRobocacheRosSkip skip;
   GstBuffer *buf =
-      gst_robocache_ros_decoder_buffer_new (self->priv->state.decoders[msg->
-          topic],
+      gst_robocache_ros_decoder_buffer_new (self->priv->state.
+      decoders[msg->topic],
       msg->data, msg->size, stamp, caps, &skip, error);
 
   if (skip.reason) {
@@ -599,96 +600,6 @@ choose_topics (GstRobocacheRecordingSrc * self, const gchar * wanted)
   return topics;
 }
 
-/* A file read by scanning (its index or summary missing, as a recorder
- * killed mid-write leaves it) plays what could be recovered; says how
- * much, as a warning and an element message "robocache-recovered". */
-static void
-post_recovery (GstRobocacheRecordingSrc * self)
-{
-  State *st = &self->priv->state;
-  RcReaderRecovery r;
-  GstStructure *s;
-
-  rc_reader_get_recovery (st->reader, &r);
-  if (!r.scanned)
-    return;
-  GST_ELEMENT_WARNING (self, STREAM, DEMUX, ("%s has no usable index (a "
-          "recording cut off?): %" G_GUINT64_FORMAT " messages recovered by "
-          "scanning the file", st->location, r.n_messages),
-      ("readable data ends at byte %" G_GUINT64_FORMAT " of %"
-          G_GUINT64_FORMAT "; %" G_GUINT64_FORMAT " records skipped",
-          r.end_offset, r.file_size, r.n_skipped_records));
-  s = gst_structure_new ("robocache-recovered",
-      "location", G_TYPE_STRING, st->location,
-      "format", G_TYPE_STRING, rc_reader_format_name (st->reader),
-      "messages", G_TYPE_UINT64, r.n_messages,
-      "end-offset", G_TYPE_UINT64, r.end_offset,
-      "file-size", G_TYPE_UINT64, r.file_size,
-      "skipped-records", G_TYPE_UINT64, r.n_skipped_records, NULL);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-}
-
-/* The file to read at @location: itself, or in a folder (a rosbag2
- * recording: metadata.yaml beside one .mcap or .bag file) that file.  NULL
- * and an element error for a folder with none or several. */
-static gchar *
-recording_file (GstRobocacheRecordingSrc * self, const gchar * location)
-{
-  GDir *dir;
-  const gchar *name;
-  gchar *found = NULL;
-  guint n = 0;
-
-  if (!g_file_test (location, G_FILE_TEST_IS_DIR))
-    return g_strdup (location);
-  dir = g_dir_open (location, 0, NULL);
-  while (dir && (name = g_dir_read_name (dir))) {
-    if (!g_str_has_suffix (name, ".mcap") && !g_str_has_suffix (name, ".bag"))
-      continue;
-    n++;
-    g_free (found);
-    found = g_build_filename (location, name, NULL);
-  }
-  if (dir)
-    g_dir_close (dir);
-  if (n == 1)
-    return found;
-  g_free (found);
-  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with %u "
-          "recording files (.mcap or .bag); accepted is a file, or a folder "
-          "(a rosbag2 recording) with exactly one: give a split recording's "
-          "files one at a time", location, n), (NULL));
-  return NULL;
-}
-
-/* Opens the file; FALSE and an element error if it cannot be read. */
-static gboolean
-open_reader (GstRobocacheRecordingSrc * self, const gchar * location,
-    RcReaderFlags flags)
-{
-  State *st = &self->priv->state;
-  GError *error = NULL;
-  gchar *file = recording_file (self, location);
-
-  if (!file)
-    return FALSE;
-  st->reader = rc_reader_open_full (file, flags, &error);
-  g_free (file);
-  if (st->reader) {
-    post_recovery (self);
-    return TRUE;
-  }
-  if (error->code == RC_READER_ERROR_IO)
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", error->message),
-        (NULL));
-  else
-    GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", location,
-            error->message), (NULL));
-  g_error_free (error);
-  return FALSE;
-}
-
 /* One stream (and its pad, not added yet) per chosen topic; the reader
  * reads the chosen topics only. */
 static void
@@ -881,8 +792,9 @@ start (GstRobocacheRecordingSrc * self)
             "the location property"), (NULL));
     goto out;
   }
-  if (!open_reader (self, st->location, flags) ||
-      !(topics = choose_topics (self, wanted)))
+  st->reader = gst_robocache_recording_open (GST_ELEMENT (self),
+      st->location, flags);
+  if (!st->reader || !(topics = choose_topics (self, wanted)))
     goto out;
   create_streams (self, topics);
   if (!create_decoders (self, topics))
