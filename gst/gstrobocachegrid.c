@@ -183,13 +183,14 @@ grid_param (const gchar * name, const gchar * nick, const gchar * blurb,
 void
 gst_robocache_grid_install_properties (GObjectClass * klass, guint first_id)
 {
-  /* voxel-size: edge of a voxel in metres, one value for all axes or
+  /* voxel-size: edge of a voxel in metres, one value for all axes (<v>,
+   * an array of one: a bare number is not an array to gst-launch) or
    * <x,y,z>; each a finite number > 0.  Changing it while playing
    * renegotiates the output caps. */
   g_object_class_install_property (klass,
       first_id + GST_ROBOCACHE_GRID_VOXEL_SIZE, grid_param ("voxel-size",
-          "Voxel size", "Voxel edge in metres: one value or <x,y,z> "
-          "(each > 0)", FALSE));
+          "Voxel size", "Voxel edge in metres: <v> for all axes or "
+          "<x,y,z> (each > 0)", FALSE));
   /* origin: position in metres of the grid's minimum corner, <x,y,z> (or
    * one value for all axes). */
   g_object_class_install_property (klass,
