@@ -5,6 +5,7 @@
 #endif
 
 #include "gstrobocachemcapsinkprivate.h"
+#include "gstrobocacherosmsg.h"
 #include "formats/ros2enc.h"
 #include "formats/ros2types.h"
 #include "formats/reader.h"
@@ -192,26 +193,12 @@ parse_video (McapFormat * f, const GstCaps * caps, GError ** error)
 {
   if (!gst_video_info_from_caps (&f->video, caps))
     goto bad;
-  switch (GST_VIDEO_INFO_FORMAT (&f->video)) {
-    case GST_VIDEO_FORMAT_RGB:
-      f->encoding = "rgb8";
-      f->bytes_per_pixel = 3;
-      return TRUE;
-    case GST_VIDEO_FORMAT_BGR:
-      f->encoding = "bgr8";
-      f->bytes_per_pixel = 3;
-      return TRUE;
-    case GST_VIDEO_FORMAT_GRAY8:
-      f->encoding = "mono8";
-      f->bytes_per_pixel = 1;
-      return TRUE;
-    case GST_VIDEO_FORMAT_GRAY16_LE:
-      f->encoding = "mono16";
-      f->bytes_per_pixel = 2;
-      return TRUE;
-    default:
-      break;
-  }
+  /* The sink template takes only formats with an encoding (RGB, BGR,
+   * GRAY8, GRAY16_LE): the same table the sources read them with. */
+  f->encoding = gst_robocache_ros_image_encoding (GST_VIDEO_INFO_FORMAT
+      (&f->video), &f->bytes_per_pixel);
+  if (f->encoding)
+    return TRUE;
 bad:
   {
     gchar *str = gst_caps_to_string (caps);

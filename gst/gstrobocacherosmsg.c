@@ -307,32 +307,49 @@ out:
   return buf;
 }
 
+/* ROS image encodings and the video formats they are, both ways. */
+/* *INDENT-OFF* */
+static const struct
+{
+  const gchar *encoding;
+  GstVideoFormat format, format_be;
+  guint bpp;
+} image_encodings[] = {
+  {"rgb8", GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGB, 3},
+  {"bgr8", GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_BGR, 3},
+  {"rgba8", GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA, 4},
+  {"bgra8", GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_BGRA, 4},
+  {"mono8", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY8, 1},
+  {"8UC1", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY8, 1},
+  {"mono16", GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE, 2},
+  {"16UC1", GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE, 2},
+};
+/* *INDENT-ON* */
+
 static GstVideoFormat
 image_format (const RcImage * msg, guint * bpp)
 {
-  static const struct
-  {
-    const gchar *encoding;
-    GstVideoFormat format, format_be;
-    guint bpp;
-  } map[] = {
-    {"rgb8", GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_RGB, 3},
-    {"bgr8", GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_BGR, 3},
-    {"rgba8", GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_RGBA, 4},
-    {"bgra8", GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_BGRA, 4},
-    {"mono8", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY8, 1},
-    {"8UC1", GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY8, 1},
-    {"mono16", GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE, 2},
-    {"16UC1", GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_GRAY16_BE, 2},
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (map); i++) {
-    if (!strcmp (msg->encoding, map[i].encoding)) {
-      *bpp = map[i].bpp;
-      return msg->is_bigendian ? map[i].format_be : map[i].format;
+  for (guint i = 0; i < G_N_ELEMENTS (image_encodings); i++) {
+    if (!strcmp (msg->encoding, image_encodings[i].encoding)) {
+      *bpp = image_encodings[i].bpp;
+      return msg->is_bigendian ? image_encodings[i].format_be :
+          image_encodings[i].format;
     }
   }
   return GST_VIDEO_FORMAT_UNKNOWN;
+}
+
+const gchar *
+gst_robocache_ros_image_encoding (GstVideoFormat format, guint * bpp)
+{
+  /* The first name of a format is the usual one (mono8 before 8UC1). */
+  for (guint i = 0; i < G_N_ELEMENTS (image_encodings); i++) {
+    if (image_encodings[i].format == format) {
+      *bpp = image_encodings[i].bpp;
+      return image_encodings[i].encoding;
+    }
+  }
+  return NULL;
 }
 
 static GstBuffer *

@@ -20,6 +20,7 @@
 #define __GST_ROBOCACHE_ROSMSG_H__
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 #include "formats/reader.h"
 
@@ -73,6 +74,12 @@ gboolean gst_robocache_ros_decoder_stamp (const GstRobocacheRosDecoder *
 GstBuffer *gst_robocache_ros_decoder_buffer_new (const GstRobocacheRosDecoder
     * decoder, const guint8 * data, gsize size, guint64 * stamp,
     GstCaps ** caps, GstRobocacheRosSkip * skip, GError ** error);
+
+/* The ROS image encoding (e.g. "rgb8") of the little-endian video
+ * @format, with its bytes per pixel; NULL for a format no encoding is.
+ * The reverse of what the sources play, for writers. */
+const gchar *gst_robocache_ros_image_encoding (GstVideoFormat format,
+    guint * bpp);
 
 G_END_DECLS
 #endif
