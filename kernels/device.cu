@@ -3,7 +3,10 @@
 #include "internal.h"
 
 #include <cuda_runtime.h>
+#include <climits>
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 static rc_status
 check (cudaError_t err)
@@ -201,4 +204,130 @@ rc_device_compute_major (int *major)
     ret = check (cudaDeviceGetAttribute (major,
             cudaDevAttrComputeCapabilityMajor, dev));
   return ret;
+}
+
+extern "C" rc_status
+rc_device_select (int device)
+{
+  return check (cudaSetDevice (device));
+}
+
+extern "C" rc_status
+rc_device_current (int *device)
+{
+  *device = -1;
+  return check (cudaGetDevice (device));
+}
+
+extern "C" rc_status
+rc_stream_wait (void *waiting, void *producing)
+{
+  cudaEvent_t event = NULL;
+  rc_status ret;
+
+  if (waiting == producing)
+    return RC_OK;
+  ret = check (cudaEventCreateWithFlags (&event, cudaEventDisableTiming));
+  if (ret == RC_OK)
+    ret = check (cudaEventRecord (event, (cudaStream_t) producing));
+  if (ret == RC_OK)
+    ret = check (cudaStreamWaitEvent ((cudaStream_t) waiting, event, 0));
+  /* Destroying a recorded event the stream still waits on is allowed. */
+  if (event)
+    (void) cudaEventDestroy (event);
+  return ret;
+}
+
+/* One memory pool per device, made on first use and kept: its release
+ * threshold is the whole address space, so freed blocks stay for the next
+ * allocation instead of going back to the driver. */
+#define MAX_POOL_DEVICES 64
+static cudaMemPool_t pools[MAX_POOL_DEVICES];
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static rc_status
+device_pool (cudaMemPool_t * pool)
+{
+  int dev = 0;
+  rc_status ret = check (cudaGetDevice (&dev));
+  cudaMemPoolProps props;
+  uint64_t keep = UINT64_MAX;
+
+  if (ret != RC_OK)
+    return ret;
+  if (dev < 0 || dev >= MAX_POOL_DEVICES)
+    return RC_ERROR_INVALID_ARGUMENT;
+  pthread_mutex_lock (&pools_lock);
+  if (!pools[dev]) {
+    memset (&props, 0, sizeof (props));
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypeNone;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    ret = check (cudaMemPoolCreate (&pools[dev], &props));
+    if (ret == RC_OK)
+      ret = check (cudaMemPoolSetAttribute (pools[dev],
+              cudaMemPoolAttrReleaseThreshold, &keep));
+    if (ret != RC_OK && pools[dev]) {
+      (void) cudaMemPoolDestroy (pools[dev]);
+      pools[dev] = NULL;
+    }
+  }
+  *pool = pools[dev];
+  pthread_mutex_unlock (&pools_lock);
+  return ret;
+}
+
+extern "C" rc_status
+rc_device_alloc_async (void **ptr, size_t size, void *stream)
+{
+  cudaMemPool_t pool = NULL;
+  rc_status ret = device_pool (&pool);
+
+  *ptr = NULL;
+  if (ret != RC_OK)
+    return ret;
+  return check (cudaMallocFromPoolAsync (ptr, size ? size : 1, pool,
+          (cudaStream_t) stream));
+}
+
+extern "C" rc_status
+rc_device_free_async (void *ptr, void *stream)
+{
+  return ptr ? check (cudaFreeAsync (ptr, (cudaStream_t) stream)) : RC_OK;
+}
+
+static __global__ void
+seconds_to_ns_kernel (const double *seconds, long long *ns, uint64_t n)
+{
+  uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+  double t;
+
+  if (i >= n)
+    return;
+  t = seconds[i] * 1e9;
+  if (isnan (t))
+    ns[i] = 0;
+  else if (t >= 9223372036854775807.0)
+    ns[i] = LLONG_MAX;
+  else if (t <= -9223372036854775808.0)
+    ns[i] = LLONG_MIN;
+  else
+    ns[i] = llround (t);
+}
+
+extern "C" rc_status
+rc_seconds_to_ns_cuda (const double *seconds, int64_t * ns, uint64_t n,
+    void *stream)
+{
+  const unsigned threads = 256;
+  uint64_t blocks = (n + threads - 1) / threads;
+
+  if (n == 0)
+    return RC_OK;
+  if (blocks > 0x7fffffffu)
+    return RC_ERROR_INVALID_ARGUMENT;
+  seconds_to_ns_kernel <<< (unsigned) blocks, threads, 0,
+      (cudaStream_t) stream >>> (seconds, (long long *) ns, n);
+  return rc_check_launch ();
 }

@@ -9,6 +9,13 @@ rc_device_count (const char **why)
   return 0;
 }
 
+rc_status
+rc_device_current (int *device)
+{
+  *device = -1;
+  return RC_ERROR_NOT_BUILT;
+}
+
 #define NOT_BUILT(decl) decl { return RC_ERROR_NOT_BUILT; }
 
 /* *INDENT-OFF* */
@@ -31,6 +38,13 @@ NOT_BUILT (rc_status rc_event_destroy (void *event))
 NOT_BUILT (rc_status rc_event_record (void *event, void *stream))
 NOT_BUILT (rc_status rc_event_elapsed_ms (void *start, void *end, float *ms))
 NOT_BUILT (rc_status rc_device_name (char *buf, size_t len))
+NOT_BUILT (rc_status rc_device_select (int device))
+NOT_BUILT (rc_status rc_stream_wait (void *waiting, void *producing))
+NOT_BUILT (rc_status rc_device_alloc_async (void **ptr, size_t size,
+        void *stream))
+NOT_BUILT (rc_status rc_device_free_async (void *ptr, void *stream))
+NOT_BUILT (rc_status rc_seconds_to_ns_cuda (const double *seconds,
+        int64_t * ns, uint64_t n, void *stream))
 NOT_BUILT (rc_status rc_voxelize_cuda (const rc_point_layout * layout,
         const rc_voxel_grid * grid, const void *points,
         const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,

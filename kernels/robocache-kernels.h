@@ -113,6 +113,107 @@ rc_status rc_event_elapsed_ms (void *start, void *end, float *ms);
  * @len bytes with the terminating NUL. */
 rc_status rc_device_name (char *buf, size_t len);
 
+/* Makes CUDA device @device current on the calling thread (its primary
+ * context, the one PyTorch and the CUDA runtime use). */
+rc_status rc_device_select (int device);
+/* The CUDA device current on the calling thread. */
+rc_status rc_device_current (int *device);
+
+/* Makes @waiting wait, on the device, for the work enqueued on @producing
+ * so far (an event between them; the host never waits). */
+rc_status rc_stream_wait (void *waiting, void *producing);
+
+/* Stream-ordered device memory of the current device, from a pool that
+ * robocache keeps per device (never released to the driver, so that steady
+ * state allocates nothing from it): usable on @stream once the work
+ * enqueued there before the call is done; rc_device_free_async returns it
+ * once the work enqueued on @stream before that call is done. */
+rc_status rc_device_alloc_async (void **ptr, size_t size, void *stream);
+rc_status rc_device_free_async (void *ptr, void *stream);
+
+/* ------------------------------------------------------------------ */
+/* Arrays handed to other libraries (DLPack)                           */
+/* ------------------------------------------------------------------ */
+
+/* The DLPack (v0.x) exchange structures, ABI-compatible with dlpack.h's
+ * DLManagedTensor, under robocache's names so that both headers can be
+ * included.  An array handed out is owned by its consumer (PyTorch,
+ * NumPy, CuPy ...), which calls @deleter once when it is done. */
+typedef struct
+{
+  int32_t device_type;          /* RC_DL_CPU or RC_DL_CUDA */
+  int32_t device_id;
+} rc_dl_device;
+
+enum
+{
+  RC_DL_CPU = 1,
+  RC_DL_CUDA = 2
+};
+
+typedef struct
+{
+  uint8_t code;                 /* 0 int, 1 uint, 2 float, 4 bfloat */
+  uint8_t bits;
+  uint16_t lanes;
+} rc_dl_dtype;
+
+typedef struct
+{
+  void *data;
+  rc_dl_device device;
+  int32_t ndim;
+  rc_dl_dtype dtype;
+  int64_t *shape;
+  int64_t *strides;             /* NULL: C-contiguous */
+  uint64_t byte_offset;
+} rc_dl_tensor;
+
+typedef struct rc_dl_managed_tensor
+{
+  rc_dl_tensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter) (struct rc_dl_managed_tensor * self);
+} rc_dl_managed_tensor;
+
+#define RC_ARRAY_MAX_DIMS 8
+
+/* The DLPack type of @type (lanes 1); FALSE for RC_TYPE_INVALID. */
+int rc_dl_dtype_from_scalar (rc_scalar_type type, rc_dl_dtype * dtype);
+
+/* A new C-contiguous array of @ndim (1 .. RC_ARRAY_MAX_DIMS) dimensions
+ * @shape and element @type in memory robocache owns: host memory (64-byte
+ * aligned) when @device is negative, else device memory of CUDA device
+ * @device from rc_device_alloc_async on @stream, which its deleter gives
+ * back on the same stream.  The contents are not initialised; the
+ * allocation is rounded up to whole 64-byte lines. */
+rc_status rc_array_new (int device, int ndim, const int64_t * shape,
+    rc_scalar_type type, void *stream, rc_dl_managed_tensor ** array);
+
+/* Wraps memory someone else owns: the deleter calls @release
+ * (@release_data) once, when the consumer is done with the array. */
+rc_status rc_array_wrap (void *data, rc_dl_device device, int ndim,
+    const int64_t * shape, rc_scalar_type type,
+    void (*release) (void *release_data), void *release_data,
+    rc_dl_managed_tensor ** array);
+
+/* Frees an array nobody consumed (calls its deleter). */
+void rc_array_free (rc_dl_managed_tensor * array);
+
+/* ------------------------------------------------------------------ */
+/* Time conversion                                                     */
+/* ------------------------------------------------------------------ */
+
+/* @n times in seconds (float64) to int64 nanoseconds, rounded to the
+ * nearest.  CPU: RC_ERROR_INVALID_ARGUMENT, with the output undefined, if
+ * one is not finite or not within +-9.2e9 s (int64 nanoseconds).  CUDA
+ * (device pointers, asynchronous on @stream): such a value is clamped to
+ * the int64 range, NaN to 0, since the host does not wait to look. */
+rc_status rc_seconds_to_ns_cpu (const double *seconds, int64_t * ns,
+    uint64_t n);
+rc_status rc_seconds_to_ns_cuda (const double *seconds, int64_t * ns,
+    uint64_t n, void *stream);
+
 /* ------------------------------------------------------------------ */
 /* Voxelization                                                        */
 /* ------------------------------------------------------------------ */

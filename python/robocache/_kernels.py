@@ -1,0 +1,524 @@
+"""robocache's kernels on arrays: resample, voxelize, centroids, fuse.
+
+Each function takes arrays with ``__dlpack__`` and gives its result in the
+inputs' kind (NumPy in, NumPy out; torch in, torch out), computed where the
+inputs are: CUDA inputs on their device and on torch's current stream (no
+synchronisation by hand, none by robocache either, except centroids, whose
+size is known only after the kernel), CPU inputs on robocache's CPU
+reference.
+"""
+import ctypes
+import math
+import operator
+
+from . import _arrays, _lib
+from ._arrays import CPU, CUDA
+
+k = _lib.kernels
+_DATA_TYPES = ("float32", "float64", "bfloat16")
+_TIME_TYPES = ("int64", "float64")
+
+
+class _Call:
+    """The inputs of one call: their views, one device, one stream, and
+    the temporary memory given back when the call ends."""
+
+    def __init__(self, what):
+        self.what = what
+        self.views = []
+        self.device = None
+        self.temps = []
+        self.previous_device = None
+
+    def view(self, obj, name):
+        v = _arrays.view(obj, name)
+        if self.views:
+            first = self.views[0]
+            if (v.device, v.device_id) != (first.device, first.device_id):
+                raise ValueError(
+                    "robocache.%s: %s is %s but %s is %s; all arrays must "
+                    "be on one device" % (self.what, name, v.describe(),
+                                          first.name, first.describe()))
+        else:
+            self.device = v.device
+            self.device_id = v.device_id
+        self.views.append(v)
+        return v
+
+    @property
+    def like(self):
+        return self.views[0].kind
+
+    def __enter__(self):
+        return self
+
+    def start(self):
+        """Makes the inputs' device current (CUDA) and picks the stream."""
+        self.stream = 0
+        if self.device != CUDA:
+            return
+        if not _lib.cuda_available():
+            raise _lib.RobocacheError(
+                "robocache.%s: the inputs are CUDA arrays but robocache has "
+                "no usable CUDA device: %s" % (
+                    self.what, _lib.cuda_unavailable_reason()))
+        current = ctypes.c_int(-1)
+        _lib.check(k.rc_device_current(ctypes.byref(current)),
+                   "reading the current CUDA device")
+        if current.value != self.device_id:
+            self.previous_device = current.value
+            _lib.check(k.rc_device_select(self.device_id),
+                       "selecting CUDA device %d" % self.device_id)
+        self.stream = _arrays.current_stream(self.device_id)
+
+    def output(self, shape, dtype):
+        return _arrays.new_array(shape, dtype, self.device_id
+                                 if self.device == CUDA else -1, self.stream)
+
+    def temp(self, nbytes):
+        """Scratch memory on the call's device for this call only."""
+        ptr = ctypes.c_void_p()
+        if self.device == CUDA:
+            _lib.check(k.rc_device_alloc_async(ctypes.byref(ptr), nbytes,
+                                               self.stream),
+                       "allocating %d bytes of scratch" % nbytes)
+        else:
+            ptr = self.output((max(nbytes, 1),), "uint8")
+            self.temps.append(ptr)
+            return _arrays.data_pointer(ptr)
+        self.temps.append(ptr.value)
+        return ptr.value
+
+    def times_ns(self, v):
+        """int64 nanoseconds of the times `v` (float64 seconds converted
+        into scratch)."""
+        if v.dtype == "int64":
+            return v.data
+        n = math.prod(v.shape)
+        out = self.temp(8 * n)
+        if self.device == CUDA:
+            _lib.check(k.rc_seconds_to_ns_cuda(v.data, out, n, self.stream),
+                       "converting %s to nanoseconds" % v.name)
+        elif k.rc_seconds_to_ns_cpu(v.data, out, n) != _lib.OK:
+            raise ValueError("robocache.%s: %s (float64 seconds) holds a "
+                             "value that is not finite or beyond +-9.2e9 s"
+                             % (self.what, v.name))
+        return out
+
+    def __exit__(self, *exc):
+        for t in self.temps:
+            if self.device == CUDA:
+                k.rc_device_free_async(t, self.stream)
+        self.temps = []
+        if self.previous_device is not None and self.previous_device >= 0:
+            k.rc_device_select(self.previous_device)
+        return False
+
+
+def _check_dtype(what, v, accepted):
+    if v.dtype not in accepted:
+        raise TypeError("robocache.%s: %s must be %s; got %s"
+                        % (what, v.name, " or ".join(accepted), v.dtype))
+
+
+def _check_ndim(what, v, ndim, form):
+    if len(v.shape) != ndim:
+        raise ValueError("robocache.%s: %s must be %s; got shape %s"
+                         % (what, v.name, form, v.shape))
+
+
+def _fits_u32(what, name, value):
+    if value > 0xFFFFFFFF:
+        raise ValueError("robocache.%s: %s is %d, above 2^32 - 1"
+                         % (what, name, value))
+
+
+def _choice(what, name, value, table):
+    if value not in table:
+        raise ValueError("robocache.%s: %s=%r; accepted: %s"
+                         % (what, name, value, ", ".join(table)))
+    return table[value]
+
+
+def _check_sorted(what, v, pointer, rows, cols):
+    """CPU inputs: times must not go backwards within a row (on the GPU
+    this is not checked: the host does not wait to look)."""
+    import numpy
+    if rows * cols == 0:
+        return
+    times = numpy.ctypeslib.as_array(
+        ctypes.cast(pointer, ctypes.POINTER(ctypes.c_int64)),
+        shape=(rows, cols))
+    bad = numpy.nonzero(numpy.diff(times, axis=1) < 0)
+    if bad[0].size:
+        raise ValueError("robocache.%s: %s must not decrease along each "
+                         "row; row %d goes back at index %d"
+                         % (what, v.name, bad[0][0], bad[1][0] + 1))
+
+
+def _index_list(what, name, values, limit, channels):
+    try:
+        out = [operator.index(x) for x in values]
+    except TypeError:
+        raise TypeError("robocache.%s: %s must be a sequence of channel "
+                        "indices; got %r" % (what, name, values)) from None
+    if len(out) > limit:
+        raise ValueError("robocache.%s: %s holds %d entries; at most %d"
+                         % (what, name, len(out), limit))
+    for x in out:
+        if not 0 <= x < channels:
+            raise ValueError("robocache.%s: %s holds channel %d; channels "
+                             "are 0 .. %d" % (what, name, x, channels - 1))
+    return out
+
+
+def _angle_ranges(what, angles, channels):
+    """Channel indices -> runs of consecutive channels."""
+    indices = sorted(set(_index_list(what, "angles", angles, channels,
+                                     channels)))
+    ranges = []
+    for i in indices:
+        if ranges and ranges[-1][0] + ranges[-1][1] == i:
+            ranges[-1][1] += 1
+        else:
+            ranges.append([i, 1])
+    if len(ranges) > _lib.MAX_GROUPS:
+        raise ValueError("robocache.%s: angles form %d runs of consecutive "
+                         "channels; at most %d" % (what, len(ranges),
+                                                   _lib.MAX_GROUPS))
+    return ranges
+
+
+def resample(source_data, source_times, target_times, method="linear", *,
+             quaternions=(), angles=(), edge="hold"):
+    """Resamples B trajectories onto new times.
+
+    source_data   (B, S, D) float32, float64 or bfloat16
+    source_times  (B, S) int64 nanoseconds or float64 seconds, not
+                  decreasing along each row
+    target_times  (B, T), the same dtype as source_times
+    method        "linear", "nearest", "previous" or "cubic"
+    quaternions   first channels of unit quaternions (x, y, z, w): slerp
+                  on the shortest arc with linear and cubic
+    angles        channels holding angles in radians that wrap at +-pi:
+                  interpolated the short way round
+    edge          outside the source times: "hold" the end values (as
+                  numpy.interp does) or "nan"
+
+    Returns (B, T, D) in source_data's dtype.  2-D source_data (S, D) with
+    1-D times is one trajectory and gives (T, D).
+    """
+    what = "resample"
+    with _Call(what) as call:
+        data = call.view(source_data, "source_data")
+        st = call.view(source_times, "source_times")
+        tt = call.view(target_times, "target_times")
+        single = len(data.shape) == 2
+        if single:
+            _check_ndim(what, st, 1, "(S,) with 2-D source_data")
+            _check_ndim(what, tt, 1, "(T,) with 2-D source_data")
+            (S, D), B, T = data.shape, 1, tt.shape[0]
+        else:
+            _check_ndim(what, data, 3, "(B, S, D) or (S, D)")
+            _check_ndim(what, st, 2, "(B, S)")
+            _check_ndim(what, tt, 2, "(B, T)")
+            (B, S, D), T = data.shape, tt.shape[1]
+        _check_dtype(what, data, _DATA_TYPES)
+        _check_dtype(what, st, _TIME_TYPES)
+        if tt.dtype != st.dtype:
+            raise TypeError("robocache.resample: target_times must have "
+                            "source_times' dtype (%s); got %s"
+                            % (st.dtype, tt.dtype))
+        if st.shape != data.shape[:-1]:
+            raise ValueError("robocache.resample: source_times must be %s "
+                             "to match source_data %s; got %s"
+                             % (data.shape[:-1], data.shape, st.shape))
+        if tt.shape[:-1] != st.shape[:-1]:
+            raise ValueError("robocache.resample: target_times must have "
+                             "%d rows like source_times; got shape %s"
+                             % (B, tt.shape))
+        if S == 0 or D == 0:
+            raise ValueError("robocache.resample: source_data %s needs at "
+                             "least one sample and one channel" % (data.shape,))
+        for name, value in (("B", B), ("S", S), ("T", T), ("D", D)):
+            _fits_u32(what, name, value)
+
+        p = _lib.ResampleParams(batch=B, n_source=S, n_target=T, channels=D,
+                                type=_lib.TYPE[data.dtype],
+                                method=_choice(what, "method", method,
+                                               _lib.METHOD),
+                                edge=_choice(what, "edge", edge, _lib.EDGE))
+        firsts = _index_list(what, "quaternions", quaternions,
+                             _lib.MAX_GROUPS, D)
+        p.n_quaternions = len(firsts)
+        for i, first in enumerate(firsts):
+            p.quaternion_first[i] = first
+        ranges = _angle_ranges(what, angles, D)
+        p.n_angle_ranges = len(ranges)
+        for i, (first, count) in enumerate(ranges):
+            p.angle_ranges[i] = _lib.ChannelRange(first, count)
+        if k.rc_resample_check(ctypes.byref(p)) != _lib.OK:
+            raise ValueError(
+                "robocache.resample: quaternions %s and angles %s: each "
+                "quaternion takes channels first .. first + 3 (below D = "
+                "%d) and no two groups may share a channel"
+                % (firsts, sorted(set(angles)), D))
+
+        call.start()
+        src_ns = call.times_ns(st)
+        dst_ns = call.times_ns(tt)
+        out = call.output((B, T, D), data.dtype)
+        if call.device == CUDA:
+            _lib.check(k.rc_resample_cuda(
+                ctypes.byref(p), src_ns, data.data, dst_ns,
+                _arrays.data_pointer(out), call.stream), "resample (CUDA)")
+        else:
+            _check_sorted(what, st, src_ns, B, S)
+            _lib.check(k.rc_resample_cpu(
+                ctypes.byref(p), src_ns, data.data, dst_ns,
+                _arrays.data_pointer(out)), "resample (CPU)")
+        result = _arrays.hand_over(out, call.like)
+    return result[0] if single else result
+
+
+def _triple(what, name, value, cast, positive):
+    try:
+        values = ([value] * 3 if isinstance(value, (int, float))
+                  else list(value))
+        values = [cast(x) for x in values]
+    except (TypeError, ValueError):
+        raise TypeError("robocache.%s: %s must be a number or three; got %r"
+                        % (what, name, value)) from None
+    if len(values) != 3:
+        raise ValueError("robocache.%s: %s must hold 3 values (x, y, z); "
+                         "got %d" % (what, name, len(values)))
+    for x in values:
+        if not math.isfinite(x) or (positive and x <= 0):
+            raise ValueError("robocache.%s: %s must be finite%s; got %r"
+                             % (what, name, " and > 0" if positive else "",
+                                value))
+    return values
+
+
+def _grid_call(what, call, points, voxel_size, origin, dims, mode,
+               features):
+    """Checks the points and the grid; returns the C layout and grid."""
+    pts = call.view(points, "points")
+    _check_ndim(what, pts, 2, "(N, F) with x, y, z in the first columns")
+    _check_dtype(what, pts, ("float32",))
+    n, f = pts.shape
+    if f < 3:
+        raise ValueError("robocache.%s: points must have x, y, z in its "
+                         "first 3 columns; got shape %s" % (what, pts.shape))
+    _fits_u32(what, "the number of points", n)
+    if f * 4 > 0xFFFFFFFF:
+        raise ValueError("robocache.%s: points have %d columns; too many"
+                         % (what, f))
+    size = _triple(what, "voxel_size", voxel_size, float, True)
+    corner = _triple(what, "origin", origin, float, False)
+    shape = _triple(what, "dims", dims, operator.index, True)
+    layout = _lib.PointLayout(point_step=4 * f)
+    layout.x = _lib.Field(0, _lib.TYPE["float32"])
+    layout.y = _lib.Field(4, _lib.TYPE["float32"])
+    layout.z = _lib.Field(8, _lib.TYPE["float32"])
+    columns = _index_list(what, "features", (0, 1, 2) if features is None
+                          else features, _lib.MAX_FEATURES, f)
+    if not columns and mode in ("mean", "centroids"):
+        raise ValueError("robocache.%s: features must name at least one "
+                         "column" % what)
+    layout.n_features = len(columns)
+    for i, c in enumerate(columns):
+        layout.features[i] = _lib.Field(4 * c, _lib.TYPE["float32"])
+    grid = _lib.VoxelGrid(origin=(ctypes.c_double * 3)(*corner),
+                          voxel_size=(ctypes.c_double * 3)(*size),
+                          dims=(ctypes.c_uint32 * 3)(*shape),
+                          mode=_lib.VOXEL_MODE[mode])
+    if k.rc_voxelize_check(ctypes.byref(layout), ctypes.byref(grid)) != 0:
+        raise ValueError("robocache.%s: dims %s make %d voxels; at most "
+                         "2^32 - 1" % (what, shape, math.prod(shape)))
+    return pts, layout, grid
+
+
+def _voxelize_into(call, pts, layout, grid, out_ptr, stats):
+    """Runs the kernel for one cloud; `stats` must be page-locked for
+    CUDA."""
+    sizes = (ctypes.c_uint64 * 1)(pts.shape[0])
+    if call.device == CUDA:
+        scratch = call.temp(k.rc_voxelize_cuda_scratch_size(
+            ctypes.byref(layout), ctypes.byref(grid), 1))
+        _lib.check(k.rc_voxelize_cuda(
+            ctypes.byref(layout), ctypes.byref(grid), pts.data, sizes, 1,
+            out_ptr, scratch, stats, call.stream), "voxelize (CUDA)")
+    else:
+        scratch = call.temp(k.rc_voxelize_scratch_size(
+            ctypes.byref(layout), ctypes.byref(grid), pts.shape[0]))
+        _lib.check(k.rc_voxelize_cpu(
+            ctypes.byref(layout), ctypes.byref(grid), pts.data, sizes, 1,
+            out_ptr, scratch, stats), "voxelize (CPU)")
+
+
+_GRID_DTYPE = {"occupancy": "uint8", "count": "uint32", "mean": "float32"}
+
+
+def voxelize(points, voxel_size, origin, dims, mode="count", features=None):
+    """Bins a point cloud into a dense voxel grid.
+
+    points      (N, F) float32, x, y, z in the first three columns
+    voxel_size  metres, one number or (x, y, z)
+    origin      the grid's minimum corner (x, y, z), metres
+    dims        voxels along (x, y, z)
+    mode        "occupancy" (uint8 0/1), "count" (uint32) or "mean"
+                (float32: the mean of the `features` columns per voxel, 0
+                where empty)
+    features    mean mode: the columns averaged (default (0, 1, 2), the
+                voxel's centroid)
+
+    Returns the grid as (dims[2], dims[1], dims[0]), x fastest (the
+    element's memory layout); mean: (len(features), z, y, x).  Points with
+    a NaN or Inf coordinate, or outside the grid, are left out.
+    """
+    what = "voxelize"
+    with _Call(what) as call:
+        _choice(what, "mode", mode, _GRID_DTYPE)
+        pts, layout, grid = _grid_call(what, call, points, voxel_size,
+                                       origin, dims, mode, features)
+        x, y, z = grid.dims
+        shape = ((layout.n_features, z, y, x) if mode == "mean"
+                 else (z, y, x))
+        call.start()
+        out = call.output(shape, _GRID_DTYPE[mode])
+        _voxelize_into(call, pts, layout, grid, _arrays.data_pointer(out),
+                       None)
+        return _arrays.hand_over(out, call.like)
+
+
+class _PinnedStats:
+    """A page-locked rc_voxelize_stats per CUDA device, made once."""
+
+    def __init__(self):
+        self.by_device = {}
+
+    def get(self, device_id):
+        if device_id not in self.by_device:
+            ptr = ctypes.c_void_p()
+            _lib.check(k.rc_host_alloc(ctypes.byref(ptr),
+                                       ctypes.sizeof(_lib.VoxelizeStats)),
+                       "allocating page-locked statistics")
+            self.by_device[device_id] = ptr.value
+        return self.by_device[device_id]
+
+
+_pinned_stats = _PinnedStats()
+
+
+def centroids(points, voxel_size, origin, dims, features=None):
+    """The centroid cloud of a voxel grid (PCL's VoxelGrid filter): one row
+    per occupied voxel, in voxel index order (x fastest), holding the mean
+    of the `features` columns (default x, y, z) over the voxel's points.
+
+    Same arguments as voxelize; returns (M, len(features)) float32.  On
+    CUDA this waits for the stream once: M is known only then.
+    """
+    what = "centroids"
+    with _Call(what) as call:
+        pts, layout, grid = _grid_call(what, call, points, voxel_size,
+                                       origin, dims, "centroids", features)
+        call.start()
+        cap = min(pts.shape[0], k.rc_voxel_grid_n_voxels(ctypes.byref(grid)))
+        out = call.output((cap, layout.n_features), "float32")
+        if call.device == CUDA:
+            # One page-locked block per device: calls on it are serialised.
+            with _lib._cuda_lock:
+                stats_ptr = _pinned_stats.get(call.device_id)
+                _voxelize_into(call, pts, layout, grid,
+                               _arrays.data_pointer(out), stats_ptr)
+                _lib.check(k.rc_stream_synchronize(call.stream),
+                           "waiting for the centroids")
+                occupied = _lib.VoxelizeStats.from_address(
+                    stats_ptr).occupied
+        else:
+            stats = _lib.VoxelizeStats()
+            _voxelize_into(call, pts, layout, grid,
+                           _arrays.data_pointer(out), ctypes.byref(stats))
+            occupied = stats.occupied
+        out._managed.contents.dl_tensor.shape[0] = occupied
+        return _arrays.hand_over(out, call.like)
+
+
+def fuse(streams, tick_times, edge="hold"):
+    """Aligns recorded streams on common ticks and concatenates them: the
+    batch form of robocachefuse (E episodes at once).
+
+    streams     a sequence of (times, values) or (times, values, method):
+                times (E, S_i) int64 ns or float64 s, not decreasing along
+                each row; values (E, S_i, C_i) float32 or bfloat16; method
+                "linear" (default), "nearest" or "previous"
+    tick_times  (E, T), the dtype of the streams' times
+    edge        before a stream's first / after its last sample: "hold"
+                or "nan"
+
+    Returns (E, T, sum C_i) float32: stream 0's channels first.
+    """
+    what = "fuse"
+    streams = list(streams)
+    if not 1 <= len(streams) <= _lib.MAX_STREAMS:
+        raise ValueError("robocache.fuse: streams holds %d streams; "
+                         "accepted: 1 .. %d" % (len(streams),
+                                                _lib.MAX_STREAMS))
+    with _Call(what) as call:
+        ticks = call.view(tick_times, "tick_times")
+        _check_ndim(what, ticks, 2, "(E, T)")
+        _check_dtype(what, ticks, _TIME_TYPES)
+        E, T = ticks.shape
+        _fits_u32(what, "E", E)
+        _fits_u32(what, "T", T)
+        p = _lib.FuseParams(episodes=E, n_ticks=T, n_streams=len(streams),
+                            edge=_choice(what, "edge", edge, _lib.EDGE))
+        parsed = []
+        for i, entry in enumerate(streams):
+            if not isinstance(entry, (tuple, list)) or len(entry) not in (2,
+                                                                         3):
+                raise TypeError("robocache.fuse: streams[%d] must be "
+                                "(times, values) or (times, values, method)"
+                                % i)
+            times = call.view(entry[0], "streams[%d] times" % i)
+            values = call.view(entry[1], "streams[%d] values" % i)
+            method = entry[2] if len(entry) == 3 else "linear"
+            _check_ndim(what, times, 2, "(E, S)")
+            _check_ndim(what, values, 3, "(E, S, C)")
+            _check_dtype(what, times, (ticks.dtype,))
+            _check_dtype(what, values, ("float32", "bfloat16"))
+            if times.shape != values.shape[:2] or times.shape[0] != E:
+                raise ValueError("robocache.fuse: streams[%d] times %s and "
+                                 "values %s must be (E=%d, S) and (E, S, C)"
+                                 % (i, times.shape, values.shape, E))
+            _fits_u32(what, "S", times.shape[1])
+            _fits_u32(what, "C", values.shape[2])
+            m = _choice(what, "streams[%d] method" % i, method,
+                        {x: _lib.METHOD[x] for x in
+                         ("linear", "nearest", "previous")})
+            parsed.append((times, values, m))
+        call.start()
+        for i, (times, values, m) in enumerate(parsed):
+            times_ns = call.times_ns(times)
+            if call.device != CUDA:
+                _check_sorted(what, times, times_ns, E, times.shape[1])
+            p.streams[i] = _lib.FuseStream(
+                n_samples=times.shape[1], channels=values.shape[2],
+                type=_lib.TYPE[values.dtype], method=m, times=times_ns,
+                values=values.data)
+        if k.rc_fuse_check(ctypes.byref(p)) != _lib.OK:
+            raise ValueError("robocache.fuse: every stream needs at least "
+                             "one sample and one channel")
+        out = call.output((E, T, k.rc_fuse_row_channels(ctypes.byref(p))),
+                          "float32")
+        ticks_ns = call.times_ns(ticks)
+        if call.device == CUDA:
+            _lib.check(k.rc_fuse_cuda(ctypes.byref(p), ticks_ns,
+                                      _arrays.data_pointer(out),
+                                      call.stream), "fuse (CUDA)")
+        else:
+            _lib.check(k.rc_fuse_cpu(ctypes.byref(p), ticks_ns,
+                                     _arrays.data_pointer(out)),
+                       "fuse (CPU)")
+        return _arrays.hand_over(out, call.like)
