@@ -24,44 +24,37 @@ _DTYPES = {(0, 8): "int8", (1, 8): "uint8", (0, 16): "int16",
            (1, 16): "uint16", (0, 32): "int32", (1, 32): "uint32",
            (0, 64): "int64", (1, 64): "uint64", (2, 16): "float16",
            (2, 32): "float32", (2, 64): "float64", (4, 16): "bfloat16"}
-_TORCH_DTYPES = {"torch.float32": "float32", "torch.float64": "float64",
-                 "torch.bfloat16": "bfloat16", "torch.int64": "int64",
-                 "torch.int32": "int32", "torch.uint8": "uint8",
-                 "torch.float16": "float16", "torch.int8": "int8",
-                 "torch.int16": "int16"}
 
-_pyapi = ctypes.pythonapi
-_pyapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_pyapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_pyapi.PyCapsule_IsValid.restype = ctypes.c_int
-_pyapi.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_pyapi.PyCapsule_New.restype = ctypes.py_object
-_pyapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
-                                 ctypes.c_void_p]
 _CAPSULE_NAME = b"dltensor"
 
 
-# The destructor gets a borrowed PyObject *: these take it as a plain
-# pointer, so that ctypes never adds or drops a reference to it.
-_capsule_is_valid = ctypes.PYFUNCTYPE(
-    ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
-        ("PyCapsule_IsValid", _pyapi))
-_capsule_pointer = ctypes.PYFUNCTYPE(
-    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-        ("PyCapsule_GetPointer", _pyapi))
+def _python_api(name, restype, *argtypes):
+    """A prototype of our own: ctypes.pythonapi's function objects are
+    shared with every other user of ctypes in the process."""
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
 
 
-@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-def _capsule_destructor(capsule):
-    """A capsule nobody consumed frees its array; a consumed one was
-    renamed ("used_dltensor") and belongs to the consumer."""
+_capsule_pointer = _python_api("PyCapsule_GetPointer", ctypes.c_void_p,
+                               ctypes.py_object, ctypes.c_char_p)
+_capsule_is_valid = _python_api("PyCapsule_IsValid", ctypes.c_int,
+                                ctypes.py_object, ctypes.c_char_p)
+# Capsules are made without a destructor (a Python one would run inside
+# the consumer's error path and could not report): Exported frees an array
+# whose capsule nobody consumed (still named "dltensor") itself.
+_capsule_new = _python_api("PyCapsule_New", ctypes.py_object,
+                           ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+
+
+def _capsule(managed_address):
+    return _capsule_new(managed_address, _CAPSULE_NAME, None)
+
+
+def _free_unconsumed(capsule):
+    """Frees the array of a capsule no consumer renamed."""
     if _capsule_is_valid(capsule, _CAPSULE_NAME):
-        address = _capsule_pointer(capsule, _CAPSULE_NAME)
-        _lib.kernels.rc_array_free(
-            ctypes.cast(address, ctypes.POINTER(_lib.DLManagedTensor)))
-
-
-_DESTRUCTOR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
+        _lib.kernels.rc_array_free(ctypes.cast(
+            _capsule_pointer(capsule, _CAPSULE_NAME),
+            ctypes.POINTER(_lib.DLManagedTensor)))
 
 
 def _top_module(obj):
@@ -98,9 +91,38 @@ def current_stream(device_id):
     torch's current stream where torch is in use, else the legacy default
     stream (0)."""
     torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_initialized():
-        return torch.cuda.current_stream(device_id).cuda_stream
-    return 0
+    if torch is None or not torch.cuda.is_initialized():
+        return 0
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        # The handle alone, without making a torch.cuda.Stream object.
+        return raw(device_id)
+    return torch.cuda.current_stream(device_id).cuda_stream
+
+
+def torch_stream(device_id):
+    """torch's current stream on `device_id` (torch in use, CUDA up)."""
+    global torch_stream
+    torch = sys.modules["torch"]
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is None:
+        torch_stream = lambda d: torch.cuda.current_stream(d).cuda_stream
+    else:
+        torch_stream = raw
+    return torch_stream(device_id)
+
+
+_torch_dtype_names = {}
+_numpy_dtype_names = {}
+
+
+def _torch_dtype_name(dtype):
+    if not _torch_dtype_names:
+        torch = sys.modules["torch"]
+        for name in ("float32", "float64", "bfloat16", "float16", "int64",
+                     "int32", "int16", "int8", "uint8"):
+            _torch_dtype_names[getattr(torch, name)] = name
+    return _torch_dtype_names.get(dtype) or str(dtype)
 
 
 def view(obj, name, stream=None):
@@ -125,7 +147,12 @@ def _view_numpy(array, name):
     v.name, v.kind, v.owner = name, "numpy", array
     v.data = face["data"][0]
     v.shape = tuple(array.shape)
-    v.dtype = array.dtype.name
+    dtype = array.dtype
+    dtype_name = _numpy_dtype_names.get(dtype)
+    if dtype_name is None:
+        # dtype.name is slow enough to matter at a few microseconds a call.
+        dtype_name = _numpy_dtype_names[dtype] = dtype.name
+    v.dtype = dtype_name
     v.device, v.device_id = CPU, 0
     if not _contiguous(v.shape, face.get("strides"), array.itemsize):
         raise ValueError("robocache: %s must be C-contiguous; got strides %s "
@@ -139,10 +166,11 @@ def _view_torch(tensor, name):
     v.name, v.kind, v.owner = name, "torch", tensor
     v.data = tensor.data_ptr()
     v.shape = tuple(tensor.shape)
-    v.dtype = _TORCH_DTYPES.get(str(tensor.dtype), str(tensor.dtype))
+    v.dtype = _torch_dtype_name(tensor.dtype)
+    index = tensor.get_device()
     if tensor.is_cuda:
-        v.device, v.device_id = CUDA, tensor.device.index
-    elif tensor.device.type == "cpu":
+        v.device, v.device_id = CUDA, index
+    elif index < 0 and tensor.device.type == "cpu":
         v.device, v.device_id = CPU, 0
     else:
         raise ValueError("robocache: %s is on %s; accepted: cpu or cuda"
@@ -163,7 +191,7 @@ def _view_dlpack(obj, name, kind, stream):
         capsule = obj.__dlpack__(stream=stream or 1)
     else:
         capsule = obj.__dlpack__()
-    address = _pyapi.PyCapsule_GetPointer(capsule, _CAPSULE_NAME)
+    address = _capsule_pointer(capsule, _CAPSULE_NAME)
     managed = _lib.DLManagedTensor.from_address(address)
     t = managed.dl_tensor
     v = View()
@@ -189,12 +217,15 @@ def _view_dlpack(obj, name, kind, stream):
 
 class Exported:
     """A robocache-owned array not yet handed over: the DLPack producer
-    side (``__dlpack__``, ``__dlpack_device__``)."""
+    side (``__dlpack__``, ``__dlpack_device__``), for any library's
+    from_dlpack."""
 
-    __slots__ = ("_managed", "_device", "_stream", "__weakref__")
+    __slots__ = ("_managed", "_capsule", "_device", "_stream",
+                 "__weakref__")
 
     def __init__(self, managed, stream=0):
         self._managed = managed
+        self._capsule = None
         t = managed.contents.dl_tensor
         self._device = (t.device.device_type, t.device.device_id)
         self._stream = stream
@@ -212,24 +243,31 @@ class Exported:
             _lib.check(_lib.kernels.rc_stream_wait(waiting, self._stream),
                        "ordering the consumer's stream after robocache's")
         managed, self._managed = self._managed, None
-        return _pyapi.PyCapsule_New(ctypes.cast(managed, ctypes.c_void_p),
-                                    _CAPSULE_NAME, _DESTRUCTOR)
+        self._capsule = _capsule(ctypes.cast(managed, ctypes.c_void_p))
+        return self._capsule
 
     def __del__(self):
         if self._managed is not None:
             _lib.kernels.rc_array_free(self._managed)
             self._managed = None
+        elif self._capsule is not None:
+            # Unconsumed and held by nobody else (a consumer that refused
+            # it): free it; one still held elsewhere is left to its holder.
+            if sys.getrefcount(self._capsule) <= 2:
+                _free_unconsumed(self._capsule)
+            self._capsule = None
 
 
 def new_array(shape, dtype, device=-1, stream=0):
     """An Exported array of robocache's memory: host when `device` < 0."""
     n = len(shape)
-    managed = ctypes.POINTER(_lib.DLManagedTensor)()
+    address = ctypes.c_void_p()
     _lib.check(_lib.kernels.rc_array_new(
         device, n, (ctypes.c_int64 * n)(*shape), _lib.TYPE[dtype],
-        stream, ctypes.byref(managed)),
+        stream, ctypes.byref(address)),
         "allocating a %s %s array" % (dtype, tuple(shape)))
-    return Exported(managed, stream)
+    return Exported(ctypes.cast(address, ctypes.POINTER(
+        _lib.DLManagedTensor)), stream)
 
 
 def data_pointer(exported):
@@ -237,15 +275,28 @@ def data_pointer(exported):
     return exported._managed.contents.dl_tensor.data or 0
 
 
+def torch_from_new(address):
+    """A torch tensor over the new array at `address` (an rc_array_new
+    result made on torch's current stream); freed here if torch refuses
+    it."""
+    capsule = _capsule_new(address, _CAPSULE_NAME, None)
+    try:
+        return sys.modules["torch"].utils.dlpack.from_dlpack(capsule)
+    except BaseException:
+        _free_unconsumed(capsule)
+        raise
+
+
 def hand_over(exported, like):
-    """`exported` as an array of `like`'s kind: numpy, torch, or whichever
-    library `like` is from (its module's from_dlpack)."""
+    """`exported` as an array of `like`'s kind: torch, numpy, or whichever
+    library `like` is from (its module's from_dlpack); where that library
+    has no from_dlpack, `exported` itself (any from_dlpack can take it)."""
     if like == "torch":
         torch = sys.modules["torch"]
         # Made on torch's current stream: the capsule needs no handshake.
-        return torch.utils.dlpack.from_dlpack(exported.__dlpack__())
+        capsule = exported.__dlpack__()
+        return torch.utils.dlpack.from_dlpack(capsule)
     module = sys.modules.get(like)
     if module is None or not hasattr(module, "from_dlpack"):
-        import numpy
-        module = numpy
+        return exported
     return module.from_dlpack(exported)

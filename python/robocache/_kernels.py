@@ -28,7 +28,6 @@ class _Call:
         self.views = []
         self.device = None
         self.temps = []
-        self.previous_device = None
 
     def view(self, obj, name):
         v = _arrays.view(obj, name)
@@ -62,13 +61,7 @@ class _Call:
                 "robocache.%s: the inputs are CUDA arrays but robocache has "
                 "no usable CUDA device: %s" % (
                     self.what, _lib.cuda_unavailable_reason()))
-        current = ctypes.c_int(-1)
-        _lib.check(k.rc_device_current(ctypes.byref(current)),
-                   "reading the current CUDA device")
-        if current.value != self.device_id:
-            self.previous_device = current.value
-            _lib.check(k.rc_device_select(self.device_id),
-                       "selecting CUDA device %d" % self.device_id)
+        _lib.select_device(self.device_id)
         self.stream = _arrays.current_stream(self.device_id)
 
     def output(self, shape, dtype):
@@ -110,8 +103,6 @@ class _Call:
             if self.device == CUDA:
                 k.rc_device_free_async(t, self.stream)
         self.temps = []
-        if self.previous_device is not None and self.previous_device >= 0:
-            k.rc_device_select(self.previous_device)
         return False
 
 
@@ -189,6 +180,122 @@ def _angle_ranges(what, angles, channels):
     return ranges
 
 
+_params_cache = {}
+
+
+def _cached(key, make):
+    """Parameters already checked for the same call shape: a training loop
+    repeats one shape, and checking costs more than the launch."""
+    try:
+        params = _params_cache.get(key)
+    except TypeError:           # an unhashable argument: no caching
+        return make()
+    if params is None:
+        if len(_params_cache) >= 64:
+            _params_cache.clear()
+        params = _params_cache[key] = make()
+    return params
+
+
+def _sequence_key(values):
+    try:
+        return tuple(values)
+    except TypeError:
+        return values
+
+
+def _resample_params(B, S, T, D, dtype, method, edge, quaternions, angles):
+    quaternions = _sequence_key(quaternions)
+    angles = _sequence_key(angles)
+
+    def make():
+        what = "resample"
+        p = _lib.ResampleParams(batch=B, n_source=S, n_target=T, channels=D,
+                                type=_lib.TYPE[dtype],
+                                method=_choice(what, "method", method,
+                                               _lib.METHOD),
+                                edge=_choice(what, "edge", edge, _lib.EDGE))
+        firsts = _index_list(what, "quaternions", quaternions,
+                             _lib.MAX_GROUPS, D)
+        p.n_quaternions = len(firsts)
+        for i, first in enumerate(firsts):
+            p.quaternion_first[i] = first
+        ranges = _angle_ranges(what, angles, D)
+        p.n_angle_ranges = len(ranges)
+        for i, (first, count) in enumerate(ranges):
+            p.angle_ranges[i] = _lib.ChannelRange(first, count)
+        if k.rc_resample_check(ctypes.byref(p)) != _lib.OK:
+            raise ValueError(
+                "robocache.resample: quaternions %s and angles %s: each "
+                "quaternion takes channels first .. first + 3 (below D = "
+                "%d) and no two groups may share a channel"
+                % (list(firsts), sorted(set(angles)), D))
+        return p
+    return _cached((B, S, T, D, dtype, method, edge, quaternions, angles),
+                   make)
+
+
+class _FastPlan:
+    """A torch CUDA resample call checked once: what the next call with the
+    same shapes, dtypes, device and options needs."""
+
+    __slots__ = ("params", "device", "shape", "type", "single")
+
+
+_fast_plans = {}
+_c_void_p = ctypes.c_void_p
+_byref = ctypes.byref
+
+
+def _fast_key(data, st, tt, method, edge, quaternions, angles):
+    try:
+        key = (data.shape, data.dtype, st.shape, st.dtype, tt.shape,
+               tt.dtype, data.get_device(), method, edge,
+               _sequence_key(quaternions), _sequence_key(angles))
+        hash(key)
+        return key
+    except (AttributeError, TypeError):
+        return None
+
+
+def _resample_fast(key, data, st, tt):
+    """The training-loop call on torch CUDA tensors already seen with these
+    shapes: no checks but the per-call ones.  None where the general path
+    must handle (and judge) the call."""
+    plan = _fast_plans.get(key)
+    if (plan is None or not data.is_contiguous() or not st.is_contiguous()
+            or not tt.is_contiguous() or st.get_device() != plan.device
+            or tt.get_device() != plan.device):
+        return None
+    _lib.select_device(plan.device)
+    stream = _arrays.torch_stream(plan.device)
+    address = _c_void_p()
+    if k.rc_array_new(plan.device, 3, plan.shape, plan.type, stream,
+                      _byref(address)) != _lib.OK:
+        return None
+    status = k.rc_resample_cuda(
+        plan.params, st.data_ptr(), data.data_ptr(), tt.data_ptr(),
+        _c_void_p.from_address(address.value).value, stream)
+    if status != _lib.OK:
+        k.rc_array_free(ctypes.cast(address, ctypes.POINTER(
+            _lib.DLManagedTensor)))
+        _lib.check(status, "resample (CUDA)")
+    out = _arrays.torch_from_new(address.value)
+    return out[0] if plan.single else out
+
+
+def _remember_fast(key, params, device, B, T, D, dtype, single):
+    if len(_fast_plans) >= 64:
+        _fast_plans.clear()
+    plan = _FastPlan()
+    plan.params = ctypes.pointer(params)
+    plan.device = device
+    plan.shape = (ctypes.c_int64 * 3)(B, T, D)
+    plan.type = _lib.TYPE[dtype]
+    plan.single = single
+    _fast_plans[key] = plan
+
+
 def resample(source_data, source_times, target_times, method="linear", *,
              quaternions=(), angles=(), edge="hold"):
     """Resamples B trajectories onto new times.
@@ -209,6 +316,15 @@ def resample(source_data, source_times, target_times, method="linear", *,
     1-D times is one trajectory and gives (T, D).
     """
     what = "resample"
+    key = None
+    if getattr(source_data, "is_cuda", False):
+        key = _fast_key(source_data, source_times, target_times, method,
+                        edge, quaternions, angles)
+        if key is not None:
+            result = _resample_fast(key, source_data, source_times,
+                                    target_times)
+            if result is not None:
+                return result
     with _Call(what) as call:
         data = call.view(source_data, "source_data")
         st = call.view(source_times, "source_times")
@@ -243,27 +359,8 @@ def resample(source_data, source_times, target_times, method="linear", *,
         for name, value in (("B", B), ("S", S), ("T", T), ("D", D)):
             _fits_u32(what, name, value)
 
-        p = _lib.ResampleParams(batch=B, n_source=S, n_target=T, channels=D,
-                                type=_lib.TYPE[data.dtype],
-                                method=_choice(what, "method", method,
-                                               _lib.METHOD),
-                                edge=_choice(what, "edge", edge, _lib.EDGE))
-        firsts = _index_list(what, "quaternions", quaternions,
-                             _lib.MAX_GROUPS, D)
-        p.n_quaternions = len(firsts)
-        for i, first in enumerate(firsts):
-            p.quaternion_first[i] = first
-        ranges = _angle_ranges(what, angles, D)
-        p.n_angle_ranges = len(ranges)
-        for i, (first, count) in enumerate(ranges):
-            p.angle_ranges[i] = _lib.ChannelRange(first, count)
-        if k.rc_resample_check(ctypes.byref(p)) != _lib.OK:
-            raise ValueError(
-                "robocache.resample: quaternions %s and angles %s: each "
-                "quaternion takes channels first .. first + 3 (below D = "
-                "%d) and no two groups may share a channel"
-                % (firsts, sorted(set(angles)), D))
-
+        p = _resample_params(B, S, T, D, data.dtype, method, edge,
+                             quaternions, angles)
         call.start()
         src_ns = call.times_ns(st)
         dst_ns = call.times_ns(tt)
@@ -278,6 +375,10 @@ def resample(source_data, source_times, target_times, method="linear", *,
                 ctypes.byref(p), src_ns, data.data, dst_ns,
                 _arrays.data_pointer(out)), "resample (CPU)")
         result = _arrays.hand_over(out, call.like)
+        if (key is not None and call.like == "torch" and call.device == CUDA
+                and st.dtype == "int64"):
+            _remember_fast(key, p, call.device_id, B, T, D, data.dtype,
+                           single)
     return result[0] if single else result
 
 
@@ -374,7 +475,8 @@ def voxelize(points, voxel_size, origin, dims, mode="count", features=None):
                 voxel's centroid)
 
     Returns the grid as (dims[2], dims[1], dims[0]), x fastest (the
-    element's memory layout); mean: (len(features), z, y, x).  Points with
+    element's memory layout); mean: (len(features), z, y, x).  Counts are
+    int32 for torch (whose uint32 lacks most operations).  Points with
     a NaN or Inf coordinate, or outside the grid, are left out.
     """
     what = "voxelize"
@@ -385,8 +487,18 @@ def voxelize(points, voxel_size, origin, dims, mode="count", features=None):
         x, y, z = grid.dims
         shape = ((layout.n_features, z, y, x) if mode == "mean"
                  else (z, y, x))
+        dtype = _GRID_DTYPE[mode]
+        if mode == "count" and call.like == "torch":
+            # torch's uint32 does few operations (and none before 2.3):
+            # the same counts as int32, which hold any cloud below 2^31
+            # points.
+            if pts.shape[0] >= 2**31:
+                raise ValueError("robocache.voxelize: count mode on torch "
+                                 "tensors takes clouds below 2^31 points; "
+                                 "got %d" % pts.shape[0])
+            dtype = "int32"
         call.start()
-        out = call.output(shape, _GRID_DTYPE[mode])
+        out = call.output(shape, dtype)
         _voxelize_into(call, pts, layout, grid, _arrays.data_pointer(out),
                        None)
         return _arrays.hand_over(out, call.like)

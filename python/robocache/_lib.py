@@ -158,8 +158,10 @@ _PROTOTYPES = {
     "rc_device_free_async": (c_int, [c_void_p, c_void_p]),
     "rc_host_alloc": (c_int, [P(c_void_p), ctypes.c_size_t]),
     "rc_host_free": (c_int, [c_void_p]),
+    # The array comes back as a plain address (P(c_void_p)): the fast
+    # paths read its data pointer, the first field, without a Structure.
     "rc_array_new": (c_int, [c_int, c_int, P(c_int64), c_int, c_void_p,
-                             P(P(DLManagedTensor))]),
+                             P(c_void_p)]),
     "rc_array_free": (None, [P(DLManagedTensor)]),
     "rc_seconds_to_ns_cpu": (c_int, [c_void_p, c_void_p, c_uint64]),
     "rc_seconds_to_ns_cuda": (c_int, [c_void_p, c_void_p, c_uint64,
@@ -224,3 +226,17 @@ def cuda_unavailable_reason():
     """Why cuda_available() is False ("" when it is True)."""
     cuda_available()
     return "" if _cuda_state["count"] > 0 else _cuda_state["why"]
+
+
+_thread = threading.local()
+
+
+def select_device(device_id):
+    """Makes CUDA device `device_id` current for robocache's kernels on
+    this thread.  The kernel library carries its own CUDA runtime, whose
+    current device only robocache changes, so it is set once per thread and
+    device, not on every call (torch's current device is left alone)."""
+    if getattr(_thread, "device", None) != device_id:
+        check(kernels.rc_device_select(device_id),
+              "selecting CUDA device %d" % device_id)
+        _thread.device = device_id

@@ -1,0 +1,348 @@
+"""robocache's kernels from Python on NumPy arrays (the CPU path): results
+against the NumPy references, argument checks, and memory that stays flat
+over many calls.  Fresh random inputs every run (the seed is printed)."""
+import math
+import os
+import sys
+import unittest
+
+import numpy as np
+
+import references as ref
+import robocache
+
+SEED = int(os.environ.get("ROBOCACHE_TEST_SEED", np.random.SeedSequence()
+                          .entropy % 2**32))
+print("seed", SEED, file=sys.stderr)
+
+
+def rng_for(test):
+    return np.random.default_rng([SEED, abs(hash(test.id())) % 2**31])
+
+
+def expect_errors(test, cases):
+    """Each (error, words, call): call() raises error, its text holding
+    words (the argument it names, or what is accepted)."""
+    for error, words, call in cases:
+        with test.subTest(words=words):
+            with test.assertRaises(error) as caught:
+                call()
+            test.assertIn(words, str(caught.exception))
+
+
+def resample_reference(st, x, tt, method, edge="hold"):
+    return np.stack([ref.resample_row(st[b], x[b], tt[b], method, edge)
+                     for b in range(x.shape[0])])
+
+
+class Resample(unittest.TestCase):
+    def setUp(self):
+        self.rng = rng_for(self)
+
+    def batch(self, B=4, S=300, T=200, D=6, dtype=np.float32):
+        st = ref.random_times(self.rng, B, S, start_ns=10**18)
+        tt = ref.targets_around(self.rng, st, T)
+        x = self.rng.standard_normal((B, S, D)).astype(dtype)
+        return st, x, tt
+
+    def test_methods_against_numpy(self):
+        for method in ("linear", "nearest", "previous", "cubic"):
+            for dtype in (np.float32, np.float64):
+                with self.subTest(method=method, dtype=dtype):
+                    st, x, tt = self.batch(dtype=dtype)
+                    out = robocache.resample(x, st, tt, method)
+                    self.assertIsInstance(out, np.ndarray)
+                    self.assertEqual(out.dtype, dtype)
+                    self.assertEqual(out.shape, (4, 200, 6))
+                    tol = 2e-5 if dtype == np.float32 else 1e-9
+                    np.testing.assert_allclose(
+                        out, resample_reference(st, x, tt, method),
+                        rtol=tol, atol=tol)
+
+    def test_linear_is_numpy_interp_in_seconds(self):
+        B, S, T = 3, 500, 333
+        st = np.sort(self.rng.uniform(0, 20, (B, S)), axis=1)
+        tt = self.rng.uniform(-2, 22, (B, T))
+        x = self.rng.standard_normal((B, S, 2)).astype(np.float32)
+        out = robocache.resample(x, st, tt)
+        for b in range(B):
+            for d in range(2):
+                np.testing.assert_allclose(
+                    out[b, :, d], np.interp(tt[b], st[b], x[b, :, d]),
+                    rtol=1e-5, atol=1e-5)
+
+    def test_one_trajectory(self):
+        st, x, tt = self.batch(B=1)
+        out = robocache.resample(x[0], st[0], tt[0], "cubic")
+        self.assertEqual(out.shape, (200, 6))
+        np.testing.assert_allclose(out, resample_reference(
+            st, x, tt, "cubic")[0], rtol=2e-5, atol=2e-5)
+
+    def test_edge_nan(self):
+        st, x, tt = self.batch()
+        out = robocache.resample(x, st, tt, edge="nan")
+        np.testing.assert_allclose(out, resample_reference(
+            st, x, tt, "linear", "nan"), rtol=2e-5, atol=2e-5)
+        self.assertTrue(np.isnan(out).any())
+
+    def test_quaternions_and_angles(self):
+        B, S, T = 2, 200, 150
+        st = ref.random_times(self.rng, B, S)
+        tt = ref.targets_around(self.rng, st, T)
+        tt = np.clip(tt, st[:, :1], st[:, -1:])
+        q = self.rng.standard_normal((B, S, 4))
+        q /= np.linalg.norm(q, axis=2, keepdims=True)
+        angle = self.rng.uniform(-math.pi, math.pi, (B, S, 1))
+        other = self.rng.standard_normal((B, S, 1))
+        x = np.concatenate([other, q, angle], axis=2).astype(np.float32)
+        out = robocache.resample(x, st, tt, quaternions=[1], angles=[5])
+        for b in range(B):
+            np.testing.assert_allclose(
+                out[b, :, 0], np.interp(tt[b], st[b], x[b, :, 0]),
+                rtol=2e-5, atol=2e-5)
+            want = ref.slerp_rows(st[b], x[b, :, 1:5], tt[b])
+            got = out[b, :, 1:5]
+            # q and -q are one rotation.
+            sign = np.sign(np.sum(want * got, axis=1, keepdims=True))
+            np.testing.assert_allclose(got * sign, want, atol=5e-5)
+            diff = ref.wrap(out[b, :, 5] - ref.angle_rows(
+                st[b], x[b, :, 5], tt[b]))
+            np.testing.assert_allclose(diff, 0, atol=5e-5)
+            self.assertTrue(np.all(out[b, :, 5] >= -math.pi))
+            self.assertTrue(np.all(out[b, :, 5] < math.pi))
+
+    def test_bad_arguments(self):
+        st, x, tt = self.batch()
+        cases = [
+            (TypeError, "source_data", lambda: robocache.resample(
+                x.astype(np.int32), st, tt)),
+            (TypeError, "target_times", lambda: robocache.resample(
+                x, st, tt.astype(np.float64))),
+            (TypeError, "source_times", lambda: robocache.resample(
+                x, st.astype(np.int32), tt.astype(np.int32))),
+            (TypeError, "source_data", lambda: robocache.resample(
+                x.tolist(), st, tt)),
+            (ValueError, "source_times", lambda: robocache.resample(
+                x, st[:, :-1], tt)),
+            (ValueError, "target_times", lambda: robocache.resample(
+                x, st, tt[:2])),
+            (ValueError, "(B, S, D)", lambda: robocache.resample(
+                x[None], st, tt)),
+            (ValueError, "C-contiguous", lambda: robocache.resample(
+                x[:, ::2], st[:, ::2], tt)),
+            (ValueError, "method", lambda: robocache.resample(
+                x, st, tt, "spline")),
+            (ValueError, "edge", lambda: robocache.resample(
+                x, st, tt, edge="zero")),
+            (ValueError, "quaternions", lambda: robocache.resample(
+                x, st, tt, quaternions=[3])),
+            (ValueError, "quaternions", lambda: robocache.resample(
+                x, st, tt, quaternions=[0], angles=[2])),
+            (ValueError, "angles", lambda: robocache.resample(
+                x, st, tt, angles=[6])),
+            (ValueError, "at least one sample", lambda: robocache.resample(
+                x[:, :0], st[:, :0], tt)),
+            (ValueError, "decrease", lambda: robocache.resample(
+                x, st[:, ::-1].copy(), tt)),
+            (ValueError, "not finite", lambda: robocache.resample(
+                x, np.full(st.shape, np.nan), tt.astype(np.float64))),
+        ]
+        expect_errors(self, cases)
+
+    def test_empty_targets(self):
+        st, x, tt = self.batch()
+        self.assertEqual(robocache.resample(x, st, tt[:, :0]).shape,
+                         (4, 0, 6))
+
+
+class Voxelize(unittest.TestCase):
+    def setUp(self):
+        self.rng = rng_for(self)
+        n = 20000
+        pts = self.rng.uniform(-12, 12, (n, 4)).astype(np.float32)
+        pts[self.rng.random(n) < 0.01, 1] = np.nan
+        pts[self.rng.random(n) < 0.01, 2] = np.inf
+        self.points = pts
+        self.grid = dict(voxel_size=(0.5, 0.4, 0.8), origin=(-10, -8, -6),
+                         dims=(40, 36, 14))
+
+    def test_modes_against_numpy(self):
+        for mode in ("count", "occupancy", "mean"):
+            with self.subTest(mode=mode):
+                features = (3, 0) if mode == "mean" else None
+                out = robocache.voxelize(self.points, mode=mode,
+                                         features=features, **self.grid)
+                want = ref.voxelize(self.points, mode=mode,
+                                    features=features or (0, 1, 2),
+                                    **self.grid)
+                self.assertEqual(out.shape, want.shape)
+                if mode == "mean":
+                    self.assertEqual(out.dtype, np.float32)
+                    np.testing.assert_allclose(out, want, rtol=1e-5,
+                                               atol=1e-5)
+                else:
+                    self.assertEqual(out.dtype, want.dtype)
+                    np.testing.assert_array_equal(out, want)
+        self.assertGreater(int(out.any(axis=0).sum()), 100)
+
+    def test_scalar_voxel_size(self):
+        out = robocache.voxelize(self.points, 0.5, (-10, -8, -6),
+                                 (40, 40, 20))
+        want = ref.voxelize(self.points, (0.5,) * 3, (-10, -8, -6),
+                            (40, 40, 20), "count")
+        np.testing.assert_array_equal(out, want)
+
+    def test_centroids(self):
+        out = robocache.centroids(self.points, features=(0, 1, 2, 3),
+                                  **self.grid)
+        want = ref.voxelize(self.points, mode="centroids",
+                            features=(0, 1, 2, 3), **self.grid)
+        self.assertEqual(out.shape, want.shape)
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+    def test_bad_arguments(self):
+        p = self.points
+        g = self.grid
+        cases = [
+            (TypeError, "points", lambda: robocache.voxelize(
+                p.astype(np.float64), **g)),
+            (ValueError, "first 3 columns", lambda: robocache.voxelize(
+                p[:, :2].copy(), **g)),
+            (ValueError, "(N, F)", lambda: robocache.voxelize(p[0], **g)),
+            (ValueError, "voxel_size", lambda: robocache.voxelize(
+                p, 0, g["origin"], g["dims"])),
+            (ValueError, "voxel_size", lambda: robocache.voxelize(
+                p, (1, 1), g["origin"], g["dims"])),
+            (ValueError, "origin", lambda: robocache.voxelize(
+                p, 1, (0, np.nan, 0), g["dims"])),
+            (TypeError, "dims", lambda: robocache.voxelize(
+                p, 1, (0, 0, 0), (1.5, 2, 2))),
+            (ValueError, "dims", lambda: robocache.voxelize(
+                p, 1, (0, 0, 0), (0, 2, 2))),
+            (ValueError, "2^32", lambda: robocache.voxelize(
+                p, 1, (0, 0, 0), (4096, 4096, 4096))),
+            (ValueError, "mode", lambda: robocache.voxelize(
+                p, mode="max", **g)),
+            (ValueError, "features", lambda: robocache.voxelize(
+                p, mode="mean", features=(4,), **g)),
+            (ValueError, "features", lambda: robocache.voxelize(
+                p, mode="mean", features=(), **g)),
+        ]
+        expect_errors(self, cases)
+
+    def test_no_points(self):
+        out = robocache.voxelize(self.points[:0], **self.grid)
+        self.assertEqual(int(out.sum()), 0)
+        self.assertEqual(robocache.centroids(self.points[:0],
+                                             **self.grid).shape, (0, 3))
+
+
+class Fuse(unittest.TestCase):
+    def setUp(self):
+        self.rng = rng_for(self)
+
+    def test_against_numpy(self):
+        E, T = 3, 120
+        joints_t = ref.random_times(self.rng, E, 900)
+        imu_t = ref.random_times(self.rng, E, 400) + 3_000_000
+        joints = self.rng.standard_normal((E, 900, 7)).astype(np.float32)
+        imu = self.rng.standard_normal((E, 400, 3)).astype(np.float32)
+        ticks = ref.targets_around(self.rng, joints_t, T)
+        out = robocache.fuse([(joints_t, joints),
+                              (imu_t, imu, "previous")], ticks)
+        self.assertEqual(out.shape, (E, T, 10))
+        self.assertEqual(out.dtype, np.float32)
+        for e in range(E):
+            np.testing.assert_allclose(out[e, :, :7], ref.resample_row(
+                joints_t[e], joints[e], ticks[e], "linear"), rtol=2e-5,
+                atol=2e-5)
+            np.testing.assert_allclose(out[e, :, 7:], ref.resample_row(
+                imu_t[e], imu[e], ticks[e], "previous"), rtol=0, atol=0)
+
+    def test_bad_arguments(self):
+        t = ref.random_times(self.rng, 2, 50)
+        v = self.rng.standard_normal((2, 50, 3)).astype(np.float32)
+        cases = [
+            (ValueError, "streams", lambda: robocache.fuse([], t)),
+            (TypeError, "streams[0]", lambda: robocache.fuse([v], t)),
+            (ValueError, "streams[0] method", lambda: robocache.fuse(
+                [(t, v, "cubic")], t)),
+            (TypeError, "streams[0] values", lambda: robocache.fuse(
+                [(t, v.astype(np.float64))], t)),
+            (ValueError, "streams[0]", lambda: robocache.fuse(
+                [(t[:1], v)], t)),
+            (TypeError, "streams[0] times", lambda: robocache.fuse(
+                [(t.astype(np.float64), v)], t)),
+            (ValueError, "decrease", lambda: robocache.fuse(
+                [(t[:, ::-1].copy(), v)], t)),
+        ]
+        expect_errors(self, cases)
+
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+@unittest.skipIf(torch is None, "torch is not installed")
+class TorchOnCpu(unittest.TestCase):
+    """torch CPU tensors in, torch tensors out over robocache's memory."""
+
+    def setUp(self):
+        self.rng = rng_for(self)
+
+    def test_kinds_and_dtypes(self):
+        st = ref.random_times(self.rng, 3, 100)
+        tt = ref.targets_around(self.rng, st, 40)
+        x = self.rng.standard_normal((3, 100, 5)).astype(np.float32)
+        out = robocache.resample(torch.from_numpy(x), torch.from_numpy(st),
+                                 torch.from_numpy(tt))
+        self.assertIsInstance(out, torch.Tensor)
+        np.testing.assert_allclose(out.numpy(), robocache.resample(
+            x, st, tt), rtol=0, atol=0)
+        half = robocache.resample(torch.from_numpy(x).to(torch.bfloat16),
+                                  torch.from_numpy(st), torch.from_numpy(tt))
+        self.assertEqual(half.dtype, torch.bfloat16)
+        np.testing.assert_allclose(half.float().numpy(), out.numpy(),
+                                   rtol=2e-2, atol=2e-2)
+        pts = self.rng.uniform(-3, 3, (2000, 3)).astype(np.float32)
+        grid = robocache.voxelize(torch.from_numpy(pts), 0.5, (-3, -3, -3),
+                                  (12, 12, 12))
+        self.assertEqual(grid.dtype, torch.int32)
+        np.testing.assert_array_equal(grid.numpy(), ref.voxelize(
+            pts, (0.5,) * 3, (-3, -3, -3), (12, 12, 12), "count"))
+
+
+def rss_kib():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+class Memory(unittest.TestCase):
+    def test_flat_over_ten_thousand_calls(self):
+        rng = rng_for(self)
+        st = ref.random_times(rng, 2, 64)
+        tt = ref.targets_around(rng, st, 32)
+        x = rng.standard_normal((2, 64, 3)).astype(np.float32)
+        pts = rng.uniform(-2, 2, (256, 4)).astype(np.float32)
+
+        def calls(n):
+            for _ in range(n):
+                robocache.resample(x, st, tt)
+                robocache.voxelize(pts, 0.5, (-2, -2, -2), (8, 8, 8))
+                robocache.centroids(pts, 0.5, (-2, -2, -2), (8, 8, 8))
+        calls(1000)
+        before = rss_kib()
+        calls(10000)
+        grown = rss_kib() - before
+        print("RSS grew %d KiB over 10,000 calls of each" % grown,
+              file=sys.stderr)
+        self.assertLess(grown, 2048)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
