@@ -42,6 +42,10 @@ void gst_robocache_fields_register (GObjectClass * klass,
 void gst_robocache_fields_class_init (GObjectClass * klass,
     const GstRobocacheField * fields);
 
+/* From the instance init: every writable field at its property's default. */
+void gst_robocache_fields_init (gpointer object,
+    const GstRobocacheField * fields);
+
 void gst_robocache_fields_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 void gst_robocache_fields_get_property (GObject * object, guint prop_id,

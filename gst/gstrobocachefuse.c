@@ -930,9 +930,6 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
 static void
 gst_robocache_fuse_init (GstRobocacheFuse * self)
 {
-  self->settings.rate_n = DEFAULT_RATE_N;
-  self->settings.rate_d = DEFAULT_RATE_D;
-  self->settings.flat_output = DEFAULT_FLAT_OUTPUT;
-  self->settings.stale_policy = DEFAULT_STALE_POLICY;
+  gst_robocache_fields_init (self, fields);
   gst_robocache_gpu_init (&self->gpu);
 }

@@ -165,9 +165,7 @@ gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
 static void
 gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
 {
-  pad->settings.policy = DEFAULT_PAD_POLICY;
-  pad->settings.max_age = DEFAULT_PAD_MAX_AGE;
-  pad->settings.master = DEFAULT_PAD_MASTER;
+  gst_robocache_fields_init (pad, fields);
   pad->prev_rt = GST_CLOCK_TIME_NONE;
   pad->last_rt = GST_CLOCK_TIME_NONE;
 }

@@ -936,7 +936,5 @@ static void
 gst_robocache_recording_src_init (GstRobocacheRecordingSrc * self)
 {
   self->priv = gst_robocache_recording_src_get_instance_private (self);
-  self->location = DEFAULT_LOCATION;
-  self->topics = DEFAULT_TOPICS;
-  self->timestamps = DEFAULT_TIMESTAMPS;
+  gst_robocache_fields_init (self, fields);
 }

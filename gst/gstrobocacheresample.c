@@ -555,16 +555,7 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
 static void
 gst_robocache_resample_init (GstRobocacheResample * self)
 {
-  Settings *s = &self->settings;
-
-  s->rate_n = DEFAULT_RATE_N;
-  s->rate_d = DEFAULT_RATE_D;
-  s->method = DEFAULT_METHOD;
-  s->quaternions = g_strdup (DEFAULT_QUATERNIONS);
-  s->angles = g_strdup (DEFAULT_ANGLES);
-  s->max_gap = DEFAULT_MAX_GAP;
-  s->time_origin = DEFAULT_TIME_ORIGIN;
-  s->samples_per_buffer = DEFAULT_SAMPLES_PER_BUFFER;
+  gst_robocache_fields_init (self, fields);
   self->state.gpu =
       gst_robocache_base_transform_get_gpu (GST_ROBOCACHE_BASE_TRANSFORM
       (self));

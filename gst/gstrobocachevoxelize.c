@@ -950,9 +950,7 @@ gst_robocache_voxelize_init (GstRobocacheVoxelize * self)
   Settings *s = &self->settings;
 
   gst_robocache_grid_settings_init (&s->grid, voxel_size, origin, dims);
-  s->mode = DEFAULT_MODE;
-  s->features = g_strdup (DEFAULT_FEATURES);
-  s->post_messages = DEFAULT_POST_MESSAGES;
+  gst_robocache_fields_init (self, fields);
   self->state.gpu =
       gst_robocache_base_transform_get_gpu (GST_ROBOCACHE_BASE_TRANSFORM
       (self));
