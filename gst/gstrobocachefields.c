@@ -48,6 +48,15 @@ gst_robocache_fields_class_init (GObjectClass * klass,
   gst_robocache_fields_register (klass, fields);
 }
 
+void
+gst_robocache_fields_install_stats (GObjectClass * klass, guint prop_id,
+    const gchar * blurb)
+{
+  g_object_class_install_property (klass, prop_id,
+      g_param_spec_boxed ("stats", "Statistics", blurb, GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
 /* The field of the property @pspec (installed by a class that registered
  * its fields), or NULL after a warning. */
 static const GstRobocacheField *

@@ -157,9 +157,8 @@ gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
    * the caps give), dropped-out-of-order (earlier than the previous
    * buffer), dropped-duplicate (at the previous buffer's time).
    */
-  g_object_class_install_property (gobject_class, PROP_PAD_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Counts since start",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_robocache_fields_install_stats (gobject_class, PROP_PAD_STATS,
+      "Counts since start");
 }
 
 static void
