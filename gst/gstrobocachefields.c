@@ -48,6 +48,15 @@ gst_robocache_fields_class_init (GObjectClass * klass,
   gst_robocache_fields_register (klass, fields);
 }
 
+void
+gst_robocache_fields_install_stats (GObjectClass * klass, guint prop_id,
+    const gchar * blurb)
+{
+  g_object_class_install_property (klass, prop_id,
+      g_param_spec_boxed ("stats", "Statistics", blurb, GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
 /* The field of the property @pspec (installed by a class that registered
  * its fields), or NULL after a warning. */
 static const GstRobocacheField *
@@ -67,23 +76,13 @@ find_field (GObject * object, guint prop_id, GParamSpec * pspec)
 #define FIELD(object, offset, Type) \
     ((Type *) G_STRUCT_MEMBER_P (object, offset))
 
-/**
- * gst_robocache_fields_set_property:
- *
- * A set_property that copies @value into its registered field under the
- * object lock (warning about an id without one).
- */
-void
-gst_robocache_fields_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
+/* Copies @value into the field @f of @object; with the object lock held,
+ * or from the instance init. */
+static void
+set_field (GObject * object, const GstRobocacheField * f, const GValue * value)
 {
-  const GstRobocacheField *f = find_field (object, prop_id, pspec);
-  gsize at = f ? f->offset : 0;
+  gsize at = f->offset;
 
-  if (!f)
-    return;
-
-  GST_OBJECT_LOCK (object);
   switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
     case G_TYPE_BOOLEAN:
       *FIELD (object, at, gboolean) = g_value_get_boolean (value);
@@ -111,6 +110,55 @@ gst_robocache_fields_set_property (GObject * object, guint prop_id,
           gst_value_get_fraction_denominator (value);
       break;
   }
+}
+
+/**
+ * gst_robocache_fields_init:
+ * @object: the instance being initialised
+ * @fields: the table its class registered
+ *
+ * Sets the field of every writable property of @fields to the default of
+ * its param spec, so that each default is written once, in class_init.
+ * Call it from the instance init of the class that registered @fields:
+ * GObject then gives the instance that class, whose param specs these are.
+ */
+void
+gst_robocache_fields_init (gpointer object, const GstRobocacheField * fields)
+{
+  GObjectClass *klass = G_OBJECT_GET_CLASS (object);
+  guint n_pspecs;
+  GParamSpec **pspecs = g_object_class_list_properties (klass, &n_pspecs);
+
+  for (const GstRobocacheField * f = fields; f->prop_id; f++) {
+    for (guint i = 0; i < n_pspecs; i++) {
+      GParamSpec *pspec = pspecs[i];
+
+      if (pspec->owner_type == G_OBJECT_CLASS_TYPE (klass)
+          && pspec->param_id == f->prop_id && (pspec->flags & G_PARAM_WRITABLE))
+        set_field (G_OBJECT (object), f,
+            g_param_spec_get_default_value (pspec));
+    }
+  }
+  g_free (pspecs);
+}
+
+/**
+ * gst_robocache_fields_set_property:
+ *
+ * A set_property that copies @value into its registered field under the
+ * object lock (warning about an id without one).
+ */
+void
+gst_robocache_fields_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  const GstRobocacheField *f = find_field (object, prop_id, pspec);
+
+  if (!f)
+    return;
+
+  GST_OBJECT_LOCK (object);
+  set_field (object, f, value);
   GST_OBJECT_UNLOCK (object);
 }
 

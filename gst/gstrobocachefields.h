@@ -42,6 +42,16 @@ void gst_robocache_fields_register (GObjectClass * klass,
 void gst_robocache_fields_class_init (GObjectClass * klass,
     const GstRobocacheField * fields);
 
+/* Installs the read-only "stats" property (a GstStructure of counters,
+ * @blurb "Totals since start" or the like) that the elements read through a
+ * GST_ROBOCACHE_FIELD_GETTER. */
+void gst_robocache_fields_install_stats (GObjectClass * klass,
+    guint prop_id, const gchar * blurb);
+
+/* From the instance init: every writable field at its property's default. */
+void gst_robocache_fields_init (gpointer object,
+    const GstRobocacheField * fields);
+
 void gst_robocache_fields_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 void gst_robocache_fields_get_property (GObject * object, guint prop_id,

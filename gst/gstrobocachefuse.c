@@ -892,9 +892,8 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
    * over the current pads, their dropped-bad-size, dropped-out-of-order
    * and dropped-duplicate (see the pads' stats).
    */
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_robocache_fields_install_stats (gobject_class, PROP_STATS,
+      "Totals since start");
 
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
@@ -930,9 +929,6 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
 static void
 gst_robocache_fuse_init (GstRobocacheFuse * self)
 {
-  self->settings.rate_n = DEFAULT_RATE_N;
-  self->settings.rate_d = DEFAULT_RATE_D;
-  self->settings.flat_output = DEFAULT_FLAT_OUTPUT;
-  self->settings.stale_policy = DEFAULT_STALE_POLICY;
+  gst_robocache_fields_init (self, fields);
   gst_robocache_gpu_init (&self->gpu);
 }

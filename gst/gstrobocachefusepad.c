@@ -157,17 +157,14 @@ gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
    * the caps give), dropped-out-of-order (earlier than the previous
    * buffer), dropped-duplicate (at the previous buffer's time).
    */
-  g_object_class_install_property (gobject_class, PROP_PAD_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Counts since start",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_robocache_fields_install_stats (gobject_class, PROP_PAD_STATS,
+      "Counts since start");
 }
 
 static void
 gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
 {
-  pad->settings.policy = DEFAULT_PAD_POLICY;
-  pad->settings.max_age = DEFAULT_PAD_MAX_AGE;
-  pad->settings.master = DEFAULT_PAD_MASTER;
+  gst_robocache_fields_init (pad, fields);
   pad->prev_rt = GST_CLOCK_TIME_NONE;
   pad->last_rt = GST_CLOCK_TIME_NONE;
 }

@@ -282,11 +282,7 @@ gst_robocache_joint_src_class_init (GstRobocacheJointSrcClass * klass)
 static void
 gst_robocache_joint_src_init (GstRobocacheJointSrc * self)
 {
-  self->settings.dof = DEFAULT_DOF;
-  self->settings.jitter = DEFAULT_JITTER;
-  self->settings.dropout = DEFAULT_DROPOUT;
-  self->settings.quaternion = DEFAULT_QUATERNION;
-  self->settings.format = DEFAULT_FORMAT;
+  gst_robocache_fields_init (self, fields);
 }
 
 static const gchar *

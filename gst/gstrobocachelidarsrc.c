@@ -278,9 +278,7 @@ gst_robocache_lidar_src_class_init (GstRobocacheLidarSrcClass * klass)
 static void
 gst_robocache_lidar_src_init (GstRobocacheLidarSrc * self)
 {
-  self->settings.points_per_sweep = DEFAULT_POINTS_PER_SWEEP;
-  self->settings.rings = DEFAULT_RINGS;
-  self->settings.extended_fields = DEFAULT_EXTENDED_FIELDS;
+  gst_robocache_fields_init (self, fields);
 }
 
 static GstCaps *

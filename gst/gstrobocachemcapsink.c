@@ -824,11 +824,7 @@ gst_robocache_mcap_sink_class_init (GstRobocacheMcapSinkClass * klass)
 static void
 gst_robocache_mcap_sink_init (GstRobocacheMcapSink * self)
 {
-  self->settings.location = DEFAULT_LOCATION;
-  self->settings.compression = DEFAULT_COMPRESSION;
-  self->settings.chunk_size = DEFAULT_CHUNK_SIZE;
-  self->settings.rosbag2 = DEFAULT_ROSBAG2;
-  self->settings.base_time = DEFAULT_BASE_TIME;
+  gst_robocache_fields_init (self, fields);
   g_mutex_init (&self->lock);
   GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SINK);
 }

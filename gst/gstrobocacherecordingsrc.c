@@ -921,9 +921,8 @@ gst_robocache_recording_src_class_init (GstRobocacheRecordingSrcClass * klass)
    * every playable topic plays (topics empty), skipped-other-types: the
    * messages of the topics of other types, which are not read.
    */
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_robocache_fields_install_stats (gobject_class, PROP_STATS,
+      "Totals since start");
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_robocache_recording_src_change_state);
@@ -936,7 +935,5 @@ static void
 gst_robocache_recording_src_init (GstRobocacheRecordingSrc * self)
 {
   self->priv = gst_robocache_recording_src_get_instance_private (self);
-  self->location = DEFAULT_LOCATION;
-  self->topics = DEFAULT_TOPICS;
-  self->timestamps = DEFAULT_TIMESTAMPS;
+  gst_robocache_fields_init (self, fields);
 }

@@ -520,9 +520,8 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
    * (buffers), dropped-off-grid (chunk samples whose times cannot be
    * placed on the grid) and gaps (longer than max-gap).
    */
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_robocache_fields_install_stats (gobject_class, PROP_STATS,
+      "Totals since start");
 
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -555,16 +554,7 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
 static void
 gst_robocache_resample_init (GstRobocacheResample * self)
 {
-  Settings *s = &self->settings;
-
-  s->rate_n = DEFAULT_RATE_N;
-  s->rate_d = DEFAULT_RATE_D;
-  s->method = DEFAULT_METHOD;
-  s->quaternions = g_strdup (DEFAULT_QUATERNIONS);
-  s->angles = g_strdup (DEFAULT_ANGLES);
-  s->max_gap = DEFAULT_MAX_GAP;
-  s->time_origin = DEFAULT_TIME_ORIGIN;
-  s->samples_per_buffer = DEFAULT_SAMPLES_PER_BUFFER;
+  gst_robocache_fields_init (self, fields);
   self->state.gpu =
       gst_robocache_base_transform_get_gpu (GST_ROBOCACHE_BASE_TRANSFORM
       (self));

@@ -897,9 +897,8 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
    * out-of-range, invalid, dropped-buffers, empty-sweeps and the
    * last sweep's occupied voxels.
    */
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_robocache_fields_install_stats (gobject_class, PROP_STATS,
+      "Totals since start");
 
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -950,9 +949,7 @@ gst_robocache_voxelize_init (GstRobocacheVoxelize * self)
   Settings *s = &self->settings;
 
   gst_robocache_grid_settings_init (&s->grid, voxel_size, origin, dims);
-  s->mode = DEFAULT_MODE;
-  s->features = g_strdup (DEFAULT_FEATURES);
-  s->post_messages = DEFAULT_POST_MESSAGES;
+  gst_robocache_fields_init (self, fields);
   self->state.gpu =
       gst_robocache_base_transform_get_gpu (GST_ROBOCACHE_BASE_TRANSFORM
       (self));

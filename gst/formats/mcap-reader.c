@@ -176,17 +176,9 @@ static void
 mcap_reader_seek (RcReader * reader, guint64 time)
 {
   McapReader *self = (McapReader *) reader;
-  gsize low = 0, high = self->entries->len;
 
-  while (low < high) {
-    gsize mid = low + (high - low) / 2;
-
-    if (g_array_index (self->entries, McapEntry, mid).time < time)
-      low = mid + 1;
-    else
-      high = mid;
-  }
-  self->next = low;
+  self->next = rc_entries_lower_bound (self->entries,
+      G_STRUCT_OFFSET (McapEntry, time), time);
 }
 
 static void

@@ -178,14 +178,17 @@ is_type_name (const gchar * s)
   return ok;
 }
 
-/* @text as an unsigned number from 1 to G_MAXUINT32. */
+/* @text, the @what ("array size") of @field, as an unsigned number from 1
+ * to G_MAXUINT32 into @value. */
 static gboolean
-parse_bound (const gchar * text, guint32 * value)
+parse_bound (const gchar * text, const gchar * what, guint32 * value,
+    const RcMsgField * field, const Section * s, GError ** error)
 {
   guint64 v;
 
   if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT32, &v, NULL))
-    return FALSE;
+    return schema_fail (error, RC_READER_ERROR_FORMAT, s, field->line,
+        "%s '%s' is not a number from 1 to %u", what, text, G_MAXUINT32);
   *value = v;
   return TRUE;
 }
@@ -208,20 +211,15 @@ parse_array_suffix (gchar * token, RcMsgField * field, const Section * s,
   *open = '\0';
   if (open[1] == '\0') {
     field->shape = RC_MSG_SEQUENCE;
-  } else if (g_str_has_prefix (open + 1, "<=")) {
-    field->shape = RC_MSG_SEQUENCE;
-    if (!parse_bound (open + 3, &field->length))
-      return schema_fail (error, RC_READER_ERROR_FORMAT, s, field->line,
-          "array bound '%s' is not a number from 1 to %u", open + 3,
-          G_MAXUINT32);
-  } else {
-    field->shape = RC_MSG_FIXED_ARRAY;
-    if (!parse_bound (open + 1, &field->length))
-      return schema_fail (error, RC_READER_ERROR_FORMAT, s, field->line,
-          "array size '%s' is not a number from 1 to %u", open + 1,
-          G_MAXUINT32);
+    return TRUE;
   }
-  return TRUE;
+  if (g_str_has_prefix (open + 1, "<=")) {
+    field->shape = RC_MSG_SEQUENCE;
+    return parse_bound (open + 3, "array bound", &field->length, field, s,
+        error);
+  }
+  field->shape = RC_MSG_FIXED_ARRAY;
+  return parse_bound (open + 1, "array size", &field->length, field, s, error);
 }
 
 /* The type @token of a field line into @field; the name of a nested type
@@ -237,11 +235,8 @@ parse_type (gchar * token, RcMsgField * field, gchar ** type_name,
         "field '%s' is a wstring, which is not supported", field->name);
   if (g_str_has_prefix (token, "string<=")) {
     field->kind = RC_MSG_STRING;
-    if (!parse_bound (token + 8, &field->string_bound))
-      return schema_fail (error, RC_READER_ERROR_FORMAT, s, field->line,
-          "string bound '%s' is not a number from 1 to %u", token + 8,
-          G_MAXUINT32);
-    return TRUE;
+    return parse_bound (token + 8, "string bound", &field->string_bound,
+        field, s, error);
   }
   for (guint i = 0; i < G_N_ELEMENTS (primitives); i++) {
     if (!strcmp (token, primitives[i].name)) {

@@ -45,6 +45,12 @@ RcTopic *rc_reader_topic (RcReader * reader, guint topic);
 
 gboolean rc_reader_topic_is_selected (const RcReader * reader, guint topic);
 
+/* The index of the first of @entries, sorted by the guint64 time at
+ * @time_offset in each, whose time is not before @time (their count if
+ * none): where a seek to @time starts. */
+gsize rc_entries_lower_bound (GArray * entries, gsize time_offset,
+    guint64 time);
+
 /* The formats, each opening a file from memory (@data outlives the
  * reader); reader.c picks one by the file's first bytes. */
 RcReader *rc_bag_reader_open (const guint8 * data, gsize size,

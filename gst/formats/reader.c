@@ -242,3 +242,21 @@ rc_reader_topic_is_selected (const RcReader * reader, guint topic)
 {
   return g_array_index (reader->selected, gboolean, topic);
 }
+
+gsize
+rc_entries_lower_bound (GArray * entries, gsize time_offset, guint64 time)
+{
+  guint size = g_array_get_element_size (entries);
+  gsize low = 0, high = entries->len;
+
+  while (low < high) {
+    gsize mid = low + (high - low) / 2;
+
+    if (G_STRUCT_MEMBER (guint64, entries->data + mid * size,
+            time_offset) < time)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  return low;
+}

@@ -625,16 +625,8 @@ rc_bag_get_entry (const RcBag * bag, gsize i)
 gsize
 rc_bag_lower_bound (const RcBag * bag, guint64 time)
 {
-  gsize lo = 0, hi = bag->entries->len;
-
-  while (lo < hi) {
-    gsize mid = lo + (hi - lo) / 2;
-    if (g_array_index (bag->entries, RcBagEntry, mid).time < time)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return rc_entries_lower_bound (bag->entries,
+      G_STRUCT_OFFSET (RcBagEntry, time), time);
 }
 
 static gboolean

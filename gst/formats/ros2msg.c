@@ -101,42 +101,27 @@ read_struct (RcCdrReader * r, const RcMsgType * type,
   return TRUE;
 }
 
+/* The readers of primitives differ only in the C type they store the bits
+ * read as. */
+#define DEFINE_PRIMITIVE_READER(name, Type, bits_to_value) \
+static gboolean \
+name (RcCdrReader * r, const RcMsgField * field, gpointer value, \
+    gpointer count, GError ** error) \
+{ \
+  guint64 bits; \
+  \
+  if (!rc_cdr_read_primitive (r, field->kind, &bits, error)) \
+    return FALSE; \
+  *(Type *) value = bits_to_value; \
+  return TRUE; \
+}
+
+/* *INDENT-OFF* */
 /* Any primitive of 4 bytes (uint32, int32) as its bits. */
-static gboolean
-read_word (RcCdrReader * r, const RcMsgField * field, gpointer value,
-    gpointer count, GError ** error)
-{
-  guint64 bits;
-
-  if (!rc_cdr_read_primitive (r, field->kind, &bits, error))
-    return FALSE;
-  *(guint32 *) value = bits;
-  return TRUE;
-}
-
-static gboolean
-read_byte (RcCdrReader * r, const RcMsgField * field, gpointer value,
-    gpointer count, GError ** error)
-{
-  guint64 bits;
-
-  if (!rc_cdr_read_primitive (r, field->kind, &bits, error))
-    return FALSE;
-  *(guint8 *) value = bits;
-  return TRUE;
-}
-
-static gboolean
-read_flag (RcCdrReader * r, const RcMsgField * field, gpointer value,
-    gpointer count, GError ** error)
-{
-  guint64 bits;
-
-  if (!rc_cdr_read_primitive (r, field->kind, &bits, error))
-    return FALSE;
-  *(gboolean *) value = bits != 0;
-  return TRUE;
-}
+DEFINE_PRIMITIVE_READER (read_word, guint32, bits)
+DEFINE_PRIMITIVE_READER (read_byte, guint8, bits)
+DEFINE_PRIMITIVE_READER (read_flag, gboolean, bits != 0)
+/* *INDENT-ON* */
 
 static gboolean
 read_string (RcCdrReader * r, const RcMsgField * field, gpointer value,
