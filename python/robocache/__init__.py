@@ -10,6 +10,9 @@ docs/python.md describes the package.
 from ._config import VERSION as __version__
 from ._lib import RobocacheError, cuda_available, cuda_unavailable_reason
 from ._kernels import centroids, fuse, resample, voxelize
+from ._pipeline import Pipeline, Sample, run
 
-__all__ = ["RobocacheError", "centroids", "cuda_available",
-           "cuda_unavailable_reason", "fuse", "resample", "voxelize"]
+__all__ = ["Pipeline", "RobocacheError", "Sample",
+           "centroids", "cuda_available", "cuda_unavailable_reason", "fuse",
+           "resample", "run", "voxelize"]
+
