@@ -149,10 +149,13 @@ class Pipelines(unittest.TestCase):
 
     def test_like_torch_needs_torch(self):
         try:
-            import torch  # noqa: F401
+            import torch
+            self.assertTrue(torch.__version__)
         except ImportError:
             with self.assertRaisesRegex(ImportError, "torch"):
                 robocache.Pipeline("robocachelidarsrc", like="torch")
+            with self.assertRaisesRegex(ImportError, "torch"):
+                robocache.RecordingDataset("run.bag")
         with self.assertRaisesRegex(ValueError, "numpy"):
             robocache.Pipeline("robocachelidarsrc", like="cupy")
 
