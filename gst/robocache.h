@@ -165,5 +165,39 @@ GstClockTime robocache_time_map_to_running (const RobocacheTimeMap * map,
 gboolean robocache_time_map_to_ros (const RobocacheTimeMap * map,
     GstClockTime running, guint32 * sec, guint32 * nsec);
 
+/* ---- Buffers as arrays (DLPack) -------------------------------------- */
+
+/* @buffer as a DLPack array over its own memory (no copy), shaped by
+ * @caps: voxels (z, y, x), or (features, z, y, x) in mean mode; points
+ * (n, fields) float32 when every field is float32 and they are packed from
+ * byte 0, else (n, point_step) uint8; vectors (1, channels) for layout
+ * sample, (S, channels) or (batch, S, channels) for the values of a chunk;
+ * fused frames their flat float32 vector (flat-output=true);
+ * video/x-raw in a packed format (GRAY8, GRAY16_LE, RGB, BGR, RGBA, ...)
+ * (height, width, channels) with DLPack strides when rows are padded.
+ * System memory is mapped READ (a DLPack CPU array); CUDA memory
+ * (robocache's or GStreamer's GstCudaMemory, one memory per buffer) with
+ * GST_MAP_CUDA (a DLPack CUDA array on the memory's device).  The array
+ * keeps @buffer referenced and mapped until its deleter runs.  FALSE and
+ * @error (ROBOCACHE_ERROR) on caps it cannot shape or a buffer too small
+ * for them. */
+gboolean robocache_buffer_to_array (GstBuffer * buffer, GstCaps * caps,
+    rc_dl_managed_tensor ** array, GError ** error);
+
+/* The timestamps of a vectors chunk (layout chunk) as an int64 array of
+ * nanoseconds, (S) or (batch, S), over the buffer's memory like
+ * robocache_buffer_to_array; FALSE for other caps. */
+gboolean robocache_buffer_times_to_array (GstBuffer * buffer, GstCaps * caps,
+    rc_dl_managed_tensor ** array, GError ** error);
+
+/* Gives @pipeline (a bin, before it leaves NULL) a GstContext wrapping the
+ * primary CUDA context of @device, the context PyTorch and the CUDA
+ * runtime use, so that robocache's elements compute and allocate on it and
+ * their CUDA memory is usable by kernels of that context.  FALSE and
+ * @error when the device cannot be used or robocache was built without
+ * CUDA (ROBOCACHE_ERROR_UNSUPPORTED). */
+gboolean robocache_pipeline_use_cuda_device (GstElement * pipeline,
+    gint device, GError ** error);
+
 G_END_DECLS
 #endif

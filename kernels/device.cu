@@ -220,6 +220,20 @@ rc_device_current (int *device)
 }
 
 extern "C" rc_status
+rc_pointer_device (const void *ptr, int *device)
+{
+  cudaPointerAttributes attr;
+  rc_status ret;
+
+  *device = -1;
+  ret = check (cudaPointerGetAttributes (&attr, ptr));
+  if (ret == RC_OK && (attr.type == cudaMemoryTypeDevice
+          || attr.type == cudaMemoryTypeManaged))
+    *device = attr.device;
+  return ret;
+}
+
+extern "C" rc_status
 rc_stream_wait (void *waiting, void *producing)
 {
   cudaEvent_t event = NULL;

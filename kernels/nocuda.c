@@ -16,6 +16,13 @@ rc_device_current (int *device)
   return RC_ERROR_NOT_BUILT;
 }
 
+rc_status
+rc_pointer_device (const void *ptr, int *device)
+{
+  *device = -1;
+  return RC_ERROR_NOT_BUILT;
+}
+
 #define NOT_BUILT(decl) decl { return RC_ERROR_NOT_BUILT; }
 
 /* *INDENT-OFF* */

@@ -118,6 +118,9 @@ rc_status rc_device_name (char *buf, size_t len);
 rc_status rc_device_select (int device);
 /* The CUDA device current on the calling thread. */
 rc_status rc_device_current (int *device);
+/* The CUDA device whose memory @ptr points into (device or managed memory
+ * of any context: unified addressing), -1 for host memory. */
+rc_status rc_pointer_device (const void *ptr, int *device);
 
 /* Makes @waiting wait, on the device, for the work enqueued on @producing
  * so far (an event between them; the host never waits). */

@@ -10,6 +10,16 @@ docs/python.md describes the package.
 from ._config import VERSION as __version__
 from ._lib import RobocacheError, cuda_available, cuda_unavailable_reason
 from ._kernels import centroids, fuse, resample, voxelize
+from ._pipeline import Pipeline, Sample, run
 
-__all__ = ["RobocacheError", "centroids", "cuda_available",
-           "cuda_unavailable_reason", "fuse", "resample", "voxelize"]
+__all__ = ["Pipeline", "RecordingDataset", "RobocacheError", "Sample",
+           "centroids", "cuda_available", "cuda_unavailable_reason", "fuse",
+           "resample", "run", "voxelize"]
+
+
+def __getattr__(name):
+    # RecordingDataset imports torch: only when asked for.
+    if name == "RecordingDataset":
+        from ._dataset import RecordingDataset
+        return RecordingDataset
+    raise AttributeError("module 'robocache' has no attribute %r" % name)

@@ -1,0 +1,459 @@
+"""GStreamer pipelines whose output buffers come out as arrays over their
+own memory: robocache.Pipeline and robocache.Sample (docs/python.md,
+"Pipelines into arrays")."""
+import ctypes
+import re
+import sys
+
+from . import _arrays, _lib
+from ._lib import RobocacheError
+
+_POLL_NS = 100 * 10**6   # how long a pull waits before the bus is read
+
+
+def _gst():
+    from . import _gst
+    return _gst
+
+
+class Sample:
+    """One output buffer of a Pipeline.
+
+    array     the buffer's data, no copy: a numpy array (read-only) for
+              system memory, or a torch tensor with like="torch"; a torch
+              CUDA tensor for CUDA memory (the _arrays.Exported DLPack
+              object where torch does not import).  The buffer stays
+              mapped and referenced while the array lives.
+    pts       presentation time in nanoseconds (None when unset)
+    duration  nanoseconds (None when unset)
+    stream    the name of the appsink it came out of
+    caps      the buffer's caps, as a string
+    times     for vectors of layout chunk, the chunk's int64 timestamps
+              (ns), in array's kind; else None
+    data_ptr  the address the array starts at (host or device), as mapped
+    """
+
+    __slots__ = ("array", "pts", "duration", "stream", "caps", "times",
+                 "data_ptr")
+
+    def __repr__(self):
+        shape = getattr(self.array, "shape", None)
+        return "<robocache.Sample %s pts=%s shape=%s %s>" % (
+            self.stream, self.pts, tuple(shape) if shape is not None else "?",
+            self.caps.split(",", 1)[0])
+
+
+class _Sink:
+    __slots__ = ("element", "name", "head", "eos")
+
+    def __init__(self, element, name):
+        self.element, self.name = element, name
+        self.head = None
+        self.eos = False
+
+
+def _torch():
+    try:
+        import torch
+        import torch.utils.dlpack  # noqa: F401
+    except ImportError:
+        return None
+    return torch
+
+
+class _Bin:
+    """A parsed pipeline, its bus and its CUDA context: what Pipeline and
+    run() share."""
+
+    def __init__(self, description, device=None):
+        self._pipeline = None
+        self._bus = None
+        self._sinks = []
+        self._caps = (None, "")
+        self._started = False
+        self._done = False
+        self._failed = None
+        if not isinstance(description, str) or not description.strip():
+            raise TypeError("robocache.Pipeline: description must be a "
+                            "gst-launch string; got %r" % (description,))
+        self._g = _gst()
+        self.description = description
+        self._pipeline = self._build(description)
+        self._bus = self._g.gst.gst_element_get_bus(self._pipeline)
+        self.device = self._use_device(device)
+
+    def _build(self, description):
+        return self._parse(description)
+
+    def _parse(self, description, hint=""):
+        gst = self._g
+        error = ctypes.POINTER(gst.GError)()
+        element = gst.gst.gst_parse_launch_full(
+            description.encode(), None,
+            gst.PARSE_FLAG_FATAL_ERRORS | gst.PARSE_FLAG_PLACE_IN_BIN,
+            ctypes.byref(error))
+        if not element or error:
+            message = gst.take_error(error) if error else "no pipeline"
+            if element:
+                gst.gst.gst_object_unref(element)
+            raise RobocacheError("robocache.Pipeline: cannot build %r: %s%s"
+                                 % (description, message, hint))
+        gst.gst.gst_object_ref_sink(element)
+        if not gst.gobject.g_type_check_instance_is_a(
+                element, gst.gst.gst_pipeline_get_type()):
+            # One bin (PLACE_IN_BIN): a pipeline gives it a bus and clock.
+            pipeline = gst.gst.gst_pipeline_new(None)
+            gst.gst.gst_object_ref_sink(pipeline)
+            gst.gst.gst_bin_add(pipeline, element)   # takes our reference
+            element = pipeline
+        return element
+
+    def _use_device(self, device):
+        if device == "cpu" or device == -1:
+            return None
+        if device is None:
+            if not _lib.cuda_available():
+                return None
+            device = self._current_device()
+        if not isinstance(device, int) or isinstance(device, bool):
+            self.close()
+            raise TypeError("robocache.Pipeline: device=%r; accepted: None, "
+                            "a CUDA device index or \"cpu\"" % (device,))
+        gst = self._g
+        error = ctypes.POINTER(gst.GError)()
+        if not gst.robocache.robocache_pipeline_use_cuda_device(
+                self._pipeline, device, ctypes.byref(error)):
+            message = gst.take_error(error)
+            self.close()
+            raise RobocacheError("robocache.Pipeline: device=%d: %s"
+                                 % (device, message))
+        return device
+
+    @staticmethod
+    def _current_device():
+        torch = sys.modules.get("torch")
+        if torch is not None and torch.cuda.is_initialized():
+            return torch.cuda.current_device()
+        current = ctypes.c_int(-1)
+        if _lib.kernels.rc_device_current(ctypes.byref(current)) != _lib.OK:
+            return 0
+        return max(current.value, 0)
+
+    @property
+    def handle(self):
+        """The GstPipeline * (an int), for ctypes users; valid until
+        close()."""
+        return self._pipeline
+
+    def start(self):
+        """Sets the pipeline PLAYING (the first pull does it too)."""
+        if self._pipeline is None:
+            raise RobocacheError("robocache.Pipeline: closed")
+        if self._started:
+            return
+        self._started = True
+        gst = self._g
+        ret = gst.gst.gst_element_set_state(self._pipeline,
+                                            gst.STATE_PLAYING)
+        if ret == gst.STATE_CHANGE_FAILURE:
+            self._read_bus()
+            raise RobocacheError("robocache.Pipeline: %r cannot start "
+                                 "(no error was posted)" % self.description)
+
+    def _read_bus(self, wait_ns=0):
+        """Drains the bus (so it never grows); raises on an ERROR."""
+        gst = self._g
+        while self._bus:
+            msg = gst.gst.gst_bus_timed_pop_filtered(self._bus, wait_ns, -1)
+            wait_ns = 0
+            if not msg:
+                return
+            try:
+                if gst.Message.from_address(msg).type == gst.MESSAGE_ERROR:
+                    self._failed = self._error(msg)
+                    raise self._failed
+            finally:
+                gst.gst.gst_mini_object_unref(msg)
+
+    def _error(self, msg):
+        gst = self._g
+        error = ctypes.POINTER(gst.GError)()
+        debug = ctypes.c_void_p()
+        gst.gst.gst_message_parse_error(msg, ctypes.byref(error),
+                                        ctypes.byref(debug))
+        source = gst.object_name(gst.Message.from_address(msg).src)
+        text = gst.take_error(error)
+        detail = gst.take_string(debug.value)
+        return RobocacheError("robocache.Pipeline: error from element %s: %s"
+                              "%s" % (source, text,
+                                      "\n(%s)" % detail if detail else ""))
+
+    def close(self):
+        """Sets the pipeline to NULL and lets it go; arrays already handed
+        out stay valid (their buffers are freed when they die)."""
+        gst = getattr(self, "_g", None)
+        if gst is None or getattr(self, "_pipeline", None) is None:
+            return
+        pipeline, self._pipeline = self._pipeline, None
+        self._done = True
+        gst.gst.gst_element_set_state(pipeline, gst.STATE_NULL)
+        for sink in self._sinks:
+            if sink.head:
+                gst.gst.gst_mini_object_unref(sink.head)
+                sink.head = None
+        self._sinks = []
+        if self._caps[0]:
+            gst.gst.gst_mini_object_unref(self._caps[0])
+        self._caps = (None, "")
+        if self._bus:
+            gst.gst.gst_object_unref(self._bus)
+            self._bus = None
+        gst.gst.gst_object_unref(pipeline)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:   # interpreter shutdown: modules half gone
+            pass
+
+
+class Pipeline(_Bin):
+    """A GStreamer pipeline from a gst-launch description, iterated for
+    its output buffers as robocache.Sample objects.
+
+        with robocache.Pipeline("robocachelidarsrc num-buffers=10 ! "
+                                "robocachevoxelize") as p:
+            for sample in p:
+                grid = sample.array          # (z, y, x) uint32, no copy
+
+    description  gst-launch syntax.  Without an appsink in it,
+                 " ! appsink name=out" is appended (sync=false,
+                 max-buffers=4: as fast as the loop pulls).  Every appsink
+                 is pulled; stream names are the sinks' names.
+    device       the CUDA device whose primary context (PyTorch's) the
+                 pipeline shares: None = the current device (torch's when
+                 torch is in use) where CUDA is usable, else none; an int;
+                 or "cpu" for no shared context.
+    like         the kind of array for system memory: "numpy" (default) or
+                 "torch".  CUDA memory always gives torch tensors where
+                 torch imports.
+
+    Samples come in PTS order across the sinks (ties: sink name order); a
+    buffer without a PTS comes as soon as it is pulled.  Iteration ends
+    at EOS; an ERROR on the bus raises RobocacheError naming the element.
+    close(), the context manager and garbage collection set the pipeline
+    to NULL.
+    """
+
+    def __init__(self, description, device=None, like="numpy"):
+        if like not in ("numpy", "torch"):
+            raise ValueError("robocache.Pipeline: like=%r; accepted: "
+                             "\"numpy\", \"torch\"" % (like,))
+        self._like = like
+        self._torch = _torch() if like == "torch" else None
+        if like == "torch" and self._torch is None:
+            raise ImportError("robocache.Pipeline: like=\"torch\" needs "
+                              "torch, which does not import here")
+        super().__init__(description, device)
+
+    def _build(self, description):
+        gst = self._g
+        appended = not re.search(r"(^|[\s!(])appsink\b", description)
+        if appended:
+            self.description = description.rstrip() + " ! appsink name=out"
+        element = self._parse(self.description, " (the description has "
+                              "no appsink, so \" ! appsink name=out\" was "
+                              "appended: end it with an element that has a "
+                              "src pad, or add appsinks)" if appended else "")
+        sinks = self._appsinks(element)
+        if not sinks:
+            gst.gst.gst_object_unref(element)
+            raise RobocacheError("robocache.Pipeline: no appsink in %r"
+                                 % self.description)
+        for sink in sinks if appended else ():
+            gst.gst.gst_util_set_object_arg(sink.element, b"sync", b"false")
+            gst.gst.gst_util_set_object_arg(sink.element, b"max-buffers",
+                                            b"4")
+        self._sinks = sorted(sinks, key=lambda s: s.name)
+        for sink in self._sinks:
+            # No extra reference to the last buffer: it goes back to its
+            # pool when its array dies.
+            gst.gst.gst_util_set_object_arg(sink.element,
+                                            b"enable-last-sample", b"false")
+        return element
+
+    def _appsinks(self, element):
+        gst = self._g
+        found = {}
+        it = gst.gst.gst_bin_iterate_all_by_element_factory_name(
+            element, b"appsink")
+        value = gst.GValue()
+        try:
+            while True:
+                res = gst.gst.gst_iterator_next(it, ctypes.byref(value))
+                if res == gst.ITERATOR_OK:
+                    obj = gst.gobject.g_value_get_object(ctypes.byref(value))
+                    found[obj] = gst.object_name(obj)
+                    gst.gobject.g_value_unset(ctypes.byref(value))
+                elif res == gst.ITERATOR_RESYNC:
+                    found.clear()
+                    gst.gst.gst_iterator_resync(it)
+                else:
+                    break
+        finally:
+            gst.gst.gst_iterator_free(it)
+        # The pipeline holds the sinks while it lives.
+        return [_Sink(obj, name) for obj, name in found.items()]
+
+    @property
+    def streams(self):
+        """The appsink names, in the order ties are broken."""
+        return [s.name for s in self._sinks]
+
+    def _pull(self, sink, timeout_ns):
+        gst = self._g
+        sample = gst.gstapp.gst_app_sink_try_pull_sample(sink.element,
+                                                         timeout_ns)
+        if sample:
+            sink.head = sample
+        elif gst.gstapp.gst_app_sink_is_eos(sink.element):
+            sink.eos = True
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._failed is not None:
+            raise self._failed
+        if self._done:
+            raise StopIteration
+        if not self._started:
+            self.start()
+        while True:
+            self._read_bus()
+            for sink in self._sinks:
+                if sink.head is None and not sink.eos:
+                    self._pull(sink, 0)
+            ready = [s for s in self._sinks if s.head is not None]
+            waiting = [s for s in self._sinks
+                       if s.head is None and not s.eos]
+            untimed = [s for s in ready if self._pts(s.head) is None]
+            if untimed or (ready and not waiting):
+                first = untimed[0] if untimed else min(
+                    ready, key=lambda s: self._pts(s.head))
+                sample, first.head = first.head, None
+                try:
+                    return self._sample(first, sample)
+                finally:
+                    self._g.gst.gst_mini_object_unref(sample)
+            if not waiting:
+                self._read_bus()
+                self._done = True
+                raise StopIteration
+            self._pull(waiting[0], _POLL_NS)
+
+    def _pts(self, sample):
+        gst = self._g
+        pts = gst.Buffer.from_address(
+            gst.gst.gst_sample_get_buffer(sample)).pts
+        return None if pts == gst.CLOCK_TIME_NONE else pts
+
+    def _caps_string(self, caps):
+        gst = self._g
+        if caps != self._caps[0]:
+            if self._caps[0]:
+                gst.gst.gst_mini_object_unref(self._caps[0])
+            text = gst.take_string(gst.gst.gst_caps_to_string(caps))
+            self._caps = (gst.gst.gst_mini_object_ref(caps) if caps else None,
+                          text)
+        return self._caps[1]
+
+    def _sample(self, sink, sample):
+        gst = self._g
+        buf = gst.gst.gst_sample_get_buffer(sample)
+        caps = gst.gst.gst_sample_get_caps(sample)
+        header = gst.Buffer.from_address(buf)
+        out = Sample()
+        out.stream = sink.name
+        out.caps = self._caps_string(caps)
+        out.pts = None if header.pts == gst.CLOCK_TIME_NONE else header.pts
+        out.duration = (None if header.duration == gst.CLOCK_TIME_NONE
+                        else header.duration)
+        exported = self._export(gst.robocache.robocache_buffer_to_array,
+                                buf, caps, sink)
+        out.data_ptr = _arrays.data_pointer(exported)
+        out.array = self._hand_over(exported, out.caps)
+        out.times = None
+        if (out.caps.startswith("other/x-robocache-vectors")
+                and "layout=(string)chunk" in out.caps):
+            out.times = self._hand_over(self._export(
+                gst.robocache.robocache_buffer_times_to_array, buf, caps,
+                sink), out.caps)
+        return out
+
+    def _export(self, function, buf, caps, sink):
+        gst = self._g
+        managed = ctypes.POINTER(_lib.DLManagedTensor)()
+        error = ctypes.POINTER(gst.GError)()
+        if not function(buf, caps, ctypes.byref(managed),
+                        ctypes.byref(error)):
+            raise RobocacheError("robocache.Pipeline: the buffer of stream "
+                                 "%s cannot be an array: %s"
+                                 % (sink.name, gst.take_error(error)))
+        # Made by robocache, ready when pushed: nothing to order after.
+        return _arrays.Exported(managed, stream=0)
+
+    def _hand_over(self, exported, caps):
+        kind = exported.__dlpack_device__()[0]
+        if kind == _arrays.CUDA and self._torch is None:
+            self._torch = _torch()
+            if self._torch is None:
+                return exported
+        if kind == _arrays.CUDA or self._like == "torch":
+            dtype = exported._managed.contents.dl_tensor.dtype
+            if (dtype.code == 1 and dtype.bits in (16, 32)
+                    and not hasattr(self._torch, "uint%d" % dtype.bits)):
+                # torch before 2.3 has no uint16/uint32: the same bits as
+                # int16/int32 (counts and depth images stay below 2^31).
+                dtype.code = 0
+            return _arrays.hand_over(exported, "torch")
+        import numpy
+        dtype = exported._managed.contents.dl_tensor.dtype
+        if (dtype.code, dtype.bits) == (4, 16):
+            raise TypeError("robocache.Pipeline: %s holds bfloat16, which "
+                            "numpy cannot; use like=\"torch\"" % caps)
+        array = numpy.from_dlpack(exported)
+        array.flags.writeable = False
+        return array
+
+
+def run(description, device=None, timeout=None):
+    """Plays a pipeline to EOS for its side effects (recording to a file
+    with robocachemcapsink, say): no appsink is added or pulled.  device as
+    for Pipeline.  Raises RobocacheError on an ERROR (naming the element)
+    or after `timeout` seconds."""
+    import time
+    with _Bin(description, device) as p:
+        gst = p._g
+        p.start()
+        end = None if timeout is None else time.monotonic() + timeout
+        while end is None or time.monotonic() < end:
+            msg = gst.gst.gst_bus_timed_pop_filtered(
+                p._bus, _POLL_NS, gst.MESSAGE_EOS | gst.MESSAGE_ERROR)
+            if not msg:
+                continue
+            try:
+                if gst.Message.from_address(msg).type == gst.MESSAGE_ERROR:
+                    raise p._error(msg)
+                return
+            finally:
+                gst.gst.gst_mini_object_unref(msg)
+        raise RobocacheError("robocache.run: %r did not reach EOS within "
+                             "%s s" % (description, timeout))

@@ -1,0 +1,117 @@
+"""robocache.RecordingDataset and pipelines/train_example.py (torch): the
+samples of a recording made by robocachemcapsink against the recording's
+own messages (grids by robocache.voxelize, joints by numpy.interp, the
+nearest camera frame), sharding across DataLoader workers, errors, and
+the example's training loop.  Exits 77 (SKIP) without torch."""
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+try:
+    import torch
+except ImportError:
+    print("SKIP: torch is not installed")
+    sys.exit(77)
+
+import robocache
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]
+                       / "pipelines"))
+import train_example  # noqa: E402
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available()
+                     and robocache.cuda_available() else [])
+
+
+def setUpModule():
+    global TMP, FILE, CAMERA
+    TMP = tempfile.mkdtemp()
+    FILE = os.path.join(TMP, "a.mcap")
+    CAMERA = train_example.make_recording(FILE)
+
+
+def tearDownModule():
+    shutil.rmtree(TMP)
+
+
+def messages(topic):
+    """[(pts, array)] of one topic, straight from the recording."""
+    with robocache.Pipeline("robocachemcapsrc location=%s topics=%s"
+                            % (FILE, topic), device="cpu") as p:
+        return [(s.pts, np.array(s.array)) for s in p]
+
+
+class Dataset(unittest.TestCase):
+    def test_samples_match_the_recording(self):
+        clouds = messages("/velodyne_points")
+        joints = messages("/joint_states")
+        jt = np.array([t for t, _ in joints], np.float64)
+        jv = np.stack([v[0] for _, v in joints])
+        frames = messages(CAMERA) if CAMERA else []
+        for device in DEVICES:
+            data = robocache.RecordingDataset(
+                FILE, camera_topic=CAMERA, device=device, **train_example.GRID)
+            items = list(data)
+            self.assertEqual(len(items), len(clouds), device)
+            for item, (t, cloud) in zip(items, clouds):
+                self.assertEqual(item["time"], t)
+                self.assertEqual(item["voxels"].device.type, device)
+                grid = robocache.voxelize(cloud, mode="count",
+                                          **train_example.GRID)
+                np.testing.assert_array_equal(
+                    item["voxels"].cpu().numpy(), grid.astype(np.float32))
+                times = item["joint_times"].numpy()
+                self.assertEqual(len(times), 21)
+                self.assertEqual(times[10], t)
+                expected = np.stack([np.interp(times, jt, jv[:, c])
+                                     for c in range(jv.shape[1])], 1)
+                np.testing.assert_allclose(item["joints"].cpu().numpy(),
+                                           expected, rtol=1e-5, atol=1e-5)
+                if CAMERA:
+                    best = min(frames, key=lambda f: abs(f[0] - t))
+                    self.assertEqual(item["image_time"], best[0])
+                    np.testing.assert_array_equal(
+                        item["image"].cpu().numpy(), best[1])
+
+    def test_sharded_by_file_across_workers(self):
+        second = os.path.join(TMP, "b.mcap")
+        shutil.copy(FILE, second)
+        data = robocache.RecordingDataset([FILE, second], device="cpu",
+                                          **train_example.GRID)
+        loader = torch.utils.data.DataLoader(
+            data, batch_size=None, num_workers=2,
+            multiprocessing_context="spawn")
+        files = [item["file"] for item in loader]
+        n = len(files) // 2
+        self.assertEqual(sorted(files), [0] * n + [1] * n)
+
+    def test_missing_topic_n(self):
+        data = robocache.RecordingDataset(FILE, lidar_topic="/nope",
+                                          device="cpu")
+        with self.assertRaisesRegex(robocache.RobocacheError,
+                                    "src.*/nope"):
+            list(data)
+
+    def test_bad_arguments_n(self):
+        with self.assertRaises(FileNotFoundError):
+            robocache.RecordingDataset("/nonexistent.bag")
+        with self.assertRaisesRegex(ValueError, "accepted"):
+            robocache.RecordingDataset(__file__)
+        with self.assertRaisesRegex(ValueError, "voxel_size"):
+            robocache.RecordingDataset(FILE, voxel_size=-1)
+
+    def test_train_example(self):
+        for device in DEVICES:
+            losses = train_example.train([FILE], epochs=3, device=device,
+                                         camera=CAMERA, log=lambda m: None)
+            self.assertEqual(len(losses), 3)
+            self.assertTrue(all(np.isfinite(losses)), losses)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,287 @@
+"""robocache.Pipeline on the CPU: grids against robocache.voxelize on the
+same sweeps, arrays over the buffers' own memory (no copy), lifetimes and
+pools, errors naming the element, EOS, a bag's topics as arrays, and
+memory flat over 10,000 buffers."""
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import robocache
+from robocache import RobocacheError
+
+GRID = 'voxel-size="<0.5>" origin="<-16,-16,-3>" dims="<64,64,12>"'
+
+
+def rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def collect(pipeline):
+    """{stream: [sample, ...]} of a whole pipeline."""
+    out = {}
+    with pipeline as p:
+        for s in p:
+            out.setdefault(s.stream, []).append(s)
+    return out
+
+
+class Pipelines(unittest.TestCase):
+    def test_voxelize_matches_kernel(self):
+        streams = collect(robocache.Pipeline(
+            "robocachelidarsrc num-buffers=6 points-per-sweep=4000 seed=3 "
+            "! tee name=t t. ! queue ! appsink name=points "
+            "t. ! queue ! robocachevoxelize mode=count backend=cpu %s "
+            "! appsink name=grid" % GRID, device="cpu"))
+        self.assertEqual(len(streams["points"]), 6)
+        self.assertEqual(len(streams["grid"]), 6)
+        for pts, grid in zip(streams["points"], streams["grid"]):
+            self.assertEqual(pts.pts, grid.pts)
+            self.assertEqual(pts.array.shape, (4000, 4))
+            self.assertEqual(pts.array.dtype, np.float32)
+            self.assertEqual(grid.array.shape, (12, 64, 64))
+            self.assertEqual(grid.array.dtype, np.uint32)
+            self.assertIn("mode=(string)count", grid.caps)
+            expected = robocache.voxelize(
+                np.ascontiguousarray(pts.array), 0.5, (-16, -16, -3),
+                (64, 64, 12), mode="count")
+            np.testing.assert_array_equal(grid.array, expected)
+            self.assertGreater(int(grid.array.sum()), 100)
+
+    def test_pts_order_across_sinks(self):
+        streams = []
+        with robocache.Pipeline(
+                "robocachelidarsrc num-buffers=5 points-per-sweep=16 "
+                "! appsink name=lidar robocachejointsrc num-buffers=40 "
+                "rate=100/1 ! appsink name=joints", device="cpu") as p:
+            self.assertEqual(p.streams, ["joints", "lidar"])
+            times = []
+            for s in p:
+                times.append(s.pts)
+                streams.append(s.stream)
+                if s.stream == "joints":
+                    self.assertEqual(s.array.ndim, 2)
+                    self.assertEqual(s.array.shape[0], 1)
+        self.assertEqual(times, sorted(times))
+        self.assertEqual(streams.count("lidar"), 5)
+        self.assertEqual(streams.count("joints"), 40)
+
+    def test_zero_copy(self):
+        # tee hands the same buffer to both branches: both arrays must
+        # start at the memory the C side mapped, the same address.
+        n = 0
+        with robocache.Pipeline(
+                "robocachelidarsrc num-buffers=4 points-per-sweep=100 "
+                "! tee name=t t. ! queue ! appsink name=a "
+                "t. ! queue ! appsink name=b", device="cpu") as p:
+            by_pts = {}
+            for s in p:
+                address = s.array.__array_interface__["data"][0]
+                self.assertEqual(address, s.data_ptr)
+                self.assertFalse(s.array.flags.writeable)
+                by_pts.setdefault(s.pts, []).append(address)
+                n += 1
+        self.assertEqual(n, 8)
+        for addresses in by_pts.values():
+            self.assertEqual(len(set(addresses)), 1, addresses)
+
+    def test_array_outlives_pipeline(self):
+        p = robocache.Pipeline("robocachelidarsrc num-buffers=2 "
+                               "points-per-sweep=50 seed=9", device="cpu")
+        samples = list(p)
+        copies = [s.array.copy() for s in samples]
+        p.close()
+        del p
+        gc.collect()
+        for s, c in zip(samples, copies):
+            np.testing.assert_array_equal(s.array, c)
+
+    def test_buffers_go_back_to_the_pool(self):
+        desc = ("videotestsrc num-buffers=40 ! "
+                "video/x-raw,format=RGB,width=64,height=8")
+        try:
+            kept = list(robocache.Pipeline(desc, device="cpu"))
+        except RobocacheError as err:
+            self.skipTest("videotestsrc: %s" % err)
+        self.assertEqual(len({s.data_ptr for s in kept}), 40)
+        del kept
+        dropped = set()
+        for s in robocache.Pipeline(desc, device="cpu"):
+            dropped.add(s.data_ptr)
+            del s
+        # Each array released its buffer to videotestsrc's pool, which
+        # handed the same memory out again.
+        self.assertLess(len(dropped), 10)
+
+    def test_padded_video_rows(self):
+        # RGB 66 wide: rows of 198 bytes padded to 200.
+        desc = ("videotestsrc num-buffers=2 pattern=solid-color "
+                "foreground-color=0xff102030 ! "
+                "video/x-raw,format=RGB,width=66,height=5")
+        try:
+            samples = list(robocache.Pipeline(desc, device="cpu"))
+        except RobocacheError as err:
+            self.skipTest("videotestsrc: %s" % err)
+        for s in samples:
+            a = s.array
+            self.assertEqual(a.shape, (5, 66, 3))
+            self.assertEqual(a.strides, (200, 3, 1))
+            np.testing.assert_array_equal(a[..., 0], 0x10)
+            np.testing.assert_array_equal(a[..., 1], 0x20)
+            np.testing.assert_array_equal(a[..., 2], 0x30)
+
+    def test_eos_ends(self):
+        p = robocache.Pipeline("robocachelidarsrc num-buffers=3 "
+                               "points-per-sweep=8", device="cpu")
+        self.assertEqual(len([s.pts for s in p]), 3)
+        with self.assertRaises(StopIteration):
+            next(p)
+        p.close()
+        p.close()
+
+    def test_like_torch_needs_torch(self):
+        try:
+            import torch
+            self.assertTrue(torch.__version__)
+        except ImportError:
+            with self.assertRaisesRegex(ImportError, "torch"):
+                robocache.Pipeline("robocachelidarsrc", like="torch")
+            with self.assertRaisesRegex(ImportError, "torch"):
+                robocache.RecordingDataset("run.bag")
+        with self.assertRaisesRegex(ValueError, "numpy"):
+            robocache.Pipeline("robocachelidarsrc", like="cupy")
+
+    def test_run_records(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.mcap")
+            robocache.run(
+                "robocachemcapsink name=m location=%s "
+                "sink_0::topic=/points robocachelidarsrc num-buffers=3 "
+                "points-per-sweep=32 ! m.sink_0" % path, device="cpu",
+                timeout=60)
+            samples = list(robocache.Pipeline(
+                "robocachemcapsrc location=%s" % path, device="cpu"))
+        self.assertEqual(len(samples), 3)
+        self.assertEqual(samples[0].array.shape, (32, 4))
+
+
+class Errors(unittest.TestCase):
+    def test_bus_error_names_element_n(self):
+        p = robocache.Pipeline("robocachebagsrc name=mybag "
+                               "location=/nonexistent/run.bag", device="cpu")
+        with self.assertRaises(RobocacheError) as cm:
+            next(p)
+        self.assertIn("mybag", str(cm.exception))
+        self.assertIn("run.bag", str(cm.exception))
+        with self.assertRaises(RobocacheError):
+            next(p)
+        p.close()
+
+    def test_bad_description_n(self):
+        with self.assertRaisesRegex(RobocacheError, "nosuchelement"):
+            robocache.Pipeline("nosuchelement ! fakesink")
+        with self.assertRaisesRegex(RobocacheError, "appended"):
+            robocache.Pipeline("robocachelidarsrc ! fakesink")
+        with self.assertRaises(TypeError):
+            robocache.Pipeline("")
+        with self.assertRaisesRegex(RobocacheError, "device=0"):
+            if robocache.cuda_available():
+                raise RobocacheError("device=0 (skipped: CUDA here)")
+            robocache.Pipeline("robocachelidarsrc", device=0)
+
+    def test_unshapeable_caps_n(self):
+        desc = "videotestsrc num-buffers=1 ! video/x-raw,format=I420"
+        try:
+            p = robocache.Pipeline(desc, device="cpu")
+        except RobocacheError as err:
+            self.skipTest("videotestsrc: %s" % err)
+        with p, self.assertRaisesRegex(RobocacheError, "I420.*accepted"):
+            next(p)
+
+
+class Bags(unittest.TestCase):
+    """The bag of tests/bag/make_bags.py (rosbag writes it) as arrays."""
+
+    @classmethod
+    def setUpClass(cls):
+        script = os.environ.get("ROBOCACHE_MAKE_BAGS")
+        if not script:
+            raise unittest.SkipTest("ROBOCACHE_MAKE_BAGS is not set")
+        cls.dir = tempfile.TemporaryDirectory()
+        done = subprocess.run(["/usr/bin/python3", script, cls.dir.name],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            cls.dir.cleanup()
+            raise unittest.SkipTest("make_bags.py (rosbag) failed: %s"
+                                    % done.stderr.strip()[-300:])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def test_topics_as_arrays(self):
+        bag = os.path.join(self.dir.name, "all-lz4.bag")
+        streams = collect(robocache.Pipeline(
+            "robocachebagsrc name=b location=%s topics=/velodyne_points,"
+            "/joint_states,/camera/rgb,/camera/depth "
+            "b.src_0 ! queue ! appsink name=cloud "
+            "b.src_1 ! queue ! appsink name=joints "
+            "b.src_2 ! queue ! appsink name=rgb "
+            "b.src_3 ! queue ! appsink name=depth" % bag, device="cpu"))
+        for name in ("cloud", "joints", "rgb", "depth"):
+            self.assertEqual(len(streams[name]), 10, name)
+        for i in range(10):
+            cloud = streams["cloud"][i].array
+            self.assertEqual(cloud.shape, (5, 4))
+            np.testing.assert_array_equal(cloud[:, 0], i)
+            np.testing.assert_array_equal(cloud[:, 1], np.arange(5))
+            np.testing.assert_array_equal(cloud[:, 3], 10 * i + np.arange(5))
+            joints = streams["joints"][i].array
+            self.assertEqual(joints.dtype, np.float64)
+            np.testing.assert_allclose(joints[0, :3], i + np.arange(3) / 10)
+            rgb = streams["rgb"][i].array
+            self.assertEqual(rgb.shape, (2, 4, 3))
+            np.testing.assert_array_equal(
+                rgb.reshape(-1), (i + np.arange(24)) % 256)
+            depth = streams["depth"][i].array
+            self.assertEqual((depth.shape, depth.dtype), ((2, 4, 1),
+                                                          np.uint16))
+            np.testing.assert_array_equal(depth.reshape(-1),
+                                          100 * i + np.arange(8))
+            self.assertEqual(streams["cloud"][i].pts, i * 100000000)
+
+
+class Memory(unittest.TestCase):
+    def test_rss_flat_over_10000_buffers(self):
+        n_warm, n = 2000, 10000
+        with robocache.Pipeline(
+                "robocachelidarsrc num-buffers=%d points-per-sweep=64 ! "
+                "robocachevoxelize mode=count backend=cpu "
+                'voxel-size="<1.0>" origin="<-8,-8,-2>" dims="<16,16,4>"'
+                % (n_warm + n), device="cpu") as p:
+            it = iter(p)
+            for _ in range(n_warm):
+                next(it)
+            gc.collect()
+            before = rss_kib()
+            count = 0
+            for s in it:
+                count += int(s.array[0, 0, 0] >= 0)
+            gc.collect()
+            after = rss_kib()
+        self.assertEqual(count, n)
+        print("VmRSS %d kB -> %d kB over %d buffers" % (before, after, n),
+              file=sys.stderr)
+        self.assertLess(after - before, 4096)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
