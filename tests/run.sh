@@ -2,8 +2,8 @@
 # The whole test suite: installs what is missing, configures, builds and
 # runs `meson test`.  Where the CUDA path is built, a second, CPU-only build
 # (-Dcuda=disabled) is tested too, so that both configurations stay green.
-# GPU tests report SKIP, with the reason in their log, on a machine without
-# a GPU.  Extra arguments go to `meson test`.
+# GPU tests report SKIP on a machine without a GPU; the closing summary
+# says so, one line per reason.  Extra arguments go to `meson test`.
 set -euo pipefail
 . "$(dirname "$0")/../pipelines/setup.sh"
 
