@@ -33,11 +33,17 @@
  * MCAP-specific properties); both share everything else
  * (gstrobocacherecordingsrc.h).
  *
- * Not live.  Flush seeks in TIME on any pad, rate 1.0, restart from the
+ * Not live.  Flush seeks in TIME on any pad, at any positive rate, in
+ * PAUSED or PLAYING, restart from the
  * first message recorded at or after the target (found through the bag's
  * index); with timestamps=header, messages whose stamp is before the target
  * are then dropped (this assumes, as rosbag record gives, that a message is
  * recorded after its stamp).  EOS on every pad at the end.
+ *
+ * Player controls (gstrobocacherecordingplay.c): start-time and stop-time
+ * (the first segment, in the recording's time), rate (its rate: synced
+ * sinks play that much faster), loop (each pass a new segment, running
+ * time continuing) and a file:// URI handler.
  *
  * A bag that is truncated, corrupt, of another version or with length
  * fields larger than the file is an error naming what is wrong; nothing is
@@ -73,7 +79,7 @@ gst_robocache_bag_src_class_init (GstRobocacheBagSrcClass * klass)
 {
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
       "ROS bag source", "Source/File", "Plays the point clouds, joint "
-      "states and images of a ROS 1 bag file", "robocache");
+      "states and images of a ROS 1 bag file", GST_ROBOCACHE_AUTHOR);
 }
 
 static void

@@ -29,6 +29,16 @@ G_BEGIN_DECLS
 /* The KITTI velodyne / common 16-byte layout. */
 #define GST_ROBOCACHE_FIELDS_XYZI \
     "x:float32:0,y:float32:4,z:float32:8,intensity:float32:12"
+/* The same with a Velodyne-style ring and per-point time: 32 bytes. */
+#define GST_ROBOCACHE_FIELDS_XYZI_RING_TIME \
+    GST_ROBOCACHE_FIELDS_XYZI ",ring:uint16:16,time:float32:20"
+/* The two layouts robocachelidarsrc gives, fields and all (its template:
+ * what gst-inspect shows a KITTI or raw pipeline must write). */
+#define GST_ROBOCACHE_POINTS_XYZI_CAPS \
+    GST_ROBOCACHE_POINTS_MEDIA_TYPE ", point-step = (int) 16, " \
+    "fields = (string) \"" GST_ROBOCACHE_FIELDS_XYZI "\"; " \
+    GST_ROBOCACHE_POINTS_MEDIA_TYPE ", point-step = (int) 32, " \
+    "fields = (string) \"" GST_ROBOCACHE_FIELDS_XYZI_RING_TIME "\""
 
 /* One buffer = one voxel grid (layout "dense"; "sparse" is reserved). */
 #define GST_ROBOCACHE_VOXELS_MEDIA_TYPE "other/x-robocache-voxels"

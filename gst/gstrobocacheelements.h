@@ -6,6 +6,9 @@
 
 G_BEGIN_DECLS
 
+/* The author of every element (gst-inspect's Author). */
+#define GST_ROBOCACHE_AUTHOR "robocache developers"
+
 GST_ELEMENT_REGISTER_DECLARE (robocachevoxelize);
 GST_ELEMENT_REGISTER_DECLARE (robocachefuse);
 GST_ELEMENT_REGISTER_DECLARE (robocachelidarsrc);

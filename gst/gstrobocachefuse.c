@@ -900,12 +900,14 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
           GST_PAD_REQUEST, sink_caps, GST_TYPE_ROBOCACHE_FUSE_PAD));
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-          gst_caps_from_string (GST_ROBOCACHE_FUSED_MEDIA_TYPE),
+          gst_caps_from_string (GST_ROBOCACHE_FUSED_CAPS),
           GST_TYPE_AGGREGATOR_PAD));
   gst_element_class_set_static_metadata (element_class,
       "robocache fusion", "Muxer/Robotics",
       "Aligns live sensor streams onto one timeline, one fused frame per "
-      "tick", "robocache developers");
+      "tick (caps: streams = the stream names in pad order, framerate = the "
+      "tick rate; the frame is read through its meta: docs/media-types.md)",
+      GST_ROBOCACHE_AUTHOR);
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_set_context);

@@ -14,6 +14,10 @@
 G_BEGIN_DECLS
 
 #define GST_ROBOCACHE_FUSED_MEDIA_TYPE "other/x-robocache-fused"
+/* The template caps of robocachefuse's src pad.  Negotiated caps add
+ * streams (string): the stream names in pad order (docs/media-types.md). */
+#define GST_ROBOCACHE_FUSED_CAPS \
+    GST_ROBOCACHE_FUSED_MEDIA_TYPE ", framerate = (fraction) [ 0/1, MAX ]"
 
 typedef struct
 {

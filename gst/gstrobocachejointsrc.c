@@ -261,7 +261,7 @@ gst_robocache_joint_src_class_init (GstRobocacheJointSrcClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "robocache synthetic joint state source", "Source/Sensor",
       "Synthetic robot joint states (and an orientation quaternion) with "
-      "timing jitter and dropouts", "robocache developers");
+      "timing jitter and dropouts", GST_ROBOCACHE_AUTHOR);
 
   live_class->get_caps = GST_DEBUG_FUNCPTR (gst_robocache_joint_src_get_caps);
   live_class->configure =

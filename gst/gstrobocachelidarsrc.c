@@ -73,7 +73,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_lidar_src_debug);
 #define POINT_STEP_XYZI 16
 #define POINT_STEP_EXTENDED 32
 #define FIELDS_EXTENDED \
-    GST_ROBOCACHE_FIELDS_XYZI ",ring:uint16:16,time:float32:20"
+    GST_ROBOCACHE_FIELDS_XYZI_RING_TIME
 #define OFFSET_RING 16
 #define OFFSET_TIME 20
 
@@ -176,7 +176,7 @@ static const GstRobocacheField fields[] = {
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_ROBOCACHE_POINTS_CAPS));
+    GST_STATIC_CAPS (GST_ROBOCACHE_POINTS_XYZI_CAPS));
 
 G_DEFINE_TYPE (GstRobocacheLidarSrc, gst_robocache_lidar_src,
     GST_TYPE_ROBOCACHE_LIVE_SRC);
@@ -262,7 +262,7 @@ gst_robocache_lidar_src_class_init (GstRobocacheLidarSrcClass * klass)
       "robocache synthetic lidar source", "Source/Sensor/Lidar",
       "Synthetic spinning lidar: one point cloud per sweep of a simple "
       "scene with ground, boxes and a moving car",
-      "robocache developers");
+      GST_ROBOCACHE_AUTHOR);
 
   live_class->sample_name = "sweep";
   live_class->get_caps = GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_get_caps);

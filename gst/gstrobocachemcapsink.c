@@ -816,7 +816,7 @@ gst_robocache_mcap_sink_class_init (GstRobocacheMcapSinkClass * klass)
   gst_element_class_set_static_metadata (element_class, "MCAP / rosbag2 sink",
       "Sink/File", "Records point clouds, voxel grids, joint states and "
       "images as ROS 2 messages in an MCAP file or rosbag2 directory",
-      "robocache");
+      GST_ROBOCACHE_AUTHOR);
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_MCAP_COMPRESSION, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_MCAP_SINK_PAD, 0);
 }

@@ -105,7 +105,8 @@ gst_robocache_mcap_src_class_init (GstRobocacheMcapSrcClass * klass)
 
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
       "MCAP source", "Source/File", "Plays the point clouds, joint states "
-      "and images of an MCAP file (ROS 2 rosbag2 recordings)", "robocache");
+      "and images of an MCAP file (ROS 2 rosbag2 recordings)",
+      GST_ROBOCACHE_AUTHOR);
 }
 
 static void

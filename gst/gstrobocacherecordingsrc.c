@@ -15,6 +15,7 @@
 #include "gstrobocachecaps.h"
 #include "gstrobocacherosmsg.h"
 #include "gstrobocacherecordingfile.h"
+#include "gstrobocacherecordingplay.h"
 
 #include <gst/base/gstflowcombiner.h>
 #include <gst/video/video.h>
@@ -33,7 +34,11 @@ enum
   PROP_LOCATION,
   PROP_TOPICS,
   PROP_TIMESTAMPS,
-  PROP_STATS
+  PROP_STATS,
+  PROP_START_TIME,
+  PROP_STOP_TIME,
+  PROP_RATE,
+  PROP_LOOP
 };
 
 typedef struct
@@ -52,6 +57,7 @@ typedef struct
   guint64 messages;             /* pushed */
   guint64 skipped[GST_ROBOCACHE_ROS_SKIP_KINDS];
   guint64 skipped_other_types;  /* messages of topics not played */
+  guint64 loops;                /* passes restarted by loop */
 } Totals;
 
 /* Built in READY->PAUSED, dropped in PAUSED->READY; the streaming task
@@ -72,6 +78,8 @@ typedef struct
   guint group_id;               /* one group: the streams of one bag */
   gchar *location;
   gchar *stream_id_prefix;
+  GstRobocachePlaySettings play;
+  guint64 pass_pushed;          /* buffers pushed since the pass began */
 } State;
 
 struct _GstRobocacheRecordingSrcPrivate
@@ -91,6 +99,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstRobocacheRecordingSrc,
     gst_robocache_recording_src, GST_TYPE_ELEMENT,
     G_ADD_PRIVATE (GstRobocacheRecordingSrc);
+    G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_robocache_recording_src_uri_handler_init);
     GST_DEBUG_CATEGORY_INIT (gst_robocache_recording_src_debug,
         "robocacherecordingsrc", 0, "robocache recording sources"));
 
@@ -130,7 +140,8 @@ get_stats (GObject * object, GValue * value)
           t->skipped[GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT],
           "skipped-unsupported", G_TYPE_UINT64,
           t->skipped[GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED],
-          "skipped-other-types", G_TYPE_UINT64, t->skipped_other_types, NULL));
+          "skipped-other-types", G_TYPE_UINT64, t->skipped_other_types,
+          "loops", G_TYPE_UINT64, t->loops, NULL));
   g_free (name);
 }
 
@@ -140,6 +151,10 @@ static const GstRobocacheField fields[] = {
   GST_ROBOCACHE_FIELD (PROP_TIMESTAMPS, GstRobocacheRecordingSrc,
       timestamps),
   GST_ROBOCACHE_FIELD_GETTER (PROP_STATS, get_stats),
+  GST_ROBOCACHE_FIELD (PROP_START_TIME, GstRobocacheRecordingSrc, start_time),
+  GST_ROBOCACHE_FIELD (PROP_STOP_TIME, GstRobocacheRecordingSrc, stop_time),
+  GST_ROBOCACHE_FIELD (PROP_RATE, GstRobocacheRecordingSrc, rate),
+  GST_ROBOCACHE_FIELD (PROP_LOOP, GstRobocacheRecordingSrc, loop),
   {0}
 };
 
@@ -289,7 +304,7 @@ set_buffer_times (State * st, GstBuffer * buf, const RcMessage * msg,
   GstClockTime pts = ts > st->base ? ts - st->base : 0;
 
   if (pts < st->segment.start || (GST_CLOCK_TIME_IS_VALID (st->segment.stop)
-          && pts > st->segment.stop))
+          && pts >= st->segment.stop && st->segment.stop > st->segment.start))
     return FALSE;
   GST_BUFFER_PTS (buf) = pts;
   GST_BUFFER_DTS (buf) = pts;
@@ -327,6 +342,30 @@ push_buffer (GstRobocacheRecordingSrc * self, GstPad * task_pad, Stream * s,
   }
 }
 
+/* The end of the messages to play: EOS, or with loop the next pass (an
+ * empty pass ends the loop, so that an empty range cannot spin). */
+static void
+end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
+{
+  State *st = &self->priv->state;
+
+  if (!st->play.loop || st->pass_pushed == 0) {
+    GST_DEBUG_OBJECT (self, "end of the recording");
+    pause_with_eos (self, pad);
+    return;
+  }
+  gst_robocache_recording_play_next_pass (&st->segment,
+      gst_robocache_recording_play_pass_end (st->reader, st->stream_of,
+          st->base, &st->segment));
+  st->pass_pushed = 0;
+  rc_reader_seek (st->reader, st->base + st->segment.start);
+  for (guint i = 0; i < st->streams->len; i++)
+    ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
+  GST_OBJECT_LOCK (self);
+  self->priv->totals.loops++;
+  GST_OBJECT_UNLOCK (self);
+}
+
 /* One message of a played topic per call, on the task of the first pad. */
 static void
 gst_robocache_recording_src_loop (GstPad * pad)
@@ -348,13 +387,11 @@ gst_robocache_recording_src_loop (GstPad * pad)
       pause_on_error (self, pad, &msg, error);
       return;
     case RC_READER_END:
-      GST_DEBUG_OBJECT (self, "end of the bag");
-      pause_with_eos (self, pad);
+      end_of_pass (self, pad);
       return;
   }
   if (recorded_after_stop (st, &msg)) {
-    GST_DEBUG_OBJECT (self, "end of the bag");
-    pause_with_eos (self, pad);
+    end_of_pass (self, pad);
     return;
   }
   s = g_ptr_array_index (st->streams, st->stream_of[msg.topic]);
@@ -370,6 +407,7 @@ gst_robocache_recording_src_loop (GstPad * pad)
   } else {
     prepare_stream (self, s, caps);
     gst_caps_unref (caps);
+    st->pass_pushed++;
     push_buffer (self, pad, s, buf);
   }
 }
@@ -403,10 +441,10 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
 
   gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
       &stop_type, &stop);
-  if (format != GST_FORMAT_TIME || rate != 1.0 ||
+  if (format != GST_FORMAT_TIME || rate <= 0.0 ||
       !(flags & GST_SEEK_FLAG_FLUSH)) {
-    GST_WARNING_OBJECT (self, "only flushing seeks in TIME at rate 1.0 are "
-        "supported");
+    GST_WARNING_OBJECT (self, "only flushing seeks in TIME at a positive "
+        "rate are supported");
     return FALSE;
   }
   /* A pipeline seek reaches every linked pad: handle it once. */
@@ -428,6 +466,7 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
       stop_type, stop, &update);
   st->seqnum = seqnum;
+  st->pass_pushed = 0;
   rc_reader_seek (st->reader, st->base + st->segment.start);
   for (guint i = 0; i < st->streams->len; i++)
     ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
@@ -752,10 +791,12 @@ add_pads (GstRobocacheRecordingSrc * self)
   State *st = &self->priv->state;
 
   gst_segment_init (&st->segment, GST_FORMAT_TIME);
+  gst_robocache_recording_play_segment (&st->segment, &st->play);
   st->segment.duration = st->duration;
+  st->pass_pushed = 0;
   st->seqnum = gst_util_seqnum_next ();
   st->group_id = gst_util_group_id_next ();
-  rc_reader_seek (st->reader, 0);
+  rc_reader_seek (st->reader, st->base + st->segment.start);
   for (guint i = 0; i < st->streams->len; i++) {
     Stream *s = g_ptr_array_index (st->streams, i);
     gst_pad_set_active (s->pad, TRUE);
@@ -782,6 +823,10 @@ start (GstRobocacheRecordingSrc * self)
   st->location = g_strdup (self->location);
   wanted = g_strdup (self->topics);
   st->timestamps = self->timestamps;
+  st->play.start_time = self->start_time;
+  st->play.stop_time = self->stop_time;
+  st->play.rate = self->rate;
+  st->play.loop = self->loop;
   if (klass->reader_flags)
     flags = klass->reader_flags (self);
   memset (&priv->totals, 0, sizeof (priv->totals));
@@ -792,6 +837,8 @@ start (GstRobocacheRecordingSrc * self)
             "the location property"), (NULL));
     goto out;
   }
+  if (!gst_robocache_recording_play_check (GST_ELEMENT (self), &st->play))
+    goto out;
   st->reader = gst_robocache_recording_open (GST_ELEMENT (self),
       st->location, flags);
   if (!st->reader || !(topics = choose_topics (self, wanted)))
@@ -919,10 +966,14 @@ gst_robocache_recording_src_class_init (GstRobocacheRecordingSrcClass * klass)
    * caps cannot describe), skipped-unsupported (big-endian clouds, other
    * image encodings, JointState without one position per name) and, when
    * every playable topic plays (topics empty), skipped-other-types: the
-   * messages of the topics of other types, which are not read.
+   * messages of the topics of other types, which are not read; loops:
+   * the passes restarted by #GstRobocacheRecordingSrc:loop.
    */
   gst_robocache_fields_install_stats (gobject_class, PROP_STATS,
       "Totals since start");
+
+  gst_robocache_recording_play_install_properties (gobject_class,
+      PROP_START_TIME);
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_robocache_recording_src_change_state);

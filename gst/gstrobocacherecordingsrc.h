@@ -49,6 +49,11 @@ struct _GstRobocacheRecordingSrc
   gchar *location;
   gchar *topics;
   GstRobocacheBagTimestamps timestamps;
+  /* The player controls (gstrobocacherecordingplay.h). */
+  guint64 start_time;
+  guint64 stop_time;
+  gdouble rate;
+  gboolean loop;
 
   GstRobocacheRecordingSrcPrivate *priv;
 };

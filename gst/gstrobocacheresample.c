@@ -534,7 +534,7 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "robocache resampler", "Filter/Converter/Robotics",
       "Resamples jittered timestamped vectors onto a regular time grid on "
-      "the GPU or the CPU", "robocache developers");
+      "the GPU or the CPU", GST_ROBOCACHE_AUTHOR);
 
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (resample_transform_caps);
   trans_class->sink_event =

@@ -915,7 +915,7 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "robocache voxelizer", "Filter/Converter/Robotics",
       "Bins lidar point clouds into voxel grids on the GPU or the CPU",
-      "robocache developers");
+      GST_ROBOCACHE_AUTHOR);
 
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform_caps);

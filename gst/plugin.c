@@ -29,5 +29,4 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, robocache,
     "Resample, voxelize and fuse robot sensor streams on the GPU",
-    plugin_init, PACKAGE_VERSION, "LGPL", "robocache",
-    "https://example.invalid/robocache")
+    plugin_init, PACKAGE_VERSION, "LGPL", GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

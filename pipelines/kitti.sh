@@ -43,16 +43,4 @@ robocache_launch -m multifilesrc location="$location" caps="$caps" ! $pace \
     robocachevoxelize backend=$backend mode=count post-messages=true \
     voxel-size="<0.16,0.16,4.0>" origin="<0,-39.68,-3>" dims="<432,496,1>" ! \
     fakesink 2>&1 |
-  awk '/robocachevoxelize, / {
-    line = $0; sub(/.*robocachevoxelize, /, "", line);
-    n = split(line, kv, ", ");
-    for (i = 1; i <= n; i++) {
-      split(kv[i], p, "="); v = p[2]; sub(/^\([a-z0-9]+\)/, "", v);
-      sub(/;$/, "", v); f[p[1]] = v
-    }
-    printf "sweep %4d  points=%d  in-grid=%d  invalid=%d  occupied=%d  %.2f ms on %s\n",
-      sweeps++, f["points"], f["in-grid"], f["invalid"], f["occupied"],
-      f["processing-time"] / 1e6, f["backend"]
-  }
-  /ERROR|WARNING/ { print }
-  END { printf "%d sweeps\n", sweeps }'
+  robocache_sweeps 1

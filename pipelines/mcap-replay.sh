@@ -4,7 +4,9 @@
 # at 10 Hz.  Paced at the recorded speed by default (identity sync=true);
 # --fast runs as fast as possible, with the same frames.  Without a
 # recording, one is made first: a few seconds of the synthetic lidar and
-# joints written by robocachemcapsink as a rosbag2 folder.
+# joints written by robocachemcapsink as a rosbag2 folder.  A ROS 1 bag
+# plays too (robocachemcapsrc reads both formats).  The topics default to
+# /velodyne_points and /joint_states (those of pipelines/sample-data.sh).
 # Usage: pipelines/mcap-replay.sh [FILE-or-FOLDER] [--points TOPIC]
 #          [--joints TOPIC] [--fast] [--backend auto|cpu|gpu]
 set -euo pipefail
@@ -38,12 +40,8 @@ if [ -z "$location" ]; then
       sink_1::topic=/joint_states \
     robocachelidarsrc num-buffers=30 ! m.sink_0 \
     robocachejointsrc num-buffers=300 rate=100/1 ! m.sink_1
-  points=${points:-/velodyne_points} joints=${joints:-/joint_states}
 fi
-if [ -z "$points" ] || [ -z "$joints" ]; then
-  echo "$0: name the lidar and joint topics (--points, --joints)" >&2
-  exit 2
-fi
+points=${points:-/velodyne_points} joints=${joints:-/joint_states}
 
 # What the file holds, as robocache reads it.
 if [ -x "$ROBOCACHE_BUILD/tests/rosdump" ]; then
@@ -56,7 +54,8 @@ print(head["format"], "recording:")
 for t in head["topics"]:
     print("  %-32s %-32s %6d messages" % (t["name"], t["type"], t["messages"]))'
 fi
-echo "playing $points (voxelized, backend=$backend) and $joints, fused at" \
+echo "playing $points (voxelized on robocachevoxelize's default grid:" \
+  "256 x 256 x 32 voxels of 0.2 m, backend=$backend) and $joints, fused at" \
   "10 Hz$([ "$sync" = true ] && echo ", at the recorded pace")"
 
 robocache_launch -v robocachemcapsrc name=m location="$location" \

@@ -152,3 +152,48 @@ robocache_fused_frames () {
   END { if (!all) printf "%d fused frames\n", n }'
 }
 
+# Reads a meson testlog.txt: one line per skipped test (exit status 77),
+# the reason it printed ("SKIP: no usable CUDA device (...)" gives "no
+# usable CUDA device"), or "no reason given".
+robocache_skip_reasons () {
+  [ -f "$1" ] || return 0
+  awk 'function flush() { if (skipped) print (reason != "" ? reason : "no reason given") }
+    /^test: / { flush(); skipped = 0; reason = "" }
+    /^result: .*exit status 77/ { skipped = 1 }
+    /^SKIP: / && reason == "" { reason = substr($0, 7); sub(/ \(.*$/, "", reason) }
+    END { flush() }' "$1"
+}
+
+# The first python3 that has rosbag and sensor_msgs (Debian's, in
+# /usr/bin, before one of a virtual environment); nothing if none has.
+robocache_python_rosbag () {
+  local p
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c "import rosbag, sensor_msgs.msg" 2>/dev/null; then
+      echo "$p"
+      return 0
+    fi
+  done
+}
+
+# Reads gst-launch -m output with robocachevoxelize post-messages=true: one
+# line per sweep, "sweep t=<s>" (or with an argument "sweep <n>"), the
+# point, in-grid, invalid and occupied counts, time and backend; warnings
+# and errors pass through.
+robocache_sweeps () {
+  awk -v numbered="${1:-}" '/robocachevoxelize, / {
+    line = $0; sub(/.*robocachevoxelize, /, "", line);
+    n = split(line, kv, ", ");
+    for (i = 1; i <= n; i++) {
+      split(kv[i], p, "="); v = p[2]; sub(/^\([a-z0-9]+\)/, "", v);
+      sub(/;$/, "", v); f[p[1]] = v
+    }
+    if (numbered) printf "sweep %4d", sweeps++
+    else printf "sweep t=%6.3fs", f["timestamp"] / 1e9
+    printf "  points=%d  in-grid=%d  invalid=%d  occupied=%d  %.2f ms on %s\n",
+      f["points"], f["in-grid"], f["invalid"], f["occupied"],
+      f["processing-time"] / 1e6, f["backend"]
+  }
+  /ERROR|WARNING/ { print }
+  END { if (numbered) printf "%d sweeps\n", sweeps }'
+}

@@ -2,8 +2,8 @@
 # The whole test suite: installs what is missing, configures, builds and
 # runs `meson test`.  Where the CUDA path is built, a second, CPU-only build
 # (-Dcuda=disabled) is tested too, so that both configurations stay green.
-# GPU tests report SKIP, with the reason in their log, on a machine without
-# a GPU.  Extra arguments go to `meson test`.
+# GPU tests report SKIP on a machine without a GPU; the closing summary
+# says so, one line per reason.  Extra arguments go to `meson test`.
 set -euo pipefail
 . "$(dirname "$0")/../pipelines/setup.sh"
 
@@ -11,7 +11,8 @@ robocache_install_missing
 robocache_install_node
 
 summary=$(mktemp)
-trap 'rm -f "$summary"' EXIT
+skips=$(mktemp)
+trap 'rm -f "$summary" "$skips"' EXIT
 status=0
 
 run_suite () {
@@ -20,6 +21,7 @@ run_suite () {
   robocache_build "$dir" "$@"
   meson test -C "$dir" --print-errorlogs "${meson_args[@]}" 2>&1 |
     tee -a "$summary" || status=1
+  robocache_skip_reasons "$dir/meson-logs/testlog.txt" >> "$skips"
 }
 
 meson_args=("$@")
@@ -34,4 +36,8 @@ awk '/^Ok:/ { ok += $2 } /^Fail:/ { fail += $2 } /^Timeout:/ { fail += $2 }
   /^Unexpected Pass:/ { fail += $3 } /^Skipped:/ { skip += $2 }
   END { printf "tests: %d passed, %d failed, %d skipped\n", ok, fail, skip }' \
   "$summary"
+# Then one line per reason a test was skipped for (the "SKIP: reason" its
+# output gives; the details in parentheses left out).
+sort "$skips" | uniq -c | sort -rn | awk '{ n = $1; sub(/^ *[0-9]+ /, "")
+  printf "%d test%s skipped: %s\n", n, n == 1 ? "" : "s", $0 }'
 exit $status

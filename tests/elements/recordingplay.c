@@ -1,0 +1,389 @@
+/* The player controls of robocachebagsrc and robocachemcapsrc
+ * (gst/gstrobocacherecordingplay.h): start-time, stop-time, rate, loop,
+ * the file:// URI handler, and flushing seeks in PAUSED and PLAYING, from
+ * an application.  Both elements are tested on one recording written at
+ * start by robocachemcapsink (the real writer, no other tool needed; both
+ * elements read either format): 20 joint states at 10 Hz, stamped
+ * 0, 0.1, ..., 1.9 s from the first. */
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
+#include <string.h>
+
+#include "elementutil.h"
+#include "testutil.h"
+
+#define N_MSGS 20
+#define STEP (100 * GST_MSECOND)
+
+static const gchar *elements[] = { "robocachebagsrc", "robocachemcapsrc" };
+
+static gchar *rec_dir;
+static gchar *rec_path;
+
+/* The checked fixture: runs in each test's process (a pipeline run in
+ * the parent before fork would leave GStreamer's threads behind). */
+static void
+write_recording (void)
+{
+  GstElement *p;
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *desc;
+
+  desc = g_strdup_printf ("robocachejointsrc num-buffers=%d rate=10/1 "
+      "jitter=0 ! robocachemcapsink location=\"%s\" base-time=1000000000000 "
+      "sink_0::topic=/joint_states", N_MSGS, rec_path);
+  p = gst_parse_launch (desc, NULL);
+  fail_unless (p != NULL);
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+/* @element playing the recording with @props into appsink s (sync
+ * @sync). */
+static GstElement *
+player (const gchar * element, const gchar * props, gboolean sync)
+{
+  gchar *desc = g_strdup_printf ("%s name=src location=\"%s\" %s ! "
+      "appsink name=s sync=%s", element, rec_path, props ? props : "",
+      sync ? "true" : "false");
+  GError *error = NULL;
+  GstElement *p = gst_parse_launch (desc, &error);
+
+  g_assert_no_error (error);
+  g_free (desc);
+  return p;
+}
+
+static GstAppSink *
+sink_of (GstElement * p)
+{
+  GstElement *s = gst_bin_get_by_name (GST_BIN (p), "s");
+
+  gst_object_unref (s);         /* the pipeline keeps it */
+  return GST_APP_SINK (s);
+}
+
+/* Every sample to EOS (the pipeline set to PLAYING here). */
+static GPtrArray *
+pull_to_eos (GstElement * p)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_sample_unref);
+  GstSample *sample;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (sink_of (p), 10 * GST_SECOND)))
+    g_ptr_array_add (out, sample);
+  fail_unless (gst_app_sink_is_eos (sink_of (p)), "no EOS after %u", out->len);
+  return out;
+}
+
+static GstClockTime
+pts_of (GstSample * sample)
+{
+  return GST_BUFFER_PTS (gst_sample_get_buffer (sample));
+}
+
+static GstClockTime
+running_time_of (GstSample * sample)
+{
+  return gst_segment_to_running_time (gst_sample_get_segment (sample),
+      GST_FORMAT_TIME, pts_of (sample));
+}
+
+static void
+wait_paused (GstElement * p)
+{
+  gst_element_set_state (p, GST_STATE_PAUSED);
+  fail_unless_equals_int (gst_element_get_state (p, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+}
+
+/* start-time and stop-time: the messages in [start, stop), in a segment
+ * that says so. */
+GST_START_TEST (test_start_stop)
+{
+  GstElement *p = player (elements[__i__],
+      "start-time=500000000 stop-time=1200000000", FALSE);
+  GPtrArray *out = pull_to_eos (p);
+  const GstSegment *seg;
+
+  fail_unless_equals_int (out->len, 7);
+  for (guint k = 0; k < out->len; k++)
+    fail_unless_equals_clocktime (pts_of (g_ptr_array_index (out, k)),
+        5 * STEP + k * STEP);
+  seg = gst_sample_get_segment (g_ptr_array_index (out, 0));
+  fail_unless_equals_clocktime (seg->start, 5 * STEP);
+  fail_unless_equals_clocktime (seg->stop, 12 * STEP);
+  fail_unless_equals_clocktime (running_time_of (g_ptr_array_index (out, 0)),
+      0);
+  g_ptr_array_unref (out);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* A start-time beyond the end gives EOS and nothing else. */
+GST_START_TEST (test_start_after_end)
+{
+  GstElement *p = player (elements[__i__], "start-time=5000000000", FALSE);
+  GPtrArray *out = pull_to_eos (p);
+
+  fail_unless_equals_int (out->len, 0);
+  g_ptr_array_unref (out);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* stop-time not after start-time is an error naming both. */
+GST_START_TEST (test_stop_before_start_n)
+{
+  GstElement *p = player (elements[__i__],
+      "start-time=1000000000 stop-time=500000000", FALSE);
+  GstMessage *msg = run_to_end (p, 10 * GST_SECOND);
+  GError *err = NULL;
+
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "stop-time (0:00:00.500000000) is not "
+          "after start-time (0:00:01.000000000)") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* rate=4: the segment says so, buffer times stay the recording's, running
+ * times are a quarter, and a synced sink plays the 1.9 s in about 0.5 s. */
+GST_START_TEST (test_rate)
+{
+  GstElement *p = player (elements[__i__], "rate=4.0", TRUE);
+  gint64 t0 = g_get_monotonic_time (), took;
+  GPtrArray *out = pull_to_eos (p);
+  GstSample *last;
+
+  took = g_get_monotonic_time () - t0;
+  fail_unless_equals_int (out->len, N_MSGS);
+  last = g_ptr_array_index (out, N_MSGS - 1);
+  fail_unless_equals_float (gst_sample_get_segment (last)->rate, 4.0);
+  fail_unless_equals_clocktime (pts_of (last), 19 * STEP);
+  fail_unless_equals_clocktime (running_time_of (last), 19 * STEP / 4);
+  fail_unless (took >= 400000 && took < 1500000, "took %" G_GINT64_FORMAT
+      " us", took);
+  g_ptr_array_unref (out);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* loop with stop-time 0.5 s: buffer times 0 .. 0.4 again and again, a
+ * new segment per pass, running times 0, 0.1, 0.2, ... without a gap or
+ * a repeat; stats count the passes. */
+GST_START_TEST (test_loop)
+{
+  GstElement *p = player (elements[__i__], "loop=true stop-time=500000000",
+      FALSE);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstStructure *stats = NULL;
+  guint64 loops = 0;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (guint k = 0; k < 17; k++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (sink_of (p),
+        10 * GST_SECOND);
+
+    fail_unless (sample != NULL, "no sample %u", k);
+    fail_unless_equals_clocktime (pts_of (sample), (k % 5) * STEP);
+    fail_unless_equals_clocktime (running_time_of (sample), k * STEP);
+    gst_sample_unref (sample);
+  }
+  g_object_get (src, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "loops", &loops));
+  fail_unless (loops >= 3, "%" G_GUINT64_FORMAT " loops", loops);
+  gst_structure_free (stats);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* loop over the whole recording: the second pass starts one period (0.1
+ * s) after the last message, at running time 2.0 s. */
+GST_START_TEST (test_loop_whole)
+{
+  GstElement *p = player (elements[__i__], "loop=true", FALSE);
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (guint k = 0; k < N_MSGS + 3; k++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (sink_of (p),
+        10 * GST_SECOND);
+
+    fail_unless (sample != NULL);
+    fail_unless_equals_clocktime (running_time_of (sample), k * STEP);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* file:// URIs set and give back the location; other URIs are refused. */
+GST_START_TEST (test_uri)
+{
+  GstElement *src = gst_element_factory_make (elements[__i__], NULL);
+  gchar *uri = gst_filename_to_uri (rec_path, NULL), *back, *location;
+  GError *err = NULL;
+
+  fail_unless (GST_IS_URI_HANDLER (src));
+  fail_unless_equals_int (gst_uri_handler_get_uri_type (GST_URI_HANDLER
+          (src)), GST_URI_SRC);
+  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (src), uri, &err));
+  g_object_get (src, "location", &location, NULL);
+  fail_unless_equals_string (location, rec_path);
+  back = gst_uri_handler_get_uri (GST_URI_HANDLER (src));
+  fail_unless_equals_string (back, uri);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "file://elsewhere/run.bag", &err));
+  fail_unless (strstr (err->message, "not a local file URI") != NULL);
+  g_clear_error (&err);
+  fail_if (gst_uri_handler_set_uri (GST_URI_HANDLER (src),
+          "http://example.com/run.bag", &err));
+  g_clear_error (&err);
+  g_free (back);
+  g_free (location);
+  g_free (uri);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
+/* The element given its recording by URI plays. */
+GST_START_TEST (test_uri_plays)
+{
+  gchar *uri = gst_filename_to_uri (rec_path, NULL);
+  gchar *desc = g_strdup_printf ("%s name=src ! fakesink", elements[__i__]);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+
+  fail_unless (gst_uri_handler_set_uri (GST_URI_HANDLER (src), uri, NULL));
+  fail_unless (play_to_end (p));
+  gst_object_unref (src);
+  g_free (desc);
+  g_free (uri);
+}
+
+GST_END_TEST;
+
+/* Flushing seeks from an application: in PAUSED (prerolled at the
+ * target) and in PLAYING (the next buffer is the target), and with rate
+ * 2 (the segment says so). */
+GST_START_TEST (test_seek_paused_playing)
+{
+  GstElement *p = player (elements[__i__], NULL, FALSE);
+  GstSample *sample;
+  GPtrArray *out;
+
+  wait_paused (p);
+  fail_unless (gst_element_seek_simple (p, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, 15 * STEP));
+  wait_paused (p);
+  sample = gst_app_sink_try_pull_preroll (sink_of (p), 10 * GST_SECOND);
+  fail_unless_equals_clocktime (pts_of (sample), 15 * STEP);
+  gst_sample_unref (sample);
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  sample = gst_app_sink_try_pull_sample (sink_of (p), 10 * GST_SECOND);
+  fail_unless_equals_clocktime (pts_of (sample), 15 * STEP);
+  gst_sample_unref (sample);
+  fail_unless (gst_element_seek_simple (p, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, 3 * STEP));
+  sample = gst_app_sink_try_pull_sample (sink_of (p), 10 * GST_SECOND);
+  fail_unless_equals_clocktime (pts_of (sample), 3 * STEP);
+  fail_unless_equals_clocktime (running_time_of (sample), 0);
+  gst_sample_unref (sample);
+
+  fail_unless (gst_element_seek (p, 2.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 10 * STEP,
+          GST_SEEK_TYPE_NONE, -1));
+  out = pull_to_eos (p);
+  fail_unless_equals_int (out->len, 10);
+  fail_unless_equals_float (gst_sample_get_segment (g_ptr_array_index (out,
+              0))->rate, 2.0);
+  g_ptr_array_unref (out);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* Reverse playback is refused (the seek fails, playback goes on). */
+GST_START_TEST (test_seek_reverse_n)
+{
+  GstElement *p = player (elements[__i__], NULL, FALSE);
+  GPtrArray *out;
+
+  wait_paused (p);
+  fail_if (gst_element_seek (p, -1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+          GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET, 10 * STEP));
+  out = pull_to_eos (p);
+  fail_unless_equals_int (out->len, N_MSGS);
+  g_ptr_array_unref (out);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+static Suite *
+recordingplay_suite (void)
+{
+  Suite *s = suite_create ("recordingplay");
+  TCase *tc = tcase_create ("general");
+  guint n = G_N_ELEMENTS (elements);
+
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, write_recording, NULL);
+  tcase_add_loop_test (tc, test_start_stop, 0, n);
+  tcase_add_loop_test (tc, test_start_after_end, 0, n);
+  tcase_add_loop_test (tc, test_stop_before_start_n, 0, n);
+  tcase_add_loop_test (tc, test_rate, 0, n);
+  tcase_add_loop_test (tc, test_loop, 0, n);
+  tcase_add_loop_test (tc, test_loop_whole, 0, n);
+  tcase_add_loop_test (tc, test_uri, 0, n);
+  tcase_add_loop_test (tc, test_uri_plays, 0, n);
+  tcase_add_loop_test (tc, test_seek_paused_playing, 0, n);
+  tcase_add_loop_test (tc, test_seek_reverse_n, 0, n);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  rec_dir = g_dir_make_tmp ("robocache-play-XXXXXX", NULL);
+  g_assert_nonnull (rec_dir);
+  rec_path = g_build_filename (rec_dir, "joints.mcap", NULL);
+  gst_check_init (&argc, &argv);
+  ret = gst_check_run_suite (recordingplay_suite (), "recordingplay", __FILE__);
+  test_remove_tree (rec_dir);
+  g_free (rec_path);
+  g_free (rec_dir);
+  return ret;
+}

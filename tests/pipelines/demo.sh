@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# pipelines/demo.sh (DEMO_SECONDS=1, no setup: the build under test): a
+# header per section with its settings, values in the joints section, the
+# closing summary with the backend, one line per section and the files.
+# SKIP without python rosbag (the recording section writes the sample
+# data).
+# Usage: demo.sh SOURCE_ROOT
+set -euo pipefail
+root=${1:?usage: $0 SOURCE_ROOT}
+: "${GST_PLUGIN_PATH_1_0:?run through meson test}"
+export ROBOCACHE_BUILD
+ROBOCACHE_BUILD=$(dirname "$GST_PLUGIN_PATH_1_0")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail () { echo "FAIL: $*"; exit 1; }
+. "$root/pipelines/setup.sh"
+if [ -z "$(robocache_python_rosbag)" ]; then
+  echo "SKIP: no python3 with rosbag (python3-rosbag, installed by tests/run.sh)"
+  exit 77
+fi
+export ROBOCACHE_SAMPLE_DATA=$tmp/sample DEMO_SECONDS=1 DEMO_NO_SETUP=1
+"$root/pipelines/demo.sh" | tee "$tmp/out"
+for want in "^== backend: \(cpu\|gpu\)" "^== lidar: " "^   grid: .*0.2 m" \
+    "^sweep t=.*occupied=" "^== joints: " \
+    "^resampled sample    2  t=0.010 s  j0=[-+][0-9.]*   from input" \
+    "^== fusion: " "^30 fused frames$" "^== recording: " \
+    "^== summary (.* s, backend \(cpu\|gpu\))" \
+    "^lidar: *10 sweeps voxelized, [0-9.]* ms a sweep on \(cpu\|gpu\)" \
+    "^joints: .*resampled to [0-9]* at 100 Hz" \
+    "^fusion: *[0-9][0-9]* fused frames" "^recording: 30 fused frames from the sample bag" \
+    "^files: "; do
+  grep -q "$want" "$tmp/out" || fail "no line matching: $want"
+done
+echo "PASS"
