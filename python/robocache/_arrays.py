@@ -275,13 +275,23 @@ def data_pointer(exported):
     return exported._managed.contents.dl_tensor.data or 0
 
 
+def _torch_from_capsule(capsule):
+    """torch's own capsule reader, without torch.utils.dlpack's checks
+    (the capsule is ours), found once."""
+    global _torch_from_capsule
+    torch = sys.modules["torch"]
+    _torch_from_capsule = getattr(torch._C, "_from_dlpack", None) or \
+        torch.utils.dlpack.from_dlpack
+    return _torch_from_capsule(capsule)
+
+
 def torch_from_new(address):
     """A torch tensor over the new array at `address` (an rc_array_new
     result made on torch's current stream); freed here if torch refuses
     it."""
     capsule = _capsule_new(address, _CAPSULE_NAME, None)
     try:
-        return sys.modules["torch"].utils.dlpack.from_dlpack(capsule)
+        return _torch_from_capsule(capsule)
     except BaseException:
         _free_unconsumed(capsule)
         raise

@@ -245,13 +245,17 @@ class _FastPlan:
 _fast_plans = {}
 _c_void_p = ctypes.c_void_p
 _byref = ctypes.byref
+_array_new = k.rc_array_new
+_resample_cuda = k.rc_resample_cuda
 
 
 def _fast_key(data, st, tt, method, edge, quaternions, angles):
     try:
         key = (data.shape, data.dtype, st.shape, st.dtype, tt.shape,
                tt.dtype, data.get_device(), method, edge,
-               _sequence_key(quaternions), _sequence_key(angles))
+               quaternions if type(quaternions) is tuple
+               else _sequence_key(quaternions),
+               angles if type(angles) is tuple else _sequence_key(angles))
         hash(key)
         return key
     except (AttributeError, TypeError):
@@ -267,16 +271,18 @@ def _resample_fast(key, data, st, tt):
             or not tt.is_contiguous() or st.get_device() != plan.device
             or tt.get_device() != plan.device):
         return None
-    _lib.select_device(plan.device)
-    stream = _arrays.torch_stream(plan.device)
+    device = plan.device
+    if _lib._thread.__dict__.get("device") != device:
+        _lib.select_device(device)
+    stream = _arrays.torch_stream(device)
     address = _c_void_p()
-    if k.rc_array_new(plan.device, 3, plan.shape, plan.type, stream,
-                      _byref(address)) != _lib.OK:
+    if _array_new(device, 3, plan.shape, plan.type, stream,
+                  _byref(address)) != 0:
         return None
-    status = k.rc_resample_cuda(
-        plan.params, st.data_ptr(), data.data_ptr(), tt.data_ptr(),
-        _c_void_p.from_address(address.value).value, stream)
-    if status != _lib.OK:
+    status = _resample_cuda(plan.params, st.data_ptr(), data.data_ptr(),
+                            tt.data_ptr(), _c_void_p.from_address(
+                                address.value).value, stream)
+    if status != 0:
         k.rc_array_free(ctypes.cast(address, ctypes.POINTER(
             _lib.DLManagedTensor)))
         _lib.check(status, "resample (CUDA)")
