@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main demo: sets robocache up (as tests/run.sh does), then runs live
 # synthetic sensors through robocache for a few seconds, on the GPU when
-# there is one, else on the CPU, printing what each element did.
+# there is one, else on the CPU, printing what each element did; last,
+# the lidar seen from above as a PNG and a short video (pipelines/bev.sh;
+# DEMO_OUT picks their folder, default build/demo).
 set -euo pipefail
 . "$(dirname "$0")/setup.sh"
 robocache_install_missing
@@ -33,3 +35,7 @@ echo "== joints: robocachejointsrc (333 Hz, jittered, drop-outs) ! robocacheresa
 echo
 echo "== fusion: camera + joints + voxelized lidar ! robocachefuse rate=30"
 "$(dirname "$0")/fuse.sh" "$seconds"
+
+echo
+echo "== bird's-eye view: robocachelidarsrc ! robocachevoxelize ! robocachebev, to PNG and VP8 video"
+"$(dirname "$0")/bev.sh" "${DEMO_OUT:-$ROBOCACHE_BUILD/demo}" "$seconds"
