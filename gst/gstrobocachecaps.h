@@ -54,6 +54,17 @@ G_BEGIN_DECLS
     GST_ROBOCACHE_VOXELS_MEDIA_TYPE "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA "), " \
     GST_ROBOCACHE_VOXELS_CAPS_FIELDS
 
+/* robocachebev's pictures: RGBA video (x to the right, y up), one per
+ * grid, in system or CUDA memory (GStreamer's own video CUDA memory, which
+ * nvcodec's cudadownload and encoders take). */
+#define GST_ROBOCACHE_BEV_CAPS_FIELDS \
+    "format = (string) RGBA, width = (int) [ 1, 16384 ], " \
+    "height = (int) [ 1, 16384 ], framerate = (fraction) [ 0/1, MAX ]"
+#define GST_ROBOCACHE_BEV_CAPS "video/x-raw, " GST_ROBOCACHE_BEV_CAPS_FIELDS
+#define GST_ROBOCACHE_BEV_CUDA_CAPS \
+    "video/x-raw(" GST_ROBOCACHE_CAPS_FEATURE_CUDA "), " \
+    GST_ROBOCACHE_BEV_CAPS_FIELDS
+
 /* Fixed-length vectors with timestamps: layout "sample" (one vector per
  * buffer, PTS = sample time) or "chunk" (batch x S samples per buffer: an
  * int64 nanosecond timestamp block [batch][S] followed by the values

@@ -12,10 +12,13 @@
 #endif
 
 #define GST_USE_UNSTABLE_API
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+
+#include <gst/video/video.h>
 
 #include "gstrobocachegpu.h"
 #include "robocache-kernels.h"
@@ -373,6 +376,46 @@ gst_robocache_gpu_pool_new (GstRobocacheGpu * gpu, GstCaps * caps, gsize size)
     return NULL;
   }
   return pool;
+}
+
+gboolean
+gst_robocache_gpu_decide_video_pool (GstRobocacheGpu * gpu,
+    GstElement * element, GstQuery * query)
+{
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstCaps *caps;
+  GstVideoInfo info;
+  guint size;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps) || !gpu->context)
+    goto failed;
+  pool = gst_cuda_buffer_pool_new (GST_CUDA_CONTEXT (gpu->context));
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE))
+    goto failed;
+  /* The pool may have padded the rows: the size it settled on. */
+  config = gst_buffer_pool_get_config (pool);
+  size = (guint) info.size;
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+  return TRUE;
+
+failed:
+  GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+      ("cannot make a pool of CUDA video frames for %" GST_PTR_FORMAT, caps),
+      (NULL));
+  if (pool)
+    gst_object_unref (pool);
+  return FALSE;
 }
 
 /* ------------------------------------------------------------------ */

@@ -10,6 +10,7 @@ G_BEGIN_DECLS
 #define GST_ROBOCACHE_AUTHOR "robocache developers"
 
 GST_ELEMENT_REGISTER_DECLARE (robocachevoxelize);
+GST_ELEMENT_REGISTER_DECLARE (robocachebev);
 GST_ELEMENT_REGISTER_DECLARE (robocachefuse);
 GST_ELEMENT_REGISTER_DECLARE (robocachelidarsrc);
 GST_ELEMENT_REGISTER_DECLARE (robocachejointsrc);

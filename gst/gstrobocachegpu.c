@@ -280,3 +280,41 @@ gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
   gst_object_unref (pool);
   return TRUE;
 }
+
+gboolean
+gst_robocache_gpu_map_input (GstRobocacheGpu * gpu, GstElement * element,
+    GstBuffer * buf, GstMapInfo * map, GstRobocacheScratch * scratch,
+    gconstpointer * device, const gchar * what)
+{
+  gboolean native = gst_buffer_n_memory (buf) == 1 &&
+      gst_robocache_gpu_memory_is_native (gpu, gst_buffer_peek_memory (buf,
+          0));
+  rc_status ret;
+
+  if (!gst_buffer_map (buf, map, GST_MAP_READ |
+          (native ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("cannot map %s", what),
+        (NULL));
+    return FALSE;
+  }
+  *device = map->data;
+  if (native)
+    return TRUE;
+  if (!gst_robocache_gpu_ensure_device (gpu, element, scratch, map->size, what))
+    goto failed;
+  ret = rc_device_copy_async (scratch->ptr, map->data, map->size,
+      RC_COPY_HOST_TO_DEVICE, gpu->stream);
+  if (ret != RC_OK) {
+    gchar *step = g_strdup_printf ("copying %s to the GPU", what);
+
+    gst_robocache_gpu_failed (element, step, ret);
+    g_free (step);
+    goto failed;
+  }
+  *device = scratch->ptr;
+  return TRUE;
+
+failed:
+  gst_buffer_unmap (buf, map);
+  return FALSE;
+}

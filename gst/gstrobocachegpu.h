@@ -165,5 +165,23 @@ GstFlowReturn gst_robocache_gpu_failed (GstElement * element,
 /* The allocator type name of robocache CUDA memory. */
 #define GST_ROBOCACHE_CUDA_MEMORY_TYPE "robocache.cuda.memory"
 
+/* Maps @buf for a kernel on the GPU (the context current): in place when
+ * it is one robocache CUDA memory of this context, else mapped plainly and
+ * copied into @scratch (grown as needed) on the element's stream.  *device
+ * is then the device pointer; unmap @map when the kernel is queued and the
+ * stream synchronised.  FALSE, with an error naming @what posted, when it
+ * can be neither. */
+gboolean gst_robocache_gpu_map_input (GstRobocacheGpu * gpu,
+    GstElement * element, GstBuffer * buf, GstMapInfo * map,
+    GstRobocacheScratch * scratch, gconstpointer * device,
+    const gchar * what);
+
+/* Makes a pool of GStreamer's own CUDA memory for the video caps of an
+ * ALLOCATION query (pitched frames with a GstVideoMeta, as nvcodec's
+ * cudadownload, encoders and converters take them) the only one in it,
+ * active; on failure posts an error on @element and returns FALSE. */
+gboolean gst_robocache_gpu_decide_video_pool (GstRobocacheGpu * gpu,
+    GstElement * element, GstQuery * query);
+
 G_END_DECLS
 #endif

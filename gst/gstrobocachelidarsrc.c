@@ -1,8 +1,9 @@
 /* robocachelidarsrc: a synthetic spinning lidar.
  *
  * One buffer is one sweep (a full turn) of a sensor standing 1.7 m above a
- * flat ground, among a few boxes (a building, a wall, a pole and a car that
- * drives along x, so that successive sweeps differ). */
+ * flat ground, among a few boxes (a building, a wall, a fence with a gate,
+ * parked cars, a person, poles, and a car that drives along x, so that
+ * successive sweeps differ). */
 /**
  * SECTION:element-robocachelidarsrc
  * @title: robocachelidarsrc
@@ -93,21 +94,37 @@ typedef struct
   gdouble reflectivity;
   gdouble speed;                /* along x, in m/s; the box wraps around
                                  * [TRACK_START, TRACK_START + TRACK_LENGTH) */
+  gdouble phase;                /* metres along the track at time 0 */
 } SceneBox;
 
 #define TRACK_START -40.0
 #define TRACK_LENGTH 80.0
 
+/* Seen from above (robocachebev), in the default 51.2 m grid: the long
+ * wall across the top, the building's corner to the upper right, the
+ * fence along the bottom, parked cars, a person and poles, and the car
+ * driving to the right below the sensor. */
 static const SceneBox scene_boxes[] = {
   /* a building, front left */
-  {{12.0, 4.0, -SENSOR_HEIGHT}, {20.0, 12.0, 6.0}, 0.45, 0.0},
+  {{12.0, 4.0, -SENSOR_HEIGHT}, {20.0, 12.0, 6.0}, 0.45, 0.0, 0.0},
   /* a long wall along x, to the left */
-  {{-30.0, 15.0, -SENSOR_HEIGHT}, {30.0, 16.0, 1.3}, 0.30, 0.0},
+  {{-30.0, 15.0, -SENSOR_HEIGHT}, {30.0, 16.0, 1.3}, 0.30, 0.0, 0.0},
   /* a pole, front right */
-  {{4.0, -3.0, -SENSOR_HEIGHT}, {4.3, -2.7, 3.0}, 0.60, 0.0},
-  /* a car driving along x in the lane to the right, starting at x = -40 */
+  {{4.0, -3.0, -SENSOR_HEIGHT}, {4.3, -2.7, 3.0}, 0.60, 0.0, 0.0},
+  /* a car driving along x in the lane to the right, 28 m along the track
+   * (x = -12) at time 0 */
   {{TRACK_START, -5.0, -SENSOR_HEIGHT}, {TRACK_START + 4.5, -3.2, -0.2}, 0.85,
-      5.0},
+      5.0, 28.0},
+  /* a fence along x, to the right, with a gate */
+  {{-24.0, -12.0, -SENSOR_HEIGHT}, {2.0, -11.8, -0.5}, 0.35, 0.0, 0.0},
+  {{6.0, -12.0, -SENSOR_HEIGHT}, {22.0, -11.8, -0.5}, 0.35, 0.0, 0.0},
+  /* two cars parked behind the sensor, to the left */
+  {{-11.0, 4.0, -SENSOR_HEIGHT}, {-6.5, 5.8, -0.3}, 0.80, 0.0, 0.0},
+  {{-18.0, 4.2, -SENSOR_HEIGHT}, {-13.5, 6.0, -0.3}, 0.80, 0.0, 0.0},
+  /* a person, front left */
+  {{6.0, 6.0, -SENSOR_HEIGHT}, {6.5, 6.5, 0.1}, 0.50, 0.0, 0.0},
+  /* a pole behind, to the right */
+  {{-8.0, -8.0, -SENSOR_HEIGHT}, {-7.7, -7.7, 3.0}, 0.60, 0.0, 0.0},
 };
 
 #define N_BOXES G_N_ELEMENTS (scene_boxes)
@@ -432,7 +449,8 @@ scene_move_to (Scene * scene, gdouble now)
 {
   for (guint b = 0; b < N_BOXES; b++) {
     if (scene_boxes[b].speed != 0.0) {
-      gdouble shift = fmod (scene_boxes[b].speed * now, TRACK_LENGTH);
+      gdouble shift = fmod (scene_boxes[b].speed * now +
+          scene_boxes[b].phase, TRACK_LENGTH);
       if (shift != scene->shift[b]) {
         scene->shift[b] = shift;
         scene->boxes[b].lo[0] = scene_boxes[b].lo[0] + shift;

@@ -63,6 +63,15 @@ gst_robocache_gpu_pop (GstRobocacheGpu * gpu)
 {
 }
 
+gboolean
+gst_robocache_gpu_decide_video_pool (GstRobocacheGpu * gpu,
+    GstElement * element, GstQuery * query)
+{
+  GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, ("CUDA video: " NOT_BUILT),
+      (NULL));
+  return FALSE;
+}
+
 GstBufferPool *
 gst_robocache_gpu_pool_new (GstRobocacheGpu * gpu, GstCaps * caps, gsize size)
 {

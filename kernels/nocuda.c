@@ -9,6 +9,13 @@ rc_device_count (const char **why)
   return 0;
 }
 
+/* The scratch size is known without CUDA; only the call is not built. */
+uint64_t
+rc_bev_cuda_scratch_size (const rc_bev_params * params)
+{
+  return 0;
+}
+
 rc_status
 rc_device_current (int *device)
 {
@@ -61,4 +68,7 @@ NOT_BUILT (rc_status rc_resample_cuda (const rc_resample_params * params,
         const int64_t * target_times, void *out, void *stream))
 NOT_BUILT (rc_status rc_fuse_cuda (const rc_fuse_params * params,
         const int64_t * tick_times, float *out, void *stream))
+NOT_BUILT (rc_status rc_bev_render_cuda (const rc_bev_params * params,
+        const void *grid, const uint8_t * overlay, void *out,
+        size_t out_pitch, void *scratch, rc_bev_stats * stats, void *stream))
 /* *INDENT-ON* */

@@ -397,6 +397,105 @@ rc_status rc_resample_cuda (const rc_resample_params * params,
 
 
 /* ------------------------------------------------------------------ */
+/* Bird's-eye view: a voxel grid drawn as an RGBA picture              */
+/* ------------------------------------------------------------------ */
+
+/* The largest picture, and the largest grid-x and grid-y drawn. */
+#define RC_BEV_MAX_SIZE 16384
+/* Entries of a colormap table (kernels/bev-colormaps.h). */
+#define RC_BEV_COLORS 256
+
+/* What a column (all voxels k of one (i, j)) is drawn as.  A voxel is
+ * empty when its count or occupancy is 0, or, in a mean grid, when the
+ * drawn feature is 0 (what robocachevoxelize writes there), NaN or Inf.
+ * A column with no non-empty voxel is empty and drawn as the
+ * background. */
+typedef enum
+{
+  RC_BEV_DENSITY,               /* count: the column's points; occupancy
+                                 * and mean: its non-empty voxels */
+  RC_BEV_HEIGHT,                /* k of the column's highest non-empty
+                                 * voxel (0 the lowest layer) */
+  RC_BEV_FEATURE                /* mean grids only: the value of feature
+                                 * plane @feature in the column's highest
+                                 * non-empty voxel (what is seen from
+                                 * above) */
+} rc_bev_value;
+
+typedef enum
+{
+  RC_BEV_COLORMAP_TURBO,        /* Google's Turbo rainbow, blue to red */
+  RC_BEV_COLORMAP_DENSITY       /* gnuplot's pm3d palette from violet to
+                                 * yellow */
+} rc_bev_colormap;
+
+/* Where the column values come from.  Only dense grids now; sparse
+ * pillars (a list of occupied columns) will fill the same column plane
+ * and share the colouring. */
+typedef enum
+{
+  RC_BEV_INPUT_DENSE
+} rc_bev_input;
+
+typedef struct
+{
+  rc_bev_input input;
+  rc_voxel_grid grid;           /* dims and mode (OCCUPANCY, COUNT, MEAN);
+                                 * grid-x and grid-y up to RC_BEV_MAX_SIZE */
+  uint32_t n_features;          /* MEAN: feature planes in the grid */
+  uint32_t feature;             /* MEAN: the plane tested for emptiness and
+                                 * drawn by RC_BEV_FEATURE */
+  rc_bev_value value;
+  rc_bev_colormap colormap;
+  /* Nonzero: the range is the frame's smallest and largest value over its
+   * non-empty columns; else [range_min, range_max] in value units
+   * (RC_BEV_HEIGHT: voxel layers k). */
+  int auto_range;
+  double range_min, range_max;
+  uint32_t width, height;       /* pixels, 1 .. RC_BEV_MAX_SIZE */
+  uint8_t background[4];        /* RGBA of empty pixels */
+} rc_bev_params;
+
+/* What a frame held. */
+typedef struct
+{
+  uint64_t columns;             /* non-empty columns */
+  double min, max;              /* of their values (0 and 0 if none) */
+} rc_bev_stats;
+
+/* Pixel (px, py), row py from the top, shows column
+ * i = px * grid-x / width, j = grid-y - 1 - py * grid-y / height (integer
+ * division: nearest column; x to the right, y up, as rviz shows it from
+ * above).  A non-empty column of value v takes colour index
+ * floor ((v - lo) * 256 / (hi - lo)) clamped to [0, 255] of the table, the
+ * same double operations on CPU and GPU; a range of zero or negative width
+ * gives index 255.  @overlay, if not NULL, is a width x height RGBA
+ * picture (packed rows) drawn over the view with its alpha in integer
+ * arithmetic: out = (o * a + v * (255 - a) + 127) / 255 per channel, alpha
+ * 255.  The output rows are @out_pitch bytes apart.  CPU and GPU give the
+ * same bytes. */
+rc_status rc_bev_check (const rc_bev_params * params);
+/* Bytes of the input grid. */
+uint64_t rc_bev_input_size (const rc_bev_params * params);
+/* Bytes of scratch (the column plane) for rc_bev_render_cpu, and for
+ * rc_bev_render_cuda (device memory, 8-byte aligned, contents need not be
+ * initialised). */
+uint64_t rc_bev_scratch_size (const rc_bev_params * params);
+uint64_t rc_bev_cuda_scratch_size (const rc_bev_params * params);
+
+/* CPU: host pointers; @stats may be NULL. */
+rc_status rc_bev_render_cpu (const rc_bev_params * params, const void *grid,
+    const uint8_t * overlay, void *out, size_t out_pitch, void *scratch,
+    rc_bev_stats * stats);
+
+/* CUDA: @grid, @overlay, @out and @scratch device memory; @stats, if not
+ * NULL, page-locked host memory valid once @stream is synchronised.
+ * Asynchronous on @stream, no allocation. */
+rc_status rc_bev_render_cuda (const rc_bev_params * params, const void *grid,
+    const uint8_t * overlay, void *out, size_t out_pitch, void *scratch,
+    rc_bev_stats * stats, void *stream);
+
+/* ------------------------------------------------------------------ */
 /* Batched fusion (recorded data: many episodes, many ticks, one call) */
 /* ------------------------------------------------------------------ */
 

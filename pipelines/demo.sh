@@ -16,7 +16,7 @@ here=$(dirname "$0")
 . "$here/setup.sh"
 
 seconds=${DEMO_SECONDS:-3}
-demo_sections=(lidar joints fusion recording)
+demo_sections=(lidar joints fusion recording bev)
 summary_lines=()
 
 # demo_header TITLE PIPELINE SETTINGS...: the section's header.
@@ -155,6 +155,17 @@ demo_recording () {
   "$here/mcap-replay.sh" "$sample/sample.bag" --fast | tee "$demo_out/recording.txt"
   demo_summary "$(sed -n 's/^\([0-9]*\) fused frames$/recording: \1 fused frames from the sample bag/p' \
     "$demo_out/recording.txt")"
+}
+
+demo_bev () {
+  demo_header "bird's-eye view: the lidar seen from above, as a picture and a video" \
+    "robocachelidarsrc ! robocachevoxelize ! robocachebev ! pngenc / vp8enc" \
+    "picture:  512 x 512 RGBA from the 256 x 256 x 32 grid, x right, y up;" \
+    "          colour = height of each column's highest point (blue -2.5 m" \
+    "          .. red +2.5 m), grey rings every 10 m, white bar 10 m"
+  "$here/bev.sh" "$demo_out" "$seconds" | tee "$demo_out/bev.txt"
+  demo_summary "bev:       $demo_out/bev.png and $demo_out/bev.webm" \
+    "(look at them)"
 }
 
 if [ -z "${DEMO_NO_SETUP:-}" ]; then

@@ -1070,6 +1070,124 @@ bench_fuse (uint32_t episodes, uint32_t n_ticks, double seconds)
 #endif /* BENCH_HAVE_FUSE */
 
 /* ------------------------------------------------------------------ */
+/* Bird's-eye view                                                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct
+{
+  rc_bev_params p;
+  int n_sets;
+  size_t grid_bytes, out_bytes;
+  uint8_t **h_grid, *h_overlay;
+  void **d_grid, **d_out, *d_overlay, *d_scratch;
+} BevBench;
+
+static void
+run_bev (void *ctx, int set)
+{
+  BevBench *b = ctx;
+
+  CHECK (rc_bev_render_cuda (&b->p, b->d_grid[set], b->d_overlay,
+          b->d_out[set], (size_t) b->p.width * 4, b->d_scratch, NULL, stream));
+}
+
+/* The GPU's picture of set @set against the CPU's, byte for byte. */
+static void
+check_bev (BevBench * b, int set, const char *name)
+{
+  uint8_t *ref = g_malloc (b->out_bytes), *got = g_malloc (b->out_bytes);
+  void *scratch = g_malloc (rc_bev_scratch_size (&b->p));
+
+  CHECK (rc_device_memset_async (b->d_out[set], 0x5a, b->out_bytes, stream));
+  run_bev (b, set);
+  CHECK (rc_device_copy_async (got, b->d_out[set], b->out_bytes,
+          RC_COPY_DEVICE_TO_HOST, stream));
+  CHECK (rc_stream_synchronize (stream));
+  CHECK (rc_bev_render_cpu (&b->p, b->h_grid[set], b->h_overlay, ref,
+          (size_t) b->p.width * 4, scratch, NULL));
+  if (memcmp (ref, got, b->out_bytes) != 0)
+    die ("%s: the GPU's picture differs from the CPU's", name);
+  g_free (ref);
+  g_free (got);
+  g_free (scratch);
+}
+
+/* A @width x @height picture of a 256 x 256 x 32 count grid, about 4 % of
+ * its voxels holding 1 to 20 points (a lidar sweep's), automatic range,
+ * with an overlay (robocachebev's rings, marker and bar), as the element
+ * draws by default. */
+static void
+bench_bev (uint32_t width, uint32_t height)
+{
+  const rc_voxel_grid grid = { {-25.6, -25.6, -3.2}, {0.2, 0.2, 0.2},
+  {256, 256, 32}, RC_VOXEL_COUNT
+  };
+  size_t ov_bytes = (size_t) width * height * 4;
+  BevBench b;
+  Result r;
+
+  memset (&b, 0, sizeof (b));
+  memset (&r, 0, sizeof (r));
+  b.p.grid = grid;
+  b.p.value = RC_BEV_DENSITY;
+  b.p.auto_range = 1;
+  b.p.width = width;
+  b.p.height = height;
+  b.p.background[3] = 255;
+  CHECK (rc_bev_check (&b.p));
+  b.grid_bytes = rc_bev_input_size (&b.p);
+  b.out_bytes = ov_bytes;
+  g_snprintf (r.name, sizeof (r.name), "bev-count256x256x32-%ux%u",
+      width, height);
+  g_strlcpy (r.kind, "bev", sizeof (r.kind));
+  g_snprintf (r.detail, sizeof (r.detail), "256x256x32 uint32 counts (4%% "
+      "of voxels set) to %ux%u RGBA, density, automatic range, overlay",
+      width, height);
+  r.floor_bytes = r.set_bytes = b.grid_bytes + ov_bytes + b.out_bytes;
+  b.n_sets = sets_for (r.set_bytes);
+
+  b.h_overlay = g_malloc (ov_bytes);
+  for (size_t i = 0; i < ov_bytes; i++)
+    b.h_overlay[i] = i % 4 == 3 && rng_unit () < 0.9 ? 0 :
+        (uint8_t) (rng_u64 () & 0xff);
+  CHECK (rc_device_alloc (&b.d_overlay, ov_bytes));
+  CHECK (rc_device_alloc (&b.d_scratch, rc_bev_cuda_scratch_size (&b.p)));
+  CHECK (rc_device_copy_async (b.d_overlay, b.h_overlay, ov_bytes,
+          RC_COPY_HOST_TO_DEVICE, stream));
+  b.h_grid = g_new0 (uint8_t *, b.n_sets);
+  b.d_grid = g_new0 (void *, b.n_sets);
+  b.d_out = g_new0 (void *, b.n_sets);
+  for (int s = 0; s < b.n_sets; s++) {
+    uint32_t *counts = g_malloc (b.grid_bytes);
+
+    for (size_t v = 0; v < b.grid_bytes / 4; v++)
+      counts[v] = rng_unit () < 0.04 ? 1 + (uint32_t) (rng_u64 () % 20) : 0;
+    b.h_grid[s] = (uint8_t *) counts;
+    CHECK (rc_device_alloc (&b.d_grid[s], b.grid_bytes));
+    CHECK (rc_device_alloc (&b.d_out[s], b.out_bytes));
+    CHECK (rc_device_copy_async (b.d_grid[s], counts, b.grid_bytes,
+            RC_COPY_HOST_TO_DEVICE, stream));
+  }
+  CHECK (rc_stream_synchronize (stream));
+
+  check_bev (&b, 0, r.name);
+  bench (run_bev, &b, b.n_sets, &r);
+  check_bev (&b, (n_runs - 1) % b.n_sets, r.name);
+
+  for (int s = 0; s < b.n_sets; s++) {
+    g_free (b.h_grid[s]);
+    CHECK (rc_device_free (b.d_grid[s]));
+    CHECK (rc_device_free (b.d_out[s]));
+  }
+  CHECK (rc_device_free (b.d_overlay));
+  CHECK (rc_device_free (b.d_scratch));
+  g_free (b.h_overlay);
+  g_free (b.h_grid);
+  g_free (b.d_grid);
+  g_free (b.d_out);
+}
+
+/* ------------------------------------------------------------------ */
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -1228,6 +1346,9 @@ main (int argc, char **argv)
       CLOUD_LIDAR);
   bench_voxelize ("voxelize-centroids-kitti0.2-n131072", &kitti_leaf, 131072,
       CLOUD_LIDAR);
+
+  /* The bird's-eye view's goal: 512 x 512 from 256 x 256 x 32 counts. */
+  bench_bev (512, 512);
 
 #if BENCH_HAVE_FUSE
   bench_fuse (64, 500, 10.0);

@@ -28,7 +28,11 @@ for want in "^== backend: \(cpu\|gpu\)" "^== lidar: " "^   grid: .*0.2 m" \
     "^lidar: *10 sweeps voxelized, [0-9.]* ms a sweep on \(cpu\|gpu\)" \
     "^joints: .*resampled to [0-9]* at 100 Hz" \
     "^fusion: *[0-9][0-9]* fused frames" "^recording: 30 fused frames from the sample bag" \
-    "^files: "; do
+    "^== bird's-eye view: " "^bev: .*bev.png" "^files: "; do
   grep -q "$want" "$tmp/out" || fail "no line matching: $want"
 done
+# The picture is a PNG of the default 512 x 512 view.
+png=$(sed -n "s/^bird's-eye view picture: //p" "$tmp/out")
+[ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+  fail "$png is not a PNG"
 echo "PASS"

@@ -1,0 +1,137 @@
+/* Bird's-eye-view maths, shared by bev.c and bev.cu so that CPU and GPU
+ * draw the same bytes: a column's value (integer sums, exact), the colour
+ * index (one subtraction, one exact multiplication by 256 and one
+ * division, in double, which no compiler contracts into an FMA), the
+ * overlay blend (integers), and the order-preserving keys that make the
+ * automatic range a min/max independent of the order of reduction. */
+#ifndef ROBOCACHE_BEV_MATH_H
+#define ROBOCACHE_BEV_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hostdevice.h"
+#include "robocache-kernels.h"
+
+RC_HD uint64_t
+rc_bev_columns (const rc_bev_params * p)
+{
+  return (uint64_t) p->grid.dims[0] * p->grid.dims[1];
+}
+
+/* Voxel @index of the grid: nonzero when it is not empty, with its value
+ * in *value (mean grids: the feature, -0 made +0; others: unused). */
+RC_HD int
+rc_bev_voxel (const rc_bev_params * p, const void *grid, uint64_t index,
+    double *value)
+{
+  switch (p->grid.mode) {
+    case RC_VOXEL_OCCUPANCY:
+      *value = ((const uint8_t *) grid)[index];
+      return *value != 0.0;
+    case RC_VOXEL_COUNT:
+      *value = ((const uint32_t *) grid)[index];
+      return *value != 0.0;
+    default:{
+      uint64_t voxels = rc_bev_columns (p) * p->grid.dims[2];
+      float v = ((const float *) grid)[(uint64_t) p->feature * voxels + index];
+
+      *value = (double) v + 0.0;
+      return isfinite (v) && v != 0.0f;
+    }
+  }
+}
+
+/* The value of column @column, or NaN when it is empty. */
+RC_HD double
+rc_bev_column_value (const rc_bev_params * p, const void *grid, uint64_t column)
+{
+  uint64_t plane = rc_bev_columns (p);
+  double v, sum = 0.0;
+
+  if (p->value == RC_BEV_DENSITY) {
+    /* Integers below 2^53: exact in any order. */
+    for (uint32_t k = 0; k < p->grid.dims[2]; k++) {
+      if (rc_bev_voxel (p, grid, k * plane + column, &v))
+        sum += p->grid.mode == RC_VOXEL_COUNT ? v : 1.0;
+    }
+    return sum > 0.0 ? sum : NAN;
+  }
+  for (uint32_t k = p->grid.dims[2]; k-- > 0;) {
+    if (rc_bev_voxel (p, grid, k * plane + column, &v))
+      return p->value == RC_BEV_HEIGHT ? (double) k : v;
+  }
+  return NAN;
+}
+
+/* Order-preserving keys of finite doubles, for min and max as integers. */
+RC_HD uint64_t
+rc_bev_key (double v)
+{
+  uint64_t bits;
+
+  memcpy (&bits, &v, sizeof (bits));
+  return (bits >> 63) ? ~bits : bits | (1ull << 63);
+}
+
+RC_HD double
+rc_bev_unkey (uint64_t key)
+{
+  uint64_t bits = (key >> 63) ? key & ~(1ull << 63) : ~key;
+  double v;
+
+  memcpy (&v, &bits, sizeof (v));
+  return v;
+}
+
+/* The colour index of a non-empty column's value @v in [lo, hi]. */
+RC_HD uint32_t
+rc_bev_index (double v, double lo, double hi)
+{
+  double q;
+
+  if (!(hi > lo))
+    return RC_BEV_COLORS - 1;
+  q = ((v - lo) * (double) RC_BEV_COLORS) / (hi - lo);
+  if (!(q >= 0.0))
+    return 0;
+  if (q >= (double) (RC_BEV_COLORS - 1))
+    return RC_BEV_COLORS - 1;
+  return (uint32_t) q;
+}
+
+/* The column pixel (px, py) shows. */
+RC_HD uint64_t
+rc_bev_pixel_column (const rc_bev_params * p, uint32_t px, uint32_t py)
+{
+  uint64_t i = (uint64_t) px * p->grid.dims[0] / p->width;
+  uint64_t j = p->grid.dims[1] - 1 -
+      (uint64_t) py * p->grid.dims[1] / p->height;
+
+  return j * p->grid.dims[0] + i;
+}
+
+/* Pixel (px, py): the column's colour from @table (or the background),
+ * then @overlay (may be NULL) over it. */
+RC_HD void
+rc_bev_pixel (const rc_bev_params * p, const double *columns,
+    const uint8_t * overlay, const uint8_t (*table)[4], double lo, double hi,
+    uint32_t px, uint32_t py, uint8_t out[4])
+{
+  double v = columns[rc_bev_pixel_column (p, px, py)];
+  const uint8_t *c = v == v ? table[rc_bev_index (v, lo, hi)] : p->background;
+
+  if (overlay) {
+    const uint8_t *o = overlay + ((uint64_t) py * p->width + px) * 4;
+    uint32_t a = o[3];
+
+    for (int ch = 0; ch < 3; ch++)
+      out[ch] = (uint8_t) ((o[ch] * a + c[ch] * (255 - a) + 127) / 255);
+    out[3] = (uint8_t) ((255 * a + c[3] * (255 - a) + 127) / 255);
+  } else {
+    memcpy (out, c, 4);
+  }
+}
+
+#endif
