@@ -7,6 +7,7 @@
 G_BEGIN_DECLS
 
 GST_ELEMENT_REGISTER_DECLARE (robocachevoxelize);
+GST_ELEMENT_REGISTER_DECLARE (robocachepillars);
 GST_ELEMENT_REGISTER_DECLARE (robocachefuse);
 GST_ELEMENT_REGISTER_DECLARE (robocachelidarsrc);
 GST_ELEMENT_REGISTER_DECLARE (robocachejointsrc);

@@ -17,6 +17,7 @@ plugin_init (GstPlugin * plugin)
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_BACKEND, 0);
 
   ret |= GST_ELEMENT_REGISTER (robocachevoxelize, plugin);
+  ret |= GST_ELEMENT_REGISTER (robocachepillars, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachefuse, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachelidarsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachejointsrc, plugin);
