@@ -408,7 +408,7 @@ rc_status rc_sparse_voxelize_cpu (const rc_point_layout * layout,
     const rc_sparse_output * out, void *scratch, rc_sparse_stats * stats);
 
 /* CUDA: @points, the outputs and @scratch are device memory, @scratch
- * 256-byte aligned and of the size rc_sparse_cuda_scratch_size gives for
+ * of the size rc_sparse_cuda_scratch_size gives for
  * clouds of up to @max_points points (it asks CUB, so needs a current
  * device).  Integer atomics only, so the bytes are those of the CPU.
  * @stats, if not NULL, page-locked host memory, valid once @stream is

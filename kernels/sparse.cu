@@ -130,7 +130,8 @@ rc_sparse_cuda_scratch_size (const rc_point_layout * layout,
       max_points >= RC_SPARSE_NONE || max_points > INT32_MAX - 1)
     return RC_ERROR_INVALID_ARGUMENT;
   ret = layout_scratch (params, max_points, NULL, &l);
-  *size = l.total;
+  /* Room to align a base that is not 256-byte aligned. */
+  *size = l.total + ALIGN;
   return ret;
 }
 
@@ -403,16 +404,18 @@ rc_sparse_voxelize_cuda (const rc_point_layout * layout,
   cudaStream_t s = (cudaStream_t) stream;
   const uint8_t *pts = (const uint8_t *) points;
   scratch_layout l;
+  uint8_t *base;
   rc_status ret;
 
   if (rc_sparse_check (layout, params) != RC_OK || !out || !out->features ||
       !out->coords || !out->num_points || !out->n_voxels || !scratch ||
       (n_points > 0 && !points) || n_points > INT32_MAX - 1)
     return RC_ERROR_INVALID_ARGUMENT;
-  ret = layout_scratch (params, n_points, (uint8_t *) scratch, &l);
+  base = (uint8_t *) align_up ((uintptr_t) scratch);
+  ret = layout_scratch (params, n_points, base, &l);
   if (ret != RC_OK)
     return ret;
-  if (l.total > scratch_size)
+  if (l.total + (uint64_t) (base - (uint8_t *) scratch) > scratch_size)
     return RC_ERROR_INVALID_ARGUMENT;
 
   ret = rank_voxels (layout, params, pts, (uint32_t) n_points, &l, s);
