@@ -801,3 +801,75 @@ gst_robocache_vectors_caps_new (const GstRobocacheVectorsInfo * info,
   }
   return caps;
 }
+
+/* ------------------------------------------------------------------ */
+/* Sparse voxels and pillars                                           */
+/* ------------------------------------------------------------------ */
+
+void
+gst_robocache_sparse_info_layout (GstRobocacheSparseInfo * info)
+{
+  gsize m = info->params.max_voxels;
+
+  info->coords_offset = m * info->params.max_points * info->channels * 4;
+  info->num_points_offset = info->coords_offset + m * 3 * 4;
+  info->n_voxels_offset = info->num_points_offset + m * 4;
+  info->size = info->n_voxels_offset + 16;
+}
+
+GstCaps *
+gst_robocache_sparse_caps_new (const GstRobocacheSparseInfo * info,
+    const gchar * channel_names, gboolean cuda)
+{
+  GstCaps *caps = gst_caps_new_simple (GST_ROBOCACHE_SPARSE_MEDIA_TYPE,
+      "mode", G_TYPE_STRING, info->params.mode == RC_SPARSE_VOXELS ?
+      "voxels" : "pillars",
+      "channels", G_TYPE_INT, (gint) info->channels,
+      "max-voxels", G_TYPE_INT, (gint) info->params.max_voxels,
+      "max-points", G_TYPE_INT, (gint) info->params.max_points,
+      "channel-names", G_TYPE_STRING, channel_names, NULL);
+
+  set_grid_fields (caps, &info->params.grid);
+  if (cuda)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_ROBOCACHE_CAPS_FEATURE_CUDA, NULL));
+  return caps;
+}
+
+gboolean
+gst_robocache_sparse_caps_parse (const GstCaps * caps,
+    GstRobocacheSparseInfo * info, GError ** error)
+{
+  const GstStructure *s;
+  gint channels = 0, m = 0, k = 0;
+
+  memset (info, 0, sizeof (*info));
+  if (!caps || !gst_caps_is_fixed (caps))
+    goto bad;
+  s = gst_caps_get_structure (caps, 0);
+  if (!gst_structure_has_name (s, GST_ROBOCACHE_SPARSE_MEDIA_TYPE) ||
+      !gst_structure_get_int (s, "channels", &channels) || channels <= 0 ||
+      !gst_structure_get_int (s, "max-voxels", &m) || m <= 0 ||
+      !gst_structure_get_int (s, "max-points", &k) || k <= 0 ||
+      !get_grid_fields (s, &info->params.grid))
+    goto bad;
+  info->params.grid.mode = RC_VOXEL_COUNT;
+  info->params.mode = g_strcmp0 (gst_structure_get_string (s, "mode"),
+      "voxels") == 0 ? RC_SPARSE_VOXELS : RC_SPARSE_PILLARS_10;
+  info->params.max_voxels = (guint32) m;
+  info->params.max_points = (guint32) k;
+  info->channels = (guint) channels;
+  gst_robocache_sparse_info_layout (info);
+  return TRUE;
+
+bad:
+  {
+    gchar *str = caps ? gst_caps_to_string (caps) : g_strdup ("(none)");
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "caps %s are not complete " GST_ROBOCACHE_SPARSE_MEDIA_TYPE
+        " caps (channels, max-voxels, max-points, grid-x/y/z, "
+        "origin-x/y/z, voxel-size-x/y/z)", str);
+    g_free (str);
+  }
+  return FALSE;
+}

@@ -179,5 +179,37 @@ gchar *gst_robocache_vectors_angles_to_string (guint n_ranges,
 GstCaps *gst_robocache_vectors_caps_new (const GstRobocacheVectorsInfo *
     info, const gchar * names, gboolean cuda);
 
+/* One buffer = one sweep's sparse voxels or pillars (hard voxelization):
+ * float32 features [max-voxels][max-points][channels], int32 coordinates
+ * [max-voxels][3] (z, y, x), int32 points per voxel [max-voxels], then
+ * int32 voxels used and three int32 zeros.  The grid's fields as in voxels
+ * caps. */
+#define GST_ROBOCACHE_SPARSE_MEDIA_TYPE "other/x-robocache-sparse-voxels"
+#define GST_ROBOCACHE_SPARSE_CAPS_FIELDS \
+    "mode = (string) { pillars, voxels }, " \
+    "channels = (int) [ 1, MAX ], max-voxels = (int) [ 1, MAX ], " \
+    "max-points = (int) [ 1, MAX ]"
+#define GST_ROBOCACHE_SPARSE_CAPS \
+    GST_ROBOCACHE_SPARSE_MEDIA_TYPE ", " GST_ROBOCACHE_SPARSE_CAPS_FIELDS
+#define GST_ROBOCACHE_SPARSE_CUDA_CAPS \
+    GST_ROBOCACHE_SPARSE_MEDIA_TYPE "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA "), " \
+    GST_ROBOCACHE_SPARSE_CAPS_FIELDS
+
+/* What sparse voxels caps say; offsets of the four arrays in a buffer. */
+typedef struct
+{
+  rc_sparse_params params;
+  guint channels;
+  gsize coords_offset, num_points_offset, n_voxels_offset, size;
+} GstRobocacheSparseInfo;
+
+/* Fills the offsets and size of @info from its params and channels. */
+void gst_robocache_sparse_info_layout (GstRobocacheSparseInfo * info);
+/* @channel_names: comma-separated, as many as info->channels. */
+GstCaps *gst_robocache_sparse_caps_new (const GstRobocacheSparseInfo * info,
+    const gchar * channel_names, gboolean cuda);
+gboolean gst_robocache_sparse_caps_parse (const GstCaps * caps,
+    GstRobocacheSparseInfo * info, GError ** error);
+
 G_END_DECLS
 #endif

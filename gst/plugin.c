@@ -18,6 +18,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (robocachevoxelize, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachebev, plugin);
+  ret |= GST_ELEMENT_REGISTER (robocachepillars, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachefuse, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachelidarsrc, plugin);
   ret |= GST_ELEMENT_REGISTER (robocachejointsrc, plugin);

@@ -63,6 +63,13 @@ NOT_BUILT (rc_status rc_voxelize_cuda (const rc_point_layout * layout,
         const rc_voxel_grid * grid, const void *points,
         const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,
         void *scratch, rc_voxelize_stats * stats, void *stream))
+NOT_BUILT (rc_status rc_sparse_cuda_scratch_size (
+        const rc_point_layout * layout, const rc_sparse_params * params,
+        uint64_t max_points, uint64_t * size))
+NOT_BUILT (rc_status rc_sparse_voxelize_cuda (const rc_point_layout * layout,
+        const rc_sparse_params * params, const void *points,
+        uint64_t n_points, const rc_sparse_output * out, void *scratch,
+        uint64_t scratch_size, rc_sparse_stats * stats, void *stream))
 NOT_BUILT (rc_status rc_resample_cuda (const rc_resample_params * params,
         const int64_t * source_times, const void *source_values,
         const int64_t * target_times, void *out, void *stream))

@@ -329,6 +329,101 @@ rc_status rc_voxelize_cuda (const rc_point_layout * layout,
     void *scratch, rc_voxelize_stats * stats, void *stream);
 
 /* ------------------------------------------------------------------ */
+/* Sparse ("hard") voxels and pillars for lidar detectors              */
+/* ------------------------------------------------------------------ */
+
+/* What each stored point holds (C float32 channels).  F is the number of
+ * layout features (the fields after x, y, z, e.g. intensity). */
+typedef enum
+{
+  RC_SPARSE_PILLARS_10,         /* OpenPCDet's PillarVFE with absolute xyz:
+                                 * x, y, z, the F fields, offsets from the
+                                 * mean of the voxel's stored points (3),
+                                 * offsets from the voxel's centre (3):
+                                 * C = 9 + F (10 for x, y, z, intensity) */
+  RC_SPARSE_PILLARS_9,          /* the PointPillars paper: x, y, z, the F
+                                 * fields, offsets from the mean (3), from
+                                 * the centre in x and y (2): C = 8 + F */
+  RC_SPARSE_VOXELS              /* the raw point: x, y, z, the F fields:
+                                 * C = 3 + F (SECOND, CenterPoint) */
+} rc_sparse_mode;
+
+/* Hard voxelization: at most max_voxels voxels of at most max_points
+ * points.  The voxels kept are the first max_voxels reached in input
+ * order (by the index of their first point); within a voxel, its first
+ * max_points points in input order.  Voxel slot s is the s-th voxel
+ * reached.  The mean is summed in float32 over the stored points in slot
+ * order, then divided by their number; centres are computed in double,
+ * origin + (i + 0.5) * size, and rounded to float32. */
+typedef struct
+{
+  rc_voxel_grid grid;           /* origin, voxel_size, dims (mode ignored);
+                                 * pillars: usually dims[2] = 1 */
+  rc_sparse_mode mode;
+  uint32_t max_points;          /* K, >= 1 */
+  uint32_t max_voxels;          /* M, >= 1, < 2^31 */
+} rc_sparse_params;
+
+/* The four outputs, each C-contiguous, every element written (padding
+ * with zeros):
+ *   features   float32 [M][K][C]
+ *   coords     int32   [M][3]   (z, y, x) voxel indices
+ *   num_points int32   [M]
+ *   n_voxels   int32   [1]      the voxels used (<= M)
+ * (the layout of OpenPCDet's and mmdetection3d's hard voxelization). */
+typedef struct
+{
+  float *features;
+  int32_t *coords;
+  int32_t *num_points;
+  int32_t *n_voxels;
+} rc_sparse_output;
+
+typedef struct
+{
+  uint64_t in_grid;             /* finite points inside the grid */
+  uint64_t out_of_range;        /* finite points outside it */
+  uint64_t invalid;             /* a NaN or Inf coordinate */
+  uint64_t voxels;              /* distinct voxels reached (may be > M) */
+  uint64_t dropped_voxels;      /* voxels beyond M: voxels - n_voxels */
+  uint64_t dropped_points;      /* in-grid points not stored: beyond K in
+                                 * their voxel, or in a dropped voxel */
+} rc_sparse_stats;
+
+/* C for @params' mode and @layout's features. */
+uint32_t rc_sparse_channels (const rc_point_layout * layout,
+    const rc_sparse_params * params);
+/* RC_ERROR_INVALID_ARGUMENT if @layout or @params cannot be used (those of
+ * rc_voxelize_check, K or M zero or too large, M x K x C x 4 bytes beyond
+ * 2^62). */
+rc_status rc_sparse_check (const rc_point_layout * layout,
+    const rc_sparse_params * params);
+/* Bytes of the features output (M x K x C x 4). */
+uint64_t rc_sparse_features_size (const rc_point_layout * layout,
+    const rc_sparse_params * params);
+/* Bytes of scratch rc_sparse_voxelize_cpu needs (a slot per grid voxel),
+ * 4-byte aligned; contents need not be initialised. */
+uint64_t rc_sparse_scratch_size (const rc_sparse_params * params);
+
+/* One cloud of @n_points (< 2^32 - 1) points.  CPU: host pointers. */
+rc_status rc_sparse_voxelize_cpu (const rc_point_layout * layout,
+    const rc_sparse_params * params, const void *points, uint64_t n_points,
+    const rc_sparse_output * out, void *scratch, rc_sparse_stats * stats);
+
+/* CUDA: @points, the outputs and @scratch are device memory, @scratch
+ * of the size rc_sparse_cuda_scratch_size gives for
+ * clouds of up to @max_points points (it asks CUB, so needs a current
+ * device).  Integer atomics only, so the bytes are those of the CPU.
+ * @stats, if not NULL, page-locked host memory, valid once @stream is
+ * synchronised.  Asynchronous on @stream, no allocation. */
+rc_status rc_sparse_cuda_scratch_size (const rc_point_layout * layout,
+    const rc_sparse_params * params, uint64_t max_points, uint64_t * size);
+rc_status rc_sparse_voxelize_cuda (const rc_point_layout * layout,
+    const rc_sparse_params * params, const void *points, uint64_t n_points,
+    const rc_sparse_output * out, void *scratch, uint64_t scratch_size,
+    rc_sparse_stats * stats, void *stream);
+
+/* ------------------------------------------------------------------ */
 /* Resampling                                                          */
 /* ------------------------------------------------------------------ */
 

@@ -467,8 +467,11 @@ def _voxelize_into(call, pts, layout, grid, out_ptr, stats):
 _GRID_DTYPE = {"occupancy": "uint8", "count": "uint32", "mean": "float32"}
 
 
-def voxelize(points, voxel_size, origin, dims, mode="count", features=None):
-    """Bins a point cloud into a dense voxel grid.
+def voxelize(points, voxel_size, origin, dims, mode="count", features=None,
+             max_points_per_voxel=32, max_voxels=40000,
+             paper_features=False):
+    """Bins a point cloud into a dense voxel grid, or (mode "pillars" or
+    "voxels") into sparse "hard" voxels for lidar detectors.
 
     points      (N, F) float32, x, y, z in the first three columns
     voxel_size  metres, one number or (x, y, z)
@@ -484,8 +487,26 @@ def voxelize(points, voxel_size, origin, dims, mode="count", features=None):
     element's memory layout); mean: (len(features), z, y, x).  Counts are
     int32 for torch (whose uint32 lacks most operations).  Points with
     a NaN or Inf coordinate, or outside the grid, are left out.
+
+    mode "pillars" / "voxels" (docs/media-types.md, sparse voxels): at
+    most `max_voxels` voxels (the first reached in input order) of at most
+    `max_points_per_voxel` points (each voxel's first, in input order).
+    `features` are then the columns carried after x, y, z (default: all
+    the others).  Returns four arrays on the points' device:
+      features    (max_voxels, max_points_per_voxel, C) float32, zero-padded:
+                  pillars: x, y, z, the features, offsets from the voxel's
+                  mean (3) and centre (3; 2 with paper_features=True), as
+                  OpenPCDet's PillarVFE; voxels: x, y, z, the features
+      coords      (max_voxels, 3) int32, (z, y, x)
+      num_points  (max_voxels,) int32
+      n_voxels    (1,) int32, the voxels used (rows past it are zeros)
+    The same bytes on the CPU and on CUDA.
     """
     what = "voxelize"
+    if mode in ("pillars", "voxels"):
+        return _sparse_voxelize(points, voxel_size, origin, dims, mode,
+                                features, max_points_per_voxel, max_voxels,
+                                paper_features)
     with _Call(what) as call:
         _choice(what, "mode", mode, _GRID_DTYPE)
         pts, layout, grid = _grid_call(what, call, points, voxel_size,
@@ -508,6 +529,56 @@ def voxelize(points, voxel_size, origin, dims, mode="count", features=None):
         _voxelize_into(call, pts, layout, grid, _arrays.data_pointer(out),
                        None)
         return _arrays.hand_over(out, call.like)
+
+
+def _sparse_voxelize(points, voxel_size, origin, dims, mode, features,
+                     max_points, max_voxels, paper_features):
+    what = "voxelize"
+    with _Call(what) as call:
+        pts = call.view(points, "points")
+        _check_ndim(what, pts, 2, "(N, F) with x, y, z in the first columns")
+        if features is None:
+            features = tuple(range(3, pts.shape[1]))
+        pts, layout, grid = _grid_call(what, call, points, voxel_size,
+                                       origin, dims, "count", features)
+        for name, v in (("max_points_per_voxel", max_points),
+                        ("max_voxels", max_voxels)):
+            if operator.index(v) < 1 or v > 2**31 - 1:
+                raise ValueError("robocache.voxelize: %s must be in "
+                                 "[1, 2^31 - 1]; got %r" % (name, v))
+        params = _lib.SparseParams(grid=grid, mode=_lib.SPARSE_MODE[
+            "voxels" if mode == "voxels" else
+            "pillars9" if paper_features else "pillars"],
+            max_points=max_points, max_voxels=max_voxels)
+        if k.rc_sparse_check(ctypes.byref(layout), ctypes.byref(params)):
+            raise ValueError("robocache.voxelize: max_voxels x "
+                             "max_points_per_voxel x channels is too large, "
+                             "or the grid has 2^32 - 1 voxels or more")
+        c = k.rc_sparse_channels(ctypes.byref(layout), ctypes.byref(params))
+        call.start()
+        outs = (call.output((max_voxels, max_points, c), "float32"),
+                call.output((max_voxels, 3), "int32"),
+                call.output((max_voxels,), "int32"),
+                call.output((1,), "int32"))
+        arrays = _lib.SparseOutput(*[_arrays.data_pointer(o) for o in outs])
+        if call.device == CUDA:
+            size = ctypes.c_uint64()
+            _lib.check(k.rc_sparse_cuda_scratch_size(
+                ctypes.byref(layout), ctypes.byref(params), pts.shape[0],
+                ctypes.byref(size)), "sizing the sparse voxel scratch")
+            scratch = call.temp(max(size.value, 1))
+            _lib.check(k.rc_sparse_voxelize_cuda(
+                ctypes.byref(layout), ctypes.byref(params), pts.data,
+                pts.shape[0], ctypes.byref(arrays), scratch, size.value,
+                None, call.stream), "sparse voxelize (CUDA)")
+        else:
+            scratch = call.temp(k.rc_sparse_scratch_size(
+                ctypes.byref(params)))
+            _lib.check(k.rc_sparse_voxelize_cpu(
+                ctypes.byref(layout), ctypes.byref(params), pts.data,
+                pts.shape[0], ctypes.byref(arrays), scratch, None),
+                "sparse voxelize (CPU)")
+        return tuple(_arrays.hand_over(o, call.like) for o in outs)
 
 
 class _PinnedStats:

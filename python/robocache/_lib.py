@@ -109,6 +109,26 @@ class VoxelizeStats(ctypes.Structure):
                 ("invalid", c_uint64), ("occupied", c_uint64)]
 
 
+class SparseParams(ctypes.Structure):
+    _fields_ = [("grid", VoxelGrid), ("mode", c_int),
+                ("max_points", c_uint32), ("max_voxels", c_uint32)]
+
+
+class SparseOutput(ctypes.Structure):
+    _fields_ = [("features", c_void_p), ("coords", c_void_p),
+                ("num_points", c_void_p), ("n_voxels", c_void_p)]
+
+
+class SparseStats(ctypes.Structure):
+    _fields_ = [("in_grid", c_uint64), ("out_of_range", c_uint64),
+                ("invalid", c_uint64), ("voxels", c_uint64),
+                ("dropped_voxels", c_uint64), ("dropped_points", c_uint64)]
+
+
+# rc_sparse_mode
+SPARSE_MODE = {"pillars": 0, "pillars9": 1, "voxels": 2}
+
+
 class ChannelRange(ctypes.Structure):
     _fields_ = [("first", c_uint32), ("count", c_uint32)]
 
@@ -186,6 +206,18 @@ _PROTOTYPES = {
     "rc_voxelize_cuda": (c_int, [P(PointLayout), P(VoxelGrid), c_void_p,
                                  P(c_uint64), c_uint32, c_void_p, c_void_p,
                                  c_void_p, c_void_p]),
+    "rc_sparse_channels": (c_uint32, [P(PointLayout), P(SparseParams)]),
+    "rc_sparse_check": (c_int, [P(PointLayout), P(SparseParams)]),
+    "rc_sparse_scratch_size": (c_uint64, [P(SparseParams)]),
+    "rc_sparse_voxelize_cpu": (c_int, [P(PointLayout), P(SparseParams),
+                                       c_void_p, c_uint64, P(SparseOutput),
+                                       c_void_p, c_void_p]),
+    "rc_sparse_cuda_scratch_size": (c_int, [P(PointLayout), P(SparseParams),
+                                            c_uint64, P(c_uint64)]),
+    "rc_sparse_voxelize_cuda": (c_int, [P(PointLayout), P(SparseParams),
+                                        c_void_p, c_uint64, P(SparseOutput),
+                                        c_void_p, c_uint64, c_void_p,
+                                        c_void_p]),
     "rc_fuse_check": (c_int, [P(FuseParams)]),
     "rc_fuse_row_channels": (c_uint32, [P(FuseParams)]),
     "rc_fuse_cpu": (c_int, [P(FuseParams), c_void_p, c_void_p]),

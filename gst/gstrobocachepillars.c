@@ -1,0 +1,824 @@
+/**
+ * SECTION:element-robocachepillars
+ * @title: robocachepillars
+ *
+ * Hard voxelization for lidar detectors (PointPillars, SECOND,
+ * CenterPoint): each sweep (other/x-robocache-points) becomes at most
+ * #GstRobocachePillars:max-voxels voxels of at most
+ * #GstRobocachePillars:max-points-per-voxel points each
+ * (other/x-robocache-sparse-voxels): zero-padded float32 features, (z, y,
+ * x) int32 coordinates, int32 points per voxel and the number of voxels
+ * used, the arrays OpenPCDet and mmdetection3d models take.  mode=pillars
+ * decorates each point as OpenPCDet's PillarVFE does (10 channels for x, y,
+ * z, intensity; the paper's 9 with paper-features=true); mode=voxels keeps
+ * the raw fields.
+ *
+ * Deterministic: the voxels kept are the first reached in input order,
+ * and in each voxel its first points in input order; the GPU (integer
+ * atomics, a scan and a stable sort) writes the same bytes as the CPU.
+ * Points outside the grid, NaN or Inf points, voxels and points beyond the
+ * limits are counted (#GstRobocachePillars:stats, and an element message
+ * per sweep with post-messages=true), not errors.  A buffer that is not a
+ * whole number of points is dropped and counted.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=000000.bin ! \
+ *     'other/x-robocache-points,point-step=16,fields="x:float32:0,y:float32:4,z:float32:8,intensity:float32:12"' ! \
+ *     robocachepillars ! fakesink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocachepillars.h"
+#include "gstrobocacheelements.h"
+#include "gstrobocachecaps.h"
+#include "gstrobocachefields.h"
+#include "gstrobocachegrid.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_robocache_pillars_debug);
+#define GST_CAT_DEFAULT gst_robocache_pillars_debug
+
+/* KITTI's PointPillars grid: [0, 69.12] x [-39.68, 39.68] x [-3, 1]. */
+#define DEFAULT_VOXEL_SIZE_XY 0.16
+#define DEFAULT_VOXEL_SIZE_Z 4.0
+#define DEFAULT_ORIGIN_X 0.0
+#define DEFAULT_ORIGIN_Y -39.68
+#define DEFAULT_ORIGIN_Z -3.0
+#define DEFAULT_DIMS_X 432
+#define DEFAULT_DIMS_Y 496
+#define DEFAULT_DIMS_Z 1
+#define DEFAULT_MODE GST_ROBOCACHE_SPARSE_MODE_PILLARS
+#define DEFAULT_PAPER_FEATURES FALSE
+#define DEFAULT_FEATURES "intensity"
+#define DEFAULT_MAX_POINTS 32
+#define DEFAULT_MAX_VOXELS 40000
+#define DEFAULT_POST_MESSAGES FALSE
+
+typedef enum
+{
+  GST_ROBOCACHE_SPARSE_MODE_PILLARS,
+  GST_ROBOCACHE_SPARSE_MODE_VOXELS
+} GstRobocacheSparseMode;
+
+enum
+{
+  PROP_0,
+  PROP_VOXEL_SIZE,
+  PROP_ORIGIN,
+  PROP_DIMS,
+  PROP_MODE,
+  PROP_PAPER_FEATURES,
+  PROP_FEATURES,
+  PROP_MAX_POINTS,
+  PROP_MAX_VOXELS,
+  PROP_POST_MESSAGES,
+  PROP_STATS
+};
+
+typedef struct
+{
+  GstRobocacheGridSettings grid;
+  GstRobocacheSparseMode mode;
+  gboolean paper_features;
+  gchar *features;
+  guint max_points;
+  guint max_voxels;
+  gboolean post_messages;
+} Settings;
+
+/* Totals since start, under the object lock. */
+typedef struct
+{
+  guint64 sweeps, points, in_grid, out_of_range, invalid;
+  guint64 dropped_voxels, dropped_points, overflowed_sweeps;
+  guint64 dropped_buffers, empty_sweeps, last_voxels;
+} Totals;
+
+typedef struct
+{
+  GstRobocacheGpu *gpu;
+  rc_point_layout layout;
+  GstRobocacheSparseInfo info;
+  gboolean out_cuda;
+  GstRobocacheScratch device_points;
+  GstRobocacheScratch device_out;
+  GstRobocacheScratch device_scratch;
+  GstRobocacheScratch host_stats;
+  guint64 scratch_points;       /* the GPU scratch's cloud size */
+  gpointer host_scratch;
+  gboolean warned_bad_size;
+} State;
+
+struct _GstRobocachePillars
+{
+  GstRobocacheBaseTransform parent;
+
+  Settings settings;
+  Totals totals;
+  State state;
+};
+
+#define gst_robocache_pillars_parent_class parent_class
+G_DEFINE_TYPE (GstRobocachePillars, gst_robocache_pillars,
+    GST_TYPE_ROBOCACHE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachepillars, "robocachepillars",
+    GST_RANK_NONE, GST_TYPE_ROBOCACHE_PILLARS,
+    GST_DEBUG_CATEGORY_INIT (gst_robocache_pillars_debug,
+        "robocachepillars", 0, "robocache sparse voxels and pillars"));
+
+#define GST_TYPE_ROBOCACHE_SPARSE_MODE (gst_robocache_sparse_mode_get_type ())
+static GType gst_robocache_sparse_mode_get_type (void);
+/* *INDENT-OFF* */
+G_DEFINE_ENUM_TYPE (GstRobocacheSparseMode, gst_robocache_sparse_mode,
+    {GST_ROBOCACHE_SPARSE_MODE_PILLARS, "PillarVFE point decorations",
+        "pillars"},
+    {GST_ROBOCACHE_SPARSE_MODE_VOXELS, "the raw point fields", "voxels"});
+/* *INDENT-ON* */
+
+static GstStructure *
+totals_to_structure (const Totals * t)
+{
+  return gst_structure_new ("robocachepillars-stats",
+      "sweeps", G_TYPE_UINT64, t->sweeps,
+      "points", G_TYPE_UINT64, t->points,
+      "in-grid", G_TYPE_UINT64, t->in_grid,
+      "out-of-range", G_TYPE_UINT64, t->out_of_range,
+      "invalid", G_TYPE_UINT64, t->invalid,
+      "dropped-voxels", G_TYPE_UINT64, t->dropped_voxels,
+      "dropped-points", G_TYPE_UINT64, t->dropped_points,
+      "overflowed-sweeps", G_TYPE_UINT64, t->overflowed_sweeps,
+      "dropped-buffers", G_TYPE_UINT64, t->dropped_buffers,
+      "empty-sweeps", G_TYPE_UINT64, t->empty_sweeps,
+      "last-voxels", G_TYPE_UINT64, t->last_voxels, NULL);
+}
+
+static void
+get_stats (GObject * object, GValue * value)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
+
+  g_value_take_boxed (value, totals_to_structure (&self->totals));
+}
+
+static const GstRobocacheField fields[] = {
+  GST_ROBOCACHE_FIELD (PROP_MODE, GstRobocachePillars, settings.mode),
+  GST_ROBOCACHE_FIELD (PROP_PAPER_FEATURES, GstRobocachePillars,
+      settings.paper_features),
+  GST_ROBOCACHE_FIELD (PROP_FEATURES, GstRobocachePillars, settings.features),
+  GST_ROBOCACHE_FIELD (PROP_MAX_POINTS, GstRobocachePillars,
+      settings.max_points),
+  GST_ROBOCACHE_FIELD (PROP_MAX_VOXELS, GstRobocachePillars,
+      settings.max_voxels),
+  GST_ROBOCACHE_FIELD (PROP_POST_MESSAGES, GstRobocachePillars,
+      settings.post_messages),
+  GST_ROBOCACHE_FIELD_GETTER (PROP_STATS, get_stats),
+  {0}
+};
+
+static void
+gst_robocache_pillars_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
+  gboolean grid;
+
+  GST_OBJECT_LOCK (self);
+  grid = gst_robocache_grid_set_property (&self->settings.grid,
+      PROP_VOXEL_SIZE, prop_id, value);
+  GST_OBJECT_UNLOCK (self);
+  if (!grid)
+    gst_robocache_fields_set_property (object, prop_id, value, pspec);
+}
+
+static void
+gst_robocache_pillars_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
+  gboolean grid;
+
+  GST_OBJECT_LOCK (self);
+  grid = gst_robocache_grid_get_property (&self->settings.grid,
+      PROP_VOXEL_SIZE, prop_id, value);
+  GST_OBJECT_UNLOCK (self);
+  if (!grid)
+    gst_robocache_fields_get_property (object, prop_id, value, pspec);
+}
+
+/* The parameters the properties give, the extra fields and why they
+ * cannot be used, if they cannot. */
+static gchar *
+settings_params (GstRobocachePillars * self, rc_sparse_params * p,
+    gchar ** features)
+{
+  Settings *s = &self->settings;
+  gchar *problem;
+
+  memset (p, 0, sizeof (*p));
+  GST_OBJECT_LOCK (self);
+  problem = gst_robocache_grid_from_settings (&s->grid, &p->grid);
+  p->grid.mode = RC_VOXEL_COUNT;
+  p->mode = s->mode == GST_ROBOCACHE_SPARSE_MODE_VOXELS ? RC_SPARSE_VOXELS :
+      s->paper_features ? RC_SPARSE_PILLARS_9 : RC_SPARSE_PILLARS_10;
+  p->max_points = s->max_points;
+  p->max_voxels = s->max_voxels;
+  if (features)
+    *features = g_strdup (s->features);
+  GST_OBJECT_UNLOCK (self);
+  if (!problem && rc_voxel_grid_n_voxels (&p->grid) >= G_MAXUINT32)
+    problem = g_strdup ("the grid has 2^32 - 1 voxels or more");
+  return problem;
+}
+
+/* "x,y,z,<features>[,xc,yc,zc,xp,yp[,zp]]". */
+static gchar *
+channel_names (rc_sparse_mode mode, const gchar * features)
+{
+  GString *s = g_string_new ("x,y,z");
+
+  if (features && *features)
+    g_string_append_printf (s, ",%s", features);
+  if (mode != RC_SPARSE_VOXELS)
+    g_string_append (s, ",xc,yc,zc,xp,yp");
+  if (mode == RC_SPARSE_PILLARS_10)
+    g_string_append (s, ",zp");
+  return g_string_free (s, FALSE);
+}
+
+static guint
+count_names (const gchar * names)
+{
+  gchar **v = g_strsplit (names, ",", -1);
+  guint n = g_strv_length (v);
+
+  g_strfreev (v);
+  return n;
+}
+
+static GstCaps *
+gst_robocache_pillars_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
+  gboolean gpu =
+      gst_robocache_base_transform_may_offer_cuda (GST_ROBOCACHE_BASE_TRANSFORM
+      (self));
+  GstCaps *ret;
+
+  if (direction == GST_PAD_SINK) {
+    GstRobocacheSparseInfo info;
+    gchar *features = NULL, *names, *problem;
+
+    memset (&info, 0, sizeof (info));
+    problem = settings_params (self, &info.params, &features);
+    names = channel_names (info.params.mode, features);
+    info.channels = count_names (names);
+    ret = problem ? gst_pad_get_pad_template_caps
+        (GST_BASE_TRANSFORM_SRC_PAD (trans)) : gst_caps_new_empty ();
+    for (gint cuda = gpu; cuda >= 0 && !problem; cuda--)
+      gst_caps_append (ret, gst_robocache_sparse_caps_new (&info, names, cuda));
+    g_free (problem);
+    g_free (features);
+    g_free (names);
+  } else {
+    ret = gst_robocache_caps_with_cuda (GST_ROBOCACHE_POINTS_CAPS,
+        GST_ROBOCACHE_POINTS_CUDA_CAPS);
+  }
+  return gst_robocache_caps_filter (ret, filter);
+}
+
+/* The layout of the points: x, y, z and the extra fields, which must be
+ * there. */
+static gboolean
+parse_points (GstRobocachePillars * self, GstCaps * caps,
+    rc_point_layout * layout)
+{
+  GError *error = NULL;
+  gchar *features;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  features = g_strdup (self->settings.features);
+  GST_OBJECT_UNLOCK (self);
+  ok = gst_robocache_points_caps_parse (caps, features && *features ?
+      features : NULL, layout, &error);
+  if (ok && !(features && *features))
+    layout->n_features = 0;
+  if (!ok) {
+    gchar *text = gst_caps_to_string (caps);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", error->message),
+        ("input caps %s; the features property names the fields read after "
+            "x, y, z (\"\" for none)", text));
+    g_free (text);
+    g_clear_error (&error);
+  }
+  g_free (features);
+  return ok;
+}
+
+/* Scratch for the negotiated parameters: the CPU's slot per grid voxel, or
+ * the GPU's working set for clouds of up to @max_points. */
+static gboolean
+ensure_scratch (GstRobocachePillars * self, guint64 max_points)
+{
+  State *st = &self->state;
+  GstElement *element = GST_ELEMENT (self);
+  guint64 size = 0;
+  rc_status ret;
+  gboolean ok;
+
+  if (!st->gpu->use_gpu) {
+    if (!st->host_scratch)
+      st->host_scratch =
+          g_try_malloc (rc_sparse_scratch_size (&st->info.params));
+    if (!st->host_scratch)
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("cannot allocate a slot per grid voxel"), (NULL));
+    return st->host_scratch != NULL;
+  }
+  if (!gst_robocache_gpu_push (st->gpu))
+    return FALSE;
+  st->scratch_points = max_points;
+  ret = rc_sparse_cuda_scratch_size (&st->layout, &st->info.params,
+      max_points, &size);
+  ok = ret == RC_OK || gst_robocache_gpu_failed (element,
+      "sizing the sparse voxel scratch", ret) == GST_FLOW_OK;
+  ok = ok && gst_robocache_gpu_ensure_device (st->gpu, element,
+      &st->device_scratch, size, "sparse voxel scratch");
+  if (ok && !st->out_cuda)
+    ok = gst_robocache_gpu_ensure_device (st->gpu, element, &st->device_out,
+        st->info.size, "sparse voxels");
+  ok = ok && gst_robocache_gpu_ensure_pinned (st->gpu, element,
+      &st->host_stats, sizeof (rc_sparse_stats), "statistics");
+  gst_robocache_gpu_pop (st->gpu);
+  return ok;
+}
+
+static gboolean
+gst_robocache_pillars_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
+  State *st = &self->state;
+  rc_sparse_params p;
+  gchar *problem = settings_params (self, &p, NULL);
+
+  if (problem) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", problem), (NULL));
+    g_free (problem);
+    return FALSE;
+  }
+  if (!parse_points (self, incaps, &st->layout))
+    return FALSE;
+  if (rc_sparse_check (&st->layout, &p) != RC_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("max-voxels x "
+            "max-points-per-voxel x channels is too large for these points, "
+            "or the grid cannot be used"), ("accepted: 1 <= max-voxels, "
+            "max-points-per-voxel < 2^31, at most %d fields after x, y, z",
+            RC_VOXELIZE_MAX_FEATURES));
+    return FALSE;
+  }
+  st->info.params = p;
+  st->info.channels = rc_sparse_channels (&st->layout, &p);
+  gst_robocache_sparse_info_layout (&st->info);
+  st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
+  g_clear_pointer (&st->host_scratch, g_free);
+  return ensure_scratch (self, 0);
+}
+
+static gboolean
+gst_robocache_pillars_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
+
+  if (direction != GST_PAD_SINK)
+    return FALSE;
+  *othersize = self->state.info.size;
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_pillars_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
+  State *st = &self->state;
+
+  if (!st->out_cuda)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+        query);
+  return gst_robocache_gpu_decide_pool (st->gpu, GST_ELEMENT (self), query,
+      st->info.size, "sparse voxels");
+}
+
+static gboolean
+gst_robocache_pillars_start (GstBaseTransform * trans)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
+  rc_sparse_params p;
+  gchar *problem = settings_params (self, &p, NULL);
+
+  if (problem) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", problem), (NULL));
+    g_free (problem);
+    return FALSE;
+  }
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  memset (&self->totals, 0, sizeof (self->totals));
+  GST_OBJECT_UNLOCK (self);
+  self->state.warned_bad_size = FALSE;
+  return TRUE;
+}
+
+static gboolean
+gst_robocache_pillars_stop (GstBaseTransform * trans)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
+  State *st = &self->state;
+  GstRobocacheGpu *gpu = st->gpu;
+
+  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+  g_free (st->host_scratch);
+  memset (st, 0, sizeof (*st));
+  st->gpu = gpu;
+  return TRUE;
+}
+
+/* The four arrays inside a mapped output buffer. */
+static rc_sparse_output
+output_arrays (const GstRobocacheSparseInfo * info, guint8 * data)
+{
+  rc_sparse_output out = { (float *) data,
+    (int32_t *) (data + info->coords_offset),
+    (int32_t *) (data + info->num_points_offset),
+    (int32_t *) (data + info->n_voxels_offset)
+  };
+  return out;
+}
+
+static GstFlowReturn
+pillars_cpu (GstRobocachePillars * self, GstBuffer * inbuf,
+    GstBuffer * outbuf, guint64 n_points, rc_sparse_stats * stats)
+{
+  State *st = &self->state;
+  GstMapInfo in, out;
+  rc_sparse_output arrays;
+  rc_status ret;
+
+  if (!gst_buffer_map (inbuf, &in, GST_MAP_READ))
+    goto map_failed;
+  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
+    gst_buffer_unmap (inbuf, &in);
+    goto map_failed;
+  }
+  arrays = output_arrays (&st->info, out.data);
+  memset (out.data + st->info.n_voxels_offset, 0, 16);
+  ret = rc_sparse_voxelize_cpu (&st->layout, &st->info.params, in.data,
+      n_points, &arrays, st->host_scratch, stats);
+  gst_buffer_unmap (outbuf, &out);
+  gst_buffer_unmap (inbuf, &in);
+  if (ret != RC_OK) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("sparse voxelization failed: "
+            "%s", rc_status_message (ret)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+
+map_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
+  return GST_FLOW_ERROR;
+}
+
+/* The sweep on the device: in place when it is CUDA memory of this
+ * context, else copied into the element's device buffer. */
+static gconstpointer
+points_on_device (GstRobocachePillars * self, GstBuffer * inbuf,
+    GstMapInfo * in)
+{
+  State *st = &self->state;
+  gboolean native = gst_buffer_n_memory (inbuf) == 1 &&
+      gst_robocache_gpu_memory_is_native (st->gpu,
+      gst_buffer_peek_memory (inbuf, 0));
+  rc_status ret;
+
+  if (!gst_buffer_map (inbuf, in, GST_MAP_READ |
+          (native ? GST_ROBOCACHE_MAP_CUDA : 0)))
+    return NULL;
+  if (native)
+    return in->data;
+  if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
+          &st->device_points, in->size + 1, "points"))
+    return NULL;
+  ret = rc_device_copy_async (st->device_points.ptr, in->data, in->size,
+      RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
+  return ret == RC_OK ? st->device_points.ptr : NULL;
+}
+
+static GstFlowReturn
+pillars_gpu (GstRobocachePillars * self, GstBuffer * inbuf,
+    GstBuffer * outbuf, guint64 n_points, rc_sparse_stats * stats)
+{
+  State *st = &self->state;
+  GstMapInfo in = GST_MAP_INFO_INIT, out = GST_MAP_INFO_INIT;
+  gconstpointer points;
+  rc_sparse_output arrays;
+  rc_status ret = RC_ERROR_CUDA;
+  guint8 *device_out;
+
+  if (!gst_robocache_gpu_push (st->gpu))
+    return gst_robocache_gpu_failed (GST_ELEMENT (self),
+        "making the CUDA context current", RC_ERROR_CUDA);
+  points = points_on_device (self, inbuf, &in);
+  if (points && gst_buffer_map (outbuf, &out, GST_MAP_WRITE |
+          (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+    device_out = st->out_cuda ? out.data : st->device_out.ptr;
+    arrays = output_arrays (&st->info, device_out);
+    ret = rc_device_memset_async (device_out + st->info.n_voxels_offset, 0,
+        16, st->gpu->stream);
+    /* A larger sweep than the scratch was sized for grows it. */
+    if (ret == RC_OK && n_points > st->scratch_points &&
+        !ensure_scratch (self, n_points))
+      ret = RC_ERROR_OUT_OF_MEMORY;
+    if (ret == RC_OK)
+      ret = rc_sparse_voxelize_cuda (&st->layout, &st->info.params, points,
+          n_points, &arrays, st->device_scratch.ptr, st->device_scratch.size,
+          st->host_stats.ptr, st->gpu->stream);
+    if (ret == RC_OK && !st->out_cuda)
+      ret = rc_device_copy_async (out.data, device_out, st->info.size,
+          RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
+    if (ret == RC_OK)
+      ret = rc_stream_synchronize (st->gpu->stream);
+    if (ret == RC_OK)
+      *stats = *(rc_sparse_stats *) st->host_stats.ptr;
+    gst_buffer_unmap (outbuf, &out);
+  }
+  if (in.memory)
+    gst_buffer_unmap (inbuf, &in);
+  gst_robocache_gpu_pop (st->gpu);
+  if (ret != RC_OK)
+    return gst_robocache_gpu_failed (GST_ELEMENT (self),
+        "GPU sparse voxelization", ret);
+  return GST_FLOW_OK;
+}
+
+static void
+add_totals (GstRobocachePillars * self, guint64 n_points,
+    const rc_sparse_stats * stats)
+{
+  Totals *t = &self->totals;
+
+  GST_OBJECT_LOCK (self);
+  t->sweeps++;
+  t->points += n_points;
+  t->in_grid += stats->in_grid;
+  t->out_of_range += stats->out_of_range;
+  t->invalid += stats->invalid;
+  t->dropped_voxels += stats->dropped_voxels;
+  t->dropped_points += stats->dropped_points;
+  t->overflowed_sweeps += stats->dropped_voxels > 0;
+  t->empty_sweeps += n_points == 0;
+  t->last_voxels = stats->voxels - stats->dropped_voxels;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+post_sweep (GstRobocachePillars * self, GstBuffer * inbuf, guint64 n_points,
+    const rc_sparse_stats * stats)
+{
+  GstStructure *s = gst_structure_new ("robocachepillars",
+      "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (inbuf),
+      "points", G_TYPE_UINT64, n_points,
+      "in-grid", G_TYPE_UINT64, stats->in_grid,
+      "out-of-range", G_TYPE_UINT64, stats->out_of_range,
+      "invalid", G_TYPE_UINT64, stats->invalid,
+      "voxels", G_TYPE_UINT64, stats->voxels - stats->dropped_voxels,
+      "dropped-voxels", G_TYPE_UINT64, stats->dropped_voxels,
+      "dropped-points", G_TYPE_UINT64, stats->dropped_points,
+      "backend", G_TYPE_STRING, self->state.gpu->use_gpu ? "gpu" : "cpu",
+      NULL);
+
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static GstFlowReturn
+gst_robocache_pillars_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
+  State *st = &self->state;
+  gsize size = gst_buffer_get_size (inbuf);
+  guint32 step = st->layout.point_step;
+  rc_sparse_stats stats;
+  guint64 n_points = size / step;
+  gboolean post;
+  GstFlowReturn flow;
+
+  if (size % step != 0 || n_points >= G_MAXINT32) {
+    GST_OBJECT_LOCK (self);
+    self->totals.dropped_buffers++;
+    GST_OBJECT_UNLOCK (self);
+    if (!st->warned_bad_size)
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("dropping a buffer of %"
+              G_GSIZE_FORMAT " bytes: not a whole number of %u-byte points "
+              "(point-step in the caps), or 2^31 points or more", size, step),
+          ("further such buffers are dropped and counted in the stats "
+              "property without a warning"));
+    st->warned_bad_size = TRUE;
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+  memset (&stats, 0, sizeof (stats));
+  flow = st->gpu->use_gpu ? pillars_gpu (self, inbuf, outbuf, n_points,
+      &stats) : pillars_cpu (self, inbuf, outbuf, n_points, &stats);
+  if (flow != GST_FLOW_OK)
+    return flow;
+  GST_LOG_OBJECT (self, "%" G_GUINT64_FORMAT " points: %" G_GUINT64_FORMAT
+      " voxels, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT
+      " points dropped", n_points, stats.voxels, stats.dropped_voxels,
+      stats.dropped_points);
+  add_totals (self, n_points, &stats);
+  GST_OBJECT_LOCK (self);
+  post = self->settings.post_messages;
+  GST_OBJECT_UNLOCK (self);
+  if (post)
+    post_sweep (self, inbuf, n_points, &stats);
+  return GST_FLOW_OK;
+}
+
+static void
+gst_robocache_pillars_finalize (GObject * object)
+{
+  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
+
+  g_free (self->settings.features);
+  gst_robocache_grid_settings_clear (&self->settings.grid);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+install_properties (GObjectClass * gobject_class)
+{
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  /**
+   * GstRobocachePillars:voxel-size:
+   *
+   * Voxel edge in metres, one value or <x,y,z> (default KITTI's pillars,
+   * <0.16,0.16,4>).  #GstRobocachePillars:origin (default <0,-39.68,-3>)
+   * and #GstRobocachePillars:dims (default <432,496,1>: one voxel along z
+   * makes pillars) as robocachevoxelize's.  A bad value is an element
+   * error at start.
+   */
+  gst_robocache_grid_install_properties (gobject_class, PROP_VOXEL_SIZE);
+  /**
+   * GstRobocachePillars:mode:
+   *
+   * pillars: each point decorated as OpenPCDet's PillarVFE does (x, y, z,
+   * the features, offsets from the voxel's mean and centre); voxels: the
+   * raw x, y, z and features.
+   */
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode", "Point channels: pillar "
+          "decorations or raw fields", GST_TYPE_ROBOCACHE_SPARSE_MODE,
+          DEFAULT_MODE, flags));
+  /**
+   * GstRobocachePillars:paper-features:
+   *
+   * Pillars: the 9 channels of the PointPillars paper (no z offset from
+   * the centre) instead of OpenPCDet's 10.
+   */
+  g_object_class_install_property (gobject_class, PROP_PAPER_FEATURES,
+      g_param_spec_boolean ("paper-features", "Paper features",
+          "Pillars: the paper's 9 channels instead of OpenPCDet's 10",
+          DEFAULT_PAPER_FEATURES, flags));
+  /**
+   * GstRobocachePillars:features:
+   *
+   * Comma-separated point fields carried after x, y, z (default
+   * "intensity"; "" for none); the input must have them.
+   */
+  g_object_class_install_property (gobject_class, PROP_FEATURES,
+      g_param_spec_string ("features", "Features", "Point fields carried "
+          "after x, y, z (\"\" for none)", DEFAULT_FEATURES, flags));
+  /**
+   * GstRobocachePillars:max-points-per-voxel:
+   *
+   * K: the first K points of each voxel, in input order, are kept.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_POINTS,
+      g_param_spec_uint ("max-points-per-voxel", "Max points per voxel",
+          "Points kept per voxel (the first, in input order)", 1,
+          G_MAXINT32, DEFAULT_MAX_POINTS, flags));
+  /**
+   * GstRobocachePillars:max-voxels:
+   *
+   * M: the first M voxels reached, in input order, are kept; more are
+   * counted in the stats (dropped-voxels, overflowed-sweeps).
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_VOXELS,
+      g_param_spec_uint ("max-voxels", "Max voxels", "Voxels kept per "
+          "sweep (the first reached, in input order)", 1, G_MAXINT32,
+          DEFAULT_MAX_VOXELS, flags));
+}
+
+/* The properties that report. */
+static void
+install_report_properties (GObjectClass * gobject_class)
+{
+  /**
+   * GstRobocachePillars:post-messages:
+   *
+   * Post an element message "robocachepillars" per sweep with its counts.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message with the counts of every sweep",
+          DEFAULT_POST_MESSAGES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRobocachePillars:stats:
+   *
+   * Totals since start: sweeps, points, in-grid, out-of-range, invalid,
+   * dropped-voxels, dropped-points, overflowed-sweeps, dropped-buffers,
+   * empty-sweeps, last-voxels.
+   */
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+}
+
+static void
+gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_robocache_pillars_set_property;
+  gobject_class->get_property = gst_robocache_pillars_get_property;
+  gst_robocache_fields_register (gobject_class, fields);
+  gobject_class->finalize = gst_robocache_pillars_finalize;
+  install_properties (gobject_class);
+  install_report_properties (gobject_class);
+
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+          gst_robocache_caps_with_cuda (GST_ROBOCACHE_POINTS_CAPS,
+              GST_ROBOCACHE_POINTS_CUDA_CAPS), GST_TYPE_PAD));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+          gst_robocache_caps_with_cuda (GST_ROBOCACHE_SPARSE_CAPS,
+              GST_ROBOCACHE_SPARSE_CUDA_CAPS), GST_TYPE_PAD));
+  gst_element_class_set_static_metadata (element_class,
+      "robocache pillars", "Filter/Converter/Robotics",
+      "Hard voxelization of lidar sweeps into detector-ready sparse voxels "
+      "or pillars, deterministic on the GPU and the CPU",
+      "robocache developers");
+
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_robocache_pillars_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_robocache_pillars_set_caps);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_robocache_pillars_transform_size);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_robocache_pillars_decide_allocation);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_robocache_pillars_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_pillars_stop);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_robocache_pillars_transform);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_SPARSE_MODE, 0);
+}
+
+static void
+gst_robocache_pillars_init (GstRobocachePillars * self)
+{
+  static const gdouble voxel_size[3] = { DEFAULT_VOXEL_SIZE_XY,
+    DEFAULT_VOXEL_SIZE_XY, DEFAULT_VOXEL_SIZE_Z
+  };
+  static const gdouble origin[3] = { DEFAULT_ORIGIN_X, DEFAULT_ORIGIN_Y,
+    DEFAULT_ORIGIN_Z
+  };
+  static const guint dims[3] = { DEFAULT_DIMS_X, DEFAULT_DIMS_Y,
+    DEFAULT_DIMS_Z
+  };
+  Settings *s = &self->settings;
+
+  gst_robocache_grid_settings_init (&s->grid, voxel_size, origin, dims);
+  s->mode = DEFAULT_MODE;
+  s->paper_features = DEFAULT_PAPER_FEATURES;
+  s->features = g_strdup (DEFAULT_FEATURES);
+  s->max_points = DEFAULT_MAX_POINTS;
+  s->max_voxels = DEFAULT_MAX_VOXELS;
+  s->post_messages = DEFAULT_POST_MESSAGES;
+  self->state.gpu =
+      gst_robocache_base_transform_get_gpu (GST_ROBOCACHE_BASE_TRANSFORM
+      (self));
+}

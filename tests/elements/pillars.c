@@ -1,0 +1,231 @@
+/* robocachepillars: caps, the buffer layout against the kernel, counted
+ * overflow, and each bad input (_n): a missing feature field, a bad grid,
+ * a buffer that is not whole points.  With a GPU, backend=gpu gives the
+ * bytes of backend=cpu. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <math.h>
+
+#include "elementutil.h"
+#include "testutil.h"
+
+/* 4 x 4 x 1 pillars of 1 m, 2 voxels of 2 points. */
+static GstHarness *
+pillars_harness (const gchar * backend, const gchar * extra)
+{
+  gchar *desc = g_strdup_printf ("robocachepillars backend=%s "
+      "voxel-size=\"<1.0,1.0,4.0>\" origin=\"<0.0,0.0,-2.0>\" "
+      "dims=\"<4,4,1>\" max-voxels=2 max-points-per-voxel=2 %s", backend,
+      extra ? extra : "");
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  g_free (desc);
+  gst_harness_set_src_caps_str (h, XYZI_CAPS);
+  return h;
+}
+
+static const float sweep[] = {
+  2.5f, 1.5f, 0.0f, 1.0f,       /* (2, 1): slot 0 */
+  0.5f, 0.5f, 1.0f, 2.0f,       /* (0, 0): slot 1 */
+  2.7f, 1.1f, 0.5f, 3.0f,       /* slot 0 */
+  2.1f, 1.9f, 0.5f, 4.0f,       /* slot 0, beyond K: dropped */
+  3.5f, 3.5f, 0.5f, 5.0f,       /* a third voxel: dropped */
+  9.0f, 0.5f, 0.5f, 6.0f,       /* outside */
+  NAN, 0.5f, 0.5f, 7.0f,        /* invalid */
+};
+
+static rc_sparse_params
+harness_params (void)
+{
+  rc_sparse_params p = { {{0, 0, -2}, {1, 1, 4}, {4, 4, 1}, RC_VOXEL_COUNT},
+  RC_SPARSE_PILLARS_10, 2, 2
+  };
+  return p;
+}
+
+/* The element's buffer against the kernel's arrays, laid out as
+ * docs/media-types.md says. */
+static void
+check_against_kernel (GstBuffer * out, rc_sparse_mode mode)
+{
+  rc_point_layout layout = { 16, {0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+  {8, RC_TYPE_FLOAT32}, 1, {{12, RC_TYPE_FLOAT32}}
+  };
+  rc_sparse_params p = harness_params ();
+  guint8 want[2 * 2 * 10 * 4 + 2 * 12 + 2 * 4 + 16];
+  gint32 scratch[16];
+  rc_sparse_output arrays;
+  guint c;
+  gsize f;
+
+  p.mode = mode;
+  c = rc_sparse_channels (&layout, &p);
+  f = 2 * 2 * c * 4;
+  memset (want, 0, sizeof (want));
+  arrays.features = (float *) want;
+  arrays.coords = (int32_t *) (want + f);
+  arrays.num_points = (int32_t *) (want + f + 24);
+  arrays.n_voxels = (int32_t *) (want + f + 32);
+  fail_unless (rc_sparse_voxelize_cpu (&layout, &p, sweep, 7, &arrays,
+          scratch, NULL) == RC_OK);
+  fail_unless_equals_uint64 (gst_buffer_get_size (out), f + 48);
+  fail_unless (gst_buffer_memcmp (out, 0, want, f + 48) == 0);
+  fail_unless_equals_int (*arrays.n_voxels, 2);
+}
+
+GST_START_TEST (test_layout_and_stats)
+{
+  GstHarness *h = pillars_harness ("cpu", NULL);
+  GstBuffer *out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7, 0));
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  GstRobocacheSparseInfo info;
+  GstStructure *stats;
+  guint64 v = 0;
+
+  fail_unless (gst_robocache_sparse_caps_parse (caps, &info, NULL));
+  fail_unless_equals_int (info.channels, 10);
+  fail_unless_equals_int (info.params.max_voxels, 2);
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_caps_get_structure (caps, 0), "channel-names"),
+      "x,y,z,intensity,xc,yc,zc,xp,yp,zp");
+  check_against_kernel (out, RC_SPARSE_PILLARS_10);
+  g_object_get (gst_harness_find_element (h, "robocachepillars"), "stats",
+      &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "dropped-voxels", &v));
+  fail_unless_equals_uint64 (v, 1);
+  fail_unless (gst_structure_get_uint64 (stats, "dropped-points", &v));
+  fail_unless_equals_uint64 (v, 2);
+  fail_unless (gst_structure_get_uint64 (stats, "overflowed-sweeps", &v));
+  fail_unless_equals_uint64 (v, 1);
+  fail_unless (gst_structure_get_uint64 (stats, "invalid", &v));
+  fail_unless_equals_uint64 (v, 1);
+  gst_structure_free (stats);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_voxels_mode_and_empty_sweep)
+{
+  GstHarness *h = pillars_harness ("cpu", "mode=voxels");
+  GstBuffer *out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7, 0));
+  GstMapInfo map;
+  guint8 zeros[2 * 2 * 4 * 4 + 48];
+
+  check_against_kernel (out, RC_SPARSE_VOXELS);
+  gst_buffer_unref (out);
+  out = gst_harness_push_and_pull (h, gst_buffer_new ());
+  memset (zeros, 0, sizeof (zeros));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, sizeof (zeros));
+  fail_unless (memcmp (map.data, zeros, map.size) == 0);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The input lacks the field the features property asks for. */
+GST_START_TEST (test_missing_feature_n)
+{
+  GstHarness *h = pillars_harness ("cpu", "features=ring");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  fail_unless (gst_harness_push (h, xyzi_buffer (sweep, 7, 0)) != GST_FLOW_OK);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "ring") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A zero voxel size is refused at start, with its reason. */
+GST_START_TEST (test_bad_grid_n)
+{
+  GstElement *e = gst_element_factory_make ("robocachepillars", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+
+  gst_element_set_bus (e, bus);
+  gst_util_set_object_arg (G_OBJECT (e), "voxel-size", "<0.0>");
+  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Not a whole number of points: dropped and counted, a warning once. */
+GST_START_TEST (test_partial_point_n)
+{
+  GstHarness *h = pillars_harness ("cpu", NULL);
+  GstBuffer *bad = gst_buffer_new_memdup (sweep, 20);
+  GstStructure *stats;
+  guint64 v = 0;
+
+  fail_unless_equals_int (gst_harness_push (h, bad), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  g_object_get (gst_harness_find_element (h, "robocachepillars"), "stats",
+      &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "dropped-buffers", &v));
+  fail_unless_equals_uint64 (v, 1);
+  gst_structure_free (stats);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* backend=gpu: the same bytes as the CPU (skipped without a GPU). */
+GST_START_TEST (test_gpu_equals_cpu)
+{
+  GstHarness *h;
+  GstBuffer *out;
+
+  if (rc_device_count (NULL) == 0)
+    return;
+  h = pillars_harness ("gpu", NULL);
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7, 0));
+  check_against_kernel (out, RC_SPARSE_PILLARS_10);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+pillars_suite (void)
+{
+  Suite *s = suite_create ("elements-pillars");
+  TCase *tc = tcase_create ("general");
+
+  if (rc_device_count (NULL) > 0)
+    g_setenv ("CK_FORK", "no", TRUE);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_layout_and_stats);
+  tcase_add_test (tc, test_voxels_mode_and_empty_sweep);
+  tcase_add_test (tc, test_missing_feature_n);
+  tcase_add_test (tc, test_bad_grid_n);
+  tcase_add_test (tc, test_partial_point_n);
+  tcase_add_test (tc, test_gpu_equals_cpu);
+  return s;
+}
+
+GST_CHECK_MAIN (pillars);
