@@ -251,6 +251,81 @@ add_in_lane_order (float sum, float value, uint32_t count)
   return sum;
 }
 
+#define RAW_MAX (3 + RC_VOXELIZE_MAX_FEATURES)
+
+/* x, y, z and the layout's fields of one point (rc_sparse_load_point's
+ * values), with every index known at compile time so that @row stays in
+ * registers. */
+__device__ static void
+load_raw (const uint8_t * point, const rc_point_layout * layout,
+    float row[RAW_MAX])
+{
+  row[0] = (float) rc_load_field (point, layout->x);
+  row[1] = (float) rc_load_field (point, layout->y);
+  row[2] = (float) rc_load_field (point, layout->z);
+#pragma unroll
+  for (uint32_t f = 0; f < RC_VOXELIZE_MAX_FEATURES; f++) {
+    if (f < layout->n_features)
+      row[3 + f] = (float) rc_load_field (point, layout->features[f]);
+  }
+}
+
+/* A warp's rows, 32 at a time: each lane makes one row and leaves it in
+ * the warp's part of shared memory, then the warp stores the 32 rows as
+ * one contiguous run (a lane storing its own row, c floats from its
+ * neighbours', would take c scattered stores).  The values are
+ * rc_sparse_decorate's; rows from @count on are zeros. */
+__device__ static void
+write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
+    const uint8_t * points, const uint32_t * index_sorted, uint32_t count,
+    uint32_t c, const float mean[3], const uint32_t ijk[3], float *rows)
+{
+  __shared__ float stage[BLOCK / 32][32 * MAX_CHANNELS];
+  float *mine = stage[threadIdx.x / 32];
+  uint32_t lane = threadIdx.x % 32, k_max = params->max_points, base;
+  uint32_t raw = 3 + layout->n_features;
+  uint32_t n_centre = params->mode == RC_SPARSE_PILLARS_10 ? 3 : 2;
+  uint64_t i, zeros;
+
+  for (base = 0; base < count; base += 32) {
+    uint32_t k = base + lane, rows_here = min (k_max - base, 32u);
+    float row[RAW_MAX], *dst = mine + lane * c;
+
+#pragma unroll
+    for (uint32_t ch = 0; ch < RAW_MAX; ch++)
+      row[ch] = 0.0f;
+    if (k < count)
+      load_raw (points + (uint64_t) index_sorted[k] * layout->point_step,
+          layout, row);
+    if (lane < rows_here) {
+#pragma unroll
+      for (uint32_t ch = 0; ch < RAW_MAX; ch++) {
+        if (ch < raw)
+          dst[ch] = row[ch];
+      }
+      if (params->mode != RC_SPARSE_VOXELS) {
+#pragma unroll
+        for (uint32_t a = 0; a < 3; a++) {
+          dst[raw + a] = k < count ? rc_sparse_fsub (row[a], mean[a]) : 0.0f;
+          if (a < n_centre)
+            dst[raw + 3 + a] = k < count ? rc_sparse_fsub (row[a],
+                rc_sparse_centre (params->grid.origin[a],
+                    params->grid.voxel_size[a], ijk[a])) : 0.0f;
+        }
+      }
+    }
+    __syncwarp ();
+    for (i = lane; i < (uint64_t) rows_here * c; i += 32)
+      rows[(uint64_t) base * c + i] = mine[i];
+    __syncwarp ();
+  }
+  /* The padding after the last run that held points. */
+  zeros = (uint64_t) (k_max - min (base, k_max)) * c;
+  rows += (uint64_t) min (base, k_max) * c;
+  for (i = lane; i < zeros; i += 32)
+    rows[i] = 0.0f;
+}
+
 /* Step 4b: a warp per slot writes its rows, coordinates and count. */
 __global__ static void
 write_slots (const __grid_constant__ rc_point_layout layout,
@@ -297,33 +372,23 @@ write_slots (const __grid_constant__ rc_point_layout layout,
   if (params.mode != RC_SPARSE_VOXELS && count > 0) {
     float sum[3] = { 0.0f, 0.0f, 0.0f };
     for (uint32_t base = 0; base < count; base += 32) {
-      float row[MAX_CHANNELS] = { 0.0f };
+      float xyz[3] = { 0.0f, 0.0f, 0.0f };
       uint32_t here = min (count - base, 32u);
-      if (base + lane < count)
-        rc_sparse_load_point (points + (uint64_t) index_sorted[start + base
-                + lane] * layout.point_step, &layout, row);
+      if (base + lane < count) {
+        const uint8_t *point = points + (uint64_t) index_sorted[start + base
+            + lane] * layout.point_step;
+        xyz[0] = (float) rc_load_field (point, layout.x);
+        xyz[1] = (float) rc_load_field (point, layout.y);
+        xyz[2] = (float) rc_load_field (point, layout.z);
+      }
       for (int a = 0; a < 3; a++)
-        sum[a] = add_in_lane_order (sum[a], row[a], here);
+        sum[a] = add_in_lane_order (sum[a], xyz[a], here);
     }
     for (int a = 0; a < 3; a++)
       mean[a] = rc_sparse_fdiv (sum[a], (float) count);
   }
-  for (uint32_t k = lane; k < k_max; k += 32) {
-    float row[MAX_CHANNELS];
-    float *dst = rows + (uint64_t) k * c;
-
-    for (uint32_t ch = 0; ch < MAX_CHANNELS; ch++)
-      row[ch] = 0.0f;
-    if (k < count) {
-      rc_sparse_load_point (points + (uint64_t) index_sorted[start + k] *
-          layout.point_step, &layout, row);
-      if (params.mode != RC_SPARSE_VOXELS)
-        rc_sparse_decorate (row, 3 + layout.n_features, params.mode, mean,
-            &params.grid, ijk);
-    }
-    for (uint32_t ch = 0; ch < c; ch++)
-      dst[ch] = row[ch];
-  }
+  write_rows (&layout, &params, points, index_sorted + start, count, c,
+      mean, ijk, rows);
 }
 
 static unsigned
