@@ -340,43 +340,42 @@ shape_video (const GstCaps * caps, GstBuffer * buffer, GstMemory * mem,
 
 /* ---- The array --------------------------------------------------------- */
 
-static gboolean
-buffer_to_array (GstBuffer * buffer, GstCaps * caps, gboolean times,
-    rc_dl_managed_tensor ** array, GError ** error)
+/* The caps' one structure, or NULL and @error when the caps cannot say
+ * what the buffer is (or hold no timestamps where @times asks for them). */
+static const GstStructure *
+array_caps (GstCaps * caps, gboolean times, GError ** error)
 {
   const GstStructure *st;
   const gchar *name;
-  ArrayShape shape;
-  ArrayHold *hold;
-  GstMemory *mem;
-  rc_dl_device device = { RC_DL_CPU, 0 };
-  gboolean cuda, fused, ok;
-  rc_status ret;
-  guint8 *data;
-
-  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
-  g_return_val_if_fail (array != NULL, FALSE);
-  *array = NULL;
 
   if (!caps || !GST_IS_CAPS (caps) || gst_caps_get_size (caps) != 1 ||
       !gst_caps_is_fixed (caps)) {
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
         "the buffer's caps must be fixed (one structure); got %"
         GST_PTR_FORMAT, caps);
-    return FALSE;
+    return NULL;
   }
   st = gst_caps_get_structure (caps, 0);
   name = gst_structure_get_name (st);
-  fused = g_str_equal (name, "other/x-robocache-fused");
   if (times && !g_str_equal (name, GST_ROBOCACHE_VECTORS_MEDIA_TYPE)) {
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
         "%s buffers carry no timestamp array; vectors of layout chunk do",
         name);
-    return FALSE;
+    return NULL;
   }
+  return st;
+}
 
-  hold = g_new0 (ArrayHold, 1);
-  hold->buffer = gst_buffer_ref (buffer);
+/* Maps @buffer for the array: a fused frame's flat vector alone, otherwise
+ * the whole buffer, with GST_MAP_CUDA when it is one CUDA memory.  A new
+ * hold holding a ref, or NULL and @error. */
+static ArrayHold *
+hold_map (GstBuffer * buffer, const gchar * name, gboolean fused,
+    GstMemory ** mem, gboolean * cuda, GError ** error)
+{
+  ArrayHold *hold = g_new0 (ArrayHold, 1);
+
+  *cuda = FALSE;
   if (fused) {
     GstRobocacheFusedMeta *meta = gst_buffer_get_robocache_fused_meta (buffer);
 
@@ -385,43 +384,58 @@ buffer_to_array (GstBuffer * buffer, GstCaps * caps, gboolean times,
           "a fused frame without a flat vector cannot be one array (set "
           "flat-output=true on robocachefuse, or read its streams through "
           "gstrobocachefusedmeta.h)");
-      goto fail;
+      g_free (hold);
+      return NULL;
     }
     if (!gst_robocache_fused_map_flat (buffer, &hold->map)) {
       g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
           "the fused frame's flat vector (memory %d) cannot be mapped",
           meta->flat_memory_index);
-      goto fail;
+      g_free (hold);
+      return NULL;
     }
     hold->memory_map = TRUE;
-    mem = hold->map.memory;
-    cuda = FALSE;
+    *mem = hold->map.memory;
   } else {
-    mem = gst_buffer_n_memory (buffer) ? gst_buffer_peek_memory (buffer, 0) :
-        NULL;
-    cuda = gst_buffer_n_memory (buffer) == 1 && is_cuda_memory (mem);
+    *mem = gst_buffer_n_memory (buffer) ? gst_buffer_peek_memory (buffer, 0)
+        : NULL;
+    *cuda = gst_buffer_n_memory (buffer) == 1 && is_cuda_memory (*mem);
     if (!gst_buffer_map (buffer, &hold->map,
-            GST_MAP_READ | (cuda ? MAP_CUDA : 0))) {
+            GST_MAP_READ | (*cuda ? MAP_CUDA : 0))) {
       g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
           "the %s buffer (%u memories, %s) cannot be mapped for reading",
-          name, gst_buffer_n_memory (buffer), mem && mem->allocator &&
-          mem->allocator->mem_type ? mem->allocator->mem_type : "no memory");
-      goto fail_unmapped;
+          name, gst_buffer_n_memory (buffer), *mem && (*mem)->allocator &&
+          (*mem)->allocator->mem_type ? (*mem)->allocator->mem_type :
+          "no memory");
+      g_free (hold);
+      return NULL;
     }
   }
+  hold->buffer = gst_buffer_ref (buffer);
+  return hold;
+}
+
+/* The array's shape from the caps, checked against the mapped size. */
+static gboolean
+array_shape (GstCaps * caps, const GstStructure * st, GstBuffer * buffer,
+    GstMemory * mem, const ArrayHold * hold, gboolean fused, gboolean times,
+    ArrayShape * shape, GError ** error)
+{
+  const gchar *name = gst_structure_get_name (st);
+  gboolean ok;
 
   if (fused) {
-    shape_set (&shape, RC_TYPE_FLOAT32, 1,
+    shape_set (shape, RC_TYPE_FLOAT32, 1,
         (int64_t) (hold->map.size / sizeof (gfloat)));
     ok = TRUE;
   } else if (g_str_equal (name, GST_ROBOCACHE_VOXELS_MEDIA_TYPE)) {
-    ok = shape_voxels (caps, &shape, error);
+    ok = shape_voxels (caps, shape, error);
   } else if (g_str_equal (name, GST_ROBOCACHE_POINTS_MEDIA_TYPE)) {
-    ok = shape_points (st, hold->map.size, &shape, error);
+    ok = shape_points (st, hold->map.size, shape, error);
   } else if (g_str_equal (name, GST_ROBOCACHE_VECTORS_MEDIA_TYPE)) {
-    ok = shape_vectors (caps, hold->map.size, times, &shape, error);
+    ok = shape_vectors (caps, hold->map.size, times, shape, error);
   } else if (g_str_equal (name, "video/x-raw")) {
-    ok = shape_video (caps, buffer, mem, &shape, error);
+    ok = shape_video (caps, buffer, mem, shape, error);
   } else {
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_UNSUPPORTED,
         "%s buffers cannot be shaped as an array; accepted: "
@@ -429,50 +443,85 @@ buffer_to_array (GstBuffer * buffer, GstCaps * caps, gboolean times,
         "and video/x-raw in a packed format", name);
     ok = FALSE;
   }
-  if (!ok)
-    goto fail;
-  if (shape.offset > hold->map.size ||
-      hold->map.size - shape.offset < shape.needed) {
+  if (ok && (shape->offset > hold->map.size ||
+          hold->map.size - shape->offset < shape->needed)) {
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
         "a %s buffer of %" G_GSIZE_FORMAT " bytes; its caps need %"
         G_GSIZE_FORMAT " bytes from byte %" G_GSIZE_FORMAT, name,
-        hold->map.size, shape.needed, shape.offset);
-    goto fail;
+        hold->map.size, shape->needed, shape->offset);
+    ok = FALSE;
   }
+  return ok;
+}
+
+/* Wraps the mapped data as the array; the hold is released by its
+ * deleter from then on. */
+static gboolean
+wrap_hold (ArrayHold * hold, const ArrayShape * shape, rc_dl_device device,
+    const gchar * name, rc_dl_managed_tensor ** array, GError ** error)
+{
+  guint8 *data = hold->map.data ? hold->map.data + shape->offset : NULL;
+  rc_status ret;
+
+  if (shape->strided)
+    memcpy (hold->strides, shape->strides, sizeof (hold->strides));
+  ret = rc_array_wrap (data, device, shape->ndim, shape->shape, shape->type,
+      hold_release, hold, array);
+  if (ret != RC_OK) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "the %s array (%d dimensions, %s) cannot be made: %s", name,
+        shape->ndim, rc_scalar_type_to_string (shape->type),
+        rc_status_message (ret));
+    return FALSE;
+  }
+  /* DLPack strides live as long as the array: in the hold, released by
+   * the deleter after the consumer is done. */
+  if (shape->strided)
+    (*array)->dl_tensor.strides = hold->strides;
+  if (shape->int64) {
+    (*array)->dl_tensor.dtype.code = 0;
+    (*array)->dl_tensor.dtype.bits = 64;
+  }
+  return TRUE;
+}
+
+static gboolean
+buffer_to_array (GstBuffer * buffer, GstCaps * caps, gboolean times,
+    rc_dl_managed_tensor ** array, GError ** error)
+{
+  const GstStructure *st;
+  const gchar *name;
+  ArrayShape shape;
+  ArrayHold *hold;
+  GstMemory *mem = NULL;
+  rc_dl_device device = { RC_DL_CPU, 0 };
+  gboolean cuda, fused;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
+  g_return_val_if_fail (array != NULL, FALSE);
+  *array = NULL;
+
+  if (!(st = array_caps (caps, times, error)))
+    return FALSE;
+  name = gst_structure_get_name (st);
+  fused = g_str_equal (name, "other/x-robocache-fused");
+  if (!(hold = hold_map (buffer, name, fused, &mem, &cuda, error)))
+    return FALSE;
+  if (!array_shape (caps, st, buffer, mem, hold, fused, times, &shape, error))
+    goto fail;
   if (cuda) {
     device.device_type = RC_DL_CUDA;
     if (!cuda_device_of (mem, hold->map.data, &device.device_id, error))
       goto fail;
   }
-
-  data = hold->map.data ? hold->map.data + shape.offset : NULL;
-  if (shape.strided)
-    memcpy (hold->strides, shape.strides, sizeof (hold->strides));
-  ret = rc_array_wrap (data, device, shape.ndim, shape.shape, shape.type,
-      hold_release, hold, array);
-  if (ret != RC_OK) {
-    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
-        "the %s array (%d dimensions, %s) cannot be made: %s", name,
-        shape.ndim, rc_scalar_type_to_string (shape.type),
-        rc_status_message (ret));
-    goto fail;
-  }
-  /* DLPack strides live as long as the array: in the hold, released by
-   * the deleter after the consumer is done. */
-  if (shape.strided)
-    (*array)->dl_tensor.strides = hold->strides;
-  if (shape.int64) {
-    (*array)->dl_tensor.dtype.code = 0;
-    (*array)->dl_tensor.dtype.bits = 64;
-  }
-  return TRUE;
+  if (wrap_hold (hold, &shape, device, name, array, error))
+    return TRUE;
 
 fail:
   if (hold->memory_map)
     gst_memory_unmap (hold->map.memory, &hold->map);
   else
     gst_buffer_unmap (buffer, &hold->map);
-fail_unmapped:
   gst_buffer_unref (hold->buffer);
   g_free (hold);
   return FALSE;
