@@ -12,9 +12,9 @@ from ._lib import RobocacheError, cuda_available, cuda_unavailable_reason
 from ._kernels import centroids, fuse, resample, voxelize
 from ._pipeline import Pipeline, Sample, run
 
-__all__ = ["Pipeline", "RecordingDataset", "RobocacheError", "Sample",
-           "centroids", "cuda_available", "cuda_unavailable_reason", "fuse",
-           "resample", "run", "voxelize"]
+__all__ = ["__version__", "Pipeline", "RecordingDataset", "RobocacheError",
+           "Sample", "centroids", "cuda_available", "cuda_unavailable_reason",
+           "fuse", "resample", "run", "voxelize"]
 
 
 def __getattr__(name):

@@ -12,7 +12,7 @@ import math
 import operator
 
 from . import _arrays, _lib
-from ._arrays import CPU, CUDA
+from ._arrays import CUDA
 
 k = _lib.kernels
 _DATA_TYPES = ("float32", "float64", "bfloat16")
