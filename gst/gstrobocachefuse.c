@@ -5,9 +5,10 @@
  * Aligns any number of live or recorded sensor streams onto one timeline
  * and outputs one fused frame per tick (other/x-robocache-fused): "what
  * every sensor said at this instant".  Request pads (sink_%u) take
- * robocache vectors, points and voxel grids, and camera video
- * (video/x-raw in system memory or memory:CUDAMemory from GStreamer's CUDA
- * elements, whose context robocache shares).
+ * robocache vectors, points, voxel grids, sparse voxels or pillars
+ * (robocachepillars), and camera video (video/x-raw in system memory or
+ * memory:CUDAMemory from GStreamer's CUDA elements, whose context
+ * robocache shares).
  *
  * Ticks come at a fixed #GstRobocacheFuse:rate, aligned to running time 0,
  * or, with rate=0/1, one per buffer of the master pad (the pad with
@@ -139,10 +140,11 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachefuse, "robocachefuse",
 
 #define SINK_CAPS \
     GST_ROBOCACHE_VECTORS_CAPS "; " GST_ROBOCACHE_POINTS_CAPS "; " \
-    GST_ROBOCACHE_VOXELS_CAPS "; video/x-raw"
+    GST_ROBOCACHE_VOXELS_CAPS "; " GST_ROBOCACHE_SPARSE_CAPS "; video/x-raw"
 #define SINK_CUDA_CAPS \
     GST_ROBOCACHE_VECTORS_CUDA_CAPS "; " GST_ROBOCACHE_POINTS_CUDA_CAPS "; " \
-    GST_ROBOCACHE_VOXELS_CUDA_CAPS "; video/x-raw(memory:CUDAMemory)"
+    GST_ROBOCACHE_VOXELS_CUDA_CAPS "; " GST_ROBOCACHE_SPARSE_CUDA_CAPS "; " \
+    "video/x-raw(memory:CUDAMemory)"
 
 static GType stale_policy_get_type (void);
 

@@ -201,6 +201,8 @@ kind_of_caps (const GstCaps * caps)
     return KIND_POINTS;
   if (gst_structure_has_name (s, GST_ROBOCACHE_VOXELS_MEDIA_TYPE))
     return KIND_VOXELS;
+  if (gst_structure_has_name (s, GST_ROBOCACHE_SPARSE_MEDIA_TYPE))
+    return KIND_SPARSE;
   if (gst_structure_has_name (s, "video/x-raw"))
     return KIND_VIDEO;
   return KIND_UNKNOWN;
@@ -237,6 +239,7 @@ set_size_rule (GstRobocacheFusePad * pad, StreamKind kind, GstCaps * caps,
 {
   rc_point_layout layout = { 0 };
   rc_voxel_grid grid;
+  GstRobocacheSparseInfo sparse;
   GstVideoInfo video;
   gint step = 0;
 
@@ -263,6 +266,15 @@ set_size_rule (GstRobocacheFusePad * pad, StreamKind kind, GstCaps * caps,
       pad->size_unit = rc_voxelize_output_size (&layout, &grid);
       pad->size_rule = g_strdup_printf ("exactly one grid of %" G_GSIZE_FORMAT
           " bytes", pad->size_unit);
+      break;
+    case KIND_SPARSE:
+      if (!gst_robocache_sparse_caps_parse (caps, &sparse, error))
+        return FALSE;
+      pad->size_unit = sparse.size;
+      pad->size_rule = g_strdup_printf ("exactly one sweep's sparse voxels "
+          "of %" G_GSIZE_FORMAT " bytes (features, coordinates, points per "
+          "voxel and the count, for max-voxels %u)", pad->size_unit,
+          sparse.params.max_voxels);
       break;
     case KIND_VIDEO:
       if (!gst_video_info_from_caps (&video, caps)) {

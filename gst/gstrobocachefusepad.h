@@ -29,6 +29,7 @@ typedef enum
   KIND_VECTORS,
   KIND_POINTS,
   KIND_VOXELS,
+  KIND_SPARSE,
   KIND_VIDEO
 } StreamKind;
 

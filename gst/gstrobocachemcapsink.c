@@ -8,7 +8,7 @@
  * metadata.yaml that ROS 2's `ros2 bag` reads.
  *
  * One request pad `sink_%u` per stream, one topic each (the pad's topic
- * property, by default /points, /voxels, /joints or /image):
+ * property, by default /points, /voxels, /pillars, /joints or /image):
  *
  * - other/x-robocache-points: sensor_msgs/msg/PointCloud2 with the caps'
  *   fields and point-step, one row of every point in the buffer.
@@ -17,6 +17,9 @@
  *   `occupancy` (uint8, points padded to 16 bytes) for occupancy grids and
  *   `mean_<feature>` (float32) for mean grids.  A mean voxel is taken as
  *   occupied where any feature is not 0 (empty voxels hold 0).
+ * - other/x-robocache-sparse-voxels (robocachepillars): a PointCloud2 of
+ *   the used voxels' centres (x, y, z float32, from coords and the grid),
+ *   with `count` (uint32, the voxel's points), in slot order.
  * - other/x-robocache-vectors (float32, float64; bfloat16 in chunks):
  *   sensor_msgs/msg/JointState, names from the caps' names (else joint0,
  *   joint1, ...).  Channels named as robocachebagsrc names them
@@ -136,7 +139,8 @@ struct _GstRobocacheMcapSink
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST,
     GST_STATIC_CAPS (GST_ROBOCACHE_POINTS_CAPS "; "
-        GST_ROBOCACHE_VOXELS_CAPS "; " GST_ROBOCACHE_VECTORS_CAPS "; "
+        GST_ROBOCACHE_VOXELS_CAPS "; " GST_ROBOCACHE_SPARSE_CAPS "; "
+        GST_ROBOCACHE_VECTORS_CAPS "; "
         GST_VIDEO_CAPS_MAKE ("{ RGB, BGR, GRAY8, GRAY16_LE }")));
 
 static void gst_robocache_mcap_sink_child_proxy_init (gpointer g_iface,
@@ -814,8 +818,8 @@ gst_robocache_mcap_sink_class_init (GstRobocacheMcapSinkClass * klass)
       gst_pad_template_new_from_static_pad_template_with_gtype
       (&sink_template, GST_TYPE_ROBOCACHE_MCAP_SINK_PAD));
   gst_element_class_set_static_metadata (element_class, "MCAP / rosbag2 sink",
-      "Sink/File", "Records point clouds, voxel grids, joint states and "
-      "images as ROS 2 messages in an MCAP file or rosbag2 directory",
+      "Sink/File", "Records point clouds, voxel grids, pillars, joint states "
+      "and images as ROS 2 messages in an MCAP file or rosbag2 directory",
       GST_ROBOCACHE_AUTHOR);
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_MCAP_COMPRESSION, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_MCAP_SINK_PAD, 0);

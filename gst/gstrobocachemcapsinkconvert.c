@@ -26,6 +26,7 @@ mcap_kind_type (McapKind kind)
   switch (kind) {
     case MCAP_KIND_POINTS:
     case MCAP_KIND_VOXELS:
+    case MCAP_KIND_SPARSE:
       return RC_ROS2_TYPE_POINT_CLOUD2;
     case MCAP_KIND_VECTORS:
       return RC_ROS2_TYPE_JOINT_STATE;
@@ -40,7 +41,7 @@ const gchar *
 mcap_kind_topic (McapKind kind)
 {
   static const gchar *const topics[MCAP_N_KINDS] = {
-    NULL, "/points", "/voxels", "/joints", "/image"
+    NULL, "/points", "/voxels", "/joints", "/image", "/pillars"
   };
 
   return topics[kind];
@@ -226,6 +227,9 @@ mcap_format_from_caps (McapFormat * f, const GstCaps * caps, GError ** error)
   } else if (gst_structure_has_name (s, GST_ROBOCACHE_VOXELS_MEDIA_TYPE)) {
     f->kind = MCAP_KIND_VOXELS;
     ok = parse_voxels (f, caps, error);
+  } else if (gst_structure_has_name (s, GST_ROBOCACHE_SPARSE_MEDIA_TYPE)) {
+    f->kind = MCAP_KIND_SPARSE;
+    ok = gst_robocache_sparse_caps_parse (caps, &f->sparse, error);
   } else if (gst_structure_has_name (s, GST_ROBOCACHE_VECTORS_MEDIA_TYPE)) {
     f->kind = MCAP_KIND_VECTORS;
     ok = parse_vectors (f, caps, error);
@@ -247,7 +251,8 @@ bad:
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "caps %s are not accepted: accepted are fixed caps in system memory "
         "of " GST_ROBOCACHE_POINTS_MEDIA_TYPE ", "
-        GST_ROBOCACHE_VOXELS_MEDIA_TYPE ", " GST_ROBOCACHE_VECTORS_MEDIA_TYPE
+        GST_ROBOCACHE_VOXELS_MEDIA_TYPE ", " GST_ROBOCACHE_SPARSE_MEDIA_TYPE
+        ", " GST_ROBOCACHE_VECTORS_MEDIA_TYPE
         " or video/x-raw (RGB, BGR, GRAY8, GRAY16_LE)", str);
     g_free (str);
   }
@@ -371,6 +376,23 @@ grid_bytes (const McapFormat * f, guint64 n_voxels)
   return n_voxels * 4 * f->n_features;
 }
 
+/* Encodes @msg (its header and fields set; the fields are freed) with
+ * @points (taken) as one row of points into @out. */
+static void
+encode_cloud (RcPointCloud2 * msg, GByteArray * points, GByteArray * out)
+{
+  msg->height = 1;
+  msg->width = points->len / msg->point_step;
+  msg->row_step = points->len;
+  msg->data = points->data;
+  msg->data_size = points->len;
+  rc_ros2_encode_point_cloud2 (out, msg);
+  g_byte_array_unref (points);
+  msg->data = NULL;
+  msg->header.frame_id = NULL;  /* not ours */
+  rc_ros_point_cloud2_clear (msg);
+}
+
 static gboolean
 encode_voxels (const McapFormat * f, const GstMapInfo * map, guint64 stamp,
     const gchar * frame_id, GByteArray * out, GError ** error)
@@ -402,15 +424,94 @@ encode_voxels (const McapFormat * f, const GstMapInfo * map, guint64 stamp,
         memcpy (point, c, 12);
         g_byte_array_append (points, point, msg.point_step);
       }
-  msg.height = 1;
-  msg.width = points->len / msg.point_step;
-  msg.row_step = points->len;
-  msg.data = points->data;
-  msg.data_size = points->len;
-  rc_ros2_encode_point_cloud2 (out, &msg);
-  g_byte_array_unref (points);
-  msg.header.frame_id = NULL;   /* not ours */
-  rc_ros_point_cloud2_clear (&msg);
+  encode_cloud (&msg, points, out);
+  return TRUE;
+}
+
+/* The fields of the used-voxel cloud of sparse voxels: the centre x, y, z
+ * (float32) and count (uint32, the voxel's stored points), as a count
+ * grid's cloud has them. */
+static RcPointField *
+sparse_cloud_fields (guint * n_fields, guint32 * point_step)
+{
+  const gchar *names[] = { "x", "y", "z", "count" };
+  RcPointField *fields = g_new0 (RcPointField, 4);
+
+  for (guint i = 0; i < 4; i++) {
+    fields[i].name = g_strdup (names[i]);
+    fields[i].offset = 4 * i;
+    fields[i].count = 1;
+    fields[i].datatype = i < 3 ? RC_POINT_FIELD_FLOAT32 : RC_POINT_FIELD_UINT32;
+  }
+  *n_fields = 4;
+  *point_step = 16;
+  return fields;
+}
+
+/* The used voxels of a sparse voxels buffer as 16-byte points (centre,
+ * count) in @points; FALSE with @error when the buffer contradicts its
+ * caps (its size, the count of used voxels, a coordinate outside the
+ * grid). */
+static gboolean
+sparse_points (const GstRobocacheSparseInfo * info, const GstMapInfo * map,
+    GByteArray * points, GError ** error)
+{
+  const rc_voxel_grid *g = &info->params.grid;
+  gint32 n_used, coords[3], count;
+
+  if (map->size != info->size) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "a sparse voxels buffer of %" G_GSIZE_FORMAT " bytes where its caps "
+        "say %" G_GSIZE_FORMAT, map->size, info->size);
+    return FALSE;
+  }
+  memcpy (&n_used, map->data + info->n_voxels_offset, 4);
+  if (n_used < 0 || (guint32) n_used > info->params.max_voxels) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "a sparse voxels buffer using %d voxels; accepted: 0 to max-voxels "
+        "(%u)", n_used, info->params.max_voxels);
+    return FALSE;
+  }
+  for (gint32 s = 0; s < n_used; s++) {
+    guint8 point[16];
+    gfloat c[3];
+
+    memcpy (coords, map->data + info->coords_offset + 12 * s, 12);
+    memcpy (&count, map->data + info->num_points_offset + 4 * s, 4);
+    /* coords are (z, y, x); the centre is (x, y, z). */
+    for (guint a = 0; a < 3; a++) {
+      gint32 i = coords[2 - a];
+
+      if (i < 0 || (guint32) i >= g->dims[a]) {
+        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+            "sparse voxel %d has coordinate %d along %c; accepted: 0 to "
+            "%u (grid-%c - 1)", s, i, "xyz"[a], g->dims[a] - 1, "xyz"[a]);
+        return FALSE;
+      }
+      c[a] = g->origin[a] + (i + 0.5) * g->voxel_size[a];
+    }
+    memcpy (point, c, 12);
+    memcpy (point + 12, &count, 4);
+    g_byte_array_append (points, point, sizeof (point));
+  }
+  return TRUE;
+}
+
+/* Sparse voxels or pillars as a PointCloud2 of the used voxels' centres
+ * with their point counts. */
+static gboolean
+encode_sparse (const McapFormat * f, const GstMapInfo * map, guint64 stamp,
+    const gchar * frame_id, GByteArray * out, GError ** error)
+{
+  RcPointCloud2 msg = { {0, stamp, (gchar *) frame_id}, };
+  GByteArray *points = g_byte_array_new ();
+
+  if (!sparse_points (&f->sparse, map, points, error)) {
+    g_byte_array_unref (points);
+    return FALSE;
+  }
+  msg.fields = sparse_cloud_fields (&msg.n_fields, &msg.point_step);
+  encode_cloud (&msg, points, out);
   return TRUE;
 }
 
@@ -552,6 +653,10 @@ mcap_format_encode (const McapFormat * f, GstBuffer * buf,
       break;
     case MCAP_KIND_VOXELS:
       ok = encode_voxels (f, &map, stamp, st->frame_id, out, error) &&
+          emit (user_data, stamp, out, error);
+      break;
+    case MCAP_KIND_SPARSE:
+      ok = encode_sparse (f, &map, stamp, st->frame_id, out, error) &&
           emit (user_data, stamp, out, error);
       break;
     default:

@@ -20,6 +20,7 @@ typedef enum
   MCAP_KIND_VOXELS,
   MCAP_KIND_VECTORS,
   MCAP_KIND_IMAGE,
+  MCAP_KIND_SPARSE,
   MCAP_N_KINDS
 } McapKind;
 
@@ -36,6 +37,8 @@ typedef struct
   rc_voxel_grid grid;
   guint n_features;
   gchar **feature_names;
+  /* Sparse voxels or pillars. */
+  GstRobocacheSparseInfo sparse;
   /* Vectors: joint names, and how many of the channels are positions,
    * velocities and efforts (in that order). */
   GstRobocacheVectorsInfo vectors;

@@ -1,12 +1,13 @@
 /* robocachefuse: alignment on streams of known functions, nearest and
  * previous at boundaries, staleness, master-pad ticks, live behaviour
  * (latency, a stream that stops and comes back, a pad added while
- * playing), determinism offline, zero-copy, and bad input (wrong sizes,
- * timestamps out of order, none at all, changing caps). */
+ * playing), determinism offline, zero-copy (pillars too), and bad input
+ * (wrong sizes, timestamps out of order, none at all, changing caps). */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include <math.h>
+#include <string.h>
 
 #include "elementutil.h"
 #include "gstrobocachefusedmeta.h"
@@ -849,6 +850,57 @@ GST_START_TEST (test_mismatched_caps_n)
 
 GST_END_TEST;
 
+/* Pillars in a fused frame: robocachepillars' buffer as it left the
+ * element (its memory referenced, the same bytes as a tee'd copy), the
+ * stream's caps the sparse caps, beside a joints stream. */
+GST_START_TEST (test_pillars_carried)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=0/1 "
+      "! appsink name=sink sync=false "
+      "robocachelidarsrc num-buffers=3 points-per-sweep=2048 seed=9 ! "
+      "robocachepillars backend=cpu dims=\"<32,32,1>\" "
+      "voxel-size=\"<1.0,1.0,8.0>\" origin=\"<-16.0,-16.0,-4.0>\" "
+      "max-voxels=200 max-points-per-voxel=8 ! tee name=t "
+      "t. ! queue ! f.sink_0 t. ! queue ! appsink name=copy sync=false "
+      "robocachejointsrc num-buffers=60 ! f.sink_1", NULL);
+  GPtrArray *fused, *copies;
+
+  g_object_set (pad_of (by_name (pipeline, "f"), "sink_0"), "stream-name",
+      "pillars", "master", TRUE, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  fused = pull_all (by_name (pipeline, "sink"), 100);
+  copies = pull_all (by_name (pipeline, "copy"), 100);
+  fail_unless_equals_int (fused->len, 3);
+  fail_unless_equals_int (copies->len, 3);
+  for (guint k = 0; k < fused->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (fused->pdata[k]);
+    GstBuffer *pushed = gst_sample_get_buffer (copies->pdata[k]);
+    const GstRobocacheFusedStream *s = stream_of (buf, "pillars");
+    GstMapInfo a, b;
+
+    fail_unless (!s->stale && s->memory_index >= 0);
+    fail_unless (gst_structure_has_name (gst_caps_get_structure (s->caps, 0),
+            GST_ROBOCACHE_SPARSE_MEDIA_TYPE));
+    fail_unless (gst_buffer_peek_memory (buf, s->memory_index) ==
+        gst_buffer_peek_memory (pushed, 0), "the pillars were copied");
+    fail_unless (gst_robocache_fused_map_stream (buf, "pillars", &a, FALSE));
+    fail_unless (gst_buffer_map (pushed, &b, GST_MAP_READ));
+    fail_unless_equals_uint64 (a.size, b.size);
+    fail_unless (memcmp (a.data, b.data, a.size) == 0);
+    /* Not an empty sweep: n_voxels, the last 16 bytes' first int32. */
+    fail_unless (*(const gint32 *) (b.data + b.size - 16) > 0);
+    gst_buffer_unmap (pushed, &b);
+    gst_memory_unmap (a.memory, &a);
+    fail_unless (stream_of (buf, "sink_1") != NULL);
+  }
+  g_ptr_array_unref (fused);
+  g_ptr_array_unref (copies);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 fuse_suite (void)
 {
@@ -863,6 +915,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_master_pad);
   tcase_add_test (tc, test_offline_deterministic);
   tcase_add_test (tc, test_zero_copy_three_sensors);
+  tcase_add_test (tc, test_pillars_carried);
   tcase_add_test (tc, test_memory_referenced);
   tcase_add_test (tc, test_live_stop_recover_add_pad);
   tcase_add_test (tc, test_live_three_sensors_no_warning);

@@ -1,9 +1,10 @@
 /* robocachemcapsink: random points, joint vectors, images and voxel grids
- * written through appsrc (and the synthetic sources), then read back by
- * third-party code: tests/mcap/dump.js (@mcap/core and Foxglove's ROS 2
- * decoder), whose JSON lines are compared value for value with what went
- * in (sha256 of the data, names, times, counts, topics, schemas).  SKIP
- * (77) without node or the npm packages of tests/mcap. */
+ * written through appsrc (and the synthetic sources, robocachepillars
+ * too), then read back by third-party code: tests/mcap/dump.js
+ * (@mcap/core and Foxglove's ROS 2 decoder), whose JSON lines are
+ * compared value for value with what went in (sha256 of the data, names,
+ * times, counts, topics, schemas).  SKIP (77) without node or the npm
+ * packages of tests/mcap. */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -533,7 +534,6 @@ GST_START_TEST (test_voxels)
 
 GST_END_TEST;
 
-
 /* ------------------------------------------------------------------ */
 /* Several pads, rosbag2, stops, bad caps and bad locations            */
 /* ------------------------------------------------------------------ */
@@ -828,10 +828,146 @@ GST_START_TEST (test_unwritable)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* Pillars                                                             */
+/* ------------------------------------------------------------------ */
+
+#define PILLARS_PROPS "backend=cpu dims=\"<40,32,1>\" " \
+    "voxel-size=\"<0.75,1.0,8.0>\" origin=\"<-15.0,-16.5,-4.0>\" " \
+    "max-voxels=300 max-points-per-voxel=4"
+#define PILLARS_ORIGIN_X -15.0
+#define PILLARS_ORIGIN_Y -16.5
+#define PILLARS_ORIGIN_Z -4.0
+
+/* The cloud robocachemcapsink must write for one pillars buffer of
+ * @max_voxels slots with @channels channels: each used slot's centre
+ * (computed here from the coordinates, x = origin + (i + 0.5) * size) and
+ * its point count. */
+static GByteArray *
+expected_pillars (GstBuffer * buf, guint max_voxels, guint k, guint channels)
+{
+  const gdouble origin[3] = { PILLARS_ORIGIN_X, PILLARS_ORIGIN_Y,
+    PILLARS_ORIGIN_Z
+  }, size[3] = { 0.75, 1.0, 8.0 };
+  gsize coords_at = (gsize) max_voxels * k * channels * 4;
+  gsize counts_at = coords_at + max_voxels * 12;
+  GByteArray *out = g_byte_array_new ();
+  GstMapInfo map;
+  gint32 n;
+
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  fail_unless_equals_uint64 (map.size, counts_at + max_voxels * 4 + 16);
+  memcpy (&n, map.data + counts_at + max_voxels * 4, 4);
+  fail_unless (n > 0 && n <= (gint32) max_voxels, "%d voxels", n);
+  for (gint32 s = 0; s < n; s++) {
+    gint32 zyx[3];
+    gfloat point[4];
+
+    memcpy (zyx, map.data + coords_at + 12 * s, 12);
+    for (guint a = 0; a < 3; a++)
+      point[a] = origin[a] + (zyx[2 - a] + 0.5) * size[a];
+    memcpy (&point[3], map.data + counts_at + 4 * s, 4);
+    g_byte_array_append (out, (guint8 *) point, 16);
+  }
+  gst_buffer_unmap (buf, &map);
+  return out;
+}
+
+/* robocachelidarsrc ! robocachepillars into the sink (default topic
+ * /pillars): each message is the pillars' centres and counts, checked
+ * against a tee'd copy of what robocachepillars pushed. */
+GST_START_TEST (test_pillars)
+{
+  gchar *path = tmp_path ("pillars.mcap");
+  gchar *desc = g_strdup_printf ("robocachelidarsrc seed=%u num-buffers=3 "
+      "points-per-sweep=1500 ! robocachepillars " PILLARS_PROPS " ! "
+      "tee name=t t. ! queue ! robocachemcapsink location=\"%s\" "
+      "base-time=%" G_GUINT64_FORMAT " t. ! queue ! appsink name=copy "
+      "sync=false", g_rand_int (rng), path, BASE_TIME);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *copy = gst_bin_get_by_name (GST_BIN (pipeline), "copy");
+  GPtrArray *pushed = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_sample_unref);
+  GstSample *sample;
+  GPtrArray *msgs;
+  gchar **lines;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (copy))))
+    g_ptr_array_add (pushed, sample);
+  fail_unless (run_to_end (pipeline, 60 * GST_SECOND) == NULL);
+  fail_unless_equals_int (pushed->len, 3);
+  lines = dump_lines (path, NULL);
+  msgs = lines_of_topic (lines, "/pillars");
+  fail_unless_equals_int (msgs->len, 3);
+  expect (lines[0], "\"message_count\":\"3\"");
+  for (guint i = 0; i < 3; i++) {
+    GByteArray *e = expected_pillars (gst_sample_get_buffer (pushed->pdata[i]),
+        300, 4, 10);
+    gchar *sum = sha256 (e->data, e->len);
+
+    expect (g_ptr_array_index (msgs, i), "\"width\":%u,\"fields\":[{\"name\":"
+        "\"x\",\"offset\":0,\"datatype\":7,\"count\":1},{\"name\":\"y\","
+        "\"offset\":4,\"datatype\":7,\"count\":1},{\"name\":\"z\",\"offset\""
+        ":8,\"datatype\":7,\"count\":1},{\"name\":\"count\",\"offset\":12,"
+        "\"datatype\":6,\"count\":1}],\"is_bigendian\":false,\"point_step\""
+        ":16,\"row_step\":%u,\"data\":{\"length\":%u,\"sha256\":\"%s\"",
+        e->len / 16, e->len, e->len, sum);
+    g_free (sum);
+    g_byte_array_unref (e);
+  }
+  g_ptr_array_unref (msgs);
+  g_ptr_array_unref (pushed);
+  g_strfreev (lines);
+  gst_object_unref (copy);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+
+/* A pillars buffer claiming more voxels than max-voxels: an error naming
+ * the count and what is accepted. */
+GST_START_TEST (test_pillars_bad_count_n)
+{
+  gchar *path = tmp_path ("bad-pillars.mcap");
+  /* M = K = 1, C = 4: 16 + 12 + 4 + 16 = 48 bytes. */
+  GstElement *pipeline = appsrc_pipeline (GST_ROBOCACHE_SPARSE_MEDIA_TYPE
+      ", mode=(string)voxels, channels=(int)4, max-voxels=(int)1, "
+      "max-points=(int)1, channel-names=(string)\"x,y,z,intensity\", "
+      "grid-x=(int)4, grid-y=(int)4, grid-z=(int)1, origin-x=(double)0, "
+      "origin-y=(double)0, origin-z=(double)0, voxel-size-x=(double)1, "
+      "voxel-size-y=(double)1, voxel-size-z=(double)1", path, NULL);
+  gint32 bytes[12] = { 0 };
+  GstMessage *msg;
+  GError *err = NULL;
+
+  bytes[8] = 2;                 /* n_voxels */
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_app_src_push_buffer (app_src (pipeline), gst_buffer_new_memdup (bytes,
+          sizeof (bytes)));
+  gst_app_src_end_of_stream (app_src (pipeline));
+  msg = run_to_end (pipeline, 20 * GST_SECOND);
+  fail_unless (msg != NULL, "a count above max-voxels was written");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "using 2 voxels") &&
+      strstr (err->message, "max-voxels (1)"), "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_object_unref (pipeline);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static void
 add_file_tests (TCase * tc)
 {
   tcase_add_test (tc, test_sources);
+  tcase_add_test (tc, test_pillars);
+  tcase_add_test (tc, test_pillars_bad_count_n);
   tcase_add_test (tc, test_rosbag2);
   tcase_add_test (tc, test_stopped);
   tcase_add_test (tc, test_truncated);
