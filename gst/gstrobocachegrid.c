@@ -4,6 +4,7 @@
 #endif
 
 #include "gstrobocachegrid.h"
+#include "gstrobocachefields.h"
 
 #include <math.h>
 #include <string.h>
@@ -88,8 +89,8 @@ set_values (GstRobocacheGridSettings * settings, GstRobocacheGridProperty prop,
   }
 }
 
-gboolean
-gst_robocache_grid_set_property (GstRobocacheGridSettings * settings,
+static gboolean
+grid_set_property (GstRobocacheGridSettings * settings,
     guint first_id, guint prop_id, const GValue * value)
 {
   if (prop_id < first_id || prop_id >= first_id +
@@ -99,8 +100,8 @@ gst_robocache_grid_set_property (GstRobocacheGridSettings * settings,
   return TRUE;
 }
 
-gboolean
-gst_robocache_grid_get_property (const GstRobocacheGridSettings * settings,
+static gboolean
+grid_get_property (const GstRobocacheGridSettings * settings,
     guint first_id, guint prop_id, GValue * value)
 {
   GstRobocacheGridProperty prop = prop_id - first_id;
@@ -202,4 +203,32 @@ gst_robocache_grid_install_properties (GObjectClass * klass, guint first_id)
       first_id + GST_ROBOCACHE_GRID_DIMS, grid_param ("dims", "Dimensions",
           "Voxels along each axis: <x,y,z> (each >= 1, fewer than 2^32 in "
           "all)", TRUE));
+}
+
+void
+gst_robocache_grid_object_set_property (GObject * object,
+    GstRobocacheGridSettings * settings, guint first_id, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  gboolean grid;
+
+  GST_OBJECT_LOCK (object);
+  grid = grid_set_property (settings, first_id, prop_id, value);
+  GST_OBJECT_UNLOCK (object);
+  if (!grid)
+    gst_robocache_fields_set_property (object, prop_id, value, pspec);
+}
+
+void
+gst_robocache_grid_object_get_property (GObject * object,
+    const GstRobocacheGridSettings * settings, guint first_id, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  gboolean grid;
+
+  GST_OBJECT_LOCK (object);
+  grid = grid_get_property (settings, first_id, prop_id, value);
+  GST_OBJECT_UNLOCK (object);
+  if (!grid)
+    gst_robocache_fields_get_property (object, prop_id, value, pspec);
 }

@@ -36,12 +36,15 @@ void gst_robocache_grid_settings_clear (GstRobocacheGridSettings * settings);
 void gst_robocache_grid_install_properties (GObjectClass * klass,
     guint first_id);
 
-/* Sets or gets one of those properties (the caller holds the object lock);
- * FALSE when @prop_id is not one of them. */
-gboolean gst_robocache_grid_set_property (GstRobocacheGridSettings *
-    settings, guint first_id, guint prop_id, const GValue * value);
-gboolean gst_robocache_grid_get_property (const GstRobocacheGridSettings *
-    settings, guint first_id, guint prop_id, GValue * value);
+/* set_property / get_property of an element with those properties and a
+ * fields table (gstrobocachefields.h): the grid properties under the
+ * object lock, any other through the fields table. */
+void gst_robocache_grid_object_set_property (GObject * object,
+    GstRobocacheGridSettings * settings, guint first_id, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+void gst_robocache_grid_object_get_property (GObject * object,
+    const GstRobocacheGridSettings * settings, guint first_id, guint prop_id,
+    GValue * value, GParamSpec * pspec);
 
 /* Fills @grid's voxel size, origin and dims from @settings; returns why they
  * cannot be used (to be freed), or NULL. */

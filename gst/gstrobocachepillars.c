@@ -183,14 +183,9 @@ gst_robocache_pillars_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
-  gboolean grid;
 
-  GST_OBJECT_LOCK (self);
-  grid = gst_robocache_grid_set_property (&self->settings.grid,
-      PROP_VOXEL_SIZE, prop_id, value);
-  GST_OBJECT_UNLOCK (self);
-  if (!grid)
-    gst_robocache_fields_set_property (object, prop_id, value, pspec);
+  gst_robocache_grid_object_set_property (object, &self->settings.grid,
+      PROP_VOXEL_SIZE, prop_id, value, pspec);
 }
 
 static void
@@ -198,14 +193,9 @@ gst_robocache_pillars_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
-  gboolean grid;
 
-  GST_OBJECT_LOCK (self);
-  grid = gst_robocache_grid_get_property (&self->settings.grid,
-      PROP_VOXEL_SIZE, prop_id, value);
-  GST_OBJECT_UNLOCK (self);
-  if (!grid)
-    gst_robocache_fields_get_property (object, prop_id, value, pspec);
+  gst_robocache_grid_object_get_property (object, &self->settings.grid,
+      PROP_VOXEL_SIZE, prop_id, value, pspec);
 }
 
 /* The parameters the properties give, the extra fields and why they

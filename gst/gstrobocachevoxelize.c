@@ -177,14 +177,9 @@ gst_robocache_voxelize_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
-  gboolean grid;
 
-  GST_OBJECT_LOCK (self);
-  grid = gst_robocache_grid_set_property (&self->settings.grid,
-      PROP_VOXEL_SIZE, prop_id, value);
-  GST_OBJECT_UNLOCK (self);
-  if (!grid)
-    gst_robocache_fields_set_property (object, prop_id, value, pspec);
+  gst_robocache_grid_object_set_property (object, &self->settings.grid,
+      PROP_VOXEL_SIZE, prop_id, value, pspec);
 
   /* A new grid, mode or features (the ids up to PROP_FEATURES) means new
    * output caps, even while playing. */
@@ -197,14 +192,9 @@ gst_robocache_voxelize_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
-  gboolean grid;
 
-  GST_OBJECT_LOCK (self);
-  grid = gst_robocache_grid_get_property (&self->settings.grid,
-      PROP_VOXEL_SIZE, prop_id, value);
-  GST_OBJECT_UNLOCK (self);
-  if (!grid)
-    gst_robocache_fields_get_property (object, prop_id, value, pspec);
+  gst_robocache_grid_object_get_property (object, &self->settings.grid,
+      PROP_VOXEL_SIZE, prop_id, value, pspec);
 }
 
 /* ------------------------------------------------------------------ */
