@@ -6,18 +6,8 @@
 # data).
 # Usage: demo.sh SOURCE_ROOT
 set -euo pipefail
-root=${1:?usage: $0 SOURCE_ROOT}
-: "${GST_PLUGIN_PATH_1_0:?run through meson test}"
-export ROBOCACHE_BUILD
-ROBOCACHE_BUILD=$(dirname "$GST_PLUGIN_PATH_1_0")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail () { echo "FAIL: $*"; exit 1; }
-. "$root/pipelines/setup.sh"
-if [ -z "$(robocache_python_rosbag)" ]; then
-  echo "SKIP: no python3 with rosbag (python3-rosbag, installed by tests/run.sh)"
-  exit 77
-fi
+. "$(dirname "$0")/prelude.sh" "$@"
+skip_without_rosbag
 export ROBOCACHE_SAMPLE_DATA=$tmp/sample DEMO_SECONDS=1 DEMO_NO_SETUP=1
 "$root/pipelines/demo.sh" | tee "$tmp/out"
 for want in "^== backend: \(cpu\|gpu\)" "^== lidar: " "^   grid: .*0.2 m" \

@@ -6,13 +6,7 @@
 # recorded time; a folder holding two recordings is refused by name.
 # Usage: mcap_replay.sh SOURCE_ROOT
 set -euo pipefail
-root=${1:?usage: $0 SOURCE_ROOT}
-: "${GST_PLUGIN_PATH_1_0:?run through meson test}"
-export ROBOCACHE_BUILD
-ROBOCACHE_BUILD=$(dirname "$GST_PLUGIN_PATH_1_0")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail () { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/prelude.sh" "$@"
 
 echo "== record and replay, fast"
 "$root/pipelines/mcap-replay.sh" --fast | tee "$tmp/fast"

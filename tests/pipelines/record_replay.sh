@@ -10,15 +10,8 @@
 # - kitti.sh processes a generated 3-sweep folder, fast and at 10 Hz.
 # Usage: record_replay.sh SOURCE_ROOT
 set -euo pipefail
-root=${1:?usage: $0 SOURCE_ROOT}
-: "${GST_PLUGIN_PATH_1_0:?run through meson test}"
-export ROBOCACHE_BUILD
-ROBOCACHE_BUILD=$(dirname "$GST_PLUGIN_PATH_1_0")
-. "$root/pipelines/setup.sh"
+. "$(dirname "$0")/prelude.sh" "$@"
 robocache_env "$ROBOCACHE_BUILD"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail () { echo "FAIL: $*"; exit 1; }
 
 # list OUT SRC...: runs "SRC ! identity ! filesink location=OUT" (one
 # stream, one thread) and prints one line per buffer: pts, duration, bytes.

@@ -8,18 +8,8 @@
 # what they did.  SKIP without python rosbag (tests/run.sh installs it).
 # Usage: sample_data.sh SOURCE_ROOT
 set -euo pipefail
-root=${1:?usage: $0 SOURCE_ROOT}
-: "${GST_PLUGIN_PATH_1_0:?run through meson test}"
-export ROBOCACHE_BUILD
-ROBOCACHE_BUILD=$(dirname "$GST_PLUGIN_PATH_1_0")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail () { echo "FAIL: $*"; exit 1; }
-. "$root/pipelines/setup.sh"
-if [ -z "$(robocache_python_rosbag)" ]; then
-  echo "SKIP: no python3 with rosbag (python3-rosbag, installed by tests/run.sh)"
-  exit 77
-fi
+. "$(dirname "$0")/prelude.sh" "$@"
+skip_without_rosbag
 robocache_env "$ROBOCACHE_BUILD"
 export ROBOCACHE_SAMPLE_DATA=$tmp/sample
 S=$ROBOCACHE_SAMPLE_DATA

@@ -8,21 +8,13 @@ import unittest
 
 import numpy as np
 
-try:
-    import torch
-except ImportError:
-    print("SKIP: torch is not installed")
-    sys.exit(77)
+from cuda_or_skip import cuda_torch
 
-import references as ref
-import robocache
-from robocache import _arrays
+torch = cuda_torch()
 
-if not torch.cuda.is_available() or not robocache.cuda_available():
-    print("SKIP: no usable CUDA device (torch: %s, robocache: %s)" % (
-        torch.cuda.is_available(), robocache.cuda_unavailable_reason()
-        or "ok"))
-    sys.exit(77)
+import references as ref  # noqa: E402
+import robocache  # noqa: E402
+from robocache import _arrays  # noqa: E402
 
 SEED = int(np.random.SeedSequence().entropy % 2**32)
 print("seed", SEED, file=sys.stderr)

@@ -8,19 +8,11 @@ import unittest
 
 import numpy as np
 
-try:
-    import torch
-except ImportError:
-    print("SKIP: torch is not installed")
-    sys.exit(77)
+from cuda_or_skip import cuda_torch
 
-import robocache
+torch = cuda_torch()
 
-if not torch.cuda.is_available() or not robocache.cuda_available():
-    print("SKIP: no usable CUDA device (torch: %s, robocache: %s)" % (
-        torch.cuda.is_available(), robocache.cuda_unavailable_reason()
-        or "ok"))
-    sys.exit(77)
+import robocache  # noqa: E402
 
 from test_pipeline import GRID, rss_kib  # noqa: E402
 
