@@ -30,6 +30,31 @@ G_DECLARE_DERIVABLE_TYPE (GstRobocacheBaseTransform,
 struct _GstRobocacheBaseTransformClass
 {
   GstBaseTransformClass parent_class;
+
+  /**
+   * GstRobocacheBaseTransformClass::submit:
+   *
+   * Optional, for the GPU: queues the work of @inbuf into @outbuf on the
+   * GPU under slot @slot (gst_robocache_gpu_stage_input, the kernels on
+   * the element's stream, then gst_robocache_gpu_stage_output or
+   * gst_robocache_gpu_slot_fence) and returns without waiting for it.  Up
+   * to pipeline-depth buffers are then in flight: the base waits for the
+   * oldest slot and calls finish before pushing its buffer, in order.
+   * Without submit, or on the CPU, transform is called as usual.
+   * Returning GST_BASE_TRANSFORM_FLOW_DROPPED drops the buffer.
+   */
+    GstFlowReturn (*submit) (GstRobocacheBaseTransform * self,
+      GstBuffer * inbuf, GstBuffer * outbuf, guint slot);
+
+  /**
+   * GstRobocacheBaseTransformClass::finish:
+   *
+   * Called once slot @slot's GPU work is done (also when it is discarded
+   * at a flush or stop): unmaps what submit mapped, and counts and posts
+   * what the buffer gave.  Its return is the flow of the buffer.
+   */
+    GstFlowReturn (*finish) (GstRobocacheBaseTransform * self,
+      GstBuffer * inbuf, GstBuffer * outbuf, guint slot);
 };
 
 /* The filter's GPU side; gpu.use_gpu is fixed between start and stop. */

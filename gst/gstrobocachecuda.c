@@ -21,6 +21,7 @@
 #include <gst/video/video.h>
 
 #include "gstrobocachegpu.h"
+#include "gstrobocachepinned.h"
 #include "robocache-kernels.h"
 
 #define GST_CAT_DEFAULT gst_robocache_gpu_debug
@@ -418,9 +419,63 @@ failed:
   return FALSE;
 }
 
+void
+gst_robocache_gpu_pinned_usage (GstRobocacheGpu * gpu, guint64 * held,
+    guint64 * fallbacks)
+{
+  *held = *fallbacks = 0;
+  if (gpu->pinned)
+    gst_robocache_pinned_allocator_get_usage (gpu->pinned, held, fallbacks);
+}
+
 /* ------------------------------------------------------------------ */
 /* Opening                                                             */
 /* ------------------------------------------------------------------ */
+
+/* The copy streams and the slots' fences, the context current. */
+static rc_status
+open_slots (GstRobocacheGpu * gpu)
+{
+  rc_status ret = rc_stream_create (&gpu->upload_stream);
+
+  if (ret == RC_OK)
+    ret = rc_stream_create (&gpu->download_stream);
+  for (guint i = 0; ret == RC_OK && i < GST_ROBOCACHE_MAX_DEPTH; i++) {
+    GstRobocacheGpuSlot *s = &gpu->slots[i];
+
+    ret = rc_fence_create (&s->uploaded);
+    if (ret == RC_OK)
+      ret = rc_fence_create (&s->computed);
+    if (ret == RC_OK)
+      ret = rc_fence_create (&s->done);
+  }
+  return ret;
+}
+
+static void
+close_slots (GstRobocacheGpu * gpu)
+{
+  gpointer *streams[] = { &gpu->stream, &gpu->upload_stream,
+    &gpu->download_stream
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (streams); i++) {
+    if (*streams[i])
+      rc_stream_synchronize (*streams[i]);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (streams); i++) {
+    rc_stream_destroy (*streams[i]);
+    *streams[i] = NULL;
+  }
+  for (guint i = 0; i < GST_ROBOCACHE_MAX_DEPTH; i++) {
+    GstRobocacheGpuSlot *s = &gpu->slots[i];
+
+    rc_event_destroy (s->uploaded);
+    rc_event_destroy (s->computed);
+    rc_event_destroy (s->done);
+    s->uploaded = s->computed = s->done = NULL;
+  }
+}
 
 gboolean
 gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
@@ -446,9 +501,11 @@ gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     goto unavailable;
   }
   ret = rc_stream_create (&gpu->stream);
+  if (ret == RC_OK)
+    ret = open_slots (gpu);
   gst_robocache_gpu_pop (gpu);
   if (ret != RC_OK) {
-    why = "no CUDA stream could be created";
+    why = "no CUDA streams and events could be created";
     goto unavailable;
   }
   gpu->allocator = allocator_new (GST_CUDA_CONTEXT (gpu->context));
@@ -456,6 +513,10 @@ gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     why = "no CUDA allocator could be created";
     goto unavailable;
   }
+  GST_OBJECT_LOCK (element);
+  gpu->pinned = gst_robocache_pinned_allocator_new (gpu->context,
+      gpu->max_pinned);
+  GST_OBJECT_UNLOCK (element);
   GST_INFO_OBJECT (element, "computing on the GPU (context %" GST_PTR_FORMAT
       ")", gpu->context);
   *use_gpu = TRUE;
@@ -476,13 +537,16 @@ unavailable:
 void
 gst_robocache_gpu_close (GstRobocacheGpu * gpu)
 {
-  if (gpu->stream && gst_robocache_gpu_push (gpu)) {
-    rc_stream_synchronize (gpu->stream);
-    rc_stream_destroy (gpu->stream);
+  if (gpu->context && gst_robocache_gpu_push (gpu)) {
+    close_slots (gpu);
     gst_robocache_gpu_pop (gpu);
   }
   gpu->stream = NULL;
   gst_clear_object (&gpu->allocator);
+  /* Kept page-locked blocks go now; those in buffers when the buffers go. */
+  if (gpu->pinned)
+    gst_robocache_pinned_allocator_close (gpu->pinned);
+  gst_clear_object (&gpu->pinned);
   /* A later start finds the same context again through the pipeline's
    * GstContext. */
   gst_clear_object (&gpu->context);

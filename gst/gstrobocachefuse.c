@@ -92,8 +92,8 @@ enum
   PROP_STALE_POLICY,
   PROP_IGNORE_INACTIVE_PADS,
   PROP_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_STATS
+  /* cuda-device-id and max-pinned-memory follow PROP_BACKEND. */
+  PROP_STATS = PROP_BACKEND + GST_ROBOCACHE_GPU_N_PROPERTIES,
 };
 
 typedef struct
@@ -262,6 +262,23 @@ gst_robocache_fuse_sink_query (GstAggregator * agg, GstAggregatorPad * aggpad,
   if (gst_robocache_gpu_query_context (&self->gpu, GST_ELEMENT (self), query))
     return TRUE;
   return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, aggpad, query);
+}
+
+/* Camera frames and other buffers in system memory land in page-locked
+ * memory when fuse runs on the GPU, so that a copy to it runs at the
+ * bus's full speed; CUDA video keeps the pools of GStreamer's CUDA
+ * elements. */
+static gboolean
+gst_robocache_fuse_propose_allocation (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  GstCaps *caps = NULL;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && !gst_robocache_caps_is_cuda (caps))
+    gst_robocache_gpu_propose_allocator (&self->gpu, query);
+  return TRUE;
 }
 
 static gboolean
@@ -689,8 +706,7 @@ push_tick (GstRobocacheFuse * self, GstBuffer * out, GstClockTime tick,
 
   GST_BUFFER_PTS (out) = pts;
   if (!master)
-    GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) -
-        tick;
+    GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) - tick;
   segment->position = pts;
   GST_LOG_OBJECT (self, "tick %" GST_TIME_FORMAT ", %u stale",
       GST_TIME_ARGS (tick), n_stale);
@@ -885,7 +901,7 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
           "Live: do not wait for pads that never delivered data",
           DEFAULT_IGNORE_INACTIVE, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
-  /* backend and cuda-device-id (PROP_DEVICE_ID follows PROP_BACKEND). */
+  /* backend, cuda-device-id and max-pinned-memory. */
   gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND);
   /**
    * GstRobocacheFuse:stats:
@@ -919,6 +935,8 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_get_next_time);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_robocache_fuse_sink_event);
   agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_robocache_fuse_sink_query);
+  agg_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_robocache_fuse_propose_allocation);
   agg_class->src_query = GST_DEBUG_FUNCPTR (gst_robocache_fuse_src_query);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_robocache_fuse_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_fuse_stop);

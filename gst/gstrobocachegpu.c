@@ -35,6 +35,7 @@ gst_robocache_gpu_init (GstRobocacheGpu * gpu)
   memset (gpu, 0, sizeof (*gpu));
   gpu->backend = GST_ROBOCACHE_DEFAULT_BACKEND;
   gpu->device_id = GST_ROBOCACHE_DEFAULT_DEVICE_ID;
+  gpu->max_pinned = GST_ROBOCACHE_DEFAULT_MAX_PINNED_MEMORY;
   gpu->scratch = g_array_new (FALSE, FALSE, sizeof (ScratchEntry));
 }
 
@@ -147,19 +148,34 @@ gst_robocache_gpu_install_properties (GObjectClass * klass, guint first_id)
           "CUDA device to use (-1 = any)", -1, G_MAXINT,
           GST_ROBOCACHE_DEFAULT_DEVICE_ID, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  /* max-pinned-memory: page-locked system memory the element may hold at
+   * once, for the buffers it offers upstream, its outputs in system memory
+   * and its staging.  Page-locked memory cannot be swapped out, so it is
+   * bounded; past the limit buffers come from plain system memory (a
+   * warning, copied at the slower pageable rate).  Freed at stop. */
+  g_object_class_install_property (klass, first_id + 2,
+      g_param_spec_uint64 ("max-pinned-memory", "Max pinned memory",
+          "Bytes of page-locked system memory the element may hold (buffers "
+          "offered upstream, outputs in system memory, staging)", 0,
+          G_MAXUINT64, GST_ROBOCACHE_DEFAULT_MAX_PINNED_MEMORY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 }
 
 gboolean
 gst_robocache_gpu_set_property (GstRobocacheGpu * gpu, GstElement * element,
     guint first_id, guint prop_id, const GValue * value)
 {
-  if (prop_id != first_id && prop_id != first_id + 1)
+  if (prop_id < first_id
+      || prop_id >= first_id + GST_ROBOCACHE_GPU_N_PROPERTIES)
     return FALSE;
   GST_OBJECT_LOCK (element);
   if (prop_id == first_id)
     gpu->backend = (GstRobocacheBackend) g_value_get_enum (value);
-  else
+  else if (prop_id == first_id + 1)
     gpu->device_id = g_value_get_int (value);
+  else
+    gpu->max_pinned = g_value_get_uint64 (value);
   GST_OBJECT_UNLOCK (element);
   return TRUE;
 }
@@ -168,13 +184,16 @@ gboolean
 gst_robocache_gpu_get_property (GstRobocacheGpu * gpu, GstElement * element,
     guint first_id, guint prop_id, GValue * value)
 {
-  if (prop_id != first_id && prop_id != first_id + 1)
+  if (prop_id < first_id
+      || prop_id >= first_id + GST_ROBOCACHE_GPU_N_PROPERTIES)
     return FALSE;
   GST_OBJECT_LOCK (element);
   if (prop_id == first_id)
     g_value_set_enum (value, gpu->backend);
-  else
+  else if (prop_id == first_id + 1)
     g_value_set_int (value, gpu->device_id);
+  else
+    g_value_set_uint64 (value, gpu->max_pinned);
   GST_OBJECT_UNLOCK (element);
   return TRUE;
 }
@@ -253,8 +272,26 @@ gst_robocache_gpu_propose_allocator (GstRobocacheGpu * gpu, GstQuery * query)
   GstCaps *caps;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (caps && gst_robocache_caps_is_cuda (caps) && gpu->use_gpu)
+  if (!caps || !gpu->use_gpu)
+    return;
+  if (gst_robocache_caps_is_cuda (caps))
     gst_query_add_allocation_param (query, gpu->allocator, NULL);
+  else if (gpu->pinned)
+    gst_query_add_allocation_param (query, gpu->pinned, NULL);
+}
+
+void
+gst_robocache_gpu_decide_host_allocator (GstRobocacheGpu * gpu,
+    GstQuery * query)
+{
+  if (!gpu->use_gpu || !gpu->pinned)
+    return;
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_set_nth_allocation_param (query, 0, gpu->pinned, NULL);
+  else
+    gst_query_add_allocation_param (query, gpu->pinned, NULL);
 }
 
 gboolean
@@ -281,40 +318,146 @@ gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
   return TRUE;
 }
 
+/* Maps @buf for reading: its device pointer when it is robocache CUDA
+ * memory of this context (*native), else its bytes in system memory. */
+static gboolean
+map_for_gpu (GstRobocacheGpu * gpu, GstElement * element, GstBuffer * buf,
+    GstMapInfo * map, gboolean * native, const gchar * what)
+{
+  *native = gst_buffer_n_memory (buf) == 1 &&
+      gst_robocache_gpu_memory_is_native (gpu, gst_buffer_peek_memory (buf, 0));
+  if (!gst_buffer_map (buf, map, GST_MAP_READ |
+          (*native ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("cannot map %s", what),
+        (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Posts the failure of the GPU step "@verb @what @where" and returns FALSE
+ * when @ret is an error. */
+static gboolean
+step_ok (GstElement * element, rc_status ret, const gchar * verb,
+    const gchar * what, const gchar * where)
+{
+  gchar *step;
+
+  if (ret == RC_OK)
+    return TRUE;
+  step = g_strdup_printf ("%s %s%s%s", verb, what, *where ? " " : "", where);
+  gst_robocache_gpu_failed (element, step, ret);
+  g_free (step);
+  return FALSE;
+}
+
 gboolean
 gst_robocache_gpu_map_input (GstRobocacheGpu * gpu, GstElement * element,
     GstBuffer * buf, GstMapInfo * map, GstRobocacheScratch * scratch,
     gconstpointer * device, const gchar * what)
 {
-  gboolean native = gst_buffer_n_memory (buf) == 1 &&
-      gst_robocache_gpu_memory_is_native (gpu, gst_buffer_peek_memory (buf,
-          0));
-  rc_status ret;
+  gboolean native;
 
-  if (!gst_buffer_map (buf, map, GST_MAP_READ |
-          (native ? GST_ROBOCACHE_MAP_CUDA : 0))) {
-    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("cannot map %s", what),
-        (NULL));
+  if (!map_for_gpu (gpu, element, buf, map, &native, what))
     return FALSE;
-  }
   *device = map->data;
   if (native)
     return TRUE;
-  if (!gst_robocache_gpu_ensure_device (gpu, element, scratch, map->size, what))
-    goto failed;
-  ret = rc_device_copy_async (scratch->ptr, map->data, map->size,
-      RC_COPY_HOST_TO_DEVICE, gpu->stream);
-  if (ret != RC_OK) {
-    gchar *step = g_strdup_printf ("copying %s to the GPU", what);
-
-    gst_robocache_gpu_failed (element, step, ret);
-    g_free (step);
-    goto failed;
+  if (!gst_robocache_gpu_ensure_device (gpu, element, scratch, map->size, what)
+      || !step_ok (element, rc_device_copy_async (scratch->ptr, map->data,
+              map->size, RC_COPY_HOST_TO_DEVICE, gpu->stream), "copying",
+          what, "to the GPU")) {
+    gst_buffer_unmap (buf, map);
+    return FALSE;
   }
   *device = scratch->ptr;
+  return TRUE;
+}
+
+gboolean
+gst_robocache_gpu_stage_input (GstRobocacheGpu * gpu, GstElement * element,
+    guint slot, GstBuffer * buf, GstMapInfo * map, gconstpointer * device,
+    const gchar * what)
+{
+  GstRobocacheGpuSlot *s = &gpu->slots[slot];
+  gboolean native, pinned;
+  gconstpointer host;
+
+  if (!map_for_gpu (gpu, element, buf, map, &native, what))
+    return FALSE;
+  *device = map->data;
+  if (native)
+    return TRUE;
+  /* Pageable memory is copied by the driver through its own staging,
+   * synchronously: through the slot's page-locked staging instead, the
+   * upload itself is asynchronous and overlaps the kernels. */
+  pinned = gst_buffer_n_memory (buf) == 1 &&
+      gst_robocache_is_pinned_memory (gst_buffer_peek_memory (buf, 0));
+  host = map->data;
+  if (!gst_robocache_gpu_ensure_device (gpu, element, &s->device_in,
+          map->size, what))
+    goto failed;
+  if (!pinned) {
+    if (!gst_robocache_gpu_ensure_pinned (gpu, element, &s->pinned_in,
+            map->size, what))
+      goto failed;
+    memcpy (s->pinned_in.ptr, map->data, map->size);
+    host = s->pinned_in.ptr;
+  }
+  if (!step_ok (element, rc_device_copy_async (s->device_in.ptr, host,
+              map->size, RC_COPY_HOST_TO_DEVICE, gpu->upload_stream),
+          "copying", what, "to the GPU")
+      || !step_ok (element, rc_event_record (s->uploaded, gpu->upload_stream),
+          "ordering", what, "after its upload")
+      || !step_ok (element, rc_stream_wait_event (gpu->stream, s->uploaded),
+          "ordering", what, "after its upload"))
+    goto failed;
+  *device = s->device_in.ptr;
   return TRUE;
 
 failed:
   gst_buffer_unmap (buf, map);
   return FALSE;
+}
+
+gboolean
+gst_robocache_gpu_stage_output (GstRobocacheGpu * gpu, GstElement * element,
+    guint slot, gpointer host, gconstpointer device, gsize size,
+    const gchar * what)
+{
+  GstRobocacheGpuSlot *s = &gpu->slots[slot];
+
+  return step_ok (element, rc_event_record (s->computed, gpu->stream),
+      "ordering the download of", what, "")
+      && step_ok (element, rc_stream_wait_event (gpu->download_stream,
+          s->computed), "ordering the download of", what, "")
+      && step_ok (element, rc_device_copy_async (host, device, size,
+          RC_COPY_DEVICE_TO_HOST, gpu->download_stream), "copying", what,
+      "from the GPU")
+      && step_ok (element, rc_event_record (s->done, gpu->download_stream),
+      "marking the end of", what, "");
+}
+
+gboolean
+gst_robocache_gpu_slot_fence (GstRobocacheGpu * gpu, GstElement * element,
+    guint slot)
+{
+  return step_ok (element, rc_event_record (gpu->slots[slot].done,
+          gpu->stream), "marking the end of", "a buffer's kernels", "");
+}
+
+gboolean
+gst_robocache_gpu_slot_wait (GstRobocacheGpu * gpu, GstElement * element,
+    guint slot)
+{
+  rc_status ret;
+
+  if (!gst_robocache_gpu_push (gpu)) {
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
+        ("cannot make the CUDA context current"), (NULL));
+    return FALSE;
+  }
+  ret = rc_event_synchronize (gpu->slots[slot].done);
+  gst_robocache_gpu_pop (gpu);
+  return step_ok (element, ret, "waiting for", "a buffer's GPU work", "");
 }

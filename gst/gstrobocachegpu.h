@@ -35,6 +35,26 @@ typedef struct
   gsize size;
 } GstRobocacheScratch;
 
+/* The most buffers a filter has on the GPU at once (pipeline-depth). */
+#define GST_ROBOCACHE_MAX_DEPTH 8
+
+/* What one buffer in flight uses on the GPU, by the filter's slot index:
+ * its input copied to the device (through page-locked staging when it is
+ * pageable), its output waiting to be downloaded, a small page-locked
+ * result (statistics), and the fences ordering the upload, kernel and
+ * download streams.  The scratch is grown with the ensure functions and
+ * freed at stop like any other. */
+typedef struct
+{
+  GstRobocacheScratch device_in;
+  GstRobocacheScratch pinned_in;
+  GstRobocacheScratch device_out;
+  GstRobocacheScratch host_result;
+  gpointer uploaded;
+  gpointer computed;
+  gpointer done;
+} GstRobocacheGpuSlot;
+
 /* The GPU side of one element, the helper object every robocache CUDA
  * element embeds (GstRobocacheBaseTransform for filters, directly in
  * robocachefuse): the backend and cuda-device-id properties, the CUDA
@@ -50,11 +70,22 @@ typedef struct
   GstRobocacheBackend backend;
   gint device_id;
 
+  guint64 max_pinned;
+
   gboolean started;
   gboolean use_gpu;
   GstObject *context;
+  /* Kernels run on @stream; buffers in flight upload on @upload_stream
+   * and download on @download_stream, so that the copies of one buffer
+   * overlap the kernel of another. */
   gpointer stream;
+  gpointer upload_stream;
+  gpointer download_stream;
   GstAllocator *allocator;
+  /* Page-locked system memory offered upstream and used for outputs in
+   * system memory (gstrobocachepinned.c); NULL without the GPU. */
+  GstAllocator *pinned;
+  GstRobocacheGpuSlot slots[GST_ROBOCACHE_MAX_DEPTH];
 
   /* GstRobocacheScratch of the element, tagged with whether they are
    * page-locked host memory, freed at stop. */
@@ -69,12 +100,15 @@ gboolean gst_robocache_gpu_usable (const gchar ** why);
 void gst_robocache_gpu_init (GstRobocacheGpu * gpu);
 void gst_robocache_gpu_finalize (GstRobocacheGpu * gpu);
 
-/* Installs the two properties every robocache GPU element has, with ids
- * @first_id ("backend", GstRobocacheBackend, default auto) and
- * @first_id + 1 ("cuda-device-id", int, -1 = any), both changeable up to
- * READY. */
+/* Installs the properties every robocache GPU element has, with ids
+ * @first_id ("backend", GstRobocacheBackend, default auto), @first_id + 1
+ * ("cuda-device-id", int, -1 = any) and @first_id + 2
+ * ("max-pinned-memory", bytes of page-locked system memory the element may
+ * hold), all changeable up to READY. */
 #define GST_ROBOCACHE_DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
 #define GST_ROBOCACHE_DEFAULT_DEVICE_ID -1
+#define GST_ROBOCACHE_DEFAULT_MAX_PINNED_MEMORY (256 * 1024 * 1024)
+#define GST_ROBOCACHE_GPU_N_PROPERTIES 3
 void gst_robocache_gpu_install_properties (GObjectClass * klass,
     guint first_id);
 
@@ -117,10 +151,26 @@ gboolean gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheBackend backend, gint device_id, gboolean * use_gpu);
 void gst_robocache_gpu_close (GstRobocacheGpu * gpu);
 
-/* Answers an ALLOCATION query for CUDA caps on the GPU: upstream gets the
- * element's allocator and allocates device memory of the sizes it needs. */
+/* Answers an ALLOCATION query on the GPU: for CUDA caps upstream gets the
+ * element's allocator and allocates device memory of the sizes it needs;
+ * for system memory, the element's page-locked allocator, so that the
+ * upload runs at the bus's full speed. */
 void gst_robocache_gpu_propose_allocator (GstRobocacheGpu * gpu,
     GstQuery * query);
+
+/* For outputs in system memory on the GPU: makes the page-locked allocator
+ * the one a decide_allocation query settles on (downstream's pools hold
+ * pageable memory), so that downloads run at full speed and overlap. */
+void gst_robocache_gpu_decide_host_allocator (GstRobocacheGpu * gpu,
+    GstQuery * query);
+
+/* TRUE if @mem is robocache's page-locked system memory. */
+gboolean gst_robocache_is_pinned_memory (GstMemory * mem);
+
+/* The page-locked bytes the element holds and how many buffers came from
+ * plain system memory because max-pinned-memory was reached. */
+void gst_robocache_gpu_pinned_usage (GstRobocacheGpu * gpu, guint64 * held,
+    guint64 * fallbacks);
 
 /* Makes a pool of @size-byte robocache CUDA buffers the only one in an
  * ALLOCATION query, active; on failure posts an error on @element naming
@@ -164,6 +214,8 @@ GstFlowReturn gst_robocache_gpu_failed (GstElement * element,
 
 /* The allocator type name of robocache CUDA memory. */
 #define GST_ROBOCACHE_CUDA_MEMORY_TYPE "robocache.cuda.memory"
+/* ... and of robocache's page-locked system memory. */
+#define GST_ROBOCACHE_PINNED_MEMORY_TYPE "robocache.pinned.memory"
 
 /* Maps @buf for a kernel on the GPU (the context current): in place when
  * it is one robocache CUDA memory of this context, else mapped plainly and
@@ -173,8 +225,28 @@ GstFlowReturn gst_robocache_gpu_failed (GstElement * element,
  * can be neither. */
 gboolean gst_robocache_gpu_map_input (GstRobocacheGpu * gpu,
     GstElement * element, GstBuffer * buf, GstMapInfo * map,
-    GstRobocacheScratch * scratch, gconstpointer * device,
-    const gchar * what);
+    GstRobocacheScratch * scratch, gconstpointer * device, const gchar * what);
+
+/* Buffers in flight (the context current).  stage_input maps @buf and
+ * gives its device pointer: in place when it is robocache CUDA memory of
+ * this context, else copied on the upload stream into slot @slot's device
+ * input (page-locked memory directly, pageable memory through the slot's
+ * page-locked staging), the kernel stream made to wait for it.  Unmap
+ * @map when the slot is done.  stage_output queues the download of @size
+ * bytes from @device to @host after the kernels queued so far, and marks
+ * the slot's end; slot_fence marks it after the kernels only (outputs on
+ * the device).  slot_wait waits for that mark: the one buffer's work, not
+ * the device's.  Each posts an error naming @what on failure. */
+gboolean gst_robocache_gpu_stage_input (GstRobocacheGpu * gpu,
+    GstElement * element, guint slot, GstBuffer * buf, GstMapInfo * map,
+    gconstpointer * device, const gchar * what);
+gboolean gst_robocache_gpu_stage_output (GstRobocacheGpu * gpu,
+    GstElement * element, guint slot, gpointer host, gconstpointer device,
+    gsize size, const gchar * what);
+gboolean gst_robocache_gpu_slot_fence (GstRobocacheGpu * gpu,
+    GstElement * element, guint slot);
+gboolean gst_robocache_gpu_slot_wait (GstRobocacheGpu * gpu,
+    GstElement * element, guint slot);
 
 /* Makes a pool of GStreamer's own CUDA memory for the video caps of an
  * ALLOCATION query (pitched frames with a GstVideoMeta, as nvcodec's

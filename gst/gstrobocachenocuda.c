@@ -89,3 +89,16 @@ gst_robocache_is_cuda_memory (GstMemory * mem)
 {
   return FALSE;
 }
+
+gboolean
+gst_robocache_is_pinned_memory (GstMemory * mem)
+{
+  return FALSE;
+}
+
+void
+gst_robocache_gpu_pinned_usage (GstRobocacheGpu * gpu, guint64 * held,
+    guint64 * fallbacks)
+{
+  *held = *fallbacks = 0;
+}

@@ -83,6 +83,16 @@ typedef struct
   guint64 last_occupied;
 } Totals;
 
+/* One sweep on the GPU between submit and finish: its maps, its size and
+ * when it was submitted. */
+typedef struct
+{
+  GstMapInfo in;
+  GstMapInfo out;
+  guint64 n_points;
+  gint64 submitted_us;
+} Flight;
+
 /* Built in start and set_caps, dropped in stop; streaming thread only. */
 typedef struct
 {
@@ -92,13 +102,13 @@ typedef struct
   gsize out_size;               /* centroids: room for a point per voxel */
   gsize out_step;               /* centroids: bytes per output point */
   gboolean out_cuda;
-  /* Grown to the largest size seen, so that steady state allocates
-   * nothing; freed by the base at stop. */
-  GstRobocacheScratch device_points;
-  GstRobocacheScratch device_out;       /* the grid when the output is in
-                                         * system memory */
+  /* The kernels' working set, shared by the sweeps in flight (their
+   * kernels run one after the other on the element's stream); each
+   * sweep's points, grid and statistics are in its GPU slot.  Grown to the
+   * largest size seen, so that steady state allocates nothing; freed by
+   * the base at stop. */
   GstRobocacheScratch device_scratch;
-  GstRobocacheScratch host_stats;       /* page-locked rc_voxelize_stats */
+  Flight flights[GST_ROBOCACHE_MAX_DEPTH];
   gchar *last_refusal;          /* posted once, not at every re-send */
   gpointer host_scratch;
   gsize host_scratch_size;
@@ -429,24 +439,18 @@ ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
   return TRUE;
 }
 
-/* The GPU's working set for the negotiated grid, allocated once. */
+/* The kernels' working set for the negotiated grid, allocated once (the
+ * slots' memory is grown as sweeps use them). */
 static gboolean
 ensure_gpu_scratch (GstRobocacheVoxelize * self)
 {
   State *st = &self->state;
-  GstElement *element = GST_ELEMENT (self);
   gboolean ok = gst_robocache_gpu_push (st->gpu);
 
-  ok = ok && gst_robocache_gpu_ensure_device (st->gpu, element,
+  ok = ok && gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
       &st->device_scratch,
       rc_voxelize_cuda_scratch_size (&st->layout, &st->grid, 1),
       "voxelization scratch");
-  /* Centroids in system memory: device room grown per sweep instead. */
-  if (ok && !st->out_cuda && st->grid.mode != RC_VOXEL_CENTROIDS)
-    ok = gst_robocache_gpu_ensure_device (st->gpu, element, &st->device_out,
-        st->out_size, "voxel grid");
-  ok = ok && gst_robocache_gpu_ensure_pinned (st->gpu, element,
-      &st->host_stats, sizeof (rc_voxelize_stats), "statistics");
   gst_robocache_gpu_pop (st->gpu);
   return ok;
 }
@@ -609,175 +613,125 @@ map_failed:
   return GST_FLOW_ERROR;
 }
 
-/* Maps the sweep for the GPU: in place when it is CUDA memory of this
- * context, else copied into the element's device buffer on its stream.
- * FALSE, with the error posted, when it can be neither. */
+/* Queues the sweep's kernels on the GPU, its grid written in place (CUDA
+ * memory) or downloaded into @f's output map.  Centroids need their number
+ * before the download, so they wait for the kernels. */
 static gboolean
-map_points_on_device (GstRobocacheVoxelize * self, GstBuffer * inbuf,
-    GstMapInfo * in, gconstpointer * device_in)
+queue_gpu (GstRobocacheVoxelize * self, guint slot, Flight * f,
+    gconstpointer device_in)
 {
   State *st = &self->state;
-  gboolean native = gst_buffer_n_memory (inbuf) == 1 &&
-      gst_robocache_gpu_memory_is_native (st->gpu,
-      gst_buffer_peek_memory (inbuf, 0));
+  GstElement *element = GST_ELEMENT (self);
+  GstRobocacheGpuSlot *s = &st->gpu->slots[slot];
+  rc_voxelize_stats *stats = s->host_result.ptr;
+  gpointer grid = f->out.data;
+  gsize size = f->out.size;
   rc_status ret;
 
-  if (!gst_buffer_map (inbuf, in, GST_MAP_READ |
-          (native ? GST_ROBOCACHE_MAP_CUDA : 0))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a sweep"), (NULL));
+  if (!st->out_cuda && !gst_robocache_gpu_ensure_device (st->gpu, element,
+          &s->device_out, size, "voxel grid"))
+    return FALSE;
+  if (!st->out_cuda)
+    grid = s->device_out.ptr;
+  ret = rc_voxelize_cuda (&st->layout, &st->grid, device_in, &f->n_points, 1,
+      grid, st->device_scratch.ptr, stats, st->gpu->stream);
+  if (ret == RC_OK && !st->out_cuda && st->grid.mode == RC_VOXEL_CENTROIDS) {
+    ret = rc_stream_synchronize (st->gpu->stream);
+    size = stats->occupied * st->out_step;
+  }
+  if (ret != RC_OK) {
+    gst_robocache_gpu_failed (element, "GPU voxelization", ret);
     return FALSE;
   }
-  *device_in = in->data;
-  if (native)
-    return TRUE;
-  if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-          &st->device_points, in->size, "points"))
-    goto failed;
-  ret = rc_device_copy_async (st->device_points.ptr, in->data, in->size,
-      RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
-  if (ret != RC_OK) {
-    gst_robocache_gpu_failed (GST_ELEMENT (self), "copying the points to "
-        "the GPU", ret);
-    goto failed;
-  }
-  *device_in = st->device_points.ptr;
-  return TRUE;
+  if (st->out_cuda)
+    return gst_robocache_gpu_slot_fence (st->gpu, element, slot);
+  return gst_robocache_gpu_stage_output (st->gpu, element, slot, f->out.data,
+      grid, size, "a voxel grid");
+}
 
-failed:
-  gst_buffer_unmap (inbuf, in);
+static gboolean
+submit_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
+    GstBuffer * outbuf, guint slot)
+{
+  State *st = &self->state;
+  GstElement *element = GST_ELEMENT (self);
+  Flight *f = &st->flights[slot];
+  gconstpointer device_in;
+
+  if (!gst_robocache_gpu_ensure_pinned (st->gpu, element,
+          &st->gpu->slots[slot].host_result, sizeof (rc_voxelize_stats),
+          "statistics")
+      || !gst_robocache_gpu_stage_input (st->gpu, element, slot, inbuf,
+          &f->in, &device_in, "a sweep"))
+    return FALSE;
+  if (!gst_buffer_map (outbuf, &f->out, GST_MAP_WRITE |
+          (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a grid"), (NULL));
+    gst_buffer_unmap (inbuf, &f->in);
+    return FALSE;
+  }
+  if (!queue_gpu (self, slot, f, device_in)) {
+    gst_buffer_unmap (outbuf, &f->out);
+    gst_buffer_unmap (inbuf, &f->in);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The number of points of @inbuf, or FALSE when it is not a whole number
+ * of points: dropped, counted, warned about once. */
+static gboolean
+sweep_points (GstRobocacheVoxelize * self, GstBuffer * inbuf,
+    guint64 * n_points)
+{
+  gsize size = gst_buffer_get_size (inbuf);
+  guint32 step = self->state.layout.point_step;
+
+  *n_points = size / step;
+  if (size % step == 0)
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  self->totals.dropped_buffers++;
+  GST_OBJECT_UNLOCK (self);
+  if (!self->state.warned_bad_size) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("dropping a buffer of %" G_GSIZE_FORMAT " bytes: not a whole "
+            "number of %u-byte points (point-step in the caps)", size,
+            step), ("further such buffers are dropped and counted in the "
+            "stats property without a warning"));
+    self->state.warned_bad_size = TRUE;
+  }
   return FALSE;
 }
 
-/* Queues the copy of a result computed into the element's device buffer to
- * @host: the whole grid, or only the centroids there are (their number is
- * needed first). */
-static rc_status
-download_output (GstRobocacheVoxelize * self, gpointer host)
+/* Cuts centroids to the points there are, counts the sweep and posts its
+ * message; @elapsed is the time from taking it to its grid being ready. */
+static void
+sweep_done (GstRobocacheVoxelize * self, GstBuffer * inbuf,
+    GstBuffer * outbuf, guint64 n_points, const rc_voxelize_stats * stats,
+    GstClockTime elapsed)
 {
   State *st = &self->state;
-  rc_voxelize_stats *host_stats = st->host_stats.ptr;
-  gsize size = st->out_size;
-  rc_status ret = RC_OK;
-
-  if (st->grid.mode == RC_VOXEL_CENTROIDS) {
-    ret = rc_stream_synchronize (st->gpu->stream);
-    size = host_stats->occupied * st->out_step;
-  }
-  if (ret == RC_OK && size > 0)
-    ret = rc_device_copy_async (host, st->device_out.ptr, size,
-        RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
-  return ret;
-}
-
-static GstFlowReturn
-voxelize_gpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
-    GstBuffer * outbuf, guint64 n_points, rc_voxelize_stats * stats)
-{
-  State *st = &self->state;
-  GstMapInfo in = GST_MAP_INFO_INIT, out = GST_MAP_INFO_INIT;
-  gconstpointer device_in;
-  rc_status ret;
-  GstFlowReturn flow = GST_FLOW_ERROR;
-
-  if (!gst_robocache_gpu_push (st->gpu)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("cannot make the CUDA context current"), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  if (!map_points_on_device (self, inbuf, &in, &device_in))
-    goto pop;
-  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE |
-          (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a grid"), (NULL));
-    goto unmap_in;
-  }
-  /* Centroids to system memory: device room grown to the sweep's. */
-  if (!st->out_cuda && st->grid.mode == RC_VOXEL_CENTROIDS
-      && !gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-          &st->device_out, out.size, "centroids"))
-    goto unmap_out;
-
-  ret = rc_voxelize_cuda (&st->layout, &st->grid, device_in, &n_points, 1,
-      st->out_cuda ? out.data : st->device_out.ptr, st->device_scratch.ptr,
-      st->host_stats.ptr, st->gpu->stream);
-  if (ret == RC_OK && !st->out_cuda)
-    ret = download_output (self, out.data);
-  /* Downstream may read the grid at once: finish this element's stream
-   * (only this stream, never the whole device). */
-  if (ret == RC_OK)
-    ret = rc_stream_synchronize (st->gpu->stream);
-  if (ret == RC_OK) {
-    *stats = *(rc_voxelize_stats *) st->host_stats.ptr;
-    flow = GST_FLOW_OK;
-  } else {
-    gst_robocache_gpu_failed (GST_ELEMENT (self), "GPU voxelization", ret);
-  }
-
-unmap_out:
-  gst_buffer_unmap (outbuf, &out);
-unmap_in:
-  gst_buffer_unmap (inbuf, &in);
-pop:
-  gst_robocache_gpu_pop (st->gpu);
-  return flow;
-}
-
-static GstFlowReturn
-gst_robocache_voxelize_transform (GstBaseTransform * trans, GstBuffer * inbuf,
-    GstBuffer * outbuf)
-{
-  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
-  State *st = &self->state;
-  gsize size = gst_buffer_get_size (inbuf);
-  guint32 step = st->layout.point_step;
-  rc_voxelize_stats stats = { 0, 0, 0, 0 };
-  guint64 n_points, elapsed;
   gboolean post;
-  GstFlowReturn flow;
 
-  if (size % step != 0) {
-    GST_OBJECT_LOCK (self);
-    self->totals.dropped_buffers++;
-    GST_OBJECT_UNLOCK (self);
-    if (!st->warned_bad_size) {
-      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-          ("dropping a buffer of %" G_GSIZE_FORMAT " bytes: not a whole "
-              "number of %u-byte points (point-step in the caps)", size,
-              step), ("further such buffers are dropped and counted in the "
-              "stats property without a warning"));
-      st->warned_bad_size = TRUE;
-    }
-    return GST_BASE_TRANSFORM_FLOW_DROPPED;
-  }
-  n_points = size / step;
-
-  elapsed = g_get_monotonic_time ();
-  if (st->gpu->use_gpu)
-    flow = voxelize_gpu (self, inbuf, outbuf, n_points, &stats);
-  else
-    flow = voxelize_cpu (self, inbuf, outbuf, n_points, &stats);
-  elapsed = (g_get_monotonic_time () - elapsed) * GST_USECOND;
-  if (flow != GST_FLOW_OK)
-    return flow;
-  /* Centroids: the points there are, out of the room there was. */
   if (st->grid.mode == RC_VOXEL_CENTROIDS)
-    gst_buffer_resize (outbuf, 0, stats.occupied * st->out_step);
+    gst_buffer_resize (outbuf, 0, stats->occupied * st->out_step);
 
   GST_LOG_OBJECT (self, "sweep %" GST_TIME_FORMAT ": %" G_GUINT64_FORMAT
       " points, %" G_GUINT64_FORMAT " in grid, %" G_GUINT64_FORMAT
       " out of range, %" G_GUINT64_FORMAT " invalid, %" G_GUINT64_FORMAT
       " voxels occupied, %" G_GUINT64_FORMAT " us",
-      GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), n_points, stats.in_grid,
-      stats.out_of_range, stats.invalid, stats.occupied, elapsed / 1000);
+      GST_TIME_ARGS (GST_BUFFER_PTS (inbuf)), n_points, stats->in_grid,
+      stats->out_of_range, stats->invalid, stats->occupied, elapsed / 1000);
 
   GST_OBJECT_LOCK (self);
   self->totals.sweeps++;
   self->totals.points += n_points;
-  self->totals.in_grid += stats.in_grid;
-  self->totals.out_of_range += stats.out_of_range;
-  self->totals.invalid += stats.invalid;
+  self->totals.in_grid += stats->in_grid;
+  self->totals.out_of_range += stats->out_of_range;
+  self->totals.invalid += stats->invalid;
   self->totals.empty_sweeps += n_points == 0;
-  self->totals.last_occupied = stats.occupied;
+  self->totals.last_occupied = stats->occupied;
   post = self->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
 
@@ -785,15 +739,74 @@ gst_robocache_voxelize_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstStructure *s = gst_structure_new ("robocachevoxelize",
         "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (inbuf),
         "points", G_TYPE_UINT64, n_points,
-        "in-grid", G_TYPE_UINT64, stats.in_grid,
-        "out-of-range", G_TYPE_UINT64, stats.out_of_range,
-        "invalid", G_TYPE_UINT64, stats.invalid,
-        "occupied", G_TYPE_UINT64, stats.occupied,
+        "in-grid", G_TYPE_UINT64, stats->in_grid,
+        "out-of-range", G_TYPE_UINT64, stats->out_of_range,
+        "invalid", G_TYPE_UINT64, stats->invalid,
+        "occupied", G_TYPE_UINT64, stats->occupied,
         "processing-time", G_TYPE_UINT64, elapsed,
         "backend", G_TYPE_STRING, st->gpu->use_gpu ? "gpu" : "cpu", NULL);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), s));
   }
+}
+
+/* The CPU: one sweep at a time. */
+static GstFlowReturn
+gst_robocache_voxelize_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
+  rc_voxelize_stats stats = { 0, 0, 0, 0 };
+  guint64 n_points;
+  gint64 started = g_get_monotonic_time ();
+  GstFlowReturn flow;
+
+  if (!sweep_points (self, inbuf, &n_points))
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  flow = voxelize_cpu (self, inbuf, outbuf, n_points, &stats);
+  if (flow == GST_FLOW_OK)
+    sweep_done (self, inbuf, outbuf, n_points, &stats,
+        (g_get_monotonic_time () - started) * GST_USECOND);
+  return flow;
+}
+
+/* The GPU: up to pipeline-depth sweeps in flight (the base's ring). */
+static GstFlowReturn
+gst_robocache_voxelize_submit (GstRobocacheBaseTransform * base,
+    GstBuffer * inbuf, GstBuffer * outbuf, guint slot)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (base);
+  State *st = &self->state;
+  Flight *f = &st->flights[slot];
+  gboolean ok;
+
+  if (!sweep_points (self, inbuf, &f->n_points))
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  f->submitted_us = g_get_monotonic_time ();
+  if (!gst_robocache_gpu_push (st->gpu)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("cannot make the CUDA context current"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  ok = submit_gpu (self, inbuf, outbuf, slot);
+  gst_robocache_gpu_pop (st->gpu);
+  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_robocache_voxelize_finish (GstRobocacheBaseTransform * base,
+    GstBuffer * inbuf, GstBuffer * outbuf, guint slot)
+{
+  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (base);
+  State *st = &self->state;
+  Flight *f = &st->flights[slot];
+  rc_voxelize_stats stats = *(rc_voxelize_stats *)
+      st->gpu->slots[slot].host_result.ptr;
+
+  gst_buffer_unmap (outbuf, &f->out);
+  gst_buffer_unmap (inbuf, &f->in);
+  sweep_done (self, inbuf, outbuf, f->n_points, &stats,
+      (g_get_monotonic_time () - f->submitted_us) * GST_USECOND);
   return GST_FLOW_OK;
 }
 
@@ -919,6 +932,10 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_stop);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform);
+  GST_ROBOCACHE_BASE_TRANSFORM_CLASS (klass)->submit =
+      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_submit);
+  GST_ROBOCACHE_BASE_TRANSFORM_CLASS (klass)->finish =
+      GST_DEBUG_FUNCPTR (gst_robocache_voxelize_finish);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_VOXEL_MODE, 0);
 }

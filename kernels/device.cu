@@ -61,7 +61,9 @@ extern "C" rc_status
 rc_host_alloc (void **ptr, size_t size)
 {
   *ptr = NULL;
-  return check (cudaMallocHost (ptr, size ? size : 1));
+  /* Portable: every context copies to and from it at full speed, so a
+   * block made for one element serves any other. */
+  return check (cudaHostAlloc (ptr, size ? size : 1, cudaHostAllocPortable));
 }
 
 extern "C" rc_status
@@ -149,6 +151,29 @@ extern "C" rc_status
 rc_event_record (void *event, void *stream)
 {
   return check (cudaEventRecord ((cudaEvent_t) event, (cudaStream_t) stream));
+}
+
+extern "C" rc_status
+rc_fence_create (void **event)
+{
+  cudaEvent_t e = NULL;
+  rc_status ret = check (cudaEventCreateWithFlags (&e,
+          cudaEventDisableTiming));
+  *event = e;
+  return ret;
+}
+
+extern "C" rc_status
+rc_event_synchronize (void *event)
+{
+  return check (cudaEventSynchronize ((cudaEvent_t) event));
+}
+
+extern "C" rc_status
+rc_stream_wait_event (void *stream, void *event)
+{
+  return check (cudaStreamWaitEvent ((cudaStream_t) stream,
+          (cudaEvent_t) event, 0));
 }
 
 extern "C" rc_status

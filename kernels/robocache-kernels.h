@@ -108,6 +108,12 @@ rc_status rc_event_create (void **event);
 rc_status rc_event_destroy (void *event);
 rc_status rc_event_record (void *event, void *stream);
 rc_status rc_event_elapsed_ms (void *start, void *end, float *ms);
+/* Events without timing, to order streams and to wait for one buffer's
+ * work: rc_event_synchronize waits for @event only (never the device);
+ * rc_stream_wait_event makes @stream wait for @event on the device. */
+rc_status rc_fence_create (void **event);
+rc_status rc_event_synchronize (void *event);
+rc_status rc_stream_wait_event (void *stream, void *event);
 
 /* Name of the current device ("NVIDIA H100 80GB HBM3"), truncated to fit
  * @len bytes with the terminating NUL. */

@@ -15,21 +15,37 @@
  * fps: sweeps over the wall time between their exits.  The first W
  * (default 50) sweeps are warm-up and left out of both.
  *
- * Cases: points in system memory with grids out in system memory, and
- * (voxelize on the GPU) in CUDA memory; points already in CUDA memory
- * (uploaded once into memory from the allocator voxelize proposes) with
- * grids in CUDA memory: nothing crosses the bus.  Where voxelize runs on
- * the CPU the CUDA cases are reported as skipped.
+ * First, on the GPU, the floor: the bus's copy rates each way from
+ * page-locked and from pageable memory (CUDA events, medians), at the
+ * sweep's and the chunk's size.
+ *
+ * Cases: points in pageable system memory (appsrc's own buffers, which
+ * voxelize stages through page-locked memory) and in the page-locked
+ * memory voxelize proposes upstream (filled once, as a source that takes
+ * the proposal writes it), with grids out in system memory (page-locked,
+ * voxelize's) and in CUDA memory; points already in CUDA memory (uploaded
+ * once into memory from the CUDA allocator voxelize proposes) with grids
+ * in CUDA memory: nothing crosses the bus.  appsrc is not live, so
+ * voxelize keeps its default three sweeps in flight.  Where voxelize runs
+ * on the CPU the GPU cases are reported as skipped.
  *
  * Recorded data: 32 consecutive chunks of the kernel benchmark's resampling
  * size (64 trajectories of 4096 float32 vectors of 32 channels, 1 kHz with
  * jitter), each pushed once through robocacheresample rate=250 (1024 grid
- * times per chunk) with its output in CUDA memory: from system memory, and
- * already in CUDA memory (GPU only; the first 4 are warm-up).
+ * times per chunk) with its output in CUDA memory: from pageable and from
+ * page-locked system memory, and already in CUDA memory (GPU only; the
+ * first 4 are warm-up); the page-locked case also as GB/s of input against
+ * the bus's page-locked rate.
  *
- * Last, the three-sensor fusion (camera, joints, voxelized lidar) not live,
- * in fused frames per second of wall time.  Needs GST_PLUGIN_PATH_1_0 to
- * hold the plugin. */
+ * Live fusion: camera (videotestsrc, RGB in system memory, 30 Hz), joints
+ * (200 Hz) and voxelized lidar (10 Hz), all live, fused at 30 Hz for
+ * --fusion-seconds, with a 320 x 240 and a 1920 x 1080 camera: fused
+ * frames per second and each frame's lateness (the pipeline clock when it
+ * leaves robocachefuse minus its due time), so that what the large camera
+ * adds is the difference.
+ *
+ * Last, the three-sensor fusion not live, in fused frames per second of
+ * wall time.  Needs GST_PLUGIN_PATH_1_0 to hold the plugin. */
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -42,6 +58,7 @@
 #include "gstrobocachecaps.h"
 #include "gstrobocachegpu.h"
 #include "robocache-kernels.h"
+#include "bench_bus.h"
 
 #define N_MADE 16
 #define POINTS_PER_SWEEP 131072
@@ -55,11 +72,22 @@
 #define N_WINDOWS 5
 #define APPSRC_MAX_BUFFERS 4
 #define NEGOTIATION_TIMEOUT_US (10 * G_USEC_PER_SEC)
+#define CHUNK_BYTES ((gsize) CHUNK_BATCH * CHUNK_SAMPLES * \
+    (sizeof (gint64) + CHUNK_CHANNELS * sizeof (float)))
+
+/* Where a case's inputs are: plain (pageable) system memory, the
+ * page-locked memory the element proposes upstream, or its CUDA memory. */
+typedef enum
+{
+  IN_PAGEABLE,
+  IN_PINNED,
+  IN_CUDA
+} InputKind;
 
 typedef struct
 {
   const char *name;
-  const char *input;            /* "system", "cuda" or "-" */
+  const char *input;            /* "pageable", "pinned", "cuda" or "-" */
   const char *output;
   char status[16];              /* "ok", "skipped" or "failed" */
   char reason[512];
@@ -110,7 +138,9 @@ static guint opt_dims[3] = { 256, 256, 32 };
 static guint opt_fusion_seconds = 20;
 static guint opt_timeout_s = 600;
 
-static void G_GNUC_PRINTF (1, 2) G_GNUC_NORETURN
+static void
+G_GNUC_PRINTF (1, 2)
+    G_GNUC_NORETURN
 die (const char *format, ...)
 {
   va_list args;
@@ -124,7 +154,8 @@ die (const char *format, ...)
   exit (1);
 }
 
-static void G_GNUC_PRINTF (3, 4)
+static void
+G_GNUC_PRINTF (3, 4)
 set_status (Result * r, const char *status, const char *format, ...)
 {
   va_list args;
@@ -399,7 +430,7 @@ push_sweeps (gpointer data)
  * proposes none or an error comes first. */
 static GstAllocator *
 proposed_allocator (Result * r, GstElement * el, GstBus * bus,
-    GstCaps * caps, GstAllocationParams * params)
+    GstCaps * caps, const char *mem_type, GstAllocationParams * params)
 {
   GstPad *pad = gst_element_get_static_pad (el, "sink");
   gint64 deadline = g_get_monotonic_time () + NEGOTIATION_TIMEOUT_US;
@@ -436,10 +467,9 @@ proposed_allocator (Result * r, GstElement * el, GstBus * bus,
   }
   gst_object_unref (pad);
   if (answered && !allocator)
-    set_status (r, "failed", "the element proposed no CUDA allocator (it "
-        "does not run on the GPU)");
-  if (allocator && !g_str_has_prefix (allocator->mem_type,
-          GST_ROBOCACHE_CUDA_MEMORY_TYPE)) {
+    set_status (r, "failed", "the element proposed no %s allocator (it "
+        "does not run on the GPU)", mem_type);
+  if (allocator && !g_str_has_prefix (allocator->mem_type, mem_type)) {
     set_status (r, "failed", "the element proposed a %s allocator",
         allocator->mem_type);
     gst_clear_object (&allocator);
@@ -447,13 +477,15 @@ proposed_allocator (Result * r, GstElement * el, GstBus * bus,
   return allocator;
 }
 
-/* @from copied into CUDA memory from @allocator.  A plain WRITE map fills
- * the host side; a CUDA map uploads it here, before the timing, rather
- * than in the first push. */
+/* @from copied into memory from @allocator.  A plain WRITE map fills
+ * the host side; for CUDA memory a CUDA map uploads it here, before the
+ * timing, rather than in the first push. */
 static GstBuffer *
 upload_buffer (Result * r, GstBuffer * from, GstAllocator * allocator,
     GstAllocationParams * params)
 {
+  gboolean cuda = g_str_has_prefix (allocator->mem_type,
+      GST_ROBOCACHE_CUDA_MEMORY_TYPE);
   gsize size = gst_buffer_get_size (from);
   GstMemory *mem = gst_allocator_alloc (allocator, size, params);
   GstBuffer *buf;
@@ -461,19 +493,21 @@ upload_buffer (Result * r, GstBuffer * from, GstAllocator * allocator,
 
   if (!mem || !gst_memory_map (mem, &map, GST_MAP_WRITE)) {
     set_status (r, "failed", "cannot allocate or map %" G_GSIZE_FORMAT
-        " bytes of CUDA memory", size);
+        " bytes of %s", size, allocator->mem_type);
     if (mem)
       gst_memory_unref (mem);
     return NULL;
   }
   gst_buffer_extract (from, 0, map.data, size);
   gst_memory_unmap (mem, &map);
-  if (!gst_memory_map (mem, &map, GST_MAP_READ | GST_ROBOCACHE_MAP_CUDA)) {
+  if (cuda && !gst_memory_map (mem, &map, GST_MAP_READ |
+          GST_ROBOCACHE_MAP_CUDA)) {
     set_status (r, "failed", "cannot upload a buffer to the GPU");
     gst_memory_unref (mem);
     return NULL;
   }
-  gst_memory_unmap (mem, &map);
+  if (cuda)
+    gst_memory_unmap (mem, &map);
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);
   return buf;
@@ -510,9 +544,9 @@ typedef struct
 } Stream;
 
 static void
-run_stream (Result * r, const Stream * stream, gboolean cuda_in,
-    gboolean cuda_out)
+run_stream (Result * r, const Stream * stream, InputKind in, gboolean cuda_out)
 {
+  gboolean cuda_in = in == IN_CUDA;
   gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=false "
       "block=true max-buffers=%d max-bytes=0 ! %s name=el "
       "! capsfilter caps=\"%s%s\" ! fakesink sync=false "
@@ -555,10 +589,11 @@ run_stream (Result * r, const Stream * stream, gboolean cuda_in,
     }
     goto done;
   }
-  if (cuda_in) {
+  if (in != IN_PAGEABLE) {
     GstAllocationParams params;
     GstAllocator *allocator = proposed_allocator (r, el, bus, caps,
-        &params);
+        cuda_in ? GST_ROBOCACHE_CUDA_MEMORY_TYPE :
+        GST_ROBOCACHE_PINNED_MEMORY_TYPE, &params);
 
     if (!allocator)
       goto done;
@@ -671,6 +706,97 @@ run_fusion (Result * r)
   g_free (desc);
 }
 
+/* Live fusion: each fused frame's lateness, the pipeline clock when it
+ * leaves robocachefuse minus its due time (base time + its timestamp). */
+typedef struct
+{
+  GstElement *pipeline;
+  GArray *late_us;
+  GArray *exits;
+} Lateness;
+
+static GstPadProbeReturn
+stamp_lateness (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Lateness *l = data;
+  GstClock *clock = gst_element_get_clock (l->pipeline);
+  GstClockTime pts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+  GstClockTime now = gst_util_get_timestamp ();
+
+  if (clock && GST_CLOCK_TIME_IS_VALID (pts)) {
+    double late = ((double) gst_clock_get_time (clock) -
+        (double) gst_element_get_base_time (l->pipeline) - pts) / 1e3;
+    g_array_append_val (l->late_us, late);
+    g_array_append_val (l->exits, now);
+  }
+  if (clock)
+    gst_object_unref (clock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* The three sensors live for --fusion-seconds, the camera @width x @height
+ * RGB at 30 Hz in system memory: frames per second and lateness. */
+static void
+run_fusion_live (Result * r, guint width, guint height)
+{
+  gchar *desc = g_strdup_printf ("robocachefuse name=f rate=30/1 "
+      "backend=%s ! fakesink sync=false enable-last-sample=false "
+      "videotestsrc is-live=true pattern=ball ! video/x-raw,format=RGB,"
+      "width=%u,height=%u,framerate=30/1 ! f.sink_0 "
+      "robocachejointsrc is-live=true rate=200/1 ! f.sink_1 "
+      "robocachelidarsrc is-live=true rate=10/1 ! robocachevoxelize "
+      "backend=%s mode=count dims=\"<%u,%u,%u>\" ! f.sink_2", opt_backend,
+      width, height, opt_backend, opt_dims[0], opt_dims[1], opt_dims[2]);
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *fuse;
+  GstBus *bus;
+  GstMessage *msg;
+  Lateness l;
+  guint n, m = 0;
+  double *late;
+
+  if (!pipeline)
+    die ("%s: %s", desc, error->message);
+  l = (Lateness) {
+  pipeline, g_array_new (FALSE, FALSE, sizeof (double)),
+        g_array_new (FALSE, FALSE, sizeof (GstClockTime))};
+  fuse = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  bus = gst_element_get_bus (pipeline);
+  add_probe (fuse, "src", stamp_lateness, &l);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, opt_fusion_seconds * GST_SECOND,
+      GST_MESSAGE_ERROR);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  n = l.late_us->len;
+  r->buffers = n;
+  if (msg) {
+    set_error (r, msg);
+    gst_message_unref (msg);
+  } else if (n <= opt_warmup + N_WINDOWS) {
+    set_status (r, "failed", "%u fused frames: not more than the %u of "
+        "warm-up (raise --fusion-seconds)", n, opt_warmup);
+  } else {
+    late = g_new (double, n);
+    for (guint i = opt_warmup; i < n; i++)
+      late[m++] = g_array_index (l.late_us, double, i);
+    qsort (late, m, sizeof (double), compare_double);
+    r->lat_median_us = percentile (late, m, 0.5);
+    r->lat_p99_us = percentile (late, m, 0.99);
+    r->lat_min_us = late[0];
+    r->lat_max_us = late[m - 1];
+    g_free (late);
+    set_status (r, "ok", "%s", "");
+    throughput (r, (GstClockTime *) l.exits->data, n, opt_warmup);
+  }
+  g_array_unref (l.late_us);
+  g_array_unref (l.exits);
+  gst_object_unref (bus);
+  gst_object_unref (fuse);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
 /* ------------------------------------------------------------------ */
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
@@ -750,7 +876,7 @@ json_result (FILE * f, const Result * r)
 
 static void
 write_json (const char *path, const char *device, const char *cpu,
-    gboolean on_gpu, const Result * results, guint n)
+    gboolean on_gpu, const Result * results, guint n, const BusRates * bus)
 {
   FILE *f = fopen (path, "w");
 
@@ -773,6 +899,13 @@ write_json (const char *path, const char *device, const char *cpu,
       opt_dims[0], opt_dims[1], opt_dims[2], opt_warmup, N_CHUNKS,
       CHUNK_WARMUP, CHUNK_BATCH, CHUNK_SAMPLES, CHUNK_CHANNELS, CHUNK_RATE,
       opt_fusion_seconds);
+  for (guint i = 0; bus && i < 2; i++)
+    fprintf (f, "    {\"name\": \"bus %" G_GSIZE_FORMAT " bytes\", "
+        "\"status\": \"ok\", \"size\": %" G_GSIZE_FORMAT ", "
+        "\"pinned_h2d_gbps\": %.3f, \"pinned_d2h_gbps\": %.3f, "
+        "\"pageable_h2d_gbps\": %.3f, \"pageable_d2h_gbps\": %.3f},\n",
+        bus[i].size, bus[i].size, bus[i].pinned_h2d, bus[i].pinned_d2h,
+        bus[i].pageable_h2d, bus[i].pageable_d2h);
   for (guint i = 0; i < n; i++) {
     fprintf (f, "    ");
     json_result (f, &results[i]);
@@ -863,14 +996,21 @@ main (int argc, char **argv)
   gboolean on_gpu, failed = FALSE;
   Inputs sweeps = { NULL, NULL }, chunks = { NULL, NULL };
   Result results[] = {
-    {"voxelize sys in, sys out", "system", "system"},
-    {"voxelize sys in, cuda out", "system", "cuda"},
+    {"voxelize pageable in, sys out", "pageable", "system"},
+    {"voxelize pinned in, sys out", "pinned", "system"},
+    {"voxelize pageable in, cuda out", "pageable", "cuda"},
+    {"voxelize pinned in, cuda out", "pinned", "cuda"},
     {"voxelize cuda in, cuda out", "cuda", "cuda"},
-    {"resample chunks sys in, cuda out", "system", "cuda"},
+    {"resample chunks pageable, cuda out", "pageable", "cuda"},
+    {"resample chunks pinned, cuda out", "pinned", "cuda"},
     {"resample chunks cuda in, cuda out", "cuda", "cuda"},
+    {"fusion live, camera 320x240", "pageable", "system"},
+    {"fusion live, camera 1920x1080 RGB", "pageable", "system"},
     {"fusion 3 sensors @30 Hz", "-", "system"},
   };
   const guint n_results = G_N_ELEMENTS (results), fusion = n_results - 1;
+  BusRates bus[2];
+  gboolean have_bus = FALSE;
   gchar *voxelize, *resample;
   Stream sweep_stream, chunk_stream;
 
@@ -914,8 +1054,7 @@ main (int argc, char **argv)
           sizeof (device)) == RC_OK)
     why = NULL;
   else
-    g_snprintf (device, sizeof (device), "no GPU (%s)",
-        why ? why : "unknown");
+    g_snprintf (device, sizeof (device), "no GPU (%s)", why ? why : "unknown");
   cpu = cpu_name ();
   on_gpu = voxelize_on_gpu ();
   printf ("device: %s\ncpu: %s\nbackend: %s (voxelize on the %s)\n"
@@ -930,6 +1069,20 @@ main (int argc, char **argv)
       POINTS_PER_SWEEP, opt_dims[0], opt_dims[1], opt_dims[2], opt_warmup,
       N_CHUNKS, CHUNK_BATCH, CHUNK_SAMPLES, CHUNK_CHANNELS, CHUNK_RATE,
       CHUNK_WARMUP, opt_fusion_seconds, N_WINDOWS);
+  if (on_gpu) {
+    gchar *bus_why = NULL;
+
+    have_bus = bench_bus_measure (2 << 20, 50, &bus[0], &bus_why) &&
+        bench_bus_measure (CHUNK_BYTES, 20, &bus[1], &bus_why);
+    if (!have_bus)
+      die ("measuring the bus: %s", bus_why);
+    for (guint i = 0; i < 2; i++)
+      printf ("bus %6.1f MB: host to device %5.1f GB/s pinned, %5.1f "
+          "pageable; device to host %5.1f GB/s pinned, %5.1f pageable\n",
+          bus[i].size / 1e6, bus[i].pinned_h2d, bus[i].pageable_h2d,
+          bus[i].pinned_d2h, bus[i].pageable_d2h);
+    printf ("\n");
+  }
   print_header ();
   fflush (stdout);
 
@@ -952,26 +1105,30 @@ main (int argc, char **argv)
     const char *cpu_why = strcmp (opt_backend, "cpu") == 0 ?
         "backend=cpu" : why ? why : "voxelize offers no CUDA memory";
 
-    run_stream (&results[0], &sweep_stream, FALSE, FALSE);
+    run_stream (&results[0], &sweep_stream, IN_PAGEABLE, FALSE);
     print_result (&results[0]);
     if (on_gpu) {
-      run_stream (&results[1], &sweep_stream, FALSE, TRUE);
-      print_result (&results[1]);
-      run_stream (&results[2], &sweep_stream, TRUE, TRUE);
-      print_result (&results[2]);
+      static const InputKind kinds[] = { IN_PINNED, IN_PAGEABLE, IN_PINNED,
+        IN_CUDA, IN_PAGEABLE, IN_PINNED, IN_CUDA
+      };
       make_chunks (&chunks);
       chunk_stream.input = &chunks;
-      run_stream (&results[3], &chunk_stream, FALSE, TRUE);
-      print_result (&results[3]);
-      run_stream (&results[4], &chunk_stream, TRUE, TRUE);
-      print_result (&results[4]);
+      for (guint i = 1; i < 8; i++) {
+        run_stream (&results[i], i < 5 ? &sweep_stream : &chunk_stream,
+            kinds[i - 1], i > 1);
+        print_result (&results[i]);
+      }
     } else {
-      for (guint i = 1; i < fusion; i++) {
+      for (guint i = 1; i < 8; i++) {
         set_status (&results[i], "skipped", "the elements run on the CPU "
             "(%s)", cpu_why);
         print_result (&results[i]);
       }
     }
+    run_fusion_live (&results[8], 320, 240);
+    print_result (&results[8]);
+    run_fusion_live (&results[9], 1920, 1080);
+    print_result (&results[9]);
     run_fusion (&results[fusion]);
     print_result (&results[fusion]);
   }
@@ -981,12 +1138,18 @@ main (int argc, char **argv)
   for (guint i = 0; i < n_results; i++)
     failed |= strcmp (results[i].status, "failed") == 0;
 
+  if (have_bus && strcmp (results[6].status, "ok") == 0)
+    printf ("\nresample chunks from pinned memory: %.1f GB/s of input, "
+        "%.0f %% of the pinned host-to-device rate\n",
+        results[6].fps * CHUNK_BYTES / 1e9,
+        100 * results[6].fps * CHUNK_BYTES / 1e9 / bus[1].pinned_h2d);
   if (strcmp (results[fusion].status, "ok") == 0)
     printf ("\nfusion: %" G_GUINT64_FORMAT " fused frames in %.2f s of wall "
         "time (start-up included)\n", results[fusion].buffers,
         results[fusion].wall_s);
   if (json) {
-    write_json (json, device, cpu, on_gpu, results, n_results);
+    write_json (json, device, cpu, on_gpu, results, n_results,
+        have_bus ? bus : NULL);
     printf ("wrote %s\n", json);
   }
   gst_caps_unref (sweeps.caps);
