@@ -46,6 +46,9 @@ typedef struct
   GstPad *pad;
   gchar *topic;
   GstCaps *caps;                /* last sent */
+  /* What downstream proposed for these caps (NULL: system memory). */
+  GstAllocator *allocator;
+  GstAllocationParams params;
   gboolean need_start;
   gboolean need_segment;
   gboolean warned[GST_ROBOCACHE_ROS_SKIP_KINDS];
@@ -187,11 +190,13 @@ static GstBuffer *
 message_buffer (GstRobocacheRecordingSrc * self, Stream * s,
     const RcMessage * msg, guint64 * stamp, GstCaps ** caps, GError ** error)
 {
+  GstRobocacheRosDecoder *decoder = self->priv->state.decoders[msg->topic];
   GstRobocacheRosSkip skip;
-  GstBuffer *buf =
-      gst_robocache_ros_decoder_buffer_new (self->priv->state.
-      decoders[msg->topic],
-      msg->data, msg->size, stamp, caps, &skip, error);
+  GstBuffer *buf;
+
+  gst_robocache_ros_decoder_set_allocator (decoder, s->allocator, &s->params);
+  buf = gst_robocache_ros_decoder_buffer_new (decoder, msg->data, msg->size,
+      stamp, caps, &skip, error);
 
   if (skip.reason) {
     skip_message (self, s, &skip);
@@ -250,6 +255,21 @@ pause_on_error (GstRobocacheRecordingSrc * self, GstPad * pad,
   pause_with_eos (self, pad);
 }
 
+/* Asks downstream of @s which allocator its buffers of @caps should come
+ * from: a consumer on the GPU proposes page-locked memory. */
+static void
+query_allocator (Stream * s, GstCaps * caps)
+{
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+
+  gst_clear_object (&s->allocator);
+  gst_allocation_params_init (&s->params);
+  if (gst_pad_peer_query (s->pad, query)
+      && gst_query_get_n_allocation_params (query) > 0)
+    gst_query_parse_nth_allocation_param (query, 0, &s->allocator, &s->params);
+  gst_query_unref (query);
+}
+
 /* Stream-start, caps (unless @caps is NULL) and segment, as far as they
  * are due. */
 static void
@@ -269,6 +289,7 @@ prepare_stream (GstRobocacheRecordingSrc * self, Stream * s, GstCaps * caps)
   if (caps && (!s->caps || !gst_caps_is_equal (s->caps, caps))) {
     gst_caps_replace (&s->caps, caps);
     gst_pad_push_event (s->pad, gst_event_new_caps (caps));
+    query_allocator (s, caps);
   }
   if (s->need_segment) {
     GstEvent *ev = gst_event_new_segment (&st->segment);
@@ -536,6 +557,7 @@ stream_free (gpointer data)
 
   g_free (s->topic);
   gst_clear_caps (&s->caps);
+  gst_clear_object (&s->allocator);
   g_free (s);
 }
 

@@ -22,7 +22,18 @@ struct _GstRobocacheRosDecoder
 {
   MessageKind kind;
   RcRos2Decoder *cdr;           /* NULL for ROS 1 messages */
+  /* Downstream's, for the buffers (NULL: system memory). */
+  GstAllocator *allocator;
+  GstAllocationParams params;
 };
+
+/* A buffer of @size bytes from the allocator downstream proposed. */
+static GstBuffer *
+decoder_alloc (const GstRobocacheRosDecoder * decoder, gsize size)
+{
+  return gst_buffer_new_allocate (decoder->allocator, size,
+      (GstAllocationParams *) & decoder->params);
+}
 
 typedef GstBuffer *(*ConvertFunc) (const GstRobocacheRosDecoder * decoder,
     const guint8 * data, gsize size, guint64 * stamp, GstCaps ** caps,
@@ -188,7 +199,7 @@ points_caps (const RcPointCloud2 * msg)
 
 /* The points, without the padding between rows. */
 static GstBuffer *
-points_copy (const RcPointCloud2 * msg)
+points_copy (const GstRobocacheRosDecoder * decoder, const RcPointCloud2 * msg)
 {
   guint64 points = (guint64) msg->width * msg->height;
   guint64 row_bytes = (guint64) msg->width * msg->point_step;
@@ -197,13 +208,14 @@ points_copy (const RcPointCloud2 * msg)
 
   if (points == 0)
     return gst_buffer_new ();
-  if (msg->height <= 1 || msg->row_step == row_bytes)
-    return gst_buffer_new_memdup (msg->data, points * msg->point_step);
-  buf = gst_buffer_new_allocate (NULL, points * msg->point_step, NULL);
+  buf = decoder_alloc (decoder, points * msg->point_step);
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (guint32 r = 0; r < msg->height; r++)
-    memcpy (map.data + r * row_bytes, msg->data + (gsize) r * msg->row_step,
-        row_bytes);
+  if (msg->height <= 1 || msg->row_step == row_bytes)
+    memcpy (map.data, msg->data, points * msg->point_step);
+  else
+    for (guint32 r = 0; r < msg->height; r++)
+      memcpy (map.data + r * row_bytes, msg->data + (gsize) r * msg->row_step,
+          row_bytes);
   gst_buffer_unmap (buf, &map);
   return buf;
 }
@@ -231,7 +243,7 @@ points_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
     set_skip (skip, GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT, "%s", problem);
   else if (points_fit (&msg, error)) {
     *caps = points_caps (&msg);
-    buf = points_copy (&msg);
+    buf = points_copy (decoder, &msg);
   }
   g_free (problem);
   rc_ros_point_cloud2_clear (&msg);
@@ -290,7 +302,7 @@ joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   *caps = gst_robocache_vectors_caps_new (&info, names->str, FALSE);
   g_string_free (names, TRUE);
 
-  buf = gst_buffer_new_allocate (NULL, info.channels * sizeof (gdouble), NULL);
+  buf = decoder_alloc (decoder, info.channels * sizeof (gdouble));
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
   out = (gdouble *) map.data;
   memcpy (out, msg.position, msg.n_names * sizeof (gdouble));
@@ -388,7 +400,7 @@ image_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   }
   gst_video_info_set_format (&vinfo, format, msg.width, msg.height);
   *caps = gst_video_info_to_caps (&vinfo);
-  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&vinfo), NULL);
+  buf = decoder_alloc (decoder, GST_VIDEO_INFO_SIZE (&vinfo));
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
   for (guint32 r = 0; r < msg.height; r++) {
     memcpy (map.data + (gsize) r * GST_VIDEO_INFO_PLANE_STRIDE (&vinfo, 0),
@@ -440,6 +452,8 @@ gst_robocache_ros_decoder_new (const RcTopic * topic, GError ** error)
 {
   GstRobocacheRosDecoder *decoder = g_new0 (GstRobocacheRosDecoder, 1);
 
+  gst_allocation_params_init (&decoder->params);
+
   g_return_val_if_fail (kind_of_topic (topic, &decoder->kind), NULL);
   if (!strcmp (topic->encoding, "cdr")) {
     /* Without a stored schema, the standard definition is used. */
@@ -457,7 +471,20 @@ gst_robocache_ros_decoder_free (GstRobocacheRosDecoder * decoder)
   if (!decoder)
     return;
   g_clear_pointer (&decoder->cdr, rc_ros2_decoder_free);
+  gst_clear_object (&decoder->allocator);
   g_free (decoder);
+}
+
+void
+gst_robocache_ros_decoder_set_allocator (GstRobocacheRosDecoder * decoder,
+    GstAllocator * allocator, const GstAllocationParams * params)
+{
+  gst_object_replace ((GstObject **) & decoder->allocator,
+      (GstObject *) allocator);
+  if (params)
+    decoder->params = *params;
+  else
+    gst_allocation_params_init (&decoder->params);
 }
 
 gboolean

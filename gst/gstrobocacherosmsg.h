@@ -75,6 +75,13 @@ GstBuffer *gst_robocache_ros_decoder_buffer_new (const GstRobocacheRosDecoder
     * decoder, const guint8 * data, gsize size, guint64 * stamp,
     GstCaps ** caps, GstRobocacheRosSkip * skip, GError ** error);
 
+/* Makes the buffers of @decoder come from @allocator with @params (what
+ * downstream proposed for the stream; NULL: system memory), so that they
+ * are written once, straight into memory the consumer wants (page-locked
+ * memory for robocache's GPU elements). */
+void gst_robocache_ros_decoder_set_allocator (GstRobocacheRosDecoder *
+    decoder, GstAllocator * allocator, const GstAllocationParams * params);
+
 /* The ROS image encoding (e.g. "rgb8") of the little-endian video
  * @format, with its bytes per pixel; NULL for a format no encoding is.
  * The reverse of what the sources play, for writers. */

@@ -6,6 +6,8 @@
  * 77) without a GPU. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/app/gstappsink.h>
+#include <glib/gstdio.h>
 
 #include "elementutil.h"
 #include "testutil.h"
@@ -295,6 +297,79 @@ GST_START_TEST (test_live_latency)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+count_pinned (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  guint *counts = data;
+
+  counts[0]++;
+  counts[1] += is_pinned (GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
+
+/* A recording replayed into voxelize on the GPU: robocachemcapsrc writes
+ * each sweep into the page-locked memory voxelize proposes (all but the
+ * first, made before the stream's caps reached voxelize), and the grids
+ * are those of the CPU. */
+GST_START_TEST (test_recording_into_pinned)
+{
+  gchar *dir = g_dir_make_tmp ("robocache-transfers-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "lidar.mcap", NULL);
+  gchar *desc = g_strdup_printf ("robocachelidarsrc num-buffers=6 "
+      "points-per-sweep=20000 seed=%u ! robocachemcapsink location=\"%s\"",
+      g_random_int (), path);
+  guint counts[2] = { 0, 0 };
+  GPtrArray *grids[2];
+
+  fail_unless (run_pipeline (desc));
+  g_free (desc);
+  for (guint gpu = 0; gpu < 2; gpu++) {
+    GstElement *pipeline, *vox, *sink;
+    GstPad *pad;
+    GstSample *sample;
+
+    desc = g_strdup_printf ("robocachemcapsrc location=\"%s\" ! "
+        "robocachevoxelize name=v backend=%s " GRID_PROPS " ! "
+        VOXELS_CAPS " ! appsink name=sink sync=false", path,
+        gpu ? "gpu" : "cpu");
+    pipeline = gst_parse_launch (desc, NULL);
+    fail_unless (pipeline != NULL, "%s", desc);
+    vox = gst_bin_get_by_name (GST_BIN (pipeline), "v");
+    sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+    pad = gst_element_get_static_pad (vox, "sink");
+    if (gpu)
+      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_pinned,
+          counts, NULL);
+    grids[gpu] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_buffer_unref);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+      g_ptr_array_add (grids[gpu], gst_buffer_copy_deep
+          (gst_sample_get_buffer (sample)));
+      gst_sample_unref (sample);
+    }
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pad);
+    gst_object_unref (sink);
+    gst_object_unref (vox);
+    gst_object_unref (pipeline);
+    g_free (desc);
+  }
+  fail_unless_equals_int (grids[0]->len, 6);
+  assert_same_grids (grids[1], grids[0], 0);
+  fail_unless_equals_int (counts[0], 6);
+  fail_unless (counts[1] >= 5, "%u of 6 sweeps in page-locked memory",
+      counts[1]);
+  g_ptr_array_unref (grids[0]);
+  g_ptr_array_unref (grids[1]);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 transfers_suite (void)
 {
@@ -307,6 +382,7 @@ transfers_suite (void)
   tcase_add_test (tc, test_flush_and_eos_in_flight);
   tcase_add_test (tc, test_pinned_memory_bounded);
   tcase_add_test (tc, test_live_latency);
+  tcase_add_test (tc, test_recording_into_pinned);
   return s;
 }
 
