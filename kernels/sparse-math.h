@@ -10,24 +10,6 @@
 /* Point index meaning "no point" (and the largest cloud is one less). */
 #define RC_SPARSE_NONE 0xffffffffu
 
-/* The GPU's tiles (sparse.cu; tests/kernels/sparse_tiles.c models them):
- * each of TILE_WARPS warps takes TILE_CHUNKS chunks of 32 consecutive
- * points, so that a warp's count of one cell fits a byte; a tile's cells
- * go in a hash table of 2^TABLE_BITS entries, at most 1792 of 4096
- * used. */
-#define RC_SPARSE_TILE_WARPS 8
-#define RC_SPARSE_TILE_CHUNKS 7
-#define RC_SPARSE_TILE_POINTS (RC_SPARSE_TILE_WARPS * 32 * RC_SPARSE_TILE_CHUNKS)
-#define RC_SPARSE_TABLE_BITS 12
-#define RC_SPARSE_TABLE_SIZE (1u << RC_SPARSE_TABLE_BITS)
-
-/* Where a tile's table probes for @cell first (then the entries after). */
-RC_HD uint32_t
-rc_sparse_table_hash (uint32_t cell)
-{
-  return (cell * 2654435761u) >> (32 - RC_SPARSE_TABLE_BITS);
-}
-
 RC_HD float
 rc_sparse_fadd (float a, float b)
 {

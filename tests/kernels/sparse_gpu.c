@@ -1,15 +1,13 @@
 /* Sparse voxels and pillars on the GPU against the CPU reference (itself
  * checked against an independent one in sparse.c): byte for byte, on
  * fresh random clouds that overflow both limits, with NaN points, points
- * on faces, an empty sweep, every point in one voxel, clouds around the
- * GPU's tile size and over hundreds of tiles; twice each, on scratch and
- * outputs poisoned with different bytes, so that the two GPU runs must be
- * identical too.  Skipped (exit 77) without a GPU. */
+ * on faces, an empty sweep, every point in one voxel; twice each, on
+ * scratch and outputs poisoned with different bytes, so that the two GPU
+ * runs must be identical too.  Skipped (exit 77) without a GPU. */
 #include <gst/check/gstcheck.h>
 
 #include "testutil.h"
 #include "sparse-cloud.h"
-#include "sparse-math.h"
 
 static GRand *rand_;
 
@@ -189,39 +187,6 @@ GST_START_TEST (test_empty_and_one_voxel)
 
 GST_END_TEST;
 
-/* The GPU ranks points in tiles (sparse-math.h): clouds around a tile's
- * size; one voxel holding every point of a hundred tiles, with K within a
- * warp's share, beyond it and beyond a tile; a sweep of 400,000 points
- * over the KITTI grid (224 tiles) with a dense cluster. */
-GST_START_TEST (test_tiles)
-{
-  guint32 sizes[] = { RC_SPARSE_TILE_POINTS - 1, RC_SPARSE_TILE_POINTS,
-    RC_SPARSE_TILE_POINTS + 1, 2 * RC_SPARSE_TILE_POINTS + 33
-  };
-  guint32 ks[] = { 32, 300, RC_SPARSE_TILE_POINTS + 200 };
-  rc_sparse_params kitti = params (RC_SPARSE_PILLARS_10, 32, 40000, TRUE);
-  TestCloud big = test_cloud_new (rand_, 400000, &kitti.grid, FALSE, 20000);
-
-  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
-    rc_sparse_params p = params ((rc_sparse_mode) (i % 3), 40, 100, FALSE);
-    TestCloud c = test_cloud_new (rand_, sizes[i], &p.grid, i % 2, 0);
-
-    compare (&c, &p);
-    test_cloud_free (&c);
-  }
-  for (guint i = 0; i < G_N_ELEMENTS (ks); i++) {
-    rc_sparse_params p = params ((rc_sparse_mode) (i % 3), ks[i], 4, FALSE);
-    TestCloud one = test_cloud_new (rand_, 180000, &p.grid, FALSE, 180000);
-
-    compare (&one, &p);
-    test_cloud_free (&one);
-  }
-  compare (&big, &kitti);
-  test_cloud_free (&big);
-}
-
-GST_END_TEST;
-
 static Suite *
 sparse_gpu_suite (void)
 {
@@ -235,7 +200,6 @@ sparse_gpu_suite (void)
   tcase_add_test (tc, test_random_overflowing);
   tcase_add_test (tc, test_kitti_workload);
   tcase_add_test (tc, test_empty_and_one_voxel);
-  tcase_add_test (tc, test_tiles);
   return s;
 }
 
