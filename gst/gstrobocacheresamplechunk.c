@@ -34,6 +34,7 @@ typedef struct
   guint64 n_accepted;           /* samples kept, counted as inputs */
   const gint64 *in_t;           /* on the host: the buffer's or read back */
   const guint8 *in_v;           /* a device pointer when on_device */
+  const guint8 *dev;            /* on_device: the chunk on the device */
   gint64 first, last;           /* buffer times, over every trajectory */
   GstClockTime rt_first, rt_last;
   /* The kernel's sources: the chunk, or with the previous chunk's last
@@ -116,7 +117,7 @@ stage_device_sources (GstRobocacheResample * self, Chunk * c, gboolean extend)
   gsize ss = st->sample_size, ts = sizeof (gint64), n_in = c->n_in;
   rc_status ret = RC_OK;
 
-  c->src_t = c->map.data;
+  c->src_t = c->dev;
   c->src_v = c->in_v;
   if (!resample_push_context (self))
     return FALSE;
@@ -131,7 +132,7 @@ stage_device_sources (GstRobocacheResample * self, Chunk * c, gboolean extend)
       return FALSE;
     }
     ret = put_previous_in_front (st->device_src_t.ptr, st->prev_t,
-        c->map.data, c->batch, n_in, ts, st->gpu->stream);
+        c->dev, c->batch, n_in, ts, st->gpu->stream);
     if (ret == RC_OK)
       ret = put_previous_in_front (st->device_src_v.ptr, st->prev_v, c->in_v,
           c->batch, n_in, ss, st->gpu->stream);
@@ -232,29 +233,64 @@ chunk_samples (GstRobocacheResample * self, gsize size, Chunk * c)
   return TRUE;
 }
 
-/* Maps @buf, in CUDA memory when its values can stay on the GPU, with its
- * timestamps on the host; FALSE on error (posted, @buf unmapped). */
+/* On the GPU, queues the upload of a chunk in system memory into device
+ * scratch: at the bus's full speed from page-locked memory, and while the
+ * host checks the chunk's timestamps.  FALSE on error (posted). */
+static gboolean
+upload_chunk (GstRobocacheResample * self, Chunk * c)
+{
+  State *st = &self->state;
+  rc_status ret;
+
+  if (!resample_push_context (self))
+    return FALSE;
+  if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
+          &st->device_chunk, c->map.size, "a chunk")) {
+    gst_robocache_gpu_pop (st->gpu);
+    return FALSE;
+  }
+  ret = rc_device_copy_async (st->device_chunk.ptr, c->map.data, c->map.size,
+      RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
+  gst_robocache_gpu_pop (st->gpu);
+  if (ret != RC_OK) {
+    resample_gpu_failed (self, ret);
+    return FALSE;
+  }
+  c->dev = st->device_chunk.ptr;
+  return TRUE;
+}
+
+/* Maps @buf with its timestamps on the host and, on the GPU, its values
+ * on the device: in place in CUDA memory, or uploaded; FALSE on error
+ * (posted, @buf unmapped). */
 static gboolean
 map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
 {
   State *st = &self->state;
-
-  c->on_device = st->gpu->use_gpu && gst_buffer_n_memory (buf) == 1 &&
+  gboolean native = st->gpu->use_gpu && gst_buffer_n_memory (buf) == 1 &&
       gst_robocache_gpu_memory_is_native (st->gpu,
       gst_buffer_peek_memory (buf, 0));
+  gsize times = c->batch * c->n_in * sizeof (gint64);
+
   if (!gst_buffer_map (buf, &c->map, GST_MAP_READ |
-          (c->on_device ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+          (native ? GST_ROBOCACHE_MAP_CUDA : 0))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
     return FALSE;
   }
-  c->in_v = c->map.data + c->batch * c->n_in * sizeof (gint64);
-  c->in_t = c->on_device ? read_back_times (self, c->map.data,
-      c->batch * c->n_in) : (const gint64 *) c->map.data;
-  if (!c->in_t) {
-    gst_buffer_unmap (buf, &c->map);
-    return FALSE;
-  }
+  c->on_device = st->gpu->use_gpu;
+  c->dev = c->map.data;
+  if (c->on_device && !native && !upload_chunk (self, c))
+    goto failed;
+  c->in_v = (c->on_device ? c->dev : c->map.data) + times;
+  c->in_t = native ? read_back_times (self, c->map.data, c->batch * c->n_in)
+      : (const gint64 *) c->map.data;
+  if (!c->in_t)
+    goto failed;
   return TRUE;
+
+failed:
+  gst_buffer_unmap (buf, &c->map);
+  return FALSE;
 }
 
 /* FALSE when a trajectory is out of order (the chunk dropped, counted). */

@@ -109,6 +109,8 @@ typedef struct
   GstRobocacheScratch device_src_v;
   GstRobocacheScratch device_tgt;
   GstRobocacheScratch device_out;
+  /* A chunk from system memory, uploaded whole on the GPU path. */
+  GstRobocacheScratch device_chunk;
   /* Page-locked: a CUDA chunk's timestamps, read back. */
   GstRobocacheScratch host_times;
 

@@ -16,7 +16,9 @@
 static inline GstBuffer *
 xyzi_buffer (const float *xyzi, guint n, GstClockTime pts)
 {
-  GstBuffer *buf = gst_buffer_new_memdup (xyzi, n * 16);
+  /* An empty sweep has no memory (gst_buffer_new_memdup refuses 0 bytes). */
+  GstBuffer *buf = n ? gst_buffer_new_memdup (xyzi, n * 16) :
+      gst_buffer_new ();
   GST_BUFFER_PTS (buf) = pts;
   GST_BUFFER_DURATION (buf) = 100 * GST_MSECOND;
   return buf;
