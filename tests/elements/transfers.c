@@ -370,6 +370,29 @@ GST_START_TEST (test_recording_into_pinned)
 
 GST_END_TEST;
 
+/* Camera frames into robocachefuse on the GPU come in the page-locked
+ * memory fuse proposes (videotestsrc's pool takes its allocator). */
+GST_START_TEST (test_fuse_camera_into_pinned)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=8 ! "
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1 ! "
+      "robocachefuse name=f backend=gpu rate=0/1 ! fakesink", NULL);
+  GstElement *fuse = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  GstPad *pad = gst_element_get_static_pad (fuse, "sink_0");
+  guint counts[2] = { 0, 0 };
+
+  fail_unless (pad != NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_pinned, counts,
+      NULL);
+  fail_unless (play_to_end (pipeline));
+  fail_unless_equals_int (counts[0], 8);
+  fail_unless_equals_int (counts[1], 8);
+  gst_object_unref (pad);
+  gst_object_unref (fuse);
+}
+
+GST_END_TEST;
+
 static Suite *
 transfers_suite (void)
 {
@@ -383,6 +406,7 @@ transfers_suite (void)
   tcase_add_test (tc, test_pinned_memory_bounded);
   tcase_add_test (tc, test_live_latency);
   tcase_add_test (tc, test_recording_into_pinned);
+  tcase_add_test (tc, test_fuse_camera_into_pinned);
   return s;
 }
 
