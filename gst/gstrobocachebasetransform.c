@@ -424,7 +424,10 @@ gst_robocache_base_transform_class_init (GstRobocacheBaseTransformClass * klass)
    * source (each buffer leaves as soon as it is done, adding no latency),
    * 3 otherwise (recordings replayed as fast as they go).  Above 1 behind
    * a live source, each buffer waits for depth - 1 later ones, which is
-   * added to the reported latency.  No effect on the CPU.
+   * added to the reported latency.  No effect on the CPU, nor in filters
+   * that take one buffer at a time (robocacheresample, robocachepillars
+   * and robocachebev today: their GPU work is not split into submit and
+   * finish).
    */
   g_object_class_install_property (gobject_class, PROP_PIPELINE_DEPTH,
       g_param_spec_uint ("pipeline-depth", "Pipeline depth",
