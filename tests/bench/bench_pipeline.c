@@ -1090,8 +1090,11 @@ main (int argc, char **argv)
   voxelize = g_strdup_printf ("robocachevoxelize backend=%s mode=count "
       "dims=\"<%u,%u,%u>\"", opt_backend, opt_dims[0], opt_dims[1],
       opt_dims[2]);
-  resample = g_strdup_printf ("robocacheresample backend=%s rate=%d",
-      opt_backend, CHUNK_RATE);
+  /* The 32 chunks (1.1 GB) are made once and all held by the pusher:
+   * room for them in page-locked memory (a stream recycles its few). */
+  resample = g_strdup_printf ("robocacheresample backend=%s rate=%d "
+      "max-pinned-memory=%" G_GSIZE_FORMAT, opt_backend, CHUNK_RATE,
+      (gsize) (N_CHUNKS + 2) * CHUNK_BYTES);
   sweep_stream = (Stream) {
   voxelize, GST_ROBOCACHE_VOXELS_MEDIA_TYPE, &sweeps, opt_sweeps, opt_warmup};
   chunk_stream = (Stream) {
