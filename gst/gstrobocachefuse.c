@@ -93,6 +93,7 @@ enum
   PROP_IGNORE_INACTIVE_PADS,
   PROP_BACKEND,
   PROP_DEVICE_ID,
+  PROP_MAX_MEMORY,              /* the third GPU property */
   PROP_STATS
 };
 
@@ -235,6 +236,23 @@ gst_robocache_fuse_get_property (GObject * object, guint prop_id,
 /* Caps, events, queries                                               */
 /* ------------------------------------------------------------------ */
 
+/* What the fused frames in flight take of the element's own memory, with
+ * every pad's caps so far, checked as each pad's caps come. */
+static gboolean
+check_frame_memory (GstRobocacheFuse * self)
+{
+  guint64 frame = 0;
+
+  GST_OBJECT_LOCK (self);
+  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    frame += gst_robocache_fuse_pad_frame_bytes (l->data);
+  GST_OBJECT_UNLOCK (self);
+  return gst_robocache_gpu_check_memory (&self->gpu, GST_ELEMENT (self),
+      GST_ROBOCACHE_MEMORY_HOST, frame * GST_ROBOCACHE_BUFFERS_IN_FLIGHT,
+      "the fused frames in flight (interpolated vectors)",
+      "the vectors streams (channels)");
+}
+
 static gboolean
 gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstEvent * event)
@@ -245,7 +263,7 @@ gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstCaps *caps;
     gst_event_parse_caps (event, &caps);
     if (!gst_robocache_fuse_pad_set_caps (GST_ROBOCACHE_FUSE_PAD (aggpad),
-            GST_ELEMENT (self), caps)) {
+            GST_ELEMENT (self), caps) || !check_frame_memory (self)) {
       gst_event_unref (event);
       return FALSE;
     }
@@ -689,8 +707,7 @@ push_tick (GstRobocacheFuse * self, GstBuffer * out, GstClockTime tick,
 
   GST_BUFFER_PTS (out) = pts;
   if (!master)
-    GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) -
-        tick;
+    GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) - tick;
   segment->position = pts;
   GST_LOG_OBJECT (self, "tick %" GST_TIME_FORMAT ", %u stale",
       GST_TIME_ARGS (tick), n_stale);

@@ -8,6 +8,7 @@
 #include <gst/gst.h>
 
 #include "robocache-kernels.h"
+#include "gstrobocachememory.h"
 
 G_BEGIN_DECLS
 /* Same value as GStreamer's GST_MAP_CUDA: mapping with it gives the device
@@ -49,6 +50,7 @@ typedef struct
 {
   GstRobocacheBackend backend;
   gint device_id;
+  guint64 max_memory;           /* the max-memory property */
 
   gboolean started;
   gboolean use_gpu;
@@ -69,10 +71,10 @@ gboolean gst_robocache_gpu_usable (const gchar ** why);
 void gst_robocache_gpu_init (GstRobocacheGpu * gpu);
 void gst_robocache_gpu_finalize (GstRobocacheGpu * gpu);
 
-/* Installs the two properties every robocache GPU element has, with ids
- * @first_id ("backend", GstRobocacheBackend, default auto) and
- * @first_id + 1 ("cuda-device-id", int, -1 = any), both changeable up to
- * READY. */
+/* Installs the three properties every robocache GPU element has, with ids
+ * @first_id ("backend", GstRobocacheBackend, default auto),
+ * @first_id + 1 ("cuda-device-id", int, -1 = any) and @first_id + 2
+ * ("max-memory", gstrobocachememory.h), all changeable up to READY. */
 #define GST_ROBOCACHE_DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
 #define GST_ROBOCACHE_DEFAULT_DEVICE_ID -1
 void gst_robocache_gpu_install_properties (GObjectClass * klass,
@@ -157,6 +159,16 @@ gboolean gst_robocache_gpu_ensure_pinned (GstRobocacheGpu * gpu,
     GstElement * element, GstRobocacheScratch * scratch, gsize size,
     const gchar * what);
 
+/* gst_robocache_memory_check with the element's max-memory: whether
+ * @bytes of @kind memory for @what may be allocated (for GPU memory, the
+ * context current).  Every allocation sized from caps or properties goes
+ * through it, pools and pinned staging included; the scratch above is
+ * checked in the ensure functions (the element's scratch of that kind
+ * counted together). */
+gboolean gst_robocache_gpu_check_memory (GstRobocacheGpu * gpu,
+    GstElement * element, GstRobocacheMemoryKind kind, guint64 bytes,
+    const gchar * what, const gchar * sized_by);
+
 /* Posts the error of a failed GPU step @what on @element with the CUDA
  * error's text, and returns GST_FLOW_ERROR. */
 GstFlowReturn gst_robocache_gpu_failed (GstElement * element,
@@ -173,8 +185,7 @@ GstFlowReturn gst_robocache_gpu_failed (GstElement * element,
  * can be neither. */
 gboolean gst_robocache_gpu_map_input (GstRobocacheGpu * gpu,
     GstElement * element, GstBuffer * buf, GstMapInfo * map,
-    GstRobocacheScratch * scratch, gconstpointer * device,
-    const gchar * what);
+    GstRobocacheScratch * scratch, gconstpointer * device, const gchar * what);
 
 /* Makes a pool of GStreamer's own CUDA memory for the video caps of an
  * ALLOCATION query (pitched frames with a GstVideoMeta, as nvcodec's
