@@ -534,12 +534,11 @@ GST_START_TEST (test_bad_grid_properties_n)
 
 GST_END_TEST;
 
-/* The CPU grids in flight must fit in half of RAM: 2^32 - 1 voxels of 8
- * float means is far beyond any machine this suite runs on. */
 /* A grid of 2^32 voxels or more cannot be addressed; just under, 4 GiB
- * (16 GiB in flight) is above the default max-memory (1 GiB): both are
- * refused at negotiation, before anything is allocated (issue 21: the
- * CPU ran such grids with 8.4 GB resident and no word). */
+ * (16 GiB in flight) is above the default max-memory (1 GiB), and so are
+ * 2^32 - 1 voxels of 8 float means: all are refused at negotiation, before
+ * anything is allocated (issue 21: the CPU ran such grids with 8.4 GB
+ * resident and no word). */
 GST_START_TEST (test_grid_too_large_for_memory_n)
 {
   gchar *text = launch_error ("robocachelidarsrc num-buffers=2 ! "
