@@ -95,7 +95,7 @@ ensure_memory (GstRobocacheGpu * gpu, GstElement * element,
   if (!gst_robocache_gpu_check_memory (gpu, element, pinned ?
           GST_ROBOCACHE_MEMORY_PINNED : GST_ROBOCACHE_MEMORY_DEVICE,
           scratch_total (gpu, scratch, size, pinned), what,
-          "what the caps and properties size"))
+          "the sizes its caps and properties give"))
     return FALSE;
   for (i = 0; i < gpu->scratch->len; i++)
     if (g_array_index (gpu->scratch, ScratchEntry, i).scratch == scratch)
