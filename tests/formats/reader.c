@@ -414,12 +414,17 @@ wanted_cut (gsize cut, guint stride, GArray * whole)
  * data, a message, the index data after a chunk, the connection records
  * and chunk infos of the index at the end, and just before the index.
  * bz2, slow to decompress, at every offset near a chunk's end and every
- * 13th elsewhere. */
+ * 13th elsewhere; ROBOCACHE_CUT_STRIDE=N (set under valgrind) takes every
+ * N-th offset of each bag instead, and those near a message's end. */
 static void
 test_cut (void)
 {
   const gchar *files[] = { "all-none.bag", "all-lz4.bag", "all-bz2.bag" };
-  const guint stride[] = { 1, 1, 13 };
+  const gchar *env = g_getenv ("ROBOCACHE_CUT_STRIDE");
+  guint stride[] = { 1, 1, 13 };
+
+  for (guint f = 0; env && f < G_N_ELEMENTS (stride); f++)
+    stride[f] = MAX (1, g_ascii_strtoull (env, NULL, 10));
 
   for (guint f = 0; f < G_N_ELEMENTS (files); f++) {
     GArray *whole = whole_messages (files[f]);
