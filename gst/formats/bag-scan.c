@@ -163,11 +163,15 @@ scan_packed_chunk (Scan * s, gsize pos, const BagRecord * r,
   gsize size;
   GError *err = NULL;
 
-  if (r->data_len == 0 || r->avail < r->data_len)
+  if (r->data_len == 0)
     return stop (s, g_error_new (RC_READER_ERROR, RC_READER_ERROR_FORMAT,
-            "the compressed chunk at byte %" G_GSIZE_FORMAT " is cut off "
-            "(%u of its %u bytes are in the file)%s", pos, r->avail,
-            r->data_len, r->data_len ? "" : ": it was being written"));
+            "the compressed chunk at byte %" G_GSIZE_FORMAT " was being "
+            "written (its sizes are still 0): its part of a compressed "
+            "stream cannot be read", pos));
+  if (r->avail < r->data_len)
+    return stop (s, g_error_new (RC_READER_ERROR, RC_READER_ERROR_FORMAT,
+            "the compressed chunk at byte %" G_GSIZE_FORMAT " is cut off: "
+            "%u of its %u bytes are in the file", pos, r->avail, r->data_len));
   append_chunk (bag, chunk);
   if (!bag_load_chunk (bag, bag->chunks->len - 1, &data, &size, &err)) {
     drop_last_chunk (bag, first);
