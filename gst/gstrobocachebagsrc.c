@@ -45,9 +45,14 @@
  * sinks play that much faster), loop (each pass a new segment, running
  * time continuing) and a file:// URI handler.
  *
- * A bag that is truncated, corrupt, of another version or with length
- * fields larger than the file is an error naming what is wrong; nothing is
- * allocated from an unchecked length.
+ * A recording cut off (rosbag record killed: no index, or an index cut
+ * off or past the end) is read by scanning its chunks, as rosbag reindex
+ * does: every message whole before the cut plays, a warning says how many
+ * were recovered and an element message "robocache-recovered" (messages,
+ * end-offset, file-size, reason) says where the usable data ends.  A bag
+ * cut inside its bag header, corrupt where its index points, of another
+ * version or with length fields larger than the file is an error naming
+ * what is wrong; nothing is allocated from an unchecked length.
  *
  * ## Example launch line
  * |[

@@ -387,6 +387,26 @@ ensure_gpu_scratch (GstRobocacheBev * self)
   return ok;
 }
 
+/* The host memory the negotiated view takes, checked before any is
+ * allocated: the overlay, the frames in system memory in flight and, on
+ * the CPU, the scratch. */
+static gboolean
+check_host_memory (GstRobocacheBev * self, const rc_bev_params * p)
+{
+  State *st = &self->state;
+  guint64 frame = gst_robocache_memory_mul ((guint64) p->width * p->height,
+      4);
+  guint64 bytes = frame;
+
+  if (!st->out_cuda)
+    bytes += gst_robocache_memory_mul (frame, GST_ROBOCACHE_BUFFERS_IN_FLIGHT);
+  if (!st->gpu->use_gpu)
+    bytes += rc_bev_scratch_size (p);
+  return gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
+      GST_ROBOCACHE_MEMORY_HOST, bytes, "the view's overlay, frames in "
+      "flight and scratch", "the picture (width, height)");
+}
+
 static gboolean
 gst_robocache_bev_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -418,6 +438,8 @@ gst_robocache_bev_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   ego = self->settings.ego_marker;
   bar = self->settings.scale_bar;
   GST_OBJECT_UNLOCK (self);
+  if (!check_host_memory (self, p))
+    return FALSE;
   g_free (st->overlay);
   st->overlay = make_overlay (p, rings, ego, bar);
 

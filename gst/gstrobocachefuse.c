@@ -92,7 +92,7 @@ enum
   PROP_STALE_POLICY,
   PROP_IGNORE_INACTIVE_PADS,
   PROP_BACKEND,
-  /* cuda-device-id and max-pinned-memory follow PROP_BACKEND. */
+  /* cuda-device-id, max-pinned-memory and max-memory follow PROP_BACKEND. */
   PROP_STATS = PROP_BACKEND + GST_ROBOCACHE_GPU_N_PROPERTIES,
 };
 
@@ -235,6 +235,23 @@ gst_robocache_fuse_get_property (GObject * object, guint prop_id,
 /* Caps, events, queries                                               */
 /* ------------------------------------------------------------------ */
 
+/* What the fused frames in flight take of the element's own memory, with
+ * every pad's caps so far, checked as each pad's caps come. */
+static gboolean
+check_frame_memory (GstRobocacheFuse * self)
+{
+  guint64 frame = 0;
+
+  GST_OBJECT_LOCK (self);
+  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    frame += gst_robocache_fuse_pad_frame_bytes (l->data);
+  GST_OBJECT_UNLOCK (self);
+  return gst_robocache_gpu_check_memory (&self->gpu, GST_ELEMENT (self),
+      GST_ROBOCACHE_MEMORY_HOST, frame * GST_ROBOCACHE_BUFFERS_IN_FLIGHT,
+      "the fused frames in flight (interpolated vectors)",
+      "the vectors streams (channels)");
+}
+
 static gboolean
 gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstEvent * event)
@@ -245,7 +262,7 @@ gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstCaps *caps;
     gst_event_parse_caps (event, &caps);
     if (!gst_robocache_fuse_pad_set_caps (GST_ROBOCACHE_FUSE_PAD (aggpad),
-            GST_ELEMENT (self), caps)) {
+            GST_ELEMENT (self), caps) || !check_frame_memory (self)) {
       gst_event_unref (event);
       return FALSE;
     }

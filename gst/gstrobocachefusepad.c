@@ -285,8 +285,7 @@ set_size_rule (GstRobocacheFusePad * pad, StreamKind kind, GstCaps * caps,
       pad->size_unit = GST_VIDEO_INFO_SIZE (&video);
       pad->size_rule = g_strdup_printf ("at least one frame of %"
           G_GSIZE_FORMAT " bytes (more with padded rows, as CUDA memory "
-          "has), or less with a video meta whose planes fit",
-          pad->size_unit);
+          "has), or less with a video meta whose planes fit", pad->size_unit);
       break;
     default:
       break;
@@ -507,6 +506,17 @@ gst_robocache_fuse_pad_is_flat_vector (GstRobocacheFusePad * pad)
   return pad->kind == KIND_VECTORS &&
       pad->vectors.layout == GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE &&
       pad->vectors.type != RC_TYPE_BFLOAT16;
+}
+
+guint64
+gst_robocache_fuse_pad_frame_bytes (GstRobocacheFusePad * pad)
+{
+  guint64 ss = gst_robocache_vectors_sample_size (&pad->vectors);
+
+  if (pad->kind != KIND_VECTORS)
+    return 0;
+  /* The two samples copied, the one interpolated, the flat float32. */
+  return 3 * ss + (guint64) pad->vectors.channels * sizeof (float);
 }
 
 /* Vectors at @tick between @prev and @next, by the resampling kernel. */

@@ -107,6 +107,10 @@ FusePadSettings gst_robocache_fuse_pad_get_settings (GstRobocacheFusePad *
 gboolean gst_robocache_fuse_pad_is_flat_vector (GstRobocacheFusePad * pad);
 GstClockTime gst_robocache_fuse_pad_running_time (GstAggregatorPad * pad,
     GstBuffer * buf);
+/* The host memory the element allocates for one fused frame from this
+ * pad's caps (interpolated vectors and their flat copy; other streams are
+ * referenced, not copied). */
+guint64 gst_robocache_fuse_pad_frame_bytes (GstRobocacheFusePad * pad);
 gboolean gst_robocache_fuse_pad_set_caps (GstRobocacheFusePad * pad,
     GstElement * element, GstCaps * caps);
 GstMemory *gst_robocache_fuse_pad_sample (GstRobocacheFusePad * pad,

@@ -36,6 +36,7 @@ gst_robocache_gpu_init (GstRobocacheGpu * gpu)
   gpu->backend = GST_ROBOCACHE_DEFAULT_BACKEND;
   gpu->device_id = GST_ROBOCACHE_DEFAULT_DEVICE_ID;
   gpu->max_pinned = GST_ROBOCACHE_DEFAULT_MAX_PINNED_MEMORY;
+  gpu->max_memory = GST_ROBOCACHE_DEFAULT_MAX_MEMORY;
   gpu->scratch = g_array_new (FALSE, FALSE, sizeof (ScratchEntry));
 }
 
@@ -44,6 +45,36 @@ gst_robocache_gpu_finalize (GstRobocacheGpu * gpu)
 {
   gst_robocache_gpu_close (gpu);
   g_clear_pointer (&gpu->scratch, g_array_unref);
+}
+
+/* The element's scratch of one kind once @scratch is @size bytes. */
+static guint64
+scratch_total (GstRobocacheGpu * gpu, GstRobocacheScratch * scratch,
+    gsize size, gboolean pinned)
+{
+  guint64 total = size;
+
+  for (guint i = 0; i < gpu->scratch->len; i++) {
+    ScratchEntry *e = &g_array_index (gpu->scratch, ScratchEntry, i);
+
+    if (e->pinned == pinned && e->scratch != scratch)
+      total += e->scratch->size;
+  }
+  return total;
+}
+
+gboolean
+gst_robocache_gpu_check_memory (GstRobocacheGpu * gpu, GstElement * element,
+    GstRobocacheMemoryKind kind, guint64 bytes, const gchar * what,
+    const gchar * sized_by)
+{
+  guint64 max_memory;
+
+  GST_OBJECT_LOCK (element);
+  max_memory = gpu->max_memory;
+  GST_OBJECT_UNLOCK (element);
+  return gst_robocache_memory_check (element, max_memory, kind, bytes, what,
+      sized_by);
 }
 
 /* Grows @scratch to at least @size with @alloc and @release: device memory
@@ -62,6 +93,11 @@ ensure_memory (GstRobocacheGpu * gpu, GstElement * element,
 
   if (scratch->ptr && scratch->size >= size)
     return TRUE;
+  if (!gst_robocache_gpu_check_memory (gpu, element, pinned ?
+          GST_ROBOCACHE_MEMORY_PINNED : GST_ROBOCACHE_MEMORY_DEVICE,
+          scratch_total (gpu, scratch, size, pinned), what,
+          "the sizes its caps and properties give"))
+    return FALSE;
   for (i = 0; i < gpu->scratch->len; i++)
     if (g_array_index (gpu->scratch, ScratchEntry, i).scratch == scratch)
       break;
@@ -160,6 +196,7 @@ gst_robocache_gpu_install_properties (GObjectClass * klass, guint first_id)
           G_MAXUINT64, GST_ROBOCACHE_DEFAULT_MAX_PINNED_MEMORY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  gst_robocache_memory_install_property (klass, first_id + 3);
 }
 
 gboolean
@@ -174,8 +211,10 @@ gst_robocache_gpu_set_property (GstRobocacheGpu * gpu, GstElement * element,
     gpu->backend = (GstRobocacheBackend) g_value_get_enum (value);
   else if (prop_id == first_id + 1)
     gpu->device_id = g_value_get_int (value);
-  else
+  else if (prop_id == first_id + 2)
     gpu->max_pinned = g_value_get_uint64 (value);
+  else
+    gpu->max_memory = g_value_get_uint64 (value);
   GST_OBJECT_UNLOCK (element);
   return TRUE;
 }
@@ -192,8 +231,10 @@ gst_robocache_gpu_get_property (GstRobocacheGpu * gpu, GstElement * element,
     g_value_set_enum (value, gpu->backend);
   else if (prop_id == first_id + 1)
     g_value_set_int (value, gpu->device_id);
-  else
+  else if (prop_id == first_id + 2)
     g_value_set_uint64 (value, gpu->max_pinned);
+  else
+    g_value_set_uint64 (value, gpu->max_memory);
   GST_OBJECT_UNLOCK (element);
   return TRUE;
 }
@@ -294,6 +335,28 @@ gst_robocache_gpu_decide_host_allocator (GstRobocacheGpu * gpu,
     gst_query_add_allocation_param (query, gpu->pinned, NULL);
 }
 
+/* A pool's buffers in flight, in GPU memory (the context current for the
+ * check; if it cannot be made current, making the pool fails and says
+ * so). */
+static gboolean
+check_pool_memory (GstRobocacheGpu * gpu, GstElement * element, gsize size,
+    const gchar * what)
+{
+  gchar *in_flight;
+  gboolean ok;
+
+  if (!gst_robocache_gpu_push (gpu))
+    return TRUE;
+  in_flight = g_strdup_printf ("%d buffers of %s in flight",
+      GST_ROBOCACHE_BUFFERS_IN_FLIGHT, what);
+  ok = gst_robocache_gpu_check_memory (gpu, element,
+      GST_ROBOCACHE_MEMORY_DEVICE, (guint64) size *
+      GST_ROBOCACHE_BUFFERS_IN_FLIGHT, in_flight, "the buffers (the caps)");
+  gst_robocache_gpu_pop (gpu);
+  g_free (in_flight);
+  return ok;
+}
+
 gboolean
 gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
     GstQuery * query, gsize size, const gchar * what)
@@ -301,6 +364,8 @@ gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
   GstBufferPool *pool;
   GstCaps *caps;
 
+  if (!check_pool_memory (gpu, element, size, what))
+    return FALSE;
   gst_query_parse_allocation (query, &caps, NULL);
   pool = gst_robocache_gpu_pool_new (gpu, caps, size);
   if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {

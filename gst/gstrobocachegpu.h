@@ -8,6 +8,7 @@
 #include <gst/gst.h>
 
 #include "robocache-kernels.h"
+#include "gstrobocachememory.h"
 
 G_BEGIN_DECLS
 /* Same value as GStreamer's GST_MAP_CUDA: mapping with it gives the device
@@ -69,6 +70,7 @@ typedef struct
 {
   GstRobocacheBackend backend;
   gint device_id;
+  guint64 max_memory;           /* the max-memory property */
 
   guint64 max_pinned;
 
@@ -102,13 +104,14 @@ void gst_robocache_gpu_finalize (GstRobocacheGpu * gpu);
 
 /* Installs the properties every robocache GPU element has, with ids
  * @first_id ("backend", GstRobocacheBackend, default auto), @first_id + 1
- * ("cuda-device-id", int, -1 = any) and @first_id + 2
- * ("max-pinned-memory", bytes of page-locked system memory the element may
- * hold), all changeable up to READY. */
+ * ("cuda-device-id", int, -1 = any), @first_id + 2 ("max-pinned-memory",
+ * bytes of page-locked system memory the element may hold) and
+ * @first_id + 3 ("max-memory", gstrobocachememory.h), all changeable up to
+ * READY. */
 #define GST_ROBOCACHE_DEFAULT_BACKEND GST_ROBOCACHE_BACKEND_AUTO
 #define GST_ROBOCACHE_DEFAULT_DEVICE_ID -1
 #define GST_ROBOCACHE_DEFAULT_MAX_PINNED_MEMORY (256 * 1024 * 1024)
-#define GST_ROBOCACHE_GPU_N_PROPERTIES 3
+#define GST_ROBOCACHE_GPU_N_PROPERTIES 4
 void gst_robocache_gpu_install_properties (GObjectClass * klass,
     guint first_id);
 
@@ -206,6 +209,16 @@ gboolean gst_robocache_gpu_ensure_device (GstRobocacheGpu * gpu,
 gboolean gst_robocache_gpu_ensure_pinned (GstRobocacheGpu * gpu,
     GstElement * element, GstRobocacheScratch * scratch, gsize size,
     const gchar * what);
+
+/* gst_robocache_memory_check with the element's max-memory: whether
+ * @bytes of @kind memory for @what may be allocated (for GPU memory, the
+ * context current).  Every allocation sized from caps or properties goes
+ * through it, pools and pinned staging included; the scratch above is
+ * checked in the ensure functions (the element's scratch of that kind
+ * counted together). */
+gboolean gst_robocache_gpu_check_memory (GstRobocacheGpu * gpu,
+    GstElement * element, GstRobocacheMemoryKind kind, guint64 bytes,
+    const gchar * what, const gchar * sized_by);
 
 /* Posts the error of a failed GPU step @what on @element with the CUDA
  * error's text, and returns GST_FLOW_ERROR. */

@@ -309,6 +309,26 @@ parse_points (GstRobocachePillars * self, GstCaps * caps,
   return ok;
 }
 
+/* The host memory the negotiated parameters take, checked before any is
+ * allocated: the outputs in system memory in flight and, on the CPU, a
+ * slot per grid voxel. */
+static gboolean
+check_host_memory (GstRobocachePillars * self)
+{
+  State *st = &self->state;
+  guint64 bytes = 0;
+
+  if (!st->out_cuda)
+    bytes = gst_robocache_memory_mul (st->info.size,
+        GST_ROBOCACHE_BUFFERS_IN_FLIGHT);
+  if (!st->gpu->use_gpu)
+    bytes += rc_sparse_scratch_size (&st->info.params);
+  return gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
+      GST_ROBOCACHE_MEMORY_HOST, bytes, "the sparse voxels in flight and "
+      "their scratch", "max-voxels, max-points-per-voxel or the grid (dims, "
+      "voxel-size)");
+}
+
 /* Scratch for the negotiated parameters: the CPU's slot per grid voxel, or
  * the GPU's working set for clouds of up to @max_points. */
 static gboolean
@@ -376,7 +396,7 @@ gst_robocache_pillars_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gst_robocache_sparse_info_layout (&st->info);
   st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
   g_clear_pointer (&st->host_scratch, g_free);
-  return ensure_scratch (self, 0);
+  return check_host_memory (self) && ensure_scratch (self, 0);
 }
 
 static gboolean

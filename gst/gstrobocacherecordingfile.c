@@ -25,8 +25,9 @@ post_recovery (GstElement * self, RcReader * reader, const gchar * location)
           "cut off?): %" G_GUINT64_FORMAT " messages recovered by "
           "scanning the file", location, r.n_messages),
       ("readable data ends at byte %" G_GUINT64_FORMAT " of %"
-          G_GUINT64_FORMAT "; %" G_GUINT64_FORMAT " records skipped",
-          r.end_offset, r.file_size, r.n_skipped_records));
+          G_GUINT64_FORMAT "; %" G_GUINT64_FORMAT " records skipped%s%s",
+          r.end_offset, r.file_size, r.n_skipped_records,
+          r.reason ? "; " : "", r.reason ? r.reason : ""));
   s = gst_structure_new ("robocache-recovered",
       "location", G_TYPE_STRING, location,
       "format", G_TYPE_STRING, rc_reader_format_name (reader),
@@ -34,6 +35,8 @@ post_recovery (GstElement * self, RcReader * reader, const gchar * location)
       "end-offset", G_TYPE_UINT64, r.end_offset,
       "file-size", G_TYPE_UINT64, r.file_size,
       "skipped-records", G_TYPE_UINT64, r.n_skipped_records, NULL);
+  if (r.reason)
+    gst_structure_set (s, "reason", G_TYPE_STRING, r.reason, NULL);
   gst_element_post_message (self, gst_message_new_element (GST_OBJECT (self),
           s));
 }

@@ -47,8 +47,9 @@
  * With #GstRobocacheResample:samples-per-buffer above 1 the output is in
  * layout "chunk" (an int64 timestamp block, then the values), N grid times
  * per buffer; a shorter chunk is pushed before a gap, a discontinuity and
- * EOS.  The chunk being filled is at most 256 MiB (samples-per-buffer x
- * (8 + the vector's size)); larger settings are refused at negotiation.
+ * EOS.  The chunk being filled, with those in flight (samples-per-buffer
+ * x (8 + the vector's size) each), must fit in max-memory; larger settings
+ * are refused at negotiation.
  *
  * With layout "chunk" in, every buffer (batch trajectories of S samples,
  * their timestamps in buffer time like a PTS) is resampled in one kernel
@@ -63,8 +64,8 @@
  * dropped, counted ("dropped-off-grid") and warned about once; the rest of
  * its trajectory is resampled, unless none is left, which drops the
  * chunk.  Inside a chunk, max-gap does not apply; cubic has no neighbour
- * beyond a chunk's end.  The last samples kept are at most 256 MiB
- * (batch x (8 + the vector's size)): larger caps are refused.
+ * beyond a chunk's end.  The last samples kept (batch x (8 + the
+ * vector's size)) count in max-memory too: larger caps are refused.
  *
  * Latency: upstream's plus max-gap (twice max-gap with cubic), the longest
  * the element waits for the sample that lets it produce an output.

@@ -11,12 +11,6 @@
 
 #define GST_CAT_DEFAULT gst_robocache_resample_debug
 
-/* The most the element keeps for a stream: the last sample of every
- * trajectory of a chunk (batch x (8 + sample size)), or the output chunk
- * being filled (samples-per-buffer x (8 + sample size)).  Larger caps or
- * settings are refused at negotiation rather than allocated. */
-#define MAX_KEPT_BYTES (256 << 20)
-
 /* The caps on the other side of @caps: any layout and batch (the element
  * converts between them), in either memory; CUDA out only while the
  * element may compute on the GPU. */
@@ -181,28 +175,34 @@ choose_output_caps (GstRobocacheResample * self, GstCaps * caps)
   return gst_caps_fixate (peer);
 }
 
-/* What the stream of @in with settings @s makes the element keep must be
- * at most MAX_KEPT_BYTES; FALSE when not (error posted). */
+/* What the stream of @in with settings @s makes the element keep (the
+ * history, the last sample of every trajectory of an input chunk, the
+ * output chunk being filled and those in flight), checked against the
+ * memory limit before it is allocated; FALSE when above (error posted). */
 static gboolean
 check_kept_sizes (GstRobocacheResample * self,
     const GstRobocacheVectorsInfo * in, const Settings * s)
 {
-  guint64 row = sizeof (gint64) + gst_robocache_vectors_sample_size (in);
-  const gchar *what = "batch";
-  guint64 count = in->batch;
+  guint64 ss = gst_robocache_vectors_sample_size (in);
+  guint64 row = sizeof (gint64) + ss;
+  guint64 bytes = RESAMPLE_MAX_HISTORY * ss;
+  gchar *what;
+  gboolean ok;
 
-  if (in->layout == GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE) {
-    what = "samples-per-buffer";
-    count = s->samples_per_buffer;
-  }
-  if (count * row <= MAX_KEPT_BYTES)
-    return TRUE;
-  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-      ("%s %" G_GUINT64_FORMAT " of %u-channel vectors: the element would "
-          "keep %" G_GUINT64_FORMAT " bytes; at most %u MiB is accepted, %s "
-          "x (8 + channels x value size)", what, count, in->channels,
-          count * row, MAX_KEPT_BYTES >> 20, what), (NULL));
-  return FALSE;
+  if (in->layout == GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK)
+    bytes += gst_robocache_memory_mul (in->batch, row);
+  if (s->samples_per_buffer > 1)
+    bytes = MIN (G_MAXUINT64 / 2, bytes) + gst_robocache_memory_mul
+        (gst_robocache_memory_mul (s->samples_per_buffer, row),
+        1 + GST_ROBOCACHE_BUFFERS_IN_FLIGHT);
+  what = g_strdup_printf ("batch %u, samples-per-buffer %u of %u-channel "
+      "vectors (8 + channels x value size bytes a sample)", in->batch,
+      s->samples_per_buffer, in->channels);
+  ok = gst_robocache_gpu_check_memory (self->state.gpu, GST_ELEMENT (self),
+      GST_ROBOCACHE_MEMORY_HOST, bytes, what,
+      "the batch (caps), samples-per-buffer or the channels");
+  g_free (what);
+  return ok;
 }
 
 void

@@ -355,10 +355,6 @@ gst_robocache_voxelize_accept_caps (GstBaseTransform * trans,
   return parse_sink_caps (self, caps, &layout);
 }
 
-/* Grids in system memory that may be alive at once on the CPU: the one
- * being written, and a few held downstream (a queue, a sink, a reader). */
-#define CPU_GRIDS_IN_FLIGHT 4
-
 /* Checks the negotiated grid against the points and the memory there is,
  * and says precisely what is wrong. */
 static gboolean
@@ -366,7 +362,9 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
     const rc_point_layout * layout)
 {
   gchar *problem = gst_robocache_grid_problem (grid);
-  guint64 out_size, limit;
+  guint64 out_size;
+  gchar *what;
+  gboolean ok;
 
   if (problem) {
     post_refusal (self, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
@@ -379,31 +377,30 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
     return FALSE;
   }
   out_size = rc_voxelize_output_size (layout, grid);
-  if (out_size > G_MAXSIZE / (2 * CPU_GRIDS_IN_FLIGHT)) {
+  if (out_size > G_MAXSIZE / (2 * GST_ROBOCACHE_BUFFERS_IN_FLIGHT)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("a voxel grid of %" G_GUINT64_FORMAT " bytes cannot be addressed",
             out_size), (NULL));
     return FALSE;
   }
-  if (self->state.gpu->use_gpu || grid->mode == RC_VOXEL_CENTROIDS)
+  if (grid->mode == RC_VOXEL_CENTROIDS ||
+      (self->state.gpu->use_gpu && self->state.out_cuda))
     return TRUE;
 
-  /* Half the machine's memory for the grids in flight and the counts:
-   * beyond that they would be paged in until the OOM killer took the whole
-   * process.  (The centroids' output is as large as the sweep.) */
-  limit = (guint64) sysconf (_SC_PHYS_PAGES) *
-      (guint64) sysconf (_SC_PAGE_SIZE) / 2;
-  if (limit > 0 && out_size * CPU_GRIDS_IN_FLIGHT +
-      rc_voxelize_scratch_size (layout, grid, 0) > limit) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("a voxel grid of %" G_GUINT64_FORMAT " bytes does not fit in "
-            "memory: %d such grids in flight and the counts must fit in %"
-            G_GUINT64_FORMAT " bytes, half of RAM, on the CPU", out_size,
-            CPU_GRIDS_IN_FLIGHT, limit), ("make the grid smaller (dims, "
-            "voxel-size) or use the GPU"));
-    return FALSE;
-  }
-  return TRUE;
+  /* The grids in system memory in flight and the CPU's counts, checked
+   * before any is allocated (GPU memory is checked as it is allocated):
+   * beyond the memory there is they would be paged in until the OOM
+   * killer took the whole process.  (The centroids' output is as large as
+   * the sweep.) */
+  what = g_strdup_printf ("%d voxel grids of %" G_GUINT64_FORMAT " bytes "
+      "in flight and the counts", GST_ROBOCACHE_BUFFERS_IN_FLIGHT, out_size);
+  ok = gst_robocache_gpu_check_memory (self->state.gpu, GST_ELEMENT (self),
+      GST_ROBOCACHE_MEMORY_HOST, out_size * GST_ROBOCACHE_BUFFERS_IN_FLIGHT +
+      (self->state.gpu->use_gpu ? 0 : rc_voxelize_scratch_size (layout,
+              grid, 0)), what,
+      "the grid (dims, voxel-size, mode, features)");
+  g_free (what);
+  return ok;
 }
 
 /* The grid of the src caps: voxels, or the centroids' points. */
@@ -472,12 +469,12 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     g_clear_error (&error);
     return FALSE;
   }
+  st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
   if (!check_grid (self, &st->grid, &st->layout))
     return FALSE;
 
   st->out_size = rc_voxelize_output_size (&st->layout, &st->grid);
   st->out_step = st->layout.n_features * sizeof (gfloat);
-  st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
   /* The centroids' CPU scratch depends on the sweep: ensure_host_scratch
    * grows it per buffer. */
   scratch = st->grid.mode == RC_VOXEL_CENTROIDS ? 0 :

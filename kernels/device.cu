@@ -188,6 +188,15 @@ rc_event_elapsed_ms (void *start, void *end, float *ms)
 }
 
 extern "C" rc_status
+rc_device_memory_info (size_t *free_bytes, size_t *total_bytes)
+{
+  if (!free_bytes || !total_bytes)
+    return RC_ERROR_INVALID_ARGUMENT;
+  *free_bytes = *total_bytes = 0;
+  return check (cudaMemGetInfo (free_bytes, total_bytes));
+}
+
+extern "C" rc_status
 rc_device_name (char *buf, size_t len)
 {
   cudaDeviceProp prop;

@@ -37,6 +37,8 @@ NOT_BUILT (rc_status rc_device_alloc (void **ptr, size_t size))
 NOT_BUILT (rc_status rc_device_free (void *ptr))
 NOT_BUILT (rc_status rc_host_alloc (void **ptr, size_t size))
 NOT_BUILT (rc_status rc_host_free (void *ptr))
+NOT_BUILT (rc_status rc_device_memory_info (size_t *free_bytes,
+        size_t *total_bytes))
 NOT_BUILT (rc_status rc_device_copy_async (void *dst, const void *src,
         size_t size, rc_copy_kind kind, void *stream))
 NOT_BUILT (rc_status rc_device_copy_2d_async (void *dst, size_t dst_pitch,

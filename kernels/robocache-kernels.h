@@ -119,6 +119,10 @@ rc_status rc_stream_wait_event (void *stream, void *event);
  * @len bytes with the terminating NUL. */
 rc_status rc_device_name (char *buf, size_t len);
 
+/* Free and total memory of the current device, in bytes
+ * (cudaMemGetInfo), for checking an allocation before making it. */
+rc_status rc_device_memory_info (size_t *free_bytes, size_t *total_bytes);
+
 /* Makes CUDA device @device current on the calling thread (its primary
  * context, the one PyTorch and the CUDA runtime use). */
 rc_status rc_device_select (int device);

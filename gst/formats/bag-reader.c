@@ -1,5 +1,6 @@
 /* ROS 1 bags behind reader.h: the bag's connections become topics (one per
- * topic name), its index the message order. */
+ * topic name), its index (or, for a recording cut off, what a scan of its
+ * chunks found) the message order. */
 #include "reader-impl.h"
 #include "robocachebag.h"
 
@@ -113,6 +114,7 @@ rc_bag_reader_open (const guint8 * data, gsize size, RcReaderFlags flags,
   self = g_new0 (BagReader, 1);
   rc_reader_init (&self->parent, &bag_reader_funcs);
   self->bag = bag;
+  self->parent.recovery = *rc_bag_get_recovery (bag);
   add_topics (self);
   count_messages (self);
   return &self->parent;

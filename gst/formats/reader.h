@@ -52,9 +52,10 @@ typedef struct
 /* How a file was read, for those who report it (an element message). */
 typedef struct
 {
-  /* The file ends before its end (no footer: a recording cut off by a
-   * crash) and was read by scanning it from the start.  A whole file
-   * read by scanning because it has no index lost nothing: FALSE. */
+  /* The file ends before its end (a recording cut off by a crash: an
+   * MCAP file without its footer, a ROS bag without a usable index) and
+   * was read by scanning it from the start.  A whole MCAP file read by
+   * scanning because it has no index lost nothing: FALSE. */
   gboolean scanned;
   /* Messages found by that scan. */
   guint64 n_messages;
@@ -63,6 +64,9 @@ typedef struct
   guint64 end_offset, file_size;
   /* Records skipped as the format allows (unknown record kinds). */
   guint64 n_skipped_records;
+  /* Why the file was scanned and why the scan stopped where it did, or
+   * NULL; owned by the reader. */
+  const gchar *reason;
 } RcReaderRecovery;
 
 typedef enum

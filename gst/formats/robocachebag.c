@@ -7,73 +7,19 @@
  * 0x05) is followed by index data records (op 0x04) listing (time, offset)
  * per connection; the offsets point at message data records (op 0x02) in
  * the decompressed chunk. */
-#include "robocachebag.h"
-#include "reader-impl.h"
+#include "bag-private.h"
 
 #include <bzlib.h>
 #include <lz4frame.h>
 #include <string.h>
 
 #define VERSION_LINE "#ROSBAG V2.0\n"
-#define VERSION_LEN 13
-
-enum
-{
-  OP_MSG_DATA = 0x02,
-  OP_BAG_HEADER = 0x03,
-  OP_INDEX_DATA = 0x04,
-  OP_CHUNK = 0x05,
-  OP_CHUNK_INFO = 0x06,
-  OP_CONNECTION = 0x07
-};
-
-typedef enum
-{
-  COMPRESSION_NONE,
-  COMPRESSION_BZ2,
-  COMPRESSION_LZ4
-} Compression;
-
-typedef struct
-{
-  gsize data_pos;               /* of the compressed data in the file */
-  guint32 data_len;
-  guint32 size;                 /* decompressed */
-  Compression compression;
-} Chunk;
-
-struct _RcBag
-{
-  const guint8 *base;
-  gsize size;
-  gsize max_chunk_size;
-
-  GArray *connections;          /* RcBagConnection */
-  GHashTable *connection_ids;   /* bag id + 1 -> index + 1 */
-  GArray *chunks;               /* Chunk */
-  GArray *entries;              /* RcBagEntry */
-
-  /* The decompressed chunk of the last read. */
-  gint64 cached_chunk;
-  guint8 *cache;
-  gsize cache_size;
-};
-
-/* One record: both parts lie inside the buffer it was read from. */
-typedef struct
-{
-  const guint8 *header;
-  guint32 header_len;
-  const guint8 *data;
-  guint32 data_len;
-  gsize next;
-} Record;
 
 /* Reads the record at @pos of @buf (@len bytes); @what names it in
- * errors. */
+ * errors.  With @partial, its data may be cut off by the end of @buf. */
 static gboolean
-read_record (const guint8 * buf, gsize len, gsize pos, Record * r,
-    const gchar * what, GError ** error)
+read_record (const guint8 * buf, gsize len, gsize pos, gboolean partial,
+    BagRecord * r, const gchar * what, GError ** error)
 {
   gsize left;
 
@@ -91,11 +37,12 @@ read_record (const guint8 * buf, gsize len, gsize pos, Record * r,
   r->header = buf + pos + 4;
   left -= r->header_len + 4;
   r->data_len = rc_get_u32 (r->header + r->header_len);
-  if (r->data_len > left)
+  if (r->data_len > left && !partial)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
         "%s at byte %" G_GSIZE_FORMAT ": data length %u exceeds the %"
         G_GSIZE_FORMAT " bytes left (truncated or corrupt)", what, pos,
         r->data_len, left);
+  r->avail = MIN (r->data_len, left);
   r->data = r->header + r->header_len + 4;
   r->next = pos + 8 + (gsize) r->header_len + r->data_len;
   return TRUE;
@@ -131,9 +78,8 @@ find_field (const guint8 * h, guint32 len, const gchar * name,
   return FALSE;
 }
 
-/* The value of field @name of @r's header, which must be @size bytes. */
-static gboolean
-sized_field (const Record * r, const gchar * name, guint32 size,
+gboolean
+bag_sized_field (const BagRecord * r, const gchar * name, guint32 size,
     const guint8 ** value, const gchar * what, GError ** error)
 {
   guint32 n;
@@ -144,15 +90,13 @@ sized_field (const Record * r, const gchar * name, guint32 size,
   return TRUE;
 }
 
-/* Reads the little-endian unsigned field @name into *@v, @size bytes:
- * 4 into a guint32, 8 into a guint64. */
-static gboolean
-read_uint_field (const Record * r, const gchar * name, guint32 size,
+gboolean
+bag_read_uint_field (const BagRecord * r, const gchar * name, guint32 size,
     gpointer v, const gchar * what, GError ** error)
 {
   const guint8 *p;
 
-  if (!sized_field (r, name, size, &p, what, error))
+  if (!bag_sized_field (r, name, size, &p, what, error))
     return FALSE;
   if (size == sizeof (guint64))
     *(guint64 *) v = rc_get_u64 (p);
@@ -161,19 +105,14 @@ read_uint_field (const Record * r, const gchar * name, guint32 size,
   return TRUE;
 }
 
-/* The field as wide as *@v (a guint32 or a guint64). */
-#define field_uint(r, name, v, what, error) \
-    read_uint_field (r, name, sizeof (*(v)), v, what, error)
-
-/* Reads the record at @pos of @buf (@len bytes) and its op. */
-static gboolean
-read_record_op (const guint8 * buf, gsize len, gsize pos, Record * r,
-    guint8 * op, const gchar * what, GError ** error)
+gboolean
+bag_read_record (const guint8 * buf, gsize len, gsize pos, gboolean partial,
+    BagRecord * r, guint8 * op, const gchar * what, GError ** error)
 {
   const guint8 *p;
 
-  if (!read_record (buf, len, pos, r, what, error) ||
-      !sized_field (r, "op", 1, &p, what, error))
+  if (!read_record (buf, len, pos, partial, r, what, error) ||
+      !bag_sized_field (r, "op", 1, &p, what, error))
     return FALSE;
   *op = p[0];
   return TRUE;
@@ -200,13 +139,13 @@ connection_clear (gpointer data)
   g_free (c->md5sum);
 }
 
-static gboolean
-add_connection (RcBag * bag, const Record * r, GError ** error)
+gboolean
+bag_add_connection (RcBag * bag, const BagRecord * r, GError ** error)
 {
   RcBagConnection c = { 0, };
   guint idx;
 
-  if (!field_uint (r, "conn", &c.id, "connection record", error))
+  if (!bag_field_uint (r, "conn", &c.id, "connection record", error))
     return FALSE;
   /* rosbag repeats each connection record in the chunks and at the
    * index: the index copy is the one read, once per id. */
@@ -229,26 +168,24 @@ add_connection (RcBag * bag, const Record * r, GError ** error)
   return TRUE;
 }
 
-/* The chunk record @r (at @chunk_pos): its size and compression, checked
- * against the limit and the record. */
-static gboolean
-parse_chunk (RcBag * bag, const Record * r, guint64 chunk_pos, Chunk * chunk,
-    GError ** error)
+gboolean
+bag_parse_chunk (RcBag * bag, const BagRecord * r, guint64 chunk_pos,
+    BagChunk * chunk, GError ** error)
 {
   const guint8 *p;
   guint32 n;
 
-  if (!field_uint (r, "size", &chunk->size, "chunk", error))
+  if (!bag_field_uint (r, "size", &chunk->size, "chunk", error))
     return FALSE;
   if (!find_field (r->header, r->header_len, "compression", &p, &n))
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk at byte %"
         G_GUINT64_FORMAT " has no compression field", chunk_pos);
   if (n == 4 && !memcmp (p, "none", 4))
-    chunk->compression = COMPRESSION_NONE;
+    chunk->compression = BAG_COMPRESSION_NONE;
   else if (n == 3 && !memcmp (p, "bz2", 3))
-    chunk->compression = COMPRESSION_BZ2;
+    chunk->compression = BAG_COMPRESSION_BZ2;
   else if (n == 3 && !memcmp (p, "lz4", 3))
-    chunk->compression = COMPRESSION_LZ4;
+    chunk->compression = BAG_COMPRESSION_LZ4;
   else
     return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "chunk at "
         "byte %" G_GUINT64_FORMAT ": compression \"%.*s\" is not supported "
@@ -260,13 +197,13 @@ parse_chunk (RcBag * bag, const Record * r, guint64 chunk_pos, Chunk * chunk,
   /* An lz4 sequence of n bytes gives at most 255 n + 19: the claim is
    * checked before the chunk is allocated.  bz2 has no useful bound (runs
    * of a byte expand a million times): there the limit above holds. */
-  if (chunk->compression == COMPRESSION_LZ4 &&
+  if (chunk->compression == BAG_COMPRESSION_LZ4 &&
       chunk->size > (guint64) r->data_len * 255 + 64)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "lz4 chunk at byte %"
         G_GUINT64_FORMAT " says %u bytes decompressed, more than lz4 can make "
         "of its %u bytes (255 times as many)", chunk_pos, chunk->size,
         r->data_len);
-  if (chunk->compression == COMPRESSION_NONE && chunk->size != r->data_len)
+  if (chunk->compression == BAG_COMPRESSION_NONE && chunk->size != r->data_len)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "uncompressed "
         "chunk at byte %" G_GUINT64_FORMAT " says %u bytes but holds %u",
         chunk_pos, chunk->size, r->data_len);
@@ -278,15 +215,15 @@ parse_chunk (RcBag * bag, const Record * r, guint64 chunk_pos, Chunk * chunk,
 /* Adds the (time, offset) entries of the index data record @r to the
  * index, as messages of chunk @chunk_index. */
 static gboolean
-add_index_data (RcBag * bag, const Record * r, guint32 chunk_index,
+add_index_data (RcBag * bag, const BagRecord * r, guint32 chunk_index,
     GError ** error)
 {
   guint32 ver, conn, count;
   gpointer idx;
 
-  if (!field_uint (r, "ver", &ver, "index data", error) ||
-      !field_uint (r, "conn", &conn, "index data", error) ||
-      !field_uint (r, "count", &count, "index data", error))
+  if (!bag_field_uint (r, "ver", &ver, "index data", error) ||
+      !bag_field_uint (r, "conn", &conn, "index data", error) ||
+      !bag_field_uint (r, "count", &count, "index data", error))
     return FALSE;
   if (ver != 1)
     return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED,
@@ -295,7 +232,7 @@ add_index_data (RcBag * bag, const Record * r, guint32 chunk_index,
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index data of "
         "connection %u says %u entries but holds %u bytes", conn, count,
         r->data_len);
-  /* Chunk records can be made to overlap so that several share index
+  /* BagChunk records can be made to overlap so that several share index
    * records; the file holds at most size / 12 distinct entries, which
    * bounds the memory of the index whatever the records claim. */
   if ((guint64) bag->entries->len + count > bag->size / 12)
@@ -324,32 +261,32 @@ add_index_data (RcBag * bag, const Record * r, guint32 chunk_index,
 static gboolean
 add_chunk (RcBag * bag, guint64 chunk_pos, GError ** error)
 {
-  Record r;
+  BagRecord r;
   guint8 op;
-  Chunk chunk = { 0, };
+  BagChunk chunk = { 0, };
   guint32 chunk_index = bag->chunks->len;
 
-  if (chunk_pos < VERSION_LEN || chunk_pos >= bag->size)
+  if (chunk_pos < BAG_VERSION_LEN || chunk_pos >= bag->size)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk position %"
         G_GUINT64_FORMAT " is outside the file (%" G_GSIZE_FORMAT " bytes)",
         chunk_pos, bag->size);
-  if (!read_record_op (bag->base, bag->size, chunk_pos, &r, &op, "chunk",
-          error))
+  if (!bag_read_record (bag->base, bag->size, chunk_pos, FALSE, &r, &op,
+          "chunk", error))
     return FALSE;
-  if (op != OP_CHUNK)
+  if (op != BAG_OP_CHUNK)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "chunk info points "
         "at byte %" G_GUINT64_FORMAT ", a record of op 0x%02x, not a chunk "
         "(0x05)", chunk_pos, op);
-  if (!parse_chunk (bag, &r, chunk_pos, &chunk, error))
+  if (!bag_parse_chunk (bag, &r, chunk_pos, &chunk, error))
     return FALSE;
   g_array_append_val (bag->chunks, chunk);
 
   /* Index data records follow until the next chunk or the index. */
   for (gsize pos = r.next; pos < bag->size; pos = r.next) {
-    if (!read_record_op (bag->base, bag->size, pos, &r, &op, "index data",
-            error))
+    if (!bag_read_record (bag->base, bag->size, pos, FALSE, &r, &op,
+            "index data", error))
       return FALSE;
-    if (op != OP_INDEX_DATA)
+    if (op != BAG_OP_INDEX_DATA)
       break;
     if (!add_index_data (bag, &r, chunk_index, error))
       return FALSE;
@@ -406,8 +343,8 @@ check_version_line (const RcBag * bag, GError ** error)
   gsize n;
   gchar *shown;
 
-  if (bag->size >= VERSION_LEN &&
-      !memcmp (bag->base, VERSION_LINE, VERSION_LEN))
+  if (bag->size >= BAG_VERSION_LEN &&
+      !memcmp (bag->base, VERSION_LINE, BAG_VERSION_LEN))
     return TRUE;
   if (bag->size < 9 || memcmp (bag->base, "#ROSBAG V", 9) != 0)
     return rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "not a ROS "
@@ -427,53 +364,63 @@ check_version_line (const RcBag * bag, GError ** error)
   return FALSE;
 }
 
-/* The bag header record: where the index is and what it holds. */
+/* The bag header record: where the index is and what it holds, and
+ * where the records after it start (*@header_end). */
 static gboolean
-read_bag_header (const RcBag * bag, guint64 * index_pos, guint32 * conn_count,
-    guint32 * chunk_count, GError ** error)
+read_bag_header (const RcBag * bag, gsize * header_end, guint64 * index_pos,
+    guint32 * conn_count, guint32 * chunk_count, GError ** error)
 {
-  Record r;
+  BagRecord r;
   guint8 op;
 
-  if (!read_record_op (bag->base, bag->size, VERSION_LEN, &r, &op,
-          "bag header", error))
+  if (!bag_read_record (bag->base, bag->size, BAG_VERSION_LEN, FALSE, &r,
+          &op, "bag header", error))
     return FALSE;
-  if (op != OP_BAG_HEADER)
+  if (op != BAG_OP_BAG_HEADER)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the first record "
         "is op 0x%02x, not the bag header (0x03)", op);
-  if (!field_uint (&r, "index_pos", index_pos, "bag header", error) ||
-      !field_uint (&r, "conn_count", conn_count, "bag header", error) ||
-      !field_uint (&r, "chunk_count", chunk_count, "bag header", error))
+  if (!bag_field_uint (&r, "index_pos", index_pos, "bag header", error) ||
+      !bag_field_uint (&r, "conn_count", conn_count, "bag header", error) ||
+      !bag_field_uint (&r, "chunk_count", chunk_count, "bag header", error))
     return FALSE;
-  if (*index_pos == 0)
-    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "the bag has "
-        "no index (its recording was interrupted): run rosbag reindex on it");
-  if (*index_pos < r.next)
+  *header_end = r.next;
+  return TRUE;
+}
+
+/* Whether the bag header's index_pos can be where the index is. */
+static gboolean
+check_index_pos (const RcBag * bag, guint64 index_pos, gsize header_end,
+    GError ** error)
+{
+  if (index_pos == 0)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the bag header "
+        "says the bag has no index (index_pos 0: its recording was cut off)");
+  if (index_pos < header_end)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index position %"
         G_GUINT64_FORMAT " is inside the bag header record (bytes %d to %"
-        G_GSIZE_FORMAT "); the index starts after it", *index_pos,
-        VERSION_LEN, r.next - 1);
-  if (*index_pos > bag->size)
+        G_GSIZE_FORMAT "); the index starts after it", index_pos,
+        BAG_VERSION_LEN, header_end - 1);
+  if (index_pos > bag->size)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index position %"
         G_GUINT64_FORMAT " is beyond the end of the file (%" G_GSIZE_FORMAT
-        " bytes)", *index_pos, bag->size);
+        " bytes)", index_pos, bag->size);
   /* At the very end, the index is empty (a bag without messages). */
-  if (*index_pos < bag->size && bag->size - *index_pos < 8)
+  if (index_pos < bag->size && bag->size - index_pos < 8)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "index position %"
         G_GUINT64_FORMAT " leaves %" G_GUINT64_FORMAT " bytes of the file (%"
-        G_GSIZE_FORMAT " bytes), less than the 8 a record needs", *index_pos,
-        bag->size - *index_pos, bag->size);
+        G_GSIZE_FORMAT " bytes), less than the 8 a record needs", index_pos,
+        bag->size - index_pos, bag->size);
   return TRUE;
 }
 
 static gboolean
-add_chunk_info (const Record * r, GArray * chunk_pos, GError ** error)
+add_chunk_info (const BagRecord * r, GArray * chunk_pos, GError ** error)
 {
   guint32 ver;
   guint64 pos;
 
-  if (!field_uint (r, "ver", &ver, "chunk info", error) ||
-      !field_uint (r, "chunk_pos", &pos, "chunk info", error))
+  if (!bag_field_uint (r, "ver", &ver, "chunk info", error) ||
+      !bag_field_uint (r, "chunk_pos", &pos, "chunk info", error))
     return FALSE;
   if (ver != 1)
     return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "chunk info "
@@ -488,17 +435,17 @@ add_chunk_info (const Record * r, GArray * chunk_pos, GError ** error)
 static gboolean
 read_index (RcBag * bag, guint64 index_pos, GArray * chunk_pos, GError ** error)
 {
-  Record r;
+  BagRecord r;
   guint8 op;
 
   for (gsize pos = index_pos; pos < bag->size; pos = r.next) {
-    if (!read_record_op (bag->base, bag->size, pos, &r, &op, "index record",
-            error))
+    if (!bag_read_record (bag->base, bag->size, pos, FALSE, &r, &op,
+            "index record", error))
       return FALSE;
-    if (op == OP_CONNECTION) {
-      if (!add_connection (bag, &r, error))
+    if (op == BAG_OP_CONNECTION) {
+      if (!bag_add_connection (bag, &r, error))
         return FALSE;
-    } else if (op == OP_CHUNK_INFO) {
+    } else if (op == BAG_OP_CHUNK_INFO) {
       if (!add_chunk_info (&r, chunk_pos, error))
         return FALSE;
     } else {
@@ -526,26 +473,47 @@ add_chunks (RcBag * bag, GArray * chunk_pos, GError ** error)
   return TRUE;
 }
 
+/* The index at @index_pos, holding what the bag header announces; the
+ * chunk positions go to @chunk_pos. */
+static gboolean
+read_whole_index (RcBag * bag, guint64 index_pos, guint32 conn_count,
+    guint32 chunk_count, GArray * chunk_pos, GError ** error)
+{
+  if (!read_index (bag, index_pos, chunk_pos, error))
+    return FALSE;
+  if (bag->connections->len != conn_count || chunk_pos->len != chunk_count)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the bag header "
+        "announces %u connections and %u chunks, the index holds %u and %u",
+        conn_count, chunk_count, bag->connections->len, chunk_pos->len);
+  return TRUE;
+}
+
+/* Through the index; a bag whose index cannot be used (a recording cut
+ * off: none, or one cut off or past the end) is read by scanning it. */
 static gboolean
 parse (RcBag * bag, GError ** error)
 {
   guint64 index_pos;
   guint32 conn_count, chunk_count;
+  gsize header_end = 0;
   GArray *chunk_pos;
+  GError *why = NULL;
   gboolean ok;
 
-  if (!check_version_line (bag, error) ||
-      !read_bag_header (bag, &index_pos, &conn_count, &chunk_count, error))
+  if (!check_version_line (bag, error) || !read_bag_header (bag, &header_end,
+          &index_pos, &conn_count, &chunk_count, error))
     return FALSE;
   chunk_pos = g_array_new (FALSE, FALSE, sizeof (guint64));
-  ok = read_index (bag, index_pos, chunk_pos, error);
-  if (ok && (bag->connections->len != conn_count ||
-          chunk_pos->len != chunk_count))
-    ok = rc_reader_fail (error, RC_READER_ERROR_FORMAT, "the bag header "
-        "announces %u connections and %u chunks, the index holds %u and %u",
-        conn_count, chunk_count, bag->connections->len, chunk_pos->len);
-  if (ok)
+  if (check_index_pos (bag, index_pos, header_end, &why) &&
+      read_whole_index (bag, index_pos, conn_count, chunk_count, chunk_pos,
+          &why)) {
     ok = add_chunks (bag, chunk_pos, error);
+  } else {
+    g_array_set_size (bag->connections, 0);
+    g_hash_table_remove_all (bag->connection_ids);
+    ok = bag_scan (bag, header_end, why->message, error);
+    g_error_free (why);
+  }
   if (ok)
     g_array_sort (bag->entries, compare_entries);
   g_array_unref (chunk_pos);
@@ -562,7 +530,7 @@ bag_new (gsize max_chunk_size)
   bag->connections = g_array_new (FALSE, TRUE, sizeof (RcBagConnection));
   g_array_set_clear_func (bag->connections, connection_clear);
   bag->connection_ids = g_hash_table_new (NULL, NULL);
-  bag->chunks = g_array_new (FALSE, FALSE, sizeof (Chunk));
+  bag->chunks = g_array_new (FALSE, FALSE, sizeof (BagChunk));
   bag->entries = g_array_new (FALSE, FALSE, sizeof (RcBagEntry));
   bag->cached_chunk = -1;
   return bag;
@@ -593,6 +561,9 @@ rc_bag_free (RcBag * bag)
   g_array_unref (bag->chunks);
   g_array_unref (bag->entries);
   g_free (bag->cache);
+  g_free (bag->reason);
+  if (bag->lz4)
+    LZ4F_freeDecompressionContext (bag->lz4);
   g_free (bag);
 }
 
@@ -622,6 +593,12 @@ rc_bag_get_entry (const RcBag * bag, gsize i)
   return &g_array_index (bag->entries, RcBagEntry, i);
 }
 
+const RcReaderRecovery *
+rc_bag_get_recovery (const RcBag * bag)
+{
+  return &bag->recovery;
+}
+
 gsize
 rc_bag_lower_bound (const RcBag * bag, guint64 time)
 {
@@ -629,18 +606,22 @@ rc_bag_lower_bound (const RcBag * bag, guint64 time)
       G_STRUCT_OFFSET (RcBagEntry, time), time);
 }
 
+/* Into @dst, through the bag's lz4 context: made once, as it holds
+ * buffers of megabytes that a context per chunk would allocate again. */
 static gboolean
-decompress_lz4 (const guint8 * src, gsize src_len, guint8 * dst,
+decompress_lz4 (RcBag * bag, const guint8 * src, gsize src_len, guint8 * dst,
     gsize dst_len, GError ** error)
 {
-  LZ4F_dctx *ctx;
+  LZ4F_dctx *ctx = bag->lz4;
   gsize in_pos = 0, out_pos = 0;
   size_t ret = 1;
   gboolean ok = FALSE;
 
-  if (LZ4F_isError (LZ4F_createDecompressionContext (&ctx, LZ4F_VERSION)))
+  if (!ctx && LZ4F_isError (LZ4F_createDecompressionContext (&ctx,
+              LZ4F_VERSION)))
     return rc_reader_fail (error, RC_READER_ERROR_IO,
         "cannot create an lz4 context");
+  bag->lz4 = ctx;
   /* Loop until the frame ends (ret == 0); every call consumes input or
    * produces output, or the data is wrong. */
   while (ret != 0) {
@@ -670,19 +651,19 @@ decompress_lz4 (const guint8 * src, gsize src_len, guint8 * dst,
   }
   ok = TRUE;
 out:
-  LZ4F_freeDecompressionContext (ctx);
+  if (!ok)
+    LZ4F_resetDecompressionContext (ctx);
   return ok;
 }
 
-/* Makes bag->cache the decompressed chunk @index. */
-static gboolean
-load_chunk (RcBag * bag, guint32 index, const guint8 ** data, gsize * size,
+gboolean
+bag_load_chunk (RcBag * bag, guint32 index, const guint8 ** data, gsize * size,
     GError ** error)
 {
-  const Chunk *c = &g_array_index (bag->chunks, Chunk, index);
+  const BagChunk *c = &g_array_index (bag->chunks, BagChunk, index);
   const guint8 *src = bag->base + c->data_pos;
 
-  if (c->compression == COMPRESSION_NONE) {
+  if (c->compression == BAG_COMPRESSION_NONE) {
     *data = src;
     *size = c->size;
     return TRUE;
@@ -697,7 +678,7 @@ load_chunk (RcBag * bag, guint32 index, const guint8 ** data, gsize * size,
         return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE,
             "cannot allocate %u bytes for a chunk", c->size);
     }
-    if (c->compression == COMPRESSION_BZ2) {
+    if (c->compression == BAG_COMPRESSION_BZ2) {
       unsigned int out_len = c->size;
       int ret = BZ2_bzBuffToBuffDecompress ((char *) bag->cache, &out_len,
           (char *) src, c->data_len, 0, 0);
@@ -713,7 +694,8 @@ load_chunk (RcBag * bag, guint32 index, const guint8 ** data, gsize * size,
         return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
             "bz2 chunk decompresses to %u bytes, its size field says %u",
             out_len, c->size);
-    } else if (!decompress_lz4 (src, c->data_len, bag->cache, c->size, error)) {
+    } else if (!decompress_lz4 (bag, src, c->data_len, bag->cache, c->size,
+            error)) {
       return FALSE;
     }
     bag->cached_chunk = index;
@@ -729,20 +711,20 @@ rc_bag_read (RcBag * bag, const RcBagEntry * entry, const guint8 ** data,
 {
   const guint8 *chunk = NULL;
   gsize chunk_size = 0;
-  Record r;
+  BagRecord r;
   guint8 op;
   guint32 conn;
   const RcBagConnection *c;
 
   g_return_val_if_fail (entry->chunk < bag->chunks->len, FALSE);
-  if (!load_chunk (bag, entry->chunk, &chunk, &chunk_size, error) ||
-      !read_record_op (chunk, chunk_size, entry->offset, &r, &op, "message",
-          error))
+  if (!bag_load_chunk (bag, entry->chunk, &chunk, &chunk_size, error) ||
+      !bag_read_record (chunk, chunk_size, entry->offset, FALSE, &r, &op,
+          "message", error))
     return FALSE;
-  if (op != OP_MSG_DATA)
+  if (op != BAG_OP_MSG_DATA)
     return rc_reader_fail (error, RC_READER_ERROR_FORMAT,
         "the index points at a record of op 0x%02x, not a message (0x02)", op);
-  if (!field_uint (&r, "conn", &conn, "message", error))
+  if (!bag_field_uint (&r, "conn", &conn, "message", error))
     return FALSE;
   c = rc_bag_get_connection (bag, entry->connection);
   if (conn != c->id)

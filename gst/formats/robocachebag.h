@@ -6,7 +6,12 @@
  * Every length field is checked against what is left of the file, chunk or
  * record before anything is read or allocated, and a decompressed chunk
  * never exceeds the max-chunk-size given at open; every failure is a
- * GError in RC_READER_ERROR saying what was wrong, never an abort. */
+ * GError in RC_READER_ERROR saying what was wrong, never an abort.
+ *
+ * A bag whose index cannot be used (a recording cut off: no index, or an
+ * index cut off or past the end) is read by scanning its chunks up to the
+ * first record cut off or corrupt, as rosbag reindex does
+ * (bag-scan.c); rc_bag_get_recovery says so. */
 #ifndef __ROBOCACHE_BAG_H__
 #define __ROBOCACHE_BAG_H__
 
@@ -42,6 +47,9 @@ void rc_bag_free (RcBag * bag);
 
 guint rc_bag_n_connections (const RcBag * bag);
 const RcBagConnection *rc_bag_get_connection (const RcBag * bag, guint i);
+
+/* How the bag was read: recovery->scanned when by scanning. */
+const RcReaderRecovery *rc_bag_get_recovery (const RcBag * bag);
 
 /* Every indexed message, sorted by record time (ties in file order). */
 gsize rc_bag_n_entries (const RcBag * bag);

@@ -27,9 +27,18 @@ from 0):
 bad-points.bag holds one topic per PointField layout that robocachebagsrc
 must skip (BAD_CLOUDS below): messages 0 and 2 are the bad layout, message
 1 is the /velodyne_points cloud 1.
+
+For the recovery of cut-off recordings (tests/formats/reader.c, bagsrc.c):
+killed-C.bag (C: none, bz2, lz4) is all-C.bag as rosbag had written it on
+disk after its first KILLED_AT messages, what a killed rosbag record
+leaves (index_pos 0, the last chunk open).  Beside each all-*.bag,
+all-*.bag.ends lists, from rosbag's own index, each message's record time
+(ns) and the byte of the file at which it is whole: the end of its
+chunk's data when compressed, of its record when not.
 """
 
 import os
+import shutil
 import struct
 import sys
 
@@ -39,6 +48,7 @@ from sensor_msgs.msg import Image, JointState, PointCloud2, PointField
 from std_msgs.msg import String
 
 N = 10
+KILLED_AT = 33
 
 
 def stamp(i):
@@ -143,7 +153,10 @@ def write_bad_points(path):
                 bag.write("/bad/" + case, msg, record_time(i, line))
 
 
-def write(path, compression, topics, n):
+def write(path, compression, topics, n, killed=None):
+    """With killed, a copy of the file as it is on disk after KILLED_AT
+    messages goes there."""
+    written = 0
     with rosbag.Bag(path, "w", compression=compression,
                     chunk_threshold=2048) as bag:
         for i in range(n):
@@ -158,6 +171,32 @@ def write(path, compression, topics, n):
             for line, (topic, make) in enumerate(messages):
                 if topic in topics:
                     bag.write(topic, make(), record_time(i, line))
+                    written += 1
+                if killed and written == KILLED_AT:
+                    bag._file.flush()
+                    shutil.copyfile(path, killed)
+                    killed = None
+
+
+def write_ends(path):
+    """PATH.ends (see above), from rosbag's index of the finished bag."""
+    lines = []
+    with rosbag.Bag(path) as bag, open(path, "rb") as f:
+        data = f.read()
+        for entries in bag._connection_indexes.values():
+            for e in entries:
+                chunk = bag._chunk_headers[e.chunk_pos]
+                if chunk.compression == "none":
+                    pos = chunk.data_pos + e.offset
+                    header_len, = struct.unpack_from("<I", data, pos)
+                    data_len, = struct.unpack_from("<I", data,
+                                                   pos + 4 + header_len)
+                    end = pos + 8 + header_len + data_len
+                else:
+                    end = chunk.data_pos + chunk.compressed_size
+                lines.append("%d %d\n" % (e.time.to_nsec(), end))
+    with open(path + ".ends", "w") as out:
+        out.writelines(sorted(lines))
 
 def main():
     out = sys.argv[1]
@@ -165,8 +204,10 @@ def main():
     every = ["/velodyne_points", "/points_ring", "/joint_states",
              "/camera/rgb", "/camera/depth", "/rosout_text"]
     for compression in ("none", "bz2", "lz4"):
-        write(os.path.join(out, "all-%s.bag" % compression), compression,
-              every, N)
+        path = os.path.join(out, "all-%s.bag" % compression)
+        write(path, compression, every, N,
+              killed=os.path.join(out, "killed-%s.bag" % compression))
+        write_ends(path)
     write(os.path.join(out, "big-none.bag"), "none",
           ["/velodyne_points", "/joint_states"], 100)
     write_bad_points(os.path.join(out, "bad-points.bag"))

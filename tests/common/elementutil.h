@@ -143,4 +143,65 @@ run_pipeline (const gchar * description)
   return play_to_end (pipeline);
 }
 
+/* Parses and plays @launch to EOS (NULL) or its first error, whose text
+ * it returns (the caller frees it), checking that the error is a memory
+ * refusal when @memory. */
+static inline gchar *
+launch_error (const gchar * launch, gboolean memory)
+{
+  GstElement *pipeline = gst_parse_launch (launch, NULL);
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *text;
+
+  fail_unless (pipeline != NULL, "cannot parse %s", launch);
+  msg = run_to_end (pipeline, 60 * GST_SECOND);
+  gst_object_unref (pipeline);
+  if (!msg)
+    return NULL;
+  gst_message_parse_error (msg, &err, NULL);
+  if (memory)
+    fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_NO_SPACE_LEFT), "%s: %s", launch, err->message);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  return text;
+}
+
+/* The memory limit checks (gst/gstrobocachememory.h) of the element in
+ * @launch_format, whose one %s takes its max-memory property: at 100
+ * bytes its negotiation is refused, saying how much it needs ("set its
+ * max-memory property to at least N"); with exactly N it plays to EOS,
+ * and with N - 1 it is refused again. */
+static inline void
+check_max_memory (const gchar * launch_format)
+{
+  const gchar *key = "set its max-memory property to at least ";
+  gchar *launch = g_strdup_printf (launch_format, "max-memory=100");
+  gchar *text = launch_error (launch, TRUE);
+  const gchar *at = text ? strstr (text, key) : NULL;
+  guint64 need;
+  gchar *set;
+
+  fail_unless (at != NULL, "%s: %s", launch, text);
+  fail_unless (strstr (text, "above the 100 the element is allowed"));
+  need = g_ascii_strtoull (at + strlen (key), NULL, 10);
+  fail_unless (need > 100, "%s", text);
+  g_free (text);
+  g_free (launch);
+  for (guint64 max = need - 1; max <= need; max++) {
+    set = g_strdup_printf ("max-memory=%" G_GUINT64_FORMAT, max);
+    launch = g_strdup_printf (launch_format, set);
+    text = launch_error (launch, max < need);
+    if (max < need)
+      fail_unless (text && strstr (text, key), "%s: %s", launch, text);
+    else
+      fail_unless (text == NULL, "%s: %s", launch, text);
+    g_free (text);
+    g_free (launch);
+    g_free (set);
+  }
+}
+
 #endif

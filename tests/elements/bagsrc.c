@@ -118,9 +118,11 @@ sink_of (GstElement * pipeline, guint i)
 
 /* Pulls every sample of every sink to EOS (the pipeline must be going to
  * PLAYING); fails on an error message.  The texts of the warnings, if any,
- * go to @warning (may be NULL), one a line. */
+ * go to @warning (may be NULL), one a line, and the robocache-recovered
+ * element message to @recovered (may be NULL). */
 static GPtrArray **
-pull_all_warning (GstElement * pipeline, guint n_pads, gchar ** warning)
+pull_all_full (GstElement * pipeline, guint n_pads, gchar ** warning,
+    GstStructure ** recovered)
 {
   GPtrArray **out = g_new0 (GPtrArray *, n_pads);
   GstBus *bus = gst_element_get_bus (pipeline);
@@ -137,9 +139,17 @@ pull_all_warning (GstElement * pipeline, guint n_pads, gchar ** warning)
         "no EOS on s%u", i);
   }
   while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR |
-              GST_MESSAGE_WARNING))) {
+              GST_MESSAGE_WARNING | GST_MESSAGE_ELEMENT))) {
     GError *err;
 
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT) {
+      const GstStructure *s = gst_message_get_structure (msg);
+
+      if (recovered && gst_structure_has_name (s, "robocache-recovered"))
+        *recovered = gst_structure_copy (s);
+      gst_message_unref (msg);
+      continue;
+    }
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
       gst_message_parse_error (msg, &err, NULL);
       fail ("error: %s", err->message);
@@ -157,6 +167,12 @@ pull_all_warning (GstElement * pipeline, guint n_pads, gchar ** warning)
   }
   gst_object_unref (bus);
   return out;
+}
+
+static GPtrArray **
+pull_all_warning (GstElement * pipeline, guint n_pads, gchar ** warning)
+{
+  return pull_all_full (pipeline, n_pads, warning, NULL);
 }
 
 static GPtrArray **
@@ -180,9 +196,9 @@ sample_structure (GstSample * sample)
 }
 
 static void
-check_points (GPtrArray * samples, gboolean ring, GstClockTime offset)
+check_points (GPtrArray * samples, gboolean ring, GstClockTime offset, guint n)
 {
-  fail_unless_equals_int (samples->len, N_MSGS);
+  fail_unless_equals_int (samples->len, n);
   for (guint i = 0; i < samples->len; i++) {
     GstSample *sample = g_ptr_array_index (samples, i);
     GstBuffer *buf = gst_sample_get_buffer (sample);
@@ -220,9 +236,9 @@ check_points (GPtrArray * samples, gboolean ring, GstClockTime offset)
 }
 
 static void
-check_joints (GPtrArray * samples, GstClockTime offset)
+check_joints (GPtrArray * samples, GstClockTime offset, guint n)
 {
-  fail_unless_equals_int (samples->len, N_MSGS);
+  fail_unless_equals_int (samples->len, n);
   for (guint i = 0; i < samples->len; i++) {
     GstSample *sample = g_ptr_array_index (samples, i);
     GstBuffer *buf = gst_sample_get_buffer (sample);
@@ -250,9 +266,9 @@ check_joints (GPtrArray * samples, GstClockTime offset)
 }
 
 static void
-check_image (GPtrArray * samples, gboolean rgb, GstClockTime offset)
+check_image (GPtrArray * samples, gboolean rgb, GstClockTime offset, guint n)
 {
-  fail_unless_equals_int (samples->len, N_MSGS);
+  fail_unless_equals_int (samples->len, n);
   for (guint i = 0; i < samples->len; i++) {
     GstSample *sample = g_ptr_array_index (samples, i);
     GstBuffer *buf = gst_sample_get_buffer (sample);
@@ -294,11 +310,11 @@ play_and_check (const gchar * file, gboolean record)
 
   gst_element_set_state (p, GST_STATE_PLAYING);
   samples = pull_all (p, 5);
-  check_points (samples[0], FALSE, 0);
-  check_points (samples[1], TRUE, line);
-  check_joints (samples[2], 2 * line);
-  check_image (samples[3], TRUE, 3 * line);
-  check_image (samples[4], FALSE, 4 * line);
+  check_points (samples[0], FALSE, 0, N_MSGS);
+  check_points (samples[1], TRUE, line, N_MSGS);
+  check_joints (samples[2], 2 * line, N_MSGS);
+  check_image (samples[3], TRUE, 3 * line, N_MSGS);
+  check_image (samples[4], FALSE, 4 * line, N_MSGS);
   free_samples (samples, 5);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
@@ -343,11 +359,11 @@ GST_START_TEST (test_default_topics)
 
   gst_element_set_state (p, GST_STATE_PLAYING);
   samples = pull_all_warning (p, 5, &warning);
-  check_image (samples[0], FALSE, 0);   /* /camera/depth */
-  check_image (samples[1], TRUE, 0);    /* /camera/rgb */
-  check_joints (samples[2], 0);
-  check_points (samples[3], TRUE, 0);   /* /points_ring */
-  check_points (samples[4], FALSE, 0);  /* /velodyne_points */
+  check_image (samples[0], FALSE, 0, N_MSGS);   /* /camera/depth */
+  check_image (samples[1], TRUE, 0, N_MSGS);    /* /camera/rgb */
+  check_joints (samples[2], 0, N_MSGS);
+  check_points (samples[3], TRUE, 0, N_MSGS);   /* /points_ring */
+  check_points (samples[4], FALSE, 0, N_MSGS);  /* /velodyne_points */
   free_samples (samples, 5);
   fail_unless (warning && strstr (warning, "/rosout_text") != NULL, "%s",
       warning);
@@ -625,19 +641,114 @@ find_bytes (const guint8 * data, gsize size, const gchar * needle, gsize len)
   return 0;
 }
 
-GST_START_TEST (test_truncated_n)
+/* Plays @file (all five topics) to EOS; the samples of each pad into
+ * @samples, and the robocache-recovered message, whose message count
+ * must be what played and whose warning must have been posted. */
+static GstStructure *
+play_recovered (const gchar * file, GPtrArray *** samples)
+{
+  GstElement *p = bag_pipeline (file, ALL_TOPICS, 5);
+  gchar *warning = NULL;
+  GstStructure *s = NULL;
+  guint64 n = 0;
+  guint played = 0;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  *samples = pull_all_full (p, 5, &warning, &s);
+  fail_unless (s != NULL, "%s: no robocache-recovered message", file);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  fail_unless (gst_structure_get_uint64 (s, "messages", &n));
+  for (guint i = 0; i < 5; i++)
+    played += (*samples)[i]->len;
+  /* /rosout_text is not played: 1 message in 6. */
+  fail_unless (played <= n && n <= played + (played + 4) / 5, "%u played of "
+      "%" G_GUINT64_FORMAT " recovered", played, n);
+  fail_unless_equals_string (gst_structure_get_string (s, "format"), "ROS bag");
+  fail_unless (warning && strstr (warning, "messages recovered by scanning"),
+      "%s", warning);
+  g_free (warning);
+  return s;
+}
+
+/* What a killed rosbag writer leaves (make_bags.py's killed-*.bag:
+ * index_pos 0, the last chunk open): uncompressed, the 33 messages
+ * written, byte for byte; compressed, those of the closed chunks. */
+GST_START_TEST (test_recovered_killed)
+{
+  const gchar *files[] = { "killed-none.bag", "killed-bz2.bag",
+    "killed-lz4.bag"
+  };
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++) {
+    GPtrArray **samples;
+    GstStructure *s = play_recovered (files[f], &samples);
+    gchar *path = bag_path (files[f]);
+    GStatBuf st;
+    guint64 n = 0, end = 0, size = 0;
+
+    fail_unless (g_stat (path, &st) == 0);
+    fail_unless (gst_structure_get_uint64 (s, "messages", &n));
+    fail_unless (gst_structure_get_uint64 (s, "end-offset", &end));
+    fail_unless (gst_structure_get_uint64 (s, "file-size", &size));
+    fail_unless_equals_uint64 (size, st.st_size);
+    fail_unless (strstr (gst_structure_get_string (s, "reason"),
+            "index_pos 0") != NULL);
+    if (f == 0) {
+      /* Messages 0 to 4 of the six topics, then 5 of the first three;
+       * the file ends after the last whole record. */
+      fail_unless_equals_uint64 (n, 33);
+      fail_unless_equals_uint64 (end, size);
+      check_points (samples[0], FALSE, 0, 6);
+      check_points (samples[1], TRUE, 0, 6);
+      check_joints (samples[2], 0, 6);
+      check_image (samples[3], TRUE, 0, 5);
+      check_image (samples[4], FALSE, 0, 5);
+    } else {
+      fail_unless (n > 0 && n < 33, "%" G_GUINT64_FORMAT " recovered", n);
+      fail_unless (end < size);
+    }
+    free_samples (samples, 5);
+    gst_structure_free (s);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
+/* A bag cut inside its bag header is an error; cut after, what is whole
+ * before the cut plays (tests/formats/reader.c checks every offset; here,
+ * cuts late enough that each topic has a message). */
+GST_START_TEST (test_truncated)
 {
   const gchar *files[] = { "all-none.bag", "all-bz2.bag", "all-lz4.bag" };
 
   for (guint f = 0; f < G_N_ELEMENTS (files); f++) {
     gsize size;
     guint8 *data = read_bag (files[f], &size);
-    gsize cuts[] = { 0, 5, 13, 20, 100, size / 4, size / 2, size - 100,
-      size - 1
+    gsize cuts[] = { 0, 5, 13, 20, 100, 4116, size / 2, 3 * size / 4,
+      size - 100, size - 1
     };
 
-    for (guint c = 0; c < G_N_ELEMENTS (cuts); c++)
-      g_free (play_bad (data, cuts[c], NULL));
+    for (guint c = 0; c < G_N_ELEMENTS (cuts); c++) {
+      gchar *path = bag_path ("cut.bag");
+      GPtrArray **samples;
+
+      if (cuts[c] <= 4116) {
+        g_free (play_bad (data, cuts[c], NULL));
+        g_free (path);
+        continue;
+      }
+      fail_unless (g_file_set_contents (path, (const gchar *) data, cuts[c],
+              NULL));
+      g_free (path);
+      gst_structure_free (play_recovered ("cut.bag", &samples));
+      for (guint i = 0; i < 5; i++)
+        fail_unless (samples[i]->len > 0 && samples[i]->len <= N_MSGS,
+            "cut at %" G_GSIZE_FORMAT ": %u messages on pad %u", cuts[c],
+            samples[i]->len, i);
+      free_samples (samples, 5);
+    }
     g_free (data);
   }
 }
@@ -800,7 +911,8 @@ bagsrc_suite (void)
   tcase_add_test (tc, test_voxelize_and_fuse);
   tcase_add_test (tc, test_bad_point_fields);
   tcase_add_test (tc, test_bad_point_fields_voxelize);
-  tcase_add_test (tc, test_truncated_n);
+  tcase_add_test (tc, test_recovered_killed);
+  tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_corrupt_chunk_n);
   tcase_add_test (tc, test_wrong_version_n);
   tcase_add_test (tc, test_huge_length_n);

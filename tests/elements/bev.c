@@ -324,6 +324,17 @@ GST_START_TEST (test_gpu_same_pixels)
 
 GST_END_TEST;
 
+/* Its overlay, frames in flight and scratch are checked against
+ * max-memory at negotiation (gstrobocachememory.h). */
+GST_START_TEST (test_max_memory_n)
+{
+  check_max_memory ("robocachelidarsrc num-buffers=2 points-per-sweep=64 ! "
+      "robocachevoxelize backend=cpu dims=\"<64,64,8>\" ! robocachebev "
+      "backend=cpu width=64 height=48 %s ! fakesink");
+}
+
+GST_END_TEST;
+
 static Suite *
 bev_suite (void)
 {
@@ -339,6 +350,7 @@ bev_suite (void)
   tcase_add_test (tc, test_all_nan_means);
   tcase_add_test (tc, test_lidar_to_png);
   tcase_add_test (tc, test_gpu_same_pixels);
+  tcase_add_test (tc, test_max_memory_n);
   return s;
 }
 

@@ -180,8 +180,8 @@ GST_START_TEST (test_cuda_points_in)
 
   out = gst_harness_push_and_pull (h, in);
   fail_unless (out != NULL);
-  fail_unless (g_str_has_prefix (gst_buffer_peek_memory (out, 0)->allocator->
-          mem_type, "robocache.cuda"));
+  fail_unless (g_str_has_prefix (gst_buffer_peek_memory (out,
+              0)->allocator->mem_type, "robocache.cuda"));
   fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
   counts = (const guint32 *) map.data;
   fail_unless_equals_int (counts[0], 1);
@@ -333,6 +333,37 @@ GST_START_TEST (test_fuse_camera_joints_lidar)
 
 GST_END_TEST;
 
+/* GPU memory is checked before it is allocated: above max-memory (1 GiB
+ * by default), and with max-memory=0 above what the device has free
+ * (a grid of 2^32 - 1 voxels of 8 means, over 150 GB, more than an H100
+ * or H200 holds): an element error at negotiation, not a failed
+ * cudaMalloc in the middle of the stream. */
+GST_START_TEST (test_gpu_memory_refused_n)
+{
+  const gchar *launch = "robocachelidarsrc num-buffers=2 "
+      "points-per-sweep=64 ! robocachevoxelize backend=gpu %s mode=mean "
+      "features=x,y,z,intensity,x,y,z,intensity dims=\"<65535,65537,1>\" ! "
+      "capsfilter caps=\"" GST_ROBOCACHE_VOXELS_MEDIA_TYPE
+      "(memory:CUDAMemory)\" ! fakesink";
+  gchar *desc = g_strdup_printf (launch, "");
+  gchar *text = launch_error (desc, TRUE);
+
+  fail_unless (text && strstr (text, "bytes of GPU memory, above the "
+          "1073741824 the element is allowed: set its max-memory property"),
+      "%s", text);
+  g_free (text);
+  g_free (desc);
+  desc = g_strdup_printf (launch, "max-memory=0");
+  text = launch_error (desc, TRUE);
+  fail_unless (text && strstr (text, "bytes of GPU memory, more than the ")
+      && strstr (text, "available (the GPU's free memory (cudaMemGetInfo))"),
+      "%s", text);
+  g_free (text);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static Suite *
 cuda_suite (void)
 {
@@ -345,6 +376,7 @@ cuda_suite (void)
   tcase_add_test (tc, test_cuda_points_in);
   tcase_add_test (tc, test_context_shared_with_nvcodec);
   tcase_add_test (tc, test_fuse_camera_joints_lidar);
+  tcase_add_test (tc, test_gpu_memory_refused_n);
   return s;
 }
 

@@ -901,6 +901,16 @@ GST_START_TEST (test_pillars_carried)
 
 GST_END_TEST;
 
+/* The fused frames' own memory (interpolated vectors) is checked against
+ * max-memory as each pad's caps come (gstrobocachememory.h). */
+GST_START_TEST (test_max_memory_n)
+{
+  check_max_memory ("robocachejointsrc num-buffers=20 ! robocachefuse "
+      "backend=cpu rate=10/1 %s ! fakesink");
+}
+
+GST_END_TEST;
+
 static Suite *
 fuse_suite (void)
 {
@@ -924,6 +934,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_out_of_order_dropped);
   tcase_add_test (tc, test_no_timestamp_n);
   tcase_add_test (tc, test_mismatched_caps_n);
+  tcase_add_test (tc, test_max_memory_n);
   return s;
 }
 

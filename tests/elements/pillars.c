@@ -210,6 +210,17 @@ GST_START_TEST (test_gpu_equals_cpu)
 
 GST_END_TEST;
 
+/* Its scratch and outputs in flight are checked against max-memory at
+ * negotiation (gstrobocachememory.h). */
+GST_START_TEST (test_max_memory_n)
+{
+  check_max_memory ("robocachelidarsrc num-buffers=2 points-per-sweep=64 ! "
+      "robocachepillars backend=cpu max-voxels=1000 dims=\"<64,64,1>\" %s ! "
+      "fakesink");
+}
+
+GST_END_TEST;
+
 static Suite *
 pillars_suite (void)
 {
@@ -225,6 +236,7 @@ pillars_suite (void)
   tcase_add_test (tc, test_bad_grid_n);
   tcase_add_test (tc, test_partial_point_n);
   tcase_add_test (tc, test_gpu_equals_cpu);
+  tcase_add_test (tc, test_max_memory_n);
   return s;
 }
 

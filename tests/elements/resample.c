@@ -1070,6 +1070,16 @@ GST_START_TEST (test_gpu_matches_cpu)
 
 GST_END_TEST;
 
+/* The samples kept and the chunks in flight are checked against
+ * max-memory at negotiation (gstrobocachememory.h). */
+GST_START_TEST (test_max_memory_n)
+{
+  check_max_memory ("robocachejointsrc num-buffers=50 ! robocacheresample "
+      "backend=cpu rate=100 samples-per-buffer=10 %s ! fakesink");
+}
+
+GST_END_TEST;
+
 static Suite *
 resample_suite (void)
 {
@@ -1088,6 +1098,7 @@ resample_suite (void)
   tcase_add_test (tc, test_bad_caps_n);
   tcase_add_test (tc, test_bad_size_dropped_n);
   tcase_add_test (tc, test_huge_sizes_refused_n);
+  tcase_add_test (tc, test_max_memory_n);
   tcase_add_test (tc, test_no_pts_n);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_pipeline_from_jointsrc);

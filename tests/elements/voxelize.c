@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "elementutil.h"
+
+#include <sys/resource.h>
 #include "testutil.h"
 
 /* 2 x 2 x 1 unit voxels from the origin: tiny grids whose every byte a test
@@ -532,17 +534,75 @@ GST_START_TEST (test_bad_grid_properties_n)
 
 GST_END_TEST;
 
-/* The CPU grids in flight must fit in half of RAM: 2^32 - 1 voxels of 8
- * float means is far beyond any machine this suite runs on. */
+/* A grid of 2^32 voxels or more cannot be addressed; just under, 4 GiB
+ * (16 GiB in flight) is above the default max-memory (1 GiB), and so are
+ * 2^32 - 1 voxels of 8 float means: all are refused at negotiation, before
+ * anything is allocated (issue 21: the CPU ran such grids with 8.4 GB
+ * resident and no word). */
 GST_START_TEST (test_grid_too_large_for_memory_n)
 {
-  gchar *text = pipeline_error ("robocachevoxelize backend=cpu "
-      "dims=\"<65535,65537,1>\" mode=mean "
-      "features=x,y,z,intensity,x,y,z,intensity", NULL);
+  gchar *text = launch_error ("robocachelidarsrc num-buffers=2 ! "
+      "robocachevoxelize backend=cpu dims=\"<2048,2048,1024>\" ! fakesink",
+      FALSE);
 
-  fail_unless (text != NULL);
-  fail_unless (strstr (text, "does not fit in memory") != NULL, "%s", text);
-  fail_unless (strstr (text, "in flight") != NULL, "%s", text);
+  fail_unless (text && strstr (text, "fewer than 2^32 voxels are accepted"),
+      "%s", text);
+  g_free (text);
+  text = launch_error ("robocachelidarsrc num-buffers=2 ! robocachevoxelize "
+      "backend=cpu dims=\"<2048,2048,1023>\" ! fakesink", TRUE);
+  fail_unless (text && strstr (text, "4 voxel grids of 4290772992 bytes in "
+          "flight and the counts would take 17163091968 bytes of host "
+          "memory, above the 1073741824 the element is allowed: set its "
+          "max-memory property to at least 17163091968, or make the grid "
+          "(dims, voxel-size, mode, features) smaller"), "%s", text);
+  g_free (text);
+  text = launch_error ("robocachelidarsrc num-buffers=2 ! robocachevoxelize "
+      "backend=cpu dims=\"<65535,65537,1>\" mode=mean "
+      "features=x,y,z,intensity,x,y,z,intensity ! fakesink", TRUE);
+  fail_unless (text && strstr (text, "max-memory") != NULL, "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+/* max-memory raised lets a grid above the default through, exactly as far
+ * as the refusal said. */
+GST_START_TEST (test_max_memory_n)
+{
+  check_max_memory ("robocachelidarsrc num-buffers=2 points-per-sweep=64 ! "
+      "robocachevoxelize backend=cpu dims=\"<128,128,16>\" mode=mean "
+      "features=intensity %s ! fakesink");
+}
+
+GST_END_TEST;
+
+/* max-memory=0 leaves the memory the process can have as the limit: with
+ * RLIMIT_DATA 256 MiB above what it uses, a grid of 1 GiB (4 GiB in
+ * flight) is refused, naming that limit. */
+GST_START_TEST (test_grid_above_available_memory_n)
+{
+  struct rlimit old, lim;
+  gchar *status = NULL, *at, *text;
+  guint64 data;
+
+  fail_unless (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  at = strstr (status, "VmData:");
+  fail_unless (at != NULL);
+  data = g_ascii_strtoull (at + 7, NULL, 10) * 1024;
+  g_free (status);
+  fail_unless (getrlimit (RLIMIT_DATA, &old) == 0);
+  lim = old;
+  lim.rlim_cur = data + (256 << 20);
+  if (old.rlim_max != RLIM_INFINITY && old.rlim_max < lim.rlim_cur)
+    lim.rlim_cur = old.rlim_max;
+  fail_unless (setrlimit (RLIMIT_DATA, &lim) == 0);
+  text = launch_error ("robocachelidarsrc num-buffers=2 ! robocachevoxelize "
+      "backend=cpu max-memory=0 dims=\"<1024,1024,1024>\" ! fakesink", TRUE);
+  fail_unless (setrlimit (RLIMIT_DATA, &old) == 0);
+  fail_unless (text && strstr (text, "would take 4294967296 bytes of host "
+          "memory, more than the ") && strstr (text, " available "
+          "(RLIMIT_DATA): make the grid (dims, voxel-size, mode, features) "
+          "smaller"), "%s", text);
   g_free (text);
 }
 
@@ -678,6 +738,8 @@ voxelize_suite (void)
   tcase_add_test (tc, test_missing_xyz_n);
   tcase_add_test (tc, test_bad_grid_properties_n);
   tcase_add_test (tc, test_grid_too_large_for_memory_n);
+  tcase_add_test (tc, test_max_memory_n);
+  tcase_add_test (tc, test_grid_above_available_memory_n);
   tcase_add_test (tc, test_refused_caps_once_n);
   tcase_add_test (tc, test_backend_gpu_without_gpu_n);
   tcase_add_test (tc, test_pipeline_from_lidarsrc);

@@ -1,9 +1,11 @@
 /* libFuzzer target over the ROS bag reader (gst/formats/robocachebag.c):
- * opens the input as a bag from memory, reads every indexed message and
- * parses it as each supported message type.  Built with meson -Dfuzz=true and
+ * opens the input as a bag from memory (through its index, or, without a
+ * usable one, by scanning its chunks: gst/formats/bag-scan.c), reads every
+ * message found and parses it as each supported message type.  Built with meson -Dfuzz=true and
  * clang; see docs/fuzzing.md for how it is run. */
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "formats/robocachebag.h"
 #include "formats/ros1msg.h"
@@ -22,6 +24,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 
   if (!bag)
     return 0;
+  if (rc_bag_get_recovery (bag)->scanned)
+    (void) strlen (rc_bag_get_recovery (bag)->reason);
   for (guint i = 0; i < rc_bag_n_connections (bag); i++)
     (void) rc_bag_get_connection (bag, i)->topic;
   n = MIN (rc_bag_n_entries (bag), FUZZ_MAX_MESSAGES);
