@@ -477,8 +477,12 @@ order_slot (const rc_sparse_params * params, uint4 info,
   r->sorted = sorted + info.x;
   rc_sparse_cell_ijk (info.z, &params->grid, r->ijk);
   if (info.y <= 32) {
-    r->first = warp_sort (lane < info.y ? bucket[info.x + lane] :
-        RC_SPARSE_NONE, false);
+    uint32_t v = lane < info.y ? bucket[info.x + lane] : RC_SPARSE_NONE;
+    uint32_t next = __shfl_down_sync (FULL, v, 1);
+
+    /* Single points, and buckets that arrived in order, as they are. */
+    r->first = __all_sync (FULL, lane == 31 || v <= next) ? v :
+        warp_sort (v, false);
     return;
   }
   select_smallest (bucket + info.x, info.y, r->keep, sorted + info.x);
