@@ -1,31 +1,36 @@
 /* Sparse voxels and pillars on the GPU, byte for byte those of sparse.c.
  *
  * The CPU walks the points in order; here the same choice is made in
- * parallel with integer operations only, so that no step depends on the
- * order threads run in:
- *   1. locate: each point's cell, and atomicMin of the point index into a
- *      dense per-cell array (cleared first): each cell's first point;
- *   2. a point is its voxel's first when that array holds its index; an
- *      exclusive scan of those flags (CUB) ranks the voxels in the order
- *      they were first reached: the CPU's slot numbers.  Slots >= M are
- *      dropped;
- *   3. a stable radix sort (CUB) of (slot, point index) pairs puts each
- *      kept voxel's points together, in input order;
- *   4. each sorted run's bounds, then a warp per slot writes its first K
- *      points' channels (the mean summed in slot order, one lane adding
- *      the lanes' values in turn, as sparse.c adds them), its coordinates
- *      and count, and the zero padding: every output byte once.
- * Scratch is laid out once from the largest cloud; nothing is allocated
- * per call. */
+ * parallel, so that no output byte depends on the order threads run in:
+ *   1. locate: each point's cell; per cell (cleared first) atomicMin of
+ *      the point index (each cell's first point) and atomicAdd of one
+ *      (its point count; the old value is the point's place in the cell's
+ *      bucket, in arrival order);
+ *   2. one exclusive scan (CUB) over the points of (1, the cell's count)
+ *      at each cell's first point: the high half ranks the voxels in the
+ *      order they were first reached (the CPU's slot numbers, slots >= M
+ *      dropped), the low half is where each voxel's bucket starts, the
+ *      buckets in slot order;
+ *   3. place: each point of a kept voxel goes to its bucket at its place;
+ *   4. a warp per slot sorts its bucket (a bitonic sort in registers up
+ *      to 32 points, else the smallest indices 32 at a time), which gives
+ *      the first K points in input order whatever the arrival order was,
+ *      and writes their channels (the mean summed in row order, as
+ *      sparse.c adds them), the coordinates, the count and the zero
+ *      padding, 16 bytes a store: every output byte once.
+ * Six launches, no sort over the whole cloud.  Scratch is laid out once
+ * from the largest cloud; nothing is allocated per call. */
 #include "internal.h"
 #include "sparse-math.h"
 
 #include <cuda_runtime.h>
-#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #define BLOCK 256
 #define ALIGN 256
+#define FULL 0xffffffffu
 
 typedef unsigned long long u64;
 
@@ -38,16 +43,41 @@ typedef struct
 static_assert (sizeof (device_stats) == sizeof (rc_sparse_stats),
     "stats layouts must match for the copy back");
 
+/* Step 2's item for each point (and 0 after the last): a voxel and its
+ * point count at the voxel's first point. */
+struct voxel_start
+{
+  const uint32_t *cell;
+  const uint2 *cells;
+  uint32_t n;
+
+  __device__ u64 operator () (uint32_t p) const
+  {
+    uint32_t c = p < n ? cell[p] : RC_SPARSE_NONE;
+    uint2 e;
+
+    if (c == RC_SPARSE_NONE)
+      return 0;
+    e = cells[c];
+    return e.x == p ? (1ull << 32) | e.y : 0;
+  }
+};
+
+typedef thrust::transform_iterator < voxel_start,
+    thrust::counting_iterator < uint32_t >, u64 > start_iterator;
+
 /* Where each piece of the scratch starts, for clouds of up to @n points. */
 typedef struct
 {
   device_stats *stats;
-  uint32_t *first;              /* per cell: its first point, or NONE */
+  uint2 *cells;                 /* per cell: first point (or NONE), count */
   uint32_t *cell;               /* per point: its cell, or NONE */
-  uint32_t *rank;               /* per point + 1: first points before it */
-  uint32_t *keys, *keys_sorted; /* per point: its slot, M if not kept */
-  uint32_t *index, *index_sorted;       /* per point: its index */
-  uint32_t *run_start, *run_end;        /* per slot: its sorted run */
+  uint32_t *place;              /* per point: its place in its bucket */
+  u64 *prefix;                  /* per point + 1: step 2's scan */
+  uint32_t *bucket;             /* kept voxels' points, by slot */
+  uint32_t *sorted;             /* beside bucket: the first K, in order, of
+                                   voxels of more than 32 points */
+  uint4 *slot;                  /* per slot: bucket start, count, cell */
   void *cub;
   size_t cub_bytes;
   uint64_t total;
@@ -59,34 +89,12 @@ align_up (uint64_t n)
   return (n + ALIGN - 1) / ALIGN * ALIGN;
 }
 
-/* Bits a key of at most @m needs. */
-static int
-key_bits (uint32_t m)
+static start_iterator
+starts (const scratch_layout * l, uint32_t n)
 {
-  int bits = 1;
+  voxel_start op = { l->cell, l->cells, n };
 
-  while (bits < 32 && (m >> bits) != 0)
-    bits++;
-  return bits;
-}
-
-/* The bytes CUB needs for a scan of @n + 1 and a sort of @n items. */
-static rc_status
-cub_bytes (uint64_t n, uint32_t m, size_t *bytes)
-{
-  size_t scan = 0, sort = 0;
-  int items = (int) n;
-  rc_status ret;
-
-  ret = rc_check_cuda (cub::DeviceScan::ExclusiveSum (NULL, scan,
-          (uint32_t *) NULL, (uint32_t *) NULL, items + 1));
-  if (ret != RC_OK)
-    return ret;
-  ret = rc_check_cuda (cub::DeviceRadixSort::SortPairs (NULL, sort,
-          (uint32_t *) NULL, (uint32_t *) NULL, (uint32_t *) NULL,
-          (uint32_t *) NULL, items > 0 ? items : 1, 0, key_bits (m)));
-  *bytes = scan > sort ? scan : sort;
-  return ret;
+  return start_iterator (thrust::counting_iterator < uint32_t > (0), op);
 }
 
 /* Lays out @base (NULL: only counts) for clouds of up to @n points. */
@@ -95,24 +103,23 @@ layout_scratch (const rc_sparse_params * p, uint64_t n, uint8_t * base,
     scratch_layout * l)
 {
   uint64_t cells = rc_voxel_grid_n_voxels (&p->grid), at = 0;
-  uint32_t **per_point[] = { &l->cell, &l->keys_sorted, &l->index,
-    &l->index_sorted
-  };
-  rc_status ret = cub_bytes (n, p->max_voxels, &l->cub_bytes);
+  uint32_t **per_point[] = { &l->cell, &l->place, &l->bucket, &l->sorted };
+  rc_status ret;
 
+  l->cub_bytes = 0;
+  ret = rc_check_cuda (cub::DeviceScan::ExclusiveSum (NULL, l->cub_bytes,
+          starts (l, 0), (u64 *) NULL, (int) n + 1));
   if (ret != RC_OK)
     return ret;
 #define TAKE(ptr, type, bytes) \
   do { (ptr) = (type) (base ? base + at : NULL); at += align_up (bytes); } \
   while (0)
   TAKE (l->stats, device_stats *, sizeof (device_stats));
-  TAKE (l->first, uint32_t *, cells * 4);
-  TAKE (l->rank, uint32_t *, (n + 1) * 4);
-  TAKE (l->keys, uint32_t *, (n + 1) * 4);      /* the flags first */
+  TAKE (l->cells, uint2 *, cells * sizeof (uint2));
   for (unsigned i = 0; i < sizeof (per_point) / sizeof (per_point[0]); i++)
     TAKE (*per_point[i], uint32_t *, n * 4);
-  TAKE (l->run_start, uint32_t *, (uint64_t) p->max_voxels * 4);
-  TAKE (l->run_end, uint32_t *, (uint64_t) p->max_voxels * 4);
+  TAKE (l->prefix, u64 *, (n + 1) * sizeof (u64));
+  TAKE (l->slot, uint4 *, (uint64_t) p->max_voxels * sizeof (uint4));
   TAKE (l->cub, void *, l->cub_bytes);
 #undef TAKE
   l->total = at;
@@ -137,7 +144,7 @@ rc_sparse_cuda_scratch_size (const rc_point_layout * layout,
 
 /* Every cell empty, the statistics zero. */
 __global__ static void
-clear_cells (uint32_t * __restrict__ first, uint64_t cells,
+clear_cells (uint2 * __restrict__ cells, uint64_t n_cells,
     device_stats * stats)
 {
   uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
@@ -147,8 +154,8 @@ clear_cells (uint32_t * __restrict__ first, uint64_t cells,
     device_stats zero = { 0, 0, 0, 0, 0, 0 };
     *stats = zero;
   }
-  for (; i < cells; i += stride)
-    first[i] = RC_SPARSE_NONE;
+  for (; i < n_cells; i += stride)
+    cells[i] = make_uint2 (RC_SPARSE_NONE, 0);
 }
 
 __device__ static void
@@ -160,13 +167,14 @@ count_block (u64 * counter, bool mine)
     atomicAdd (counter, (u64) n);
 }
 
-/* Step 1: each point's cell, each cell's first point. */
+/* Step 1: each point's cell and place, each cell's first point and
+ * count. */
 __global__ static void
 locate_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint32_t n,
-    uint32_t * __restrict__ cell, uint32_t * __restrict__ first,
-    device_stats * stats)
+    uint32_t * __restrict__ cell, uint32_t * __restrict__ place,
+    uint2 * __restrict__ cells, device_stats * stats)
 {
   uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
   int where = -1;
@@ -176,70 +184,141 @@ locate_points (const __grid_constant__ rc_point_layout layout,
     where = rc_voxel_locate (points + (uint64_t) p * layout.point_step,
         &layout, &grid, &v);
     cell[p] = where == RC_POINT_IN_GRID ? (uint32_t) v : RC_SPARSE_NONE;
-    if (where == RC_POINT_IN_GRID)
-      atomicMin (first + v, p);
+    if (where == RC_POINT_IN_GRID) {
+      atomicMin (&cells[v].x, p);
+      place[p] = atomicAdd (&cells[v].y, 1u);
+    }
   }
   count_block (&stats->in_grid, where == RC_POINT_IN_GRID);
   count_block (&stats->out_of_range, where == RC_POINT_OUT_OF_RANGE);
   count_block (&stats->invalid, where == RC_POINT_INVALID);
 }
 
-/* Step 2, before the scan: 1 where a point is its voxel's first (and 0
- * after the last point, so the scan's last value is the voxel count). */
+/* Step 3: each point of a kept voxel into its bucket; each voxel's first
+ * point describes its slot.  Points of voxels beyond M are counted. */
 __global__ static void
-flag_first_points (const uint32_t * __restrict__ cell,
-    const uint32_t * __restrict__ first, uint32_t n,
-    uint32_t * __restrict__ flags)
+place_points (const uint32_t * __restrict__ cell,
+    const uint32_t * __restrict__ place, const uint2 * __restrict__ cells,
+    const u64 * __restrict__ prefix, uint32_t n, uint32_t m,
+    uint32_t * __restrict__ bucket, uint4 * __restrict__ slot,
+    device_stats * stats)
 {
   uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t c = p < n ? cell[p] : RC_SPARSE_NONE;
+  bool dropped = false;
 
-  if (p < n)
-    flags[p] = cell[p] != RC_SPARSE_NONE && first[cell[p]] == p;
-  else if (p == n)
-    flags[p] = 0;
-}
+  if (c != RC_SPARSE_NONE) {
+    uint2 e = cells[c];
+    u64 r = prefix[e.x];
+    uint32_t s = (uint32_t) (r >> 32), start = (uint32_t) r;
 
-/* Step 3, before the sort: each point's slot (M when not kept). */
-__global__ static void
-make_keys (const uint32_t * __restrict__ cell,
-    const uint32_t * __restrict__ first, const uint32_t * __restrict__ rank,
-    uint32_t n, uint32_t m, uint32_t * __restrict__ keys,
-    uint32_t * __restrict__ index, device_stats * stats)
-{
-  uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-  uint32_t key = m;
-
-  if (p < n) {
-    if (cell[p] != RC_SPARSE_NONE)
-      key = min (rank[first[cell[p]]], m);
-    keys[p] = key;
-    index[p] = p;
+    dropped = s >= m;
+    if (!dropped) {
+      bucket[start + place[p]] = p;
+      if (e.x == p)
+        slot[s] = make_uint4 (start, e.y, c, 0);
+    }
   }
-  /* Points of voxels beyond M. */
-  count_block (&stats->dropped_points, p < n && cell[p] != RC_SPARSE_NONE
-      && key == m);
+  count_block (&stats->dropped_points, dropped);
 }
 
-/* Step 4a: where each kept slot's run of sorted points starts and ends. */
-__global__ static void
-find_runs (const uint32_t * __restrict__ keys, uint32_t n, uint32_t m,
-    uint32_t * __restrict__ run_start, uint32_t * __restrict__ run_end)
+/* A bitonic sort of one value per lane across the warp, ascending by
+ * lane (or descending). */
+__device__ static uint32_t
+warp_sort (uint32_t v, bool descending)
 {
-  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  uint32_t key;
+  uint32_t lane = threadIdx.x % 32;
 
-  if (i >= n)
-    return;
-  key = keys[i];
-  if (key >= m)
-    return;
-  if (i == 0 || keys[i - 1] != key)
-    run_start[key] = i;
-  if (i == n - 1 || keys[i + 1] != key)
-    run_end[key] = i + 1;
+#pragma unroll
+  for (uint32_t k = 2; k <= 32; k <<= 1) {
+#pragma unroll
+    for (uint32_t j = k >> 1; j > 0; j >>= 1) {
+      uint32_t o = __shfl_xor_sync (FULL, v, j);
+      bool up = ((lane & k) == 0) != descending, low = (lane & j) == 0;
+
+      v = low == up ? min (v, o) : max (v, o);
+    }
+  }
+  return v;
+}
+
+/* A bitonic sequence across the warp, sorted ascending. */
+__device__ static uint32_t
+warp_merge (uint32_t v)
+{
+  uint32_t lane = threadIdx.x % 32;
+
+#pragma unroll
+  for (uint32_t j = 16; j > 0; j >>= 1) {
+    uint32_t o = __shfl_xor_sync (FULL, v, j);
+
+    v = (lane & j) == 0 ? min (v, o) : max (v, o);
+  }
+  return v;
+}
+
+/* The 32 smallest of @v and the sorted @best (their union's, sorted):
+ * @v sorted the other way, the lane-wise minimum holds the 32 smallest as
+ * a bitonic sequence. */
+__device__ static uint32_t
+keep_smallest (uint32_t best, uint32_t v)
+{
+  return warp_merge (min (best, warp_sort (v, true)));
+}
+
+#define UNROLL 4
+
+/* The @keep smallest of the @count indices in @bucket, ascending, into
+ * @sorted: 32 at a time, each round the 32 smallest above the last
+ * round's.  Chunks without a candidate cost a load and a vote. */
+__device__ static void
+select_smallest (const uint32_t * bucket, uint32_t count, uint32_t keep,
+    uint32_t * sorted)
+{
+  uint32_t lane = threadIdx.x % 32, floor = 0;
+
+  for (uint32_t done = 0; done < keep; done += 32) {
+    uint32_t best = RC_SPARSE_NONE;
+
+    for (uint32_t base = 0; base < count; base += 32 * UNROLL) {
+      uint32_t v[UNROLL];
+
+#pragma unroll
+      for (int u = 0; u < UNROLL; u++) {
+        uint32_t i = base + 32 * u + lane;
+
+        v[u] = i < count ? bucket[i] : RC_SPARSE_NONE;
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; u++) {
+        uint32_t x = v[u] >= floor ? v[u] : RC_SPARSE_NONE;
+
+        if (__any_sync (FULL, x < __shfl_sync (FULL, best, 31)))
+          best = keep_smallest (best, x);
+      }
+    }
+    if (done + lane < keep)
+      sorted[done + lane] = best;
+    floor = __shfl_sync (FULL, best, 31) + 1;
+  }
+  __syncwarp ();
+}
+
+/* The index of a slot's row base + lane in input order (NONE past
+ * @keep): from @first for the first 32 rows, from @sorted after. */
+__device__ static uint32_t
+row_point (uint32_t base, uint32_t first, const uint32_t * sorted,
+    uint32_t keep)
+{
+  uint32_t k = base + threadIdx.x % 32;
+
+  if (k >= keep)
+    return RC_SPARSE_NONE;
+  return base == 0 ? first : sorted[k];
 }
 
 #define MAX_CHANNELS (3 + RC_VOXELIZE_MAX_FEATURES + 6)
+#define RAW_MAX (3 + RC_VOXELIZE_MAX_FEATURES)
 
 /* The sum over the first @count lanes of @value, added in lane order,
  * onto @sum; every lane gets the same result. */
@@ -247,19 +326,24 @@ __device__ static float
 add_in_lane_order (float sum, float value, uint32_t count)
 {
   for (uint32_t j = 0; j < count; j++)
-    sum = rc_sparse_fadd (sum, __shfl_sync (0xffffffffu, value, j));
+    sum = rc_sparse_fadd (sum, __shfl_sync (FULL, value, j));
   return sum;
 }
 
-#define RAW_MAX (3 + RC_VOXELIZE_MAX_FEATURES)
-
-/* x, y, z and the layout's fields of one point (rc_sparse_load_point's
- * values), with every index known at compile time so that @row stays in
- * registers. */
+/* x, y, z and the layout's fields of point @p (zeros for NONE), as
+ * rc_sparse_load_point gives them, with every index known at compile
+ * time so that @row stays in registers. */
 __device__ static void
-load_raw (const uint8_t * point, const rc_point_layout * layout,
+load_raw (const uint8_t * points, uint32_t p, const rc_point_layout * layout,
     float row[RAW_MAX])
 {
+  const uint8_t *point = points + (uint64_t) p * layout->point_step;
+
+#pragma unroll
+  for (uint32_t ch = 0; ch < RAW_MAX; ch++)
+    row[ch] = 0.0f;
+  if (p == RC_SPARSE_NONE)
+    return;
   row[0] = (float) rc_load_field (point, layout->x);
   row[1] = (float) rc_load_field (point, layout->y);
   row[2] = (float) rc_load_field (point, layout->z);
@@ -270,81 +354,156 @@ load_raw (const uint8_t * point, const rc_point_layout * layout,
   }
 }
 
-/* A warp's rows, 32 at a time: each lane makes one row and leaves it in
- * the warp's part of shared memory, then the warp stores the 32 rows as
- * one contiguous run (a lane storing its own row, c floats from its
- * neighbours', would take c scattered stores).  The values are
- * rc_sparse_decorate's; rows from @count on are zeros. */
+/* The mean of the slot's first @keep points, summed in row order. */
+__device__ static void
+slot_mean (const rc_point_layout * layout, const uint8_t * points,
+    uint32_t first, const uint32_t * sorted, uint32_t keep, float mean[3])
+{
+  float sum[3] = { 0.0f, 0.0f, 0.0f };
+
+  for (uint32_t base = 0; base < keep; base += 32) {
+    float row[RAW_MAX];
+
+    load_raw (points, row_point (base, first, sorted, keep), layout, row);
+#pragma unroll
+    for (int a = 0; a < 3; a++)
+      sum[a] = add_in_lane_order (sum[a], row[a], min (keep - base, 32u));
+  }
+#pragma unroll
+  for (int a = 0; a < 3; a++)
+    mean[a] = rc_sparse_fdiv (sum[a], (float) keep);
+}
+
+/* @count floats from @src (shared memory, 16-byte aligned; NULL: zeros)
+ * to @dst by the warp, 16 bytes a store from dst's first 16-byte
+ * boundary. */
+__device__ static void
+store_run (float *dst, const float *src, uint64_t count)
+{
+  uint32_t lane = threadIdx.x % 32;
+  uint64_t head = min ((uint64_t) ((16 - ((uintptr_t) dst & 15)) & 15) / 4,
+      count), body = (count - head) / 4, tail = head + body * 4, i;
+  float4 *dst4 = (float4 *) (dst + head);
+
+  if (lane < head)
+    dst[lane] = src ? src[lane] : 0.0f;
+  for (i = lane; i < body; i += 32) {
+    float4 v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+
+    if (src && head == 0)
+      v = ((const float4 *) src)[i];
+    else if (src)
+      v = make_float4 (src[head + 4 * i], src[head + 4 * i + 1],
+          src[head + 4 * i + 2], src[head + 4 * i + 3]);
+    dst4[i] = v;
+  }
+  if (tail + lane < count)
+    dst[tail + lane] = src ? src[tail + lane] : 0.0f;
+}
+
+/* What write_rows needs about a slot. */
+typedef struct
+{
+  uint32_t keep, first;         /* rows with points; row 0's point */
+  const uint32_t *sorted;
+  float mean[3];
+  uint32_t ijk[3];
+} slot_rows;
+
+/* A warp's slot rows, 32 at a time: each lane makes one row and leaves
+ * it in the warp's part of shared memory, then the warp stores the 32
+ * rows as one contiguous run; then the padding.  The values are
+ * rc_sparse_decorate's; rows from @r->keep on are zeros. */
 __device__ static void
 write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
-    const uint8_t * points, const uint32_t * index_sorted, uint32_t count,
-    uint32_t c, const float mean[3], const uint32_t ijk[3], float *rows)
+    const uint8_t * points, slot_rows * r, float *rows)
 {
-  __shared__ float stage[BLOCK / 32][32 * MAX_CHANNELS];
+  __shared__ __align__ (16) float stage[BLOCK / 32][32 * MAX_CHANNELS];
   float *mine = stage[threadIdx.x / 32];
   uint32_t lane = threadIdx.x % 32, k_max = params->max_points, base;
-  uint32_t raw = 3 + layout->n_features;
+  uint32_t raw = 3 + layout->n_features, c = raw +
+      rc_sparse_extra_channels (params->mode);
   uint32_t n_centre = params->mode == RC_SPARSE_PILLARS_10 ? 3 : 2;
-  uint64_t i, zeros;
+  bool pillars = params->mode != RC_SPARSE_VOXELS;
 
-  for (base = 0; base < count; base += 32) {
+  for (base = 0; base < r->keep; base += 32) {
     uint32_t k = base + lane, rows_here = min (k_max - base, 32u);
     float row[RAW_MAX], *dst = mine + lane * c;
 
+    load_raw (points, row_point (base, r->first, r->sorted, r->keep),
+        layout, row);
+    /* Up to 32 points: the mean from the rows in hand. */
+    if (pillars && r->keep <= 32) {
 #pragma unroll
-    for (uint32_t ch = 0; ch < RAW_MAX; ch++)
-      row[ch] = 0.0f;
-    if (k < count)
-      load_raw (points + (uint64_t) index_sorted[k] * layout->point_step,
-          layout, row);
+      for (int a = 0; a < 3; a++)
+        r->mean[a] = rc_sparse_fdiv (add_in_lane_order (0.0f, row[a],
+                r->keep), (float) r->keep);
+    }
     if (lane < rows_here) {
 #pragma unroll
       for (uint32_t ch = 0; ch < RAW_MAX; ch++) {
         if (ch < raw)
           dst[ch] = row[ch];
       }
-      if (params->mode != RC_SPARSE_VOXELS) {
+    }
+    if (lane < rows_here && pillars) {
 #pragma unroll
-        for (uint32_t a = 0; a < 3; a++) {
-          dst[raw + a] = k < count ? rc_sparse_fsub (row[a], mean[a]) : 0.0f;
-          if (a < n_centre)
-            dst[raw + 3 + a] = k < count ? rc_sparse_fsub (row[a],
-                rc_sparse_centre (params->grid.origin[a],
-                    params->grid.voxel_size[a], ijk[a])) : 0.0f;
-        }
+      for (uint32_t a = 0; a < 3; a++) {
+        dst[raw + a] = k < r->keep ? rc_sparse_fsub (row[a], r->mean[a]) :
+            0.0f;
+        if (a < n_centre)
+          dst[raw + 3 + a] = k < r->keep ? rc_sparse_fsub (row[a],
+              rc_sparse_centre (params->grid.origin[a],
+                  params->grid.voxel_size[a], r->ijk[a])) : 0.0f;
       }
     }
     __syncwarp ();
-    for (i = lane; i < (uint64_t) rows_here * c; i += 32)
-      rows[(uint64_t) base * c + i] = mine[i];
+    store_run (rows + (uint64_t) base * c, mine, (uint64_t) rows_here * c);
     __syncwarp ();
   }
-  /* The padding after the last run that held points. */
-  zeros = (uint64_t) (k_max - min (base, k_max)) * c;
-  rows += (uint64_t) min (base, k_max) * c;
-  for (i = lane; i < zeros; i += 32)
-    rows[i] = 0.0f;
+  base = min (base, k_max);
+  store_run (rows + (uint64_t) base * c, NULL, (uint64_t) (k_max - base) * c);
 }
 
-/* Step 4b: a warp per slot writes its rows, coordinates and count. */
+/* Step 4's first part: slot @s's bucket (@info) in input order, its cell
+ * and count. */
+__device__ static void
+order_slot (const rc_sparse_params * params, uint4 info,
+    const uint32_t * bucket, uint32_t * sorted, slot_rows * r)
+{
+  uint32_t lane = threadIdx.x % 32;
+
+  r->keep = min (info.y, params->max_points);
+  r->sorted = sorted + info.x;
+  rc_sparse_cell_ijk (info.z, &params->grid, r->ijk);
+  if (info.y <= 32) {
+    uint32_t v = lane < info.y ? bucket[info.x + lane] : RC_SPARSE_NONE;
+    uint32_t next = __shfl_down_sync (FULL, v, 1);
+
+    /* Single points, and buckets that arrived in order, as they are. */
+    r->first = __all_sync (FULL, lane == 31 || v <= next) ? v :
+        warp_sort (v, false);
+    return;
+  }
+  select_smallest (bucket + info.x, info.y, r->keep, sorted + info.x);
+  r->first = lane < r->keep ? r->sorted[lane] : RC_SPARSE_NONE;
+}
+
+/* Step 4: a warp per slot writes its rows, coordinates and count. */
 __global__ static void
 write_slots (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_sparse_params params,
     const uint8_t * __restrict__ points, uint32_t n,
-    const uint32_t * __restrict__ cell, const uint32_t * __restrict__ rank,
-    const uint32_t * __restrict__ index_sorted,
-    const uint32_t * __restrict__ run_start,
-    const uint32_t * __restrict__ run_end, const rc_sparse_output out,
-    device_stats * stats)
+    const u64 * __restrict__ prefix, const uint4 * __restrict__ slot,
+    const uint32_t * __restrict__ bucket, uint32_t * __restrict__ sorted,
+    const rc_sparse_output out, device_stats * stats)
 {
-  uint32_t lane = threadIdx.x % 32;
+  uint32_t lane = threadIdx.x % 32, m = params.max_voxels;
   uint64_t s = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  uint32_t m = params.max_voxels, k_max = params.max_points;
   uint32_t c = 3 + layout.n_features + rc_sparse_extra_channels (params.mode);
-  uint32_t voxels = rank[n], used = min (voxels, m), start = 0, count = 0;
-  float mean[3] = { 0.0f, 0.0f, 0.0f };
-  uint32_t ijk[3] = { 0, 0, 0 };
-  float *rows;
+  uint32_t voxels = (uint32_t) (prefix[n] >> 32), used = min (voxels, m);
+  slot_rows r = { 0, RC_SPARSE_NONE, NULL, {0.0f, 0.0f, 0.0f}, {0, 0, 0} };
+  uint4 info;
 
   if (s == 0 && lane == 0) {
     *out.n_voxels = (int32_t) used;
@@ -353,42 +512,22 @@ write_slots (const __grid_constant__ rc_point_layout layout,
   }
   if (s >= m)
     return;
-  rows = out.features + s * k_max * c;
+  /* Loaded beside prefix[n]; slots from used on were not written. */
+  info = slot[s];
   if (s < used) {
-    uint32_t total;
-
-    start = run_start[s];
-    total = run_end[s] - start;
-    count = min (total, k_max);
-    rc_sparse_cell_ijk (cell[index_sorted[start]], &params.grid, ijk);
-    if (lane == 0 && total > count)
-      atomicAdd (&stats->dropped_points, (u64) (total - count));
+    order_slot (&params, info, bucket, sorted, &r);
+    if (lane == 0 && info.y > r.keep)
+      atomicAdd (&stats->dropped_points, (u64) (info.y - r.keep));
   }
   if (lane < 3)
-    out.coords[s * 3 + lane] = (int32_t) ijk[2 - lane];
+    out.coords[s * 3 + lane] = (int32_t) (lane == 0 ? r.ijk[2] : lane == 1 ?
+        r.ijk[1] : r.ijk[0]);
   if (lane == 0)
-    out.num_points[s] = (int32_t) count;
-
-  if (params.mode != RC_SPARSE_VOXELS && count > 0) {
-    float sum[3] = { 0.0f, 0.0f, 0.0f };
-    for (uint32_t base = 0; base < count; base += 32) {
-      float xyz[3] = { 0.0f, 0.0f, 0.0f };
-      uint32_t here = min (count - base, 32u);
-      if (base + lane < count) {
-        const uint8_t *point = points + (uint64_t) index_sorted[start + base
-            + lane] * layout.point_step;
-        xyz[0] = (float) rc_load_field (point, layout.x);
-        xyz[1] = (float) rc_load_field (point, layout.y);
-        xyz[2] = (float) rc_load_field (point, layout.z);
-      }
-      for (int a = 0; a < 3; a++)
-        sum[a] = add_in_lane_order (sum[a], xyz[a], here);
-    }
-    for (int a = 0; a < 3; a++)
-      mean[a] = rc_sparse_fdiv (sum[a], (float) count);
-  }
-  write_rows (&layout, &params, points, index_sorted + start, count, c,
-      mean, ijk, rows);
+    out.num_points[s] = (int32_t) r.keep;
+  if (params.mode != RC_SPARSE_VOXELS && r.keep > 32)
+    slot_mean (&layout, points, r.first, r.sorted, r.keep, r.mean);
+  write_rows (&layout, &params, points, &r,
+      out.features + s * params.max_points * c);
 }
 
 static unsigned
@@ -397,66 +536,38 @@ blocks_for (uint64_t n)
   return (unsigned) ((n + BLOCK - 1) / BLOCK);
 }
 
-/* Steps 1 and 2. */
+/* The six launches. */
 static rc_status
-rank_voxels (const rc_point_layout * layout, const rc_sparse_params * p,
-    const uint8_t * points, uint32_t n, const scratch_layout * l,
-    cudaStream_t s)
-{
-  uint64_t cells = rc_voxel_grid_n_voxels (&p->grid);
-  size_t bytes = l->cub_bytes;
-  uint64_t clear = blocks_for (cells / 4 + 1);
-  rc_status ret;
-
-  clear_cells <<< (unsigned) (clear > 4096 ? 4096 : clear), BLOCK, 0, s >>>
-      (l->first, cells, l->stats);
-  ret = rc_check_launch ();
-  if (ret == RC_OK && n > 0) {
-    locate_points <<< blocks_for (n), BLOCK, 0, s >>> (*layout, p->grid,
-        points, n, l->cell, l->first, l->stats);
-    ret = rc_check_launch ();
-  }
-  if (ret != RC_OK)
-    return ret;
-  /* The flags go where the keys go later. */
-  flag_first_points <<< blocks_for ((uint64_t) n + 1), BLOCK, 0, s >>>
-      (l->cell, l->first, n, l->keys);
-  ret = rc_check_launch ();
-  if (ret != RC_OK)
-    return ret;
-  return rc_check_cuda (cub::DeviceScan::ExclusiveSum (l->cub, bytes,
-          l->keys, l->rank, (int) n + 1, s));
-}
-
-/* Steps 3 and 4. */
-static rc_status
-sort_and_write (const rc_point_layout * layout, const rc_sparse_params * p,
+launch_steps (const rc_point_layout * layout, const rc_sparse_params * p,
     const uint8_t * points, uint32_t n, const rc_sparse_output * out,
     const scratch_layout * l, cudaStream_t s)
 {
+  uint64_t cells = rc_voxel_grid_n_voxels (&p->grid);
+  uint64_t clear = blocks_for (cells / 4 + 1);
   size_t bytes = l->cub_bytes;
-  uint32_t m = p->max_voxels;
-  rc_status ret = RC_OK;
+  rc_status ret;
 
-  if (n > 0) {
-    make_keys <<< blocks_for (n), BLOCK, 0, s >>> (l->cell, l->first,
-        l->rank, n, m, l->keys, l->index, l->stats);
+  clear_cells <<< (unsigned) (clear > 4096 ? 4096 : clear), BLOCK, 0, s >>>
+      (l->cells, cells, l->stats);
+  ret = rc_check_launch ();
+  if (ret == RC_OK && n > 0) {
+    locate_points <<< blocks_for (n), BLOCK, 0, s >>> (*layout, p->grid,
+        points, n, l->cell, l->place, l->cells, l->stats);
     ret = rc_check_launch ();
-    if (ret == RC_OK)
-      ret = rc_check_cuda (cub::DeviceRadixSort::SortPairs (l->cub, bytes,
-              l->keys, l->keys_sorted, l->index, l->index_sorted, (int) n, 0,
-              key_bits (m), s));
-    if (ret == RC_OK) {
-      find_runs <<< blocks_for (n), BLOCK, 0, s >>> (l->keys_sorted, n, m,
-          l->run_start, l->run_end);
-      ret = rc_check_launch ();
-    }
+  }
+  if (ret == RC_OK)
+    ret = rc_check_cuda (cub::DeviceScan::ExclusiveSum (l->cub, bytes,
+            starts (l, n), l->prefix, (int) n + 1, s));
+  if (ret == RC_OK && n > 0) {
+    place_points <<< blocks_for (n), BLOCK, 0, s >>> (l->cell, l->place,
+        l->cells, l->prefix, n, p->max_voxels, l->bucket, l->slot, l->stats);
+    ret = rc_check_launch ();
   }
   if (ret != RC_OK)
     return ret;
-  write_slots <<< blocks_for ((uint64_t) m * 32), BLOCK, 0, s >>> (*layout,
-      *p, points, n, l->cell, l->rank, l->index_sorted, l->run_start,
-      l->run_end, *out, l->stats);
+  write_slots <<< blocks_for ((uint64_t) p->max_voxels * 32), BLOCK, 0, s >>>
+      (*layout, *p, points, n, l->prefix, l->slot, l->bucket, l->sorted, *out,
+      l->stats);
   return rc_check_launch ();
 }
 
@@ -467,7 +578,6 @@ rc_sparse_voxelize_cuda (const rc_point_layout * layout,
     rc_sparse_stats * stats, void *stream)
 {
   cudaStream_t s = (cudaStream_t) stream;
-  const uint8_t *pts = (const uint8_t *) points;
   scratch_layout l;
   uint8_t *base;
   rc_status ret;
@@ -483,10 +593,8 @@ rc_sparse_voxelize_cuda (const rc_point_layout * layout,
   if (l.total + (uint64_t) (base - (uint8_t *) scratch) > scratch_size)
     return RC_ERROR_INVALID_ARGUMENT;
 
-  ret = rank_voxels (layout, params, pts, (uint32_t) n_points, &l, s);
-  if (ret == RC_OK)
-    ret = sort_and_write (layout, params, pts, (uint32_t) n_points, out, &l,
-        s);
+  ret = launch_steps (layout, params, (const uint8_t *) points,
+      (uint32_t) n_points, out, &l, s);
   if (ret == RC_OK && stats)
     ret = rc_device_copy_async (stats, l.stats, sizeof (device_stats),
         RC_COPY_DEVICE_TO_HOST, stream);

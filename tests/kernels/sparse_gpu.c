@@ -1,9 +1,10 @@
 /* Sparse voxels and pillars on the GPU against the CPU reference (itself
  * checked against an independent one in sparse.c): byte for byte, on
  * fresh random clouds that overflow both limits, with NaN points, points
- * on faces, an empty sweep, every point in one voxel; twice each, on
- * scratch and outputs poisoned with different bytes, so that the two GPU
- * runs must be identical too.  Skipped (exit 77) without a GPU. */
+ * on faces, an empty sweep, every point in one voxel, voxels around the
+ * GPU's 32-point sort and far beyond it; twice each, on scratch and
+ * outputs poisoned with different bytes, so that the two GPU runs must be
+ * identical too.  Skipped (exit 77) without a GPU. */
 #include <gst/check/gstcheck.h>
 
 #include "testutil.h"
@@ -187,6 +188,38 @@ GST_START_TEST (test_empty_and_one_voxel)
 
 GST_END_TEST;
 
+/* The GPU sorts each voxel's bucket in registers up to 32 points and
+ * selects the smallest indices 32 at a time beyond: a voxel of 31 to 34
+ * points first, with K on both sides of 32; one voxel holding 180,000
+ * points with K of one, several and 63 rounds; a sweep of 400,000 points
+ * over the KITTI grid with a dense cluster. */
+GST_START_TEST (test_buckets)
+{
+  guint32 ks[] = { 31, 32, 33, 64 }, big_ks[] = { 32, 300, 2000 };
+  rc_sparse_params kitti = params (RC_SPARSE_PILLARS_10, 32, 40000, TRUE);
+  TestCloud big = test_cloud_new (rand_, 400000, &kitti.grid, FALSE, 20000);
+
+  for (guint i = 0; i < G_N_ELEMENTS (ks); i++) {
+    rc_sparse_params p = params ((rc_sparse_mode) (i % 3), ks[i], 100, FALSE);
+    TestCloud c = test_cloud_new (rand_, 5000, &p.grid, i % 2, 31 + i);
+
+    compare (&c, &p);
+    test_cloud_free (&c);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (big_ks); i++) {
+    rc_sparse_params p = params ((rc_sparse_mode) (i % 3), big_ks[i], 4,
+        FALSE);
+    TestCloud one = test_cloud_new (rand_, 180000, &p.grid, FALSE, 180000);
+
+    compare (&one, &p);
+    test_cloud_free (&one);
+  }
+  compare (&big, &kitti);
+  test_cloud_free (&big);
+}
+
+GST_END_TEST;
+
 static Suite *
 sparse_gpu_suite (void)
 {
@@ -200,6 +233,7 @@ sparse_gpu_suite (void)
   tcase_add_test (tc, test_random_overflowing);
   tcase_add_test (tc, test_kitti_workload);
   tcase_add_test (tc, test_empty_and_one_voxel);
+  tcase_add_test (tc, test_buckets);
   return s;
 }
 
