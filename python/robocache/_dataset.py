@@ -73,7 +73,7 @@ def _vector(values):
     return '"<%s>"' % ",".join(repr(v) for v in values)
 
 
-def _three(name, value, cast, positive):
+def _three(name, value, cast, positive, who="robocache.RecordingDataset"):
     """(x, y, z) from one number or three, checked."""
     values = [value] * 3 if isinstance(value, (int, float)) else value
     try:
@@ -82,10 +82,103 @@ def _three(name, value, cast, positive):
         values = []
     if len(values) != 3 or any(positive and v <= 0 or v != v
                                for v in values):
-        raise ValueError("robocache.RecordingDataset: %s must be a number "
-                         "or three (x, y, z)%s; got %r"
-                         % (name, ", each > 0" if positive else "", value))
+        raise ValueError("%s: %s must be a number or three (x, y, z)%s; "
+                         "got %r" % (who, name, ", each > 0" if positive
+                                     else "", value))
     return values
+
+
+def _voxelize_element(backend, mode, voxel_size, origin, dims, features):
+    """The robocachevoxelize of a recording's lidar branch."""
+    vox = ("robocachevoxelize backend=%s mode=%s voxel-size=%s "
+           "origin=%s dims=%s" % (backend, mode, _vector(voxel_size),
+                                  _vector(origin), _vector(dims)))
+    if features:
+        vox += " features=%s" % _quote(",".join(features))
+    return vox
+
+
+def _description(path, topics, lidar, camera=None):
+    """Plays `path`: topics[0] (the lidar) through the elements `lidar`
+    into appsink "lidar", topics[1] into "joints" and, where `camera` is
+    not None, topics[2] through the elements `camera` ("" for none) into
+    "camera"."""
+    desc = ("%s name=src location=%s topics=%s "
+            "src.src_0 ! queue ! %sappsink name=lidar sync=false "
+            "src.src_1 ! queue ! appsink name=joints sync=false"
+            % (_source(path), _quote(path), _quote(",".join(topics)),
+               lidar + " ! " if lidar else ""))
+    if camera is not None:
+        desc += (" src.src_2 ! queue ! %sappsink name=camera sync=false"
+                 % (camera + " ! " if camera else ""))
+    return desc
+
+
+def _aligned(values, lo, hi, camera):
+    """Aligns the streams of one recording: `values` gives (stream, pts,
+    value) in the Pipeline's order (streams "lidar", "joints", "camera");
+    yields (time, grid, joints, frames) per sweep, once the joint samples
+    reach its window's end (time + hi) and, with `camera`, a frame at or
+    after it has come (or the recording ended).  joints and frames are
+    deques of (time, value) to read before the next item is asked for:
+    what no later sweep needs is dropped from them then."""
+    joints = collections.deque()
+    frames = collections.deque()
+    sweeps = collections.deque()
+
+    def ready():
+        time = sweeps[0][0]
+        if not joints or joints[-1][0] < time + hi:
+            return False
+        return not camera or bool(frames and frames[-1][0] >= time)
+
+    def give():
+        time, grid = sweeps.popleft()
+        yield time, grid, joints, frames
+        # Sweeps come in time order: joint samples before the next
+        # window's start are not needed again, but the one just before
+        # is; the same for frames.
+        while len(joints) > 1 and joints[1][0] <= time + lo:
+            joints.popleft()
+        while len(frames) > 1 and frames[1][0] <= time:
+            frames.popleft()
+
+    for stream, pts, value in values:
+        if pts is None:
+            continue
+        {"joints": joints, "camera": frames}.get(stream, sweeps).append(
+            (pts, value))
+        while sweeps and ready():
+            yield from give()
+    while sweeps:
+        yield from give()
+
+
+def _targets(time, window, samples):
+    """int64 ns: time + linspace over `window` (seconds), `samples`
+    points."""
+    lo = int(round(window[0] * _NS))
+    return time + np.linspace(
+        lo, lo + int(round((window[1] - window[0]) * _NS)),
+        samples).round().astype(np.int64)
+
+
+def _joint_span(joints, targets):
+    """(times int64, values) of the joint samples that `targets` need (the
+    one before the first target to the one after the last), or None when
+    there is none."""
+    if not joints:
+        return None
+    times = np.fromiter((t for t, _ in joints), np.int64, len(joints))
+    values = np.stack([v for _, v in joints])
+    first = max(int(np.searchsorted(times, targets[0], "right")) - 1, 0)
+    last = int(np.searchsorted(times, targets[-1], "left")) + 1
+    return times[first:last], values[first:last]
+
+
+def _nearest(frames, time):
+    """The (time, frame) of `frames` nearest `time`, or None."""
+    return min(frames, key=lambda f: abs(f[0] - time)) if frames else None
 
 
 class RecordingDataset(_Base):
@@ -174,21 +267,9 @@ class RecordingDataset(_Base):
         if self.camera_topic:
             topics.append(self.camera_topic)
         backend = "gpu" if self.device.type == "cuda" else "cpu"
-        vox = ("robocachevoxelize backend=%s mode=%s voxel-size=%s "
-               "origin=%s dims=%s" % (backend, self.mode,
-                                      _vector(self.voxel_size),
-                                      _vector(self.origin),
-                                      _vector(self.dims)))
-        if self.features:
-            vox += " features=%s" % _quote(",".join(self.features))
-        desc = ("%s name=src location=%s topics=%s "
-                "src.src_0 ! queue ! %s ! appsink name=lidar sync=false "
-                "src.src_1 ! queue ! appsink name=joints sync=false"
-                % (_source(path), _quote(path), _quote(",".join(topics)),
-                   vox))
-        if self.camera_topic:
-            desc += " src.src_2 ! queue ! appsink name=camera sync=false"
-        return desc
+        return _description(path, topics, _voxelize_element(
+            backend, self.mode, self.voxel_size, self.origin, self.dims,
+            self.features), "" if self.camera_topic else None)
 
     def _my_files(self):
         info = torch.utils.data.get_worker_info()
@@ -208,72 +289,36 @@ class RecordingDataset(_Base):
         hi = int(round(self.joint_window[1] * _NS))
         device = (self.device.index or 0) if self.device.type == "cuda" \
             else "cpu"
-        joints = collections.deque()     # (time, values (channels,))
-        frames = collections.deque()     # (time, image)
-        sweeps = collections.deque()     # (time, grid)
         with Pipeline(self.description(self.files[index]), device=device,
                       like="torch") as p:
-            for s in p:
-                if s.pts is None:
-                    continue
-                if s.stream == "joints":
-                    joints.append((s.pts, s.array[0].numpy().copy()))
-                elif s.stream == "camera":
-                    frames.append((s.pts, s.array))
-                else:
-                    sweeps.append((s.pts, s.array))
-                while sweeps and self._ready(sweeps[0][0] + hi, joints,
-                                             sweeps[0][0], frames):
-                    yield self._item(index, sweeps.popleft(), joints,
-                                     frames, lo)
-            while sweeps:
-                yield self._item(index, sweeps.popleft(), joints, frames, lo)
+            values = ((s.stream, s.pts, s.array[0].numpy().copy()
+                       if s.stream == "joints" else s.array) for s in p)
+            for time, grid, joints, frames in _aligned(
+                    values, lo, hi, bool(self.camera_topic)):
+                yield self._item(index, time, grid, joints, frames)
 
-    def _ready(self, joints_until, joints, time, frames):
-        if not joints or joints[-1][0] < joints_until:
-            return False
-        return not self.camera_topic or bool(frames
-                                             and frames[-1][0] >= time)
-
-    def _item(self, index, sweep, joints, frames, lo):
-        time, grid = sweep
+    def _item(self, index, time, grid, joints, frames):
         item = {"voxels": grid.to(self.device).float(), "time": time,
                 "file": index}
-        targets = time + np.linspace(
-            lo, lo + int(round((self.joint_window[1] - self.joint_window[0])
-                               * _NS)),
-            self.joint_samples).round().astype(np.int64)
+        targets = _targets(time, self.joint_window, self.joint_samples)
         item["joint_times"] = torch.from_numpy(targets)
         item["joints"] = self._resample(joints, targets)
-        # Joint samples before the window's start are not needed again
-        # (sweeps come in time order), but the one just before is.
-        while len(joints) > 1 and joints[1][0] <= targets[0]:
-            joints.popleft()
         if self.camera_topic:
-            item["image_time"], item["image"] = self._nearest(frames, time)
+            best = _nearest(frames, time)
+            item["image_time"], item["image"] = (
+                (-1, torch.zeros((0, 0, 0), dtype=torch.uint8,
+                                 device=self.device)) if best is None
+                else (best[0], best[1].to(self.device).contiguous()))
         return item
 
     def _resample(self, joints, targets):
-        if not joints:
+        span = _joint_span(joints, targets)
+        if span is None:
             return torch.full((self.joint_samples, 1), float("nan"),
                               device=self.device)
-        times = np.fromiter((t for t, _ in joints), np.int64, len(joints))
-        values = np.stack([v for _, v in joints])
-        first = max(int(np.searchsorted(times, targets[0], "right")) - 1, 0)
-        last = int(np.searchsorted(times, targets[-1], "left")) + 1
-        times, values = times[first:last], values[first:last]
+        times, values = span
         out = _kernels.resample(torch.from_numpy(values).to(self.device),
                                 torch.from_numpy(times).to(self.device),
                                 torch.from_numpy(targets).to(self.device),
                                 self.joint_method)
         return out.float()
-
-    def _nearest(self, frames, time):
-        if not frames:
-            return (-1, torch.zeros((0, 0, 0), dtype=torch.uint8,
-                                    device=self.device))
-        best = min(frames, key=lambda f: abs(f[0] - time))
-        # Frames before the one just before this sweep are done with.
-        while len(frames) > 1 and frames[1][0] <= time:
-            frames.popleft()
-        return best[0], best[1].to(self.device).contiguous()
