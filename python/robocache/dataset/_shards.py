@@ -1,0 +1,168 @@
+"""Shards: WebDataset-style tar files of .npy arrays (docs/dataset.md,
+"Layout"), written to a temporary name and renamed when complete, with
+the same bytes for the same samples whatever the machine, time or user."""
+import hashlib
+import io
+import json
+import os
+import re
+import socket
+import tarfile
+
+import numpy as np
+
+# Every tar member is a regular file with these fields, so that a shard's
+# bytes depend on its samples alone.  USTAR: no PAX or GNU extension
+# headers (the names are short ASCII, checked below).
+_MEMBER = {"mtime": 0, "uid": 0, "gid": 0, "uname": "", "gname": "",
+           "mode": 0o644, "type": tarfile.REGTYPE}
+_BLOCK = 512
+
+
+def npy(array):
+    """The .npy bytes of `array` (C order, no pickle)."""
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.ascontiguousarray(array),
+                              allow_pickle=False)
+    return buf.getvalue()
+
+
+def json_bytes(value):
+    return (json.dumps(value, sort_keys=True, separators=(",", ":"))
+            + "\n").encode()
+
+
+def _padded(size):
+    return -(-size // _BLOCK) * _BLOCK
+
+
+def sample_bytes(members):
+    """What `members` (name -> bytes) add to a tar file."""
+    return sum(_BLOCK + _padded(len(data)) for data in members.values())
+
+
+def temp_name(final):
+    """A temporary name beside `final`, unique to this host and process;
+    hidden (a dot first), so that nothing reading the folder takes it for
+    a shard."""
+    head, tail = os.path.split(final)
+    return os.path.join(head, ".%s.partial-%s-%d" % (
+        tail, socket.gethostname(), os.getpid()))
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()
+
+
+def commit(temp, final):
+    """Makes the complete file `temp` visible as `final`: its data on disk
+    first, then one rename, so a reader sees the whole file or none."""
+    with open(temp, "rb+") as f:
+        os.fsync(f.fileno())
+    os.replace(temp, final)
+
+
+def write_json(path, value):
+    """`value` as JSON at `path`, through a temporary name."""
+    temp = temp_name(path)
+    with open(temp, "w") as f:
+        json.dump(value, f, indent=1, sort_keys=True)
+        f.write("\n")
+    commit(temp, path)
+
+
+class _Hashing:
+    """A write-only file that hashes and counts what goes through it."""
+
+    def __init__(self, f):
+        self.f, self.size, self.hash = f, 0, hashlib.sha256()
+
+    def write(self, data):
+        self.hash.update(data)
+        self.size += len(data)
+        return self.f.write(data)
+
+    def tell(self):
+        return self.size
+
+
+class ShardWriter:
+    """Writes the samples of one recording into shards <key>-00000.tar,
+    <key>-00001.tar, ... in `folder`: a new shard once the next sample
+    would pass `max_samples` or `max_bytes` (a shard holds at least one
+    sample).  Each shard is written to a temporary name and renamed when
+    complete; `shards` lists those done: name, samples, bytes, sha256."""
+
+    def __init__(self, folder, key, max_samples, max_bytes):
+        self.folder, self.key = folder, key
+        self.max_samples, self.max_bytes = max_samples, max_bytes
+        self.shards = []
+        self._file = self._tar = self._out = None
+        self._samples = 0
+
+    def _open(self):
+        name = "%s-%05d.tar" % (self.key, len(self.shards))
+        self._final = os.path.join(self.folder, name)
+        self._temp = temp_name(self._final)
+        self._file = open(self._temp, "wb")
+        self._out = _Hashing(self._file)
+        self._tar = tarfile.open(fileobj=self._out, mode="w",
+                                 format=tarfile.USTAR_FORMAT)
+        self._samples = 0
+
+    def _close(self):
+        self._tar.close()           # the end blocks, padded to a record
+        self._file.close()
+        commit(self._temp, self._final)
+        self.shards.append({
+            "name": os.path.basename(self._final), "samples": self._samples,
+            "bytes": self._out.size,
+            "sha256": "sha256:" + self._out.hash.hexdigest()})
+        self._file = self._tar = None
+
+    def add(self, sample_key, members):
+        """Adds one sample: `members` maps an extension ("grid.npy") to its
+        bytes; the members are named <sample_key>.<extension>, in sorted
+        order."""
+        if self._tar is not None and (
+                self._samples >= self.max_samples
+                or self._out.size + sample_bytes(members) + 2 * _BLOCK
+                > self.max_bytes):
+            self._close()
+        if self._tar is None:
+            self._open()
+        for ext in sorted(members):
+            data = members[ext]
+            info = tarfile.TarInfo("%s.%s" % (sample_key, ext))
+            for field, value in _MEMBER.items():
+                setattr(info, field, value)
+            info.size = len(data)
+            self._tar.addfile(info, io.BytesIO(data))
+        self._samples += 1
+
+    def finish(self):
+        """Completes the last shard; returns `shards`."""
+        if self._tar is not None:
+            self._close()
+        return self.shards
+
+    def abort(self):
+        """Removes the shard being written (the complete ones stay, for
+        the caller to remove)."""
+        if self._file is not None:
+            self._file.close()
+            os.unlink(self._temp)
+            self._file = self._tar = None
+
+
+def remove_key(folder, key):
+    """Removes every shard of `key` in `folder`, complete or partial."""
+    pattern = re.compile(r"^\.?%s-\d{5}\.tar(\.partial-.*)?$"
+                         % re.escape(key))
+    for name in os.listdir(folder):
+        if pattern.match(name):
+            os.unlink(os.path.join(folder, name))
