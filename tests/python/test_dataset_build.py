@@ -31,7 +31,11 @@ from dataset_fixtures import (CONFIG, CORRUPT, GOOD, cli, files,
 def setUpModule():
     global TMP, REC, CONF, FIRST
     TMP = tempfile.mkdtemp()
-    REC = make_recordings(os.path.join(TMP, "rec"))
+    try:
+        REC = make_recordings(os.path.join(TMP, "rec"))
+    except SystemExit:           # SKIP: no rosbag
+        shutil.rmtree(TMP)
+        raise
     CONF = write_config(os.path.join(TMP, "config.json"))
     FIRST = os.path.join(TMP, "first")
     FIRST_RUN.extend(cli("-c", CONF, "-o", FIRST, "--jobs", 2, REC))

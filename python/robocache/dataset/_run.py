@@ -26,8 +26,9 @@ def prepare(out, config):
 
 def devices(device="auto", jobs=None):
     """One entry per worker: "cpu" or a CUDA device index.  auto: CUDA
-    where robocache has a usable device.  Default jobs: the cores this
-    process may run on (CPU), the CUDA devices (CUDA)."""
+    where robocache has a usable device.  Default jobs: the CPUs of this
+    Slurm task (SLURM_CPUS_PER_TASK), else the cores this process may run
+    on (CPU); the CUDA devices (CUDA)."""
     if device not in ("auto", "cpu", "cuda"):
         raise ValueError("robocache.dataset: device=%r; accepted: auto, "
                          "cpu, cuda" % (device,))
@@ -40,7 +41,8 @@ def devices(device="auto", jobs=None):
                                   "CUDA device is usable: %s"
                                   % _lib.cuda_unavailable_reason())
     if not cuda:
-        return ["cpu"] * (jobs or len(os.sched_getaffinity(0)))
+        return ["cpu"] * (jobs or int(os.environ.get("SLURM_CPUS_PER_TASK")
+                                      or len(os.sched_getaffinity(0))))
     count = _lib._cuda_state["count"]
     return [i % count for i in range(jobs or count)]
 
@@ -61,8 +63,7 @@ def build(recordings, out, config=None, jobs=None, device="auto",
     progress.clear()
     built = [e for e in entries.values() if not e.get("skipped")]
     run = {"seconds": time.monotonic() - start,
-           "workers": len(set(workers)) if workers[0] != "cpu"
-           else len(workers), "device": "cpu" if workers[0] == "cpu"
+           "workers": len(workers), "device": "cpu" if workers[0] == "cpu"
            else "cuda", "built": len(built),
            "skipped": len(entries) - len(built),
            "samples": sum(e["samples"] for e in built)}

@@ -45,7 +45,6 @@ def write_scripts(out, recordings, group, options=(), retries=2,
     common = "--plan %s --config %s --out %s" % (
         shlex.quote(plan), shlex.quote(os.path.join(out, "config.json")),
         shlex.quote(out))
-    jobs = ' --jobs "${SLURM_CPUS_PER_TASK:-1}"' if device == "cpu" else ""
     array = _header("robocache-dataset",
                     os.path.join(folder, "logs", "task-%A_%a.out"),
                     ["--array=0-%d%s" % (tasks - 1, "%%%d" % max_running
@@ -54,7 +53,7 @@ def write_scripts(out, recordings, group, options=(), retries=2,
     array += [
         "# SLURM_RESTART_COUNT: how often Slurm requeued this task.",
         "%s -m robocache.dataset --task \"$SLURM_ARRAY_TASK_ID\" --group %d "
-        "--device %s%s %s" % (python, group, device, jobs, common),
+        "--device %s %s" % (python, group, device, common),
         "status=$?",
         "if [ \"$status\" != 0 ] && [ \"${SLURM_RESTART_COUNT:-0}\" -lt %d ]"
         "; then" % retries,
