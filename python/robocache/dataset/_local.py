@@ -165,11 +165,11 @@ def run(out, recordings, conf, conf_hash, devices, progress):
                 [s.conn for s in busy] + [s.process.sentinel for s in busy],
                 timeout=0.2)
             for i, slot in enumerate(slots):
-                while slot.rec and slot.conn.poll():
-                    if not _receive(slot, entries, progress):
-                        break
-                if slot.rec and not slot.process.is_alive() \
-                        and not slot.conn.poll():
+                gone = False
+                while slot.rec and not gone and slot.conn.poll():
+                    gone = not _receive(slot, entries, progress)
+                if slot.rec and (gone or not slot.process.is_alive()):
+                    slot.process.join(10)
                     entries[slot.rec.key] = _died(out, slot, conf_hash)
                     progress.recording(slot.rec, False)
                     slots[i] = _Slot(ctx, args, devices[i])
