@@ -95,7 +95,8 @@ def read_shards(out):
     <out>/shards, read with tarfile and numpy alone, and the shards'
     names in order."""
     folder = os.path.join(out, "shards")
-    names = sorted(n for n in os.listdir(folder) if n.endswith(".tar"))
+    names = sorted(n for n in os.listdir(folder)
+                   if n.endswith((".tar", ".tar.gz")))
     samples = {}
     for name in names:
         with tarfile.open(os.path.join(folder, name)) as tar:

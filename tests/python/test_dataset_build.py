@@ -38,7 +38,8 @@ def setUpModule():
         raise
     CONF = write_config(os.path.join(TMP, "config.json"))
     FIRST = os.path.join(TMP, "first")
-    FIRST_RUN.extend(cli("-c", CONF, "-o", FIRST, "--jobs", 2, REC))
+    FIRST_RUN.extend(cli("-c", CONF, "-o", FIRST, "--jobs", 2, "--device",
+                         "cpu", REC))
 
 
 def tearDownModule():
@@ -68,6 +69,23 @@ def session_processes(sid):
         if int(fields[3]) == sid and fields[0] != "Z":
             found.append(int(pid))
     return found
+
+
+def children(pid):
+    out = []
+    for p in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/stat" % p) as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(p))
+        except OSError:
+            pass
+    return out
+
+
+def cmdline(pid):
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        return f.read()
 
 
 class Build(unittest.TestCase):
@@ -234,6 +252,37 @@ class Build(unittest.TestCase):
         self.assertEqual(status, 0, log)
         self.assertEqual(files(out), files(clean))
 
+    def test_worker_killed_fails_its_recording_n(self):
+        out = os.path.join(TMP, "worker-killed")
+        shards = os.path.join(out, "shards")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "robocache.dataset", "-c", CONF, "-o",
+             out, "--jobs", "1", REC], stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        deadline = time.monotonic() + 120
+        partial = []
+        while not partial:      # a worker in the middle of a recording
+            self.assertIsNone(proc.poll(), "the run ended first")
+            self.assertLess(time.monotonic(), deadline)
+            partial = [n for n in (os.listdir(shards) if os.path.isdir(
+                shards) else []) if n.startswith(".")]
+            time.sleep(0.005)
+        workers = [p for p in children(proc.pid)
+                   if b"spawn_main" in cmdline(p)]
+        self.assertEqual(len(workers), 1)
+        os.kill(workers[0], signal.SIGKILL)
+        log = proc.communicate(timeout=120)[0]
+        self.assertEqual(proc.returncode, 1, log)
+        status = {e["key"]: e for e in read_manifest(out)["recordings"]}
+        killed = partial[0][1:].split(".")[0].rsplit("-", 1)[0]
+        self.assertEqual(status[killed]["status"], "failed")
+        self.assertEqual(status[killed]["error"], "the worker process died "
+                         "(signal 9) while building it")
+        self.assertEqual(sorted(e["status"] for e in status.values()),
+                         ["done", "done", "failed", "failed"], log)
+        self.assertFalse([n for n in os.listdir(shards)
+                          if n.startswith(".")])
+
     def test_same_bytes_any_parallelism_and_order(self):
         listed = os.path.join(TMP, "list.txt")
         with open(listed, "w") as f:
@@ -245,6 +294,32 @@ class Build(unittest.TestCase):
         self.assertEqual(files(out), files(FIRST))
         a, b = read_manifest(out), read_manifest(FIRST)
         self.assertEqual(a, b)
+
+    def test_gzip_shards(self):
+        conf = dict(CONFIG, shards={"max_samples": 4, "compression": "gzip",
+                                    "level": 6})
+        path = write_config(os.path.join(TMP, "gz.json"), conf)
+        outs = [os.path.join(TMP, "gz-%d" % jobs) for jobs in (1, 2)]
+        for jobs, out in zip((1, 2), outs):
+            status, log = cli("-c", path, "-o", out, "--jobs", jobs, REC)
+            self.assertEqual(status, 1, log)
+        self.assertEqual(files(outs[0]), files(outs[1]))
+        ours, names = read_shards(outs[0])
+        first, _ = read_shards(FIRST)
+        self.assertEqual(len(names), 9)
+        self.assertTrue(all(n.endswith(".tar.gz") for n in names), names)
+        with open(os.path.join(outs[0], "shards", names[0]), "rb") as f:
+            head = f.read(10)
+        self.assertEqual(head[:2], b"\x1f\x8b")         # gzip
+        self.assertEqual(head[4:8], b"\0\0\0\0")       # no time
+        self.assertEqual(sorted(ours), sorted(first))
+        for key in first:
+            for field in first[key]:
+                np.testing.assert_array_equal(ours[key][field],
+                                              first[key][field])
+        total = sum(e["shards"][i]["bytes"] for e in read_manifest(FIRST)
+                    ["recordings"] for i in range(len(e["shards"])))
+        self.assertLess(read_manifest(outs[0])["totals"]["bytes"], total / 4)
 
     def test_gpu_same_bytes(self):
         if not robocache.cuda_available():
@@ -338,6 +413,10 @@ class Build(unittest.TestCase):
              "joints, shards, topics"),
             ({"grid": {"size": 1}}, "grid key = 'size'; accepted:"),
             ({"shards": {"max_bytes": -1}}, "shards.max_bytes"),
+            ({"shards": {"compression": "zstd"}}, "shards.compression = "
+             "'zstd'; accepted: none, gzip"),
+            ({"shards": {"compression": "gzip", "level": 10}},
+             "shards.level"),
             ([1], "a table"),
         ]
         for conf, message in cases:

@@ -73,7 +73,7 @@ def _submit(args, recordings):
     group = _slurm.group_size(len(recordings), args.group)
     array, merge = _slurm.write_scripts(
         args.out, recordings, group, args.slurm_option, args.retries,
-        args.max_running, args.device)
+        args.max_running, args.device, args.jobs)
     array_id, merge_id = _slurm.submit(array, merge, args.wait)
     print("submitted %d recordings as Slurm job array %s (%d tasks of %d), "
           "merge job %s after it\nscripts and logs: %s\nwatch: squeue -j "

@@ -77,9 +77,10 @@ def build_recording(out, rec, conf, conf_hash, device="cpu",
     entry = {"format": FORMAT, "recording": rec.name, "key": rec.key,
              "config_hash": conf_hash, "samples": 0, "shards": [],
              "error": None}
-    writer = _shards.ShardWriter(folder, rec.key,
-                                 conf["shards"]["max_samples"],
-                                 conf["shards"]["max_bytes"])
+    shards = conf["shards"]
+    writer = _shards.ShardWriter(folder, rec.key, shards["max_samples"],
+                                 shards["max_bytes"], shards["compression"],
+                                 shards.get("level", 1))
     try:
         entry["size"] = _size(rec.path)
         for sample in samples(conf, rec.path, device):

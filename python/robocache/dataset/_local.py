@@ -164,15 +164,16 @@ def run(out, recordings, conf, conf_hash, devices, progress):
             multiprocessing.connection.wait(
                 [s.conn for s in busy] + [s.process.sentinel for s in busy],
                 timeout=0.2)
-            for i, slot in enumerate(slots):
+            for slot in slots:
                 gone = False
                 while slot.rec and not gone and slot.conn.poll():
                     gone = not _receive(slot, entries, progress)
                 if slot.rec and (gone or not slot.process.is_alive()):
+                    slot.process.kill()
                     slot.process.join(10)
                     entries[slot.rec.key] = _died(out, slot, conf_hash)
                     progress.recording(slot.rec, False)
-                    slots[i] = _Slot(ctx, args, devices[i])
+                    slot.rec = None     # a new worker takes the next one
             progress.draw()
     finally:
         for slot in slots:

@@ -21,7 +21,8 @@ DEFAULTS = {
     "joints": {"window": [-0.1, 0.1], "rate": None, "samples": None,
                "method": "linear"},
     "camera": {"width": None, "height": None},
-    "shards": {"max_samples": 1000, "max_bytes": 1 << 30},
+    "shards": {"max_samples": 1000, "max_bytes": 1 << 30,
+               "compression": "none", "level": 1},
 }
 
 # The grid defaults of each kind: RecordingDataset's dense grid, and
@@ -210,6 +211,14 @@ def normalise(raw):
         _size(camera["height"], "camera.height", 1)
     _size(conf["shards"]["max_samples"], "shards.max_samples", 1)
     _size(conf["shards"]["max_bytes"], "shards.max_bytes", 1)
+    shards = conf["shards"]
+    if shards["compression"] not in ("none", "gzip"):
+        _fail("shards.compression", shards["compression"], "none, gzip")
+    _size(shards["level"], "shards.level", 1)
+    if shards["level"] > 9:
+        _fail("shards.level", shards["level"], "1 (fastest) to 9")
+    if shards["compression"] == "none":
+        del shards["level"]     # changes nothing: left out of the hash
     return conf
 
 

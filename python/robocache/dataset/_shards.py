@@ -1,6 +1,7 @@
 """Shards: WebDataset-style tar files of .npy arrays (docs/dataset.md,
 "Layout"), written to a temporary name and renamed when complete, with
 the same bytes for the same samples whatever the machine, time or user."""
+import gzip
 import hashlib
 import io
 import json
@@ -58,21 +59,17 @@ def sha256_file(path):
     return "sha256:" + h.hexdigest()
 
 
-def commit(temp, final):
-    """Makes the complete file `temp` visible as `final`: its data on disk
-    first, then one rename, so a reader sees the whole file or none."""
-    with open(temp, "rb+") as f:
-        os.fsync(f.fileno())
-    os.replace(temp, final)
-
-
 def write_json(path, value):
-    """`value` as JSON at `path`, through a temporary name."""
+    """`value` as JSON at `path`, through a temporary name, on disk
+    (fsync) before the rename: a manifest is whole or absent, also after a
+    machine crash."""
     temp = temp_name(path)
     with open(temp, "w") as f:
         json.dump(value, f, indent=1, sort_keys=True)
         f.write("\n")
-    commit(temp, path)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temp, path)
 
 
 class _Hashing:
@@ -93,36 +90,52 @@ class _Hashing:
 class ShardWriter:
     """Writes the samples of one recording into shards <key>-00000.tar,
     <key>-00001.tar, ... in `folder`: a new shard once the next sample
-    would pass `max_samples` or `max_bytes` (a shard holds at least one
-    sample).  Each shard is written to a temporary name and renamed when
-    complete; `shards` lists those done: name, samples, bytes, sha256."""
+    would pass `max_samples` or `max_bytes` of tar (a shard holds at least
+    one sample).  gzip: .tar.gz, compressed at `level` with no name or
+    time in the gzip header.  Each shard is written to a temporary name
+    and renamed when complete; `shards` lists those done: name, samples,
+    bytes (of the file), sha256 (of the file)."""
 
-    def __init__(self, folder, key, max_samples, max_bytes):
+    def __init__(self, folder, key, max_samples, max_bytes,
+                 compression="none", level=1):
         self.folder, self.key = folder, key
         self.max_samples, self.max_bytes = max_samples, max_bytes
+        self.gzip = compression == "gzip"
+        self.level = level
         self.shards = []
-        self._file = self._tar = self._out = None
+        self._file = self._tar = self._out = self._gz = None
         self._samples = 0
 
     def _open(self):
-        name = "%s-%05d.tar" % (self.key, len(self.shards))
+        name = "%s-%05d.tar%s" % (self.key, len(self.shards),
+                                  ".gz" if self.gzip else "")
         self._final = os.path.join(self.folder, name)
         self._temp = temp_name(self._final)
         self._file = open(self._temp, "wb")
         self._out = _Hashing(self._file)
-        self._tar = tarfile.open(fileobj=self._out, mode="w",
+        target = self._out
+        if self.gzip:
+            self._gz = target = gzip.GzipFile(
+                filename="", mode="wb", fileobj=self._out,
+                compresslevel=self.level, mtime=0)
+        self._tar = tarfile.open(fileobj=target, mode="w",
                                  format=tarfile.USTAR_FORMAT)
         self._samples = 0
 
     def _close(self):
         self._tar.close()           # the end blocks, padded to a record
+        if self._gz is not None:
+            self._gz.close()
         self._file.close()
-        commit(self._temp, self._final)
+        # Renamed once complete, without an fsync (which would make each
+        # recording wait for the disk): a shard a machine crash cuts short
+        # fails its checksum, and the rerun builds its recording again.
+        os.replace(self._temp, self._final)
         self.shards.append({
             "name": os.path.basename(self._final), "samples": self._samples,
             "bytes": self._out.size,
             "sha256": "sha256:" + self._out.hash.hexdigest()})
-        self._file = self._tar = None
+        self._file = self._tar = self._gz = None
 
     def add(self, sample_key, members):
         """Adds one sample: `members` maps an extension ("grid.npy") to its
@@ -130,7 +143,7 @@ class ShardWriter:
         order."""
         if self._tar is not None and (
                 self._samples >= self.max_samples
-                or self._out.size + sample_bytes(members) + 2 * _BLOCK
+                or self._tar.offset + sample_bytes(members) + 2 * _BLOCK
                 > self.max_bytes):
             self._close()
         if self._tar is None:
@@ -161,7 +174,7 @@ class ShardWriter:
 
 def remove_key(folder, key):
     """Removes every shard of `key` in `folder`, complete or partial."""
-    pattern = re.compile(r"^\.?%s-\d{5}\.tar(\.partial-.*)?$"
+    pattern = re.compile(r"^\.?%s-\d{5}\.tar(\.gz)?(\.partial-.*)?$"
                          % re.escape(key))
     for name in os.listdir(folder):
         if pattern.match(name):

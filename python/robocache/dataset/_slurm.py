@@ -32,10 +32,11 @@ def _header(name, output, options):
 
 
 def write_scripts(out, recordings, group, options=(), retries=2,
-                  max_running=None, device="auto", python=None):
+                  max_running=None, device="auto", jobs=None, python=None):
     """Writes <out>/slurm/: plan.jsonl (the recordings, in order), the
     array script array.sh (task i builds recordings i*group ...
-    i*group+group-1) and merge.sh; returns the paths of the scripts."""
+    i*group+group-1, with `jobs` workers, default the task's CPUs or
+    GPUs) and merge.sh; returns the paths of the scripts."""
     folder = os.path.join(out, "slurm")
     os.makedirs(os.path.join(folder, "logs"), exist_ok=True)
     plan = os.path.join(folder, PLAN)
@@ -53,7 +54,8 @@ def write_scripts(out, recordings, group, options=(), retries=2,
     array += [
         "# SLURM_RESTART_COUNT: how often Slurm requeued this task.",
         "%s -m robocache.dataset --task \"$SLURM_ARRAY_TASK_ID\" --group %d "
-        "--device %s %s" % (python, group, device, common),
+        "--device %s%s %s" % (python, group, device,
+                               " --jobs %d" % jobs if jobs else "", common),
         "status=$?",
         "if [ \"$status\" != 0 ] && [ \"${SLURM_RESTART_COUNT:-0}\" -lt %d ]"
         "; then" % retries,
