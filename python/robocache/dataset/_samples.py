@@ -81,14 +81,15 @@ def _pillars(grid, points):
 
 
 def _value(conf, sample):
-    """What is kept of a pipeline sample until its sweep is aligned (a
-    copy, so that the pipeline's buffers go back to their pools)."""
+    """What is kept of a pipeline sample until its sweep is aligned: the
+    buffer's own memory for grids and frames (held for a sweep or two:
+    they go back to their pools once written), copies of the rest."""
     if sample.stream == "joints":
         return np.array(sample.array[0])
     if sample.stream == "lidar" and conf["grid"]["kind"] == "pillars":
         return point_columns(sample.array, sample.caps,
                              ["x", "y", "z"] + conf["grid"]["features"])
-    return np.array(sample.array)
+    return sample.array
 
 
 def _joints(conf, joints, targets):

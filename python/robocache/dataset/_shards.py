@@ -21,25 +21,39 @@ _BLOCK = 512
 
 
 def npy(array):
-    """The .npy bytes of `array` (C order, no pickle)."""
-    buf = io.BytesIO()
-    np.lib.format.write_array(buf, np.ascontiguousarray(array),
-                              allow_pickle=False)
-    return buf.getvalue()
+    """The .npy file of `array` (C order, no pickle) as two buffers: the
+    header and the array's own memory (no copy)."""
+    array = np.ascontiguousarray(array)
+    head = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        head, np.lib.format.header_data_from_array_1_0(array))
+    return (head.getvalue(), memoryview(array).cast("B"))
 
 
 def json_bytes(value):
-    return (json.dumps(value, sort_keys=True, separators=(",", ":"))
-            + "\n").encode()
+    return ((json.dumps(value, sort_keys=True, separators=(",", ":"))
+             + "\n").encode(),)
 
 
 def _padded(size):
     return -(-size // _BLOCK) * _BLOCK
 
 
+def _size(chunks):
+    return sum(len(c) for c in chunks)
+
+
 def sample_bytes(members):
-    """What `members` (name -> bytes) add to a tar file."""
-    return sum(_BLOCK + _padded(len(data)) for data in members.values())
+    """What `members` (name -> buffers) add to a tar file."""
+    return sum(_BLOCK + _padded(_size(c)) for c in members.values())
+
+
+def _tar_header(name, size):
+    info = tarfile.TarInfo(name)
+    for field, value in _MEMBER.items():
+        setattr(info, field, value)
+    info.size = size
+    return info.tobuf(tarfile.USTAR_FORMAT, "ascii", "strict")
 
 
 def temp_name(final):
@@ -83,9 +97,6 @@ class _Hashing:
         self.size += len(data)
         return self.f.write(data)
 
-    def tell(self):
-        return self.size
-
 
 class ShardWriter:
     """Writes the samples of one recording into shards <key>-00000.tar,
@@ -113,17 +124,22 @@ class ShardWriter:
         self._temp = temp_name(self._final)
         self._file = open(self._temp, "wb")
         self._out = _Hashing(self._file)
-        target = self._out
+        self._tar = self._out
         if self.gzip:
-            self._gz = target = gzip.GzipFile(
+            self._gz = self._tar = gzip.GzipFile(
                 filename="", mode="wb", fileobj=self._out,
                 compresslevel=self.level, mtime=0)
-        self._tar = tarfile.open(fileobj=target, mode="w",
-                                 format=tarfile.USTAR_FORMAT)
-        self._samples = 0
+        self._offset = self._samples = 0
+
+    def _write(self, data):
+        self._tar.write(data)
+        self._offset += len(data)
 
     def _close(self):
-        self._tar.close()           # the end blocks, padded to a record
+        # The end of a tar file as tarfile writes it: two zero blocks,
+        # then zeros to a whole record.
+        self._write(bytes(2 * _BLOCK))
+        self._write(bytes(-self._offset % tarfile.RECORDSIZE))
         if self._gz is not None:
             self._gz.close()
         self._file.close()
@@ -139,22 +155,21 @@ class ShardWriter:
 
     def add(self, sample_key, members):
         """Adds one sample: `members` maps an extension ("grid.npy") to its
-        bytes; the members are named <sample_key>.<extension>, in sorted
+        buffers; the members are named <sample_key>.<extension>, in sorted
         order."""
         if self._tar is not None and (
                 self._samples >= self.max_samples
-                or self._tar.offset + sample_bytes(members) + 2 * _BLOCK
+                or self._offset + sample_bytes(members) + 2 * _BLOCK
                 > self.max_bytes):
             self._close()
         if self._tar is None:
             self._open()
         for ext in sorted(members):
-            data = members[ext]
-            info = tarfile.TarInfo("%s.%s" % (sample_key, ext))
-            for field, value in _MEMBER.items():
-                setattr(info, field, value)
-            info.size = len(data)
-            self._tar.addfile(info, io.BytesIO(data))
+            size = _size(members[ext])
+            self._write(_tar_header("%s.%s" % (sample_key, ext), size))
+            for chunk in members[ext]:
+                self._write(chunk)
+            self._write(bytes(-size % _BLOCK))
         self._samples += 1
 
     def finish(self):
