@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # pipelines/build-dataset.sh as the README runs it: without arguments the
 # sample data (bag and MCAP) into shards with pipelines/build-dataset.toml:
-# 30 samples each, the camera scaled to 80 x 60, read back with numpy
-# alone; a second run skips both; arguments go to python3 -m
+# 30 samples each in gzip shards, the camera scaled to 80 x 60, read
+# back with numpy alone; a second run skips both; arguments go to python3 -m
 # robocache.dataset (a bad configuration is refused by name, status 2).
 # SKIP without python rosbag (tests/run.sh installs it).
 # Usage: build_dataset.sh SOURCE_ROOT
@@ -24,6 +24,7 @@ manifest = json.load(open(os.path.join(out, "manifest.json")))
 for entry in manifest["recordings"]:
     assert entry["status"] == "done" and entry["samples"] == 30, entry
     for shard in entry["shards"]:
+        assert shard["name"].endswith(".tar.gz"), shard   # gzip in the toml
         with tarfile.open(os.path.join(out, "shards", shard["name"])) as tar:
             arrays = {m.name: np.load(io.BytesIO(tar.extractfile(m).read()))
                       for m in tar if m.name.endswith(".npy")}

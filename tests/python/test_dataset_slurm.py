@@ -202,6 +202,24 @@ def check(cluster, tmp, rec, conf):
     assert ours == files(local), "the Slurm build differs from a local one"
     print("ok: 2 array tasks and the merge job; manifest and shards as a "
           "local build's")
+    # Submitted again, waiting for the merge job: the tasks skip.
+    status, log = cli("-c", conf, "-o", out, "--slurm", "--group", 2,
+                      "--wait", rec, timeout=JOBS_WAIT)
+    print(log)
+    assert status == 1 and "3 done, 1 failed, 0 missing" in log, log
+    array = re.search(r"job array (\d+) ", log).group(1)
+    jobs.append(array)
+    skipped = 0
+    for i in (0, 1):
+        with open(os.path.join(out, "slurm", "logs", "task-%s_%d.out"
+                               % (array, i))) as f:
+            task = f.read()
+        skipped += int(re.search(r"(\d+) already built", task).group(1))
+    assert skipped == 3, skipped
+    assert {k: v for k, v in files(out).items()
+            if not k.startswith("slurm")} == ours, "the rerun changed files"
+    print("ok: resubmitted with --wait, the tasks skipped the 3 built "
+          "recordings")
 
 
 jobs = []

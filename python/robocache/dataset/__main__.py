@@ -98,6 +98,10 @@ def _task(args):
     mine = _slurm.task_recordings(recordings, args.task, group)
     _, run = _run.build(mine, args.out, args.config, args.jobs, args.device,
                         merge=False)
+    print("task %d: %d recordings: %d built, %d already built (skipped) "
+          "with %d workers on %s in %.1f s" % (
+              args.task, len(mine), run["built"], run["skipped"],
+              run["workers"], run["device"], run["seconds"]))
     for rec in mine:
         entry = _run._build.read_json(_run._build.manifest_path(args.out,
                                                                rec))

@@ -53,11 +53,12 @@ def summary(out, manifest, run=None):
     this run did, from the runner: seconds, workers, device, skipped (the
     recordings already built), built and samples (those it built)."""
     t = manifest["totals"]
-    skipped = run["skipped"] if run else 0
+    done = ("%d built, %d already built (skipped)" % (
+        t["done"] - run["skipped"], run["skipped"]) if run
+        else "%d done" % t["done"])
     lines = ["dataset %s (config %s)" % (out, manifest["config_hash"][:19]),
-             "recordings: %d in all: %d built, %d already built (skipped), "
-             "%d failed, %d missing" % (t["recordings"], t["done"] - skipped,
-                                        skipped, t["failed"], t["missing"]),
+             "recordings: %d in all: %s, %d failed, %d missing" % (
+                 t["recordings"], done, t["failed"], t["missing"]),
              "samples:    %d in %d shards, %s" % (t["samples"], t["shards"],
                                                   _size(t["bytes"]))]
     if run and run["seconds"] > 0:
