@@ -6,9 +6,11 @@ robocache.voxelize, the kernel of robocachevoxelize; joints by
 numpy.interp; the nearest frame) and, where torch imports, with
 robocache.RecordingDataset; the corrupt recording in the manifest; a
 rerun that skips; a changed configuration that rebuilds; a killed run
-that resumes; the same bytes with other parallelism and input order;
-pillars and a camera size; bad configurations.  Exits 77 (SKIP) where
-rosbag cannot write the bag."""
+that resumes; a killed worker; the same bytes with other parallelism and
+input order; pillars and a camera size; gzip shards; bad configurations.
+The first build is on the CPU; the others take the default device, so
+on a GPU machine they also check the GPU's bytes against the CPU's.
+Exits 77 (SKIP) where rosbag cannot write the bag."""
 import hashlib
 import importlib.util
 import os
@@ -57,30 +59,24 @@ def by_recording(samples):
     return out
 
 
-def session_processes(sid):
-    """Processes of session `sid` still running (not zombies)."""
-    found = []
+def processes():
+    """(pid, state, parent, session) of every process running."""
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open("/proc/%s/stat" % pid) as f:
                 fields = f.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[3]) == sid and fields[0] != "Z":
-            found.append(int(pid))
-    return found
+        yield int(pid), fields[0], int(fields[1]), int(fields[3])
+
+
+def session_processes(sid):
+    """Processes of session `sid` still running (not zombies)."""
+    return [p for p, state, _, s in processes() if s == sid and state != "Z"]
 
 
 def children(pid):
-    out = []
-    for p in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open("/proc/%s/stat" % p) as f:
-                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                    out.append(int(p))
-        except OSError:
-            pass
-    return out
+    return [p for p, _, parent, _ in processes() if parent == pid]
 
 
 def cmdline(pid):
