@@ -14,12 +14,14 @@ libbz2-dev liblz4-dev libzstd-dev zlib1g-dev lz4 python3 python3-numpy
 python3-rosbag python3-sensor-msgs"
 
 # Optional: the ROS 1 node (gst/ros/) and its test, from Debian's ROS
-# packages.  Tried after the required ones; where they cannot be installed
-# (no such packages, no root) the build leaves the node out and its test
-# reports SKIP.  ROBOCACHE_OPTIONAL_PACKAGES="" skips the attempt.
+# packages, and Slurm with munge for the dataset builder's Slurm test
+# (which starts daemons of its own; docs/dataset.md).  Tried after the
+# required ones; where they cannot be installed (no such packages, no
+# root) the build leaves the node out and those tests report SKIP.
+# ROBOCACHE_OPTIONAL_PACKAGES="" skips the attempt.
 ROBOCACHE_OPTIONAL_PACKAGES=${ROBOCACHE_OPTIONAL_PACKAGES-"g++ ros-core
 libroscpp-dev libsensor-msgs-dev libstd-msgs-dev python3-rospy
-python3-rostopic python3-sensor-msgs"}
+python3-rostopic python3-sensor-msgs slurm-wlm munge"}
 
 robocache_install_missing () {
   local missing="" pkg sudo=""
@@ -80,7 +82,7 @@ robocache_install_optional () {
   if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
       --no-install-recommends $missing >/dev/null 2>&1; then
     echo "robocache: optional packages not installed:$missing" \
-      "(the ROS node is not built; its test reports SKIP)"
+      "(the ROS node is not built; its test and the Slurm test report SKIP)"
   fi
   return 0
 }

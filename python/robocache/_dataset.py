@@ -4,14 +4,13 @@ from recordings (docs/python.md, "Datasets over recordings").
 This module imports without torch; RecordingDataset raises ImportError
 when made where torch does not import.
 """
-import collections
 import os
 import pathlib
 
-import numpy as np
-
 from . import _kernels, _lib
 from ._pipeline import Pipeline
+from ._replay import (_NS, _aligned, _description, _is_rosbag2, _joint_span,
+                      _nearest, _source, _targets, _three, _voxelize_element)
 
 try:
     import torch
@@ -20,8 +19,6 @@ try:
 except ImportError:      # the module still imports; the class says why
     torch = None
     _Base = object
-
-_NS = 10**9
 
 
 def _recordings(paths):
@@ -47,45 +44,6 @@ def _recordings(paths):
             raise FileNotFoundError("robocache.RecordingDataset: no such "
                                     "recording: %s" % p)
     return [str(p) for p in found]
-
-
-def _is_rosbag2(folder):
-    return ((folder / "metadata.yaml").exists()
-            or any(folder.glob("*.mcap")))
-
-
-def _source(path):
-    p = pathlib.Path(path)
-    if p.suffix == ".bag":
-        return "robocachebagsrc"
-    if p.suffix == ".mcap" or p.is_dir():
-        return "robocachemcapsrc"
-    raise ValueError("robocache.RecordingDataset: %s is not a recording; "
-                     "accepted: .bag (ROS 1), .mcap or a rosbag2 folder "
-                     "(ROS 2)" % path)
-
-
-def _quote(text):
-    return '"%s"' % str(text).replace("\\", "\\\\").replace('"', '\\"')
-
-
-def _vector(values):
-    return '"<%s>"' % ",".join(repr(v) for v in values)
-
-
-def _three(name, value, cast, positive):
-    """(x, y, z) from one number or three, checked."""
-    values = [value] * 3 if isinstance(value, (int, float)) else value
-    try:
-        values = [cast(v) for v in values]
-    except (TypeError, ValueError):
-        values = []
-    if len(values) != 3 or any(positive and v <= 0 or v != v
-                               for v in values):
-        raise ValueError("robocache.RecordingDataset: %s must be a number "
-                         "or three (x, y, z)%s; got %r"
-                         % (name, ", each > 0" if positive else "", value))
-    return values
 
 
 class RecordingDataset(_Base):
@@ -174,21 +132,9 @@ class RecordingDataset(_Base):
         if self.camera_topic:
             topics.append(self.camera_topic)
         backend = "gpu" if self.device.type == "cuda" else "cpu"
-        vox = ("robocachevoxelize backend=%s mode=%s voxel-size=%s "
-               "origin=%s dims=%s" % (backend, self.mode,
-                                      _vector(self.voxel_size),
-                                      _vector(self.origin),
-                                      _vector(self.dims)))
-        if self.features:
-            vox += " features=%s" % _quote(",".join(self.features))
-        desc = ("%s name=src location=%s topics=%s "
-                "src.src_0 ! queue ! %s ! appsink name=lidar sync=false "
-                "src.src_1 ! queue ! appsink name=joints sync=false"
-                % (_source(path), _quote(path), _quote(",".join(topics)),
-                   vox))
-        if self.camera_topic:
-            desc += " src.src_2 ! queue ! appsink name=camera sync=false"
-        return desc
+        return _description(path, topics, _voxelize_element(
+            backend, self.mode, self.voxel_size, self.origin, self.dims,
+            self.features), "" if self.camera_topic else None)
 
     def _my_files(self):
         info = torch.utils.data.get_worker_info()
@@ -208,72 +154,36 @@ class RecordingDataset(_Base):
         hi = int(round(self.joint_window[1] * _NS))
         device = (self.device.index or 0) if self.device.type == "cuda" \
             else "cpu"
-        joints = collections.deque()     # (time, values (channels,))
-        frames = collections.deque()     # (time, image)
-        sweeps = collections.deque()     # (time, grid)
         with Pipeline(self.description(self.files[index]), device=device,
                       like="torch") as p:
-            for s in p:
-                if s.pts is None:
-                    continue
-                if s.stream == "joints":
-                    joints.append((s.pts, s.array[0].numpy().copy()))
-                elif s.stream == "camera":
-                    frames.append((s.pts, s.array))
-                else:
-                    sweeps.append((s.pts, s.array))
-                while sweeps and self._ready(sweeps[0][0] + hi, joints,
-                                             sweeps[0][0], frames):
-                    yield self._item(index, sweeps.popleft(), joints,
-                                     frames, lo)
-            while sweeps:
-                yield self._item(index, sweeps.popleft(), joints, frames, lo)
+            values = ((s.stream, s.pts, s.array[0].numpy().copy()
+                       if s.stream == "joints" else s.array) for s in p)
+            for time, grid, joints, frames in _aligned(
+                    values, lo, hi, bool(self.camera_topic)):
+                yield self._item(index, time, grid, joints, frames)
 
-    def _ready(self, joints_until, joints, time, frames):
-        if not joints or joints[-1][0] < joints_until:
-            return False
-        return not self.camera_topic or bool(frames
-                                             and frames[-1][0] >= time)
-
-    def _item(self, index, sweep, joints, frames, lo):
-        time, grid = sweep
+    def _item(self, index, time, grid, joints, frames):
         item = {"voxels": grid.to(self.device).float(), "time": time,
                 "file": index}
-        targets = time + np.linspace(
-            lo, lo + int(round((self.joint_window[1] - self.joint_window[0])
-                               * _NS)),
-            self.joint_samples).round().astype(np.int64)
+        targets = _targets(time, self.joint_window, self.joint_samples)
         item["joint_times"] = torch.from_numpy(targets)
         item["joints"] = self._resample(joints, targets)
-        # Joint samples before the window's start are not needed again
-        # (sweeps come in time order), but the one just before is.
-        while len(joints) > 1 and joints[1][0] <= targets[0]:
-            joints.popleft()
         if self.camera_topic:
-            item["image_time"], item["image"] = self._nearest(frames, time)
+            best = _nearest(frames, time)
+            item["image_time"], item["image"] = (
+                (-1, torch.zeros((0, 0, 0), dtype=torch.uint8,
+                                 device=self.device)) if best is None
+                else (best[0], best[1].to(self.device).contiguous()))
         return item
 
     def _resample(self, joints, targets):
-        if not joints:
+        span = _joint_span(joints, targets)
+        if span is None:
             return torch.full((self.joint_samples, 1), float("nan"),
                               device=self.device)
-        times = np.fromiter((t for t, _ in joints), np.int64, len(joints))
-        values = np.stack([v for _, v in joints])
-        first = max(int(np.searchsorted(times, targets[0], "right")) - 1, 0)
-        last = int(np.searchsorted(times, targets[-1], "left")) + 1
-        times, values = times[first:last], values[first:last]
+        times, values = span
         out = _kernels.resample(torch.from_numpy(values).to(self.device),
                                 torch.from_numpy(times).to(self.device),
                                 torch.from_numpy(targets).to(self.device),
                                 self.joint_method)
         return out.float()
-
-    def _nearest(self, frames, time):
-        if not frames:
-            return (-1, torch.zeros((0, 0, 0), dtype=torch.uint8,
-                                    device=self.device))
-        best = min(frames, key=lambda f: abs(f[0] - time))
-        # Frames before the one just before this sweep are done with.
-        while len(frames) > 1 and frames[1][0] <= time:
-            frames.popleft()
-        return best[0], best[1].to(self.device).contiguous()

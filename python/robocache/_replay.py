@@ -1,0 +1,142 @@
+"""Playing recordings, without torch: the recording source of a file,
+the gst-launch description of a recording's pipeline, and the alignment of
+its streams into one sample per lidar sweep.  Shared by
+robocache.RecordingDataset and the dataset builder (robocache.dataset)."""
+import collections
+import pathlib
+
+import numpy as np
+
+_NS = 10**9
+
+
+def _is_rosbag2(folder):
+    return ((folder / "metadata.yaml").exists()
+            or any(folder.glob("*.mcap")))
+
+
+def _source(path):
+    p = pathlib.Path(path)
+    if p.suffix == ".bag":
+        return "robocachebagsrc"
+    if p.suffix == ".mcap" or p.is_dir():
+        return "robocachemcapsrc"
+    raise ValueError("robocache.RecordingDataset: %s is not a recording; "
+                     "accepted: .bag (ROS 1), .mcap or a rosbag2 folder "
+                     "(ROS 2)" % path)
+
+
+def _quote(text):
+    return '"%s"' % str(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _vector(values):
+    return '"<%s>"' % ",".join(repr(v) for v in values)
+
+
+def _three(name, value, cast, positive, who="robocache.RecordingDataset"):
+    """(x, y, z) from one number or three, checked."""
+    values = [value] * 3 if isinstance(value, (int, float)) else value
+    try:
+        values = [cast(v) for v in values]
+    except (TypeError, ValueError):
+        values = []
+    if len(values) != 3 or any(positive and v <= 0 or v != v
+                               for v in values):
+        raise ValueError("%s: %s must be a number or three (x, y, z)%s; "
+                         "got %r" % (who, name, ", each > 0" if positive
+                                     else "", value))
+    return values
+
+
+def _voxelize_element(backend, mode, voxel_size, origin, dims, features):
+    """The robocachevoxelize of a recording's lidar branch."""
+    vox = ("robocachevoxelize backend=%s mode=%s voxel-size=%s "
+           "origin=%s dims=%s" % (backend, mode, _vector(voxel_size),
+                                  _vector(origin), _vector(dims)))
+    if features:
+        vox += " features=%s" % _quote(",".join(features))
+    return vox
+
+
+def _description(path, topics, lidar, camera=None):
+    """Plays `path`: topics[0] (the lidar) through the elements `lidar`
+    into appsink "lidar", topics[1] into "joints" and, where `camera` is
+    not None, topics[2] through the elements `camera` ("" for none) into
+    "camera"."""
+    desc = ("%s name=src location=%s topics=%s "
+            "src.src_0 ! queue ! %sappsink name=lidar sync=false "
+            "src.src_1 ! queue ! appsink name=joints sync=false"
+            % (_source(path), _quote(path), _quote(",".join(topics)),
+               lidar + " ! " if lidar else ""))
+    if camera is not None:
+        desc += (" src.src_2 ! queue ! %sappsink name=camera sync=false"
+                 % (camera + " ! " if camera else ""))
+    return desc
+
+
+def _aligned(values, lo, hi, camera):
+    """Aligns the streams of one recording: `values` gives (stream, pts,
+    value) in the Pipeline's order (streams "lidar", "joints", "camera");
+    yields (time, grid, joints, frames) per sweep, once the joint samples
+    reach its window's end (time + hi) and, with `camera`, a frame at or
+    after it has come (or the recording ended).  joints and frames are
+    deques of (time, value) to read before the next item is asked for:
+    what no later sweep needs is dropped from them then."""
+    joints = collections.deque()
+    frames = collections.deque()
+    sweeps = collections.deque()
+
+    def ready():
+        time = sweeps[0][0]
+        if not joints or joints[-1][0] < time + hi:
+            return False
+        return not camera or bool(frames and frames[-1][0] >= time)
+
+    def give():
+        time, grid = sweeps.popleft()
+        yield time, grid, joints, frames
+        # Sweeps come in time order: joint samples before the next
+        # window's start are not needed again, but the one just before
+        # is; the same for frames.
+        while len(joints) > 1 and joints[1][0] <= time + lo:
+            joints.popleft()
+        while len(frames) > 1 and frames[1][0] <= time:
+            frames.popleft()
+
+    for stream, pts, value in values:
+        if pts is None:
+            continue
+        {"joints": joints, "camera": frames}.get(stream, sweeps).append(
+            (pts, value))
+        while sweeps and ready():
+            yield from give()
+    while sweeps:
+        yield from give()
+
+
+def _targets(time, window, samples):
+    """int64 ns: time + linspace over `window` (seconds), `samples`
+    points."""
+    lo = int(round(window[0] * _NS))
+    return time + np.linspace(
+        lo, lo + int(round((window[1] - window[0]) * _NS)),
+        samples).round().astype(np.int64)
+
+
+def _joint_span(joints, targets):
+    """(times int64, values) of the joint samples that `targets` need (the
+    one before the first target to the one after the last), or None when
+    there is none."""
+    if not joints:
+        return None
+    times = np.fromiter((t for t, _ in joints), np.int64, len(joints))
+    values = np.stack([v for _, v in joints])
+    first = max(int(np.searchsorted(times, targets[0], "right")) - 1, 0)
+    last = int(np.searchsorted(times, targets[-1], "left")) + 1
+    return times[first:last], values[first:last]
+
+
+def _nearest(frames, time):
+    """The (time, frame) of `frames` nearest `time`, or None."""
+    return min(frames, key=lambda f: abs(f[0] - time)) if frames else None
