@@ -51,10 +51,10 @@ def make_recordings(folder):
              % done.stderr.strip()[-300:])
     shutil.copy(os.path.join(bags, "all-lz4.bag"),
                 os.path.join(folder, "a.bag"))
-    with open(os.path.join(bags, "all-none.bag"), "rb") as f:
-        head = f.read(5000)            # cut inside the first chunk
+    # Not a cut bag (robocachebagsrc recovers those): the version line,
+    # then a bag header record whose length runs past the file's end.
     with open(os.path.join(folder, CORRUPT), "wb") as f:
-        f.write(head)
+        f.write(b"#ROSBAG V2.0\n" + b"\xff" * 4096)
     shutil.rmtree(bags)
     robocache.run(
         "robocachebagsrc name=b location=%s topics=%s "
