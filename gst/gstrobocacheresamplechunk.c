@@ -233,64 +233,43 @@ chunk_samples (GstRobocacheResample * self, gsize size, Chunk * c)
   return TRUE;
 }
 
-/* On the GPU, queues the upload of a chunk in system memory into device
- * scratch: at the bus's full speed from page-locked memory, and while the
- * host checks the chunk's timestamps.  FALSE on error (posted). */
-static gboolean
-upload_chunk (GstRobocacheResample * self, Chunk * c)
-{
-  State *st = &self->state;
-  rc_status ret;
-
-  if (!resample_push_context (self))
-    return FALSE;
-  if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-          &st->device_chunk, c->map.size, "a chunk")) {
-    gst_robocache_gpu_pop (st->gpu);
-    return FALSE;
-  }
-  ret = rc_device_copy_async (st->device_chunk.ptr, c->map.data, c->map.size,
-      RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
-  gst_robocache_gpu_pop (st->gpu);
-  if (ret != RC_OK) {
-    resample_gpu_failed (self, ret);
-    return FALSE;
-  }
-  c->dev = st->device_chunk.ptr;
-  return TRUE;
-}
-
-/* Maps @buf with its timestamps on the host and, on the GPU, its values
- * on the device: in place in CUDA memory, or uploaded; FALSE on error
- * (posted, @buf unmapped). */
+/* Maps @buf with its timestamps on the host and, on the GPU, the chunk on
+ * the device: in place in CUDA memory, else uploaded into device scratch
+ * on the element's stream (at the bus's full speed from page-locked
+ * memory, while the host checks the timestamps).  FALSE on error (posted,
+ * @buf unmapped). */
 static gboolean
 map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
 {
   State *st = &self->state;
-  gboolean native = st->gpu->use_gpu && gst_buffer_n_memory (buf) == 1 &&
-      gst_robocache_gpu_memory_is_native (st->gpu,
-      gst_buffer_peek_memory (buf, 0));
   gsize times = c->batch * c->n_in * sizeof (gint64);
+  gconstpointer dev = NULL;
+  gboolean ok;
 
-  if (!gst_buffer_map (buf, &c->map, GST_MAP_READ |
-          (native ? GST_ROBOCACHE_MAP_CUDA : 0))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
+  c->on_device = st->gpu->use_gpu;
+  if (!c->on_device) {
+    ok = gst_buffer_map (buf, &c->map, GST_MAP_READ);
+    if (!ok)
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"),
+          (NULL));
+  } else if ((ok = resample_push_context (self))) {
+    ok = gst_robocache_gpu_map_input (st->gpu, GST_ELEMENT (self), buf,
+        &c->map, &st->device_chunk, &dev, "a chunk");
+    gst_robocache_gpu_pop (st->gpu);
+  }
+  if (!ok)
+    return FALSE;
+  c->dev = dev;
+  c->in_v = (c->on_device ? c->dev : c->map.data) + times;
+  /* In place on the device (CUDA memory): the times are read back. */
+  c->in_t = c->on_device && dev == c->map.data ?
+      read_back_times (self, c->map.data, c->batch * c->n_in) :
+      (const gint64 *) c->map.data;
+  if (!c->in_t) {
+    gst_buffer_unmap (buf, &c->map);
     return FALSE;
   }
-  c->on_device = st->gpu->use_gpu;
-  c->dev = c->map.data;
-  if (c->on_device && !native && !upload_chunk (self, c))
-    goto failed;
-  c->in_v = (c->on_device ? c->dev : c->map.data) + times;
-  c->in_t = native ? read_back_times (self, c->map.data, c->batch * c->n_in)
-      : (const gint64 *) c->map.data;
-  if (!c->in_t)
-    goto failed;
   return TRUE;
-
-failed:
-  gst_buffer_unmap (buf, &c->map);
-  return FALSE;
 }
 
 /* FALSE when a trajectory is out of order (the chunk dropped, counted). */
