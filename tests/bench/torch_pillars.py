@@ -8,6 +8,7 @@ K = 32, M = 40,000.
     python3 tests/bench/torch_pillars.py [--runs 200]
 """
 import argparse
+import json
 import ctypes
 import os
 import sys
@@ -120,6 +121,9 @@ def time_us(fn, inputs, runs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--json", metavar="PREFIX",
+                    help="also write PREFIX-robocache.json and "
+                    "PREFIX-torch.json for tests/bench/plot.py")
     args = ap.parse_args()
     rng = np.random.default_rng(11)
     clouds = [torch.from_numpy(sweep(rng)).cuda() for _ in range(8)]
@@ -152,6 +156,28 @@ def main():
     print("C call output identical to the Python call's: %s" % same_raw)
     print("speed-up: kernels %.1fx, Python call %.1fx; kernels at %.2fx "
           "the floor" % (pt[0] / kr[0], pt[0] / rc[0], kr[0] / floor_us))
+    if args.json:
+        write_plot_json(args.json, gbps, floor_us, kr, rc, pt)
+
+
+def write_plot_json(prefix, gbps, floor_us, kernels, python, baseline):
+    """The medians in the bench-kernels layout that plot.py reads: one
+    workload, its floor the bytes of the copy-bound floor."""
+    device = torch.cuda.get_device_name()
+    floor_bytes = floor_us * gbps * 1e3
+    runs = {"robocache": [("pillars KITTI 120k, C call", kernels),
+                          ("pillars KITTI 120k, Python call", python)],
+            "torch": [("pillars KITTI 120k, C call", baseline),
+                      ("pillars KITTI 120k, Python call", baseline)]}
+    for impl, rows in runs.items():
+        doc = {"impl": impl, "device": device, "copy_gbps": gbps,
+               "workloads": [{"name": name, "median_us": t[0],
+                              "p10_us": t[1], "p90_us": t[2],
+                              "gbps": floor_bytes / (t[0] * 1e3),
+                              "ratio": t[0] / floor_us}
+                             for name, t in rows]}
+        with open("%s-%s.json" % (prefix, impl), "w") as f:
+            json.dump(doc, f, indent=1)
 
 
 if __name__ == "__main__":
