@@ -356,6 +356,21 @@ gst_robocache_fuse_stop (GstAggregator * agg)
   return TRUE;
 }
 
+/* After a flushing seek: the ticks start again from the first data that
+ * follows it (each pad forgot its own in its flush), never from where they
+ * were before it. */
+static GstFlowReturn
+gst_robocache_fuse_flush (GstAggregator * agg)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+
+  GST_OBJECT_LOCK (self);
+  self->state.have_tick = FALSE;
+  self->state.last_rt = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_UNLOCK (self);
+  return GST_FLOW_OK;
+}
+
 /* ------------------------------------------------------------------ */
 /* Aggregation                                                         */
 /* ------------------------------------------------------------------ */
@@ -957,6 +972,7 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
   agg_class->src_query = GST_DEBUG_FUNCPTR (gst_robocache_fuse_src_query);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_robocache_fuse_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_fuse_stop);
+  agg_class->flush = GST_DEBUG_FUNCPTR (gst_robocache_fuse_flush);
   agg_class->create_new_pad =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_create_new_pad);
 

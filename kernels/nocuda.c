@@ -30,11 +30,18 @@ rc_pointer_device (const void *ptr, int *device)
   return RC_ERROR_NOT_BUILT;
 }
 
+int
+rc_fault_fired (void)
+{
+  return 0;
+}
+
 #define NOT_BUILT(decl) decl { return RC_ERROR_NOT_BUILT; }
 
 /* *INDENT-OFF* */
 NOT_BUILT (rc_status rc_device_alloc (void **ptr, size_t size))
 NOT_BUILT (rc_status rc_device_free (void *ptr))
+NOT_BUILT (rc_status rc_fault_inject (rc_fault kind, int after_n_calls))
 NOT_BUILT (rc_status rc_host_alloc (void **ptr, size_t size))
 NOT_BUILT (rc_status rc_host_free (void *ptr))
 NOT_BUILT (rc_status rc_device_memory_info (size_t *free_bytes,
@@ -59,6 +66,8 @@ NOT_BUILT (rc_status rc_stream_wait_event (void *stream, void *event))
 NOT_BUILT (rc_status rc_device_name (char *buf, size_t len))
 NOT_BUILT (rc_status rc_device_select (int device))
 NOT_BUILT (rc_status rc_stream_wait (void *waiting, void *producing))
+NOT_BUILT (rc_status rc_device_memory (size_t *free_bytes,
+        size_t *total_bytes))
 NOT_BUILT (rc_status rc_device_alloc_async (void **ptr, size_t size,
         void *stream))
 NOT_BUILT (rc_status rc_device_free_async (void *ptr, void *stream))
