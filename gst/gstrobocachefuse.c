@@ -699,8 +699,9 @@ next_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
 }
 
 /* Advances every pad but the master to @tick.  *all_ready: every pad that
- * can still deliver has its sample after the tick; *all_eos: no pad has.
- * FALSE on a buffer without timestamp. */
+ * can still deliver has its sample after the tick; *all_eos: every pad
+ * has ended, with no sample after it.  FALSE on a buffer without
+ * timestamp. */
 static gboolean
 advance_pads (GstRobocacheFuse * self, GList * pads,
     GstRobocacheFusePad * master, GstClockTime tick, gboolean * all_ready,
@@ -717,7 +718,9 @@ advance_pads (GstRobocacheFuse * self, GList * pads,
       has_next = TRUE;
     else if (!advance_pad (self, pad, tick, &has_next))
       return FALSE;
-    if (has_next)
+    /* Live, a timeout can find every queue empty while no pad has ended
+     * (every sensor late at once): that is no end of stream. */
+    if (has_next || !gst_aggregator_pad_is_eos (aggpad))
       *all_eos = FALSE;
     if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
         !gst_aggregator_pad_is_inactive (aggpad))

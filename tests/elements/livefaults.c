@@ -148,6 +148,61 @@ GST_START_TEST (test_sensor_stops_for_good)
 
 GST_END_TEST;
 
+/* Every live sensor silent at once (a stalled machine, a shared bus):
+ * the ticks go on, all stale, and the stream goes on when they come back
+ * (a timeout that found every queue empty ended the stream with EOS). */
+GST_START_TEST (test_all_sensors_pause)
+{
+  GstElement *p = gst_parse_launch ("robocachefuse name=f rate=50/1 "
+      "latency=20000000 ! appsink name=sink sync=false "
+      "appsrc name=a is-live=true format=time do-timestamp=true "
+      "min-latency=0 max-latency=1000000000 caps=\"" VEC1 "\" ! f.sink_0 "
+      "appsrc name=b is-live=true format=time do-timestamp=true "
+      "min-latency=0 max-latency=1000000000 caps=\"" VEC1 "\" ! f.sink_1",
+      NULL);
+  GstElement *sink = by_name (p, "sink");
+  GstElement *src[2] = { by_name (p, "a"), by_name (p, "b") };
+  guint stale = 0, fresh_after = 0;
+  gint64 silent_from, silent_to, give_up;
+  GstSample *sample;
+
+  for (guint i = 0; i < 2; i++)
+    g_object_set (pad_of (by_name (p, "f"), i ? "sink_1" : "sink_0"),
+        "max-age", (guint64) 60 * GST_MSECOND, NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  silent_from = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+  silent_to = silent_from + G_USEC_PER_SEC;
+  give_up = silent_to + 30 * G_USEC_PER_SEC;
+  /* Until 10 fresh ticks after the silence (however slowly they come). */
+  while (fresh_after < 10 && g_get_monotonic_time () < give_up) {
+    gint64 now = g_get_monotonic_time ();
+
+    if (now < silent_from || now >= silent_to) {
+      for (guint i = 0; i < 2; i++) {
+        float v = (float) i;
+        gst_app_src_push_buffer (GST_APP_SRC (src[i]),
+            gst_buffer_new_memdup (&v, sizeof (v)));
+      }
+    }
+    while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0))) {
+      gboolean s = stream_of (sample, "sink_0")->stale &&
+          stream_of (sample, "sink_1")->stale;
+      stale += s;
+      fresh_after += stale > 0 && !s && now >= silent_to;
+      gst_sample_unref (sample);
+    }
+    fail_if (gst_app_sink_is_eos (GST_APP_SINK (sink)), "EOS while live");
+    g_usleep (10000);
+  }
+  fail_unless (stale > 0, "no stale tick while every sensor was silent");
+  fail_unless_equals_int (fresh_after, 10);
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* A sensor restarting with its timestamps 9 s ahead: nothing is dropped;
  * its stream is stale between (an interpolation across the jump has its
  * farther end 9 s away) until the ticks reach its new times, then fused as
@@ -437,6 +492,7 @@ livefaults_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_sensor_stops_for_good);
+  tcase_add_test (tc, test_all_sensors_pause);
   tcase_add_test (tc, test_restart_jump_forward);
   tcase_add_test (tc, test_restart_jump_backward);
   tcase_add_test (tc, test_clock_one_percent_fast);
