@@ -16,9 +16,9 @@ in = its inputs, out = its outputs = every 10 ms grid time from the first
 to the last once; each fuse pad in = accepted + dropped (its pad stats);
 fuse out = ticks, and ticks + dropped-ticks = every tick from the first to
 the last.  Here: every counter grew in every interval (no stall, no early
-EOS), and memory is flat: resident memory after the warm-up (--warmup
-seconds, 60) grows by less than --max-growth-mib (4), device memory not at
-all.  Writes OUT/soak.png (memory over time, buffers per second; needs
+EOS), and memory is flat after the warm-up (--warmup seconds, 60): the
+resident peak of its second half less than --max-growth-mib (4) above that
+of its first half, the device memory's not above at all.  Writes OUT/soak.png (memory over time, buffers per second; needs
 python3-matplotlib, else only the CSV) and OUT/soak.json (the verdict);
 exit status 0 when everything holds.  --analyze OUT judges an existing
 OUT/soak.csv and OUT/soak-checks.txt again (e.g. one from the GPU machine).
@@ -39,20 +39,27 @@ def stalls(header, rows):
 
 
 def memory_verdict(rows, warmup, max_growth_mib):
+    """Flat: the peak of the second half after the warm-up is less than
+    @max_growth_mib above that of the first half (peaks, as freed memory
+    goes back to the system now and then); device memory not above at
+    all."""
     after = [r for r in rows if r[0] >= warmup]
-    if len(after) < 2:
+    if len(after) < 4:
         return False, "run shorter than the warm-up"
-    base = after[0][1]
-    growth = (max(r[1] for r in after) - base) / 1024.0
-    text = ("resident %.1f MiB after %d s, at most %.1f MiB above that "
-            "later (limit %.1f)" % (base / 1024.0, warmup, growth,
-                                    max_growth_mib))
-    ok = growth < max_growth_mib
+    first, second = after[:len(after) // 2], after[len(after) // 2:]
+    peak1 = max(r[1] for r in first) / 1024.0
+    peak2 = max(r[1] for r in second) / 1024.0
+    text = ("resident peak %.1f MiB from %d s to %.0f s, %.1f MiB from "
+            "then to %.0f s (growth %.1f MiB, limit %.1f)"
+            % (peak1, warmup, second[0][0], peak2, second[-1][0],
+               peak2 - peak1, max_growth_mib))
+    ok = peak2 - peak1 < max_growth_mib
     if after[0][2] >= 0:
-        gpu = max(r[2] for r in after) - after[0][2]
-        text += "; device memory %.0f MiB in use after the warm-up, at " \
-            "most %.0f MiB above that later" % (after[0][2], gpu)
-        ok = ok and gpu <= 0
+        gpu1 = max(r[2] for r in first)
+        gpu2 = max(r[2] for r in second)
+        text += "; device memory in use peak %.0f MiB, then %.0f MiB" % (
+            gpu1, gpu2)
+        ok = ok and gpu2 <= gpu1
     return ok, text
 
 
