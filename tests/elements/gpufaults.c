@@ -66,6 +66,31 @@ static const Case cases[] = {
 #define FAULT_RUN 400
 #define CLEAN_RUN 6
 
+/* Every pipeline a test made, stopped by stop_pipelines after each test
+ * also when it failed: run without fork (CUDA), a pipeline left playing
+ * would keep its threads, which gst-check waits for, forever. */
+static GPtrArray *pipelines;
+
+static GstElement *
+tracked (GstElement * pipeline)
+{
+  if (!pipelines)
+    pipelines = g_ptr_array_new_with_free_func (gst_object_unref);
+  g_ptr_array_add (pipelines, gst_object_ref (pipeline));
+  return pipeline;
+}
+
+static void
+stop_pipelines (void)
+{
+  for (guint i = 0; pipelines && i < pipelines->len; i++)
+    gst_element_set_state (pipelines->pdata[i], GST_STATE_NULL);
+  if (pipelines)
+    g_ptr_array_set_size (pipelines, 0);
+  /* Whatever a failed test left armed. */
+  rc_fault_inject (RC_FAULT_NONE, 0);
+}
+
 static GstElement *
 pipeline_new (const Case * c, guint seed, gint n, const gchar * backend,
     gboolean cuda_out)
@@ -76,7 +101,7 @@ pipeline_new (const Case * c, guint seed, gint n, const gchar * backend,
 
   fail_unless (pipeline != NULL, "%s", desc);
   g_free (desc);
-  return pipeline;
+  return tracked (pipeline);
 }
 
 /* The buffers of a whole run (host copies); fails on any error. */
@@ -335,7 +360,7 @@ GST_END_TEST;
 static void
 assert_out_of_device_memory (const gchar * desc)
 {
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *pipeline = tracked (gst_parse_launch (desc, NULL));
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   GstBus *bus = gst_element_get_bus (pipeline);
   GPtrArray *held = g_ptr_array_new_with_free_func ((GDestroyNotify)
@@ -413,6 +438,7 @@ gpufaults_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);
+  tcase_add_checked_fixture (tc, NULL, stop_pipelines);
   tcase_add_test (tc, test_hook);
   tcase_add_test (tc, test_alloc_at_start);
   tcase_add_test (tc, test_alloc_mid_stream);
