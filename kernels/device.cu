@@ -379,13 +379,6 @@ rc_pointer_device (const void *ptr, int *device)
 }
 
 extern "C" rc_status
-rc_device_memory (size_t *free_bytes, size_t *total_bytes)
-{
-  *free_bytes = *total_bytes = 0;
-  return check (cudaMemGetInfo (free_bytes, total_bytes));
-}
-
-extern "C" rc_status
 rc_stream_wait (void *waiting, void *producing)
 {
   cudaEvent_t event = NULL;

@@ -66,8 +66,6 @@ NOT_BUILT (rc_status rc_stream_wait_event (void *stream, void *event))
 NOT_BUILT (rc_status rc_device_name (char *buf, size_t len))
 NOT_BUILT (rc_status rc_device_select (int device))
 NOT_BUILT (rc_status rc_stream_wait (void *waiting, void *producing))
-NOT_BUILT (rc_status rc_device_memory (size_t *free_bytes,
-        size_t *total_bytes))
 NOT_BUILT (rc_status rc_device_alloc_async (void **ptr, size_t size,
         void *stream))
 NOT_BUILT (rc_status rc_device_free_async (void *ptr, void *stream))

@@ -132,9 +132,6 @@ rc_status rc_device_current (int *device);
  * of any context: unified addressing), -1 for host memory. */
 rc_status rc_pointer_device (const void *ptr, int *device);
 
-/* Free and total memory of the current device (cudaMemGetInfo). */
-rc_status rc_device_memory (size_t *free_bytes, size_t *total_bytes);
-
 /* Makes @waiting wait, on the device, for the work enqueued on @producing
  * so far (an event between them; the host never waits). */
 rc_status rc_stream_wait (void *waiting, void *producing);

@@ -76,7 +76,7 @@ gpu_mib (gboolean gpu)
 {
   size_t free_bytes = 0, total = 0;
 
-  if (!gpu || rc_device_memory (&free_bytes, &total) != RC_OK)
+  if (!gpu || rc_device_memory_info (&free_bytes, &total) != RC_OK)
     return -1;
   return (total - free_bytes) / 1048576.0;
 }
