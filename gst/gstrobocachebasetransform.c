@@ -384,6 +384,24 @@ gst_robocache_base_transform_decide_allocation (GstBaseTransform * trans,
       query);
 }
 
+/* A buffer pool of CUDA memory fails an acquire when the device
+ * allocation fails, and GstBaseTransform passes the flow error on without
+ * a word: say what failed, naming the CUDA error. */
+static GstFlowReturn
+gst_robocache_base_transform_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * input, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret =
+      GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer (trans,
+      input, outbuf);
+
+  if (ret == GST_FLOW_ERROR && get_gpu (trans)->use_gpu)
+    GST_ELEMENT_ERROR (trans, RESOURCE, NO_SPACE_LEFT,
+        ("cannot allocate an output buffer in GPU memory: %s",
+            gst_robocache_gpu_status_text (RC_ERROR_OUT_OF_MEMORY)), (NULL));
+  return ret;
+}
+
 static void
 gst_robocache_base_transform_finalize (GObject * object)
 {
@@ -450,6 +468,8 @@ gst_robocache_base_transform_class_init (GstRobocacheBaseTransformClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_base_transform_generate_output);
   trans_class->sink_event =
       GST_DEBUG_FUNCPTR (gst_robocache_base_transform_sink_event);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_robocache_base_transform_prepare_output_buffer);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_BASE_TRANSFORM, 0);
 }

@@ -85,7 +85,9 @@ parse_fields (const gchar * text, guint point_step, ParsedField * out,
           parts[1], FIELDS_ACCEPTED);
       goto fail;
     }
-    if (end == parts[2] || *end != '\0' ||
+    /* offset first: strtoull saturates at 2^64 - 1, and offset + size
+     * would wrap round to a small number that fits. */
+    if (end == parts[2] || *end != '\0' || offset > point_step ||
         offset + rc_scalar_type_size (type) > point_step) {
       g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
           "point field \"%s\" at offset \"%s\" does not fit in point-step %u",
@@ -576,7 +578,8 @@ parse_angle_entry (const gchar * text, const gchar * entry, guint channels,
 {
   gchar **ends = g_strsplit (entry, "-", 2);
   guint first = 0, last = 0;
-  gboolean ok = parse_channel (g_strstrip (ends[0]), &first);
+  /* An empty entry ("0,,2") splits into no parts at all. */
+  gboolean ok = ends[0] && parse_channel (g_strstrip (ends[0]), &first);
 
   if (ok && ends[1])
     ok = parse_channel (g_strstrip (ends[1]), &last);

@@ -481,7 +481,7 @@ gboolean
 gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheBackend backend, gint device_id, gboolean * use_gpu)
 {
-  const gchar *why = NULL;
+  const gchar *why = NULL, *cuda_error = NULL;
   rc_status ret;
 
   *use_gpu = FALSE;
@@ -506,11 +506,13 @@ gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
   gst_robocache_gpu_pop (gpu);
   if (ret != RC_OK) {
     why = "no CUDA streams and events could be created";
+    cuda_error = gst_robocache_gpu_status_text (ret);
     goto unavailable;
   }
   gpu->allocator = allocator_new (GST_CUDA_CONTEXT (gpu->context));
   if (!gpu->allocator) {
     why = "no CUDA allocator could be created";
+    cuda_error = rc_error_detail ();
     goto unavailable;
   }
   GST_OBJECT_LOCK (element);
@@ -526,11 +528,13 @@ unavailable:
   gst_robocache_gpu_close (gpu);
   if (backend == GST_ROBOCACHE_BACKEND_GPU) {
     GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
-        ("backend=gpu was asked for, but the GPU cannot be used: %s", why),
+        ("backend=gpu was asked for, but the GPU cannot be used: %s%s%s", why,
+            cuda_error ? ": " : "", cuda_error ? cuda_error : ""),
         ("backend=auto falls back to the CPU instead"));
     return FALSE;
   }
-  GST_INFO_OBJECT (element, "computing on the CPU: %s", why);
+  GST_INFO_OBJECT (element, "computing on the CPU: %s%s%s", why,
+      cuda_error ? ": " : "", cuda_error ? cuda_error : "");
   return TRUE;
 }
 

@@ -356,6 +356,21 @@ gst_robocache_fuse_stop (GstAggregator * agg)
   return TRUE;
 }
 
+/* After a flushing seek: the ticks start again from the first data that
+ * follows it (each pad forgot its own in its flush), never from where they
+ * were before it. */
+static GstFlowReturn
+gst_robocache_fuse_flush (GstAggregator * agg)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+
+  GST_OBJECT_LOCK (self);
+  self->state.have_tick = FALSE;
+  self->state.last_rt = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_UNLOCK (self);
+  return GST_FLOW_OK;
+}
+
 /* ------------------------------------------------------------------ */
 /* Aggregation                                                         */
 /* ------------------------------------------------------------------ */
@@ -684,8 +699,9 @@ next_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
 }
 
 /* Advances every pad but the master to @tick.  *all_ready: every pad that
- * can still deliver has its sample after the tick; *all_eos: no pad has.
- * FALSE on a buffer without timestamp. */
+ * can still deliver has its sample after the tick; *all_eos: every pad
+ * has ended, with no sample after it.  FALSE on a buffer without
+ * timestamp. */
 static gboolean
 advance_pads (GstRobocacheFuse * self, GList * pads,
     GstRobocacheFusePad * master, GstClockTime tick, gboolean * all_ready,
@@ -702,7 +718,9 @@ advance_pads (GstRobocacheFuse * self, GList * pads,
       has_next = TRUE;
     else if (!advance_pad (self, pad, tick, &has_next))
       return FALSE;
-    if (has_next)
+    /* Live, a timeout can find every queue empty while no pad has ended
+     * (every sensor late at once): that is no end of stream. */
+    if (has_next || !gst_aggregator_pad_is_eos (aggpad))
       *all_eos = FALSE;
     if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
         !gst_aggregator_pad_is_inactive (aggpad))
@@ -957,6 +975,7 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
   agg_class->src_query = GST_DEBUG_FUNCPTR (gst_robocache_fuse_src_query);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_robocache_fuse_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_fuse_stop);
+  agg_class->flush = GST_DEBUG_FUNCPTR (gst_robocache_fuse_flush);
   agg_class->create_new_pad =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_create_new_pad);
 

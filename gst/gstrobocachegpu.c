@@ -113,9 +113,10 @@ ensure_memory (GstRobocacheGpu * gpu, GstElement * element,
   if (ret != RC_OK) {
     scratch->ptr = NULL;
     GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
-        ("cannot allocate %" G_GSIZE_FORMAT " bytes of %s for the %s",
-            size, pinned ? "page-locked memory" : "GPU memory", what),
-        ("%s: %s", rc_status_message (ret), rc_error_detail ()));
+        ("cannot allocate %" G_GSIZE_FORMAT " bytes of %s for the %s: %s",
+            size, pinned ? "page-locked memory" : "GPU memory", what,
+            gst_robocache_gpu_status_text (ret)), ("%s",
+            rc_status_message (ret)));
     return FALSE;
   }
   scratch->size = size;
@@ -156,12 +157,23 @@ free_scratch (GstRobocacheGpu * gpu, gboolean release)
   g_array_set_size (gpu->scratch, 0);
 }
 
+const gchar *
+gst_robocache_gpu_status_text (rc_status status)
+{
+  gboolean cuda = status == RC_ERROR_CUDA || status == RC_ERROR_OUT_OF_MEMORY
+      || status == RC_ERROR_NO_DEVICE;
+
+  return cuda && *rc_error_detail ()? rc_error_detail () :
+      rc_status_message (status);
+}
+
 GstFlowReturn
 gst_robocache_gpu_failed (GstElement * element, const gchar * what,
     rc_status status)
 {
   GST_ELEMENT_ERROR (element, STREAM, FAILED, ("%s failed: %s", what,
-          rc_status_message (status)), ("%s", rc_error_detail ()));
+          gst_robocache_gpu_status_text (status)), ("%s",
+          rc_status_message (status)));
   return GST_FLOW_ERROR;
 }
 

@@ -220,8 +220,14 @@ gboolean gst_robocache_gpu_check_memory (GstRobocacheGpu * gpu,
     GstElement * element, GstRobocacheMemoryKind kind, guint64 bytes,
     const gchar * what, const gchar * sized_by);
 
-/* Posts the error of a failed GPU step @what on @element with the CUDA
- * error's text, and returns GST_FLOW_ERROR. */
+/* What went wrong in a failed GPU call of @status: the CUDA error's name
+ * and text ("cudaErrorMemoryAllocation: out of memory") where the status
+ * came from CUDA, else the status's text.  Valid until the thread's next
+ * CUDA call. */
+const gchar *gst_robocache_gpu_status_text (rc_status status);
+
+/* Posts the error of a failed GPU step @what on @element naming the CUDA
+ * error, and returns GST_FLOW_ERROR. */
 GstFlowReturn gst_robocache_gpu_failed (GstElement * element,
     const gchar * what, rc_status status);
 

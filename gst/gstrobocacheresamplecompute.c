@@ -62,9 +62,7 @@ resample_push_context (GstRobocacheResample * self)
 GstFlowReturn
 resample_gpu_failed (GstRobocacheResample * self, rc_status ret)
 {
-  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("GPU resampling failed: %s",
-          rc_status_message (ret)), ("%s", rc_error_detail ()));
-  return GST_FLOW_ERROR;
+  return gst_robocache_gpu_failed (GST_ELEMENT (self), "GPU resampling", ret);
 }
 
 static GstFlowReturn

@@ -103,8 +103,9 @@ resample_new_output (GstRobocacheResample * self, gsize size)
 
   if (!buf)
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("cannot allocate an output buffer of %" G_GSIZE_FORMAT " bytes",
-            size), (NULL));
+        ("cannot allocate an output buffer of %" G_GSIZE_FORMAT " bytes%s%s",
+            size, st->out_cuda ? " of GPU memory: " : "",
+            st->out_cuda ? rc_error_detail () : ""), (NULL));
   return buf;
 }
 

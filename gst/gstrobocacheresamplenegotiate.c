@@ -316,7 +316,7 @@ configure (GstRobocacheResample * self, GstCaps * caps)
 
   ok = allocate_buffers (self) && ensure_live_device_scratch (self)
       && gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self),
-      gst_event_new_caps (gst_caps_ref (outcaps)));
+      gst_event_new_caps (outcaps));
   GST_INFO_OBJECT (self, "%s, %d/%d Hz, %s, in %" GST_PTR_FORMAT
       " out %" GST_PTR_FORMAT, st->gpu->use_gpu ? "GPU" : "CPU", st->rate_n,
       st->rate_d, g_enum_get_value (g_type_class_peek

@@ -6,14 +6,103 @@
 #include <climits>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+/* Fault injection (rc_fault_inject): the armed kind, the calls of that
+ * kind still to pass before it fires, and the errors reported so far;
+ * atomics, as any streaming thread may be checking while a test arms. */
+static int fault_kind = RC_FAULT_NONE;
+static int fault_left;
+static int fault_fired;
+static pthread_once_t fault_env_once = PTHREAD_ONCE_INIT;
+
+static void
+fault_arm (rc_fault kind, int after_n_calls)
+{
+  __atomic_store_n (&fault_kind, (int) RC_FAULT_NONE, __ATOMIC_RELEASE);
+  __atomic_store_n (&fault_fired, 0, __ATOMIC_RELEASE);
+  __atomic_store_n (&fault_left, after_n_calls, __ATOMIC_RELEASE);
+  __atomic_store_n (&fault_kind, (int) kind, __ATOMIC_RELEASE);
+}
+
+/* ROBOCACHE_FAULT_INJECT=alloc|launch|sticky[:N] */
+static void
+fault_read_env (void)
+{
+  static const char *const names[] = { "none", "alloc", "launch", "sticky" };
+  const char *env = getenv ("ROBOCACHE_FAULT_INJECT");
+  const char *colon;
+
+  if (!env || !*env)
+    return;
+  colon = strchr (env, ':');
+  for (int k = 0; k < 4; k++) {
+    size_t len = strlen (names[k]);
+    if (strncmp (env, names[k], len) == 0 && (env[len] == '\0'
+            || env + len == colon))
+      fault_arm ((rc_fault) k, colon ? abs (atoi (colon + 1)) : 0);
+  }
+}
+
+/* The error an armed fault of kind @site makes this call report, or
+ * cudaSuccess (check() asks for RC_FAULT_STICKY on every call). */
+static cudaError_t
+fault_take (rc_fault site)
+{
+  int kind;
+
+  pthread_once (&fault_env_once, fault_read_env);
+  kind = __atomic_load_n (&fault_kind, __ATOMIC_ACQUIRE);
+  if (kind != (int) site)
+    return cudaSuccess;
+  if (__atomic_fetch_sub (&fault_left, 1, __ATOMIC_ACQ_REL) > 0)
+    return cudaSuccess;
+  if (kind == RC_FAULT_STICKY) {
+    __atomic_store_n (&fault_left, 0, __ATOMIC_RELEASE);
+    __atomic_fetch_add (&fault_fired, 1, __ATOMIC_ACQ_REL);
+    return cudaErrorIllegalAddress;
+  }
+  /* Once only, also when two threads reach it together. */
+  if (!__atomic_compare_exchange_n (&fault_kind, &kind, (int) RC_FAULT_NONE,
+          false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return cudaSuccess;
+  __atomic_fetch_add (&fault_fired, 1, __ATOMIC_ACQ_REL);
+  return site == RC_FAULT_ALLOC ? cudaErrorMemoryAllocation :
+      cudaErrorLaunchOutOfResources;
+}
+
+extern "C" rc_status
+rc_fault_inject (rc_fault kind, int after_n_calls)
+{
+  if (kind < RC_FAULT_NONE || kind > RC_FAULT_STICKY || after_n_calls < 0)
+    return RC_ERROR_INVALID_ARGUMENT;
+  /* The environment first, so that it cannot override this later. */
+  pthread_once (&fault_env_once, fault_read_env);
+  fault_arm (kind, after_n_calls);
+  return RC_OK;
+}
+
+extern "C" int
+rc_fault_fired (void)
+{
+  return __atomic_load_n (&fault_fired, __ATOMIC_ACQUIRE);
+}
+
+/* The status of a CUDA result (turned into the armed sticky error, if one
+ * is), with rc_error_detail() naming the error: "cudaErrorX: text". */
 static rc_status
 check (cudaError_t err)
 {
+  char detail[256];
+
+  if (err == cudaSuccess)
+    err = fault_take (RC_FAULT_STICKY);
   if (err == cudaSuccess)
     return RC_OK;
-  rc_set_error_detail (cudaGetErrorString (err));
+  snprintf (detail, sizeof (detail), "%s: %s", cudaGetErrorName (err),
+      cudaGetErrorString (err));
+  rc_set_error_detail (detail);
   /* Clear the sticky-free error state so that a later call is judged on its
    * own. */
   (void) cudaGetLastError ();
@@ -44,11 +133,28 @@ rc_device_count (const char **why)
   return n;
 }
 
+/* An allocation's status: on failure (an armed sticky fault too, after
+ * the allocation itself succeeded) nothing stays allocated. */
+static rc_status
+allocated (cudaError_t err, void **ptr, cudaError_t (*release) (void *))
+{
+  rc_status ret = check (err);
+
+  if (ret != RC_OK && *ptr) {
+    (void) release (*ptr);
+    *ptr = NULL;
+  }
+  return ret;
+}
+
 extern "C" rc_status
 rc_device_alloc (void **ptr, size_t size)
 {
+  cudaError_t fault = fault_take (RC_FAULT_ALLOC);
+
   *ptr = NULL;
-  return check (cudaMalloc (ptr, size ? size : 1));
+  return allocated (fault ? fault : cudaMalloc (ptr, size ? size : 1), ptr,
+      cudaFree);
 }
 
 extern "C" rc_status
@@ -60,10 +166,13 @@ rc_device_free (void *ptr)
 extern "C" rc_status
 rc_host_alloc (void **ptr, size_t size)
 {
+  cudaError_t fault = fault_take (RC_FAULT_ALLOC);
+
   *ptr = NULL;
   /* Portable: every context copies to and from it at full speed, so a
    * block made for one element serves any other. */
-  return check (cudaHostAlloc (ptr, size ? size : 1, cudaHostAllocPortable));
+  return allocated (fault ? fault : cudaHostAlloc (ptr, size ? size : 1,
+          cudaHostAllocPortable), ptr, cudaFreeHost);
 }
 
 extern "C" rc_status
@@ -218,7 +327,9 @@ rc_device_name (char *buf, size_t len)
 extern "C" rc_status
 rc_check_launch (void)
 {
-  return check (cudaGetLastError ());
+  cudaError_t err = cudaGetLastError ();
+
+  return check (err ? err : fault_take (RC_FAULT_LAUNCH));
 }
 
 extern "C" rc_status
@@ -335,8 +446,15 @@ rc_device_alloc_async (void **ptr, size_t size, void *stream)
   *ptr = NULL;
   if (ret != RC_OK)
     return ret;
-  return check (cudaMallocFromPoolAsync (ptr, size ? size : 1, pool,
+  if (fault_take (RC_FAULT_ALLOC))
+    return check (cudaErrorMemoryAllocation);
+  ret = check (cudaMallocFromPoolAsync (ptr, size ? size : 1, pool,
           (cudaStream_t) stream));
+  if (ret != RC_OK && *ptr) {
+    (void) cudaFreeAsync (*ptr, (cudaStream_t) stream);
+    *ptr = NULL;
+  }
+  return ret;
 }
 
 extern "C" rc_status

@@ -30,11 +30,18 @@ rc_pointer_device (const void *ptr, int *device)
   return RC_ERROR_NOT_BUILT;
 }
 
+int
+rc_fault_fired (void)
+{
+  return 0;
+}
+
 #define NOT_BUILT(decl) decl { return RC_ERROR_NOT_BUILT; }
 
 /* *INDENT-OFF* */
 NOT_BUILT (rc_status rc_device_alloc (void **ptr, size_t size))
 NOT_BUILT (rc_status rc_device_free (void *ptr))
+NOT_BUILT (rc_status rc_fault_inject (rc_fault kind, int after_n_calls))
 NOT_BUILT (rc_status rc_host_alloc (void **ptr, size_t size))
 NOT_BUILT (rc_status rc_host_free (void *ptr))
 NOT_BUILT (rc_status rc_device_memory_info (size_t *free_bytes,

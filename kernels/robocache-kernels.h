@@ -145,6 +145,42 @@ rc_status rc_device_alloc_async (void **ptr, size_t size, void *stream);
 rc_status rc_device_free_async (void *ptr, void *stream);
 
 /* ------------------------------------------------------------------ */
+/* Fault injection (tests only; docs/reliability.md)                   */
+/* ------------------------------------------------------------------ */
+
+/* Always built, inert until armed: armed, the device helpers above and
+ * the kernels' launch checks report a CUDA error that did not happen, so
+ * that the tests can see what the elements do with one in the middle of a
+ * stream.  The reported error carries the CUDA error's name, as a real one
+ * does (rc_error_detail: "cudaErrorMemoryAllocation: out of memory"). */
+typedef enum
+{
+  RC_FAULT_NONE,                /* disarms */
+  RC_FAULT_ALLOC,               /* one device or page-locked allocation
+                                 * fails: cudaErrorMemoryAllocation */
+  RC_FAULT_LAUNCH,              /* one kernel launch check fails:
+                                 * cudaErrorLaunchOutOfResources, not
+                                 * sticky */
+  RC_FAULT_STICKY               /* every checked CUDA call fails with
+                                 * cudaErrorIllegalAddress until disarmed,
+                                 * as after a kernel's illegal access (a
+                                 * real one lasts for the process) */
+} rc_fault;
+
+/* Arms @kind to fire after @after_n_calls calls of its kind have passed
+ * (allocations for RC_FAULT_ALLOC, launch checks for RC_FAULT_LAUNCH, any
+ * checked call for RC_FAULT_STICKY); RC_FAULT_ALLOC and RC_FAULT_LAUNCH
+ * fire once and disarm.  Safe from any thread.  The environment variable
+ * ROBOCACHE_FAULT_INJECT=alloc|launch|sticky[:N], read once at the first
+ * checked call, arms the same way (for gst-launch-1.0).
+ * RC_ERROR_NOT_BUILT without CUDA; RC_ERROR_INVALID_ARGUMENT for an
+ * unknown @kind or a negative count. */
+rc_status rc_fault_inject (rc_fault kind, int after_n_calls);
+
+/* How many errors the armed faults have reported since rc_fault_inject. */
+int rc_fault_fired (void);
+
+/* ------------------------------------------------------------------ */
 /* Arrays handed to other libraries (DLPack)                           */
 /* ------------------------------------------------------------------ */
 

@@ -44,6 +44,27 @@ proposed_allocator (GstHarness * h, const gchar * caps_str,
   return allocator;
 }
 
+/* A pad of @element, borrowed: the element keeps it. */
+static inline GstPad *
+pad_of (GstElement * element, const gchar * name)
+{
+  GstPad *pad = gst_element_get_static_pad (element, name);
+
+  fail_unless (pad != NULL, "no pad %s", name);
+  gst_object_unref (pad);
+  return pad;
+}
+
+static inline GstElement *
+by_name (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+
+  fail_unless (e != NULL, "no element %s", name);
+  gst_object_unref (e);         /* the pipeline keeps it */
+  return e;
+}
+
 static inline GstMessage *
 pop_message (GstBus * bus, GstMessageType type)
 {

@@ -380,6 +380,35 @@ GST_START_TEST (test_points_outside_step_n)
 
 GST_END_TEST;
 
+/* An offset beyond 2^64 (found by tests/fuzz/fuzz_caps_fields.c): strtoull
+ * saturates, offset + size wrapped round and the field was accepted at
+ * offset 0xFFFFFFFF, read past the point by the mean voxelizer. */
+GST_START_TEST (test_points_huge_offset_n)
+{
+  static const gchar *const offsets[] = { "18446744073709551615",
+    "99999999999999999999999", "4294967292"
+  };
+  rc_point_layout layout;
+
+  for (guint i = 0; i < G_N_ELEMENTS (offsets); i++) {
+    gchar *fields = g_strdup_printf ("x:float32:0,y:float32:4,z:float32:8,"
+        "intensity:float32:%s", offsets[i]);
+    GstCaps *caps = gst_caps_new_simple (GST_ROBOCACHE_POINTS_MEDIA_TYPE,
+        "point-step", G_TYPE_INT, 16, "fields", G_TYPE_STRING, fields, NULL);
+    GError *err = NULL;
+
+    fail_if (gst_robocache_points_caps_parse (caps, "intensity", &layout,
+            &err), "%s accepted", fields);
+    fail_unless (strstr (err->message, "does not fit in point-step 16"),
+        "%s", err->message);
+    g_clear_error (&err);
+    gst_caps_unref (caps);
+    g_free (fields);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_points_no_xyz_n)
 {
   static const guint8 types[] = { 7, 7, 5 };    /* z as int32 */
@@ -480,6 +509,7 @@ embed_suite (void)
   tcase_add_test (tc, test_fused_helpers);
   tcase_add_test (tc, test_points_bad_datatype_n);
   tcase_add_test (tc, test_points_outside_step_n);
+  tcase_add_test (tc, test_points_huge_offset_n);
   tcase_add_test (tc, test_points_no_xyz_n);
   tcase_add_test (tc, test_image_encoding_n);
   tcase_add_test (tc, test_joints_n);

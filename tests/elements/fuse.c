@@ -27,27 +27,6 @@ push_sample (GstElement * appsrc, GstClockTime pts, const float *values,
       GST_FLOW_OK);
 }
 
-/* A pad of @element, borrowed: the element keeps it. */
-static GstPad *
-pad_of (GstElement * element, const gchar * name)
-{
-  GstPad *pad = gst_element_get_static_pad (element, name);
-
-  fail_unless (pad != NULL, "no pad %s", name);
-  gst_object_unref (pad);
-  return pad;
-}
-
-static GstElement *
-by_name (GstElement * pipeline, const gchar * name)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-
-  fail_unless (e != NULL, "no element %s", name);
-  gst_object_unref (e);         /* the pipeline keeps it */
-  return e;
-}
-
 /* All samples of an appsink until EOS (or @max). */
 static GPtrArray *
 pull_all (GstElement * sink, guint max)

@@ -27,7 +27,7 @@ static void
 write_samples (void)
 {
   const gchar *script = g_getenv ("ROBOCACHE_MCAP_SAMPLES");
-  gchar *dir, *modules, *seed, *err_out = NULL;
+  gchar *dir, *modules, *seed, *node, *err_out = NULL;
   GError *error = NULL;
   gint status = -1;
 
@@ -39,12 +39,13 @@ write_samples (void)
   dir = g_path_get_dirname (script);
   modules = g_build_filename (dir, "node_modules", "@mcap", "core", NULL);
   g_free (dir);
-  if (!g_find_program_in_path ("node") || !g_file_test (modules,
-          G_FILE_TEST_IS_DIR)) {
+  node = g_find_program_in_path ("node");
+  if (!node || !g_file_test (modules, G_FILE_TEST_IS_DIR)) {
     g_print ("SKIP: node or the npm packages of tests/mcap are missing "
         "(tests/run.sh installs them: cd tests/mcap && npm ci)\n");
     exit (TEST_EXIT_SKIP);
   }
+  g_free (node);
   g_free (modules);
   sample_dir = g_dir_make_tmp ("robocache-mcap-XXXXXX", &error);
   g_assert_no_error (error);

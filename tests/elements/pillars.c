@@ -80,6 +80,7 @@ GST_START_TEST (test_layout_and_stats)
   GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
   GstRobocacheSparseInfo info;
   GstStructure *stats;
+  GstElement *e;
   guint64 v = 0;
 
   fail_unless (gst_robocache_sparse_caps_parse (caps, &info, NULL));
@@ -89,8 +90,9 @@ GST_START_TEST (test_layout_and_stats)
       (gst_caps_get_structure (caps, 0), "channel-names"),
       "x,y,z,intensity,xc,yc,zc,xp,yp,zp");
   check_against_kernel (out, RC_SPARSE_PILLARS_10);
-  g_object_get (gst_harness_find_element (h, "robocachepillars"), "stats",
-      &stats, NULL);
+  e = gst_harness_find_element (h, "robocachepillars");
+  g_object_get (e, "stats", &stats, NULL);
+  gst_object_unref (e);
   fail_unless (gst_structure_get_uint64 (stats, "dropped-voxels", &v));
   fail_unless_equals_uint64 (v, 1);
   fail_unless (gst_structure_get_uint64 (stats, "dropped-points", &v));
@@ -179,12 +181,14 @@ GST_START_TEST (test_partial_point_n)
   GstHarness *h = pillars_harness ("cpu", NULL);
   GstBuffer *bad = gst_buffer_new_memdup (sweep, 20);
   GstStructure *stats;
+  GstElement *e;
   guint64 v = 0;
 
   fail_unless_equals_int (gst_harness_push (h, bad), GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
-  g_object_get (gst_harness_find_element (h, "robocachepillars"), "stats",
-      &stats, NULL);
+  e = gst_harness_find_element (h, "robocachepillars");
+  g_object_get (e, "stats", &stats, NULL);
+  gst_object_unref (e);
   fail_unless (gst_structure_get_uint64 (stats, "dropped-buffers", &v));
   fail_unless_equals_uint64 (v, 1);
   gst_structure_free (stats);

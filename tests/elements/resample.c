@@ -455,6 +455,16 @@ GST_START_TEST (test_bad_caps_n)
   assert_error (e, VECTORS (4, "float64", ", angles=(string)0-9"), "not among");
   assert_error (e, VECTORS (4, "float64", ", angles=(string)x"),
       "not a channel");
+  /* Empty entries (found by tests/fuzz/fuzz_channel_lists.c: a NULL
+   * dereference), in the caps and in the property. */
+  assert_error (e, VECTORS (4, "float64", ", angles=(string)\"0,,2\""),
+      "\"\" is not a channel");
+  assert_error (e, VECTORS (4, "float64", ", angles=(string)\" \""),
+      "\"\" is not a channel");
+  assert_error ("robocacheresample backend=cpu angles=\"1, ,2\"",
+      VECTORS (4, "float64", ""), "\"\" is not a channel");
+  assert_error ("robocacheresample backend=cpu quaternions=\"0,\"",
+      VECTORS (8, "float64", ""), "\"\" is not a channel index");
   assert_error ("robocacheresample backend=cpu quaternions=0 angles=3",
       VECTORS (4, "float64", ""), "overlap");
 }

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# compute-sanitizer's memcheck, racecheck, synccheck and initcheck over
+# every GPU test of a meson build (docs/reliability.md, Records).
+#
+#   tests/gpu-sanitize.sh BUILD [OUT] [TEST ...]
+#
+# The GPU tests are those of `meson test --list` whose names say so
+# (*-gpu, elements-cuda, elements-gpufaults) and the element and pipeline
+# tests with GPU cases (voxelize, pillars, resample, bev, record-replay);
+# name tests to run those instead, or set ROBOCACHE_SANITIZE_TOOLS to run
+# fewer tools.  Each tool runs each test with --error-exitcode, following
+# child processes (gst-launch in the pipeline scripts, Python); its log is
+# OUT/TOOL/testlog.json.  OUT/summary.md gets one line per tool and test:
+# meson's result and the errors compute-sanitizer counted ("ERROR
+# SUMMARY"), and the totals, over every tool run into OUT so far (one tool
+# a command fits a time limit: ROBOCACHE_SANITIZE_TOOLS=memcheck ...); the
+# exit status is 0 only with no error and no failed test.  Under the sanitizer the tests set
+# ROBOCACHE_SANITIZER=1: elements-gpufaults leaves out its test that fills
+# the device (grids of 8 GiB), and the refused-caps loop of
+# elements-voxelize runs 20 times, not 200.
+set -u
+
+build=${1:?usage: tests/gpu-sanitize.sh BUILD [OUT] [TEST ...]}
+out=${2:-$build/sanitize}
+shift $(( $# >= 2 ? 2 : 1 ))
+tools=${ROBOCACHE_SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$sanitizer" ] || { echo "no compute-sanitizer (CUDA toolkit)" >&2; exit 2; }
+
+if [ $# -gt 0 ]; then
+  tests=("$@")
+else
+  mapfile -t tests < <(meson test -C "$build" --no-rebuild --list 2>/dev/null |
+    sed -n 's/^[^ ]* \/ //p' |
+    grep -E -- '-gpu$|^elements-(cuda|gpufaults|voxelize|pillars|resample|bev)$|^pipelines-record-replay$')
+fi
+[ ${#tests[@]} -gt 0 ] || { echo "no GPU tests found in $build" >&2; exit 2; }
+echo "tests: ${tests[*]}"
+echo "tools: $tools"
+mkdir -p "$out"
+
+for tool in $tools; do
+  extra=()
+  case $tool in
+    memcheck) extra=(--leak-check full) ;;
+    initcheck) extra=(--track-unused-memory no) ;;
+  esac
+  echo "== $tool"
+  mkdir -p "$out/$tool"
+  ROBOCACHE_SANITIZER=1 ROBOCACHE_REFUSED_RUNS=20 \
+    meson test -C "$build" --no-rebuild --num-processes 1 \
+      --timeout-multiplier 20 \
+      --wrapper "$sanitizer --tool $tool --error-exitcode 99 --target-processes all ${extra[*]}" \
+      "${tests[@]}" 2>&1 | tee "$out/$tool/meson.txt" | grep -E '^ *[0-9]+/[0-9]+ '
+  # meson names the log after the wrapper.
+  cp "$build/meson-logs/testlog-$(basename "$sanitizer").json" \
+    "$out/$tool/testlog.json"
+done
+
+python3 - "$out" <<'EOF'
+import json, os, re, sys
+
+out = sys.argv[1]
+tools = [t for t in ("memcheck", "racecheck", "synccheck", "initcheck")
+         if os.path.exists("%s/%s/testlog.json" % (out, t))]
+lines = ["| tool | test | result | errors |", "| --- | --- | --- | --- |"]
+total_errors = bad = 0
+for tool in tools:
+    with open("%s/%s/testlog.json" % (out, tool)) as f:
+        for line in f:
+            t = json.loads(line)
+            text = (t.get("stdout") or "") + (t.get("stderr") or "")
+            counts = [int(n) for n in
+                      re.findall(r"ERROR SUMMARY: (\d+) error", text)]
+            errors = sum(counts)
+            total_errors += errors
+            bad += t["result"] not in ("OK", "SKIP")
+            lines.append("| %s | %s | %s | %s |" % (
+                tool, t["name"], t["result"],
+                errors if counts else "no summary"))
+lines.append("")
+lines.append("total: %d errors, %d tests not OK or SKIP" % (total_errors, bad))
+with open("%s/summary.md" % out, "w") as f:
+    f.write("\n".join(lines) + "\n")
+print("\n".join(lines))
+sys.exit(1 if total_errors or bad else 0)
+EOF
