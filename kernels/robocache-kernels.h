@@ -156,8 +156,10 @@ rc_status rc_device_free_async (void *ptr, void *stream);
 typedef enum
 {
   RC_FAULT_NONE,                /* disarms */
-  RC_FAULT_ALLOC,               /* one device or page-locked allocation
-                                 * fails: cudaErrorMemoryAllocation */
+  RC_FAULT_ALLOC,               /* one device allocation fails:
+                                 * cudaErrorMemoryAllocation (page-locked
+                                 * buffers fall back to system memory by
+                                 * design, so they are not a fault site) */
   RC_FAULT_LAUNCH,              /* one kernel launch check fails:
                                  * cudaErrorLaunchOutOfResources, not
                                  * sticky */

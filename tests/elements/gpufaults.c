@@ -185,7 +185,9 @@ hold_until_error (GstElement * sink, GstBus * bus, GPtrArray * held,
       if (arm && held->len == BEFORE_FAULT)
         arm (arm_data);
     } else if (gst_app_sink_is_eos (GST_APP_SINK (sink))) {
-      return NULL;
+      /* A source whose push failed posts its error and ends the stream
+       * (GstBaseSrc): the error is on the bus before the EOS arrives. */
+      return gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     }
     msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   }
