@@ -6,12 +6,11 @@
  *      the point index (each cell's first point) and atomicAdd of one
  *      (its point count; the old value is the point's place in the cell's
  *      bucket, in arrival order);
- *   2. mark, then one exclusive scan (CUB, over a plain array) over the
- *      points of (1, the cell's count) at each cell's first point, 0
- *      elsewhere: the high half ranks the voxels in the order they were
- *      first reached (the CPU's slot numbers, slots >= M dropped), the
- *      low half is where each voxel's bucket starts, the buckets in slot
- *      order;
+ *   2. one exclusive scan (CUB) over the points of (1, the cell's count)
+ *      at each cell's first point: the high half ranks the voxels in the
+ *      order they were first reached (the CPU's slot numbers, slots >= M
+ *      dropped), the low half is where each voxel's bucket starts, the
+ *      buckets in slot order;
  *   3. place: each point of a kept voxel goes to its bucket at its place;
  *   4. a warp per slot sorts its bucket (a bitonic sort in registers up
  *      to 32 points, else the smallest indices 32 at a time), which gives
@@ -19,13 +18,15 @@
  *      and writes their channels (the mean summed in row order, as
  *      sparse.c adds them), the coordinates, the count and the zero
  *      padding, 16 bytes a store: every output byte once.
- * Seven launches, no sort over the whole cloud.  Scratch is laid out once
+ * Six launches, no sort over the whole cloud.  Scratch is laid out once
  * from the largest cloud; nothing is allocated per call. */
 #include "internal.h"
 #include "sparse-math.h"
 
 #include <cuda_runtime.h>
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #define BLOCK 256
 #define ALIGN 256
@@ -42,6 +43,29 @@ typedef struct
 static_assert (sizeof (device_stats) == sizeof (rc_sparse_stats),
     "stats layouts must match for the copy back");
 
+/* Step 2's item for each point (and 0 after the last): a voxel and its
+ * point count at the voxel's first point. */
+struct voxel_start
+{
+  const uint32_t *cell;
+  const uint2 *cells;
+  uint32_t n;
+
+  __device__ u64 operator () (uint32_t p) const
+  {
+    uint32_t c = p < n ? cell[p] : RC_SPARSE_NONE;
+    uint2 e;
+
+    if (c == RC_SPARSE_NONE)
+      return 0;
+    e = cells[c];
+    return e.x == p ? (1ull << 32) | e.y : 0;
+  }
+};
+
+typedef thrust::transform_iterator < voxel_start,
+    thrust::counting_iterator < uint32_t >, u64 > start_iterator;
+
 /* Where each piece of the scratch starts, for clouds of up to @n points. */
 typedef struct
 {
@@ -49,7 +73,6 @@ typedef struct
   uint2 *cells;                 /* per cell: first point (or NONE), count */
   uint32_t *cell;               /* per point: its cell, or NONE */
   uint32_t *place;              /* per point: its place in its bucket */
-  u64 *start;                   /* per point + 1: step 2's items */
   u64 *prefix;                  /* per point + 1: step 2's scan */
   uint32_t *bucket;             /* kept voxels' points, by slot */
   uint32_t *sorted;             /* beside bucket: the first K, in order, of
@@ -66,6 +89,14 @@ align_up (uint64_t n)
   return (n + ALIGN - 1) / ALIGN * ALIGN;
 }
 
+static start_iterator
+starts (const scratch_layout * l, uint32_t n)
+{
+  voxel_start op = { l->cell, l->cells, n };
+
+  return start_iterator (thrust::counting_iterator < uint32_t > (0), op);
+}
+
 /* Lays out @base (NULL: only counts) for clouds of up to @n points. */
 static rc_status
 layout_scratch (const rc_sparse_params * p, uint64_t n, uint8_t * base,
@@ -77,7 +108,7 @@ layout_scratch (const rc_sparse_params * p, uint64_t n, uint8_t * base,
 
   l->cub_bytes = 0;
   ret = rc_check_cuda (cub::DeviceScan::ExclusiveSum (NULL, l->cub_bytes,
-          (const u64 *) NULL, (u64 *) NULL, (int) n + 1));
+          starts (l, 0), (u64 *) NULL, (int) n + 1));
   if (ret != RC_OK)
     return ret;
 #define TAKE(ptr, type, bytes) \
@@ -87,7 +118,6 @@ layout_scratch (const rc_sparse_params * p, uint64_t n, uint8_t * base,
   TAKE (l->cells, uint2 *, cells * sizeof (uint2));
   for (unsigned i = 0; i < sizeof (per_point) / sizeof (per_point[0]); i++)
     TAKE (*per_point[i], uint32_t *, n * 4);
-  TAKE (l->start, u64 *, (n + 1) * sizeof (u64));
   TAKE (l->prefix, u64 *, (n + 1) * sizeof (u64));
   TAKE (l->slot, uint4 *, (uint64_t) p->max_voxels * sizeof (uint4));
   TAKE (l->cub, void *, l->cub_bytes);
@@ -162,29 +192,6 @@ locate_points (const __grid_constant__ rc_point_layout layout,
   count_block (&stats->in_grid, where == RC_POINT_IN_GRID);
   count_block (&stats->out_of_range, where == RC_POINT_OUT_OF_RANGE);
   count_block (&stats->invalid, where == RC_POINT_INVALID);
-}
-
-/* Step 2's items, one per point and 0 after the last: (1, the voxel's
- * point count) at each voxel's first point.  Made here rather than read
- * through an iterator by the scan, whose few blocks would wait on these
- * dependent gathers (the scan took 15 us for 120,000 points on the H100);
- * from a plain array its loads are coalesced and nothing else waits. */
-__global__ static void
-mark_starts (const uint32_t * __restrict__ cell,
-    const uint2 * __restrict__ cells, uint32_t n, u64 * __restrict__ start)
-{
-  uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-  uint32_t c = p < n ? cell[p] : RC_SPARSE_NONE;
-  u64 v = 0;
-
-  if (p > n)
-    return;
-  if (c != RC_SPARSE_NONE) {
-    uint2 e = cells[c];
-
-    v = e.x == p ? (1ull << 32) | e.y : 0;
-  }
-  start[p] = v;
 }
 
 /* Step 3: each point of a kept voxel into its bucket; each voxel's first
@@ -314,18 +321,12 @@ row_point (uint32_t base, uint32_t first, const uint32_t * sorted,
 #define RAW_MAX (3 + RC_VOXELIZE_MAX_FEATURES)
 
 /* The sum over the first @count lanes of @value, added in lane order,
- * onto @sum; every lane gets the same result.  Unrolled so that the
- * shuffles, which do not wait on the sum, issue ahead of the additions. */
+ * onto @sum; every lane gets the same result. */
 __device__ static float
 add_in_lane_order (float sum, float value, uint32_t count)
 {
-#pragma unroll
-  for (uint32_t j = 0; j < 32; j++) {
-    float v = __shfl_sync (FULL, value, j);
-
-    if (j < count)
-      sum = rc_sparse_fadd (sum, v);
-  }
+  for (uint32_t j = 0; j < count; j++)
+    sum = rc_sparse_fadd (sum, __shfl_sync (FULL, value, j));
   return sum;
 }
 
@@ -488,9 +489,7 @@ order_slot (const rc_sparse_params * params, uint4 info,
   r->first = lane < r->keep ? r->sorted[lane] : RC_SPARSE_NONE;
 }
 
-/* Step 4: a warp per slot writes its rows, coordinates and count.  (Five
- * blocks an SM through launch bounds would spill registers: not taken
- * before it is measured.) */
+/* Step 4: a warp per slot writes its rows, coordinates and count. */
 __global__ static void
 write_slots (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_sparse_params params,
@@ -537,7 +536,7 @@ blocks_for (uint64_t n)
   return (unsigned) ((n + BLOCK - 1) / BLOCK);
 }
 
-/* The seven launches (the scan is two). */
+/* The six launches. */
 static rc_status
 launch_steps (const rc_point_layout * layout, const rc_sparse_params * p,
     const uint8_t * points, uint32_t n, const rc_sparse_output * out,
@@ -556,14 +555,9 @@ launch_steps (const rc_point_layout * layout, const rc_sparse_params * p,
         points, n, l->cell, l->place, l->cells, l->stats);
     ret = rc_check_launch ();
   }
-  if (ret == RC_OK) {
-    mark_starts <<< blocks_for ((uint64_t) n + 1), BLOCK, 0, s >>> (l->cell,
-        l->cells, n, l->start);
-    ret = rc_check_launch ();
-  }
   if (ret == RC_OK)
     ret = rc_check_cuda (cub::DeviceScan::ExclusiveSum (l->cub, bytes,
-            (const u64 *) l->start, l->prefix, (int) n + 1, s));
+            starts (l, n), l->prefix, (int) n + 1, s));
   if (ret == RC_OK && n > 0) {
     place_points <<< blocks_for (n), BLOCK, 0, s >>> (l->cell, l->place,
         l->cells, l->prefix, n, p->max_voxels, l->bucket, l->slot, l->stats);
