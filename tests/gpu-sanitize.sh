@@ -5,19 +5,25 @@
 #   tests/gpu-sanitize.sh BUILD [OUT] [TEST ...]
 #
 # The GPU tests are those of `meson test --list` whose names say so
-# (*-gpu, elements-cuda, elements-gpufaults) and the element and pipeline
-# tests with GPU cases (voxelize, pillars, resample, bev, record-replay);
-# name tests to run those instead, or set ROBOCACHE_SANITIZE_TOOLS to run
-# fewer tools.  Each tool runs each test with --error-exitcode, following
-# child processes (gst-launch in the pipeline scripts, Python); its log is
-# OUT/TOOL/testlog.json.  OUT/summary.md gets one line per tool and test:
-# meson's result and the errors compute-sanitizer counted ("ERROR
-# SUMMARY"), and the totals, over every tool run into OUT so far (one tool
-# a command fits a time limit: ROBOCACHE_SANITIZE_TOOLS=memcheck ...); the
-# exit status is 0 only with no error and no failed test.  Under the sanitizer the tests set
-# ROBOCACHE_SANITIZER=1: elements-gpufaults leaves out its test that fills
-# the device (grids of 8 GiB), and the refused-caps loop of
-# elements-voxelize runs 20 times, not 200.
+# (*-gpu, elements-cuda, elements-gpufaults, elements-transfers) and the
+# element and pipeline tests with GPU cases (voxelize, pillars, resample,
+# bev, record-replay); name tests to run those instead.  Each tool runs
+# each test with --error-exitcode, following child processes (gst-launch
+# in the pipeline scripts, Python); its log is OUT/TOOL/testlog.json.
+# OUT/summary.md gets one line per tool and test: meson's result and the
+# errors compute-sanitizer counted ("ERROR SUMMARY"), and the totals, over
+# every tool run into OUT so far.  The exit status is 0 only with no error
+# and no failed test.
+#
+# To fit a time limit: ROBOCACHE_SANITIZE_TOOLS="memcheck ..." runs fewer
+# tools, ROBOCACHE_SANITIZE_PARALLEL=1 runs the tools at once (a test at a
+# time within each), ROBOCACHE_SANITIZE_SECONDS=N stops each tool's run
+# after N seconds (its finished tests are still summed up).
+#
+# Under the sanitizer the tests see ROBOCACHE_SANITIZER=1:
+# elements-gpufaults leaves out its test that fills the device (grids of
+# 8 GiB), and the refused-caps loop of elements-voxelize runs 20 times, not
+# 200.
 set -u
 
 build=${1:?usage: tests/gpu-sanitize.sh BUILD [OUT] [TEST ...]}
@@ -32,30 +38,41 @@ if [ $# -gt 0 ]; then
 else
   mapfile -t tests < <(meson test -C "$build" --no-rebuild --list 2>/dev/null |
     sed -n 's/^[^ ]* \/ //p' |
-    grep -E -- '-gpu$|^elements-(cuda|gpufaults|voxelize|pillars|resample|bev)$|^pipelines-record-replay$')
+    grep -E -- '-gpu$|^elements-(cuda|gpufaults|transfers|voxelize|pillars|resample|bev)$|^pipelines-record-replay$')
 fi
 [ ${#tests[@]} -gt 0 ] || { echo "no GPU tests found in $build" >&2; exit 2; }
 echo "tests: ${tests[*]}"
 echo "tools: $tools"
 mkdir -p "$out"
 
-for tool in $tools; do
-  extra=()
+# One tool's run, with a meson log of its own (--logbase) so that the tools
+# can run side by side.
+sanitize_with () {
+  local tool=$1 extra=()
   case $tool in
     memcheck) extra=(--leak-check full) ;;
     initcheck) extra=(--track-unused-memory no) ;;
   esac
-  echo "== $tool"
   mkdir -p "$out/$tool"
   ROBOCACHE_SANITIZER=1 ROBOCACHE_REFUSED_RUNS=20 \
-    meson test -C "$build" --no-rebuild --num-processes 1 \
-      --timeout-multiplier 20 \
+    timeout "${ROBOCACHE_SANITIZE_SECONDS:-0}" meson test -C "$build" --no-rebuild --num-processes 1 \
+      --timeout-multiplier 20 --logbase "sanitize-$tool" \
       --wrapper "$sanitizer --tool $tool --error-exitcode 99 --target-processes all ${extra[*]}" \
-      "${tests[@]}" 2>&1 | tee "$out/$tool/meson.txt" | grep -E '^ *[0-9]+/[0-9]+ '
-  # meson names the log after the wrapper.
-  cp "$build/meson-logs/testlog-$(basename "$sanitizer").json" \
-    "$out/$tool/testlog.json"
+      "${tests[@]}" > "$out/$tool/meson.txt" 2>&1
+  # meson adds the wrapper's name to the log's.
+  cp "$build/meson-logs/sanitize-$tool"*.json "$out/$tool/testlog.json"
+  echo "== $tool"
+  grep -E '^ *[0-9]+/[0-9]+ ' "$out/$tool/meson.txt"
+}
+
+for tool in $tools; do
+  if [ "${ROBOCACHE_SANITIZE_PARALLEL:-0}" = 1 ]; then
+    sanitize_with "$tool" &
+  else
+    sanitize_with "$tool"
+  fi
 done
+wait
 
 python3 - "$out" <<'EOF'
 import json, os, re, sys
