@@ -51,7 +51,6 @@ sanitize_with () {
   local tool=$1 extra=()
   case $tool in
     memcheck) extra=(--leak-check full) ;;
-    initcheck) extra=(--track-unused-memory no) ;;
   esac
   mkdir -p "$out/$tool"
   ROBOCACHE_SANITIZER=1 ROBOCACHE_REFUSED_RUNS=20 \
@@ -87,8 +86,12 @@ for tool in tools:
         for line in f:
             t = json.loads(line)
             text = (t.get("stdout") or "") + (t.get("stderr") or "")
+            # racecheck sums up as "RACECHECK SUMMARY: N hazards displayed
+            # (E errors, W warnings)", the others as "ERROR SUMMARY: E errors".
             counts = [int(n) for n in
-                      re.findall(r"ERROR SUMMARY: (\d+) error", text)]
+                      re.findall(r"ERROR SUMMARY: (\d+) error", text) +
+                      re.findall(r"RACECHECK SUMMARY: \d+ hazards? displayed "
+                                 r"\((\d+) error", text)]
             errors = sum(counts)
             total_errors += errors
             bad += t["result"] not in ("OK", "SKIP")
