@@ -378,6 +378,20 @@ gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
 
   if (!check_pool_memory (gpu, element, size, what))
     return FALSE;
+  /* GstBufferPool counts a buffer's size in 32 bits (a pool of 8 GiB grids
+   * would hand out empty buffers): larger outputs come straight from the
+   * allocator, an allocation each. */
+  if (size > G_MAXUINT) {
+    GST_INFO_OBJECT (element, "%s of %" G_GSIZE_FORMAT " bytes: too large "
+        "for a buffer pool, allocated one by one", what, size);
+    while (gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_remove_nth_allocation_pool (query, 0);
+    if (gst_query_get_n_allocation_params (query) > 0)
+      gst_query_set_nth_allocation_param (query, 0, gpu->allocator, NULL);
+    else
+      gst_query_add_allocation_param (query, gpu->allocator, NULL);
+    return TRUE;
+  }
   gst_query_parse_allocation (query, &caps, NULL);
   pool = gst_robocache_gpu_pool_new (gpu, caps, size);
   if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {

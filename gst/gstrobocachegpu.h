@@ -176,8 +176,9 @@ void gst_robocache_gpu_pinned_usage (GstRobocacheGpu * gpu, guint64 * held,
     guint64 * fallbacks);
 
 /* Makes a pool of @size-byte robocache CUDA buffers the only one in an
- * ALLOCATION query, active; on failure posts an error on @element naming
- * @what and returns FALSE. */
+ * ALLOCATION query, active (buffers of 4 GiB or more: no pool, the CUDA
+ * allocator); on failure posts an error on @element naming @what and
+ * returns FALSE. */
 gboolean gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu,
     GstElement * element, GstQuery * query, gsize size, const gchar * what);
 
