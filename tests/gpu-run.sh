@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One call on the GPU machine (../shared/device/README.md): the whole suite,
+# then the four compute-sanitizer tools side by side over the GPU tests
+# (tests/gpu-sanitize.sh) with the soak on the GPU beside them, all results
+# packed into OUT/results.tgz (the device tool returns only a few files a
+# call) and the summaries printed.
+#
+#   . .device/gst-env.sh && tests/gpu-run.sh BUILD OUT
+#
+# Environment: ROBOCACHE_SANITIZE_SECONDS (default 300) bounds each tool,
+# ROBOCACHE_SOAK_MINUTES (default 4; 0 leaves the soak out), and
+# ROBOCACHE_SANITIZE_TESTS a list of tests to sanitize instead of all.
+set -u
+
+build=${1:?usage: tests/gpu-run.sh BUILD OUT}
+out=${2:?usage: tests/gpu-run.sh BUILD OUT}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$build" && pwd)
+mkdir -p "$out/results"
+res=$(cd "$out/results" && pwd)
+
+export GST_PLUGIN_PATH_1_0=$build/gst GST_REGISTRY_1_0=$res/registry.bin
+export LD_LIBRARY_PATH=$build/gst:$build/kernels:${LD_LIBRARY_PATH:-}
+export PYTHONPATH=$build/python
+t0=$(date +%s)
+stamp () { echo "$(( $(date +%s) - t0 )) s: $*" >> "$res/timeline.txt"; }
+
+cd "$root"
+nvidia-smi > "$res/nvidia-smi.txt" 2>&1
+stamp start
+meson test -C "$build" --no-rebuild --num-processes 8 --print-errorlogs \
+  > "$res/suite.txt" 2>&1
+echo "rc=$?" >> "$res/suite.txt"
+cp "$build/meson-logs/testlog.txt" "$res/suite-testlog.txt"
+stamp suite done
+
+minutes=${ROBOCACHE_SOAK_MINUTES:-4}
+if [ "$minutes" != 0 ]; then
+  ( python3 tests/bench/soak.py --build "$build" --backend gpu \
+      --points 131072 --minutes "$minutes" --out "$res/soak-gpu" \
+      > "$res/soak.txt" 2>&1
+    echo "rc=$?" >> "$res/soak.txt"; stamp soak done ) &
+fi
+# shellcheck disable=SC2086
+ROBOCACHE_SANITIZE_PARALLEL=1 \
+  ROBOCACHE_SANITIZE_SECONDS=${ROBOCACHE_SANITIZE_SECONDS:-300} \
+  tests/gpu-sanitize.sh "$build" "$res/sanitize" \
+  ${ROBOCACHE_SANITIZE_TESTS:-} > "$res/sanitize.txt" 2>&1
+echo "rc=$?" >> "$res/sanitize.txt"
+stamp sanitizers done
+wait
+stamp end
+
+grep -E "^(Ok|Fail|Skipped|Timeout):| FAIL |rc=" "$res/suite.txt"
+tail -4 "$res/sanitize.txt"
+[ "$minutes" = 0 ] || tail -3 "$res/soak.txt"
+tar czf "$out/results.tgz" -C "$out" results && rm -rf "$res"
