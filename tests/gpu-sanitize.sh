@@ -6,8 +6,9 @@
 #
 # The GPU tests are those of `meson test --list` whose names say so
 # (*-gpu, elements-cuda, elements-gpufaults, elements-transfers) and the
-# element and pipeline tests with GPU cases (voxelize, pillars, resample,
-# bev, record-replay); name tests to run those instead.  Each tool runs
+# element and pipeline tests with GPU cases (pillars, resample, bev,
+# record-replay; elements-voxelize has none: its GPU cases are in
+# elements-cuda and elements-transfers); name tests to run those instead.  Each tool runs
 # each test with --error-exitcode, following child processes (gst-launch
 # in the pipeline scripts, Python); its log is OUT/TOOL/testlog.json.
 # OUT/summary.md gets one line per tool and test: meson's result and the
@@ -20,10 +21,9 @@
 # time within each), ROBOCACHE_SANITIZE_SECONDS=N stops each tool's run
 # after N seconds (its finished tests are still summed up).
 #
-# Under the sanitizer the tests see ROBOCACHE_SANITIZER=1:
-# elements-gpufaults leaves out its test that fills the device (grids of
-# 8 GiB), and the refused-caps loop of elements-voxelize runs 20 times, not
-# 200.
+# Under the sanitizer the tests see ROBOCACHE_SANITIZER=1 (elements-gpufaults
+# leaves out its test that fills the device with grids of 8 GiB) and
+# ROBOCACHE_REFUSED_RUNS=20 (refused-caps loops run 20 times, not 200).
 set -u
 
 build=${1:?usage: tests/gpu-sanitize.sh BUILD [OUT] [TEST ...]}
@@ -38,7 +38,7 @@ if [ $# -gt 0 ]; then
 else
   mapfile -t tests < <(meson test -C "$build" --no-rebuild --list 2>/dev/null |
     sed -n 's/^[^ ]* \/ //p' |
-    grep -E -- '-gpu$|^elements-(cuda|gpufaults|transfers|voxelize|pillars|resample|bev)$|^pipelines-record-replay$')
+    grep -E -- '-gpu$|^elements-(cuda|gpufaults|transfers|pillars|resample|bev)$|^pipelines-record-replay$')
 fi
 [ ${#tests[@]} -gt 0 ] || { echo "no GPU tests found in $build" >&2; exit 2; }
 echo "tests: ${tests[*]}"
