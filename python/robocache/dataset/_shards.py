@@ -73,10 +73,38 @@ def sha256_file(path):
     return "sha256:" + h.hexdigest()
 
 
+def remove_stale_partials(final):
+    """Removes the temporary files of `final` left by processes of this
+    host that no longer run (a run killed while writing it); those of
+    other hosts are left, as nothing here can tell whether they run."""
+    head, tail = os.path.split(final)
+    prefix = ".%s.partial-%s-" % (tail, socket.gethostname())
+    try:
+        names = os.listdir(head or ".")
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix):]
+        if not name.startswith(prefix) or not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue            # still running
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue            # running, as another user
+        try:
+            os.unlink(os.path.join(head, name))
+        except FileNotFoundError:
+            pass
+
+
 def write_json(path, value):
     """`value` as JSON at `path`, through a temporary name, on disk
     (fsync) before the rename: a manifest is whole or absent, also after a
-    machine crash."""
+    machine crash; what a killed writer left of it is removed."""
+    remove_stale_partials(path)
     temp = temp_name(path)
     with open(temp, "w") as f:
         json.dump(value, f, indent=1, sort_keys=True)
