@@ -333,18 +333,25 @@ gst_robocache_gpu_propose_allocator (GstRobocacheGpu * gpu, GstQuery * query)
     gst_query_add_allocation_param (query, gpu->pinned, NULL);
 }
 
+/* Leaves no pool in an ALLOCATION query and @allocator first: the output
+ * buffers are allocated from it one by one. */
+static void
+allocate_one_by_one (GstQuery * query, GstAllocator * allocator)
+{
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_set_nth_allocation_param (query, 0, allocator, NULL);
+  else
+    gst_query_add_allocation_param (query, allocator, NULL);
+}
+
 void
 gst_robocache_gpu_decide_host_allocator (GstRobocacheGpu * gpu,
     GstQuery * query)
 {
-  if (!gpu->use_gpu || !gpu->pinned)
-    return;
-  while (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_remove_nth_allocation_pool (query, 0);
-  if (gst_query_get_n_allocation_params (query) > 0)
-    gst_query_set_nth_allocation_param (query, 0, gpu->pinned, NULL);
-  else
-    gst_query_add_allocation_param (query, gpu->pinned, NULL);
+  if (gpu->use_gpu && gpu->pinned)
+    allocate_one_by_one (query, gpu->pinned);
 }
 
 /* A pool's buffers in flight, in GPU memory (the context current for the
@@ -384,12 +391,7 @@ gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
   if (size > G_MAXUINT) {
     GST_INFO_OBJECT (element, "%s of %" G_GSIZE_FORMAT " bytes: too large "
         "for a buffer pool, allocated one by one", what, size);
-    while (gst_query_get_n_allocation_pools (query) > 0)
-      gst_query_remove_nth_allocation_pool (query, 0);
-    if (gst_query_get_n_allocation_params (query) > 0)
-      gst_query_set_nth_allocation_param (query, 0, gpu->allocator, NULL);
-    else
-      gst_query_add_allocation_param (query, gpu->allocator, NULL);
+    allocate_one_by_one (query, gpu->allocator);
     return TRUE;
   }
   gst_query_parse_allocation (query, &caps, NULL);
