@@ -430,6 +430,9 @@ gst_robocache_base_transform_class_init (GstRobocacheBaseTransformClass * klass)
    * GstRobocacheBaseTransform:cuda-device-id:
    *
    * The CUDA device, -1 for any: the pipeline's shared context decides.
+   * An id this machine does not have is an error at start (with
+   * backend=auto too, where a GPU exists); elements on different devices
+   * exchange CUDA buffers through system memory.
    */
   gst_robocache_gpu_install_properties (gobject_class, PROP_GPU_FIRST);
 

@@ -482,6 +482,7 @@ gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheBackend backend, gint device_id, gboolean * use_gpu)
 {
   const gchar *why = NULL, *cuda_error = NULL;
+  gint n_devices;
   rc_status ret;
 
   *use_gpu = FALSE;
@@ -491,6 +492,16 @@ gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
   }
   if (!gst_robocache_gpu_usable (&why))
     goto unavailable;
+  /* A device asked for by its id that is not there is a mistake in the
+   * pipeline, not a reason to compute elsewhere. */
+  n_devices = rc_device_count (NULL);
+  if (device_id >= n_devices) {
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+        ("cuda-device-id is %d, but this machine has %d CUDA device%s: "
+            "accepted are 0 to %d, or -1 for any", device_id, n_devices,
+            n_devices == 1 ? "" : "s", n_devices - 1), (NULL));
+    return FALSE;
+  }
   if (!gst_cuda_ensure_element_context (element, device_id,
           (GstCudaContext **) & gpu->context)) {
     why = "no CUDA context could be shared or created for the device";

@@ -190,7 +190,8 @@ gst_robocache_gpu_install_properties (GObjectClass * klass, guint first_id)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   /* cuda-device-id: the CUDA device, -1 for any (the pipeline's shared
-   * context decides). */
+   * context decides); an id the machine does not have is an error at start
+   * (unless backend=cpu), never a silent move to another device. */
   g_object_class_install_property (klass, first_id + 1,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
           "CUDA device to use (-1 = any)", -1, G_MAXINT,

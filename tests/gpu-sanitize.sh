@@ -5,7 +5,7 @@
 #   tests/gpu-sanitize.sh BUILD [OUT] [TEST ...]
 #
 # The GPU tests are those of `meson test --list` whose names say so
-# (*-gpu, elements-cuda, elements-gpufaults, elements-transfers) and the
+# (*-gpu, elements-cuda, -gpufaults, -multigpu, -transfers) and the
 # element and pipeline tests with GPU cases (pillars, resample, bev,
 # record-replay; elements-voxelize has none: its GPU cases are in
 # elements-cuda and elements-transfers); name tests to run those instead.  Each tool runs
@@ -38,7 +38,7 @@ if [ $# -gt 0 ]; then
 else
   mapfile -t tests < <(meson test -C "$build" --no-rebuild --list 2>/dev/null |
     sed -n 's/^[^ ]* \/ //p' |
-    grep -E -- '-gpu$|^elements-(cuda|gpufaults|transfers|pillars|resample|bev)$|^pipelines-record-replay$')
+    grep -E -- '-gpu$|^elements-(cuda|gpufaults|multigpu|transfers|pillars|resample|bev)$|^pipelines-record-replay$')
 fi
 [ ${#tests[@]} -gt 0 ] || { echo "no GPU tests found in $build" >&2; exit 2; }
 echo "tests: ${tests[*]}"

@@ -1,0 +1,230 @@
+/* Several GPUs in one host (docs/elements.md, cuda-device-id): the same
+ * inputs on device 0 and device 1 give the same bytes, a pipeline whose
+ * elements sit on two devices gives what the one-device pipeline gives
+ * (its CUDA buffers cross devices), two pipelines on two devices run at
+ * once without disturbing each other, and a device id the machine does not
+ * have is an error at start.  Skipped (exit 77) without a GPU; the cases
+ * that need two devices say so and pass with one. */
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
+#include <string.h>
+
+#include "elementutil.h"
+#include "testutil.h"
+
+#define SINK "appsink name=sink sync=false"
+#define CUDA_VOXELS GST_ROBOCACHE_VOXELS_MEDIA_TYPE "(" \
+    GST_ROBOCACHE_CAPS_FEATURE_CUDA ")"
+
+static gint n_devices;
+
+/* TRUE when the machine has two devices; else says why the case does
+ * nothing. */
+static gboolean
+two_devices (const gchar * test)
+{
+  if (n_devices >= 2)
+    return TRUE;
+  g_print ("%s: needs two CUDA devices, this machine has %d: not run\n",
+      test, n_devices);
+  return FALSE;
+}
+
+/* Every buffer of a pipeline ending in appsink "sink", as host bytes. */
+static GPtrArray *
+collect (const gchar * desc)
+{
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *sink;
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstSample *sample;
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL, "cannot parse %s", desc);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              60 * GST_SECOND))) {
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
+            GST_MAP_READ));
+    g_ptr_array_add (out, g_bytes_new (map.data, map.size));
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+    gst_sample_unref (sample);
+  }
+  msg = pop_message (GST_ELEMENT_BUS (pipeline), GST_MESSAGE_ERROR);
+  if (msg) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("%s: %s", desc, err->message);
+  }
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS", desc);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return out;
+}
+
+static void
+assert_same (GPtrArray * a, GPtrArray * b, const gchar * what)
+{
+  fail_unless (a->len > 0 && a->len == b->len, "%s: %u vs %u buffers", what,
+      a->len, b->len);
+  for (guint i = 0; i < a->len; i++)
+    fail_unless (g_bytes_equal (a->pdata[i], b->pdata[i]),
+        "%s: buffer %u differs", what, i);
+}
+
+/* A sweep voxelized, then drawn as a bird's-eye view, each element on
+ * its device. */
+static gchar *
+lidar_to_bev (guint seed, gint voxelize_device, gint bev_device)
+{
+  return g_strdup_printf ("robocachelidarsrc seed=%u num-buffers=8 "
+      "points-per-sweep=32768 ! robocachevoxelize backend=gpu mode=count "
+      "cuda-device-id=%d ! " CUDA_VOXELS " ! robocachebev backend=gpu "
+      "cuda-device-id=%d width=256 height=256 ! " SINK, seed,
+      voxelize_device, bev_device);
+}
+
+GST_START_TEST (test_unknown_device_id_n)
+{
+  for (gint i = 0; i < 2; i++) {
+    const gchar *backend = i == 0 ? "gpu" : "auto";
+    gchar *desc = g_strdup_printf ("robocachelidarsrc num-buffers=1 ! "
+        "robocachevoxelize backend=%s cuda-device-id=%d ! fakesink", backend,
+        n_devices);
+    gchar *text = launch_error (desc, FALSE);
+    gchar *want = g_strdup_printf ("cuda-device-id is %d, but this machine "
+        "has %d CUDA device", n_devices, n_devices);
+
+    fail_unless (text != NULL, "%s: played", desc);
+    fail_unless (strstr (text, want) != NULL, "%s: %s", desc, text);
+    g_free (want);
+    g_free (text);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_same_bytes_on_each_device)
+{
+  guint seed = g_random_int_range (1, 100000);
+  gchar *on0, *on1;
+  GPtrArray *a, *b;
+
+  if (!two_devices ("test_same_bytes_on_each_device"))
+    return;
+  on0 = lidar_to_bev (seed, 0, 0);
+  on1 = lidar_to_bev (seed, 1, 1);
+  a = collect (on0);
+  b = collect (on1);
+  assert_same (a, b, "device 0 against device 1");
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (b);
+  g_free (on0);
+  g_free (on1);
+}
+
+GST_END_TEST;
+
+/* The grids cross from device 0 to device 1 and back. */
+GST_START_TEST (test_pipeline_across_devices)
+{
+  guint seed = g_random_int_range (1, 100000);
+  gchar *one = lidar_to_bev (seed, 0, 0);
+  gchar *there = NULL, *back = NULL;
+  GPtrArray *a, *b, *c;
+
+  if (!two_devices ("test_pipeline_across_devices")) {
+    g_free (one);
+    return;
+  }
+  there = lidar_to_bev (seed, 0, 1);
+  back = lidar_to_bev (seed, 1, 0);
+  a = collect (one);
+  b = collect (there);
+  c = collect (back);
+  assert_same (a, b, "voxelize on 0, bev on 1");
+  assert_same (a, c, "voxelize on 1, bev on 0");
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (b);
+  g_ptr_array_unref (c);
+  g_free (one);
+  g_free (there);
+  g_free (back);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  gchar *desc;
+  GPtrArray *out;
+} Run;
+
+static gpointer
+run_thread (gpointer data)
+{
+  Run *run = data;
+
+  run->out = collect (run->desc);
+  return NULL;
+}
+
+/* Two pipelines at once, one on each device, give what each gives
+ * alone. */
+GST_START_TEST (test_two_pipelines_at_once)
+{
+  Run runs[2];
+  GThread *threads[2];
+
+  if (!two_devices ("test_two_pipelines_at_once"))
+    return;
+  for (gint d = 0; d < 2; d++) {
+    runs[d].desc = lidar_to_bev (g_random_int_range (1, 100000), d, d);
+    threads[d] = g_thread_new ("pipeline", run_thread, &runs[d]);
+  }
+  for (gint d = 0; d < 2; d++) {
+    GPtrArray *alone;
+
+    g_thread_join (threads[d]);
+    alone = collect (runs[d].desc);
+    assert_same (runs[d].out, alone, "at once against alone");
+    g_ptr_array_unref (alone);
+    g_ptr_array_unref (runs[d].out);
+    g_free (runs[d].desc);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+multigpu_suite (void)
+{
+  Suite *s = suite_create ("robocache-multigpu");
+  TCase *tc = tcase_create ("devices");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_unknown_device_id_n);
+  tcase_add_test (tc, test_same_bytes_on_each_device);
+  tcase_add_test (tc, test_pipeline_across_devices);
+  tcase_add_test (tc, test_two_pipelines_at_once);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  test_require_gpu ();
+  n_devices = rc_device_count (NULL);
+  g_print ("CUDA devices: %d\n", n_devices);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (multigpu_suite (), "robocache-multigpu",
+      __FILE__);
+}
