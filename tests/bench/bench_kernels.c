@@ -4,6 +4,7 @@
  * over this device's copy bandwidth).
  *
  *   bench-kernels [--json FILE] [--runs N] [--seed S]
+ *       [--sweep voxelize|resample|all]
  *
  * Every workload draws fresh random inputs (never zeros), rotates among
  * enough input sets that a run cannot be served from the L2 cache, checks
@@ -21,7 +22,14 @@
  * line counts the floor with only those rows.  Rows named "-bound" time a
  * part of a workload alone (bench_bounds.cu), to show what limits it: the
  * resampling rows with every target located beforehand, the occupancy grid
- * without its statistics. */
+ * without its statistics.
+ *
+ * --sweep times each operation over a range of sizes instead (the points
+ * and the grid of a voxelization, the batch, samples and channels of a
+ * resampling: sweep_voxelize, sweep_resample), each beside the CPU
+ * reference on the same inputs (one thread, median of up to CPU_RUNS),
+ * for the cost curves of docs/performance.md (tests/bench/plot.py
+ * --sweep draws them). */
 #include <glib.h>
 #include <math.h>
 #include <stdarg.h>
@@ -43,7 +51,11 @@
 #define WARMUP_RUNS 10
 #define COPY_BYTES ((size_t) 1 << 30)
 #define COPY_RUNS 30
-#define MAX_RESULTS 32
+#define MAX_RESULTS 160
+/* --sweep: the CPU reference runs at most this many times a size, and
+ * stops early once it has taken CPU_BUDGET_US. */
+#define CPU_RUNS 7
+#define CPU_BUDGET_US 3e6
 #define CALLS_PER_GRAPH 20
 
 typedef struct
@@ -64,12 +76,21 @@ typedef struct
   /* Per call, back to back: a replay of CALLS_PER_GRAPH calls over
    * CALLS_PER_GRAPH, median (p10, p90) of runs replays. */
   double b2b_median_us, b2b_p10_us, b2b_p90_us, b2b_ratio;
+  /* --sweep: the swept size (points, voxels, or batch x targets x
+   * channels) and the CPU reference's median on the same inputs. */
+  char axis[16];
+  double work;
+  double cpu_median_us;
+  int cpu_runs;
 } Result;
 
 /* The work of one timed run on input set @set. */
 typedef bench_call RunFunc;
 
 static int n_runs = 200;
+/* --sweep: each size once, the CPU reference timed beside it, no bound or
+ * clearing rows. */
+static gboolean sweeping;
 static guint64 rng_state;
 static void *stream;
 static void **ev_start, **ev_end;
@@ -286,6 +307,31 @@ bench (RunFunc func, void *ctx, int n_sets, Result * r)
   fflush (stdout);
 }
 
+/* The CPU reference's median over input sets, in @r (the last result,
+ * already printed: a line of its own follows). */
+static void
+time_cpu (RunFunc func, void *ctx, int n_sets, Result * r)
+{
+  double us[CPU_RUNS], spent = 0;
+  int runs = 0;
+
+  func (ctx, 0);                /* warm-up: caches, page faults */
+  while (runs < CPU_RUNS && (runs < 3 || spent < CPU_BUDGET_US)) {
+    gint64 start = g_get_monotonic_time ();
+
+    func (ctx, runs % n_sets);
+    us[runs] = (double) (g_get_monotonic_time () - start);
+    spent += us[runs++];
+  }
+  qsort (us, runs, sizeof (double), compare_double);
+  r->cpu_median_us = percentile (us, runs, 0.5);
+  r->cpu_runs = runs;
+  results[n_results - 1] = *r;
+  printf ("%-44s %9.1f  (CPU reference, one thread, median of %d)\n",
+      "  ... on the CPU", r->cpu_median_us, runs);
+  fflush (stdout);
+}
+
 /* ------------------------------------------------------------------ */
 /* Copy bandwidth                                                      */
 /* ------------------------------------------------------------------ */
@@ -366,6 +412,7 @@ typedef struct
   uint8_t **h_sv;
   void **d_st, **d_tt, **d_sv, **d_out;
   void **d_pairs;               /* the gather bound's located targets */
+  uint8_t *h_out;               /* --sweep: the CPU reference's output */
 } ResampleBench;
 
 static void
@@ -375,6 +422,15 @@ run_resample (void *ctx, int set)
 
   CHECK (rc_resample_cuda (&b->p, b->d_st[set], b->d_sv[set], b->d_tt[set],
           b->d_out[set], stream));
+}
+
+static void
+run_resample_cpu (void *ctx, int set)
+{
+  ResampleBench *b = ctx;
+
+  CHECK (rc_resample_cpu (&b->p, b->h_st[set], b->h_sv[set], b->h_tt[set],
+          b->h_out));
 }
 
 /* 1 kHz-ish sources with +-40% jitter (strictly increasing) and sorted
@@ -568,11 +624,18 @@ bench_resample (uint32_t batch, uint32_t n_source, uint32_t n_target,
   r.touched_bytes = r.floor_bytes - b.sv_bytes +
       (double) locate_targets (&b, 0, NULL) * channels * esize;
 
+  g_strlcpy (r.axis, "values", sizeof (r.axis));
+  r.work = (double) b.n_tt * channels;
   check_resample (&b, 0, r.name);
   bench (run_resample, &b, b.n_sets, &r);
   check_resample (&b, (n_runs - 1) % b.n_sets, r.name);
+  if (sweeping) {
+    b.h_out = g_malloc (b.out_bytes);
+    time_cpu (run_resample_cpu, &b, b.n_sets, &r);
+    g_free (b.h_out);
+  }
 
-  if (type == RC_TYPE_FLOAT32 && method == RC_INTERP_LINEAR
+  if (!sweeping && type == RC_TYPE_FLOAT32 && method == RC_INTERP_LINEAR
       && channels % 4 == 0) {
     Result g;
     size_t pairs_bytes = b.n_tt * sizeof (bench_row_pair);
@@ -665,7 +728,17 @@ typedef struct
   void **d_cloud, **d_out;
   void *d_scratch;
   rc_voxelize_stats *h_stats;   /* page-locked */
+  uint8_t *h_out, *h_scratch;   /* --sweep: the CPU reference's */
 } VoxelBench;
+
+static void
+run_voxelize_cpu (void *ctx, int set)
+{
+  VoxelBench *b = ctx;
+
+  CHECK (rc_voxelize_cpu (b->layout, &b->grid, b->h_cloud[set], &b->n_points,
+          1, b->h_out, b->h_scratch, NULL));
+}
 
 static void
 run_voxelize (void *ctx, int set)
@@ -841,10 +914,20 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
   if (centroids)
     r.floor_bytes = (double) b.cloud_bytes + occupied * b.layout->n_features *
         sizeof (float);
+  g_strlcpy (r.axis, "points", sizeof (r.axis));
+  r.work = (double) n_points;
   bench (run_voxelize, &b, b.n_sets, &r);
   check_voxelize (&b, (n_runs - 1) % b.n_sets, r.name);
+  if (sweeping) {
+    b.h_out = g_malloc (b.out_size);
+    b.h_scratch = g_malloc (rc_voxelize_scratch_size (b.layout, &b.grid,
+            n_points) + 1);
+    time_cpu (run_voxelize_cpu, &b, b.n_sets, &r);
+    g_free (b.h_out);
+    g_free (b.h_scratch);
+  }
   /* (The centroids clear their scratch, not their output.) */
-  if (b.out_size >= (1 << 20) && !centroids) {
+  if (!sweeping && b.out_size >= (1 << 20) && !centroids) {
     Result c;
     memset (&c, 0, sizeof (c));
     g_snprintf (c.name, sizeof (c.name), "%s-clear", name);
@@ -855,7 +938,8 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
     c.floor_bytes = c.set_bytes = (double) b.out_size;
     bench (run_clear, &b, b.n_sets, &c);
   }
-  if (b.out_size >= (1 << 20) && grid->mode == RC_VOXEL_OCCUPANCY) {
+  if (!sweeping && b.out_size >= (1 << 20)
+      && grid->mode == RC_VOXEL_OCCUPANCY) {
     Result c;
     memset (&c, 0, sizeof (c));
     g_snprintf (c.name, sizeof (c.name), "%s-without-stats-bound", name);
@@ -1188,6 +1272,105 @@ bench_bev (uint32_t width, uint32_t height)
 }
 
 /* ------------------------------------------------------------------ */
+/* Sweeps (--sweep): cost against size, GPU and CPU                     */
+/* ------------------------------------------------------------------ */
+
+/* Points 16,384 to 4,194,304 into the 256^3 count grid (uniform), then
+ * the same 51.2 m cube in 64^3 to 512^3 voxels and PointPillars' 432 x 496
+ * BEV grid at 131,072 points. */
+static void
+sweep_voxelize (void)
+{
+  rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
+  {256, 256, 256}, RC_VOXEL_COUNT
+  };
+  const rc_voxel_grid bev = { {0, -39.68, -3}, {0.16, 0.16, 4},
+  {432, 496, 1}, RC_VOXEL_COUNT
+  };
+  char name[96];
+
+  for (uint64_t n = 16384; n <= (UINT64_C (4) << 20); n *= 2) {
+    g_snprintf (name, sizeof (name), "sweep-voxelize-count-256cube-n%"
+        G_GUINT64_FORMAT, n);
+    bench_voxelize (name, &cube, n, CLOUD_UNIFORM);
+  }
+  for (uint32_t side = 64; side <= 512; side *= 2) {
+    rc_voxel_grid grid = cube;
+
+    if (side == 256)
+      continue;                 /* in the points sweep */
+    for (int a = 0; a < 3; a++) {
+      grid.voxel_size[a] = 51.2 / side;
+      grid.dims[a] = side;
+    }
+    g_snprintf (name, sizeof (name), "sweep-voxelize-count-%ucube-n131072",
+        side);
+    bench_voxelize (name, &grid, 131072, CLOUD_UNIFORM);
+  }
+  bench_voxelize ("sweep-voxelize-count-bev432x496-n131072", &bev, 131072,
+      CLOUD_LIDAR);
+}
+
+/* Linear float32 from B=64 S=4096 T=1024 D=32 along each axis: the batch
+ * 1 to 1,024, the samples S = T 256 to 65,536, the channels 1 to 128;
+ * then the batch again in bfloat16. */
+static void
+sweep_resample (void)
+{
+  for (uint32_t b = 1; b <= 1024; b *= 4)
+    bench_resample (b, 4096, 1024, 32, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  for (uint32_t n = 256; n <= 65536; n *= 4)
+    bench_resample (64, n, n, 32, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  for (uint32_t d = 1; d <= 128; d *= 2)
+    if (d != 32)
+      bench_resample (64, 4096, 1024, d, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  for (uint32_t b = 1; b <= 1024; b *= 4)
+    bench_resample (b, 4096, 1024, 32, RC_TYPE_BFLOAT16, RC_INTERP_LINEAR);
+}
+
+/* The workloads the project quotes (docs/performance.md). */
+static void
+bench_quoted (void)
+{
+  rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
+  {256, 256, 256}, RC_VOXEL_COUNT
+  };
+  /* PointPillars' KITTI car grid. */
+  const rc_voxel_grid bev = { {0, -39.68, -3}, {0.16, 0.16, 4},
+  {432, 496, 1}, RC_VOXEL_COUNT
+  };
+  /* Its region in 0.2 m voxels, downsampled as PCL's VoxelGrid would. */
+  const rc_voxel_grid kitti_leaf = { {0, -39.6, -3}, {0.2, 0.2, 0.2},
+  {346, 396, 20}, RC_VOXEL_CENTROIDS
+  };
+
+  bench_resample (64, 4096, 1024, 32, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  bench_resample (8, 1024, 4096, 7, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  bench_resample (256, 512, 512, 64, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  bench_resample (64, 4096, 1024, 32, RC_TYPE_FLOAT32, RC_INTERP_CUBIC);
+  bench_resample (64, 4096, 1024, 32, RC_TYPE_BFLOAT16, RC_INTERP_LINEAR);
+
+  bench_voxelize ("voxelize-count-256cube-n131072", &cube, 131072,
+      CLOUD_UNIFORM);
+  cube.mode = RC_VOXEL_OCCUPANCY;
+  bench_voxelize ("voxelize-occupancy-256cube-n131072", &cube, 131072,
+      CLOUD_UNIFORM);
+  bench_voxelize ("voxelize-count-bev432x496-n120000", &bev, 120000,
+      CLOUD_LIDAR);
+  bench_voxelize ("voxelize-centroids-kitti0.2-n131072", &kitti_leaf, 131072,
+      CLOUD_LIDAR);
+
+  /* The bird's-eye view's goal: 512 x 512 from 256 x 256 x 32 counts. */
+  bench_bev (512, 512);
+
+#if BENCH_HAVE_FUSE
+  bench_fuse (64, 500, 10.0);
+#else
+  printf ("(fusion: not in this build of the kernel library, skipped)\n");
+#endif
+}
+
+/* ------------------------------------------------------------------ */
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
 
@@ -1228,6 +1411,14 @@ json_result (FILE * f, const Result * r)
         r->b2b_median_us, r->b2b_p10_us, r->b2b_p90_us);
   if (r->b2b_median_us > 0 && r->floor_us > 0)
     fprintf (f, ", \"b2b_ratio\": %.4f", r->b2b_ratio);
+  if (r->work > 0) {
+    fprintf (f, ", \"axis\": ");
+    json_string (f, r->axis);
+    fprintf (f, ", \"work\": %.0f", r->work);
+  }
+  if (r->cpu_runs > 0)
+    fprintf (f, ", \"cpu_median_us\": %.3f, \"cpu_runs\": %d",
+        r->cpu_median_us, r->cpu_runs);
   if (r->touched_bytes > 0) {
     double us = touched_floor_us (r);
     fprintf (f, ", \"touched_floor_bytes\": %.0f, \"touched_floor_us\": "
@@ -1266,28 +1457,18 @@ static void G_GNUC_NORETURN
 usage (int code)
 {
   fprintf (code ? stderr : stdout,
-      "usage: bench-kernels [--json FILE] [--runs N] [--seed S]\n");
+      "usage: bench-kernels [--json FILE] [--runs N] [--seed S] "
+      "[--sweep voxelize|resample|all]\n");
   exit (code);
 }
 
 int
 main (int argc, char **argv)
 {
-  const char *json = NULL, *why = NULL;
+  const char *json = NULL, *why = NULL, *sweep = NULL;
   int n_events;
   guint64 seed = (guint64) g_get_real_time ();
   char device[256];
-  rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
-  {256, 256, 256}, RC_VOXEL_COUNT
-  };
-  /* PointPillars' KITTI car grid. */
-  const rc_voxel_grid bev = { {0, -39.68, -3}, {0.16, 0.16, 4},
-  {432, 496, 1}, RC_VOXEL_COUNT
-  };
-  /* Its region in 0.2 m voxels, downsampled as PCL's VoxelGrid would. */
-  const rc_voxel_grid kitti_leaf = { {0, -39.6, -3}, {0.2, 0.2, 0.2},
-  {346, 396, 20}, RC_VOXEL_CENTROIDS
-  };
 
   for (int i = 1; i < argc; i++) {
     if (strcmp (argv[i], "--json") == 0 && i + 1 < argc)
@@ -1296,13 +1477,17 @@ main (int argc, char **argv)
       n_runs = atoi (argv[++i]);
     else if (strcmp (argv[i], "--seed") == 0 && i + 1 < argc)
       seed = g_ascii_strtoull (argv[++i], NULL, 10);
+    else if (strcmp (argv[i], "--sweep") == 0 && i + 1 < argc)
+      sweep = argv[++i];
     else if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
       usage (0);
     else
       usage (2);
   }
-  if (n_runs < 1)
+  if (n_runs < 1 || (sweep && strcmp (sweep, "voxelize") != 0
+          && strcmp (sweep, "resample") != 0 && strcmp (sweep, "all") != 0))
     usage (2);
+  sweeping = sweep != NULL;
   rng_state = seed;
 
   if (rc_device_count (&why) == 0)
@@ -1331,30 +1516,12 @@ main (int argc, char **argv)
       "p10", "p90", "floor MB", "GB/s", "floor us", "ratio");
   fflush (stdout);
 
-  bench_resample (64, 4096, 1024, 32, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
-  bench_resample (8, 1024, 4096, 7, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
-  bench_resample (256, 512, 512, 64, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
-  bench_resample (64, 4096, 1024, 32, RC_TYPE_FLOAT32, RC_INTERP_CUBIC);
-  bench_resample (64, 4096, 1024, 32, RC_TYPE_BFLOAT16, RC_INTERP_LINEAR);
-
-  bench_voxelize ("voxelize-count-256cube-n131072", &cube, 131072,
-      CLOUD_UNIFORM);
-  cube.mode = RC_VOXEL_OCCUPANCY;
-  bench_voxelize ("voxelize-occupancy-256cube-n131072", &cube, 131072,
-      CLOUD_UNIFORM);
-  bench_voxelize ("voxelize-count-bev432x496-n120000", &bev, 120000,
-      CLOUD_LIDAR);
-  bench_voxelize ("voxelize-centroids-kitti0.2-n131072", &kitti_leaf, 131072,
-      CLOUD_LIDAR);
-
-  /* The bird's-eye view's goal: 512 x 512 from 256 x 256 x 32 counts. */
-  bench_bev (512, 512);
-
-#if BENCH_HAVE_FUSE
-  bench_fuse (64, 500, 10.0);
-#else
-  printf ("(fusion: not in this build of the kernel library, skipped)\n");
-#endif
+  if (!sweeping)
+    bench_quoted ();
+  if (sweeping && strcmp (sweep, "resample") != 0)
+    sweep_voxelize ();
+  if (sweeping && strcmp (sweep, "voxelize") != 0)
+    sweep_resample ();
 
   printf ("\nfloor: bytes moved (each input read once, each output written "
       "once) over the copy bandwidth; ratio = median / floor\n");

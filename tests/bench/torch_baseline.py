@@ -460,11 +460,42 @@ def bench_fuse(b, E, T, seconds):
 
 # --------------------------------------------------------------------------
 
+def sweep(b, what):
+    """The sizes of bench-kernels --sweep, under its names
+    (plot_sweep.py matches them)."""
+    f32, bf16 = torch.float32, torch.bfloat16
+    cube = ((-25.6, -25.6, -25.6), (0.2, 0.2, 0.2), (256, 256, 256))
+    if what in ("voxelize", "all"):
+        n = 16384
+        while n <= 4 << 20:
+            bench_voxelize(b, "sweep-voxelize-count-256cube-n%d" % n, n,
+                           *cube, "count", "uniform")
+            n *= 2
+        for side in (64, 128, 512):
+            bench_voxelize(b, "sweep-voxelize-count-%dcube-n131072" % side,
+                           131072, cube[0], (51.2 / side,) * 3, (side,) * 3,
+                           "count", "uniform")
+        bench_voxelize(b, "sweep-voxelize-count-bev432x496-n131072", 131072,
+                       (0, -39.68, -3), (0.16, 0.16, 4), (432, 496, 1),
+                       "count", "lidar")
+    if what in ("resample", "all"):
+        for B in (1, 4, 16, 64, 256, 1024):
+            bench_resample(b, B, 4096, 1024, 32, f32, "linear")
+        for n in (256, 1024, 4096, 16384, 65536):
+            bench_resample(b, 64, n, n, 32, f32, "linear")
+        for D in (1, 2, 4, 8, 16, 64, 128):      # 32: in the batch sweep
+            bench_resample(b, 64, 4096, 1024, D, f32, "linear")
+        for B in (1, 4, 16, 64, 256, 1024):
+            bench_resample(b, B, 4096, 1024, 32, bf16, "linear")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--sweep", choices=("voxelize", "resample", "all"),
+                    help="the sizes of bench-kernels --sweep instead")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be >= 1")
@@ -487,6 +518,25 @@ def main():
         "workload", "median us", "p10", "p90", "floor MB", "GB/s",
         "floor us", "ratio"), flush=True)
 
+    if args.sweep:
+        sweep(b, args.sweep)
+    else:
+        quoted(b)
+
+    print("\nfloor: bytes moved (each input read once, each output written "
+          "once) over the copy bandwidth; ratio = median / floor")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"impl": "torch", "device": device,
+                       "torch_version": torch.__version__,
+                       "runs": args.runs, "seed": seed,
+                       "copy_gbps": b.copy_gbps, "copy": b.copy,
+                       "workloads": b.results}, f, indent=2)
+        print("wrote " + args.json)
+
+
+def quoted(b):
+    """The workloads the project quotes (docs/performance.md)."""
     f32, bf16 = torch.float32, torch.bfloat16
     bench_resample(b, 64, 4096, 1024, 32, f32, "linear")
     bench_resample(b, 8, 1024, 4096, 7, f32, "linear")
@@ -507,17 +557,6 @@ def main():
     # Last: unique waits for the host, so its graph capture fails.
     bench_centroids(b, "voxelize-centroids-kitti0.2-n131072", 131072,
                     (0, -39.6, -3), (0.2, 0.2, 0.2), (346, 396, 20))
-
-    print("\nfloor: bytes moved (each input read once, each output written "
-          "once) over the copy bandwidth; ratio = median / floor")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"impl": "torch", "device": device,
-                       "torch_version": torch.__version__,
-                       "runs": args.runs, "seed": seed,
-                       "copy_gbps": b.copy_gbps, "copy": b.copy,
-                       "workloads": b.results}, f, indent=2)
-        print("wrote " + args.json)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Cost curves from `bench-kernels --sweep ... --json FILE`.
+
+  python3 plot_sweep.py sweep.json [torch.json] [-o sweep.png]
+
+One log-log panel per swept series (voxelize: points, grid; resample:
+batch, samples, channels, batch in bfloat16): time against the swept size,
+for the GPU (one call between events, and per call back to back), the CPU
+reference, the floor (the bytes the work must move over the device's copy
+bandwidth) and PyTorch where a second file has the same workload names.
+Prints, per series, each size's times and where the GPU's single call
+overtakes the CPU: the crossover `backend=auto` is to use.
+"""
+import argparse
+import json
+import os
+import re
+
+# Series: a title and a pattern on the workload name, whose group is the
+# swept value.
+SERIES = [
+    ("voxelize: points into 256^3 counts", "points",
+     r"^sweep-voxelize-count-256cube-n(\d+)$"),
+    ("voxelize: grid side at 131,072 points", "side",
+     r"^sweep-voxelize-count-(\d+)cube-n131072$"),
+    ("resample f32: batch (S=4096 T=1024 D=32)", "batch",
+     r"^resample-f32-linear-B(\d+)-S4096-T1024-D32$"),
+    ("resample f32: samples S = T (B=64 D=32)", "samples",
+     r"^resample-f32-linear-B64-S(\d+)-T\1-D32$"),
+    ("resample f32: channels (B=64 S=4096 T=1024)", "channels",
+     r"^resample-f32-linear-B64-S4096-T1024-D(\d+)$"),
+    ("resample bf16: batch (S=4096 T=1024 D=32)", "batch",
+     r"^resample-bf16-linear-B(\d+)-S4096-T1024-D32$"),
+]
+
+
+def series_rows(doc, pattern):
+    rows = []
+    for w in doc.get("workloads", []):
+        m = re.match(pattern, w["name"])
+        if m:
+            rows.append((int(m.group(1)), w))
+    return sorted(rows, key=lambda r: r[1]["floor_bytes"])
+
+
+def crossover(rows):
+    """The first swept value from which the GPU's single call stays faster
+    than the CPU reference, or None."""
+    cross = None
+    for value, w in rows:
+        faster = "cpu_median_us" in w and w["median_us"] < w["cpu_median_us"]
+        if faster and cross is None:
+            cross = value
+        elif not faster:
+            cross = None
+    return cross
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("json", help="bench-kernels --sweep --json output")
+    ap.add_argument("torch", nargs="?", help="torch_baseline.py --json "
+                    "output with the same workload names")
+    ap.add_argument("-o", "--output", help="PNG (default: sweep.png beside "
+                    "the JSON)")
+    args = ap.parse_args()
+    with open(args.json) as f:
+        doc = json.load(f)
+    torch = {}
+    if args.torch:
+        with open(args.torch) as f:
+            torch = {w["name"]: w for w in json.load(f).get("workloads", [])}
+    panels = [(t, axis, series_rows(doc, p)) for t, axis, p in SERIES]
+    panels = [p for p in panels if p[2]]
+    if not panels:
+        raise SystemExit("%s: no sweep workloads (run bench-kernels "
+                         "--sweep)" % args.json)
+
+    print("%s, copy bandwidth %.0f GB/s" % (doc.get("device", "?"),
+                                             doc.get("copy_gbps", 0)))
+    for title, axis, rows in panels:
+        print("\n" + title)
+        print("%10s %10s %10s %10s %10s %10s %8s" % (
+            axis, "floor us", "gpu us", "b2b us", "cpu us", "torch us",
+            "gpu/flr"))
+        for value, w in rows:
+            t = torch.get(w["name"], {}).get("median_us")
+            print("%10d %10.1f %10.1f %10.1f %10s %10s %8.2f" % (
+                value, w["floor_us"], w["median_us"],
+                w.get("b2b_median_us", float("nan")),
+                "%.1f" % w["cpu_median_us"] if "cpu_median_us" in w else "-",
+                "%.1f" % t if t else "-", w["median_us"] / w["floor_us"]))
+        cross = crossover(rows)
+        print("GPU single call faster than the CPU from %s = %s on" % (
+            axis, cross) if cross is not None else
+            "GPU single call never stays faster than the CPU here")
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = 2
+    nrows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(11, 4 * nrows),
+                             squeeze=False)
+    for ax, (title, axis, rows) in zip(axes.flat, panels):
+        mb = [value for value, _ in rows]
+        ax.plot(mb, [w["median_us"] for _, w in rows], "o-",
+                label="GPU, one call")
+        ax.plot(mb, [w.get("b2b_median_us") for _, w in rows], "x--",
+                label="GPU, back to back")
+        cpu = [(m, w["cpu_median_us"]) for m, (_, w) in zip(mb, rows)
+               if "cpu_median_us" in w]
+        if cpu:
+            ax.plot(*zip(*cpu), "s-", label="CPU reference (1 thread)")
+        tor = [(m, torch[w["name"]]["median_us"])
+               for m, (_, w) in zip(mb, rows) if w["name"] in torch]
+        if tor:
+            ax.plot(*zip(*tor), "^-", label="PyTorch")
+        ax.plot(mb, [w["floor_us"] for _, w in rows], "k:", label="floor")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel(axis)
+        ax.set_ylabel("time (us)")
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    fig.suptitle("robocache cost against size: %s" % doc.get("device", "?"))
+    fig.tight_layout()
+    out = args.output or os.path.join(
+        os.path.dirname(os.path.abspath(args.json)), "sweep.png")
+    fig.savefig(out, dpi=110)
+    print("\nwrote %s" % out)
+
+
+if __name__ == "__main__":
+    main()
