@@ -8,8 +8,10 @@
 #   . .device/gst-env.sh && tests/gpu-run.sh BUILD OUT
 #
 # Environment: ROBOCACHE_SANITIZE_SECONDS (default 300) bounds each tool,
-# ROBOCACHE_SOAK_MINUTES (default 4; 0 leaves the soak out), and
-# ROBOCACHE_SANITIZE_TESTS a list of tests to sanitize instead of all.
+# ROBOCACHE_SOAK_MINUTES (default 4; 0 leaves the soak out),
+# ROBOCACHE_SANITIZE_TESTS a list of tests to sanitize instead of all, and
+# ROBOCACHE_SWEEP=voxelize|resample|all the cost sweeps of bench-kernels and
+# PyTorch, run alone on the GPU after the suite (docs/performance.md).
 set -u
 
 build=${1:?usage: tests/gpu-run.sh BUILD OUT}
@@ -33,6 +35,16 @@ meson test -C "$build" --no-rebuild --num-processes 8 --print-errorlogs \
 echo "rc=$?" >> "$res/suite.txt"
 cp "$build/meson-logs/testlog.txt" "$res/suite-testlog.txt"
 stamp suite done
+
+if [ -n "${ROBOCACHE_SWEEP:-}" ]; then
+  "$build/tests/bench-kernels" --sweep "$ROBOCACHE_SWEEP" --runs 50 \
+    --json "$res/sweep.json" > "$res/sweep.txt" 2>&1
+  python3 tests/bench/torch_baseline.py --sweep "$ROBOCACHE_SWEEP" \
+    --runs 50 --json "$res/torch-sweep.json" > "$res/torch-sweep.txt" 2>&1
+  python3 tests/bench/plot_sweep.py "$res/sweep.json" \
+    "$res/torch-sweep.json" -o "$res/sweep.png" > "$res/sweep-table.txt" 2>&1
+  stamp sweeps done
+fi
 
 minutes=${ROBOCACHE_SOAK_MINUTES:-4}
 if [ "$minutes" != 0 ]; then
