@@ -41,8 +41,10 @@ if [ -n "${ROBOCACHE_SWEEP:-}" ]; then
     --json "$res/sweep.json" > "$res/sweep.txt" 2>&1
   python3 tests/bench/torch_baseline.py --sweep "$ROBOCACHE_SWEEP" \
     --runs 50 --json "$res/torch-sweep.json" > "$res/torch-sweep.txt" 2>&1
-  python3 tests/bench/plot_sweep.py "$res/sweep.json" \
-    "$res/torch-sweep.json" -o "$res/sweep.png" > "$res/sweep-table.txt" 2>&1
+  torch_json=()
+  [ -s "$res/torch-sweep.json" ] && torch_json=("$res/torch-sweep.json")
+  python3 tests/bench/plot_sweep.py "$res/sweep.json" "${torch_json[@]}" \
+    -o "$res/sweep.png" > "$res/sweep-table.txt" 2>&1
   stamp sweeps done
 fi
 
