@@ -431,8 +431,8 @@ gst_robocache_base_transform_class_init (GstRobocacheBaseTransformClass * klass)
    *
    * The CUDA device, -1 for any: the pipeline's shared context decides.
    * An id this machine does not have is an error at start (with
-   * backend=auto too, where a GPU exists); elements on different devices
-   * exchange CUDA buffers through system memory.
+   * backend=auto too, where a GPU exists).  A CUDA buffer from an element
+   * on another device is copied device to device before the kernels run.
    */
   gst_robocache_gpu_install_properties (gobject_class, PROP_GPU_FIRST);
 

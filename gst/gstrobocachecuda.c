@@ -358,6 +358,14 @@ gst_robocache_gpu_memory_is_native (GstRobocacheGpu * gpu, GstMemory * mem)
 }
 
 gboolean
+gst_robocache_gpu_memory_is_peer (GstRobocacheGpu * gpu, GstMemory * mem)
+{
+  return gpu->context && GST_IS_ROBOCACHE_CUDA_ALLOCATOR (mem->allocator) &&
+      GST_ROBOCACHE_CUDA_ALLOCATOR (mem->allocator)->context !=
+      GST_CUDA_CONTEXT (gpu->context);
+}
+
+gboolean
 gst_robocache_is_cuda_memory (GstMemory * mem)
 {
   return mem && (GST_IS_ROBOCACHE_CUDA_ALLOCATOR (mem->allocator) ||

@@ -412,16 +412,30 @@ gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
   return TRUE;
 }
 
+/* Where a mapped input is. */
+typedef enum
+{
+  INPUT_ON_HOST,                /* system memory (or CUDA memory read back) */
+  INPUT_NATIVE,                 /* CUDA memory of this context: used in place */
+  INPUT_ON_PEER                 /* robocache CUDA memory of another context */
+} InputPlace;
+
 /* Maps @buf for reading: its device pointer when it is robocache CUDA
- * memory of this context (*native), else its bytes in system memory. */
+ * memory (of this context or another), else its bytes in system memory;
+ * *place says which. */
 static gboolean
 map_for_gpu (GstRobocacheGpu * gpu, GstElement * element, GstBuffer * buf,
-    GstMapInfo * map, gboolean * native, const gchar * what)
+    GstMapInfo * map, InputPlace * place, const gchar * what)
 {
-  *native = gst_buffer_n_memory (buf) == 1 &&
-      gst_robocache_gpu_memory_is_native (gpu, gst_buffer_peek_memory (buf, 0));
+  GstMemory *mem = gst_buffer_n_memory (buf) == 1 ?
+      gst_buffer_peek_memory (buf, 0) : NULL;
+
+  *place = !mem ? INPUT_ON_HOST :
+      gst_robocache_gpu_memory_is_native (gpu, mem) ? INPUT_NATIVE :
+      gst_robocache_gpu_memory_is_peer (gpu, mem) ? INPUT_ON_PEER :
+      INPUT_ON_HOST;
   if (!gst_buffer_map (buf, map, GST_MAP_READ |
-          (*native ? GST_ROBOCACHE_MAP_CUDA : 0))) {
+          (*place != INPUT_ON_HOST ? GST_ROBOCACHE_MAP_CUDA : 0))) {
     GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("cannot map %s", what),
         (NULL));
     return FALSE;
@@ -450,17 +464,18 @@ gst_robocache_gpu_map_input (GstRobocacheGpu * gpu, GstElement * element,
     GstBuffer * buf, GstMapInfo * map, GstRobocacheScratch * scratch,
     gconstpointer * device, const gchar * what)
 {
-  gboolean native;
+  InputPlace place;
 
-  if (!map_for_gpu (gpu, element, buf, map, &native, what))
+  if (!map_for_gpu (gpu, element, buf, map, &place, what))
     return FALSE;
   *device = map->data;
-  if (native)
+  if (place == INPUT_NATIVE)
     return TRUE;
   if (!gst_robocache_gpu_ensure_device (gpu, element, scratch, map->size, what)
       || !step_ok (element, rc_device_copy_async (scratch->ptr, map->data,
-              map->size, RC_COPY_HOST_TO_DEVICE, gpu->stream), "copying",
-          what, "to the GPU")) {
+              map->size, place == INPUT_ON_PEER ? RC_COPY_BETWEEN_DEVICES :
+              RC_COPY_HOST_TO_DEVICE, gpu->stream), "copying", what,
+          "to the GPU")) {
     gst_buffer_unmap (buf, map);
     return FALSE;
   }
@@ -474,19 +489,21 @@ gst_robocache_gpu_stage_input (GstRobocacheGpu * gpu, GstElement * element,
     const gchar * what)
 {
   GstRobocacheGpuSlot *s = &gpu->slots[slot];
-  gboolean native, pinned;
+  InputPlace place;
+  gboolean pinned;
   gconstpointer host;
 
-  if (!map_for_gpu (gpu, element, buf, map, &native, what))
+  if (!map_for_gpu (gpu, element, buf, map, &place, what))
     return FALSE;
   *device = map->data;
-  if (native)
+  if (place == INPUT_NATIVE)
     return TRUE;
   /* Pageable memory is copied by the driver through its own staging,
    * synchronously: through the slot's page-locked staging instead, the
-   * upload itself is asynchronous and overlaps the kernels. */
-  pinned = gst_buffer_n_memory (buf) == 1 &&
-      gst_robocache_is_pinned_memory (gst_buffer_peek_memory (buf, 0));
+   * upload itself is asynchronous and overlaps the kernels.  Another
+   * device's memory is copied device to device. */
+  pinned = place == INPUT_ON_PEER || (gst_buffer_n_memory (buf) == 1 &&
+      gst_robocache_is_pinned_memory (gst_buffer_peek_memory (buf, 0)));
   host = map->data;
   if (!gst_robocache_gpu_ensure_device (gpu, element, &s->device_in,
           map->size, what))
@@ -499,7 +516,8 @@ gst_robocache_gpu_stage_input (GstRobocacheGpu * gpu, GstElement * element,
     host = s->pinned_in.ptr;
   }
   if (!step_ok (element, rc_device_copy_async (s->device_in.ptr, host,
-              map->size, RC_COPY_HOST_TO_DEVICE, gpu->upload_stream),
+              map->size, place == INPUT_ON_PEER ? RC_COPY_BETWEEN_DEVICES :
+              RC_COPY_HOST_TO_DEVICE, gpu->upload_stream),
           "copying", what, "to the GPU")
       || !step_ok (element, rc_event_record (s->uploaded, gpu->upload_stream),
           "ordering", what, "after its upload")

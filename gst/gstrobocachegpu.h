@@ -196,6 +196,12 @@ GstBufferPool *gst_robocache_gpu_pool_new (GstRobocacheGpu * gpu,
 gboolean gst_robocache_gpu_memory_is_native (GstRobocacheGpu * gpu,
     GstMemory * mem);
 
+/* TRUE if @mem is robocache CUDA memory of another context (another
+ * device's element): @gpu copies it device to device, never handing its
+ * pointer to a kernel of its own. */
+gboolean gst_robocache_gpu_memory_is_peer (GstRobocacheGpu * gpu,
+    GstMemory * mem);
+
 /* TRUE if @mem is any CUDA memory (robocache's or GStreamer's). */
 gboolean gst_robocache_is_cuda_memory (GstMemory * mem);
 
@@ -238,8 +244,9 @@ GstFlowReturn gst_robocache_gpu_failed (GstElement * element,
 #define GST_ROBOCACHE_PINNED_MEMORY_TYPE "robocache.pinned.memory"
 
 /* Maps @buf for a kernel on the GPU (the context current): in place when
- * it is one robocache CUDA memory of this context, else mapped plainly and
- * copied into @scratch (grown as needed) on the element's stream.  *device
+ * it is one robocache CUDA memory of this context, else copied into
+ * @scratch (grown as needed) on the element's stream: device to device from
+ * robocache CUDA memory of another context, else from its system memory.  *device
  * is then the device pointer; unmap @map when the kernel is queued and the
  * stream synchronised.  FALSE, with an error naming @what posted, when it
  * can be neither. */
@@ -250,8 +257,9 @@ gboolean gst_robocache_gpu_map_input (GstRobocacheGpu * gpu,
 /* Buffers in flight (the context current).  stage_input maps @buf and
  * gives its device pointer: in place when it is robocache CUDA memory of
  * this context, else copied on the upload stream into slot @slot's device
- * input (page-locked memory directly, pageable memory through the slot's
- * page-locked staging), the kernel stream made to wait for it.  Unmap
+ * input (another context's robocache CUDA memory and page-locked memory
+ * directly, pageable memory through the slot's page-locked staging), the
+ * kernel stream made to wait for it.  Unmap
  * @map when the slot is done.  stage_output queues the download of @size
  * bytes from @device to @host after the kernels queued so far, and marks
  * the slot's end; slot_fence marks it after the kernels only (outputs on

@@ -85,6 +85,12 @@ gst_robocache_gpu_memory_is_native (GstRobocacheGpu * gpu, GstMemory * mem)
 }
 
 gboolean
+gst_robocache_gpu_memory_is_peer (GstRobocacheGpu * gpu, GstMemory * mem)
+{
+  return FALSE;
+}
+
+gboolean
 gst_robocache_is_cuda_memory (GstMemory * mem)
 {
   return FALSE;

@@ -506,31 +506,6 @@ map_failed:
   return GST_FLOW_ERROR;
 }
 
-/* The sweep on the device: in place when it is CUDA memory of this
- * context, else copied into the element's device buffer. */
-static gconstpointer
-points_on_device (GstRobocachePillars * self, GstBuffer * inbuf,
-    GstMapInfo * in)
-{
-  State *st = &self->state;
-  gboolean native = gst_buffer_n_memory (inbuf) == 1 &&
-      gst_robocache_gpu_memory_is_native (st->gpu,
-      gst_buffer_peek_memory (inbuf, 0));
-  rc_status ret;
-
-  if (!gst_buffer_map (inbuf, in, GST_MAP_READ |
-          (native ? GST_ROBOCACHE_MAP_CUDA : 0)))
-    return NULL;
-  if (native)
-    return in->data;
-  if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-          &st->device_points, in->size + 1, "points"))
-    return NULL;
-  ret = rc_device_copy_async (st->device_points.ptr, in->data, in->size,
-      RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
-  return ret == RC_OK ? st->device_points.ptr : NULL;
-}
-
 static GstFlowReturn
 pillars_gpu (GstRobocachePillars * self, GstBuffer * inbuf,
     GstBuffer * outbuf, guint64 n_points, rc_sparse_stats * stats)
@@ -545,8 +520,14 @@ pillars_gpu (GstRobocachePillars * self, GstBuffer * inbuf,
   if (!gst_robocache_gpu_push (st->gpu))
     return gst_robocache_gpu_failed (GST_ELEMENT (self),
         "making the CUDA context current", RC_ERROR_CUDA);
-  points = points_on_device (self, inbuf, &in);
-  if (points && gst_buffer_map (outbuf, &out, GST_MAP_WRITE |
+  /* In place when it is CUDA memory of this context, else copied into the
+   * element's device buffer (errors posted there). */
+  if (!gst_robocache_gpu_map_input (st->gpu, GST_ELEMENT (self), inbuf, &in,
+          &st->device_points, &points, "a sweep")) {
+    gst_robocache_gpu_pop (st->gpu);
+    return GST_FLOW_ERROR;
+  }
+  if (gst_buffer_map (outbuf, &out, GST_MAP_WRITE |
           (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0))) {
     device_out = st->out_cuda ? out.data : st->device_out.ptr;
     arrays = output_arrays (&st->info, device_out);
@@ -569,8 +550,7 @@ pillars_gpu (GstRobocachePillars * self, GstBuffer * inbuf,
       *stats = *(rc_sparse_stats *) st->host_stats.ptr;
     gst_buffer_unmap (outbuf, &out);
   }
-  if (in.memory)
-    gst_buffer_unmap (inbuf, &in);
+  gst_buffer_unmap (inbuf, &in);
   gst_robocache_gpu_pop (st->gpu);
   if (ret != RC_OK)
     return gst_robocache_gpu_failed (GST_ELEMENT (self),

@@ -261,9 +261,12 @@ map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
     return FALSE;
   c->dev = dev;
   c->in_v = (c->on_device ? c->dev : c->map.data) + times;
-  /* In place on the device (CUDA memory): the times are read back. */
-  c->in_t = c->on_device && dev == c->map.data ?
-      read_back_times (self, c->map.data, c->batch * c->n_in) :
+  /* From CUDA memory (used in place, or copied from another device's):
+   * the times are read back from the device. */
+  c->in_t = c->on_device && (dev == c->map.data ||
+      gst_robocache_gpu_memory_is_peer (st->gpu,
+          gst_buffer_peek_memory (buf, 0))) ?
+      read_back_times (self, dev, c->batch * c->n_in) :
       (const gint64 *) c->map.data;
   if (!c->in_t) {
     gst_buffer_unmap (buf, &c->map);

@@ -183,7 +183,8 @@ static cudaMemcpyKind
 memcpy_kind (rc_copy_kind kind)
 {
   static const cudaMemcpyKind kinds[] = {
-    cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice
+    cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice,
+    cudaMemcpyDefault
   };
   return kinds[kind];
 }

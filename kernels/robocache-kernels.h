@@ -84,7 +84,10 @@ typedef enum
 {
   RC_COPY_HOST_TO_DEVICE,
   RC_COPY_DEVICE_TO_HOST,
-  RC_COPY_DEVICE_TO_DEVICE
+  RC_COPY_DEVICE_TO_DEVICE,
+  RC_COPY_BETWEEN_DEVICES       /* device memory of another device or
+                                 * context (unified addressing: the driver
+                                 * copies peer to peer, or stages it) */
 } rc_copy_kind;
 
 rc_status rc_device_copy_async (void *dst, const void *src, size_t size,
