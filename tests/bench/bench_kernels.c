@@ -1275,18 +1275,22 @@ bench_bev (uint32_t width, uint32_t height)
 /* Sweeps (--sweep): cost against size, GPU and CPU                     */
 /* ------------------------------------------------------------------ */
 
+/* A 51.2 m cube in 0.2 m voxels, and PointPillars' KITTI car grid. */
+static const rc_voxel_grid cube_256 = { {-25.6, -25.6, -25.6},
+{0.2, 0.2, 0.2}, {256, 256, 256}, RC_VOXEL_COUNT
+};
+
+static const rc_voxel_grid bev_kitti = { {0, -39.68, -3}, {0.16, 0.16, 4},
+{432, 496, 1}, RC_VOXEL_COUNT
+};
+
 /* Points 16,384 to 4,194,304 into the 256^3 count grid (uniform), then
  * the same 51.2 m cube in 64^3 to 512^3 voxels and PointPillars' 432 x 496
  * BEV grid at 131,072 points. */
 static void
 sweep_voxelize (void)
 {
-  rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
-  {256, 256, 256}, RC_VOXEL_COUNT
-  };
-  const rc_voxel_grid bev = { {0, -39.68, -3}, {0.16, 0.16, 4},
-  {432, 496, 1}, RC_VOXEL_COUNT
-  };
+  const rc_voxel_grid cube = cube_256, bev = bev_kitti;
   char name[96];
 
   for (uint64_t n = 16384; n <= (UINT64_C (4) << 20); n *= 2) {
@@ -1332,13 +1336,8 @@ sweep_resample (void)
 static void
 bench_quoted (void)
 {
-  rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
-  {256, 256, 256}, RC_VOXEL_COUNT
-  };
-  /* PointPillars' KITTI car grid. */
-  const rc_voxel_grid bev = { {0, -39.68, -3}, {0.16, 0.16, 4},
-  {432, 496, 1}, RC_VOXEL_COUNT
-  };
+  rc_voxel_grid cube = cube_256;
+  const rc_voxel_grid bev = bev_kitti;
   /* Its region in 0.2 m voxels, downsampled as PCL's VoxelGrid would. */
   const rc_voxel_grid kitti_leaf = { {0, -39.6, -3}, {0.2, 0.2, 0.2},
   {346, 396, 20}, RC_VOXEL_CENTROIDS

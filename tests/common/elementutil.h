@@ -2,6 +2,7 @@
 #ifndef ROBOCACHE_ELEMENTUTIL_H
 #define ROBOCACHE_ELEMENTUTIL_H
 
+#include <gst/app/gstappsink.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
@@ -148,6 +149,47 @@ play_to_end (GstElement * pipeline)
   gst_object_unref (bus);
   gst_object_unref (pipeline);
   return eos;
+}
+
+/* Plays @pipeline, whose appsink "sink" holds one buffer at a time, to
+ * EOS and returns every buffer's bytes (host copies); fails, naming
+ * @what, on an error or without EOS.  The pipeline is left in NULL. */
+static inline GPtrArray *
+pull_all_bytes (GstElement * pipeline, const gchar * what)
+{
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstSample *sample;
+  GstMessage *msg;
+
+  fail_unless (sink != NULL, "%s: no appsink named sink", what);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              60 * GST_SECOND))) {
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
+            GST_MAP_READ));
+    g_ptr_array_add (out, g_bytes_new (map.data, map.size));
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+    gst_sample_unref (sample);
+  }
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (msg) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("%s: %s", what, err->message);
+  }
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS",
+      what);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  return out;
 }
 
 /* Parses @description (which must parse and link) and plays it. */

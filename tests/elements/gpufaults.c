@@ -111,37 +111,10 @@ clean_run (const Case * c, guint seed, const gchar * backend)
 {
   GstElement *pipeline = pipeline_new (c, seed, CLEAN_RUN, backend,
       strcmp (backend, "gpu") == 0);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      g_bytes_unref);
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstSample *sample;
-  GstMessage *msg;
+  gchar *what = g_strdup_printf ("%s on %s", c->name, backend);
+  GPtrArray *out = pull_all_bytes (pipeline, what);
 
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-              30 * GST_SECOND))) {
-    GstMapInfo map;
-
-    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
-            GST_MAP_READ));
-    g_ptr_array_add (out, g_bytes_new (map.data, map.size));
-    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
-    gst_sample_unref (sample);
-  }
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  if (msg) {
-    GError *err = NULL;
-
-    gst_message_parse_error (msg, &err, NULL);
-    fail ("%s on %s: %s", c->name, backend, err->message);
-  }
-  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s on %s: no EOS",
-      c->name, backend);
-  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-  gst_object_unref (bus);
-  gst_object_unref (sink);
+  g_free (what);
   gst_object_unref (pipeline);
   return out;
 }

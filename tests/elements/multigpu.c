@@ -6,7 +6,6 @@
  * have is an error at start.  Skipped (exit 77) without a GPU; the cases
  * that need two devices say so and pass with one. */
 #include <gst/check/gstcheck.h>
-#include <gst/app/gstappsink.h>
 #include <string.h>
 
 #include "elementutil.h"
@@ -35,35 +34,10 @@ static GPtrArray *
 collect (const gchar * desc)
 {
   GstElement *pipeline = gst_parse_launch (desc, NULL);
-  GstElement *sink;
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      g_bytes_unref);
-  GstSample *sample;
-  GstMessage *msg;
+  GPtrArray *out;
 
   fail_unless (pipeline != NULL, "cannot parse %s", desc);
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-              60 * GST_SECOND))) {
-    GstMapInfo map;
-
-    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
-            GST_MAP_READ));
-    g_ptr_array_add (out, g_bytes_new (map.data, map.size));
-    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
-    gst_sample_unref (sample);
-  }
-  msg = pop_message (GST_ELEMENT_BUS (pipeline), GST_MESSAGE_ERROR);
-  if (msg) {
-    GError *err = NULL;
-
-    gst_message_parse_error (msg, &err, NULL);
-    fail ("%s: %s", desc, err->message);
-  }
-  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS", desc);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (sink);
+  out = pull_all_bytes (pipeline, desc);
   gst_object_unref (pipeline);
   return out;
 }
