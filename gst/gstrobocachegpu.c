@@ -490,8 +490,8 @@ gst_robocache_gpu_stage_input (GstRobocacheGpu * gpu, GstElement * element,
 {
   GstRobocacheGpuSlot *s = &gpu->slots[slot];
   InputPlace place;
-  gboolean pinned;
-  gconstpointer host;
+  gboolean direct;
+  gconstpointer src;
 
   if (!map_for_gpu (gpu, element, buf, map, &place, what))
     return FALSE;
@@ -500,22 +500,22 @@ gst_robocache_gpu_stage_input (GstRobocacheGpu * gpu, GstElement * element,
     return TRUE;
   /* Pageable memory is copied by the driver through its own staging,
    * synchronously: through the slot's page-locked staging instead, the
-   * upload itself is asynchronous and overlaps the kernels.  Another
-   * device's memory is copied device to device. */
-  pinned = place == INPUT_ON_PEER || (gst_buffer_n_memory (buf) == 1 &&
+   * upload itself is asynchronous and overlaps the kernels.  Page-locked
+   * memory and another device's memory are copied directly. */
+  direct = place == INPUT_ON_PEER || (gst_buffer_n_memory (buf) == 1 &&
       gst_robocache_is_pinned_memory (gst_buffer_peek_memory (buf, 0)));
-  host = map->data;
+  src = map->data;
   if (!gst_robocache_gpu_ensure_device (gpu, element, &s->device_in,
           map->size, what))
     goto failed;
-  if (!pinned) {
+  if (!direct) {
     if (!gst_robocache_gpu_ensure_pinned (gpu, element, &s->pinned_in,
             map->size, what))
       goto failed;
     memcpy (s->pinned_in.ptr, map->data, map->size);
-    host = s->pinned_in.ptr;
+    src = s->pinned_in.ptr;
   }
-  if (!step_ok (element, rc_device_copy_async (s->device_in.ptr, host,
+  if (!step_ok (element, rc_device_copy_async (s->device_in.ptr, src,
               map->size, place == INPUT_ON_PEER ? RC_COPY_BETWEEN_DEVICES :
               RC_COPY_HOST_TO_DEVICE, gpu->upload_stream),
           "copying", what, "to the GPU")
