@@ -20,5 +20,5 @@ robocache_launch -v robocachefuse name=f rate=30/1 flat-output=true ! \
     match($0, /\([0-9]+ bytes/); bytes = substr($0, RSTART + 1, RLENGTH - 7)
     if (n <= 5 || n % 15 == 0) printf "fused frame %3d  pts %s  %s bytes (camera + joints + voxel grid + flat vector)\n", n, pts, bytes
   }
-  /ERROR|WARNING/ { print }
+  /^(ERROR|WARNING)[: ]/ { print }
   END { printf "%d fused frames\n", n }'

@@ -16,5 +16,5 @@ robocache_launch -v robocachejointsrc is-live=true rate=333/1 jitter=0.3 \
     match($0, /duration: [0-9:.]+/); dur = substr($0, RSTART + 10, RLENGTH - 10)
     if (n <= 5 || n % 50 == 0) printf "resampled sample %4d  pts %s  duration %s\n", n, pts, dur
   }
-  /ERROR|WARNING/ { print }
+  /^(ERROR|WARNING)[: ]/ { print }
   END { printf "%d samples out at 100 Hz\n", n }'

@@ -150,7 +150,7 @@ robocache_fused_frames () {
     else if (n <= 3 || n % 30 == 0)
       printf "fused frame %4d  pts %s  %s bytes\n", n, pts, bytes
   }
-  /ERROR|WARNING/ { print }
+  /^(ERROR|WARNING)[: ]/ { print }
   END { if (!all) printf "%d fused frames\n", n }'
 }
 
@@ -196,6 +196,6 @@ robocache_sweeps () {
       f["points"], f["in-grid"], f["invalid"], f["occupied"],
       f["processing-time"] / 1e6, f["backend"]
   }
-  /ERROR|WARNING/ { print }
+  /^(ERROR|WARNING)[: ]/ { print }
   END { if (numbered) printf "%d sweeps\n", sweeps }'
 }
