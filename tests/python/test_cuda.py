@@ -181,6 +181,33 @@ class Kernels(unittest.TestCase):
                                torch.from_numpy(st))
         self.assertIn("one device", str(caught.exception))
 
+    def test_second_device(self):
+        """Arrays on cuda:1 are computed on device 1, giving what device 0
+        gives (a machine with one GPU says so and checks nothing)."""
+        if torch.cuda.device_count() < 2:
+            print("test_second_device: one CUDA device, not run",
+                  file=sys.stderr)
+            return
+        B, S, T, D = 4, 600, 250, 8
+        st = ref.random_times(self.rng, B, S)
+        tt = ref.targets_around(self.rng, st, T)
+        x = self.rng.standard_normal((B, S, D)).astype(np.float32)
+        pts = self.rng.uniform(-4, 4, (5000, 4)).astype(np.float32)
+        one = torch.device("cuda", 1)
+        on1 = robocache.resample(*(torch.from_numpy(a).to(one)
+                                   for a in (x, st, tt)))
+        self.assertEqual(on1.device, one)
+        np.testing.assert_array_equal(
+            on1.cpu().numpy(),
+            robocache.resample(cuda(x), cuda(st), cuda(tt)).cpu().numpy())
+        grid = dict(voxel_size=(0.5, 0.5, 0.5), origin=(-4, -4, -4),
+                    dims=(16, 16, 16))
+        grid1 = robocache.voxelize(torch.from_numpy(pts).to(one), **grid)
+        self.assertEqual(grid1.device, one)
+        np.testing.assert_array_equal(
+            grid1.cpu().numpy(),
+            robocache.voxelize(cuda(pts), **grid).cpu().numpy())
+
     def test_memory_flat_over_ten_thousand_calls(self):
         st = cuda(ref.random_times(self.rng, 4, 256))
         tt = cuda(ref.targets_around(self.rng, st.cpu().numpy(), 128))
