@@ -521,7 +521,7 @@ pillars_gpu (GstRobocachePillars * self, GstBuffer * inbuf,
     return gst_robocache_gpu_failed (GST_ELEMENT (self),
         "making the CUDA context current", RC_ERROR_CUDA);
   /* In place when it is CUDA memory of this context, else copied into the
-   * element's device buffer (errors posted there). */
+   * element's device buffer (errors posted by map_input). */
   if (!gst_robocache_gpu_map_input (st->gpu, GST_ELEMENT (self), inbuf, &in,
           &st->device_points, &points, "a sweep")) {
     gst_robocache_gpu_pop (st->gpu);

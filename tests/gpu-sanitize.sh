@@ -8,9 +8,10 @@
 # (*-gpu, elements-cuda, -gpufaults, -multigpu, -transfers) and the
 # element and pipeline tests with GPU cases (pillars, resample, bev,
 # record-replay; elements-voxelize has none: its GPU cases are in
-# elements-cuda and elements-transfers); name tests to run those instead.  Each tool runs
-# each test with --error-exitcode, following child processes (gst-launch
-# in the pipeline scripts, Python); its log is OUT/TOOL/testlog.json.
+# elements-cuda and elements-transfers); name tests to run those instead.
+# Each tool runs each test with --error-exitcode, following child processes
+# (gst-launch in the pipeline scripts, Python); its log is
+# OUT/TOOL/testlog.json.
 # OUT/summary.md gets one line per tool and test: meson's result and the
 # errors compute-sanitizer counted ("ERROR SUMMARY"), and the totals, over
 # every tool run into OUT so far.  The exit status is 0 only with no error
@@ -54,7 +55,8 @@ sanitize_with () {
   esac
   mkdir -p "$out/$tool"
   ROBOCACHE_SANITIZER=1 ROBOCACHE_REFUSED_RUNS=20 \
-    timeout "${ROBOCACHE_SANITIZE_SECONDS:-0}" meson test -C "$build" --no-rebuild --num-processes 1 \
+    timeout "${ROBOCACHE_SANITIZE_SECONDS:-0}" \
+    meson test -C "$build" --no-rebuild --num-processes 1 \
       --timeout-multiplier 20 --logbase "sanitize-$tool" \
       --wrapper "$sanitizer --tool $tool --error-exitcode 99 --target-processes all ${extra[*]}" \
       "${tests[@]}" > "$out/$tool/meson.txt" 2>&1

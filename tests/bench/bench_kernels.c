@@ -28,8 +28,8 @@
  * and the grid of a voxelization, the batch, samples and channels of a
  * resampling: sweep_voxelize, sweep_resample), each beside the CPU
  * reference on the same inputs (one thread, median of up to CPU_RUNS),
- * for the cost curves of docs/performance.md (tests/bench/plot.py
- * --sweep draws them). */
+ * for the cost curves of docs/performance.md (tests/bench/plot_sweep.py
+ * draws them). */
 #include <glib.h>
 #include <math.h>
 #include <stdarg.h>
@@ -76,10 +76,7 @@ typedef struct
   /* Per call, back to back: a replay of CALLS_PER_GRAPH calls over
    * CALLS_PER_GRAPH, median (p10, p90) of runs replays. */
   double b2b_median_us, b2b_p10_us, b2b_p90_us, b2b_ratio;
-  /* --sweep: the swept size (points, voxels, or batch x targets x
-   * channels) and the CPU reference's median on the same inputs. */
-  char axis[16];
-  double work;
+  /* --sweep: the CPU reference's median on the same inputs. */
   double cpu_median_us;
   int cpu_runs;
 } Result;
@@ -624,8 +621,6 @@ bench_resample (uint32_t batch, uint32_t n_source, uint32_t n_target,
   r.touched_bytes = r.floor_bytes - b.sv_bytes +
       (double) locate_targets (&b, 0, NULL) * channels * esize;
 
-  g_strlcpy (r.axis, "values", sizeof (r.axis));
-  r.work = (double) b.n_tt * channels;
   check_resample (&b, 0, r.name);
   bench (run_resample, &b, b.n_sets, &r);
   check_resample (&b, (n_runs - 1) % b.n_sets, r.name);
@@ -914,8 +909,6 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
   if (centroids)
     r.floor_bytes = (double) b.cloud_bytes + occupied * b.layout->n_features *
         sizeof (float);
-  g_strlcpy (r.axis, "points", sizeof (r.axis));
-  r.work = (double) n_points;
   bench (run_voxelize, &b, b.n_sets, &r);
   check_voxelize (&b, (n_runs - 1) % b.n_sets, r.name);
   if (sweeping) {
@@ -1410,11 +1403,6 @@ json_result (FILE * f, const Result * r)
         r->b2b_median_us, r->b2b_p10_us, r->b2b_p90_us);
   if (r->b2b_median_us > 0 && r->floor_us > 0)
     fprintf (f, ", \"b2b_ratio\": %.4f", r->b2b_ratio);
-  if (r->work > 0) {
-    fprintf (f, ", \"axis\": ");
-    json_string (f, r->axis);
-    fprintf (f, ", \"work\": %.0f", r->work);
-  }
   if (r->cpu_runs > 0)
     fprintf (f, ", \"cpu_median_us\": %.3f, \"cpu_runs\": %d",
         r->cpu_median_us, r->cpu_runs);
