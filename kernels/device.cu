@@ -364,6 +364,28 @@ rc_device_current (int *device)
 }
 
 extern "C" rc_status
+rc_device_enable_peer_access (int peer, int *enabled)
+{
+  int current = -1, can = 0;
+  cudaError_t err;
+  rc_status ret = check (cudaGetDevice (&current));
+
+  *enabled = 0;
+  if (ret == RC_OK)
+    ret = check (cudaDeviceCanAccessPeer (&can, current, peer));
+  if (ret != RC_OK || !can)
+    return ret;
+  err = cudaDeviceEnablePeerAccess (peer, 0);
+  if (err == cudaErrorPeerAccessAlreadyEnabled) {
+    (void) cudaGetLastError ();
+    err = cudaSuccess;
+  }
+  ret = check (err);
+  *enabled = ret == RC_OK;
+  return ret;
+}
+
+extern "C" rc_status
 rc_pointer_device (const void *ptr, int *device)
 {
   cudaPointerAttributes attr;

@@ -30,6 +30,13 @@ rc_pointer_device (const void *ptr, int *device)
   return RC_ERROR_NOT_BUILT;
 }
 
+rc_status
+rc_device_enable_peer_access (int peer, int *enabled)
+{
+  *enabled = 0;
+  return RC_ERROR_NOT_BUILT;
+}
+
 int
 rc_fault_fired (void)
 {

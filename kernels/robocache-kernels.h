@@ -131,6 +131,10 @@ rc_status rc_device_memory_info (size_t *free_bytes, size_t *total_bytes);
 rc_status rc_device_select (int device);
 /* The CUDA device current on the calling thread. */
 rc_status rc_device_current (int *device);
+/* Lets the current device's primary context read and write @peer's memory
+ * directly (over NVLink or PCIe) where the hardware allows; *enabled says
+ * whether it does (else copies between them are staged by the driver). */
+rc_status rc_device_enable_peer_access (int peer, int *enabled);
 /* The CUDA device whose memory @ptr points into (device or managed memory
  * of any context: unified addressing), -1 for host memory. */
 rc_status rc_pointer_device (const void *ptr, int *device);

@@ -7,8 +7,11 @@
 #
 #   . .device/gst-env.sh && tests/gpu-run.sh BUILD OUT
 #
-# Environment: ROBOCACHE_SANITIZE_SECONDS (default 300) bounds each tool,
-# ROBOCACHE_SOAK_MINUTES (default 4; 0 leaves the soak out),
+# With two GPUs or more, tests/bench/multigpu.sh follows the suite.
+#
+# Environment: ROBOCACHE_SANITIZE_SECONDS (default 300; 0 leaves the
+# sanitizers out) bounds each tool, ROBOCACHE_SOAK_MINUTES (default 4; 0
+# leaves the soak out),
 # ROBOCACHE_SANITIZE_TESTS a list of tests to sanitize instead of all, and
 # ROBOCACHE_SWEEP=voxelize|resample|all the cost sweeps of bench-kernels and
 # PyTorch, run alone on the GPU after the suite (docs/performance.md).
@@ -25,7 +28,13 @@ export GST_PLUGIN_PATH_1_0=$build/gst GST_REGISTRY_1_0=$res/registry.bin
 export LD_LIBRARY_PATH=$build/gst:$build/kernels:${LD_LIBRARY_PATH:-}
 export PYTHONPATH=$build/python
 t0=$(date +%s)
-stamp () { echo "$(( $(date +%s) - t0 )) s: $*" >> "$res/timeline.txt"; }
+# Each stage packs what is there so far: a call cut off by its time limit
+# still brings back the stages that ended.
+stamp () {
+  echo "$(( $(date +%s) - t0 )) s: $*" >> "$res/timeline.txt"
+  tar czf "$out/results.tgz.$BASHPID" -C "$out" results 2>/dev/null
+  mv -f "$out/results.tgz.$BASHPID" "$out/results.tgz"
+}
 
 cd "$root"
 nvidia-smi > "$res/nvidia-smi.txt" 2>&1
@@ -35,6 +44,12 @@ meson test -C "$build" --no-rebuild --num-processes 8 --print-errorlogs \
 echo "rc=$?" >> "$res/suite.txt"
 cp "$build/meson-logs/testlog.txt" "$res/suite-testlog.txt"
 stamp suite done
+
+if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')" -ge 2 ]; then
+  tests/bench/multigpu.sh "$build" "$res/multigpu" > "$res/multigpu.txt" 2>&1
+  echo "rc=$?" >> "$res/multigpu.txt"
+  stamp multigpu done
+fi
 
 if [ -n "${ROBOCACHE_SWEEP:-}" ]; then
   "$build/tests/bench-kernels" --sweep "$ROBOCACHE_SWEEP" --runs 50 \
@@ -55,17 +70,21 @@ if [ "$minutes" != 0 ]; then
       > "$res/soak.txt" 2>&1
     echo "rc=$?" >> "$res/soak.txt"; stamp soak done ) &
 fi
-# shellcheck disable=SC2086
-ROBOCACHE_SANITIZE_PARALLEL=1 \
-  ROBOCACHE_SANITIZE_SECONDS=${ROBOCACHE_SANITIZE_SECONDS:-300} \
-  tests/gpu-sanitize.sh "$build" "$res/sanitize" \
-  ${ROBOCACHE_SANITIZE_TESTS:-} > "$res/sanitize.txt" 2>&1
-echo "rc=$?" >> "$res/sanitize.txt"
-stamp sanitizers done
+seconds=${ROBOCACHE_SANITIZE_SECONDS:-300}
+if [ "$seconds" != 0 ]; then
+  # shellcheck disable=SC2086
+  ROBOCACHE_SANITIZE_PARALLEL=1 ROBOCACHE_SANITIZE_SECONDS=$seconds \
+    tests/gpu-sanitize.sh "$build" "$res/sanitize" \
+    ${ROBOCACHE_SANITIZE_TESTS:-} > "$res/sanitize.txt" 2>&1
+  echo "rc=$?" >> "$res/sanitize.txt"
+  stamp sanitizers done
+fi
 wait
 stamp end
 
 grep -E "^(Ok|Fail|Skipped|Timeout):| FAIL |rc=" "$res/suite.txt"
-tail -4 "$res/sanitize.txt"
+[ -f "$res/multigpu.txt" ] && tail -16 "$res/multigpu.txt"
+[ -f "$res/sweep-table.txt" ] && head -60 "$res/sweep-table.txt"
+[ "$seconds" = 0 ] || tail -4 "$res/sanitize.txt"
 [ "$minutes" = 0 ] || tail -3 "$res/soak.txt"
-tar czf "$out/results.tgz" -C "$out" results && rm -rf "$res"
+rm -rf "$res"

@@ -92,3 +92,22 @@ bench_bus_measure (gsize size, guint reps, BusRates * rates, gchar ** why)
   g_free (pageable);
   return ret == RC_OK;
 }
+
+gboolean
+bench_bus_copy_rate (void *dst, const void *src, gsize size,
+    rc_copy_kind kind, void *stream, guint reps, double *rate, gchar ** why)
+{
+  void *start = NULL, *end = NULL;
+  rc_status ret = rc_event_create (&start);
+
+  if (ret == RC_OK)
+    ret = rc_event_create (&end);
+  if (ret == RC_OK)
+    ret = copy_rate (dst, src, size, kind, stream, start, end, reps, rate);
+  if (ret != RC_OK && why)
+    *why = g_strdup_printf ("%s (%s)", rc_status_message (ret),
+        rc_error_detail ());
+  rc_event_destroy (start);
+  rc_event_destroy (end);
+  return ret == RC_OK;
+}

@@ -5,6 +5,8 @@
 
 #include <glib.h>
 
+#include "robocache-kernels.h"
+
 typedef struct
 {
   gsize size;
@@ -17,5 +19,12 @@ typedef struct
  * with the reason in @why when CUDA cannot. */
 gboolean bench_bus_measure (gsize size, guint reps, BusRates * rates,
     gchar ** why);
+
+/* GB/s (median) of @reps copies of @size bytes from @src to @dst on
+ * @stream of the current context, timed with CUDA events after three
+ * warm-ups: one copy rate of the bus, or between two devices' memory
+ * (RC_COPY_BETWEEN_DEVICES). */
+gboolean bench_bus_copy_rate (void *dst, const void *src, gsize size,
+    rc_copy_kind kind, void *stream, guint reps, double *rate, gchar ** why);
 
 #endif

@@ -3,6 +3,7 @@
  *
  *   bench-pipeline [--sweeps N] [--backend auto|cpu|gpu] [--dims X,Y,Z]
  *       [--warmup W] [--fusion-seconds S] [--timeout S] [--json FILE]
+ *       [--cuda-device-id D] [--peer-device E] [--cases all|voxelize]
  *
  * Sixteen lidar sweeps (131072 xyzi points each, seed 1) are made once by
  * robocachelidarsrc, then pushed N times (default 2000) round-robin:
@@ -45,7 +46,17 @@
  * adds is the difference.
  *
  * Last, the three-sensor fusion not live, in fused frames per second of
- * wall time.  Needs GST_PLUGIN_PATH_1_0 to hold the plugin. */
+ * wall time.
+ *
+ * Several GPUs (docs/performance.md): --cuda-device-id puts the elements
+ * (and the bus floor) on device D; --cases voxelize runs the voxelize cases
+ * alone, so that two of these processes, one per device, show how the
+ * pipeline scales (tests/bench/multigpu.sh).  --peer-device E adds the
+ * copy rates between E's and D's memory (peer access enabled where the
+ * hardware allows, as GStreamer's CUDA contexts do) and a case whose
+ * sweeps are in E's CUDA memory: voxelize on D copies each one across
+ * before its kernels, the cost of a pipeline that crosses devices.
+ * Needs GST_PLUGIN_PATH_1_0 to hold the plugin. */
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -81,7 +92,8 @@ typedef enum
 {
   IN_PAGEABLE,
   IN_PINNED,
-  IN_CUDA
+  IN_CUDA,
+  IN_CUDA_PEER                  /* CUDA memory of --peer-device */
 } InputKind;
 
 typedef struct
@@ -137,6 +149,9 @@ static guint opt_dims[3] = { 256, 256, 32 };
 
 static guint opt_fusion_seconds = 20;
 static guint opt_timeout_s = 600;
+static gint opt_device = 0;
+static gint opt_peer = -1;
+static gboolean opt_voxelize_only = FALSE;
 
 static void
 G_GNUC_PRINTF (1, 2)
@@ -543,10 +558,45 @@ typedef struct
   guint warmup;                 /* the first ones, not counted */
 } Stream;
 
+/* The CUDA allocator that @stream's element proposes on --peer-device,
+ * asked in a pipeline of its own (the memory keeps the allocator and its
+ * context once that pipeline is gone). */
+static GstAllocator *
+peer_allocator (Result * r, const Stream * stream, GstCaps * caps,
+    GstAllocationParams * params)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src ! %s cuda-device-id=%d "
+      "name=el ! fakesink", stream->element, opt_peer);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *src, *el;
+  GstAllocator *allocator = NULL;
+  GstBus *bus;
+
+  if (!pipeline)
+    die ("cannot parse %s", desc);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  el = gst_bin_get_by_name (GST_BIN (pipeline), "el");
+  bus = gst_element_get_bus (pipeline);
+  g_object_set (src, "caps", caps, NULL);
+  if (gst_element_set_state (pipeline, GST_STATE_PAUSED) ==
+      GST_STATE_CHANGE_FAILURE)
+    set_status (r, "failed", "%s did not start", desc);
+  else
+    allocator = proposed_allocator (r, el, bus, caps,
+        GST_ROBOCACHE_CUDA_MEMORY_TYPE, params);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (el);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  return allocator;
+}
+
 static void
 run_stream (Result * r, const Stream * stream, InputKind in, gboolean cuda_out)
 {
-  gboolean cuda_in = in == IN_CUDA;
+  gboolean cuda_in = in == IN_CUDA || in == IN_CUDA_PEER;
   gchar *desc = g_strdup_printf ("appsrc name=src format=time is-live=false "
       "block=true max-buffers=%d max-bytes=0 ! %s name=el "
       "! capsfilter caps=\"%s%s\" ! fakesink sync=false "
@@ -591,9 +641,11 @@ run_stream (Result * r, const Stream * stream, InputKind in, gboolean cuda_out)
   }
   if (in != IN_PAGEABLE) {
     GstAllocationParams params;
-    GstAllocator *allocator = proposed_allocator (r, el, bus, caps,
-        cuda_in ? GST_ROBOCACHE_CUDA_MEMORY_TYPE :
-        GST_ROBOCACHE_PINNED_MEMORY_TYPE, &params);
+    GstAllocator *allocator = in == IN_CUDA_PEER ?
+        peer_allocator (r, stream, caps, &params) :
+        proposed_allocator (r, el, bus, caps, cuda_in ?
+        GST_ROBOCACHE_CUDA_MEMORY_TYPE : GST_ROBOCACHE_PINNED_MEMORY_TYPE,
+        &params);
 
     if (!allocator)
       goto done;
@@ -656,14 +708,14 @@ run_fusion (Result * r)
 {
   guint s = opt_fusion_seconds;
   gchar *desc = g_strdup_printf ("robocachefuse name=f rate=30/1 "
-      "backend=%s ! fakesink sync=false enable-last-sample=false "
-      "videotestsrc pattern=ball num-buffers=%u ! video/x-raw,format=I420,"
-      "width=320,height=240,framerate=30/1 ! f.sink_0 "
-      "robocachejointsrc rate=200/1 num-buffers=%u ! f.sink_1 "
+      "backend=%s cuda-device-id=%d ! fakesink sync=false "
+      "enable-last-sample=false videotestsrc pattern=ball num-buffers=%u "
+      "! video/x-raw,format=I420,width=320,height=240,framerate=30/1 "
+      "! f.sink_0 robocachejointsrc rate=200/1 num-buffers=%u ! f.sink_1 "
       "robocachelidarsrc rate=10/1 num-buffers=%u ! robocachevoxelize "
-      "backend=%s mode=count dims=\"<%u,%u,%u>\" ! f.sink_2", opt_backend,
-      30 * s, 200 * s, 10 * s, opt_backend, opt_dims[0], opt_dims[1],
-      opt_dims[2]);
+      "backend=%s mode=count dims=\"<%u,%u,%u>\" cuda-device-id=%d "
+      "! f.sink_2", opt_backend, opt_device, 30 * s, 200 * s, 10 * s,
+      opt_backend, opt_dims[0], opt_dims[1], opt_dims[2], opt_device);
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
   GstElement *fuse;
@@ -740,13 +792,14 @@ static void
 run_fusion_live (Result * r, guint width, guint height)
 {
   gchar *desc = g_strdup_printf ("robocachefuse name=f rate=30/1 "
-      "backend=%s ! fakesink sync=false enable-last-sample=false "
-      "videotestsrc is-live=true pattern=ball ! video/x-raw,format=RGB,"
-      "width=%u,height=%u,framerate=30/1 ! f.sink_0 "
-      "robocachejointsrc is-live=true rate=200/1 ! f.sink_1 "
+      "backend=%s cuda-device-id=%d ! fakesink sync=false "
+      "enable-last-sample=false videotestsrc is-live=true pattern=ball "
+      "! video/x-raw,format=RGB,width=%u,height=%u,framerate=30/1 "
+      "! f.sink_0 robocachejointsrc is-live=true rate=200/1 ! f.sink_1 "
       "robocachelidarsrc is-live=true rate=10/1 ! robocachevoxelize "
-      "backend=%s mode=count dims=\"<%u,%u,%u>\" ! f.sink_2", opt_backend,
-      width, height, opt_backend, opt_dims[0], opt_dims[1], opt_dims[2]);
+      "backend=%s mode=count dims=\"<%u,%u,%u>\" cuda-device-id=%d "
+      "! f.sink_2", opt_backend, opt_device, width, height, opt_backend,
+      opt_dims[0], opt_dims[1], opt_dims[2], opt_device);
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
   GstElement *fuse;
@@ -795,6 +848,61 @@ run_fusion_live (Result * r, guint width, guint height)
   gst_object_unref (fuse);
   gst_object_unref (pipeline);
   g_free (desc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Peer copies                                                         */
+/* ------------------------------------------------------------------ */
+
+/* GB/s each way between --peer-device's memory and --cuda-device-id's. */
+typedef struct
+{
+  gsize size;
+  double peer_to_device, device_to_peer;
+} PeerRates;
+
+/* Copies on a stream of --cuda-device-id, with peer access enabled both
+ * ways where the hardware allows; *direct says whether it does. */
+static gboolean
+measure_peer (PeerRates * rates, guint n, gboolean * direct, gchar ** why)
+{
+  void *local = NULL, *remote = NULL, *stream = NULL;
+  int to_peer = 0, from_peer = 0;
+  gsize largest = 0;
+  gboolean ok;
+  rc_status ret;
+
+  for (guint i = 0; i < n; i++)
+    largest = MAX (largest, rates[i].size);
+  ret = rc_device_select (opt_peer);
+  if (ret == RC_OK)
+    ret = rc_device_alloc (&remote, largest);
+  if (ret == RC_OK)
+    ret = rc_device_enable_peer_access (opt_device, &from_peer);
+  if (ret == RC_OK)
+    ret = rc_device_select (opt_device);
+  if (ret == RC_OK)
+    ret = rc_device_enable_peer_access (opt_peer, &to_peer);
+  if (ret == RC_OK)
+    ret = rc_device_alloc (&local, largest);
+  if (ret == RC_OK)
+    ret = rc_stream_create (&stream);
+  if (ret != RC_OK)
+    *why = g_strdup_printf ("%s (%s)", rc_status_message (ret),
+        rc_error_detail ());
+  ok = ret == RC_OK;
+  for (guint i = 0; ok && i < n; i++)
+    ok = bench_bus_copy_rate (local, remote, rates[i].size,
+        RC_COPY_BETWEEN_DEVICES, stream, 20, &rates[i].peer_to_device, why)
+        && bench_bus_copy_rate (remote, local, rates[i].size,
+        RC_COPY_BETWEEN_DEVICES, stream, 20, &rates[i].device_to_peer, why);
+  *direct = to_peer && from_peer;
+  rc_stream_destroy (stream);
+  rc_device_free (local);
+  rc_device_select (opt_peer);
+  rc_device_free (remote);
+  rc_device_select (opt_device);
+  return ok;
 }
 
 /* ------------------------------------------------------------------ */
@@ -876,7 +984,8 @@ json_result (FILE * f, const Result * r)
 
 static void
 write_json (const char *path, const char *device, const char *cpu,
-    gboolean on_gpu, const Result * results, guint n, const BusRates * bus)
+    gboolean on_gpu, const Result * results, guint n, const BusRates * bus,
+    const PeerRates * peer, gboolean direct)
 {
   FILE *f = fopen (path, "w");
 
@@ -894,11 +1003,12 @@ write_json (const char *path, const char *device, const char *cpu,
       "  \"grid\": [%u, %u, %u],\n  \"mode\": \"count\",\n"
       "  \"warmup\": %u,\n  \"chunks\": %d,\n  \"chunk_warmup\": %d,\n"
       "  \"chunk_shape\": [%d, %d, %d],\n  \"chunk_rate\": %d,\n"
-      "  \"fusion_seconds\": %u,\n  \"cases\": [\n",
+      "  \"fusion_seconds\": %u,\n  \"cuda_device_id\": %d,\n"
+      "  \"peer_device\": %d,\n  \"cases\": [\n",
       on_gpu ? "true" : "false", opt_sweeps, N_MADE, POINTS_PER_SWEEP,
       opt_dims[0], opt_dims[1], opt_dims[2], opt_warmup, N_CHUNKS,
       CHUNK_WARMUP, CHUNK_BATCH, CHUNK_SAMPLES, CHUNK_CHANNELS, CHUNK_RATE,
-      opt_fusion_seconds);
+      opt_fusion_seconds, opt_device, opt_peer);
   for (guint i = 0; bus && i < 2; i++)
     fprintf (f, "    {\"name\": \"bus %" G_GSIZE_FORMAT " bytes\", "
         "\"status\": \"ok\", \"size\": %" G_GSIZE_FORMAT ", "
@@ -906,6 +1016,13 @@ write_json (const char *path, const char *device, const char *cpu,
         "\"pageable_h2d_gbps\": %.3f, \"pageable_d2h_gbps\": %.3f},\n",
         bus[i].size, bus[i].size, bus[i].pinned_h2d, bus[i].pinned_d2h,
         bus[i].pageable_h2d, bus[i].pageable_d2h);
+  for (guint i = 0; peer && i < 2; i++)
+    fprintf (f, "    {\"name\": \"peer %" G_GSIZE_FORMAT " bytes\", "
+        "\"status\": \"ok\", \"size\": %" G_GSIZE_FORMAT ", "
+        "\"peer_to_device_gbps\": %.3f, \"device_to_peer_gbps\": %.3f, "
+        "\"peer_access\": %s},\n", peer[i].size, peer[i].size,
+        peer[i].peer_to_device, peer[i].device_to_peer,
+        direct ? "true" : "false");
   for (guint i = 0; i < n; i++) {
     fprintf (f, "    ");
     json_result (f, &results[i]);
@@ -972,7 +1089,9 @@ usage (int code)
   fprintf (code ? stderr : stdout, "usage: bench-pipeline [--sweeps N] "
       "[--backend auto|cpu|gpu] [--dims X,Y,Z] [--warmup W]\n"
       "                      [--fusion-seconds S] [--timeout S] "
-      "[--json FILE]\n");
+      "[--json FILE]\n"
+      "                      [--cuda-device-id D] [--peer-device E] "
+      "[--cases all|voxelize]\n");
   exit (code);
 }
 
@@ -993,7 +1112,8 @@ main (int argc, char **argv)
   const char *json = NULL, *why = NULL;
   char device[256];
   gchar *cpu;
-  gboolean on_gpu, failed = FALSE;
+  gboolean on_gpu, failed = FALSE, direct = FALSE;
+  int n_devices;
   Inputs sweeps = { NULL, NULL }, chunks = { NULL, NULL };
   Result results[] = {
     {"voxelize pageable in, sys out", "pageable", "system"},
@@ -1007,10 +1127,12 @@ main (int argc, char **argv)
     {"fusion live, camera 320x240", "pageable", "system"},
     {"fusion live, camera 1920x1080 RGB", "pageable", "system"},
     {"fusion 3 sensors @30 Hz", "-", "system"},
+    {"voxelize cuda in from peer, cuda out", "cuda-peer", "cuda"},
   };
-  const guint n_results = G_N_ELEMENTS (results), fusion = n_results - 1;
+  const guint n_results = G_N_ELEMENTS (results), fusion = 10, peer = 11;
   BusRates bus[2];
-  gboolean have_bus = FALSE;
+  PeerRates peer_rates[2];
+  gboolean have_bus = FALSE, have_peer = FALSE;
   gchar *voxelize, *resample;
   Stream sweep_stream, chunk_stream;
 
@@ -1035,6 +1157,15 @@ main (int argc, char **argv)
       opt_fusion_seconds = parse_uint (argv[++i]);
     } else if (strcmp (argv[i], "--timeout") == 0 && i + 1 < argc) {
       opt_timeout_s = parse_uint (argv[++i]);
+    } else if (strcmp (argv[i], "--cuda-device-id") == 0 && i + 1 < argc) {
+      opt_device = (gint) parse_uint (argv[++i]);
+    } else if (strcmp (argv[i], "--peer-device") == 0 && i + 1 < argc) {
+      opt_peer = (gint) parse_uint (argv[++i]);
+    } else if (strcmp (argv[i], "--cases") == 0 && i + 1 < argc) {
+      const char *cases = argv[++i];
+      if (strcmp (cases, "all") && strcmp (cases, "voxelize"))
+        usage (2);
+      opt_voxelize_only = strcmp (cases, "voxelize") == 0;
     } else if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0) {
       usage (0);
     } else {
@@ -1050,8 +1181,12 @@ main (int argc, char **argv)
     r->lat_median_us = r->lat_p99_us = r->lat_min_us = r->lat_max_us = NAN;
   }
 
-  if (rc_device_count (&why) > 0 && rc_device_name (device,
-          sizeof (device)) == RC_OK)
+  n_devices = rc_device_count (&why);
+  if (n_devices > 0 && (opt_device >= n_devices || opt_peer >= n_devices))
+    die ("--cuda-device-id %d or --peer-device %d: this machine has %d CUDA "
+        "device(s)", opt_device, opt_peer, n_devices);
+  if (n_devices > 0 && rc_device_select (opt_device) == RC_OK &&
+      rc_device_name (device, sizeof (device)) == RC_OK)
     why = NULL;
   else
     g_snprintf (device, sizeof (device), "no GPU (%s)", why ? why : "unknown");
@@ -1081,6 +1216,20 @@ main (int argc, char **argv)
           "pageable; device to host %5.1f GB/s pinned, %5.1f pageable\n",
           bus[i].size / 1e6, bus[i].pinned_h2d, bus[i].pageable_h2d,
           bus[i].pinned_d2h, bus[i].pageable_d2h);
+    if (opt_peer >= 0) {
+      peer_rates[0].size = 2 << 20;
+      peer_rates[1].size = 64 << 20;
+      have_peer = measure_peer (peer_rates, 2, &direct, &bus_why);
+      if (!have_peer)
+        die ("measuring copies between devices %d and %d: %s", opt_peer,
+            opt_device, bus_why);
+      for (guint i = 0; i < 2; i++)
+        printf ("peer %6.1f MB: device %d to %d %5.1f GB/s, %d to %d "
+            "%5.1f GB/s (%s)\n", peer_rates[i].size / 1e6, opt_peer,
+            opt_device, peer_rates[i].peer_to_device, opt_device, opt_peer,
+            peer_rates[i].device_to_peer, direct ? "peer access" :
+            "no peer access: staged by the driver");
+    }
     printf ("\n");
   }
   print_header ();
@@ -1088,13 +1237,13 @@ main (int argc, char **argv)
 
   make_sweeps (&sweeps);
   voxelize = g_strdup_printf ("robocachevoxelize backend=%s mode=count "
-      "dims=\"<%u,%u,%u>\"", opt_backend, opt_dims[0], opt_dims[1],
-      opt_dims[2]);
+      "dims=\"<%u,%u,%u>\" cuda-device-id=%d", opt_backend, opt_dims[0],
+      opt_dims[1], opt_dims[2], opt_device);
   /* The 32 chunks (1.1 GB) are made once and all held by the pusher:
    * room for them in page-locked memory (a stream recycles its few). */
   resample = g_strdup_printf ("robocacheresample backend=%s rate=%d "
-      "max-pinned-memory=%" G_GSIZE_FORMAT, opt_backend, CHUNK_RATE,
-      (gsize) (N_CHUNKS + 2) * CHUNK_BYTES);
+      "max-pinned-memory=%" G_GSIZE_FORMAT " cuda-device-id=%d", opt_backend,
+      CHUNK_RATE, (gsize) (N_CHUNKS + 2) * CHUNK_BYTES, opt_device);
   sweep_stream = (Stream) {
   voxelize, GST_ROBOCACHE_VOXELS_MEDIA_TYPE, &sweeps, opt_sweeps, opt_warmup};
   chunk_stream = (Stream) {
@@ -1114,12 +1263,21 @@ main (int argc, char **argv)
       static const InputKind kinds[] = { IN_PINNED, IN_PAGEABLE, IN_PINNED,
         IN_CUDA, IN_PAGEABLE, IN_PINNED, IN_CUDA
       };
-      make_chunks (&chunks);
-      chunk_stream.input = &chunks;
+      if (!opt_voxelize_only) {
+        make_chunks (&chunks);
+        chunk_stream.input = &chunks;
+      }
       for (guint i = 1; i < 8; i++) {
-        run_stream (&results[i], i < 5 ? &sweep_stream : &chunk_stream,
-            kinds[i - 1], i > 1);
+        if (i >= 5 && opt_voxelize_only)
+          set_status (&results[i], "skipped", "--cases voxelize");
+        else
+          run_stream (&results[i], i < 5 ? &sweep_stream : &chunk_stream,
+              kinds[i - 1], i > 1);
         print_result (&results[i]);
+        if (i == 4 && opt_peer >= 0) {
+          run_stream (&results[peer], &sweep_stream, IN_CUDA_PEER, TRUE);
+          print_result (&results[peer]);
+        }
       }
     } else {
       for (guint i = 1; i < 8; i++) {
@@ -1128,12 +1286,22 @@ main (int argc, char **argv)
         print_result (&results[i]);
       }
     }
-    run_fusion_live (&results[8], 320, 240);
-    print_result (&results[8]);
-    run_fusion_live (&results[9], 1920, 1080);
-    print_result (&results[9]);
-    run_fusion (&results[fusion]);
-    print_result (&results[fusion]);
+    if (opt_peer < 0 || !on_gpu)
+      set_status (&results[peer], "skipped", "%s", on_gpu ?
+          "no --peer-device" : "the elements run on the CPU");
+    if (opt_voxelize_only) {
+      for (guint i = 8; i <= fusion; i++) {
+        set_status (&results[i], "skipped", "--cases voxelize");
+        print_result (&results[i]);
+      }
+    } else {
+      run_fusion_live (&results[8], 320, 240);
+      print_result (&results[8]);
+      run_fusion_live (&results[9], 1920, 1080);
+      print_result (&results[9]);
+      run_fusion (&results[fusion]);
+      print_result (&results[fusion]);
+    }
   }
   if (strcmp (results[0].status, "skipped") == 0)
     for (guint i = 0; i < n_results; i++)
@@ -1152,7 +1320,7 @@ main (int argc, char **argv)
         results[fusion].wall_s);
   if (json) {
     write_json (json, device, cpu, on_gpu, results, n_results,
-        have_bus ? bus : NULL);
+        have_bus ? bus : NULL, have_peer ? peer_rates : NULL, direct);
     printf ("wrote %s\n", json);
   }
   gst_caps_unref (sweeps.caps);
