@@ -500,6 +500,10 @@ gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
   }
   if (!gst_robocache_gpu_usable (&why))
     goto unavailable;
+  /* GStreamer's CUDA allocator, which its video pool (robocachebev's
+   * frames) takes by default, exists only once this ran; nvcodec's plugin
+   * runs it too, but a pipeline need not hold any of nvcodec's elements. */
+  gst_cuda_memory_init_once ();
   /* A device asked for by its id that is not there is a mistake in the
    * pipeline, not a reason to compute elsewhere. */
   n_devices = rc_device_count (NULL);

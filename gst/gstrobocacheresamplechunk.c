@@ -548,11 +548,9 @@ compute_chunk (GstRobocacheResample * self, const Chunk * c, GstBuffer ** out)
   flow = resample_compute (self, c->batch, (guint) c->n_source,
       (guint) c->n_target, c->src_t, c->src_v, tgt, st->scratch + out_times);
   *out = flow == GST_FLOW_OK ? resample_new_output (self, out_size) : NULL;
-  if (*out)
-    gst_buffer_fill (*out, 0, st->scratch, out_size);
-  else
-    flow = GST_FLOW_ERROR;
-  return flow;
+  if (*out && !resample_fill_output (self, *out, 0, st->scratch, out_size))
+    gst_clear_buffer (out);
+  return *out ? flow : GST_FLOW_ERROR;
 }
 
 /* Everything between mapping the chunk and pushing its output *@out

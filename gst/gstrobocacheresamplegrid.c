@@ -109,6 +109,26 @@ resample_new_output (GstRobocacheResample * self, gsize size)
   return buf;
 }
 
+/* Copies @size bytes of @src into @buf at @offset; FALSE, with the error
+ * posted, when @buf cannot be mapped (its CUDA context failed, say), which
+ * gst_buffer_fill does not survive. */
+gboolean
+resample_fill_output (GstRobocacheResample * self, GstBuffer * buf,
+    gsize offset, gconstpointer src, gsize size)
+{
+  GstMapInfo map;
+
+  if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("cannot map an output buffer of %" G_GSIZE_FORMAT " bytes",
+            gst_buffer_get_size (buf)), ("%s", rc_error_detail ()));
+    return FALSE;
+  }
+  memcpy (map.data + offset, src, size);
+  gst_buffer_unmap (buf, &map);
+  return TRUE;
+}
+
 /* Stamps @buf as grid times [k0, k_end) and pushes it: the element makes
  * any number of outputs per input, so it pushes them itself. */
 GstFlowReturn

@@ -24,10 +24,11 @@ finish_chunk (GstRobocacheResample * self)
     return GST_FLOW_OK;
   st->n_chunk = 0;
   buf = resample_new_output (self, times + values);
-  if (!buf)
+  if (!buf || !resample_fill_output (self, buf, 0, st->chunk_t, times)
+      || !resample_fill_output (self, buf, times, st->chunk_v, values)) {
+    gst_clear_buffer (&buf);
     return GST_FLOW_ERROR;
-  gst_buffer_fill (buf, 0, st->chunk_t, times);
-  gst_buffer_fill (buf, times, st->chunk_v, values);
+  }
   return resample_push_output (self, buf, st->chunk_k, st->chunk_k + n, n);
 }
 
@@ -55,9 +56,10 @@ push_vectors (GstRobocacheResample * self, guint64 k0, guint n,
     } else {
       GstBuffer *buf = resample_new_output (self, st->sample_size);
 
-      if (!buf)
+      if (!buf || !resample_fill_output (self, buf, 0, v, st->sample_size)) {
+        gst_clear_buffer (&buf);
         return GST_FLOW_ERROR;
-      gst_buffer_fill (buf, 0, v, st->sample_size);
+      }
       flow = resample_push_output (self, buf, k0 + i, k0 + i + 1, 1);
     }
   }
@@ -149,10 +151,20 @@ sample_running_time (GstRobocacheResample * self, GstBuffer * buf,
 }
 
 /* Appends the sample at running time @t to the history, forgetting the
- * oldest when it is full. */
-static void
-append_to_history (State * st, GstBuffer * buf, GstClockTime t)
+ * oldest when it is full; FALSE, with the error posted, when @buf cannot
+ * be read (gst_buffer_extract does not survive that). */
+static gboolean
+append_to_history (GstRobocacheResample * self, GstBuffer * buf,
+    GstClockTime t)
 {
+  State *st = &self->state;
+  GstMapInfo map;
+
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("cannot map an input sample"),
+        ("%s", rc_error_detail ()));
+    return FALSE;
+  }
   if (st->n_hist == st->history_len) {
     memmove (st->hist_t, st->hist_t + 1, (st->n_hist - 1) * sizeof (gint64));
     memmove (st->hist_v, st->hist_v + st->sample_size,
@@ -160,11 +172,13 @@ append_to_history (State * st, GstBuffer * buf, GstClockTime t)
     st->n_hist--;
   }
   st->hist_t[st->n_hist] = (gint64) t;
-  gst_buffer_extract (buf, 0, st->hist_v + st->n_hist * st->sample_size,
-      st->sample_size);
+  memcpy (st->hist_v + st->n_hist * st->sample_size, map.data,
+      MIN (map.size, st->sample_size));
+  gst_buffer_unmap (buf, &map);
   st->n_hist++;
   st->last_t = t;
   st->have_last = TRUE;
+  return TRUE;
 }
 
 GstFlowReturn
@@ -199,7 +213,8 @@ resample_process_sample (GstRobocacheResample * self, GstBuffer * buf)
   }
   if (!st->aligned)
     resample_align_grid (st, t);
-  append_to_history (st, buf, t);
+  if (!append_to_history (self, buf, t))
+    return GST_FLOW_ERROR;
 
   /* Cubic produces up to the previous sample: it needs a neighbour after
    * the interval. */

@@ -145,6 +145,8 @@ void resample_skip_gap (GstRobocacheResample * self, GstClockTime t);
 void resample_reset_history (State * st);
 void resample_reset_timing (State * st);
 GstBuffer *resample_new_output (GstRobocacheResample * self, gsize size);
+gboolean resample_fill_output (GstRobocacheResample * self, GstBuffer * buf,
+    gsize offset, gconstpointer src, gsize size);
 GstFlowReturn resample_push_output (GstRobocacheResample * self,
     GstBuffer * buf, guint64 k0, guint64 k_end, guint64 n_outputs);
 void resample_count_inputs (GstRobocacheResample * self, guint64 n);

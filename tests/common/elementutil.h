@@ -151,6 +151,30 @@ play_to_end (GstElement * pipeline)
   return eos;
 }
 
+/* Every pipeline a test tracked, stopped by stop_tracked_pipelines (a
+ * checked fixture's teardown) also when the test failed: without fork
+ * (CUDA tests), a pipeline left playing would keep its threads, which
+ * gst-check waits for, forever. */
+static GPtrArray *tracked_pipelines;
+
+static inline GstElement *
+tracked (GstElement * pipeline)
+{
+  if (!tracked_pipelines)
+    tracked_pipelines = g_ptr_array_new_with_free_func (gst_object_unref);
+  g_ptr_array_add (tracked_pipelines, gst_object_ref (pipeline));
+  return pipeline;
+}
+
+static inline void
+stop_tracked_pipelines (void)
+{
+  for (guint i = 0; tracked_pipelines && i < tracked_pipelines->len; i++)
+    gst_element_set_state (tracked_pipelines->pdata[i], GST_STATE_NULL);
+  if (tracked_pipelines)
+    g_ptr_array_set_size (tracked_pipelines, 0);
+}
+
 /* Plays @pipeline, whose appsink "sink" holds one buffer at a time, to
  * EOS and returns every buffer's bytes (host copies); fails, naming
  * @what, on an error or without EOS.  The pipeline is left in NULL. */
@@ -163,6 +187,7 @@ pull_all_bytes (GstElement * pipeline, const gchar * what)
   GstBus *bus = gst_element_get_bus (pipeline);
   GstSample *sample;
   GstMessage *msg;
+  gboolean eos;
 
   fail_unless (sink != NULL, "%s: no appsink named sink", what);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
@@ -177,16 +202,18 @@ pull_all_bytes (GstElement * pipeline, const gchar * what)
     gst_sample_unref (sample);
   }
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  eos = gst_app_sink_is_eos (GST_APP_SINK (sink));
+  /* Stopped before any failure: without fork (CUDA tests), a pipeline left
+   * playing keeps its threads, which gst-check waits for at exit. */
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
   if (msg) {
     GError *err = NULL;
 
     gst_message_parse_error (msg, &err, NULL);
     fail ("%s: %s", what, err->message);
   }
-  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS",
-      what);
-  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (eos, "%s: no EOS", what);
   gst_object_unref (bus);
   gst_object_unref (sink);
   return out;

@@ -67,28 +67,12 @@ static const Case cases[] = {
 #define FAULT_RUN 400
 #define CLEAN_RUN 6
 
-/* Every pipeline a test made, stopped by stop_pipelines after each test
- * also when it failed: run without fork (CUDA), a pipeline left playing
- * would keep its threads, which gst-check waits for, forever. */
-static GPtrArray *pipelines;
-
-static GstElement *
-tracked (GstElement * pipeline)
-{
-  if (!pipelines)
-    pipelines = g_ptr_array_new_with_free_func (gst_object_unref);
-  g_ptr_array_add (pipelines, gst_object_ref (pipeline));
-  return pipeline;
-}
-
+/* After each test, also a failed one: its pipelines stopped
+ * (elementutil.h) and whatever it left armed disarmed. */
 static void
 stop_pipelines (void)
 {
-  for (guint i = 0; pipelines && i < pipelines->len; i++)
-    gst_element_set_state (pipelines->pdata[i], GST_STATE_NULL);
-  if (pipelines)
-    g_ptr_array_set_size (pipelines, 0);
-  /* Whatever a failed test left armed. */
+  stop_tracked_pipelines ();
   rc_fault_inject (RC_FAULT_NONE, 0);
 }
 

@@ -151,6 +151,7 @@ GST_START_TEST (test_two_pipelines_at_once)
     descs[d] = lidar_to_bev (g_random_int_range (1, 100000), d, d);
     pipelines[d] = gst_parse_launch (descs[d], NULL);
     fail_unless (pipelines[d] != NULL, "cannot parse %s", descs[d]);
+    tracked (pipelines[d]);
     sinks[d] = gst_bin_get_by_name (GST_BIN (pipelines[d]), "sink");
     got[d] = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   }
@@ -201,6 +202,7 @@ multigpu_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
+  tcase_add_checked_fixture (tc, NULL, stop_tracked_pipelines);
   tcase_add_test (tc, test_unknown_device_id_n);
   tcase_add_test (tc, test_same_bytes_on_each_device);
   tcase_add_test (tc, test_pipeline_across_devices);
