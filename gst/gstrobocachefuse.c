@@ -23,8 +23,10 @@
  * stream has none.
  *
  * Output: one buffer per tick holding, for each stream with data, its
- * memory (the input's own memory, referenced, never copied: system or
- * CUDA; interpolated vectors get a new system memory), and with
+ * memory (the input's own memory, referenced, not copied: system or CUDA;
+ * on the GPU, robocache CUDA memory of another device is copied onto the
+ * element's own, so that the frame lies on one device; interpolated
+ * vectors get a new system memory), and with
  * #GstRobocacheFuse:flat-output one float32 memory with every vector
  * stream concatenated (NaN for stale ones).  A GstRobocacheFusedMeta names
  * each stream with its caps, source timestamp, offset from the tick and
@@ -124,7 +126,8 @@ struct _GstRobocacheFuse
   GstAggregator parent;
 
   /* The GPU side, as the CUDA filters' base holds it: the fused data is
-   * only referenced, but CUDA streams fused here share one context. */
+   * referenced, but CUDA streams fused here share one context, and
+   * another device's are copied onto it on the stream. */
   GstRobocacheGpu gpu;
   Settings settings;
   Totals totals;
@@ -347,8 +350,10 @@ gst_robocache_fuse_stop (GstAggregator * agg)
   GList *l;
 
   GST_OBJECT_LOCK (self);
-  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
     fuse_pad_reset (GST_ROBOCACHE_FUSE_PAD (l->data));
+    gst_robocache_fuse_pad_free_copies (GST_ROBOCACHE_FUSE_PAD (l->data));
+  }
   GST_OBJECT_UNLOCK (self);
   gst_robocache_gpu_stop (&self->gpu, GST_ELEMENT (self));
   g_clear_pointer (&self->state.stream_names, g_free);
@@ -551,11 +556,110 @@ flat_output_finish (FlatOutput * flat, GstBuffer * out,
   gst_buffer_append_memory (out, flat->mem);
 }
 
+/* Copies @src, robocache CUDA memory of another device, into device
+ * memory of the element's own (the pad's kept copies) on the element's
+ * stream, and puts the copy in @out at @index instead.  The context is
+ * current; the caller keeps @src alive and waits for the stream. */
+static GstFlowReturn
+copy_memory (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
+    GstBuffer * out, guint index, GstMemory * src)
+{
+  GstMemory *dst = gst_robocache_fuse_pad_copy_target (pad, &self->gpu,
+      GST_ELEMENT (self), src->size);
+  GstMapInfo from, to;
+  rc_status status;
+  gchar *what;
+
+  if (!dst)
+    return GST_FLOW_ERROR;
+  if (!gst_memory_map (src, &from, GST_MAP_READ | GST_ROBOCACHE_MAP_CUDA)) {
+    gst_memory_unref (dst);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("cannot map the device memory "
+            "of %s's buffer", GST_PAD_NAME (pad)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_memory_map (dst, &to, GST_MAP_WRITE | GST_ROBOCACHE_MAP_CUDA)) {
+    gst_memory_unmap (src, &from);
+    gst_memory_unref (dst);
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot map the device memory "
+            "for the copy of %s's buffer", GST_PAD_NAME (pad)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  status = rc_device_copy_async (to.data, from.data, from.size,
+      RC_COPY_BETWEEN_DEVICES, self->gpu.stream);
+  gst_memory_unmap (dst, &to);
+  gst_memory_unmap (src, &from);
+  if (status != RC_OK) {
+    gst_memory_unref (dst);
+    what = g_strdup_printf ("copying %s's buffer onto the element's device",
+        GST_PAD_NAME (pad));
+    gst_robocache_gpu_failed (GST_ELEMENT (self), what, status);
+    g_free (what);
+    return GST_FLOW_ERROR;
+  }
+  gst_buffer_replace_memory (out, index, dst);
+  return GST_FLOW_OK;
+}
+
+/* On the GPU, every stream's memory in @out that is robocache CUDA memory
+ * of another device is replaced by a copy on the element's own, so that
+ * a consumer finds the whole frame on one device.  The copies run on the
+ * element's stream, waited for once, before the frame leaves. */
+static GstFlowReturn
+copy_to_own_device (GstRobocacheFuse * self, GList * pads, GstBuffer * out,
+    GstRobocacheFusedMeta * meta)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GPtrArray *sources = NULL;
+  rc_status status;
+  guint i = 0;
+
+  /* use_gpu is fixed from start to stop; with the CPU backend a context
+   * given by the pipeline may be set, but no stream or allocator. */
+  if (!self->gpu.use_gpu)
+    return GST_FLOW_OK;
+  for (GList * l = pads; l && ret == GST_FLOW_OK; l = l->next, i++) {
+    gint index = meta->streams[i].memory_index;
+    GstMemory *src;
+
+    if (index < 0)
+      continue;
+    src = gst_buffer_peek_memory (out, index);
+    if (!gst_robocache_gpu_memory_is_peer (&self->gpu, src))
+      continue;
+    if (!sources) {
+      if (!gst_robocache_gpu_push (&self->gpu)) {
+        GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+            ("cannot make the CUDA context current"), (NULL));
+        return GST_FLOW_ERROR;
+      }
+      sources = g_ptr_array_new_with_free_func ((GDestroyNotify)
+          gst_memory_unref);
+    }
+    /* Read until the stream is waited for, whatever holds it meanwhile. */
+    g_ptr_array_add (sources, gst_memory_ref (src));
+    ret = copy_memory (self, l->data, out, index, src);
+  }
+  if (!sources)
+    return GST_FLOW_OK;
+  /* Waited for after a failure too: nothing is left copying into memory
+   * about to be reused or freed. */
+  status = rc_stream_synchronize (self->gpu.stream);
+  if (ret == GST_FLOW_OK && status != RC_OK)
+    ret = gst_robocache_gpu_failed (GST_ELEMENT (self), "waiting for the "
+        "copies onto the element's device", status);
+  gst_robocache_gpu_pop (&self->gpu);
+  g_ptr_array_unref (sources);
+  return ret;
+}
+
 /* Builds the fused buffer of the tick at running time @tick.  Returns NULL
- * when the tick is dropped (stale-policy=drop). */
+ * when the tick is dropped (stale-policy=drop; *ret GST_FLOW_OK) or on an
+ * error (posted; *ret GST_FLOW_ERROR). */
 static GstBuffer *
 fuse_tick (GstRobocacheFuse * self, GList * pads, GstClockTime tick,
-    gboolean flat_output, StalePolicy stale_policy, guint * n_stale)
+    gboolean flat_output, StalePolicy stale_policy, guint * n_stale,
+    GstFlowReturn * ret)
 {
   GstBuffer *out = gst_buffer_new ();
   GstRobocacheFusedMeta *meta;
@@ -563,6 +667,7 @@ fuse_tick (GstRobocacheFuse * self, GList * pads, GstClockTime tick,
   guint i = 0;
 
   *n_stale = 0;
+  *ret = GST_FLOW_OK;
   meta = gst_buffer_add_robocache_fused_meta (out, g_list_length (pads));
   if (flat_output)
     flat_output_begin (&flat, pads);
@@ -588,6 +693,12 @@ fuse_tick (GstRobocacheFuse * self, GList * pads, GstClockTime tick,
   if (flat.mem)
     flat_output_finish (&flat, out, meta);
   if (*n_stale > 0 && stale_policy == STALE_DROP) {
+    gst_buffer_unref (out);
+    return NULL;
+  }
+  /* Only a tick that leaves is copied. */
+  *ret = copy_to_own_device (self, pads, out, meta);
+  if (*ret != GST_FLOW_OK) {
     gst_buffer_unref (out);
     return NULL;
   }
@@ -755,6 +866,7 @@ produce_tick (GstRobocacheFuse * self, GList * pads,
     GstRobocacheFusePad * master, GstClockTime tick, const Settings * settings)
 {
   gboolean master_has_next;
+  GstFlowReturn ret;
   GstBuffer *out;
   guint n_stale;
 
@@ -763,7 +875,9 @@ produce_tick (GstRobocacheFuse * self, GList * pads,
     return GST_FLOW_ERROR;
   update_src_caps (self, pads, settings->rate_n, settings->rate_d);
   out = fuse_tick (self, pads, tick, settings->flat_output,
-      settings->stale_policy, &n_stale);
+      settings->stale_policy, &n_stale, &ret);
+  if (ret != GST_FLOW_OK)
+    return ret;
   if (!master)
     self->state.tick_index++;
 

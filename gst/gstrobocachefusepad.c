@@ -83,6 +83,7 @@ gst_robocache_fuse_pad_finalize (GObject * object)
   GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
 
   fuse_pad_reset (pad);
+  gst_robocache_fuse_pad_free_copies (pad);
   gst_clear_caps (&pad->caps);
   g_free (pad->stream_name);
   g_free (pad->size_rule);
@@ -517,6 +518,71 @@ gst_robocache_fuse_pad_frame_bytes (GstRobocacheFusePad * pad)
     return 0;
   /* The two samples copied, the one interpolated, the flat float32. */
   return 3 * ss + (guint64) pad->vectors.channels * sizeof (float);
+}
+
+/* A kept copy whose fused frames are all gone (the pad's own reference
+ * the last, so nothing reads it any more), else a new one: kept while
+ * there are fewer than FUSE_PAD_MAX_COPIES, so that steady state
+ * allocates nothing, and beyond that made for this frame alone, so that
+ * frames held downstream never grow the set without bound. */
+GstMemory *
+gst_robocache_fuse_pad_copy_target (GstRobocacheFusePad * pad,
+    GstRobocacheGpu * gpu, GstElement * element, gsize size)
+{
+  GstMemory *mem;
+  guint kept;
+  gchar *what;
+  gboolean fits;
+
+  if (!pad->copies)
+    pad->copies = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_memory_unref);
+  /* Those of another size are the old caps': dropped (frames downstream
+   * still hold theirs). */
+  if (size != pad->copy_size) {
+    g_ptr_array_set_size (pad->copies, 0);
+    pad->copy_size = size;
+  }
+  for (guint i = 0; i < pad->copies->len; i++) {
+    mem = g_ptr_array_index (pad->copies, i);
+    if (GST_MINI_OBJECT_REFCOUNT_VALUE (mem) == 1)
+      return gst_memory_ref (mem);
+  }
+
+  kept = pad->copies->len;
+  what = g_strdup_printf ("%u copies of %s's buffers on the element's "
+      "device", kept + 1, GST_PAD_NAME (pad));
+  fits = gst_robocache_gpu_check_memory (gpu, element,
+      GST_ROBOCACHE_MEMORY_DEVICE, gst_robocache_memory_mul (kept + 1, size),
+      what, "the stream's buffers (its caps)");
+  g_free (what);
+  if (!fits)
+    return NULL;
+  mem = gst_allocator_alloc (gpu->allocator, size, NULL);
+  if (!mem) {
+    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+        ("cannot allocate %" G_GSIZE_FORMAT " bytes of device memory for "
+            "the copy of %s's buffer on the element's device", size,
+            GST_PAD_NAME (pad)), (NULL));
+    return NULL;
+  }
+  if (kept < FUSE_PAD_MAX_COPIES) {
+    g_ptr_array_add (pad->copies, gst_memory_ref (mem));
+    return mem;
+  }
+  pad->copies_unkept++;
+  GST_INFO_OBJECT (pad, "all %u copies held downstream: one more not kept "
+      "(%" G_GUINT64_FORMAT " so far)", kept, pad->copies_unkept);
+  return mem;
+}
+
+/* The copies go; those still in fused frames when the frames go. */
+void
+gst_robocache_fuse_pad_free_copies (GstRobocacheFusePad * pad)
+{
+  g_clear_pointer (&pad->copies, g_ptr_array_unref);
+  pad->copy_size = 0;
+  pad->copies_unkept = 0;
 }
 
 /* Vectors at @tick between @prev and @next, by the resampling kernel. */

@@ -7,6 +7,7 @@
 #include "gstrobocachefuse.h"
 #include "gstrobocachecaps.h"
 #include "gstrobocachefusedmeta.h"
+#include "gstrobocachegpu.h"
 
 G_BEGIN_DECLS
 
@@ -78,6 +79,14 @@ struct _GstRobocacheFusePad
   gboolean warned_size, warned_order;
   GstClockTime last_rt;         /* of the last buffer accepted */
 
+  /* Device memory on the fuse's own device that another device's buffers
+   * are copied into (gst_robocache_fuse_pad_copy_target): at most
+   * FUSE_PAD_MAX_COPIES of copy_size bytes, each reused once no fused
+   * frame holds it; freed at stop. */
+  GPtrArray *copies;
+  gsize copy_size;
+  guint64 copies_unkept;        /* made beyond the bound, not kept */
+
   /* Under the object lock. */
   FusePadStats stats;
 };
@@ -92,6 +101,18 @@ fuse_pad_reset (GstRobocacheFusePad * pad)
   /* After a flush, time may go back. */
   pad->last_rt = GST_CLOCK_TIME_NONE;
 }
+
+/* The copies a pad keeps: room for the fused frames a queue and a GPU
+ * consumer downstream hold at once; a tick that finds every one held
+ * makes a copy it does not keep. */
+#define FUSE_PAD_MAX_COPIES (2 * GST_ROBOCACHE_MAX_DEPTH)
+
+/* A device memory of @size bytes from @gpu's allocator for a copy of this
+ * pad's buffer (the context current); NULL with an error posted on
+ * @element when it cannot be had. */
+GstMemory *gst_robocache_fuse_pad_copy_target (GstRobocacheFusePad * pad,
+    GstRobocacheGpu * gpu, GstElement * element, gsize size);
+void gst_robocache_fuse_pad_free_copies (GstRobocacheFusePad * pad);
 
 /* Forgets the counters and the warnings given: at start. */
 void gst_robocache_fuse_pad_reset_stats (GstRobocacheFusePad * pad);

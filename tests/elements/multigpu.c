@@ -2,13 +2,15 @@
  * inputs on device 0 and device 1 give the same bytes, a pipeline whose
  * elements sit on two devices gives what the one-device pipeline gives
  * (its CUDA buffers cross devices), two pipelines on two devices run at
- * once without disturbing each other, and a device id the machine does not
+ * once without disturbing each other, robocachefuse makes frames on its
+ * own device of streams from two, and a device id the machine does not
  * have is an error at start.  Skipped (exit 77) without a GPU; the cases
  * that need two devices say so and pass with one. */
 #include <gst/check/gstcheck.h>
 #include <string.h>
 
 #include "elementutil.h"
+#include "gstrobocachegpu.h"
 #include "testutil.h"
 
 #define SINK "appsink name=sink sync=false"
@@ -62,6 +64,78 @@ lidar_to_bev (guint seed, gint voxelize_device, gint bev_device)
       "cuda-device-id=%d ! " CUDA_VOXELS " ! robocachebev backend=gpu "
       "cuda-device-id=%d width=256 height=256 ! " SINK, seed,
       voxelize_device, bev_device);
+}
+
+/* Two sweeps voxelized, each on its device, fused by robocachefuse on
+ * device 0, one frame per sweep of sink_0. */
+static gchar *
+lidars_to_fuse (guint seed, gint device_a, gint device_b)
+{
+  return g_strdup_printf ("robocachefuse name=f backend=gpu cuda-device-id=0 "
+      "rate=0/1 ! " SINK " "
+      "robocachelidarsrc seed=%u num-buffers=8 points-per-sweep=32768 ! "
+      "robocachevoxelize backend=gpu mode=count cuda-device-id=%d ! "
+      CUDA_VOXELS " ! f.sink_0 "
+      "robocachelidarsrc seed=%u num-buffers=8 points-per-sweep=32768 ! "
+      "robocachevoxelize backend=gpu mode=count cuda-device-id=%d ! "
+      CUDA_VOXELS " ! f.sink_1", seed, device_a, seed + 1, device_b);
+}
+
+/* Every fused frame of @desc as the bytes of its memories in order, each
+ * memory checked to be robocache CUDA memory on device 0 (mapped one by
+ * one: mapping the whole buffer would merge them into system memory). */
+static GPtrArray *
+collect_fused_on_device_0 (const gchar * desc)
+{
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *sink;
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstSample *sample;
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL, "cannot parse %s", desc);
+  sink = by_name (pipeline, "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              60 * GST_SECOND))) {
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    GByteArray *bytes = g_byte_array_new ();
+
+    fail_unless_equals_int (gst_buffer_n_memory (buf), 2);
+    for (guint m = 0; m < gst_buffer_n_memory (buf); m++) {
+      GstMemory *mem = gst_buffer_peek_memory (buf, m);
+      GstMapInfo map;
+      int device = -1;
+
+      fail_unless (gst_memory_is_type (mem, GST_ROBOCACHE_CUDA_MEMORY_TYPE),
+          "frame %u, memory %u: %s, not robocache CUDA memory", out->len, m,
+          mem->allocator->mem_type);
+      fail_unless (gst_memory_map (mem, &map, GST_MAP_READ |
+              GST_ROBOCACHE_MAP_CUDA));
+      fail_unless_equals_int (rc_pointer_device (map.data, &device), RC_OK);
+      gst_memory_unmap (mem, &map);
+      fail_unless (device == 0, "frame %u, memory %u: on device %d",
+          out->len, m, device);
+      fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+      g_byte_array_append (bytes, map.data, map.size);
+      gst_memory_unmap (mem, &map);
+    }
+    g_ptr_array_add (out, g_byte_array_free_to_bytes (bytes));
+    gst_sample_unref (sample);
+  }
+  msg = pop_message (GST_ELEMENT_BUS (pipeline), GST_MESSAGE_ERROR);
+  if (msg) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("%s: %s", desc, err->message);
+  }
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS", desc);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  fail_unless_equals_int (out->len, 8);
+  return out;
 }
 
 GST_START_TEST (test_unknown_device_id_n)
@@ -194,6 +268,46 @@ GST_START_TEST (test_two_pipelines_at_once)
 
 GST_END_TEST;
 
+/* One device: the fused frames reference the grids where they are. */
+GST_START_TEST (test_fuse_on_one_device)
+{
+  gchar *desc = lidars_to_fuse (g_random_int_range (1, 100000), 0, 0);
+
+  g_ptr_array_unref (collect_fused_on_device_0 (desc));
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* The grids of device 1 are copied onto the fuse's device 0 (one stream's,
+ * then both): the frames lie on device 0 and hold what the one-device
+ * pipeline's hold. */
+GST_START_TEST (test_fuse_across_devices)
+{
+  guint seed = g_random_int_range (1, 100000);
+  gchar *one, *across, *both;
+  GPtrArray *a, *b, *c;
+
+  if (!two_devices ("test_fuse_across_devices"))
+    return;
+  one = lidars_to_fuse (seed, 0, 0);
+  across = lidars_to_fuse (seed, 0, 1);
+  both = lidars_to_fuse (seed, 1, 1);
+  a = collect_fused_on_device_0 (one);
+  b = collect_fused_on_device_0 (across);
+  c = collect_fused_on_device_0 (both);
+  assert_same (a, b, "voxelize on 0 and 1, fuse on 0");
+  assert_same (a, c, "voxelize on 1, fuse on 0");
+  g_ptr_array_unref (a);
+  g_ptr_array_unref (b);
+  g_ptr_array_unref (c);
+  g_free (one);
+  g_free (across);
+  g_free (both);
+}
+
+GST_END_TEST;
+
 static Suite *
 multigpu_suite (void)
 {
@@ -207,6 +321,8 @@ multigpu_suite (void)
   tcase_add_test (tc, test_same_bytes_on_each_device);
   tcase_add_test (tc, test_pipeline_across_devices);
   tcase_add_test (tc, test_two_pipelines_at_once);
+  tcase_add_test (tc, test_fuse_on_one_device);
+  tcase_add_test (tc, test_fuse_across_devices);
   return s;
 }
 
