@@ -95,6 +95,7 @@ collect_fused_on_device_0 (const gchar * desc)
   GstMessage *msg;
 
   fail_unless (pipeline != NULL, "cannot parse %s", desc);
+  tracked (pipeline);
   sink = by_name (pipeline, "sink");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
