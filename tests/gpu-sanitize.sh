@@ -20,7 +20,9 @@
 # To fit a time limit: ROBOCACHE_SANITIZE_TOOLS="memcheck ..." runs fewer
 # tools, ROBOCACHE_SANITIZE_PARALLEL=1 runs the tools at once (a test at a
 # time within each), ROBOCACHE_SANITIZE_SECONDS=N stops each tool's run
-# after N seconds (its finished tests are still summed up).
+# after N seconds (its finished tests are still summed up), and
+# ROBOCACHE_SANITIZE_TESTS_<TOOL>="TEST ..." gives one tool a list of its own
+# (e.g. to finish what an earlier, interrupted run left).
 #
 # Under the sanitizer the tests see ROBOCACHE_SANITIZER=1 (elements-gpufaults
 # leaves out its test that fills the device with grids of 8 GiB) and
@@ -49,7 +51,9 @@ mkdir -p "$out"
 # One tool's run, with a meson log of its own (--logbase) so that the tools
 # can run side by side.
 sanitize_with () {
-  local tool=$1 extra=()
+  local tool=$1 extra=() own="ROBOCACHE_SANITIZE_TESTS_$1" list
+  # shellcheck disable=SC2206
+  list=(${!own:-${tests[*]}})
   case $tool in
     memcheck) extra=(--leak-check full) ;;
   esac
@@ -59,7 +63,7 @@ sanitize_with () {
     meson test -C "$build" --no-rebuild --num-processes 1 \
       --timeout-multiplier 20 --logbase "sanitize-$tool" \
       --wrapper "$sanitizer --tool $tool --error-exitcode 99 --target-processes all ${extra[*]}" \
-      "${tests[@]}" > "$out/$tool/meson.txt" 2>&1
+      "${list[@]}" > "$out/$tool/meson.txt" 2>&1
   # meson adds the wrapper's name to the log's.
   cp "$build/meson-logs/sanitize-$tool"*.json "$out/$tool/testlog.json"
   echo "== $tool"
