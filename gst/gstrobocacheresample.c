@@ -159,7 +159,8 @@ totals_to_structure (const Totals * t)
       "dropped-out-of-order", G_TYPE_UINT64, t->dropped_out_of_order,
       "dropped-bad-size", G_TYPE_UINT64, t->dropped_bad_size,
       "dropped-off-grid", G_TYPE_UINT64, t->dropped_off_grid,
-      "gaps", G_TYPE_UINT64, t->gaps, NULL);
+      "gaps", G_TYPE_UINT64, t->gaps,
+      "small-on-cpu", G_TYPE_UINT64, t->small_on_cpu, NULL);
 }
 
 static void
@@ -376,6 +377,7 @@ gst_robocache_resample_start (GstBaseTransform * trans)
     return FALSE;
   GST_OBJECT_LOCK (self);
   memset (&self->totals, 0, sizeof (self->totals));
+  st->backend_auto = st->gpu->backend == GST_ROBOCACHE_BACKEND_AUTO;
   GST_OBJECT_UNLOCK (self);
   gst_segment_init (&st->segment, GST_FORMAT_TIME);
   resample_reset_timing (st);
@@ -519,7 +521,10 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
    * counts the samples it keeps), outputs (grid times produced, per
    * trajectory), dropped-out-of-order (samples or chunks), dropped-bad-size
    * (buffers), dropped-off-grid (chunk samples whose times cannot be
-   * placed on the grid) and gaps (longer than max-gap).
+   * placed on the grid), gaps (longer than max-gap) and small-on-cpu
+   * (kernel calls on system memory that backend=auto, with a GPU in use,
+   * made on the CPU because they were small: the live path's, one
+   * sample's grid times at a time; docs/elements.md).
    */
   gst_robocache_fields_install_stats (gobject_class, PROP_STATS,
       "Totals since start");

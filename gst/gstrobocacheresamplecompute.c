@@ -127,6 +127,15 @@ resample_compute (GstRobocacheResample * self, guint batch, guint n_source,
   p.n_target = n_target;
   if (!st->gpu->use_gpu)
     return compute_on_cpu (self, &p, src_t, src_v, tgt, out);
+  /* A launch, four copies and a wait cost more than the CPU's whole
+   * work below the crossover; forced backend=gpu still goes there. */
+  if (st->backend_auto && (guint64) batch * n_target * p.channels <
+      RESAMPLE_AUTO_CPU_BELOW) {
+    GST_OBJECT_LOCK (self);
+    self->totals.small_on_cpu++;
+    GST_OBJECT_UNLOCK (self);
+    return compute_on_cpu (self, &p, src_t, src_v, tgt, out);
+  }
 
   if (!resample_push_context (self))
     return GST_FLOW_ERROR;

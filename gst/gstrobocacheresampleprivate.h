@@ -20,6 +20,13 @@ G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_robocache_resample_debug);
 /* Grid times per kernel call in the live path, so that the device scratch
  * allocated at negotiation is enough for good. */
 #define RESAMPLE_LIVE_MAX_TARGETS 256
+/* backend=auto computes a call on host data on the CPU below this many
+ * output values (batch x grid times x channels).  From the H200 sweep
+ * (docs/performance.md, "Cost against size"): the GPU's single call never
+ * took less than 8.2 us, before any copy, and the CPU reference makes an
+ * output value in 2.7 ns, so below about 3,000 values the CPU wins before
+ * the four copies and the wait the GPU call adds to host data. */
+#define RESAMPLE_AUTO_CPU_BELOW 4096
 
 /* Property values, under the object lock. */
 typedef struct
@@ -43,6 +50,7 @@ typedef struct
   guint64 dropped_bad_size;
   guint64 dropped_off_grid;
   guint64 gaps;
+  guint64 small_on_cpu;
 } Totals;
 
 /* Built in start and at negotiation, dropped in stop; streaming thread
@@ -50,6 +58,7 @@ typedef struct
 typedef struct
 {
   GstRobocacheGpu *gpu;         /* the base's; use_gpu fixed from start */
+  gboolean backend_auto;        /* small calls may go to the CPU */
 
   gboolean configured;
   GstCaps *refused_caps;        /* reported once, not at every re-send */

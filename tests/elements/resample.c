@@ -587,6 +587,12 @@ GST_START_TEST (test_pipeline_from_jointsrc)
   outputs = stat_of (r, "outputs");
   fail_unless (outputs >= 48 && outputs <= 51, "%" G_GUINT64_FORMAT
       " outputs", outputs);
+  /* backend=auto: with a GPU in use the live path's small calls go to the
+   * CPU (counted); without one everything is there and nothing counted. */
+  if (ROBOCACHE_HAVE_CUDA && rc_device_count (NULL) > 0)
+    fail_unless (stat_of (r, "small-on-cpu") > 0);
+  else
+    fail_unless_equals_uint64 (stat_of (r, "small-on-cpu"), 0);
   gst_object_unref (r);
   gst_object_unref (pipeline);
 }
@@ -910,8 +916,10 @@ GST_END_TEST;
 
 /* The outputs of the jittered float32 samples of 7 joints (2 of them
  * angles) and a quaternion through @desc. */
+/* ... and the element's small-on-cpu count into *@small_on_cpu. */
 static void
-run_jittered (const gchar * desc, guint samples_per_buffer, Outputs * o)
+run_jittered_counted (const gchar * desc, guint samples_per_buffer,
+    Outputs * o, guint64 * small_on_cpu)
 {
   GstHarness *h = resample_harness (desc, VECTORS (11, "float32",
           ", quaternions=(string)7, angles=(string)0-1"));
@@ -932,7 +940,16 @@ run_jittered (const gchar * desc, guint samples_per_buffer, Outputs * o)
   }
   push_eos (h);
   collect (h, samples_per_buffer > 1, 1, 11, RC_TYPE_FLOAT32, o);
+  *small_on_cpu = stat_of (resample_of (h), "small-on-cpu");
   gst_harness_teardown (h);
+}
+
+static void
+run_jittered (const gchar * desc, guint samples_per_buffer, Outputs * o)
+{
+  guint64 small_on_cpu;
+
+  run_jittered_counted (desc, samples_per_buffer, o, &small_on_cpu);
 }
 
 /* The outputs of 3 chunks of 3 bfloat16 trajectories of 6 channels (a
@@ -1016,16 +1033,28 @@ GST_START_TEST (test_gpu_matches_cpu)
           "samples-per-buffer=%u", methods[m], spb);
       gchar *gpu = g_strdup_printf ("backend=gpu rate=120 method=%s "
           "samples-per-buffer=%u", methods[m], spb);
-      Outputs a, b;
+      gchar *autob = g_strdup_printf ("backend=auto rate=120 method=%s "
+          "samples-per-buffer=%u", methods[m], spb);
+      guint64 small_gpu, small_auto;
+      Outputs a, b, c;
 
       run_jittered (cpu, spb, &a);
-      run_jittered (gpu, spb, &b);
+      run_jittered_counted (gpu, spb, &b, &small_gpu);
       fail_unless (a.values->len > 100 * 11);
       compare_outputs (gpu, &a, &b, RC_TYPE_FLOAT32);
+      /* The live path's calls are a sample's grid times, far below the
+       * crossover: backend=auto makes every one on the CPU, forced gpu
+       * none. */
+      run_jittered_counted (autob, spb, &c, &small_auto);
+      compare_outputs (autob, &a, &c, RC_TYPE_FLOAT32);
+      fail_unless_equals_uint64 (small_gpu, 0);
+      fail_unless (small_auto > 0, "%s: no call on the CPU", autob);
       outputs_clear (&a);
       outputs_clear (&b);
+      outputs_clear (&c);
       g_free (cpu);
       g_free (gpu);
+      g_free (autob);
     }
   }
   /* On the GPU, downstream that takes anything gets CUDA memory. */
