@@ -16,6 +16,7 @@
 #include "gstrobocacherosmsg.h"
 #include "gstrobocacherecordingfile.h"
 #include "gstrobocacherecordingplay.h"
+#include "gstrobocacherecordingtopics.h"
 
 #include <gst/base/gstflowcombiner.h>
 #include <gst/video/video.h>
@@ -561,106 +562,6 @@ stream_free (gpointer data)
   g_free (s);
 }
 
-static gint
-compare_topic_names (gconstpointer a, gconstpointer b)
-{
-  const RcTopic *x = *(const RcTopic * const *) a;
-  const RcTopic *y = *(const RcTopic * const *) b;
-
-  return strcmp (x->name, y->name);
-}
-
-/* The topics of @wanted (comma-separated) into @topics; FALSE (and an
- * element error) if one is missing, unsupported or listed twice. */
-static gboolean
-add_requested_topics (GstRobocacheRecordingSrc * self, const gchar * wanted,
-    GPtrArray * topics)
-{
-  gchar **names = g_strsplit (wanted, ",", -1);
-  gboolean ok = FALSE;
-
-  for (gchar ** n = names; *n; n++) {
-    const RcTopic *topic;
-
-    g_strstrip (*n);
-    if (!**n)
-      continue;
-    topic = rc_reader_find_topic (self->priv->state.reader, *n);
-    if (!topic) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("topic %s is not in "
-              "%s", *n, self->priv->state.location), (NULL));
-      goto out;
-    }
-    if (!gst_robocache_ros_topic_is_playable (topic)) {
-      GST_ELEMENT_ERROR (self, STREAM, CODEC_NOT_FOUND, ("topic %s is of "
-              "type %s (encoding %s); played are "
-              GST_ROBOCACHE_ROS_TYPES_PLAYED, *n, topic->type,
-              topic->encoding), (NULL));
-      goto out;
-    }
-    if (g_ptr_array_find (topics, topic, NULL)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("topic %s is listed "
-              "twice in topics", *n), (NULL));
-      goto out;
-    }
-    g_ptr_array_add (topics, (gpointer) topic);
-  }
-  ok = TRUE;
-out:
-  g_strfreev (names);
-  return ok;
-}
-
-/* Every topic of a supported type into @topics, in name order; the others
- * are warned about. */
-static void
-add_supported_topics (GstRobocacheRecordingSrc * self, GPtrArray * topics)
-{
-  RcReader *reader = self->priv->state.reader;
-  GString *skipped = g_string_new (NULL);
-
-  for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
-    const RcTopic *topic = rc_reader_get_topic (reader, t);
-
-    if (gst_robocache_ros_topic_is_playable (topic)) {
-      g_ptr_array_add (topics, (gpointer) topic);
-      continue;
-    }
-    g_string_append_printf (skipped, "%s%s (%s)", skipped->len ? ", " : "",
-        topic->name, topic->type);
-    GST_OBJECT_LOCK (self);
-    self->priv->totals.skipped_other_types += topic->n_messages;
-    GST_OBJECT_UNLOCK (self);
-  }
-  g_ptr_array_sort (topics, compare_topic_names);
-  if (skipped->len)
-    GST_ELEMENT_WARNING (self, STREAM, CODEC_NOT_FOUND, ("skipping topics "
-            "of unsupported types: %s", skipped->str), (NULL));
-  g_string_free (skipped, TRUE);
-}
-
-/* The topics played (const RcTopic *), in pad order; NULL (and an element
- * error) if a requested topic cannot be played or none can. */
-static GPtrArray *
-choose_topics (GstRobocacheRecordingSrc * self, const gchar * wanted)
-{
-  GPtrArray *topics = g_ptr_array_new ();
-
-  if (wanted && wanted[0]) {
-    if (!add_requested_topics (self, wanted, topics))
-      g_clear_pointer (&topics, g_ptr_array_unref);
-  } else {
-    add_supported_topics (self, topics);
-  }
-  if (topics && topics->len == 0) {
-    GST_ELEMENT_ERROR (self, STREAM, CODEC_NOT_FOUND, ("%s has no topic to "
-            "play; played are " GST_ROBOCACHE_ROS_TYPES_PLAYED,
-            self->priv->state.location), (NULL));
-    g_clear_pointer (&topics, g_ptr_array_unref);
-  }
-  return topics;
-}
-
 /* One stream (and its pad, not added yet) per chosen topic; the reader
  * reads the chosen topics only. */
 static void
@@ -863,7 +764,9 @@ start (GstRobocacheRecordingSrc * self)
     goto out;
   st->reader = gst_robocache_recording_open (GST_ELEMENT (self),
       st->location, flags);
-  if (!st->reader || !(topics = choose_topics (self, wanted)))
+  if (!st->reader || !(topics = gst_robocache_recording_choose_topics
+          (GST_ELEMENT (self), st->reader, st->location, wanted,
+              &self->priv->totals.skipped_other_types)))
     goto out;
   create_streams (self, topics);
   if (!create_decoders (self, topics))
