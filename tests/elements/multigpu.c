@@ -139,6 +139,27 @@ collect_fused_on_device_0 (const gchar * desc)
   return out;
 }
 
+typedef GPtrArray *(*Collector) (const gchar * desc);
+
+/* Runs @one, then @a and @b (each through @collect), checks that @a and
+ * @b give what @one gives, and frees the three descriptions. */
+static void
+assert_same_as_one (Collector collect_with, gchar * one, gchar * a,
+    const gchar * what_a, gchar * b, const gchar * what_b)
+{
+  GPtrArray *want = collect_with (one), *got_a = collect_with (a),
+      *got_b = collect_with (b);
+
+  assert_same (want, got_a, what_a);
+  assert_same (want, got_b, what_b);
+  g_ptr_array_unref (want);
+  g_ptr_array_unref (got_a);
+  g_ptr_array_unref (got_b);
+  g_free (one);
+  g_free (a);
+  g_free (b);
+}
+
 GST_START_TEST (test_unknown_device_id_n)
 {
   for (gint i = 0; i < 2; i++) {
@@ -185,27 +206,12 @@ GST_END_TEST;
 GST_START_TEST (test_pipeline_across_devices)
 {
   guint seed = g_random_int_range (1, 100000);
-  gchar *one = lidar_to_bev (seed, 0, 0);
-  gchar *there = NULL, *back = NULL;
-  GPtrArray *a, *b, *c;
 
-  if (!two_devices ("test_pipeline_across_devices")) {
-    g_free (one);
+  if (!two_devices ("test_pipeline_across_devices"))
     return;
-  }
-  there = lidar_to_bev (seed, 0, 1);
-  back = lidar_to_bev (seed, 1, 0);
-  a = collect (one);
-  b = collect (there);
-  c = collect (back);
-  assert_same (a, b, "voxelize on 0, bev on 1");
-  assert_same (a, c, "voxelize on 1, bev on 0");
-  g_ptr_array_unref (a);
-  g_ptr_array_unref (b);
-  g_ptr_array_unref (c);
-  g_free (one);
-  g_free (there);
-  g_free (back);
+  assert_same_as_one (collect, lidar_to_bev (seed, 0, 0),
+      lidar_to_bev (seed, 0, 1), "voxelize on 0, bev on 1",
+      lidar_to_bev (seed, 1, 0), "voxelize on 1, bev on 0");
 }
 
 GST_END_TEST;
@@ -286,25 +292,12 @@ GST_END_TEST;
 GST_START_TEST (test_fuse_across_devices)
 {
   guint seed = g_random_int_range (1, 100000);
-  gchar *one, *across, *both;
-  GPtrArray *a, *b, *c;
 
   if (!two_devices ("test_fuse_across_devices"))
     return;
-  one = lidars_to_fuse (seed, 0, 0);
-  across = lidars_to_fuse (seed, 0, 1);
-  both = lidars_to_fuse (seed, 1, 1);
-  a = collect_fused_on_device_0 (one);
-  b = collect_fused_on_device_0 (across);
-  c = collect_fused_on_device_0 (both);
-  assert_same (a, b, "voxelize on 0 and 1, fuse on 0");
-  assert_same (a, c, "voxelize on 1, fuse on 0");
-  g_ptr_array_unref (a);
-  g_ptr_array_unref (b);
-  g_ptr_array_unref (c);
-  g_free (one);
-  g_free (across);
-  g_free (both);
+  assert_same_as_one (collect_fused_on_device_0, lidars_to_fuse (seed, 0, 0),
+      lidars_to_fuse (seed, 0, 1), "voxelize on 0 and 1, fuse on 0",
+      lidars_to_fuse (seed, 1, 1), "voxelize on 1, fuse on 0");
 }
 
 GST_END_TEST;
