@@ -120,8 +120,10 @@ resample_fill_output (GstRobocacheResample * self, GstBuffer * buf,
 
   if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
-        ("cannot map an output buffer of %" G_GSIZE_FORMAT " bytes",
-            gst_buffer_get_size (buf)), ("%s", rc_error_detail ()));
+        ("cannot map an output buffer of %" G_GSIZE_FORMAT " bytes%s%s",
+            gst_buffer_get_size (buf), self->state.out_cuda ?
+            " of GPU memory: " : "", self->state.out_cuda ?
+            rc_error_detail () : ""), (NULL));
     return FALSE;
   }
   memcpy (map.data + offset, src, size);

@@ -162,7 +162,7 @@ append_to_history (GstRobocacheResample * self, GstBuffer * buf,
 
   if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("cannot map an input sample"),
-        ("%s", rc_error_detail ()));
+        (NULL));
     return FALSE;
   }
   if (st->n_hist == st->history_len) {
