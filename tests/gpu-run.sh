@@ -13,8 +13,8 @@
 # sanitizers out) bounds each tool, ROBOCACHE_SOAK_MINUTES (default 4; 0
 # leaves the soak out),
 # ROBOCACHE_SANITIZE_TESTS a list of tests to sanitize instead of all, and
-# ROBOCACHE_SWEEP=voxelize|resample|all the cost sweeps of bench-kernels and
-# PyTorch, run alone on the GPU after the suite (docs/performance.md).
+# ROBOCACHE_SWEEP=voxelize|resample|fuse|all the cost sweeps of bench-kernels
+# and PyTorch, run alone on the GPU after the suite (docs/performance.md).
 set -u
 
 build=${1:?usage: tests/gpu-run.sh BUILD OUT}

@@ -4,7 +4,7 @@
  * over this device's copy bandwidth).
  *
  *   bench-kernels [--json FILE] [--runs N] [--seed S]
- *       [--sweep voxelize|resample|all]
+ *       [--sweep voxelize|resample|fuse|all]
  *
  * Every workload draws fresh random inputs (never zeros), rotates among
  * enough input sets that a run cannot be served from the L2 cache, checks
@@ -26,7 +26,8 @@
  *
  * --sweep times each operation over a range of sizes instead (the points
  * and the grid of a voxelization, the batch, samples and channels of a
- * resampling: sweep_voxelize, sweep_resample), each beside the CPU
+ * resampling, the streams and ticks of a fusion: sweep_voxelize,
+ * sweep_resample, sweep_fuse), each beside the CPU
  * reference on the same inputs (one thread, median of up to CPU_RUNS),
  * for the cost curves of docs/performance.md (tests/bench/plot_sweep.py
  * draws them). */
@@ -973,16 +974,21 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
 
 #if BENCH_HAVE_FUSE
 
-#define FUSE_STREAMS 3
+/* The quoted workload's three streams (a camera feature, joints, an IMU);
+ * more streams take them in turn. */
+#define FUSE_KINDS 3
+static const double fuse_rates[FUSE_KINDS] = { 30, 100, 333 };
+static const uint32_t fuse_channels[FUSE_KINDS] = { 512, 14, 6 };
 
 typedef struct
 {
-  uint32_t episodes, n_ticks;
+  uint32_t episodes, n_ticks, n_streams;
   int n_sets;
   size_t out_bytes;
   rc_fuse_params *hp, *dp;      /* per set: host and device pointers */
   int64_t **h_ticks;
   void **d_ticks, **d_out;
+  float *h_out;                 /* --sweep: the CPU reference's output */
 } FuseBench;
 
 static void
@@ -992,6 +998,14 @@ run_fuse (void *ctx, int set)
 
   CHECK (rc_fuse_cuda (&b->dp[set], b->d_ticks[set], b->d_out[set],
           stream));
+}
+
+static void
+run_fuse_cpu (void *ctx, int set)
+{
+  FuseBench *b = ctx;
+
+  CHECK (rc_fuse_cpu (&b->hp[set], b->h_ticks[set], b->h_out));
 }
 
 static void
@@ -1024,14 +1038,15 @@ check_fuse (FuseBench * b, int set, const char *name)
   g_free (got);
 }
 
-/* @episodes episodes of @seconds s, ticks at @n_ticks / @seconds Hz; three
- * float32 streams (rate Hz x channels) with +-10% jitter, each starting up
- * to one period before the first tick; linear, edge hold. */
+/* @episodes episodes of @seconds s, ticks at @n_ticks / @seconds Hz;
+ * @n_streams float32 streams (rate Hz x channels, fuse_rates and
+ * fuse_channels in turn) with +-10% jitter, each starting up to one period
+ * before the first tick; linear, edge hold.  Named @name, or the quoted
+ * workload's name without one. */
 static void
-bench_fuse (uint32_t episodes, uint32_t n_ticks, double seconds)
+bench_fuse (const char *name, uint32_t episodes, uint32_t n_ticks,
+    double seconds, uint32_t n_streams)
 {
-  static const double rates[FUSE_STREAMS] = { 30, 100, 333 };
-  static const uint32_t channels[FUSE_STREAMS] = { 512, 14, 6 };
   FuseBench b;
   Result r;
   rc_fuse_params proto;
@@ -1042,15 +1057,16 @@ bench_fuse (uint32_t episodes, uint32_t n_ticks, double seconds)
   memset (&proto, 0, sizeof (proto));
   b.episodes = episodes;
   b.n_ticks = n_ticks;
+  b.n_streams = n_streams;
   proto.episodes = episodes;
   proto.n_ticks = n_ticks;
-  proto.n_streams = FUSE_STREAMS;
+  proto.n_streams = n_streams;
   proto.edge = RC_EDGE_HOLD;
   floor_bytes = (double) episodes * n_ticks * 8;
-  for (int k = 0; k < FUSE_STREAMS; k++) {
+  for (uint32_t k = 0; k < n_streams; k++) {
     rc_fuse_stream *st = &proto.streams[k];
-    st->n_samples = (uint32_t) (rates[k] * seconds);
-    st->channels = channels[k];
+    st->n_samples = (uint32_t) (fuse_rates[k % FUSE_KINDS] * seconds);
+    st->channels = fuse_channels[k % FUSE_KINDS];
     st->type = RC_TYPE_FLOAT32;
     st->method = RC_INTERP_LINEAR;
     floor_bytes += (double) episodes * st->n_samples * (8 + 4 * st->channels);
@@ -1059,12 +1075,15 @@ bench_fuse (uint32_t episodes, uint32_t n_ticks, double seconds)
       sizeof (float);
   floor_bytes += b.out_bytes;
 
-  g_snprintf (r.name, sizeof (r.name), "fuse-f32-linear-E%u-T%u-%dstreams",
-      episodes, n_ticks, FUSE_STREAMS);
+  if (name)
+    g_strlcpy (r.name, name, sizeof (r.name));
+  else
+    g_snprintf (r.name, sizeof (r.name), "fuse-f32-linear-E%u-T%u-%ustreams",
+        episodes, n_ticks, n_streams);
   g_strlcpy (r.kind, "fuse", sizeof (r.kind));
-  g_snprintf (r.detail, sizeof (r.detail), "E=%u T=%u over %g s; streams "
-      "30 Hz x 512, 100 Hz x 14, 333 Hz x 6; float32 linear, edge hold",
-      episodes, n_ticks, seconds);
+  g_snprintf (r.detail, sizeof (r.detail), "E=%u T=%u over %g s; %u "
+      "streams of 30 Hz x 512, 100 Hz x 14, 333 Hz x 6 in turn; float32 "
+      "linear, edge hold", episodes, n_ticks, seconds, n_streams);
   r.floor_bytes = r.set_bytes = floor_bytes;
   b.n_sets = sets_for (r.set_bytes);
 
@@ -1090,12 +1109,12 @@ bench_fuse (uint32_t episodes, uint32_t n_ticks, double seconds)
     CHECK (rc_device_copy_async (b.d_ticks[s], b.h_ticks[s], tick_bytes,
             RC_COPY_HOST_TO_DEVICE, stream));
 
-    for (int k = 0; k < FUSE_STREAMS; k++) {
+    for (uint32_t k = 0; k < n_streams; k++) {
       rc_fuse_stream *hs = &b.hp[s].streams[k], *ds = &b.dp[s].streams[k];
       size_t n = (size_t) episodes * hs->n_samples;
       int64_t *times = g_new (int64_t, n);
       float *values = g_new (float, n * hs->channels);
-      double period = 1e9 / rates[k];
+      double period = 1e9 / fuse_rates[k % FUSE_KINDS];
       void *d_times, *d_values;
 
       for (uint32_t e = 0; e < episodes; e++) {
@@ -1125,9 +1144,14 @@ bench_fuse (uint32_t episodes, uint32_t n_ticks, double seconds)
   check_fuse (&b, 0, r.name);
   bench (run_fuse, &b, b.n_sets, &r);
   check_fuse (&b, (n_runs - 1) % b.n_sets, r.name);
+  if (sweeping) {
+    b.h_out = g_malloc (b.out_bytes);
+    time_cpu (run_fuse_cpu, &b, b.n_sets, &r);
+    g_free (b.h_out);
+  }
 
   for (int s = 0; s < b.n_sets; s++) {
-    for (int k = 0; k < FUSE_STREAMS; k++) {
+    for (uint32_t k = 0; k < n_streams; k++) {
       g_free ((void *) b.hp[s].streams[k].times);
       g_free ((void *) b.hp[s].streams[k].values);
       CHECK (rc_device_free ((void *) b.dp[s].streams[k].times));
@@ -1142,6 +1166,23 @@ bench_fuse (uint32_t episodes, uint32_t n_ticks, double seconds)
   g_free (b.h_ticks);
   g_free (b.d_ticks);
   g_free (b.d_out);
+}
+
+/* 1 to 16 streams at 500 ticks, then 100 to 10,000 ticks with three
+ * streams: 64 episodes of 10 s each. */
+static void
+sweep_fuse (void)
+{
+  char name[96];
+
+  for (uint32_t n = 1; n <= RC_FUSE_MAX_STREAMS; n *= 2) {
+    g_snprintf (name, sizeof (name), "sweep-fuse-f32-E64-T500-S%u", n);
+    bench_fuse (name, 64, 500, 10.0, n);
+  }
+  for (uint32_t t = 100; t <= 10000; t *= 10) {
+    g_snprintf (name, sizeof (name), "sweep-fuse-f32-E64-T%u-S3", t);
+    bench_fuse (name, 64, t, 10.0, 3);
+  }
 }
 
 #endif /* BENCH_HAVE_FUSE */
@@ -1356,7 +1397,7 @@ bench_quoted (void)
   bench_bev (512, 512);
 
 #if BENCH_HAVE_FUSE
-  bench_fuse (64, 500, 10.0);
+  bench_fuse (NULL, 64, 500, 10.0, FUSE_KINDS);
 #else
   printf ("(fusion: not in this build of the kernel library, skipped)\n");
 #endif
@@ -1445,7 +1486,7 @@ usage (int code)
 {
   fprintf (code ? stderr : stdout,
       "usage: bench-kernels [--json FILE] [--runs N] [--seed S] "
-      "[--sweep voxelize|resample|all]\n");
+      "[--sweep voxelize|resample|fuse|all]\n");
   exit (code);
 }
 
@@ -1472,7 +1513,8 @@ main (int argc, char **argv)
       usage (2);
   }
   if (n_runs < 1 || (sweep && strcmp (sweep, "voxelize") != 0
-          && strcmp (sweep, "resample") != 0 && strcmp (sweep, "all") != 0))
+          && strcmp (sweep, "resample") != 0 && strcmp (sweep, "fuse") != 0
+          && strcmp (sweep, "all") != 0))
     usage (2);
   sweeping = sweep != NULL;
   rng_state = seed;
@@ -1505,10 +1547,17 @@ main (int argc, char **argv)
 
   if (!sweeping)
     bench_quoted ();
-  if (sweeping && strcmp (sweep, "resample") != 0)
+  if (sweeping && (!strcmp (sweep, "voxelize") || !strcmp (sweep, "all")))
     sweep_voxelize ();
-  if (sweeping && strcmp (sweep, "voxelize") != 0)
+  if (sweeping && (!strcmp (sweep, "resample") || !strcmp (sweep, "all")))
     sweep_resample ();
+#if BENCH_HAVE_FUSE
+  if (sweeping && (!strcmp (sweep, "fuse") || !strcmp (sweep, "all")))
+    sweep_fuse ();
+#else
+  if (sweeping && (!strcmp (sweep, "fuse") || !strcmp (sweep, "all")))
+    printf ("(fusion: not in this build of the kernel library, skipped)\n");
+#endif
 
   printf ("\nfloor: bytes moved (each input read once, each output written "
       "once) over the copy bandwidth; ratio = median / floor\n");

@@ -4,7 +4,7 @@
   python3 plot_sweep.py sweep.json [torch.json] [-o sweep.png]
 
 One log-log panel per swept series (voxelize: points, grid; resample:
-batch, samples, channels, batch in bfloat16): time against the swept size,
+batch, samples, channels, batch in bfloat16; fuse: streams, ticks): time against the swept size,
 for the GPU (one call between events, and per call back to back), the CPU
 reference, the floor (the bytes the work must move over the device's copy
 bandwidth) and PyTorch where a second file has the same workload names.
@@ -31,6 +31,10 @@ SERIES = [
      r"^resample-f32-linear-B64-S4096-T1024-D(\d+)$"),
     ("resample bf16: batch (S=4096 T=1024 D=32)", "batch",
      r"^resample-bf16-linear-B(\d+)-S4096-T1024-D32$"),
+    ("fuse f32: streams (E=64 T=500)", "streams",
+     r"^sweep-fuse-f32-E64-T500-S(\d+)$"),
+    ("fuse f32: ticks (E=64, 3 streams)", "ticks",
+     r"^sweep-fuse-f32-E64-T(\d+)-S3$"),
 ]
 
 

@@ -420,12 +420,17 @@ def fuse(ticks, streams):
     return torch.cat([resample_linear(t, v, ticks) for t, v in streams], -1)
 
 
-def make_fuse_set(b, E, T, seconds):
+def fuse_kinds(n_streams):
+    """The quoted workload's three streams, taken in turn."""
+    return [FUSE_STREAMS[k % len(FUSE_STREAMS)] for k in range(n_streams)]
+
+
+def make_fuse_set(b, E, T, seconds, kinds):
     starts = b.uniform((E, 1), 0, 1e12).floor()
     k = torch.arange(T, device=DEV, dtype=torch.float64).unsqueeze(0)
     ticks = (starts + (k * seconds * 1e9 / T).floor()).to(torch.int64)
     streams = []
-    for rate, channels in FUSE_STREAMS:
+    for rate, channels in kinds:
         n = int(rate * seconds)
         period = 1e9 / rate
         first = starts - period * b.uniform((E, 1), 0, 1)
@@ -437,13 +442,14 @@ def make_fuse_set(b, E, T, seconds):
     return ticks, streams
 
 
-def bench_fuse(b, E, T, seconds):
-    name = "fuse-f32-linear-E%d-T%d-%dstreams" % (E, T, len(FUSE_STREAMS))
-    row = sum(c for _, c in FUSE_STREAMS)
+def bench_fuse(b, E, T, seconds, n_streams=len(FUSE_STREAMS), name=None):
+    kinds = fuse_kinds(n_streams)
+    name = name or "fuse-f32-linear-E%d-T%d-%dstreams" % (E, T, n_streams)
+    row = sum(c for _, c in kinds)
     floor = E * T * 8 + E * T * row * 4 + sum(
-        E * int(r * seconds) * (8 + 4 * c) for r, c in FUSE_STREAMS)
+        E * int(r * seconds) * (8 + 4 * c) for r, c in kinds)
     n_sets = sets_for(floor)
-    sets = [make_fuse_set(b, E, T, seconds) for _ in range(n_sets)]
+    sets = [make_fuse_set(b, E, T, seconds, kinds) for _ in range(n_sets)]
 
     ticks, streams = sets[0]
     out = fuse(ticks, streams)
@@ -453,9 +459,10 @@ def bench_fuse(b, E, T, seconds):
         check_linear(name, times, values, ticks, out[:, :, col:col + c], 2)
         col += c
     del out
-    b.add(name, "fuse", "E=%d T=%d over %g s; streams 30 Hz x 512, 100 Hz "
-          "x 14, 333 Hz x 6; float32 linear, edge hold" % (E, T, seconds),
-          floor, lambda s: fuse(*sets[s]), n_sets)
+    b.add(name, "fuse", "E=%d T=%d over %g s; %d streams of 30 Hz x 512, "
+          "100 Hz x 14, 333 Hz x 6 in turn; float32 linear, edge hold"
+          % (E, T, seconds, n_streams), floor, lambda s: fuse(*sets[s]),
+          n_sets)
 
 
 # --------------------------------------------------------------------------
@@ -478,6 +485,11 @@ def sweep(b, what):
         bench_voxelize(b, "sweep-voxelize-count-bev432x496-n131072", 131072,
                        (0, -39.68, -3), (0.16, 0.16, 4), (432, 496, 1),
                        "count", "lidar")
+    if what in ("fuse", "all"):
+        for n in (1, 2, 4, 8, 16):
+            bench_fuse(b, 64, 500, 10.0, n, "sweep-fuse-f32-E64-T500-S%d" % n)
+        for T in (100, 1000, 10000):
+            bench_fuse(b, 64, T, 10.0, 3, "sweep-fuse-f32-E64-T%d-S3" % T)
     if what in ("resample", "all"):
         for B in (1, 4, 16, 64, 256, 1024):
             bench_resample(b, B, 4096, 1024, 32, f32, "linear")
@@ -494,7 +506,7 @@ def main():
     ap.add_argument("--json", metavar="FILE")
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--sweep", choices=("voxelize", "resample", "all"),
+    ap.add_argument("--sweep", choices=("voxelize", "resample", "fuse", "all"),
                     help="the sizes of bench-kernels --sweep instead")
     args = ap.parse_args()
     if args.runs < 1:
