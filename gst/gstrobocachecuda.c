@@ -104,7 +104,11 @@ typedef enum
   /* The device holds newer data than the host copy. */
   MEMORY_HOST_STALE = 1 << 0,
   /* The host copy was written and must go to the device. */
-  MEMORY_DEVICE_STALE = 1 << 1
+  MEMORY_DEVICE_STALE = 1 << 1,
+  /* Neither side was mapped for writing yet: nothing to copy (a first
+   * host map of an output would otherwise download uninitialised
+   * memory). */
+  MEMORY_UNWRITTEN = 1 << 2
 } MemoryState;
 
 typedef struct
@@ -161,6 +165,7 @@ memory_new (GstRobocacheCudaAllocator * self, gsize size, GstMemory * parent)
   gst_memory_init (GST_MEMORY_CAST (mem), GST_MEMORY_FLAG_NO_SHARE,
       GST_ALLOCATOR_CAST (self), parent, size, 0, 0, size);
   mem->device_ptr = ptr;
+  mem->state = MEMORY_UNWRITTEN;
   g_mutex_init (&mem->lock);
   return mem;
 }
@@ -212,7 +217,7 @@ map_side (GstRobocacheCudaMemory * mem, gboolean device, GstMapFlags flags)
     return NULL;
   mem->state &= ~mapped_stale;
   if (flags & GST_MAP_WRITE)
-    mem->state |= other_stale;
+    mem->state = (mem->state | other_stale) & ~MEMORY_UNWRITTEN;
   return mapped;
 }
 
@@ -238,7 +243,8 @@ ensure_host_copy (GstRobocacheCudaMemory * mem)
     return FALSE;
   }
   mem->host_ptr = host;
-  mem->state |= MEMORY_HOST_STALE;
+  if (!(mem->state & MEMORY_UNWRITTEN))
+    mem->state |= MEMORY_HOST_STALE;
   return TRUE;
 }
 
@@ -287,6 +293,7 @@ memory_copy (GstMemory * memory, gssize offset, gssize size)
     return NULL;
   }
   gst_memory_unmap (memory, &info);
+  copy->state = 0;              /* its device side now holds the data */
   return GST_MEMORY_CAST (copy);
 }
 

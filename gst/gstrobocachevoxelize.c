@@ -437,17 +437,28 @@ ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
 }
 
 /* The kernels' working set for the negotiated grid, allocated once (the
- * slots' memory is grown as sweeps use them). */
+ * slots' memory is grown as sweeps use them) and marked as holding nothing
+ * from an earlier grid. */
 static gboolean
 ensure_gpu_scratch (GstRobocacheVoxelize * self)
 {
   State *st = &self->state;
   gboolean ok = gst_robocache_gpu_push (st->gpu);
+  rc_status ret;
 
   ok = ok && gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
       &st->device_scratch,
       rc_voxelize_cuda_scratch_size (&st->layout, &st->grid, 1),
       "voxelization scratch");
+  if (ok) {
+    ret = rc_voxelize_cuda_scratch_reset (st->device_scratch.ptr,
+        st->gpu->stream);
+    if (ret != RC_OK) {
+      gst_robocache_gpu_failed (GST_ELEMENT (self), "clearing the "
+          "voxelization scratch", ret);
+      ok = FALSE;
+    }
+  }
   gst_robocache_gpu_pop (st->gpu);
   return ok;
 }

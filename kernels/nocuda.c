@@ -82,6 +82,8 @@ NOT_BUILT (rc_status rc_voxelize_cuda (const rc_point_layout * layout,
         const rc_voxel_grid * grid, const void *points,
         const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,
         void *scratch, rc_voxelize_stats * stats, void *stream))
+NOT_BUILT (rc_status rc_voxelize_cuda_scratch_reset (void *scratch,
+        void *stream))
 NOT_BUILT (rc_status rc_sparse_cuda_scratch_size (
         const rc_point_layout * layout, const rc_sparse_params * params,
         uint64_t max_points, uint64_t * size))

@@ -367,11 +367,12 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
  * aligned) must hold rc_voxelize_cuda_scratch_size (layout, grid, n_clouds)
  * bytes: a header and the statistics (rc_voxelize_cuda_stats_size) first,
  * then for the mean a count per voxel, and for the centroids also their
- * sums and the bookkeeping that puts them in order.  Its contents need not
- * be initialised, but between calls it is robocache's: the centroids leave
- * their sums cleared, and the next call on the same scratch (same grid,
- * features and number of clouds) does not clear them again.  @cloud_sizes
- * is host memory.
+ * sums and the bookkeeping that puts them in order.  Only its header needs
+ * initialising, by rc_voxelize_cuda_scratch_reset before its first call
+ * (new memory could hold what looks like a clear scratch); after that it is
+ * robocache's: the centroids leave their sums cleared, and the next call on
+ * the same scratch (same grid, features and number of clouds) does not
+ * clear them again.  @cloud_sizes is host memory.
  * @stats, if not NULL, must be page-locked host memory (rc_host_alloc) and
  * is valid once @stream has been synchronised.  Asynchronous on
  * @stream. */
@@ -382,6 +383,9 @@ rc_status rc_voxelize_cuda (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const void *points,
     const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,
     void *scratch, rc_voxelize_stats * stats, void *stream);
+/* Marks a new @scratch (or one whose contents something else changed) as
+ * holding nothing, asynchronously on @stream: its header zeroed. */
+rc_status rc_voxelize_cuda_scratch_reset (void *scratch, void *stream);
 
 /* ------------------------------------------------------------------ */
 /* Sparse ("hard") voxels and pillars for lidar detectors              */

@@ -424,6 +424,14 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
 }
 
 extern "C" rc_status
+rc_voxelize_cuda_scratch_reset (void *scratch, void *stream)
+{
+  if (!scratch)
+    return RC_ERROR_INVALID_ARGUMENT;
+  return rc_device_memset_async (scratch, 0, sizeof (scratch_header), stream);
+}
+
+extern "C" rc_status
 rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const void *points, const uint64_t * cloud_sizes, uint32_t n_clouds,
     void *out, void *scratch, rc_voxelize_stats * stats, void *stream)

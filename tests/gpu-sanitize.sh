@@ -48,24 +48,54 @@ echo "tests: ${tests[*]}"
 echo "tools: $tools"
 mkdir -p "$out"
 
-# One tool's run, with a meson log of its own (--logbase) so that the tools
-# can run side by side.
+# One meson run of @tool over the tests after it, with a log of its own
+# (--logbase NAME) so that the tools can run side by side.
+# ROBOCACHE_SANITIZE_SECONDS bounds a tool's runs together, from @started.
+sanitize_run () {
+  local tool=$1 name=$2 options=$3 limit=${ROBOCACHE_SANITIZE_SECONDS:-0}
+  shift 3
+  if [ "$limit" != 0 ]; then
+    limit=$(( limit - ($(date +%s) - started) ))
+    [ "$limit" -gt 0 ] || return 0
+  fi
+  ROBOCACHE_SANITIZER=1 ROBOCACHE_REFUSED_RUNS=20 \
+    timeout "$limit" \
+    meson test -C "$build" --no-rebuild --num-processes 1 \
+      --timeout-multiplier 20 --logbase "$name" \
+      --wrapper "$sanitizer --tool $tool --error-exitcode 99 --target-processes all $options" \
+      "$@" >> "$out/$tool/meson.txt" 2>&1
+  # meson adds the wrapper's name to the log's.
+  cat "$build/meson-logs/$name"*.json >> "$out/$tool/testlog.json"
+}
+
+# One tool over its tests.  memcheck checks for leaks except in the Python
+# tests: torch's caching allocator keeps its blocks to the end by design,
+# and the stream-ordered frees of robocache's arrays into their pool are
+# reported as leaks while the device's memory stays flat over 10,000 calls
+# (python-kernels-gpu measures that outside the sanitizer).
 sanitize_with () {
-  local tool=$1 extra=() own="ROBOCACHE_SANITIZE_TESTS_$1" list
+  local tool=$1 own="ROBOCACHE_SANITIZE_TESTS_$1" list plain=() python=()
+  local started
+  started=$(date +%s)
   # shellcheck disable=SC2206
   list=(${!own:-${tests[*]}})
-  case $tool in
-    memcheck) extra=(--leak-check full) ;;
-  esac
+  for t in "${list[@]}"; do
+    case $t in
+      python-*) python+=("$t") ;;
+      *) plain+=("$t") ;;
+    esac
+  done
   mkdir -p "$out/$tool"
-  ROBOCACHE_SANITIZER=1 ROBOCACHE_REFUSED_RUNS=20 \
-    timeout "${ROBOCACHE_SANITIZE_SECONDS:-0}" \
-    meson test -C "$build" --no-rebuild --num-processes 1 \
-      --timeout-multiplier 20 --logbase "sanitize-$tool" \
-      --wrapper "$sanitizer --tool $tool --error-exitcode 99 --target-processes all ${extra[*]}" \
-      "${list[@]}" > "$out/$tool/meson.txt" 2>&1
-  # meson adds the wrapper's name to the log's.
-  cp "$build/meson-logs/sanitize-$tool"*.json "$out/$tool/testlog.json"
+  : > "$out/$tool/meson.txt"
+  : > "$out/$tool/testlog.json"
+  if [ "$tool" = memcheck ]; then
+    [ ${#plain[@]} -eq 0 ] ||
+      sanitize_run memcheck sanitize-memcheck "--leak-check full" "${plain[@]}"
+    [ ${#python[@]} -eq 0 ] ||
+      sanitize_run memcheck sanitize-memcheck-python "" "${python[@]}"
+  else
+    sanitize_run "$tool" "sanitize-$tool" "" "${list[@]}"
+  fi
   echo "== $tool"
   grep -E '^ *[0-9]+/[0-9]+ ' "$out/$tool/meson.txt"
 }

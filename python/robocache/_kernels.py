@@ -453,6 +453,9 @@ def _voxelize_into(call, pts, layout, grid, out_ptr, stats):
     if call.device == CUDA:
         scratch = call.temp(k.rc_voxelize_cuda_scratch_size(
             ctypes.byref(layout), ctypes.byref(grid), 1))
+        # A new block of the pool: nothing in it is a clear scratch.
+        _lib.check(k.rc_voxelize_cuda_scratch_reset(scratch, call.stream),
+                   "clearing the voxelization scratch")
         _lib.check(k.rc_voxelize_cuda(
             ctypes.byref(layout), ctypes.byref(grid), pts.data, sizes, 1,
             out_ptr, scratch, stats, call.stream), "voxelize (CUDA)")

@@ -200,6 +200,7 @@ _PROTOTYPES = {
                                             c_uint64]),
     "rc_voxelize_cuda_scratch_size": (c_uint64, [P(PointLayout),
                                                  P(VoxelGrid), c_uint32]),
+    "rc_voxelize_cuda_scratch_reset": (c_int, [c_void_p, c_void_p]),
     "rc_voxelize_cpu": (c_int, [P(PointLayout), P(VoxelGrid), c_void_p,
                                 P(c_uint64), c_uint32, c_void_p, c_void_p,
                                 P(VoxelizeStats)]),

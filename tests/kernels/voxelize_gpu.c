@@ -103,7 +103,9 @@ compare_on (const rc_point_layout * layout, const rc_voxel_grid * grid,
   if (!reused_scratch) {
     guint64 size = rc_voxelize_cuda_scratch_size (layout, grid, n_clouds);
     check_rc (rc_device_alloc (&d_scratch, size));
+    /* Poisoned but for the header, which is all the contract clears. */
     check_rc (rc_device_memset_async (d_scratch, 0x5A, size, NULL));
+    check_rc (rc_voxelize_cuda_scratch_reset (d_scratch, NULL));
   }
   check_rc (rc_host_alloc ((void **) &gpu_stats,
           sizeof (rc_voxelize_stats) * n_clouds));

@@ -8,7 +8,7 @@ import unittest
 
 import numpy as np
 
-from cuda_or_skip import cuda_torch
+from cuda_or_skip import cuda_torch, under_sanitizer
 
 torch = cuda_torch()
 
@@ -208,6 +208,7 @@ class Kernels(unittest.TestCase):
             grid1.cpu().numpy(),
             robocache.voxelize(cuda(pts), **grid).cpu().numpy())
 
+    @under_sanitizer
     def test_memory_flat_over_ten_thousand_calls(self):
         st = cuda(ref.random_times(self.rng, 4, 256))
         tt = cuda(ref.targets_around(self.rng, st.cpu().numpy(), 128))

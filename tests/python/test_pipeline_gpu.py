@@ -8,7 +8,7 @@ import unittest
 
 import numpy as np
 
-from cuda_or_skip import cuda_torch
+from cuda_or_skip import cuda_torch, under_sanitizer
 
 torch = cuda_torch()
 
@@ -90,6 +90,7 @@ class Gpu(unittest.TestCase):
                                      (64, 64, 12), mode="count")
             np.testing.assert_array_equal(ref, u32(b.array))
 
+    @under_sanitizer
     def test_no_leak_over_10000_buffers(self):
         n_warm, n = 1000, 10000
         with robocache.Pipeline(
