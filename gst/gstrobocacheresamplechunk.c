@@ -7,7 +7,11 @@
  * the GPU: only its timestamps come back to the host (they are checked and
  * turned into running time here), the previous chunk's last samples are
  * put in front on the device, and the kernel writes straight into the
- * output buffer when that is CUDA memory too. */
+ * output buffer when that is CUDA memory too.  A chunk from system memory
+ * is uploaded on the element's stream and everything after it is queued
+ * behind without waiting (the small copies from page-locked staging, the
+ * last values kept on the device): the host checks the chunk's times
+ * during the upload and waits once, for the finished output. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -92,13 +96,14 @@ read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
 
 /* Copies @batch rows of @n_in items of @size bytes from @in (device) to
  * @dst (device), each row one item further on, with the row's item of
- * @prev (host, one per row) in the gap. */
+ * @prev (one per row, in host or device memory as @prev_kind says) in the
+ * gap. */
 static rc_status
-put_previous_in_front (gpointer dst, gconstpointer prev, gconstpointer in,
-    guint batch, gsize n_in, gsize size, gpointer stream)
+put_previous_in_front (gpointer dst, gconstpointer prev, rc_copy_kind prev_kind,
+    gconstpointer in, guint batch, gsize n_in, gsize size, gpointer stream)
 {
   rc_status ret = rc_device_copy_2d_async (dst, (n_in + 1) * size, prev,
-      size, size, batch, RC_COPY_HOST_TO_DEVICE, stream);
+      size, size, batch, prev_kind, stream);
 
   if (ret == RC_OK)
     ret = rc_device_copy_2d_async ((guint8 *) dst + size, (n_in + 1) * size,
@@ -106,49 +111,92 @@ put_previous_in_front (gpointer dst, gconstpointer prev, gconstpointer in,
   return ret;
 }
 
+/* The device scratch a chunk's sources need, with the context pushed:
+ * its last values, and with @extend room for the chunk with the previous
+ * samples in front and those samples' times in page-locked memory. */
+static gboolean
+ensure_source_scratch (GstRobocacheResample * self, const Chunk * c,
+    gboolean extend)
+{
+  State *st = &self->state;
+  GstElement *element = GST_ELEMENT (self);
+  gsize ss = st->sample_size, ts = sizeof (gint64), n = c->n_in + 1;
+
+  if (!gst_robocache_gpu_ensure_device (st->gpu, element, &st->device_prev_v,
+          (gsize) c->batch * ss, "last values"))
+    return FALSE;
+  return !extend
+      || (gst_robocache_gpu_ensure_device (st->gpu, element,
+          &st->device_src_t, (gsize) c->batch * n * ts, "source times")
+      && gst_robocache_gpu_ensure_device (st->gpu, element,
+          &st->device_src_v, (gsize) c->batch * n * ss, "source values")
+      && gst_robocache_gpu_ensure_pinned (st->gpu, element, &st->host_prev_t,
+          (gsize) c->batch * ts, "last times"));
+}
+
 /* The chunk's sources on the device: the chunk itself, or with @extend a
  * copy in device scratch with the previous chunk's last sample in front of
- * each trajectory.  Then keeps this chunk's last values as the next one's
- * (the caller keeps the times).  FALSE on error (posted). */
+ * each trajectory.  Then keeps this chunk's last values on the device as
+ * the next one's (the caller keeps the times).  Every copy is queued on
+ * the stream without waiting for the chunk's upload.  FALSE on error
+ * (posted). */
 static gboolean
 stage_device_sources (GstRobocacheResample * self, Chunk * c, gboolean extend)
 {
   State *st = &self->state;
   gsize ss = st->sample_size, ts = sizeof (gint64), n_in = c->n_in;
+  gpointer stream = st->gpu->stream;
   rc_status ret = RC_OK;
 
   c->src_t = c->dev;
   c->src_v = c->in_v;
   if (!resample_push_context (self))
     return FALSE;
+  if (!ensure_source_scratch (self, c, extend)) {
+    gst_robocache_gpu_pop (st->gpu);
+    return FALSE;
+  }
   if (extend) {
-    if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-            &st->device_src_t, (gsize) c->batch * (n_in + 1) * ts,
-            "source times")
-        || !gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-            &st->device_src_v, (gsize) c->batch * (n_in + 1) * ss,
-            "source values")) {
-      gst_robocache_gpu_pop (st->gpu);
-      return FALSE;
-    }
-    ret = put_previous_in_front (st->device_src_t.ptr, st->prev_t,
-        c->dev, c->batch, n_in, ts, st->gpu->stream);
+    memcpy (st->host_prev_t.ptr, st->prev_t, c->batch * ts);
+    ret = put_previous_in_front (st->device_src_t.ptr, st->host_prev_t.ptr,
+        RC_COPY_HOST_TO_DEVICE, c->dev, c->batch, n_in, ts, stream);
+    /* After a chunk on the host (rare), its values are in pageable
+     * memory, which makes this copy wait. */
     if (ret == RC_OK)
-      ret = put_previous_in_front (st->device_src_v.ptr, st->prev_v, c->in_v,
-          c->batch, n_in, ss, st->gpu->stream);
+      ret = put_previous_in_front (st->device_src_v.ptr, st->prev_on_device ?
+          st->device_prev_v.ptr : (gpointer) st->prev_v, st->prev_on_device ?
+          RC_COPY_DEVICE_TO_DEVICE : RC_COPY_HOST_TO_DEVICE, c->in_v,
+          c->batch, n_in, ss, stream);
     c->src_t = st->device_src_t.ptr;
     c->src_v = st->device_src_v.ptr;
   }
-  /* Into pageable memory: done when the call returns, and so are the
-   * copies before it, which read the previous values. */
+  /* Queued after the copies above, which read the previous values. */
   if (ret == RC_OK)
-    ret = rc_device_copy_2d_async (st->prev_v, ss, c->in_v + (n_in - 1) * ss,
-        n_in * ss, ss, c->batch, RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
+    ret = rc_device_copy_2d_async (st->device_prev_v.ptr, ss,
+        c->in_v + (n_in - 1) * ss, n_in * ss, ss, c->batch,
+        RC_COPY_DEVICE_TO_DEVICE, stream);
   gst_robocache_gpu_pop (st->gpu);
   if (ret != RC_OK) {
     resample_gpu_failed (self, ret);
     return FALSE;
   }
+  st->prev_on_device = TRUE;
+  return TRUE;
+}
+
+/* The previous chunk's last values in st->prev_v, downloaded when a chunk
+ * on the device left them there; FALSE on error (posted). */
+static gboolean
+previous_values_on_host (GstRobocacheResample * self, guint batch)
+{
+  State *st = &self->state;
+
+  if (!st->prev_on_device)
+    return TRUE;
+  if (!resample_push_context (self) || !download_and_pop (self, st->prev_v,
+          st->device_prev_v.ptr, (gsize) batch * st->sample_size))
+    return FALSE;
+  st->prev_on_device = FALSE;
   return TRUE;
 }
 
@@ -451,7 +499,8 @@ stage_host_sources (GstRobocacheResample * self, Chunk * c)
   gsize ss = st->sample_size, n_in = c->n_in, n_source = c->n_source;
   gsize times = c->batch * n_source * sizeof (gint64);
 
-  if (!resample_ensure_host (self, &st->src_scratch, &st->src_scratch_size,
+  if (!previous_values_on_host (self, c->batch)
+      || !resample_ensure_host (self, &st->src_scratch, &st->src_scratch_size,
           times + c->batch * n_source * ss))
     return FALSE;
   for (guint b = 0; b < c->batch; b++) {
@@ -495,6 +544,8 @@ stage_sources (GstRobocacheResample * self, Chunk * c)
     if (!c->on_device)
       memcpy (st->prev_v + b * ss, c->in_v + (b * n_in + n_in - 1) * ss, ss);
   }
+  if (!c->on_device)
+    st->prev_on_device = FALSE;
   st->have_prev = TRUE;
   return TRUE;
 }
@@ -530,10 +581,24 @@ compute_chunk (GstRobocacheResample * self, const Chunk * c, GstBuffer ** out)
   gint64 *tgt;
   GstFlowReturn flow;
 
-  if (!resample_ensure_host (self, &st->scratch, &st->scratch_size,
-          c->on_device ? out_times : out_size))
+  if (c->on_device) {
+    /* Page-locked: their copy up must not wait for the chunk's. */
+    gboolean ok;
+
+    if (!resample_push_context (self))
+      return GST_FLOW_ERROR;
+    ok = gst_robocache_gpu_ensure_pinned (st->gpu, GST_ELEMENT (self),
+        &st->host_tgt, out_times, "grid times");
+    gst_robocache_gpu_pop (st->gpu);
+    if (!ok)
+      return GST_FLOW_ERROR;
+    tgt = st->host_tgt.ptr;
+  } else if (resample_ensure_host (self, &st->scratch, &st->scratch_size,
+          out_size)) {
+    tgt = (gint64 *) st->scratch;
+  } else {
     return GST_FLOW_ERROR;
-  tgt = (gint64 *) st->scratch;
+  }
   for (gsize i = 0; i < c->n_target; i++) {
     gint64 t = (gint64) resample_to_pts (st,
         resample_grid_time (st, c->k_a + i));

@@ -94,13 +94,65 @@ resample_reset_timing (State * st)
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
 
+/* A buffer of @size bytes from the pool of CUDA outputs, made anew
+ * (an eighth larger, for the next outputs' jitter) when @size outgrows it;
+ * the old pool's buffers are freed as they come back.  NULL on error
+ * (posted). */
+static GstBuffer *
+new_pooled_output (GstRobocacheResample * self, gsize size)
+{
+  State *st = &self->state;
+  GstBuffer *buf = NULL;
+
+  if (!st->out_pool || size > st->out_pool_size) {
+    gsize pool_size = MIN (size + size / 8, G_MAXUINT);
+    gboolean ok;
+
+    if (st->out_pool)
+      gst_buffer_pool_set_active (st->out_pool, FALSE);
+    gst_clear_object (&st->out_pool);
+    st->out_pool_size = 0;
+    if (!resample_push_context (self))
+      return NULL;
+    ok = gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
+        GST_ROBOCACHE_MEMORY_DEVICE,
+        (guint64) pool_size * GST_ROBOCACHE_BUFFERS_IN_FLIGHT,
+        "the outputs in flight", "the chunks or samples-per-buffer");
+    gst_robocache_gpu_pop (st->gpu);
+    if (!ok)
+      return NULL;
+    st->out_pool = gst_robocache_gpu_pool_new (st->gpu, NULL, pool_size);
+    if (!st->out_pool || !gst_buffer_pool_set_active (st->out_pool, TRUE)) {
+      gst_clear_object (&st->out_pool);
+      goto failed;
+    }
+    st->out_pool_size = pool_size;
+  }
+  if (gst_buffer_pool_acquire_buffer (st->out_pool, &buf, NULL) != GST_FLOW_OK)
+    goto failed;
+  gst_buffer_set_size (buf, size);
+  return buf;
+
+failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("cannot allocate an "
+          "output buffer of %" G_GSIZE_FORMAT " bytes of GPU memory: %s",
+          size, rc_error_detail ()), (NULL));
+  return NULL;
+}
+
+/* A new output buffer of @size bytes: CUDA memory from the pool, or
+ * system memory, page-locked on the GPU path (downloads at the bus's
+ * speed; the allocator keeps freed blocks). */
 GstBuffer *
 resample_new_output (GstRobocacheResample * self, gsize size)
 {
   State *st = &self->state;
-  GstBuffer *buf = gst_buffer_new_allocate (st->out_cuda ?
-      st->gpu->allocator : NULL, size, NULL);
+  GstBuffer *buf;
 
+  if (st->out_cuda && size <= G_MAXUINT)
+    return new_pooled_output (self, size);
+  buf = gst_buffer_new_allocate (st->out_cuda ? st->gpu->allocator :
+      st->gpu->use_gpu ? st->gpu->pinned : NULL, size, NULL);
   if (!buf)
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("cannot allocate an output buffer of %" G_GSIZE_FORMAT " bytes%s%s",

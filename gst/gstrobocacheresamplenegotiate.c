@@ -219,6 +219,10 @@ resample_free_buffers (State * st)
   st->src_scratch_size = 0;
   g_clear_pointer (&st->trim_scratch, g_free);
   st->trim_scratch_size = 0;
+  if (st->out_pool)
+    gst_buffer_pool_set_active (st->out_pool, FALSE);
+  gst_clear_object (&st->out_pool);
+  st->out_pool_size = 0;
 }
 
 /* The history, the previous chunk's last samples and the chunk being

@@ -103,6 +103,9 @@ typedef struct
   gboolean have_prev;
   gint64 *prev_t;
   guint8 *prev_v;
+  /* After a chunk on the device, its last values stay there
+   * (device_prev_v), not in prev_v. */
+  gboolean prev_on_device;
 
   /* Host scratch, grown to the largest size seen. */
   guint8 *scratch;
@@ -120,8 +123,18 @@ typedef struct
   GstRobocacheScratch device_out;
   /* A chunk from system memory, uploaded whole on the GPU path. */
   GstRobocacheScratch device_chunk;
-  /* Page-locked: a CUDA chunk's timestamps, read back. */
+  GstRobocacheScratch device_prev_v;
+  /* Outputs in CUDA memory come from this pool, of buffers of
+   * out_pool_size bytes cut to each output's size; it grows with the
+   * outputs. */
+  GstBufferPool *out_pool;
+  gsize out_pool_size;
+  /* Page-locked: a CUDA chunk's timestamps, read back; the previous
+   * chunk's last times and the grid times on their way up (copies from
+   * pageable memory would wait for the chunk's upload). */
   GstRobocacheScratch host_times;
+  GstRobocacheScratch host_prev_t;
+  GstRobocacheScratch host_tgt;
 
   gboolean discont;
   gboolean warned_order;

@@ -955,10 +955,12 @@ run_jittered (const gchar * desc, guint samples_per_buffer, Outputs * o)
 /* The outputs of 3 chunks of 3 bfloat16 trajectories of 6 channels (a
  * quaternion at 2) through @desc; with @cuda_in the chunks are in the CUDA
  * memory the element proposes, and with @sink_caps downstream takes only
- * those. */
+ * those.  With @off_grid, the second chunk's first sample of trajectory 0
+ * has a negative time: that chunk is repacked on the host without it,
+ * between two chunks on the device. */
 static void
 run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
-    Outputs * o)
+    gboolean off_grid, Outputs * o)
 {
   gchar *caps = g_strdup_printf ("%s%s, channels=(int)6, "
       "format=(string)bfloat16, layout=(string)chunk, batch=(int)3, "
@@ -988,7 +990,8 @@ run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
           sin (s) * 0.8, cos (s)
         };
 
-        ((gint64 *) map.data)[b * S + i] = t;
+        ((gint64 *) map.data)[b * S + i] =
+            off_grid && c == 1 && b == 0 && i == 0 ? -GST_MSECOND : t;
         for (guint d = 0; d < D; d++) {
           guint32 u;
           memcpy (&u, &f[d], 4);
@@ -1010,7 +1013,7 @@ run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
 static void
 run_chunks (const gchar * desc, Outputs * o)
 {
-  run_chunks_in (desc, FALSE, NULL, o);
+  run_chunks_in (desc, FALSE, NULL, FALSE, o);
 }
 
 /* With a GPU, backend=gpu gives the same outputs as backend=cpu: the same
@@ -1095,11 +1098,19 @@ GST_START_TEST (test_gpu_matches_cpu)
     /* Chunks in CUDA memory stay on the GPU, out in CUDA memory or not;
      * the consecutive chunks also take the path that puts the previous
      * chunk's last samples in front on the device. */
-    run_chunks_in (gpu, TRUE, NULL, &b);
+    run_chunks_in (gpu, TRUE, NULL, FALSE, &b);
     compare_outputs ("CUDA in, CUDA out", &a, &b, RC_TYPE_BFLOAT16);
     outputs_clear (&b);
-    run_chunks_in (gpu, TRUE, GST_ROBOCACHE_VECTORS_MEDIA_TYPE, &b);
+    run_chunks_in (gpu, TRUE, GST_ROBOCACHE_VECTORS_MEDIA_TYPE, FALSE, &b);
     compare_outputs ("CUDA in, system memory out", &a, &b, RC_TYPE_BFLOAT16);
+    outputs_clear (&a);
+    outputs_clear (&b);
+    /* A chunk repacked on the host between chunks on the device: the last
+     * values go from the device to the host and back. */
+    run_chunks_in (cpu, FALSE, NULL, TRUE, &a);
+    run_chunks_in (gpu, TRUE, NULL, TRUE, &b);
+    compare_outputs ("a chunk on the host between two on the GPU", &a, &b,
+        RC_TYPE_BFLOAT16);
     outputs_clear (&a);
     outputs_clear (&b);
     g_free (cpu);
