@@ -4,7 +4,9 @@
  * over this device's copy bandwidth).
  *
  *   bench-kernels [--json FILE] [--runs N] [--seed S]
- *       [--sweep voxelize|resample|fuse|all]
+ *       [--sweep voxelize|resample|fuse|all] [--points N,..]
+ *       [--modes count,occupancy,mean,centroids] [--batch B,..]
+ *       [--samples S,..] [--channels D,..] [--streams N,..] [--ticks T,..]
  *
  * Every workload draws fresh random inputs (never zeros), rotates among
  * enough input sets that a run cannot be served from the L2 cache, checks
@@ -27,8 +29,9 @@
  * --sweep times each operation over a range of sizes instead (the points
  * and the grid of a voxelization, the batch, samples and channels of a
  * resampling, the streams and ticks of a fusion: sweep_voxelize,
- * sweep_resample, sweep_fuse), each beside the CPU
- * reference on the same inputs (one thread, median of up to CPU_RUNS),
+ * sweep_resample, sweep_fuse; the size options replace their lists), each
+ * beside the CPU reference on the same inputs (one thread, median of up to
+ * CPU_RUNS),
  * for the cost curves of docs/performance.md (tests/bench/plot_sweep.py
  * draws them). */
 #include <glib.h>
@@ -89,6 +92,34 @@ static int n_runs = 200;
 /* --sweep: each size once, the CPU reference timed beside it, no bound or
  * clearing rows. */
 static gboolean sweeping;
+
+/* --sweep's sizes, each a list the command line may replace (--points,
+ * --modes, --batch, --samples, --channels, --streams, --ticks). */
+#define MAX_SIZES 32
+typedef struct
+{
+  const char *option;
+  int n;
+  uint64_t v[MAX_SIZES];
+} SizeList;
+
+static SizeList sweep_points = { "--points", 9, {16384, 32768, 65536, 131072,
+        262144, 524288, 1048576, 2097152, 4194304}
+};
+
+/* Voxel modes by their rc_voxel_mode number. */
+static SizeList sweep_modes = { "--modes", 4, {RC_VOXEL_COUNT,
+        RC_VOXEL_OCCUPANCY, RC_VOXEL_MEAN, RC_VOXEL_CENTROIDS}
+};
+static SizeList sweep_batch = { "--batch", 6, {1, 4, 16, 64, 256, 1024} };
+static SizeList sweep_samples = { "--samples", 5, {256, 1024, 4096, 16384,
+        65536}
+};
+static SizeList sweep_channels = { "--channels", 8, {1, 2, 4, 8, 16, 32, 64,
+        128}
+};
+static SizeList sweep_streams = { "--streams", 5, {1, 2, 4, 8, 16} };
+static SizeList sweep_ticks = { "--ticks", 3, {100, 1000, 10000} };
 static guint64 rng_state;
 static void *stream;
 static void **ev_start, **ev_end;
@@ -1169,20 +1200,22 @@ bench_fuse (const char *name, uint32_t episodes, uint32_t n_ticks,
   g_free (b.d_out);
 }
 
-/* 1 to 16 streams at 500 ticks, then 100 to 10,000 ticks with three
- * streams: 64 episodes of 10 s each. */
+/* The streams at 500 ticks (--streams, 1 to 16), then the ticks with
+ * three streams (--ticks, 100 to 10,000): 64 episodes of 10 s each. */
 static void
 sweep_fuse (void)
 {
   char name[96];
 
-  for (uint32_t n = 1; n <= RC_FUSE_MAX_STREAMS; n *= 2) {
-    g_snprintf (name, sizeof (name), "sweep-fuse-f32-E64-T500-S%u", n);
-    bench_fuse (name, 64, 500, 10.0, n);
+  for (int i = 0; i < sweep_streams.n; i++) {
+    g_snprintf (name, sizeof (name), "sweep-fuse-f32-E64-T500-S%"
+        G_GUINT64_FORMAT, sweep_streams.v[i]);
+    bench_fuse (name, 64, 500, 10.0, (uint32_t) sweep_streams.v[i]);
   }
-  for (uint32_t t = 100; t <= 10000; t *= 10) {
-    g_snprintf (name, sizeof (name), "sweep-fuse-f32-E64-T%u-S3", t);
-    bench_fuse (name, 64, t, 10.0, 3);
+  for (int i = 0; i < sweep_ticks.n; i++) {
+    g_snprintf (name, sizeof (name), "sweep-fuse-f32-E64-T%" G_GUINT64_FORMAT
+        "-S3", sweep_ticks.v[i]);
+    bench_fuse (name, 64, (uint32_t) sweep_ticks.v[i], 10.0, 3);
   }
 }
 
@@ -1319,22 +1352,39 @@ static const rc_voxel_grid bev_kitti = { {0, -39.68, -3}, {0.16, 0.16, 4},
 {432, 496, 1}, RC_VOXEL_COUNT
 };
 
-/* Points 16,384 to 4,194,304 into the 256^3 count grid (uniform), then
- * the same 51.2 m cube in 64^3 to 512^3 voxels and PointPillars' 432 x 496
- * BEV grid at 131,072 points. */
+static const char *const mode_names[] = { "occupancy", "count", "mean",
+  "centroids"
+};
+
+/* For each mode (--modes), the points (--points, 16,384 to 4,194,304):
+ * occupancy, count and mean into the 256^3 grid (uniform points), the
+ * centroids into the KITTI region in 0.2 m voxels (lidar-shaped, as
+ * PCL's VoxelGrid is used).  Then the same 51.2 m cube in 64^3 to 512^3
+ * voxels and PointPillars' 432 x 496 BEV grid at 131,072 points. */
 static void
 sweep_voxelize (void)
 {
-  const rc_voxel_grid cube = cube_256, bev = bev_kitti;
+  const rc_voxel_grid bev = bev_kitti;
+  const rc_voxel_grid kitti_leaf = { {0, -39.6, -3}, {0.2, 0.2, 0.2},
+  {346, 396, 20}, RC_VOXEL_CENTROIDS
+  };
   char name[96];
 
-  for (uint64_t n = 16384; n <= (UINT64_C (4) << 20); n *= 2) {
-    g_snprintf (name, sizeof (name), "sweep-voxelize-count-256cube-n%"
-        G_GUINT64_FORMAT, n);
-    bench_voxelize (name, &cube, n, CLOUD_UNIFORM);
+  for (int m = 0; m < sweep_modes.n; m++) {
+    rc_voxel_mode mode = (rc_voxel_mode) sweep_modes.v[m];
+    rc_voxel_grid grid = mode == RC_VOXEL_CENTROIDS ? kitti_leaf : cube_256;
+
+    grid.mode = mode;
+    for (int i = 0; i < sweep_points.n; i++) {
+      g_snprintf (name, sizeof (name), "sweep-voxelize-%s-%s-n%"
+          G_GUINT64_FORMAT, mode_names[mode], mode == RC_VOXEL_CENTROIDS ?
+          "kitti0.2" : "256cube", sweep_points.v[i]);
+      bench_voxelize (name, &grid, sweep_points.v[i],
+          mode == RC_VOXEL_CENTROIDS ? CLOUD_LIDAR : CLOUD_UNIFORM);
+    }
   }
   for (uint32_t side = 64; side <= 512; side *= 2) {
-    rc_voxel_grid grid = cube;
+    rc_voxel_grid grid = cube_256;
 
     if (side == 256)
       continue;                 /* in the points sweep */
@@ -1351,20 +1401,24 @@ sweep_voxelize (void)
 }
 
 /* Linear float32 from B=64 S=4096 T=1024 D=32 along each axis: the batch
- * 1 to 1,024, the samples S = T 256 to 65,536, the channels 1 to 128;
- * then the batch again in bfloat16. */
+ * (--batch, 1 to 1,024), the samples S = T (--samples, 256 to 65,536), the
+ * channels (--channels, 1 to 128); then the batch again in bfloat16. */
 static void
 sweep_resample (void)
 {
-  for (uint32_t b = 1; b <= 1024; b *= 4)
-    bench_resample (b, 4096, 1024, 32, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
-  for (uint32_t n = 256; n <= 65536; n *= 4)
-    bench_resample (64, n, n, 32, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
-  for (uint32_t d = 1; d <= 128; d *= 2)
-    if (d != 32)
-      bench_resample (64, 4096, 1024, d, RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
-  for (uint32_t b = 1; b <= 1024; b *= 4)
-    bench_resample (b, 4096, 1024, 32, RC_TYPE_BFLOAT16, RC_INTERP_LINEAR);
+  for (int i = 0; i < sweep_batch.n; i++)
+    bench_resample (sweep_batch.v[i], 4096, 1024, 32, RC_TYPE_FLOAT32,
+        RC_INTERP_LINEAR);
+  for (int i = 0; i < sweep_samples.n; i++)
+    bench_resample (64, sweep_samples.v[i], sweep_samples.v[i], 32,
+        RC_TYPE_FLOAT32, RC_INTERP_LINEAR);
+  for (int i = 0; i < sweep_channels.n; i++)
+    if (sweep_channels.v[i] != 32)
+      bench_resample (64, 4096, 1024, sweep_channels.v[i], RC_TYPE_FLOAT32,
+          RC_INTERP_LINEAR);
+  for (int i = 0; i < sweep_batch.n; i++)
+    bench_resample (sweep_batch.v[i], 4096, 1024, 32, RC_TYPE_BFLOAT16,
+        RC_INTERP_LINEAR);
 }
 
 /* The workloads the project quotes (docs/performance.md). */
@@ -1487,8 +1541,41 @@ usage (int code)
 {
   fprintf (code ? stderr : stdout,
       "usage: bench-kernels [--json FILE] [--runs N] [--seed S] "
-      "[--sweep voxelize|resample|fuse|all]\n");
+      "[--sweep voxelize|resample|fuse|all]\n"
+      "  sizes of --sweep, comma-separated: --points N,.. --modes "
+      "count,occupancy,mean,centroids --batch B,.. --samples S,.. "
+      "--channels D,.. --streams N,.. --ticks T,..\n");
   exit (code);
+}
+
+/* @text into @list: positive integers, or mode names for --modes, between
+ * @lo and @hi. */
+static void
+parse_sizes (SizeList * list, const char *text, uint64_t lo, uint64_t hi)
+{
+  gchar **items = g_strsplit (text, ",", -1);
+
+  list->n = 0;
+  for (int i = 0; items[i]; i++) {
+    uint64_t v = 0;
+    gboolean ok = FALSE;
+
+    if (list == &sweep_modes) {
+      for (int m = 0; m < 4 && !ok; m++)
+        if ((ok = strcmp (items[i], mode_names[m]) == 0))
+          v = (uint64_t) m;
+    } else {
+      ok = g_ascii_string_to_unsigned (items[i], 10, lo, hi, &v, NULL);
+    }
+    if (!ok || list->n == MAX_SIZES)
+      die ("%s: \"%s\" is not %s (at most %d, comma-separated)",
+          list->option, items[i], list == &sweep_modes ? "count, occupancy, "
+          "mean or centroids" : "a size in range", MAX_SIZES);
+    list->v[list->n++] = v;
+  }
+  g_strfreev (items);
+  if (list->n == 0)
+    die ("%s: no sizes", list->option);
 }
 
 int
@@ -1508,6 +1595,20 @@ main (int argc, char **argv)
       seed = g_ascii_strtoull (argv[++i], NULL, 10);
     else if (strcmp (argv[i], "--sweep") == 0 && i + 1 < argc)
       sweep = argv[++i];
+    else if (strcmp (argv[i], "--points") == 0 && i + 1 < argc)
+      parse_sizes (&sweep_points, argv[++i], 1, UINT64_C (1) << 31);
+    else if (strcmp (argv[i], "--modes") == 0 && i + 1 < argc)
+      parse_sizes (&sweep_modes, argv[++i], 0, 0);
+    else if (strcmp (argv[i], "--batch") == 0 && i + 1 < argc)
+      parse_sizes (&sweep_batch, argv[++i], 1, 65536);
+    else if (strcmp (argv[i], "--samples") == 0 && i + 1 < argc)
+      parse_sizes (&sweep_samples, argv[++i], 2, UINT64_C (1) << 24);
+    else if (strcmp (argv[i], "--channels") == 0 && i + 1 < argc)
+      parse_sizes (&sweep_channels, argv[++i], 1, 4096);
+    else if (strcmp (argv[i], "--streams") == 0 && i + 1 < argc)
+      parse_sizes (&sweep_streams, argv[++i], 1, RC_FUSE_MAX_STREAMS);
+    else if (strcmp (argv[i], "--ticks") == 0 && i + 1 < argc)
+      parse_sizes (&sweep_ticks, argv[++i], 1, 1000000);
     else if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
       usage (0);
     else

@@ -3,8 +3,9 @@
 
   python3 plot_sweep.py sweep.json [torch.json] [-o sweep.png]
 
-One log-log panel per swept series (voxelize: points, grid; resample:
-batch, samples, channels, batch in bfloat16; fuse: streams, ticks): time against the swept size,
+One log-log panel per swept series (voxelize: points in each mode, grid;
+resample: batch, samples, channels, batch in bfloat16; fuse: streams,
+ticks): time against the swept size,
 for the GPU (one call between events, and per call back to back), the CPU
 reference, the floor (the bytes the work must move over the device's copy
 bandwidth) and PyTorch where a second file has the same workload names.
@@ -21,6 +22,12 @@ import re
 SERIES = [
     ("voxelize: points into 256^3 counts", "points",
      r"^sweep-voxelize-count-256cube-n(\d+)$"),
+    ("voxelize: points into 256^3 occupancy", "points",
+     r"^sweep-voxelize-occupancy-256cube-n(\d+)$"),
+    ("voxelize: points into 256^3 means", "points",
+     r"^sweep-voxelize-mean-256cube-n(\d+)$"),
+    ("voxelize: lidar points into KITTI 0.2 m centroids", "points",
+     r"^sweep-voxelize-centroids-kitti0.2-n(\d+)$"),
     ("voxelize: grid side at 131,072 points", "side",
      r"^sweep-voxelize-count-(\d+)cube-n131072$"),
     ("resample f32: batch (S=4096 T=1024 D=32)", "batch",
