@@ -231,6 +231,14 @@ gst_robocache_resample_sink_event (GstBaseTransform * trans, GstEvent * event)
   GstRobocacheResample *self = GST_ROBOCACHE_RESAMPLE (trans);
   State *st = &self->state;
 
+  /* A chunk output still on the GPU keeps its place before the event;
+   * a flush drops it. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    resample_finish_chunk (self, FALSE);
+    st->defer_known = FALSE;
+  } else if (GST_EVENT_IS_SERIALIZED (event)) {
+    resample_finish_chunk (self, TRUE);
+  }
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_CAPS:{
       GstCaps *caps;
@@ -352,6 +360,10 @@ gst_robocache_resample_query (GstBaseTransform * trans,
       if (!on_sink)
         return answer_latency_query (GST_ROBOCACHE_RESAMPLE (trans), query);
       break;
+    case GST_QUERY_DRAIN:
+      if (on_sink)
+        resample_finish_chunk (GST_ROBOCACHE_RESAMPLE (trans), TRUE);
+      break;
     case GST_QUERY_POSITION:
       /* Outputs bypass the base, which knows no position: upstream's. */
       return gst_pad_peer_query (on_sink ? GST_BASE_TRANSFORM_SRC_PAD (trans)
@@ -394,6 +406,8 @@ gst_robocache_resample_stop (GstBaseTransform * trans)
   State *st = &self->state;
   GstRobocacheGpu *gpu = st->gpu;
 
+  /* Before the base closes the GPU side, which the wait needs. */
+  resample_finish_chunk (self, FALSE);
   /* The base frees the GPU scratch; the host side is the element's. */
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   resample_free_buffers (st);

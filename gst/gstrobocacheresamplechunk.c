@@ -242,8 +242,11 @@ compute_on_device (GstRobocacheResample * self, const Chunk * c,
   if (ret == RC_OK && !st->out_cuda)
     ret = rc_device_copy_async (map.data + times, st->device_out.ptr, values,
         RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
-  /* Downstream may read the output at once. */
-  if (ret == RC_OK)
+  /* Downstream may read the output at once: waited for now, or marked and
+   * waited for once the next chunk's upload is queued. */
+  if (ret == RC_OK && st->defer)
+    ret = rc_event_record (st->gpu->slots[0].done, st->gpu->stream);
+  else if (ret == RC_OK)
     ret = rc_stream_synchronize (st->gpu->stream);
   gst_robocache_gpu_pop (st->gpu);
   if (ret == RC_OK && !st->out_cuda)
@@ -645,21 +648,77 @@ resample_mapped_chunk (GstRobocacheResample * self, Chunk * c, GstBuffer ** out)
   return flow;
 }
 
+/* Whether chunks wait for the next one to be pushed: on the GPU, behind
+ * an upstream that is not live (live, each would arrive a chunk late). */
+static gboolean
+decide_defer (GstRobocacheResample * self)
+{
+  GstQuery *query = gst_query_new_latency ();
+  gboolean live = FALSE;
+
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  gst_query_unref (query);
+  GST_DEBUG_OBJECT (self, "upstream %slive: chunks %s", live ? "" : "not ",
+      live ? "pushed as they finish" : "pushed behind the next's upload");
+  return self->state.gpu->use_gpu && !live;
+}
+
+GstFlowReturn
+resample_finish_chunk (GstRobocacheResample * self, gboolean push)
+{
+  State *st = &self->state;
+  GstBuffer *out = st->pending_out;
+  gboolean done;
+
+  if (!out)
+    return GST_FLOW_OK;
+  st->pending_out = NULL;
+  /* Waited for even when dropped: the GPU may still read the input. */
+  done = gst_robocache_gpu_slot_wait (st->gpu, GST_ELEMENT (self), 0);
+  gst_buffer_unmap (st->pending_in, &st->pending_map);
+  gst_clear_buffer (&st->pending_in);
+  if (!done || !push) {
+    gst_buffer_unref (out);
+    return done ? GST_FLOW_OK : GST_FLOW_ERROR;
+  }
+  return resample_push_output (self, out, st->pending_k_a, st->pending_k_b,
+      st->pending_n);
+}
+
 GstFlowReturn
 resample_process_chunk (GstRobocacheResample * self, GstBuffer * buf)
 {
+  State *st = &self->state;
   Chunk c = { 0, };
   GstBuffer *out = NULL;
   GstFlowReturn flow;
 
-  c.batch = self->state.in_info.batch;
+  c.batch = st->in_info.batch;
   c.discont = GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT);
   if (!chunk_samples (self, gst_buffer_get_size (buf), &c))
     return GST_FLOW_OK;
   c.n_accepted = (guint64) c.batch * c.n_in;
+  if (!st->defer_known) {
+    st->defer = decide_defer (self);
+    st->defer_known = TRUE;
+  }
   if (!map_chunk (self, buf, &c))
     return GST_FLOW_ERROR;
-  flow = resample_mapped_chunk (self, &c, &out);
+  /* This chunk's upload is queued: the previous one's output goes out
+   * while it runs. */
+  flow = resample_finish_chunk (self, TRUE);
+  if (flow == GST_FLOW_OK)
+    flow = resample_mapped_chunk (self, &c, &out);
+  if (out && flow == GST_FLOW_OK && c.on_device && st->defer) {
+    st->pending_in = gst_buffer_ref (buf);
+    st->pending_map = c.map;
+    st->pending_out = out;
+    st->pending_k_a = c.k_a;
+    st->pending_k_b = c.k_b;
+    st->pending_n = (guint64) c.batch * c.n_target;
+    return GST_FLOW_OK;
+  }
   gst_buffer_unmap (buf, &c.map);
   if (!out)
     return flow;

@@ -106,6 +106,17 @@ typedef struct
   /* After a chunk on the device, its last values stay there
    * (device_prev_v), not in prev_v. */
   gboolean prev_on_device;
+  /* Chunks on the GPU behind an upstream that is not live: the last one's
+   * output waits while its GPU work runs (the GPU helper's slot 0 fence
+   * marks its end), its input mapped, and goes out once the next chunk's
+   * upload is queued behind it or at a serialized event.  @defer is
+   * decided at the first chunk after start or a flush. */
+  gboolean defer_known;
+  gboolean defer;
+  GstBuffer *pending_in;
+  GstMapInfo pending_map;
+  GstBuffer *pending_out;
+  guint64 pending_k_a, pending_k_b, pending_n;
 
   /* Host scratch, grown to the largest size seen. */
   guint8 *scratch;
@@ -194,6 +205,10 @@ GstFlowReturn resample_process_sample (GstRobocacheResample * self,
 GstFlowReturn resample_drain (GstRobocacheResample * self);
 
 /* The chunk path (gstrobocacheresamplechunk.c). */
+/* Pushes the chunk output waiting for its GPU work (drops it when not
+ * @push: a flush, stop); GST_FLOW_OK when there is none. */
+GstFlowReturn resample_finish_chunk (GstRobocacheResample * self,
+    gboolean push);
 GstFlowReturn resample_process_chunk (GstRobocacheResample * self,
     GstBuffer * buf);
 

@@ -957,18 +957,22 @@ run_jittered (const gchar * desc, guint samples_per_buffer, Outputs * o)
  * memory the element proposes, and with @sink_caps downstream takes only
  * those.  With @off_grid, the second chunk's first sample of trajectory 0
  * has a negative time: that chunk is repacked on the host without it,
- * between two chunks on the device. */
+ * between two chunks on the device.  Upstream is @live: if not, on the GPU
+ * each chunk's output waits for the next chunk (or EOS). */
 static void
 run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
-    gboolean off_grid, Outputs * o)
+    gboolean off_grid, gboolean live, Outputs * o)
 {
   gchar *caps = g_strdup_printf ("%s%s, channels=(int)6, "
       "format=(string)bfloat16, layout=(string)chunk, batch=(int)3, "
       "quaternions=(string)2", GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
       cuda_in ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
   GstHarness *h = resample_harness (desc, caps);
-  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps, NULL) : NULL;
+  GstAllocator *allocator;
   const guint B = 3, S = 50, D = 6;
+
+  gst_harness_set_live (h, live);
+  allocator = cuda_in ? proposed_allocator (h, caps, NULL) : NULL;
 
   if (sink_caps)
     gst_harness_set_sink_caps_str (h, sink_caps);
@@ -1013,7 +1017,7 @@ run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
 static void
 run_chunks (const gchar * desc, Outputs * o)
 {
-  run_chunks_in (desc, FALSE, NULL, FALSE, o);
+  run_chunks_in (desc, FALSE, NULL, FALSE, FALSE, o);
 }
 
 /* With a GPU, backend=gpu gives the same outputs as backend=cpu: the same
@@ -1098,17 +1102,21 @@ GST_START_TEST (test_gpu_matches_cpu)
     /* Chunks in CUDA memory stay on the GPU, out in CUDA memory or not;
      * the consecutive chunks also take the path that puts the previous
      * chunk's last samples in front on the device. */
-    run_chunks_in (gpu, TRUE, NULL, FALSE, &b);
+    run_chunks_in (gpu, TRUE, NULL, FALSE, FALSE, &b);
     compare_outputs ("CUDA in, CUDA out", &a, &b, RC_TYPE_BFLOAT16);
     outputs_clear (&b);
-    run_chunks_in (gpu, TRUE, GST_ROBOCACHE_VECTORS_MEDIA_TYPE, FALSE, &b);
+    run_chunks_in (gpu, TRUE, NULL, FALSE, TRUE, &b);
+    compare_outputs ("CUDA in, CUDA out, live", &a, &b, RC_TYPE_BFLOAT16);
+    outputs_clear (&b);
+    run_chunks_in (gpu, TRUE, GST_ROBOCACHE_VECTORS_MEDIA_TYPE, FALSE, FALSE,
+        &b);
     compare_outputs ("CUDA in, system memory out", &a, &b, RC_TYPE_BFLOAT16);
     outputs_clear (&a);
     outputs_clear (&b);
     /* A chunk repacked on the host between chunks on the device: the last
      * values go from the device to the host and back. */
-    run_chunks_in (cpu, FALSE, NULL, TRUE, &a);
-    run_chunks_in (gpu, TRUE, NULL, TRUE, &b);
+    run_chunks_in (cpu, FALSE, NULL, TRUE, FALSE, &a);
+    run_chunks_in (gpu, TRUE, NULL, TRUE, FALSE, &b);
     compare_outputs ("a chunk on the host between two on the GPU", &a, &b,
         RC_TYPE_BFLOAT16);
     outputs_clear (&a);
@@ -1116,6 +1124,73 @@ GST_START_TEST (test_gpu_matches_cpu)
     g_free (cpu);
     g_free (gpu);
   }
+}
+
+GST_END_TEST;
+
+/* On the GPU behind an upstream that is not live, a chunk's output waits
+ * for the next chunk: a flush drops it, and the element goes on; EOS
+ * pushes the waiting one.  The output equals the CPU's. */
+GST_START_TEST (test_gpu_chunk_in_flight_flushed)
+{
+  const gchar *caps = GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)1, "
+      "format=(string)float64, layout=(string)chunk";
+  gint64 t1[] = { 0, 3 * MS, 6 * MS, 9 * MS }, t2[] = { 40 * MS, 47 * MS,
+    53 * MS, 61 * MS
+  };
+  double v1[] = { 0.5, -1.25, 2.0, 0.75 }, v2[] = { 3.5, -2.0, 1.5, 4.25 };
+  const char *why = NULL;
+  GstBuffer *gpu_out, *cpu_out;
+  GstHarness *h, *ref;
+
+  if (!ROBOCACHE_HAVE_CUDA || rc_device_count (&why) <= 0) {
+    g_print ("GPU case skipped: no usable CUDA device (%s)\n",
+        ROBOCACHE_HAVE_CUDA ? (why ? why : "unknown") : "CUDA not built");
+    return;
+  }
+  h = resample_harness ("backend=gpu rate=200", caps);
+  gst_harness_set_live (h, FALSE);
+  fail_unless_equals_int (gst_harness_push (h, f64_chunk (t1, v1, 4)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  fail_unless_equals_int (gst_harness_push (h, f64_chunk (t2, v2, 4)),
+      GST_FLOW_OK);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 1);
+
+  ref = resample_harness ("backend=cpu rate=200", caps);
+  fail_unless_equals_int (gst_harness_push (ref, f64_chunk (t2, v2, 4)),
+      GST_FLOW_OK);
+  gpu_out = gst_harness_pull (h);
+  cpu_out = gst_harness_pull (ref);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (gpu_out), GST_BUFFER_PTS
+      (cpu_out));
+  fail_unless_equals_int (gst_buffer_get_size (gpu_out),
+      gst_buffer_get_size (cpu_out));
+  {
+    gsize n = gst_buffer_get_size (cpu_out) / 16;
+    double *a = g_new (double, 2 * n), *b = a + n;
+    gint64 *ta = g_new (gint64, 2 * n), *tb = ta + n;
+
+    gst_buffer_extract (cpu_out, 0, ta, n * 8);
+    gst_buffer_extract (gpu_out, 0, tb, n * 8);
+    gst_buffer_extract (cpu_out, n * 8, a, n * 8);
+    gst_buffer_extract (gpu_out, n * 8, b, n * 8);
+    for (gsize i = 0; i < n; i++) {
+      fail_unless_equals_int64 (ta[i], tb[i]);
+      fail_unless (fabs (a[i] - b[i]) < 1e-9, "%" G_GSIZE_FORMAT ": %g %g",
+          i, a[i], b[i]);
+    }
+    g_free (a);
+    g_free (ta);
+  }
+  gst_buffer_unref (gpu_out);
+  gst_buffer_unref (cpu_out);
+  gst_harness_teardown (ref);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1158,6 +1233,7 @@ resample_suite (void)
   tcase_add_test (tc, test_chunk_continuity_and_gap);
   tcase_add_test (tc, test_chunk_off_grid_times_dropped_n);
   tcase_add_test (tc, test_gpu_matches_cpu);
+  tcase_add_test (tc, test_gpu_chunk_in_flight_flushed);
   return s;
 }
 
