@@ -1156,6 +1156,12 @@ GST_START_TEST (test_gpu_chunk_in_flight_flushed)
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  {
+    GstSegment segment;
+
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  }
   fail_unless_equals_int (gst_harness_push (h, f64_chunk (t2, v2, 4)),
       GST_FLOW_OK);
   push_eos (h);
