@@ -113,19 +113,27 @@ gst_robocache_base_transform_get_property (GObject * object, guint prop_id,
 /* Buffers in flight                                                   */
 /* ------------------------------------------------------------------ */
 
+gboolean
+gst_robocache_base_transform_upstream_live (GstBaseTransform * trans)
+{
+  GstQuery *query = gst_query_new_latency ();
+  gboolean live = FALSE;
+
+  if (gst_pad_peer_query (trans->sinkpad, query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  gst_query_unref (query);
+  return live;
+}
+
 /* The depth for this stream: the property, or for 0 one buffer behind a
  * live upstream and AUTO_DEPTH otherwise. */
 static guint
 resolve_depth (GstBaseTransform * trans)
 {
   GstRobocacheBaseTransformPrivate *priv = get_priv (trans);
-  GstQuery *query = gst_query_new_latency ();
   guint depth;
 
-  priv->live = FALSE;
-  if (gst_pad_peer_query (trans->sinkpad, query))
-    gst_query_parse_latency (query, &priv->live, NULL, NULL);
-  gst_query_unref (query);
+  priv->live = gst_robocache_base_transform_upstream_live (trans);
   GST_OBJECT_LOCK (trans);
   depth = priv->depth_setting;
   GST_OBJECT_UNLOCK (trans);

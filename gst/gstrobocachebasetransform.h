@@ -66,5 +66,10 @@ GstRobocacheGpu *gst_robocache_base_transform_get_gpu (GstRobocacheBaseTransform
 gboolean gst_robocache_base_transform_may_offer_cuda (GstRobocacheBaseTransform
     * self);
 
+/* Whether upstream says it is live (a LATENCY query on @trans's sink
+ * pad's peer). */
+gboolean gst_robocache_base_transform_upstream_live (GstBaseTransform *
+    trans);
+
 G_END_DECLS
 #endif

@@ -377,25 +377,14 @@ check_pool_memory (GstRobocacheGpu * gpu, GstElement * element, gsize size,
   return ok;
 }
 
-gboolean
-gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
-    GstQuery * query, gsize size, const gchar * what)
+GstBufferPool *
+gst_robocache_gpu_make_pool (GstRobocacheGpu * gpu, GstElement * element,
+    GstCaps * caps, gsize size, const gchar * what)
 {
   GstBufferPool *pool;
-  GstCaps *caps;
 
   if (!check_pool_memory (gpu, element, size, what))
-    return FALSE;
-  /* GstBufferPool counts a buffer's size in 32 bits (a pool of 8 GiB grids
-   * would hand out empty buffers): larger outputs come straight from the
-   * allocator, an allocation each. */
-  if (size > G_MAXUINT) {
-    GST_INFO_OBJECT (element, "%s of %" G_GSIZE_FORMAT " bytes: too large "
-        "for a buffer pool, allocated one by one", what, size);
-    allocate_one_by_one (query, gpu->allocator);
-    return TRUE;
-  }
-  gst_query_parse_allocation (query, &caps, NULL);
+    return NULL;
   pool = gst_robocache_gpu_pool_new (gpu, caps, size);
   if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
@@ -403,8 +392,33 @@ gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
             what, size), (NULL));
     if (pool)
       gst_object_unref (pool);
-    return FALSE;
+    return NULL;
   }
+  return pool;
+}
+
+gboolean
+gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu, GstElement * element,
+    GstQuery * query, gsize size, const gchar * what)
+{
+  GstBufferPool *pool;
+  GstCaps *caps;
+
+  /* GstBufferPool counts a buffer's size in 32 bits (a pool of 8 GiB grids
+   * would hand out empty buffers): larger outputs come straight from the
+   * allocator, an allocation each. */
+  if (size > G_MAXUINT) {
+    if (!check_pool_memory (gpu, element, size, what))
+      return FALSE;
+    GST_INFO_OBJECT (element, "%s of %" G_GSIZE_FORMAT " bytes: too large "
+        "for a buffer pool, allocated one by one", what, size);
+    allocate_one_by_one (query, gpu->allocator);
+    return TRUE;
+  }
+  gst_query_parse_allocation (query, &caps, NULL);
+  pool = gst_robocache_gpu_make_pool (gpu, element, caps, size, what);
+  if (!pool)
+    return FALSE;
   while (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_remove_nth_allocation_pool (query, 0);
   gst_query_add_allocation_pool (query, pool, size, 0, 0);

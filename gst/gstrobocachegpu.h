@@ -182,6 +182,12 @@ void gst_robocache_gpu_pinned_usage (GstRobocacheGpu * gpu, guint64 * held,
 gboolean gst_robocache_gpu_decide_pool (GstRobocacheGpu * gpu,
     GstElement * element, GstQuery * query, gsize size, const gchar * what);
 
+/* An active pool of @size-byte robocache CUDA buffers (below 4 GiB),
+ * checked against max-memory for the buffers in flight; NULL with an
+ * error naming @what posted on @element. */
+GstBufferPool *gst_robocache_gpu_make_pool (GstRobocacheGpu * gpu,
+    GstElement * element, GstCaps * caps, gsize size, const gchar * what);
+
 /* Makes the context current on this thread for CUDA runtime calls. */
 gboolean gst_robocache_gpu_push (GstRobocacheGpu * gpu);
 void gst_robocache_gpu_pop (GstRobocacheGpu * gpu);

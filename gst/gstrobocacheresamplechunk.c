@@ -653,12 +653,9 @@ resample_mapped_chunk (GstRobocacheResample * self, Chunk * c, GstBuffer ** out)
 static gboolean
 decide_defer (GstRobocacheResample * self)
 {
-  GstQuery *query = gst_query_new_latency ();
-  gboolean live = FALSE;
+  gboolean live =
+      gst_robocache_base_transform_upstream_live (GST_BASE_TRANSFORM (self));
 
-  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
-    gst_query_parse_latency (query, &live, NULL, NULL);
-  gst_query_unref (query);
   GST_DEBUG_OBJECT (self, "upstream %slive: chunks %s", live ? "" : "not ",
       live ? "pushed as they finish" : "pushed behind the next's upload");
   return self->state.gpu->use_gpu && !live;

@@ -106,38 +106,25 @@ new_pooled_output (GstRobocacheResample * self, gsize size)
 
   if (!st->out_pool || size > st->out_pool_size) {
     gsize pool_size = MIN (size + size / 8, G_MAXUINT);
-    gboolean ok;
 
     if (st->out_pool)
       gst_buffer_pool_set_active (st->out_pool, FALSE);
     gst_clear_object (&st->out_pool);
-    st->out_pool_size = 0;
-    if (!resample_push_context (self))
+    st->out_pool = gst_robocache_gpu_make_pool (st->gpu, GST_ELEMENT (self),
+        NULL, pool_size, "resampled outputs");
+    st->out_pool_size = st->out_pool ? pool_size : 0;
+    if (!st->out_pool)
       return NULL;
-    ok = gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
-        GST_ROBOCACHE_MEMORY_DEVICE,
-        (guint64) pool_size * GST_ROBOCACHE_BUFFERS_IN_FLIGHT,
-        "the outputs in flight", "the chunks or samples-per-buffer");
-    gst_robocache_gpu_pop (st->gpu);
-    if (!ok)
-      return NULL;
-    st->out_pool = gst_robocache_gpu_pool_new (st->gpu, NULL, pool_size);
-    if (!st->out_pool || !gst_buffer_pool_set_active (st->out_pool, TRUE)) {
-      gst_clear_object (&st->out_pool);
-      goto failed;
-    }
-    st->out_pool_size = pool_size;
   }
-  if (gst_buffer_pool_acquire_buffer (st->out_pool, &buf, NULL) != GST_FLOW_OK)
-    goto failed;
+  if (gst_buffer_pool_acquire_buffer (st->out_pool, &buf,
+          NULL) != GST_FLOW_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("cannot allocate an "
+            "output buffer of %" G_GSIZE_FORMAT " bytes of GPU memory: %s",
+            size, rc_error_detail ()), (NULL));
+    return NULL;
+  }
   gst_buffer_set_size (buf, size);
   return buf;
-
-failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("cannot allocate an "
-          "output buffer of %" G_GSIZE_FORMAT " bytes of GPU memory: %s",
-          size, rc_error_detail ()), (NULL));
-  return NULL;
 }
 
 /* A new output buffer of @size bytes: CUDA memory from the pool, or
