@@ -104,12 +104,14 @@ typedef enum
   /* The device holds newer data than the host copy. */
   MEMORY_HOST_STALE = 1 << 0,
   /* The host copy was written and must go to the device. */
-  MEMORY_DEVICE_STALE = 1 << 1,
-  /* Neither side was mapped for writing yet: nothing to copy (a first
-   * host map of an output would otherwise download uninitialised
-   * memory). */
-  MEMORY_UNWRITTEN = 1 << 2
+  MEMORY_DEVICE_STALE = 1 << 1
 } MemoryState;
+
+/* A byte range [begin, end) of a memory's allocation; empty when equal. */
+typedef struct
+{
+  gsize begin, end;
+} Span;
 
 typedef struct
 {
@@ -117,6 +119,14 @@ typedef struct
   gpointer device_ptr;
   gpointer host_ptr;
   guint state;
+  /* Every byte either side was ever mapped for writing, as one span:
+   * outside it neither side holds data, so nothing there is copied (a
+   * copy would read memory no one wrote). */
+  Span written;
+  /* Where the stale side was brought up to date for reading, without
+   * clearing its stale flag: a read of a buffer cut smaller than its
+   * allocation (a pooled output) copies only the buffer's bytes. */
+  Span synced;
   GMutex lock;
 } GstRobocacheCudaMemory;
 
@@ -165,7 +175,6 @@ memory_new (GstRobocacheCudaAllocator * self, gsize size, GstMemory * parent)
   gst_memory_init (GST_MEMORY_CAST (mem), GST_MEMORY_FLAG_NO_SHARE,
       GST_ALLOCATOR_CAST (self), parent, size, 0, 0, size);
   mem->device_ptr = ptr;
-  mem->state = MEMORY_UNWRITTEN;
   g_mutex_init (&mem->lock);
   return mem;
 }
@@ -196,28 +205,100 @@ allocator_free (GstAllocator * allocator, GstMemory * memory)
   g_free (mem);
 }
 
+static gboolean
+span_empty (Span s)
+{
+  return s.begin >= s.end;
+}
+
+static Span
+span_intersect (Span a, Span b)
+{
+  Span s = { MAX (a.begin, b.begin), MIN (a.end, b.end) };
+
+  return span_empty (s) ? (Span) { 0, 0 } : s;
+}
+
+/* The smallest span holding @a and @b. */
+static Span
+span_hull (Span a, Span b)
+{
+  if (span_empty (a))
+    return b;
+  if (span_empty (b))
+    return a;
+  return (Span) { MIN (a.begin, b.begin), MAX (a.end, b.end) };
+}
+
+static gboolean
+span_contains (Span outer, Span inner)
+{
+  return span_empty (inner) || (outer.begin <= inner.begin &&
+      inner.end <= outer.end);
+}
+
+/* Copies @span of @mem to the @device side (or the host's) from the
+ * other. */
+static gboolean
+sync_span (GstRobocacheCudaMemory * mem, gboolean device, Span span)
+{
+  GstRobocacheCudaAllocator *self =
+      GST_ROBOCACHE_CUDA_ALLOCATOR (mem->mem.allocator);
+  guint8 *dst = device ? mem->device_ptr : mem->host_ptr;
+  guint8 *src = device ? mem->host_ptr : mem->device_ptr;
+
+  if (span_empty (span))
+    return TRUE;
+  return copy_sync (self, dst + span.begin, src + span.begin,
+      span.end - span.begin,
+      device ? RC_COPY_HOST_TO_DEVICE : RC_COPY_DEVICE_TO_HOST);
+}
+
 /* Makes the device side of @mem (@device) or its host copy current,
- * copying from the other side when that holds newer data, and returns it;
- * NULL when the copy fails.  Mapping it for writing leaves the other side
- * stale. */
+ * copying from the other side what it holds newer, and returns it; NULL
+ * when the copy fails.  A read brings only the memory's current bytes up
+ * to date; a write, the whole written span first, and leaves the other
+ * side stale.  So at most one side is stale, and the other holds every
+ * written byte. */
 static gpointer
 map_side (GstRobocacheCudaMemory * mem, gboolean device, GstMapFlags flags)
 {
   GstMemory *memory = &mem->mem;
-  GstRobocacheCudaAllocator *self =
-      GST_ROBOCACHE_CUDA_ALLOCATOR (memory->allocator);
   gpointer mapped = device ? mem->device_ptr : mem->host_ptr;
-  gpointer other = device ? mem->host_ptr : mem->device_ptr;
   guint mapped_stale = device ? MEMORY_DEVICE_STALE : MEMORY_HOST_STALE;
   guint other_stale = device ? MEMORY_HOST_STALE : MEMORY_DEVICE_STALE;
+  Span view = { memory->offset, memory->offset + memory->size };
 
-  if ((mem->state & mapped_stale) &&
-      !copy_sync (self, mapped, other, memory->maxsize,
-          device ? RC_COPY_HOST_TO_DEVICE : RC_COPY_DEVICE_TO_HOST))
-    return NULL;
-  mem->state &= ~mapped_stale;
-  if (flags & GST_MAP_WRITE)
-    mem->state = (mem->state | other_stale) & ~MEMORY_UNWRITTEN;
+  if ((mem->state & mapped_stale) && !(flags & GST_MAP_WRITE)) {
+    Span need = span_intersect (view, mem->written);
+
+    if (!span_contains (mem->synced, need)) {
+      if (!sync_span (mem, device, need))
+        return NULL;
+      /* Two overlapping spans are one; else keep the newer. */
+      mem->synced = span_empty (span_intersect (mem->synced, need)) ?
+          need : span_hull (mem->synced, need);
+    }
+    return mapped;
+  }
+  if (mem->state & mapped_stale) {
+    Span below = { mem->written.begin, MIN (mem->synced.begin,
+          mem->written.end) };
+    Span above = { MAX (mem->synced.end, mem->written.begin),
+      mem->written.end
+    };
+
+    if (span_empty (mem->synced))
+      below = mem->written, above = (Span) { 0, 0 };
+    if (!sync_span (mem, device, below) || !sync_span (mem, device, above))
+      return NULL;
+    mem->state &= ~mapped_stale;
+  }
+  if (flags & GST_MAP_WRITE) {
+    mem->written = span_hull (mem->written, view);
+    mem->state |= other_stale;
+    mem->synced = (Span) { 0, 0 };
+  }
   return mapped;
 }
 
@@ -243,8 +324,10 @@ ensure_host_copy (GstRobocacheCudaMemory * mem)
     return FALSE;
   }
   mem->host_ptr = host;
-  if (!(mem->state & MEMORY_UNWRITTEN))
+  if (!span_empty (mem->written)) {
     mem->state |= MEMORY_HOST_STALE;
+    mem->synced = (Span) { 0, 0 };
+  }
   return TRUE;
 }
 
@@ -286,14 +369,15 @@ memory_copy (GstMemory * memory, gssize offset, gssize size)
     return NULL;
   }
   if (!copy_sync (self, copy->device_ptr,
-          (guint8 *) info.data + memory->offset + offset, size,
+          (guint8 *) info.data + offset, size,
           RC_COPY_DEVICE_TO_DEVICE)) {
     gst_memory_unmap (memory, &info);
     gst_memory_unref (GST_MEMORY_CAST (copy));
     return NULL;
   }
   gst_memory_unmap (memory, &info);
-  copy->state = 0;              /* its device side now holds the data */
+  /* Its device side now holds the data. */
+  copy->written = (Span) { 0, size };
   return GST_MEMORY_CAST (copy);
 }
 

@@ -25,7 +25,6 @@ xyzi_buffer (const float *xyzi, guint n, GstClockTime pts)
   return buf;
 }
 
-/* Pops the first message of @type from @bus (NULL if none is queued). */
 /* The allocator (a new reference) and its parameters that @h's element
  * proposes for buffers of @caps_str; fails the test when it proposes none. */
 static inline GstAllocator *

@@ -196,6 +196,98 @@ GST_START_TEST (test_cuda_points_in)
 
 GST_END_TEST;
 
+/* The bytes of @mem, read through a host map, equal @expect's @n. */
+static void
+assert_host_bytes (GstMemory * mem, const guint8 * expect, gsize n)
+{
+  GstMapInfo map;
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, n);
+  fail_unless (memcmp (map.data, expect, n) == 0);
+  gst_memory_unmap (mem, &map);
+}
+
+/* A robocache CUDA memory copies between its sides only what a map needs,
+ * and never loses bytes doing so: a copy at an offset into a memory that
+ * is itself offset, a host read of a memory cut smaller (a pooled
+ * output), the same memory grown back, a host write of a part, and the
+ * device side read after it. */
+GST_START_TEST (test_cuda_memory_partial_sync)
+{
+  GstHarness *h = gst_harness_new_parse ("robocachevoxelize backend=gpu "
+      "voxel-size=\"<1.0>\" origin=\"<0.0,0.0,0.0>\" dims=\"<2,2,1>\"");
+  const gchar *caps = GST_ROBOCACHE_POINTS_MEDIA_TYPE
+      "(memory:CUDAMemory), point-step=(int)16, fields=(string)\""
+      GST_ROBOCACHE_FIELDS_XYZI "\"";
+  enum
+  { SIZE = 4096, PART = 1000 };
+  guint8 first[SIZE], second[SIZE], expect[SIZE];
+  GRand *rand = test_rand_new ();
+  GstAllocator *allocator;
+  GstAllocationParams params;
+  GstMemory *mem, *copy, *grown;
+  GstMapInfo map;
+
+  for (gsize i = 0; i < SIZE; i++) {
+    first[i] = (guint8) g_rand_int (rand);
+    second[i] = (guint8) g_rand_int (rand);
+  }
+  gst_harness_set_src_caps_str (h, caps);
+  gst_harness_set_sink_caps_str (h, GST_ROBOCACHE_VOXELS_MEDIA_TYPE
+      "(memory:CUDAMemory)");
+  allocator = proposed_allocator (h, caps, &params);
+  mem = gst_allocator_alloc (allocator, SIZE, &params);
+  fail_unless (mem != NULL);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  memcpy (map.data, first, SIZE);
+  gst_memory_unmap (mem, &map);
+
+  /* A copy of bytes 10 to 510 of a memory that starts at byte 100. */
+  gst_memory_resize (mem, 100, PART);
+  copy = gst_memory_copy (mem, 10, 500);
+  fail_unless (copy != NULL);
+  assert_host_bytes (copy, first + 110, 500);
+  gst_memory_unref (copy);
+  gst_memory_resize (mem, -100, SIZE);
+
+  /* Only on the device: a host read of the first PART bytes, then of all
+   * of them once the memory has its size again. */
+  grown = gst_memory_copy (mem, 0, -1);
+  fail_unless (grown != NULL);
+  gst_memory_resize (grown, 0, PART);
+  assert_host_bytes (grown, first, PART);
+  gst_memory_resize (grown, 0, SIZE);
+  assert_host_bytes (grown, first, SIZE);
+
+  /* Back on the device, a host write of bytes PART to 2 PART, then the
+   * device side read (through a device copy): the rest kept. */
+  copy = gst_memory_copy (grown, 0, -1);
+  gst_memory_unref (grown);
+  grown = copy;
+  gst_memory_resize (grown, 0, PART);
+  assert_host_bytes (grown, first, PART);
+  gst_memory_resize (grown, PART, PART);
+  fail_unless (gst_memory_map (grown, &map, GST_MAP_WRITE));
+  memcpy (map.data, second + PART, PART);
+  gst_memory_unmap (grown, &map);
+  gst_memory_resize (grown, -PART, SIZE);
+  copy = gst_memory_copy (grown, 0, -1);
+  memcpy (expect, first, SIZE);
+  memcpy (expect + PART, second + PART, PART);
+  assert_host_bytes (copy, expect, SIZE);
+  assert_host_bytes (grown, expect, SIZE);
+
+  gst_memory_unref (copy);
+  gst_memory_unref (grown);
+  gst_memory_unref (mem);
+  gst_object_unref (allocator);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* One pipeline, GStreamer's CUDA elements and robocache: one context. */
 GST_START_TEST (test_context_shared_with_nvcodec)
 {
@@ -374,6 +466,7 @@ cuda_suite (void)
   tcase_add_test (tc, test_gpu_matches_cpu_cuda_and_system_out);
   tcase_add_test (tc, test_gpu_centroids_match_cpu);
   tcase_add_test (tc, test_cuda_points_in);
+  tcase_add_test (tc, test_cuda_memory_partial_sync);
   tcase_add_test (tc, test_context_shared_with_nvcodec);
   tcase_add_test (tc, test_fuse_camera_joints_lidar);
   tcase_add_test (tc, test_gpu_memory_refused_n);
