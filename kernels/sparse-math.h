@@ -87,13 +87,17 @@ rc_sparse_decorate (float *row, uint32_t raw, rc_sparse_mode mode,
         rc_sparse_centre (grid->origin[a], grid->voxel_size[a], ijk[a]));
 }
 
-/* (i, j, k) of cell @cell of @grid. */
+/* (i, j, k) of cell @cell of @grid, whose cells number below 2^32
+ * (rc_sparse_check): 32-bit division, which a GPU does in a few
+ * instructions where a 64-bit one is a long emulated routine. */
 RC_HD void
-rc_sparse_cell_ijk (uint64_t cell, const rc_voxel_grid * grid, uint32_t ijk[3])
+rc_sparse_cell_ijk (uint32_t cell, const rc_voxel_grid * grid, uint32_t ijk[3])
 {
-  ijk[0] = (uint32_t) (cell % grid->dims[0]);
-  ijk[1] = (uint32_t) (cell / grid->dims[0] % grid->dims[1]);
-  ijk[2] = (uint32_t) (cell / ((uint64_t) grid->dims[0] * grid->dims[1]));
+  uint32_t row = cell / grid->dims[0];
+
+  ijk[0] = cell - row * grid->dims[0];
+  ijk[1] = row % grid->dims[1];
+  ijk[2] = row / grid->dims[1];
 }
 
 #endif

@@ -98,7 +98,7 @@ fill_slots (const rc_point_layout * layout, const rc_sparse_params * p,
         continue;
       }
       s = slot_of[cell] = used++;
-      rc_sparse_cell_ijk (cell, &p->grid, ijk);
+      rc_sparse_cell_ijk ((uint32_t) cell, &p->grid, ijk);
       for (int a = 0; a < 3; a++)
         out->coords[(uint64_t) s * 3 + a] = (int32_t) ijk[2 - a];
     }
