@@ -6,6 +6,11 @@ K = 32, M = 40,000.
 
 . .device/gst-env.sh; PYTHONPATH=build/python:tests/python \
     python3 tests/bench/torch_pillars.py [--runs 200]
+
+--points N,.. sweeps the cloud size instead (issue 23's cost curve; the
+same lidar shape, 4 fresh clouds a size): per size the floor, the C call,
+PyTorch and whether their outputs are identical, one table row each, and
+with --json PREFIX the rows in PREFIX-sweep.json.
 """
 import argparse
 import json
@@ -124,13 +129,15 @@ def main():
     ap.add_argument("--json", metavar="PREFIX",
                     help="also write PREFIX-robocache.json and "
                     "PREFIX-torch.json for tests/bench/plot.py")
+    ap.add_argument("--points", metavar="N,..",
+                    help="sweep these cloud sizes instead")
     args = ap.parse_args()
     rng = np.random.default_rng(11)
+    if args.points:
+        sweep_points([int(n) for n in args.points.split(",")], rng, args)
+        return
     clouds = [torch.from_numpy(sweep(rng)).cuda() for _ in range(8)]
-    src = torch.empty(2**28, dtype=torch.float32, device="cuda")
-    dst = torch.empty_like(src)
-    copy = time_us(lambda _: dst.copy_(src), [None], 30)
-    gbps = 2 * src.numel() * 4 / (copy[0] * 1e-6) / 1e9
+    gbps = copy_gbps()
     floor_us = (M * K * 10 * 4 + M * 16 + 16 + 120000 * 16) / (gbps * 1e3)
     a = robocache.voxelize(clouds[0], **GRID, mode="pillars")
     b = torch_pillars(clouds[0])
@@ -158,6 +165,49 @@ def main():
           "the floor" % (pt[0] / kr[0], pt[0] / rc[0], kr[0] / floor_us))
     if args.json:
         write_plot_json(args.json, gbps, floor_us, kr, rc, pt)
+
+
+def copy_gbps():
+    """The device-to-device copy rate, bytes read plus written."""
+    src = torch.empty(2**28, dtype=torch.float32, device="cuda")
+    dst = torch.empty_like(src)
+    copy = time_us(lambda _: dst.copy_(src), [None], 30)
+    return 2 * src.numel() * 4 / (copy[0] * 1e-6) / 1e9
+
+
+def sweep_points(sizes, rng, args):
+    """The C call and PyTorch over cloud sizes, with the floor at each: the
+    features (M x K x 10 float32) and coordinates written, the points
+    read once."""
+    gbps = copy_gbps()
+    print("device: %s; copy %.0f GB/s" % (torch.cuda.get_device_name(),
+                                         gbps))
+    print("%9s %9s %10s %10s %10s %8s %9s %6s" % (
+        "points", "floor us", "C call us", "p10", "p90", "/floor",
+        "torch us", "same"))
+    rows = []
+    for n in sizes:
+        clouds = [torch.from_numpy(sweep(rng, n)).cuda() for _ in range(4)]
+        floor_us = (M * K * 10 * 4 + M * 16 + 16 + n * 16) / (gbps * 1e3)
+        raw = kernel_call(clouds)
+        raw(clouds[0])
+        same = all(torch.equal(x.cpu().view(torch.uint8).reshape(-1),
+                               y.cpu().to(x.dtype).view(torch.uint8)
+                               .reshape(-1))
+                   for x, y in zip(raw.outs, torch_pillars(clouds[0])))
+        kr = time_us(raw, clouds, args.runs)
+        pt = time_us(torch_pillars, clouds, max(10, args.runs // 20))
+        print("%9d %9.1f %10.1f %10.1f %10.1f %8.2f %9.1f %6s" % (
+            n, floor_us, kr[0], kr[1], kr[2], kr[0] / floor_us, pt[0], same))
+        rows.append({"points": n, "floor_us": floor_us, "median_us": kr[0],
+                     "p10_us": kr[1], "p90_us": kr[2], "torch_us": pt[0],
+                     "identical": same})
+        del clouds, raw
+    if args.json:
+        with open("%s-sweep.json" % args.json, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(),
+                       "copy_gbps": gbps, "max_voxels": M, "max_points": K,
+                       "rows": rows}, f, indent=1)
 
 
 def write_plot_json(prefix, gbps, floor_us, kernels, python, baseline):
