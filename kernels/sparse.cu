@@ -7,7 +7,10 @@
  *      (its point count; the old value is the point's place in the cell's
  *      bucket, in arrival order);
  *   2. one exclusive scan (CUB) over the points of (1, the cell's count)
- *      at each cell's first point: the high half ranks the voxels in the
+ *      at each cell's first point, written out first by a launch of its
+ *      own (CUB reading them through a gathering iterator ran a few
+ *      blocks, each waiting on its gathers): the high half ranks the
+ *      voxels in the
  *      order they were first reached (the CPU's slot numbers, slots >= M
  *      dropped), the low half is where each voxel's bucket starts, the
  *      buckets in slot order;
@@ -18,15 +21,13 @@
  *      and writes their channels (the mean summed in row order, as
  *      sparse.c adds them), the coordinates, the count and the zero
  *      padding, 16 bytes a store: every output byte once.
- * Six launches, no sort over the whole cloud.  Scratch is laid out once
+ * Seven launches, no sort over the whole cloud.  Scratch is laid out once
  * from the largest cloud; nothing is allocated per call. */
 #include "internal.h"
 #include "sparse-math.h"
 
 #include <cuda_runtime.h>
 #include <cub/device/device_scan.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #define BLOCK 256
 #define ALIGN 256
@@ -43,29 +44,6 @@ typedef struct
 static_assert (sizeof (device_stats) == sizeof (rc_sparse_stats),
     "stats layouts must match for the copy back");
 
-/* Step 2's item for each point (and 0 after the last): a voxel and its
- * point count at the voxel's first point. */
-struct voxel_start
-{
-  const uint32_t *cell;
-  const uint2 *cells;
-  uint32_t n;
-
-  __device__ u64 operator () (uint32_t p) const
-  {
-    uint32_t c = p < n ? cell[p] : RC_SPARSE_NONE;
-    uint2 e;
-
-    if (c == RC_SPARSE_NONE)
-      return 0;
-    e = cells[c];
-    return e.x == p ? (1ull << 32) | e.y : 0;
-  }
-};
-
-typedef thrust::transform_iterator < voxel_start,
-    thrust::counting_iterator < uint32_t >, u64 > start_iterator;
-
 /* Where each piece of the scratch starts, for clouds of up to @n points. */
 typedef struct
 {
@@ -73,7 +51,8 @@ typedef struct
   uint2 *cells;                 /* per cell: first point (or NONE), count */
   uint32_t *cell;               /* per point: its cell, or NONE */
   uint32_t *place;              /* per point: its place in its bucket */
-  u64 *prefix;                  /* per point + 1: step 2's scan */
+  u64 *prefix;                  /* per point + 1: step 2's items, then
+                                   their scan, in place */
   uint32_t *bucket;             /* kept voxels' points, by slot */
   uint32_t *sorted;             /* beside bucket: the first K, in order, of
                                    voxels of more than 32 points */
@@ -89,14 +68,6 @@ align_up (uint64_t n)
   return (n + ALIGN - 1) / ALIGN * ALIGN;
 }
 
-static start_iterator
-starts (const scratch_layout * l, uint32_t n)
-{
-  voxel_start op = { l->cell, l->cells, n };
-
-  return start_iterator (thrust::counting_iterator < uint32_t > (0), op);
-}
-
 /* Lays out @base (NULL: only counts) for clouds of up to @n points. */
 static rc_status
 layout_scratch (const rc_sparse_params * p, uint64_t n, uint8_t * base,
@@ -108,7 +79,7 @@ layout_scratch (const rc_sparse_params * p, uint64_t n, uint8_t * base,
 
   l->cub_bytes = 0;
   ret = rc_check_cuda (cub::DeviceScan::ExclusiveSum (NULL, l->cub_bytes,
-          starts (l, 0), (u64 *) NULL, (int) n + 1));
+          (u64 *) NULL, (int) n + 1));
   if (ret != RC_OK)
     return ret;
 #define TAKE(ptr, type, bytes) \
@@ -192,6 +163,26 @@ locate_points (const __grid_constant__ rc_point_layout layout,
   count_block (&stats->in_grid, where == RC_POINT_IN_GRID);
   count_block (&stats->out_of_range, where == RC_POINT_OUT_OF_RANGE);
   count_block (&stats->invalid, where == RC_POINT_INVALID);
+}
+
+/* Step 2's items: for each point (and 0 after the last), at a voxel's
+ * first point the voxel and its point count, else nothing. */
+__global__ static void
+mark_starts (const uint32_t * __restrict__ cell,
+    const uint2 * __restrict__ cells, uint32_t n, u64 * __restrict__ item)
+{
+  uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t c = p < n ? cell[p] : RC_SPARSE_NONE;
+  u64 mark = 0;
+
+  if (p > n)
+    return;
+  if (c != RC_SPARSE_NONE) {
+    uint2 e = cells[c];
+
+    mark = e.x == p ? (1ull << 32) | e.y : 0;
+  }
+  item[p] = mark;
 }
 
 /* Step 3: each point of a kept voxel into its bucket; each voxel's first
@@ -318,7 +309,6 @@ row_point (uint32_t base, uint32_t first, const uint32_t * sorted,
 }
 
 #define MAX_CHANNELS (3 + RC_VOXELIZE_MAX_FEATURES + 6)
-#define RAW_MAX (3 + RC_VOXELIZE_MAX_FEATURES)
 
 /* The sum over the first @count lanes of @value, added in lane order,
  * onto @sum; every lane gets the same result. */
@@ -332,15 +322,19 @@ add_in_lane_order (float sum, float value, uint32_t count)
 
 /* x, y, z and the layout's fields of point @p (zeros for NONE), as
  * rc_sparse_load_point gives them, with every index known at compile
- * time so that @row stays in registers. */
+ * time so that @row stays in registers.  FEATURES bounds the layout's
+ * fields: the slot writers are built for one (x, y, z, intensity, the
+ * common lidar layout) and for the most, since registers and
+ * instructions for unused fields are what bound them. */
+template < uint32_t FEATURES >
 __device__ static void
 load_raw (const uint8_t * points, uint32_t p, const rc_point_layout * layout,
-    float row[RAW_MAX])
+    float row[3 + FEATURES])
 {
   const uint8_t *point = points + (uint64_t) p * layout->point_step;
 
 #pragma unroll
-  for (uint32_t ch = 0; ch < RAW_MAX; ch++)
+  for (uint32_t ch = 0; ch < 3 + FEATURES; ch++)
     row[ch] = 0.0f;
   if (p == RC_SPARSE_NONE)
     return;
@@ -348,13 +342,14 @@ load_raw (const uint8_t * points, uint32_t p, const rc_point_layout * layout,
   row[1] = (float) rc_load_field (point, layout->y);
   row[2] = (float) rc_load_field (point, layout->z);
 #pragma unroll
-  for (uint32_t f = 0; f < RC_VOXELIZE_MAX_FEATURES; f++) {
+  for (uint32_t f = 0; f < FEATURES; f++) {
     if (f < layout->n_features)
       row[3 + f] = (float) rc_load_field (point, layout->features[f]);
   }
 }
 
 /* The mean of the slot's first @keep points, summed in row order. */
+template < uint32_t FEATURES >
 __device__ static void
 slot_mean (const rc_point_layout * layout, const uint8_t * points,
     uint32_t first, const uint32_t * sorted, uint32_t keep, float mean[3])
@@ -362,9 +357,10 @@ slot_mean (const rc_point_layout * layout, const uint8_t * points,
   float sum[3] = { 0.0f, 0.0f, 0.0f };
 
   for (uint32_t base = 0; base < keep; base += 32) {
-    float row[RAW_MAX];
+    float row[3 + FEATURES];
 
-    load_raw (points, row_point (base, first, sorted, keep), layout, row);
+    load_raw < FEATURES > (points, row_point (base, first, sorted, keep),
+        layout, row);
 #pragma unroll
     for (int a = 0; a < 3; a++)
       sum[a] = add_in_lane_order (sum[a], row[a], min (keep - base, 32u));
@@ -414,6 +410,7 @@ typedef struct
  * it in the warp's part of shared memory, then the warp stores the 32
  * rows as one contiguous run; then the padding.  The values are
  * rc_sparse_decorate's; rows from @r->keep on are zeros. */
+template < uint32_t FEATURES >
 __device__ static void
 write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
     const uint8_t * points, slot_rows * r, float *rows)
@@ -425,13 +422,18 @@ write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
       rc_sparse_extra_channels (params->mode);
   uint32_t n_centre = params->mode == RC_SPARSE_PILLARS_10 ? 3 : 2;
   bool pillars = params->mode != RC_SPARSE_VOXELS;
+  float centre[3];
 
+#pragma unroll
+  for (uint32_t a = 0; a < 3; a++)
+    centre[a] = rc_sparse_centre (params->grid.origin[a],
+        params->grid.voxel_size[a], r->ijk[a]);
   for (base = 0; base < r->keep; base += 32) {
     uint32_t k = base + lane, rows_here = min (k_max - base, 32u);
-    float row[RAW_MAX], *dst = mine + lane * c;
+    float row[3 + FEATURES], *dst = mine + lane * c;
 
-    load_raw (points, row_point (base, r->first, r->sorted, r->keep),
-        layout, row);
+    load_raw < FEATURES > (points, row_point (base, r->first, r->sorted,
+            r->keep), layout, row);
     /* Up to 32 points: the mean from the rows in hand. */
     if (pillars && r->keep <= 32) {
 #pragma unroll
@@ -441,7 +443,7 @@ write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
     }
     if (lane < rows_here) {
 #pragma unroll
-      for (uint32_t ch = 0; ch < RAW_MAX; ch++) {
+      for (uint32_t ch = 0; ch < 3 + FEATURES; ch++) {
         if (ch < raw)
           dst[ch] = row[ch];
       }
@@ -453,8 +455,7 @@ write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
             0.0f;
         if (a < n_centre)
           dst[raw + 3 + a] = k < r->keep ? rc_sparse_fsub (row[a],
-              rc_sparse_centre (params->grid.origin[a],
-                  params->grid.voxel_size[a], r->ijk[a])) : 0.0f;
+              centre[a]) : 0.0f;
       }
     }
     __syncwarp ();
@@ -489,7 +490,9 @@ order_slot (const rc_sparse_params * params, uint4 info,
   r->first = lane < r->keep ? r->sorted[lane] : RC_SPARSE_NONE;
 }
 
-/* Step 4: a warp per slot writes its rows, coordinates and count. */
+/* Step 4: a warp per slot writes its rows, coordinates and count, for
+ * layouts of at most FEATURES fields. */
+template < uint32_t FEATURES >
 __global__ static void
 write_slots (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_sparse_params params,
@@ -525,8 +528,9 @@ write_slots (const __grid_constant__ rc_point_layout layout,
   if (lane == 0)
     out.num_points[s] = (int32_t) r.keep;
   if (params.mode != RC_SPARSE_VOXELS && r.keep > 32)
-    slot_mean (&layout, points, r.first, r.sorted, r.keep, r.mean);
-  write_rows (&layout, &params, points, &r,
+    slot_mean < FEATURES > (&layout, points, r.first, r.sorted, r.keep,
+        r.mean);
+  write_rows < FEATURES > (&layout, &params, points, &r,
       out.features + s * params.max_points * c);
 }
 
@@ -536,7 +540,7 @@ blocks_for (uint64_t n)
   return (unsigned) ((n + BLOCK - 1) / BLOCK);
 }
 
-/* The six launches. */
+/* The seven launches. */
 static rc_status
 launch_steps (const rc_point_layout * layout, const rc_sparse_params * p,
     const uint8_t * points, uint32_t n, const rc_sparse_output * out,
@@ -555,9 +559,14 @@ launch_steps (const rc_point_layout * layout, const rc_sparse_params * p,
         points, n, l->cell, l->place, l->cells, l->stats);
     ret = rc_check_launch ();
   }
+  if (ret == RC_OK) {
+    mark_starts <<< blocks_for ((uint64_t) n + 1), BLOCK, 0, s >>> (l->cell,
+        l->cells, n, l->prefix);
+    ret = rc_check_launch ();
+  }
   if (ret == RC_OK)
     ret = rc_check_cuda (cub::DeviceScan::ExclusiveSum (l->cub, bytes,
-            starts (l, n), l->prefix, (int) n + 1, s));
+            l->prefix, (int) n + 1, s));
   if (ret == RC_OK && n > 0) {
     place_points <<< blocks_for (n), BLOCK, 0, s >>> (l->cell, l->place,
         l->cells, l->prefix, n, p->max_voxels, l->bucket, l->slot, l->stats);
@@ -565,9 +574,14 @@ launch_steps (const rc_point_layout * layout, const rc_sparse_params * p,
   }
   if (ret != RC_OK)
     return ret;
-  write_slots <<< blocks_for ((uint64_t) p->max_voxels * 32), BLOCK, 0, s >>>
-      (*layout, *p, points, n, l->prefix, l->slot, l->bucket, l->sorted, *out,
-      l->stats);
+  if (layout->n_features <= 1)
+    write_slots < 1 > <<< blocks_for ((uint64_t) p->max_voxels * 32), BLOCK,
+        0, s >>> (*layout, *p, points, n, l->prefix, l->slot, l->bucket,
+        l->sorted, *out, l->stats);
+  else
+    write_slots < RC_VOXELIZE_MAX_FEATURES > <<< blocks_for ((uint64_t)
+            p->max_voxels * 32), BLOCK, 0, s >>> (*layout, *p, points, n,
+        l->prefix, l->slot, l->bucket, l->sorted, *out, l->stats);
   return rc_check_launch ();
 }
 
