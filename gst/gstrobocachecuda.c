@@ -282,14 +282,13 @@ map_side (GstRobocacheCudaMemory * mem, gboolean device, GstMapFlags flags)
     return mapped;
   }
   if (mem->state & mapped_stale) {
+    /* The written span but what a read already synced (none: {0, 0}). */
     Span below = { mem->written.begin, MIN (mem->synced.begin,
           mem->written.end) };
     Span above = { MAX (mem->synced.end, mem->written.begin),
       mem->written.end
     };
 
-    if (span_empty (mem->synced))
-      below = mem->written, above = (Span) { 0, 0 };
     if (!sync_span (mem, device, below) || !sync_span (mem, device, above))
       return NULL;
     mem->state &= ~mapped_stale;
