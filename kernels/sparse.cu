@@ -7,13 +7,12 @@
  *      (its point count; the old value is the point's place in the cell's
  *      bucket, in arrival order);
  *   2. one exclusive scan (CUB) over the points of (1, the cell's count)
- *      at each cell's first point, written out first by a launch of its
- *      own (CUB reading them through a gathering iterator ran a few
- *      blocks, each waiting on its gathers): the high half ranks the
- *      voxels in the
- *      order they were first reached (the CPU's slot numbers, slots >= M
- *      dropped), the low half is where each voxel's bucket starts, the
- *      buckets in slot order;
+ *      at each cell's first point, the items written out first by a
+ *      launch of their own (CUB reading them through a gathering iterator
+ *      ran a few blocks, each waiting on its gathers): the high half
+ *      ranks the voxels in the order they were first reached (the CPU's
+ *      slot numbers, slots >= M dropped), the low half is where each
+ *      voxel's bucket starts, the buckets in slot order;
  *   3. place: each point of a kept voxel goes to its bucket at its place;
  *   4. a warp per slot sorts its bucket (a bitonic sort in registers up
  *      to 32 points, else the smallest indices 32 at a time), which gives
