@@ -6,13 +6,15 @@
  *      the point index (each cell's first point) and atomicAdd of one
  *      (its point count; the old value is the point's place in the cell's
  *      bucket, in arrival order);
- *   2. one exclusive scan (CUB) over the points of (1, the cell's count)
- *      at each cell's first point, the items written out first by a
- *      launch of their own (CUB reading them through a gathering iterator
- *      ran a few blocks, each waiting on its gathers): the high half
- *      ranks the voxels in the order they were first reached (the CPU's
- *      slot numbers, slots >= M dropped), the low half is where each
- *      voxel's bucket starts, the buckets in slot order;
+ *   2. one exclusive scan over the points of (1, the cell's count) at
+ *      each cell's first point: the high half ranks the voxels in the
+ *      order they were first reached (the CPU's slot numbers, slots >= M
+ *      dropped), the low half is where each voxel's bucket starts, the
+ *      buckets in slot order.  One launch writes the items and each
+ *      tile's total, a second scans each tile from the sum of the totals
+ *      before it: where CUB's device scan took two launches, its tiles
+ *      each waiting on the one before.  Clouds of so many tiles that
+ *      those sums cost more still go through CUB;
  *   3. place: each point of a kept voxel goes to its bucket at its place;
  *   4. a warp per slot sorts its bucket (a bitonic sort in registers up
  *      to 32 points, else the smallest indices 32 at a time), which gives
@@ -20,17 +22,28 @@
  *      and writes their channels (the mean summed in row order, as
  *      sparse.c adds them), the coordinates, the count and the zero
  *      padding, 16 bytes a store: every output byte once.
- * Seven launches, no sort over the whole cloud.  Scratch is laid out once
+ * Six launches, no sort over the whole cloud.  Scratch is laid out once
  * from the largest cloud; nothing is allocated per call. */
 #include "internal.h"
 #include "sparse-math.h"
 
 #include <cuda_runtime.h>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
 #include <cub/device/device_scan.cuh>
 
 #define BLOCK 256
 #define ALIGN 256
 #define FULL 0xffffffffu
+#define SCAN_ITEMS 4            /* step 2's items per thread */
+#define SCAN_TILE (BLOCK * SCAN_ITEMS)
+/* Step 2 scans in one launch clouds of up to this many tiles (about 2.1
+ * million points): each tile adds up the totals of those before it, work
+ * that grows as the square of the tiles; larger clouds go through CUB's
+ * device scan. */
+#define MAX_ONE_LAUNCH_TILES 2048
 
 typedef unsigned long long u64;
 
@@ -52,6 +65,7 @@ typedef struct
   uint32_t *place;              /* per point: its place in its bucket */
   u64 *prefix;                  /* per point + 1: step 2's items, then
                                    their scan, in place */
+  u64 *tile_total;              /* per tile of step 2's items: their sum */
   uint32_t *bucket;             /* kept voxels' points, by slot */
   uint32_t *sorted;             /* beside bucket: the first K, in order, of
                                    voxels of more than 32 points */
@@ -65,6 +79,13 @@ static uint64_t
 align_up (uint64_t n)
 {
   return (n + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+/* The tiles of step 2's n + 1 items. */
+static uint64_t
+scan_tiles (uint64_t n)
+{
+  return (n + 1 + SCAN_TILE - 1) / SCAN_TILE;
 }
 
 /* Lays out @base (NULL: only counts) for clouds of up to @n points. */
@@ -89,6 +110,7 @@ layout_scratch (const rc_sparse_params * p, uint64_t n, uint8_t * base,
   for (unsigned i = 0; i < sizeof (per_point) / sizeof (per_point[0]); i++)
     TAKE (*per_point[i], uint32_t *, n * 4);
   TAKE (l->prefix, u64 *, (n + 1) * sizeof (u64));
+  TAKE (l->tile_total, u64 *, scan_tiles (n) * sizeof (u64));
   TAKE (l->slot, uint4 *, (uint64_t) p->max_voxels * sizeof (uint4));
   TAKE (l->cub, void *, l->cub_bytes);
 #undef TAKE
@@ -137,8 +159,38 @@ count_block (u64 * counter, bool mine)
     atomicAdd (counter, (u64) n);
 }
 
+/* TRUE when x, y, z and the layout's fields are float32 at 4-byte
+ * aligned offsets of 4-byte aligned points (KITTI, most drivers): then
+ * they are read as aligned loads, not through the generic per-type
+ * reader, whose byte loads and type switch were most of a row's work. */
+static bool
+fields_are_aligned_floats (const rc_point_layout * layout, const void *points)
+{
+  const rc_field *fields[3 + RC_VOXELIZE_MAX_FEATURES] =
+      { &layout->x, &layout->y, &layout->z };
+
+  for (uint32_t f = 0; f < layout->n_features; f++)
+    fields[3 + f] = &layout->features[f];
+  for (uint32_t f = 0; f < 3 + layout->n_features; f++) {
+    if (fields[f]->type != RC_TYPE_FLOAT32 || fields[f]->offset % 4 != 0)
+      return false;
+  }
+  return layout->point_step % 4 == 0 && ((uintptr_t) points & 3) == 0;
+}
+
+/* One field of @point as a float, as (float) rc_load_field gives it. */
+template < bool FLOATS >
+__device__ static float
+load_field (const uint8_t * point, rc_field field)
+{
+  if (FLOATS)
+    return *(const float *) (point + field.offset);
+  return (float) rc_load_field (point, field);
+}
+
 /* Step 1: each point's cell and place, each cell's first point and
  * count. */
+template < bool FLOATS >
 __global__ static void
 locate_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
@@ -151,8 +203,11 @@ locate_points (const __grid_constant__ rc_point_layout layout,
   uint64_t v = 0;
 
   if (p < n) {
-    where = rc_voxel_locate (points + (uint64_t) p * layout.point_step,
-        &layout, &grid, &v);
+    const uint8_t *point = points + (uint64_t) p * layout.point_step;
+
+    where = rc_voxel_locate_xyz (load_field < FLOATS > (point, layout.x),
+        load_field < FLOATS > (point, layout.y),
+        load_field < FLOATS > (point, layout.z), &grid, &v);
     cell[p] = where == RC_POINT_IN_GRID ? (uint32_t) v : RC_SPARSE_NONE;
     if (where == RC_POINT_IN_GRID) {
       atomicMin (&cells[v].x, p);
@@ -165,23 +220,77 @@ locate_points (const __grid_constant__ rc_point_layout layout,
 }
 
 /* Step 2's items: for each point (and 0 after the last), at a voxel's
- * first point the voxel and its point count, else nothing. */
+ * first point the voxel and its point count, else nothing; and the sum of
+ * each tile's items.  A thread marks every BLOCK-th point of its tile, so
+ * that each round of loads is coalesced. */
 __global__ static void
 mark_starts (const uint32_t * __restrict__ cell,
-    const uint2 * __restrict__ cells, uint32_t n, u64 * __restrict__ item)
+    const uint2 * __restrict__ cells, uint32_t n, u64 * __restrict__ item,
+    u64 * __restrict__ tile_total)
 {
-  uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-  uint32_t c = p < n ? cell[p] : RC_SPARSE_NONE;
-  u64 mark = 0;
+  typedef cub::BlockReduce < u64, BLOCK > reduce_t;
+  __shared__ typename reduce_t::TempStorage reduce;
+  uint64_t tile = (uint64_t) blockIdx.x * SCAN_TILE;
+  u64 sum = 0;
 
-  if (p > n)
-    return;
-  if (c != RC_SPARSE_NONE) {
-    uint2 e = cells[c];
+#pragma unroll
+  for (uint32_t k = 0; k < SCAN_ITEMS; k++) {
+    uint64_t p = tile + k * BLOCK + threadIdx.x;
+    uint32_t c = p < n ? cell[p] : RC_SPARSE_NONE;
+    u64 mark = 0;
 
-    mark = e.x == p ? (1ull << 32) | e.y : 0;
+    if (c != RC_SPARSE_NONE) {
+      uint2 e = cells[c];
+
+      mark = e.x == p ? (1ull << 32) | e.y : 0;
+    }
+    if (p <= n)
+      item[p] = mark;
+    sum += mark;
   }
-  item[p] = mark;
+  sum = reduce_t (reduce).Sum (sum);
+  if (threadIdx.x == 0)
+    tile_total[blockIdx.x] = sum;
+}
+
+/* Step 2's scan, in place: each tile's items scanned from the sum of the
+ * tiles before it. */
+__global__ static void
+scan_items (u64 * __restrict__ item, const u64 * __restrict__ tile_total,
+    uint32_t n)
+{
+  typedef cub::BlockLoad < u64, BLOCK, SCAN_ITEMS,
+      cub::BLOCK_LOAD_TRANSPOSE > load_t;
+  typedef cub::BlockStore < u64, BLOCK, SCAN_ITEMS,
+      cub::BLOCK_STORE_TRANSPOSE > store_t;
+  typedef cub::BlockScan < u64, BLOCK > scan_t;
+  typedef cub::BlockReduce < u64, BLOCK > reduce_t;
+  __shared__ union
+  {
+    typename load_t::TempStorage load;
+    typename store_t::TempStorage store;
+    typename scan_t::TempStorage scan;
+    typename reduce_t::TempStorage reduce;
+  } temp;
+  __shared__ u64 carry;
+  uint64_t first = (uint64_t) blockIdx.x * SCAN_TILE;
+  int valid = (int) min ((uint64_t) SCAN_TILE, (uint64_t) n + 1 - first);
+  u64 v[SCAN_ITEMS], before = 0;
+
+  for (uint32_t t = threadIdx.x; t < blockIdx.x; t += BLOCK)
+    before += tile_total[t];
+  before = reduce_t (temp.reduce).Sum (before);
+  if (threadIdx.x == 0)
+    carry = before;
+  __syncthreads ();
+  load_t (temp.load).Load (item + first, v, valid, 0ull);
+  __syncthreads ();
+  scan_t (temp.scan).ExclusiveSum (v, v);
+#pragma unroll
+  for (uint32_t k = 0; k < SCAN_ITEMS; k++)
+    v[k] += carry;
+  __syncthreads ();
+  store_t (temp.store).Store (item + first, v, valid);
 }
 
 /* Step 3: each point of a kept voxel into its bucket; each voxel's first
@@ -325,7 +434,7 @@ add_in_lane_order (float sum, float value, uint32_t count)
  * fields: the slot writers are built for one (x, y, z, intensity, the
  * common lidar layout) and for the most, since registers and
  * instructions for unused fields are what bound them. */
-template < uint32_t FEATURES >
+template < uint32_t FEATURES, bool FLOATS >
 __device__ static void
 load_raw (const uint8_t * points, uint32_t p, const rc_point_layout * layout,
     float row[3 + FEATURES])
@@ -337,18 +446,18 @@ load_raw (const uint8_t * points, uint32_t p, const rc_point_layout * layout,
     row[ch] = 0.0f;
   if (p == RC_SPARSE_NONE)
     return;
-  row[0] = (float) rc_load_field (point, layout->x);
-  row[1] = (float) rc_load_field (point, layout->y);
-  row[2] = (float) rc_load_field (point, layout->z);
+  row[0] = load_field < FLOATS > (point, layout->x);
+  row[1] = load_field < FLOATS > (point, layout->y);
+  row[2] = load_field < FLOATS > (point, layout->z);
 #pragma unroll
   for (uint32_t f = 0; f < FEATURES; f++) {
     if (f < layout->n_features)
-      row[3 + f] = (float) rc_load_field (point, layout->features[f]);
+      row[3 + f] = load_field < FLOATS > (point, layout->features[f]);
   }
 }
 
 /* The mean of the slot's first @keep points, summed in row order. */
-template < uint32_t FEATURES >
+template < uint32_t FEATURES, bool FLOATS >
 __device__ static void
 slot_mean (const rc_point_layout * layout, const uint8_t * points,
     uint32_t first, const uint32_t * sorted, uint32_t keep, float mean[3])
@@ -358,8 +467,8 @@ slot_mean (const rc_point_layout * layout, const uint8_t * points,
   for (uint32_t base = 0; base < keep; base += 32) {
     float row[3 + FEATURES];
 
-    load_raw < FEATURES > (points, row_point (base, first, sorted, keep),
-        layout, row);
+    load_raw < FEATURES, FLOATS > (points, row_point (base, first, sorted,
+            keep), layout, row);
 #pragma unroll
     for (int a = 0; a < 3; a++)
       sum[a] = add_in_lane_order (sum[a], row[a], min (keep - base, 32u));
@@ -409,7 +518,7 @@ typedef struct
  * it in the warp's part of shared memory, then the warp stores the 32
  * rows as one contiguous run; then the padding.  The values are
  * rc_sparse_decorate's; rows from @r->keep on are zeros. */
-template < uint32_t FEATURES >
+template < uint32_t FEATURES, bool FLOATS >
 __device__ static void
 write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
     const uint8_t * points, slot_rows * r, float *rows)
@@ -431,7 +540,7 @@ write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
     uint32_t k = base + lane, rows_here = min (k_max - base, 32u);
     float row[3 + FEATURES], *dst = mine + lane * c;
 
-    load_raw < FEATURES > (points, row_point (base, r->first, r->sorted,
+    load_raw < FEATURES, FLOATS > (points, row_point (base, r->first, r->sorted,
             r->keep), layout, row);
     /* Up to 32 points: the mean from the rows in hand. */
     if (pillars && r->keep <= 32) {
@@ -489,10 +598,27 @@ order_slot (const rc_sparse_params * params, uint4 info,
   r->first = lane < r->keep ? r->sorted[lane] : RC_SPARSE_NONE;
 }
 
+/* Slot @s's coordinates, (z, y, x), and its point count. */
+__device__ static void
+write_slot_head (const rc_sparse_output * out, uint64_t s,
+    const slot_rows * r)
+{
+  uint32_t lane = threadIdx.x % 32;
+
+  if (lane < 3)
+    out->coords[s * 3 + lane] = (int32_t) (lane == 0 ? r->ijk[2] :
+        lane == 1 ? r->ijk[1] : r->ijk[0]);
+  if (lane == 0)
+    out->num_points[s] = (int32_t) r->keep;
+}
+
 /* Step 4: a warp per slot writes its rows, coordinates and count, for
  * layouts of at most FEATURES fields. */
-template < uint32_t FEATURES >
+template < uint32_t FEATURES, bool FLOATS >
 __global__ static void
+/* Five blocks an SM (48 registers, a few spilled on rare paths) ran a
+ * little faster than the four that 64 registers allow. */
+__launch_bounds__ (BLOCK, 5)
 write_slots (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_sparse_params params,
     const uint8_t * __restrict__ points, uint32_t n,
@@ -516,20 +642,21 @@ write_slots (const __grid_constant__ rc_point_layout layout,
     return;
   /* Loaded beside prefix[n]; slots from used on were not written. */
   info = slot[s];
-  if (s < used) {
-    order_slot (&params, info, bucket, sorted, &r);
-    if (lane == 0 && info.y > r.keep)
-      atomicAdd (&stats->dropped_points, (u64) (info.y - r.keep));
+  if (s >= used) {
+    /* Most slots of a sparse sweep: zeros, and none of a voxel's work. */
+    write_slot_head (&out, s, &r);
+    store_run (out.features + s * params.max_points * c, NULL,
+        (uint64_t) params.max_points * c);
+    return;
   }
-  if (lane < 3)
-    out.coords[s * 3 + lane] = (int32_t) (lane == 0 ? r.ijk[2] : lane == 1 ?
-        r.ijk[1] : r.ijk[0]);
-  if (lane == 0)
-    out.num_points[s] = (int32_t) r.keep;
+  order_slot (&params, info, bucket, sorted, &r);
+  if (lane == 0 && info.y > r.keep)
+    atomicAdd (&stats->dropped_points, (u64) (info.y - r.keep));
+  write_slot_head (&out, s, &r);
   if (params.mode != RC_SPARSE_VOXELS && r.keep > 32)
-    slot_mean < FEATURES > (&layout, points, r.first, r.sorted, r.keep,
+    slot_mean < FEATURES, FLOATS > (&layout, points, r.first, r.sorted, r.keep,
         r.mean);
-  write_rows < FEATURES > (&layout, &params, points, &r,
+  write_rows < FEATURES, FLOATS > (&layout, &params, points, &r,
       out.features + s * params.max_points * c);
 }
 
@@ -539,33 +666,55 @@ blocks_for (uint64_t n)
   return (unsigned) ((n + BLOCK - 1) / BLOCK);
 }
 
-/* The seven launches. */
+/* Step 4's launch, for layouts of at most FEATURES fields. */
+template < uint32_t FEATURES, bool FLOATS >
+static void
+launch_write (const rc_point_layout * layout, const rc_sparse_params * p,
+    const uint8_t * points, uint32_t n, const rc_sparse_output * out,
+    const scratch_layout * l, cudaStream_t s)
+{
+  write_slots < FEATURES, FLOATS > <<< blocks_for ((uint64_t) p->max_voxels *
+          32), BLOCK, 0, s >>> (*layout, *p, points, n, l->prefix, l->slot,
+      l->bucket, l->sorted, *out, l->stats);
+}
+
+/* The six launches. */
 static rc_status
 launch_steps (const rc_point_layout * layout, const rc_sparse_params * p,
     const uint8_t * points, uint32_t n, const rc_sparse_output * out,
     const scratch_layout * l, cudaStream_t s)
 {
   uint64_t cells = rc_voxel_grid_n_voxels (&p->grid);
-  uint64_t clear = blocks_for (cells / 4 + 1);
+  uint64_t clear = blocks_for (cells / 4 + 1), tiles = scan_tiles (n);
   size_t bytes = l->cub_bytes;
+  bool floats = fields_are_aligned_floats (layout, points);
   rc_status ret;
 
   clear_cells <<< (unsigned) (clear > 4096 ? 4096 : clear), BLOCK, 0, s >>>
       (l->cells, cells, l->stats);
   ret = rc_check_launch ();
   if (ret == RC_OK && n > 0) {
-    locate_points <<< blocks_for (n), BLOCK, 0, s >>> (*layout, p->grid,
-        points, n, l->cell, l->place, l->cells, l->stats);
+    if (floats)
+      locate_points < true > <<< blocks_for (n), BLOCK, 0, s >>> (*layout,
+          p->grid, points, n, l->cell, l->place, l->cells, l->stats);
+    else
+      locate_points < false > <<< blocks_for (n), BLOCK, 0, s >>> (*layout,
+          p->grid, points, n, l->cell, l->place, l->cells, l->stats);
     ret = rc_check_launch ();
   }
   if (ret == RC_OK) {
-    mark_starts <<< blocks_for ((uint64_t) n + 1), BLOCK, 0, s >>> (l->cell,
-        l->cells, n, l->prefix);
+    mark_starts <<< (unsigned) tiles, BLOCK, 0, s >>> (l->cell, l->cells, n,
+        l->prefix, l->tile_total);
     ret = rc_check_launch ();
   }
-  if (ret == RC_OK)
+  if (ret == RC_OK && tiles <= MAX_ONE_LAUNCH_TILES) {
+    scan_items <<< (unsigned) tiles, BLOCK, 0, s >>> (l->prefix,
+        l->tile_total, n);
+    ret = rc_check_launch ();
+  } else if (ret == RC_OK) {
     ret = rc_check_cuda (cub::DeviceScan::ExclusiveSum (l->cub, bytes,
             l->prefix, (int) n + 1, s));
+  }
   if (ret == RC_OK && n > 0) {
     place_points <<< blocks_for (n), BLOCK, 0, s >>> (l->cell, l->place,
         l->cells, l->prefix, n, p->max_voxels, l->bucket, l->slot, l->stats);
@@ -573,14 +722,16 @@ launch_steps (const rc_point_layout * layout, const rc_sparse_params * p,
   }
   if (ret != RC_OK)
     return ret;
-  if (layout->n_features <= 1)
-    write_slots < 1 > <<< blocks_for ((uint64_t) p->max_voxels * 32), BLOCK,
-        0, s >>> (*layout, *p, points, n, l->prefix, l->slot, l->bucket,
-        l->sorted, *out, l->stats);
+  if (layout->n_features <= 1 && floats)
+    launch_write < 1, true > (layout, p, points, n, out, l, s);
+  else if (layout->n_features <= 1)
+    launch_write < 1, false > (layout, p, points, n, out, l, s);
+  else if (floats)
+    launch_write < RC_VOXELIZE_MAX_FEATURES, true > (layout, p, points, n,
+        out, l, s);
   else
-    write_slots < RC_VOXELIZE_MAX_FEATURES > <<< blocks_for ((uint64_t)
-            p->max_voxels * 32), BLOCK, 0, s >>> (*layout, *p, points, n,
-        l->prefix, l->slot, l->bucket, l->sorted, *out, l->stats);
+    launch_write < RC_VOXELIZE_MAX_FEATURES, false > (layout, p, points, n,
+        out, l, s);
   return rc_check_launch ();
 }
 

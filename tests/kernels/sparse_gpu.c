@@ -94,8 +94,12 @@ gpu_run (const TestCloud * c, const rc_sparse_params * p, void *d_points,
   device_out_free (&d);
 }
 
+/* CPU against two GPU runs, the cloud @shift bytes into its device
+ * buffer (a shift off 4 bytes takes the GPU off its aligned-float
+ * loads). */
 static void
-compare (const TestCloud * c, const rc_sparse_params * p)
+compare_shifted (const TestCloud * c, const rc_sparse_params * p,
+    guint shift)
 {
   TestSparseOut cpu, gpu1, gpu2;
   rc_sparse_stats cs, gs1, gs2;
@@ -107,11 +111,11 @@ compare (const TestCloud * c, const rc_sparse_params * p)
   test_sparse_out_init (&gpu2, &c->layout, p, 0);
   check_rc (rc_sparse_voxelize_cpu (&c->layout, p, c->bytes, c->n, &cpu.out,
           scratch, &cs));
-  check_rc (rc_device_alloc (&d_points, c->n * c->layout.point_step + 1));
-  check_rc (rc_device_copy_async (d_points, c->bytes,
+  check_rc (rc_device_alloc (&d_points, c->n * c->layout.point_step + 4));
+  check_rc (rc_device_copy_async ((guint8 *) d_points + shift, c->bytes,
           c->n * c->layout.point_step, RC_COPY_HOST_TO_DEVICE, NULL));
-  gpu_run (c, p, d_points, &gpu1, &gs1, 0xA5);
-  gpu_run (c, p, d_points, &gpu2, &gs2, 0x3C);
+  gpu_run (c, p, (guint8 *) d_points + shift, &gpu1, &gs1, 0xA5);
+  gpu_run (c, p, (guint8 *) d_points + shift, &gpu2, &gs2, 0x3C);
   test_sparse_assert_same (&cpu, &gpu1, p, "CPU and GPU");
   test_sparse_assert_same (&gpu1, &gpu2, p, "two GPU runs");
   fail_unless (memcmp (&cs, &gs1, sizeof (cs)) == 0, "stats differ: "
@@ -125,6 +129,12 @@ compare (const TestCloud * c, const rc_sparse_params * p)
   test_sparse_out_clear (&gpu1);
   test_sparse_out_clear (&gpu2);
   g_free (scratch);
+}
+
+static void
+compare (const TestCloud * c, const rc_sparse_params * p)
+{
+  compare_shifted (c, p, 0);
 }
 
 static rc_sparse_params
@@ -164,6 +174,40 @@ GST_START_TEST (test_kitti_workload)
     rc_sparse_params p = params ((rc_sparse_mode) (i % 3), limits[i][0],
         limits[i][1], TRUE);
     TestCloud c = test_cloud_new (rand_, 120000, &p.grid, FALSE, 300);
+
+    compare (&c, &p);
+    test_cloud_free (&c);
+  }
+}
+
+GST_END_TEST;
+
+/* Float32 clouds not 4-byte aligned in device memory: read through the
+ * generic field reader, the same bytes. */
+GST_START_TEST (test_unaligned_points)
+{
+  for (guint shift = 1; shift < 4; shift++) {
+    rc_sparse_params p = params ((rc_sparse_mode) (shift % 3), 32, 40000,
+        TRUE);
+    TestCloud c = test_cloud_new (rand_, 30000, &p.grid, FALSE, 100);
+
+    compare_shifted (&c, &p, shift);
+    test_cloud_free (&c);
+  }
+}
+
+GST_END_TEST;
+
+/* The scan of step 2 runs in one launch up to 2048 tiles of 1024 items
+ * (a cloud of 2,097,151 points) and through CUB's device scan beyond:
+ * clouds on both sides of that line. */
+GST_START_TEST (test_scan_paths)
+{
+  guint64 sizes[] = { 2048 * 1024 - 1, 2048 * 1024 + 5000 };
+  rc_sparse_params p = params (RC_SPARSE_PILLARS_10, 4, 3000, TRUE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    TestCloud c = test_cloud_new (rand_, sizes[i], &p.grid, FALSE, 1000);
 
     compare (&c, &p);
     test_cloud_free (&c);
@@ -232,6 +276,8 @@ sparse_gpu_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_random_overflowing);
   tcase_add_test (tc, test_kitti_workload);
+  tcase_add_test (tc, test_unaligned_points);
+  tcase_add_test (tc, test_scan_paths);
   tcase_add_test (tc, test_empty_and_one_voxel);
   tcase_add_test (tc, test_buckets);
   return s;
