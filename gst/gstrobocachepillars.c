@@ -665,18 +665,10 @@ install_properties (GObjectClass * gobject_class)
           DEFAULT_MAX_VOXELS, flags));
 }
 
+/* The properties that report. */
 static void
-gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
+install_report_properties (GObjectClass * gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-
-  gobject_class->set_property = gst_robocache_pillars_set_property;
-  gobject_class->get_property = gst_robocache_pillars_get_property;
-  gst_robocache_fields_register (gobject_class, fields);
-  gobject_class->finalize = gst_robocache_pillars_finalize;
-  install_properties (gobject_class);
   /**
    * GstRobocachePillars:post-messages:
    *
@@ -691,6 +683,21 @@ gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
    */
   gst_robocache_sweep_install_properties (gobject_class, PROP_POST_MESSAGES,
       PROP_STATS);
+}
+
+static void
+gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_robocache_pillars_set_property;
+  gobject_class->get_property = gst_robocache_pillars_get_property;
+  gst_robocache_fields_register (gobject_class, fields);
+  gobject_class->finalize = gst_robocache_pillars_finalize;
+  install_properties (gobject_class);
+  install_report_properties (gobject_class);
 
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
