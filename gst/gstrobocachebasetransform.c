@@ -125,6 +125,19 @@ gst_robocache_base_transform_upstream_live (GstBaseTransform * trans)
   return live;
 }
 
+gboolean
+gst_robocache_base_transform_map_cpu (GstRobocacheBaseTransform * self,
+    GstBuffer * inbuf, GstMapInfo * in, GstBuffer * outbuf, GstMapInfo * out)
+{
+  if (gst_buffer_map (inbuf, in, GST_MAP_READ)) {
+    if (gst_buffer_map (outbuf, out, GST_MAP_WRITE))
+      return TRUE;
+    gst_buffer_unmap (inbuf, in);
+  }
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
+  return FALSE;
+}
+
 /* The depth for this stream: the property, or for 0 one buffer behind a
  * live upstream and AUTO_DEPTH otherwise. */
 static guint

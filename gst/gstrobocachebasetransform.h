@@ -71,5 +71,11 @@ gboolean gst_robocache_base_transform_may_offer_cuda (GstRobocacheBaseTransform
 gboolean gst_robocache_base_transform_upstream_live (GstBaseTransform *
     trans);
 
+/* Maps @inbuf for reading and @outbuf for writing, as a transform on the
+ * CPU does; FALSE, with neither mapped, after an element error. */
+gboolean gst_robocache_base_transform_map_cpu (GstRobocacheBaseTransform *
+    self, GstBuffer * inbuf, GstMapInfo * in, GstBuffer * outbuf,
+    GstMapInfo * out);
+
 G_END_DECLS
 #endif

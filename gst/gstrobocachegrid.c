@@ -166,6 +166,16 @@ gst_robocache_grid_from_settings (const GstRobocacheGridSettings * settings,
   return gst_robocache_grid_problem (grid);
 }
 
+gboolean
+gst_robocache_grid_settings_usable (GstElement * element, gchar * problem)
+{
+  if (!problem)
+    return TRUE;
+  GST_ELEMENT_ERROR (element, LIBRARY, SETTINGS, ("%s", problem), (NULL));
+  g_free (problem);
+  return FALSE;
+}
+
 /* The values are checked by the element, not by GLib, so that a bad one
  * is refused with an element error at start rather than dropped with a
  * warning: metres are any number, dims any int. */

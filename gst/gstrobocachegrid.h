@@ -55,5 +55,12 @@ gchar *gst_robocache_grid_from_settings (const GstRobocacheGridSettings *
  * voxels or more), to be freed, or NULL. */
 gchar *gst_robocache_grid_problem (const rc_voxel_grid * grid);
 
+/* TRUE when @problem, why the properties cannot be used, is NULL; else it
+ * is posted as a settings error of @element and freed.  For start and
+ * set_caps, so that bad properties are refused before anything is
+ * allocated. */
+gboolean gst_robocache_grid_settings_usable (GstElement * element,
+    gchar * problem);
+
 G_END_DECLS
 #endif

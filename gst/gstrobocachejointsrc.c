@@ -301,9 +301,8 @@ gst_robocache_joint_src_get_caps (GstRobocacheLiveSrc * src)
   GString *names = g_string_new (NULL);
   GstCaps *caps;
 
-  GST_OBJECT_LOCK (self);
-  settings = self->settings;
-  GST_OBJECT_UNLOCK (self);
+  gst_robocache_fields_read_locked (self, &self->settings, &settings,
+      sizeof (settings));
 
   for (guint j = 0; j < settings.dof; j++)
     g_string_append_printf (names, "%sjoint%u", j ? "," : "", j);
@@ -371,9 +370,8 @@ gst_robocache_joint_src_configure (GstRobocacheLiveSrc * src, GstCaps * caps,
   gint caps_channels = 0;
   guint channels;
 
-  GST_OBJECT_LOCK (self);
-  settings = self->settings;
-  GST_OBJECT_UNLOCK (self);
+  gst_robocache_fields_read_locked (self, &self->settings, &settings,
+      sizeof (settings));
 
   channels = settings.dof + (settings.quaternion ? QUATERNION_CHANNELS : 0);
   if (!gst_structure_get_int (s, "channels", &caps_channels) ||

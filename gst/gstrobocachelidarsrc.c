@@ -341,9 +341,8 @@ gst_robocache_lidar_src_configure (GstRobocacheLiveSrc * src, GstCaps * caps,
     return FALSE;
   }
 
-  GST_OBJECT_LOCK (self);
-  settings = self->settings;
-  GST_OBJECT_UNLOCK (self);
+  gst_robocache_fields_read_locked (self, &self->settings, &settings,
+      sizeof (settings));
 
   step = settings.extended_fields ? POINT_STEP_EXTENDED : POINT_STEP_XYZI;
   if (layout.point_step != step) {

@@ -37,6 +37,7 @@
 #include "gstrobocachecaps.h"
 #include "gstrobocachefields.h"
 #include "gstrobocachegrid.h"
+#include "gstrobocachesweep.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_robocache_pillars_debug);
 #define GST_CAT_DEFAULT gst_robocache_pillars_debug
@@ -55,7 +56,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_pillars_debug);
 #define DEFAULT_FEATURES "intensity"
 #define DEFAULT_MAX_POINTS 32
 #define DEFAULT_MAX_VOXELS 40000
-#define DEFAULT_POST_MESSAGES FALSE
 
 typedef enum
 {
@@ -89,12 +89,13 @@ typedef struct
   gboolean post_messages;
 } Settings;
 
-/* Totals since start, under the object lock. */
+/* Totals since start, under the object lock: those of any sweep element
+ * and the voxels and points this one drops. */
 typedef struct
 {
-  guint64 sweeps, points, in_grid, out_of_range, invalid;
+  GstRobocacheSweepTotals sweep;
   guint64 dropped_voxels, dropped_points, overflowed_sweeps;
-  guint64 dropped_buffers, empty_sweeps, last_voxels;
+  guint64 last_voxels;
 } Totals;
 
 typedef struct
@@ -141,18 +142,14 @@ G_DEFINE_ENUM_TYPE (GstRobocacheSparseMode, gst_robocache_sparse_mode,
 static GstStructure *
 totals_to_structure (const Totals * t)
 {
-  return gst_structure_new ("robocachepillars-stats",
-      "sweeps", G_TYPE_UINT64, t->sweeps,
-      "points", G_TYPE_UINT64, t->points,
-      "in-grid", G_TYPE_UINT64, t->in_grid,
-      "out-of-range", G_TYPE_UINT64, t->out_of_range,
-      "invalid", G_TYPE_UINT64, t->invalid,
-      "dropped-voxels", G_TYPE_UINT64, t->dropped_voxels,
+  GstStructure *s =
+      gst_robocache_sweep_totals_to_structure ("robocachepillars-stats",
+      &t->sweep, "dropped-voxels", G_TYPE_UINT64, t->dropped_voxels,
       "dropped-points", G_TYPE_UINT64, t->dropped_points,
-      "overflowed-sweeps", G_TYPE_UINT64, t->overflowed_sweeps,
-      "dropped-buffers", G_TYPE_UINT64, t->dropped_buffers,
-      "empty-sweeps", G_TYPE_UINT64, t->empty_sweeps,
-      "last-voxels", G_TYPE_UINT64, t->last_voxels, NULL);
+      "overflowed-sweeps", G_TYPE_UINT64, t->overflowed_sweeps, NULL);
+
+  gst_structure_set (s, "last-voxels", G_TYPE_UINT64, t->last_voxels, NULL);
+  return s;
 }
 
 static void
@@ -374,14 +371,10 @@ gst_robocache_pillars_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
   State *st = &self->state;
   rc_sparse_params p;
-  gchar *problem = settings_params (self, &p, NULL);
 
-  if (problem) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", problem), (NULL));
-    g_free (problem);
-    return FALSE;
-  }
-  if (!parse_points (self, incaps, &st->layout))
+  if (!gst_robocache_grid_settings_usable (GST_ELEMENT (self),
+          settings_params (self, &p, NULL))
+      || !parse_points (self, incaps, &st->layout))
     return FALSE;
   if (rc_sparse_check (&st->layout, &p) != RC_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("max-voxels x "
@@ -431,20 +424,10 @@ gst_robocache_pillars_start (GstBaseTransform * trans)
 {
   GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
   rc_sparse_params p;
-  gchar *problem = settings_params (self, &p, NULL);
 
-  if (problem) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", problem), (NULL));
-    g_free (problem);
-    return FALSE;
-  }
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
-    return FALSE;
-  GST_OBJECT_LOCK (self);
-  memset (&self->totals, 0, sizeof (self->totals));
-  GST_OBJECT_UNLOCK (self);
-  self->state.warned_bad_size = FALSE;
-  return TRUE;
+  return gst_robocache_sweep_start (trans,
+      GST_BASE_TRANSFORM_CLASS (parent_class), settings_params (self, &p, NULL),
+      &self->totals, sizeof (self->totals), &self->state.warned_bad_size);
 }
 
 static gboolean
@@ -482,12 +465,9 @@ pillars_cpu (GstRobocachePillars * self, GstBuffer * inbuf,
   rc_sparse_output arrays;
   rc_status ret;
 
-  if (!gst_buffer_map (inbuf, &in, GST_MAP_READ))
-    goto map_failed;
-  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
-    gst_buffer_unmap (inbuf, &in);
-    goto map_failed;
-  }
+  if (!gst_robocache_base_transform_map_cpu (GST_ROBOCACHE_BASE_TRANSFORM
+          (self), inbuf, &in, outbuf, &out))
+    return GST_FLOW_ERROR;
   arrays = output_arrays (&st->info, out.data);
   memset (out.data + st->info.n_voxels_offset, 0, 16);
   ret = rc_sparse_voxelize_cpu (&st->layout, &st->info.params, in.data,
@@ -500,10 +480,6 @@ pillars_cpu (GstRobocachePillars * self, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
   return GST_FLOW_OK;
-
-map_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
-  return GST_FLOW_ERROR;
 }
 
 static GstFlowReturn
@@ -558,44 +534,31 @@ pillars_gpu (GstRobocachePillars * self, GstBuffer * inbuf,
   return GST_FLOW_OK;
 }
 
+/* Counts the sweep in the totals and posts its message. */
 static void
-add_totals (GstRobocachePillars * self, guint64 n_points,
+sweep_done (GstRobocachePillars * self, GstBuffer * inbuf, guint64 n_points,
     const rc_sparse_stats * stats)
 {
+  GstRobocacheSweepCounts counts = { n_points, stats->in_grid,
+    stats->out_of_range, stats->invalid
+  };
   Totals *t = &self->totals;
+  gboolean post;
 
   GST_OBJECT_LOCK (self);
-  t->sweeps++;
-  t->points += n_points;
-  t->in_grid += stats->in_grid;
-  t->out_of_range += stats->out_of_range;
-  t->invalid += stats->invalid;
+  gst_robocache_sweep_totals_add (&t->sweep, &counts);
   t->dropped_voxels += stats->dropped_voxels;
   t->dropped_points += stats->dropped_points;
   t->overflowed_sweeps += stats->dropped_voxels > 0;
-  t->empty_sweeps += n_points == 0;
   t->last_voxels = stats->voxels - stats->dropped_voxels;
+  post = self->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
-}
-
-static void
-post_sweep (GstRobocachePillars * self, GstBuffer * inbuf, guint64 n_points,
-    const rc_sparse_stats * stats)
-{
-  GstStructure *s = gst_structure_new ("robocachepillars",
-      "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (inbuf),
-      "points", G_TYPE_UINT64, n_points,
-      "in-grid", G_TYPE_UINT64, stats->in_grid,
-      "out-of-range", G_TYPE_UINT64, stats->out_of_range,
-      "invalid", G_TYPE_UINT64, stats->invalid,
-      "voxels", G_TYPE_UINT64, stats->voxels - stats->dropped_voxels,
-      "dropped-voxels", G_TYPE_UINT64, stats->dropped_voxels,
-      "dropped-points", G_TYPE_UINT64, stats->dropped_points,
-      "backend", G_TYPE_STRING, self->state.gpu->use_gpu ? "gpu" : "cpu",
-      NULL);
-
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
+  if (post)
+    gst_robocache_sweep_post_message (GST_ELEMENT (self), "robocachepillars",
+        GST_BUFFER_PTS (inbuf), &counts, self->state.gpu->use_gpu,
+        "voxels", G_TYPE_UINT64, stats->voxels - stats->dropped_voxels,
+        "dropped-voxels", G_TYPE_UINT64, stats->dropped_voxels,
+        "dropped-points", G_TYPE_UINT64, stats->dropped_points, NULL);
 }
 
 static GstFlowReturn
@@ -604,26 +567,14 @@ gst_robocache_pillars_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 {
   GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
   State *st = &self->state;
-  gsize size = gst_buffer_get_size (inbuf);
-  guint32 step = st->layout.point_step;
   rc_sparse_stats stats;
-  guint64 n_points = size / step;
-  gboolean post;
+  guint64 n_points;
   GstFlowReturn flow;
 
-  if (size % step != 0 || n_points >= G_MAXINT32) {
-    GST_OBJECT_LOCK (self);
-    self->totals.dropped_buffers++;
-    GST_OBJECT_UNLOCK (self);
-    if (!st->warned_bad_size)
-      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("dropping a buffer of %"
-              G_GSIZE_FORMAT " bytes: not a whole number of %u-byte points "
-              "(point-step in the caps), or 2^31 points or more", size, step),
-          ("further such buffers are dropped and counted in the stats "
-              "property without a warning"));
-    st->warned_bad_size = TRUE;
+  if (!gst_robocache_sweep_count_points (GST_ELEMENT (self), inbuf,
+          st->layout.point_step, G_MAXINT32, "2^31 points or more",
+          &self->totals.sweep, &st->warned_bad_size, &n_points))
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
-  }
   memset (&stats, 0, sizeof (stats));
   flow = st->gpu->use_gpu ? pillars_gpu (self, inbuf, outbuf, n_points,
       &stats) : pillars_cpu (self, inbuf, outbuf, n_points, &stats);
@@ -633,12 +584,7 @@ gst_robocache_pillars_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       " voxels, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT
       " points dropped", n_points, stats.voxels, stats.dropped_voxels,
       stats.dropped_points);
-  add_totals (self, n_points, &stats);
-  GST_OBJECT_LOCK (self);
-  post = self->settings.post_messages;
-  GST_OBJECT_UNLOCK (self);
-  if (post)
-    post_sweep (self, inbuf, n_points, &stats);
+  sweep_done (self, inbuf, n_points, &stats);
   return GST_FLOW_OK;
 }
 
@@ -728,11 +674,6 @@ install_report_properties (GObjectClass * gobject_class)
    *
    * Post an element message "robocachepillars" per sweep with its counts.
    */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post an element message with the counts of every sweep",
-          DEFAULT_POST_MESSAGES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstRobocachePillars:stats:
    *
@@ -740,9 +681,8 @@ install_report_properties (GObjectClass * gobject_class)
    * dropped-voxels, dropped-points, overflowed-sweeps, dropped-buffers,
    * empty-sweeps, last-voxels.
    */
-  g_object_class_install_property (gobject_class, PROP_STATS,
-      g_param_spec_boxed ("stats", "Statistics", "Totals since start",
-          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_robocache_sweep_install_properties (gobject_class, PROP_POST_MESSAGES,
+      PROP_STATS);
 }
 
 static void
@@ -799,15 +739,10 @@ gst_robocache_pillars_init (GstRobocachePillars * self)
   static const guint dims[3] = { DEFAULT_DIMS_X, DEFAULT_DIMS_Y,
     DEFAULT_DIMS_Z
   };
-  Settings *s = &self->settings;
 
-  gst_robocache_grid_settings_init (&s->grid, voxel_size, origin, dims);
-  s->mode = DEFAULT_MODE;
-  s->paper_features = DEFAULT_PAPER_FEATURES;
-  s->features = g_strdup (DEFAULT_FEATURES);
-  s->max_points = DEFAULT_MAX_POINTS;
-  s->max_voxels = DEFAULT_MAX_VOXELS;
-  s->post_messages = DEFAULT_POST_MESSAGES;
+  gst_robocache_grid_settings_init (&self->settings.grid, voxel_size, origin,
+      dims);
+  gst_robocache_fields_init (self, fields);
   self->state.gpu =
       gst_robocache_base_transform_get_gpu (GST_ROBOCACHE_BASE_TRANSFORM
       (self));

@@ -33,6 +33,7 @@
 #include "gstrobocachecaps.h"
 #include "gstrobocachefields.h"
 #include "gstrobocachegrid.h"
+#include "gstrobocachesweep.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -47,7 +48,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_voxelize_debug);
 #define DEFAULT_DIMS_Z 32
 #define DEFAULT_MODE RC_VOXEL_OCCUPANCY
 #define DEFAULT_FEATURES NULL
-#define DEFAULT_POST_MESSAGES FALSE
 
 enum
 {
@@ -73,13 +73,7 @@ typedef struct
 /* Totals since start, under the object lock. */
 typedef struct
 {
-  guint64 sweeps;
-  guint64 points;
-  guint64 in_grid;
-  guint64 out_of_range;
-  guint64 invalid;
-  guint64 dropped_buffers;
-  guint64 empty_sweeps;
+  GstRobocacheSweepTotals sweep;
   guint64 last_occupied;
 } Totals;
 
@@ -151,15 +145,13 @@ G_DEFINE_ENUM_TYPE (GstRobocacheVoxelMode, gst_robocache_voxel_mode,
 static GstStructure *
 totals_to_structure (const Totals * t)
 {
-  return gst_structure_new ("robocachevoxelize-stats",
-      "sweeps", G_TYPE_UINT64, t->sweeps,
-      "points", G_TYPE_UINT64, t->points,
-      "in-grid", G_TYPE_UINT64, t->in_grid,
-      "out-of-range", G_TYPE_UINT64, t->out_of_range,
-      "invalid", G_TYPE_UINT64, t->invalid,
-      "dropped-buffers", G_TYPE_UINT64, t->dropped_buffers,
-      "empty-sweeps", G_TYPE_UINT64, t->empty_sweeps,
-      "last-occupied", G_TYPE_UINT64, t->last_occupied, NULL);
+  GstStructure *s =
+      gst_robocache_sweep_totals_to_structure ("robocachevoxelize-stats",
+      &t->sweep, NULL);
+
+  gst_structure_set (s, "last-occupied", G_TYPE_UINT64, t->last_occupied,
+      NULL);
+  return s;
 }
 
 static void
@@ -553,23 +545,13 @@ gst_robocache_voxelize_start (GstBaseTransform * trans)
 {
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
   rc_voxel_grid grid;
-  gchar *problem;
 
   /* Bad grid properties are refused here, at READY, before anything is
    * allocated. */
-  problem = settings_grid (self, &grid, NULL);
-  if (problem) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", problem), (NULL));
-    g_free (problem);
-    return FALSE;
-  }
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
-    return FALSE;
-  GST_OBJECT_LOCK (self);
-  memset (&self->totals, 0, sizeof (self->totals));
-  GST_OBJECT_UNLOCK (self);
-  self->state.warned_bad_size = FALSE;
-  return TRUE;
+  return gst_robocache_sweep_start (trans,
+      GST_BASE_TRANSFORM_CLASS (parent_class), settings_grid (self, &grid,
+          NULL), &self->totals, sizeof (self->totals),
+      &self->state.warned_bad_size);
 }
 
 static gboolean
@@ -599,12 +581,9 @@ voxelize_cpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
   if (st->grid.mode == RC_VOXEL_CENTROIDS && !ensure_host_scratch (self,
           rc_voxelize_scratch_size (&st->layout, &st->grid, n_points)))
     return GST_FLOW_ERROR;
-  if (!gst_buffer_map (inbuf, &in, GST_MAP_READ))
-    goto map_failed;
-  if (!gst_buffer_map (outbuf, &out, GST_MAP_WRITE)) {
-    gst_buffer_unmap (inbuf, &in);
-    goto map_failed;
-  }
+  if (!gst_robocache_base_transform_map_cpu (GST_ROBOCACHE_BASE_TRANSFORM
+          (self), inbuf, &in, outbuf, &out))
+    return GST_FLOW_ERROR;
   ret = rc_voxelize_cpu (&st->layout, &st->grid, in.data, &n_points, 1,
       out.data, st->host_scratch, stats);
   gst_buffer_unmap (outbuf, &out);
@@ -615,10 +594,6 @@ voxelize_cpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
   return GST_FLOW_OK;
-
-map_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
-  return GST_FLOW_ERROR;
 }
 
 /* Queues the sweep's kernels on the GPU, its grid written in place (CUDA
@@ -692,24 +667,9 @@ static gboolean
 sweep_points (GstRobocacheVoxelize * self, GstBuffer * inbuf,
     guint64 * n_points)
 {
-  gsize size = gst_buffer_get_size (inbuf);
-  guint32 step = self->state.layout.point_step;
-
-  *n_points = size / step;
-  if (size % step == 0)
-    return TRUE;
-  GST_OBJECT_LOCK (self);
-  self->totals.dropped_buffers++;
-  GST_OBJECT_UNLOCK (self);
-  if (!self->state.warned_bad_size) {
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("dropping a buffer of %" G_GSIZE_FORMAT " bytes: not a whole "
-            "number of %u-byte points (point-step in the caps)", size,
-            step), ("further such buffers are dropped and counted in the "
-            "stats property without a warning"));
-    self->state.warned_bad_size = TRUE;
-  }
-  return FALSE;
+  return gst_robocache_sweep_count_points (GST_ELEMENT (self), inbuf,
+      self->state.layout.point_step, G_MAXUINT64, NULL, &self->totals.sweep,
+      &self->state.warned_bad_size, n_points);
 }
 
 /* Cuts centroids to the points there are, counts the sweep and posts its
@@ -719,6 +679,9 @@ sweep_done (GstRobocacheVoxelize * self, GstBuffer * inbuf,
     GstBuffer * outbuf, guint64 n_points, const rc_voxelize_stats * stats,
     GstClockTime elapsed)
 {
+  GstRobocacheSweepCounts counts = { n_points, stats->in_grid,
+    stats->out_of_range, stats->invalid
+  };
   State *st = &self->state;
   gboolean post;
 
@@ -733,29 +696,16 @@ sweep_done (GstRobocacheVoxelize * self, GstBuffer * inbuf,
       stats->out_of_range, stats->invalid, stats->occupied, elapsed / 1000);
 
   GST_OBJECT_LOCK (self);
-  self->totals.sweeps++;
-  self->totals.points += n_points;
-  self->totals.in_grid += stats->in_grid;
-  self->totals.out_of_range += stats->out_of_range;
-  self->totals.invalid += stats->invalid;
-  self->totals.empty_sweeps += n_points == 0;
+  gst_robocache_sweep_totals_add (&self->totals.sweep, &counts);
   self->totals.last_occupied = stats->occupied;
   post = self->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
 
-  if (post) {
-    GstStructure *s = gst_structure_new ("robocachevoxelize",
-        "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (inbuf),
-        "points", G_TYPE_UINT64, n_points,
-        "in-grid", G_TYPE_UINT64, stats->in_grid,
-        "out-of-range", G_TYPE_UINT64, stats->out_of_range,
-        "invalid", G_TYPE_UINT64, stats->invalid,
+  if (post)
+    gst_robocache_sweep_post_message (GST_ELEMENT (self), "robocachevoxelize",
+        GST_BUFFER_PTS (inbuf), &counts, st->gpu->use_gpu,
         "occupied", G_TYPE_UINT64, stats->occupied,
-        "processing-time", G_TYPE_UINT64, elapsed,
-        "backend", G_TYPE_STRING, st->gpu->use_gpu ? "gpu" : "cpu", NULL);
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_element (GST_OBJECT (self), s));
-  }
+        "processing-time", G_TYPE_UINT64, elapsed, NULL);
 }
 
 /* The CPU: one sweep at a time. */
@@ -895,21 +845,15 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
    *
    * Post an element message "robocachevoxelize" per sweep with its counts
    * and processing time.
-   */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post an element message with the counts of every sweep",
-          DEFAULT_POST_MESSAGES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-  /**
+   *
    * GstRobocacheVoxelize:stats:
    *
    * Totals since the element started: sweeps, points, in-grid,
    * out-of-range, invalid, dropped-buffers, empty-sweeps and the
    * last sweep's occupied voxels.
    */
-  gst_robocache_fields_install_stats (gobject_class, PROP_STATS,
-      "Totals since start");
+  gst_robocache_sweep_install_properties (gobject_class, PROP_POST_MESSAGES,
+      PROP_STATS);
 
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
