@@ -22,8 +22,11 @@
  *      and writes their channels (the mean summed in row order, as
  *      sparse.c adds them), the coordinates, the count and the zero
  *      padding, 16 bytes a store: every output byte once.
- * Six launches, no sort over the whole cloud.  Scratch is laid out once
- * from the largest cloud; nothing is allocated per call. */
+ * Six launches, no sort over the whole cloud; on Hopper and later each
+ * after the first is a programmatic dependent of the one before, so that
+ * its launch and start overlap that grid's last blocks.  Scratch is laid
+ * out once from the largest cloud; nothing is allocated per call. */
+#include "dependent-launch.cuh"
 #include "internal.h"
 #include "sparse-math.h"
 
@@ -142,6 +145,7 @@ clear_cells (uint2 * __restrict__ cells, uint64_t n_cells,
   uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
   uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
 
+  LET_DEPENDENTS_START ();
   if (i == 0) {
     device_stats zero = { 0, 0, 0, 0, 0, 0 };
     *stats = zero;
@@ -202,6 +206,7 @@ locate_points (const __grid_constant__ rc_point_layout layout,
   int where = -1;
   uint64_t v = 0;
 
+  LET_DEPENDENTS_START ();
   if (p < n) {
     const uint8_t *point = points + (uint64_t) p * layout.point_step;
 
@@ -209,6 +214,11 @@ locate_points (const __grid_constant__ rc_point_layout layout,
         load_field < FLOATS > (point, layout.y),
         load_field < FLOATS > (point, layout.z), &grid, &v);
     cell[p] = where == RC_POINT_IN_GRID ? (uint32_t) v : RC_SPARSE_NONE;
+  }
+  /* The points read and located while the clear ran; the cells and the
+   * statistics are the clear's. */
+  WAIT_FOR_PREVIOUS_GRID ();
+  if (p < n) {
     if (where == RC_POINT_IN_GRID) {
       atomicMin (&cells[v].x, p);
       place[p] = atomicAdd (&cells[v].y, 1u);
@@ -233,6 +243,8 @@ mark_starts (const uint32_t * __restrict__ cell,
   uint64_t tile = (uint64_t) blockIdx.x * SCAN_TILE;
   u64 sum = 0;
 
+  LET_DEPENDENTS_START ();
+  WAIT_FOR_PREVIOUS_GRID ();
 #pragma unroll
   for (uint32_t k = 0; k < SCAN_ITEMS; k++) {
     uint64_t p = tile + k * BLOCK + threadIdx.x;
@@ -277,6 +289,8 @@ scan_items (u64 * __restrict__ item, const u64 * __restrict__ tile_total,
   int valid = (int) min ((uint64_t) SCAN_TILE, (uint64_t) n + 1 - first);
   u64 v[SCAN_ITEMS], before = 0;
 
+  LET_DEPENDENTS_START ();
+  WAIT_FOR_PREVIOUS_GRID ();
   for (uint32_t t = threadIdx.x; t < blockIdx.x; t += BLOCK)
     before += tile_total[t];
   before = reduce_t (temp.reduce).Sum (before);
@@ -302,10 +316,12 @@ place_points (const uint32_t * __restrict__ cell,
     uint32_t * __restrict__ bucket, uint4 * __restrict__ slot,
     device_stats * stats)
 {
-  uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-  uint32_t c = p < n ? cell[p] : RC_SPARSE_NONE;
+  uint32_t p = blockIdx.x * blockDim.x + threadIdx.x, c;
   bool dropped = false;
 
+  LET_DEPENDENTS_START ();
+  WAIT_FOR_PREVIOUS_GRID ();
+  c = p < n ? cell[p] : RC_SPARSE_NONE;
   if (c != RC_SPARSE_NONE) {
     uint2 e = cells[c];
     u64 r = prefix[e.x];
@@ -629,10 +645,13 @@ write_slots (const __grid_constant__ rc_point_layout layout,
   uint32_t lane = threadIdx.x % 32, m = params.max_voxels;
   uint64_t s = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
   uint32_t c = 3 + layout.n_features + rc_sparse_extra_channels (params.mode);
-  uint32_t voxels = (uint32_t) (prefix[n] >> 32), used = min (voxels, m);
+  uint32_t voxels, used;
   slot_rows r = { 0, RC_SPARSE_NONE, NULL, {0.0f, 0.0f, 0.0f}, {0, 0, 0} };
   uint4 info;
 
+  WAIT_FOR_PREVIOUS_GRID ();
+  voxels = (uint32_t) (prefix[n] >> 32);
+  used = min (voxels, m);
   if (s == 0 && lane == 0) {
     *out.n_voxels = (int32_t) used;
     stats->voxels = voxels;
@@ -668,71 +687,62 @@ blocks_for (uint64_t n)
 
 /* Step 4's launch, for layouts of at most FEATURES fields. */
 template < uint32_t FEATURES, bool FLOATS >
-static void
+static rc_status
 launch_write (const rc_point_layout * layout, const rc_sparse_params * p,
     const uint8_t * points, uint32_t n, const rc_sparse_output * out,
-    const scratch_layout * l, cudaStream_t s)
+    const scratch_layout * l, bool dependent, cudaStream_t s)
 {
-  write_slots < FEATURES, FLOATS > <<< blocks_for ((uint64_t) p->max_voxels *
-          32), BLOCK, 0, s >>> (*layout, *p, points, n, l->prefix, l->slot,
-      l->bucket, l->sorted, *out, l->stats);
+  return rc_launch (dependent, blocks_for ((uint64_t) p->max_voxels * 32),
+      BLOCK, s, write_slots < FEATURES, FLOATS >, *layout, *p, points, n,
+      l->prefix, l->slot, l->bucket, l->sorted, *out, l->stats);
 }
 
-/* The six launches. */
+/* The six launches, each after the first a programmatic dependent of the
+ * one before on Hopper and later (@dependent). */
 static rc_status
 launch_steps (const rc_point_layout * layout, const rc_sparse_params * p,
     const uint8_t * points, uint32_t n, const rc_sparse_output * out,
-    const scratch_layout * l, cudaStream_t s)
+    const scratch_layout * l, bool dependent, cudaStream_t s)
 {
   uint64_t cells = rc_voxel_grid_n_voxels (&p->grid);
   uint64_t clear = blocks_for (cells / 4 + 1), tiles = scan_tiles (n);
   size_t bytes = l->cub_bytes;
   bool floats = fields_are_aligned_floats (layout, points);
+  bool few = layout->n_features <= 1;
   rc_status ret;
 
-  clear_cells <<< (unsigned) (clear > 4096 ? 4096 : clear), BLOCK, 0, s >>>
-      (l->cells, cells, l->stats);
-  ret = rc_check_launch ();
-  if (ret == RC_OK && n > 0) {
-    if (floats)
-      locate_points < true > <<< blocks_for (n), BLOCK, 0, s >>> (*layout,
-          p->grid, points, n, l->cell, l->place, l->cells, l->stats);
-    else
-      locate_points < false > <<< blocks_for (n), BLOCK, 0, s >>> (*layout,
-          p->grid, points, n, l->cell, l->place, l->cells, l->stats);
-    ret = rc_check_launch ();
-  }
-  if (ret == RC_OK) {
-    mark_starts <<< (unsigned) tiles, BLOCK, 0, s >>> (l->cell, l->cells, n,
-        l->prefix, l->tile_total);
-    ret = rc_check_launch ();
-  }
-  if (ret == RC_OK && tiles <= MAX_ONE_LAUNCH_TILES) {
-    scan_items <<< (unsigned) tiles, BLOCK, 0, s >>> (l->prefix,
-        l->tile_total, n);
-    ret = rc_check_launch ();
-  } else if (ret == RC_OK) {
+  ret = rc_launch (false, (unsigned) (clear > 4096 ? 4096 : clear), BLOCK, s,
+      clear_cells, l->cells, cells, l->stats);
+  if (ret == RC_OK && n > 0)
+    ret = rc_launch (dependent, blocks_for (n), BLOCK, s, floats ?
+        locate_points < true > : locate_points < false >, *layout, p->grid,
+        points, n, l->cell, l->place, l->cells, l->stats);
+  if (ret == RC_OK)
+    ret = rc_launch (dependent, (unsigned) tiles, BLOCK, s, mark_starts,
+        l->cell, l->cells, n, l->prefix, l->tile_total);
+  if (ret == RC_OK && tiles <= MAX_ONE_LAUNCH_TILES)
+    ret = rc_launch (dependent, (unsigned) tiles, BLOCK, s, scan_items,
+        l->prefix, l->tile_total, n);
+  else if (ret == RC_OK)
     ret = rc_check_cuda (cub::DeviceScan::ExclusiveSum (l->cub, bytes,
             l->prefix, (int) n + 1, s));
-  }
-  if (ret == RC_OK && n > 0) {
-    place_points <<< blocks_for (n), BLOCK, 0, s >>> (l->cell, l->place,
-        l->cells, l->prefix, n, p->max_voxels, l->bucket, l->slot, l->stats);
-    ret = rc_check_launch ();
-  }
+  if (ret == RC_OK && n > 0)
+    ret = rc_launch (dependent, blocks_for (n), BLOCK, s, place_points,
+        l->cell, l->place, l->cells, l->prefix, n, p->max_voxels, l->bucket,
+        l->slot, l->stats);
   if (ret != RC_OK)
     return ret;
-  if (layout->n_features <= 1 && floats)
-    launch_write < 1, true > (layout, p, points, n, out, l, s);
-  else if (layout->n_features <= 1)
-    launch_write < 1, false > (layout, p, points, n, out, l, s);
-  else if (floats)
-    launch_write < RC_VOXELIZE_MAX_FEATURES, true > (layout, p, points, n,
-        out, l, s);
-  else
-    launch_write < RC_VOXELIZE_MAX_FEATURES, false > (layout, p, points, n,
-        out, l, s);
-  return rc_check_launch ();
+  if (few && floats)
+    return launch_write < 1, true > (layout, p, points, n, out, l, dependent,
+        s);
+  if (few)
+    return launch_write < 1, false > (layout, p, points, n, out, l,
+        dependent, s);
+  if (floats)
+    return launch_write < RC_VOXELIZE_MAX_FEATURES, true > (layout, p,
+        points, n, out, l, dependent, s);
+  return launch_write < RC_VOXELIZE_MAX_FEATURES, false > (layout, p, points,
+      n, out, l, dependent, s);
 }
 
 extern "C" rc_status
@@ -744,6 +754,7 @@ rc_sparse_voxelize_cuda (const rc_point_layout * layout,
   cudaStream_t s = (cudaStream_t) stream;
   scratch_layout l;
   uint8_t *base;
+  int major = 0;
   rc_status ret;
 
   if (rc_sparse_check (layout, params) != RC_OK || !out || !out->features ||
@@ -757,8 +768,10 @@ rc_sparse_voxelize_cuda (const rc_point_layout * layout,
   if (l.total + (uint64_t) (base - (uint8_t *) scratch) > scratch_size)
     return RC_ERROR_INVALID_ARGUMENT;
 
-  ret = launch_steps (layout, params, (const uint8_t *) points,
-      (uint32_t) n_points, out, &l, s);
+  ret = rc_device_compute_major (&major);
+  if (ret == RC_OK)
+    ret = launch_steps (layout, params, (const uint8_t *) points,
+        (uint32_t) n_points, out, &l, major >= 9, s);
   if (ret == RC_OK && stats)
     ret = rc_device_copy_async (stats, l.stats, sizeof (device_stats),
         RC_COPY_DEVICE_TO_HOST, stream);

@@ -14,26 +14,13 @@
  * point, each tile ranks its voxels from the mask and writes its points.
  * Writing them zeroes what binning touched, so the scratch is left clear
  * for the next call, which skips the clear (scratch_header). */
+#include "dependent-launch.cuh"
 #include "internal.h"
 #include "voxelize-math.h"
 
 #include <cuda_runtime.h>
 
 #define BLOCK 256
-
-/* Programmatic dependent launch (sm_90 and later): the dependent waits for
- * the whole previous grid to finish and its writes to be visible; the
- * previous grid lets dependents start early.  Without a programmatic launch
- * both are no-ops. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define WAIT_FOR_PREVIOUS_GRID() \
-  asm volatile ("griddepcontrol.wait;" ::: "memory")
-#define LET_DEPENDENTS_START() \
-  asm volatile ("griddepcontrol.launch_dependents;")
-#else
-#define WAIT_FOR_PREVIOUS_GRID() do { } while (0)
-#define LET_DEPENDENTS_START() do { } while (0)
-#endif
 
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -406,21 +393,9 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     scratch_header * header, device_stats * stats, bool early,
     cudaStream_t s)
 {
-  cudaLaunchConfig_t config = { };
-  cudaLaunchAttribute attr = { };
-
-  config.gridDim = dim3 (blocks_for (n_points));
-  config.blockDim = dim3 (BLOCK);
-  config.stream = s;
-  if (early) {
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attr;
-    config.numAttrs = 1;
-  }
-  return rc_check_cuda (cudaLaunchKernelEx (&config, bin_points < PACKED_XYZ >,
-          *layout, *grid, points, n_points, out, counts, tile_counts, mask,
-          header, stats));
+  return rc_launch (early, blocks_for (n_points), BLOCK, s,
+      bin_points < PACKED_XYZ >, *layout, *grid, points, n_points, out, counts,
+      tile_counts, mask, header, stats);
 }
 
 extern "C" rc_status
