@@ -24,7 +24,8 @@
 #endif
 
 /* Launches @kernel (@blocks of @threads) on @s; with @dependent, as a
- * programmatic dependent of the launch before it. */
+ * programmatic dependent of the launch before it.  Checked as every
+ * launch is (rc_check_launch), fault injection included. */
 template < typename ... Params, typename ... Args >
 static rc_status
 rc_launch (bool dependent, unsigned blocks, unsigned threads, cudaStream_t s,
@@ -42,7 +43,9 @@ rc_launch (bool dependent, unsigned blocks, unsigned threads, cudaStream_t s,
     config.attrs = &attr;
     config.numAttrs = 1;
   }
-  return rc_check_cuda (cudaLaunchKernelEx (&config, kernel, args ...));
+  cudaError_t err = cudaLaunchKernelEx (&config, kernel, args ...);
+
+  return err != cudaSuccess ? rc_check_cuda (err) : rc_check_launch ();
 }
 
 #endif
