@@ -53,6 +53,11 @@ const uint32_t kNotStaged = 0xffffffffu;
  * enough that the reference size makes a few waves of blocks (15 ticks;
  * 23 or 11 measured slower). */
 const uint32_t kTileFloats = 8192;
+/* Ticks a tile takes at least, past kTileFloats: wide rows (16 streams
+ * of the reference's kinds, 3,172 floats) made tiles of two ticks, whose
+ * searches and barriers cost more than their rows (16 streams: 474 us,
+ * 57 % of the stalls at barriers; 351 us with four ticks or eight). */
+const uint32_t kMinTileTicks = 4;
 /* Below this many tiles, tiles shrink (down to one tick) to fill the GPU. */
 const uint64_t kMinTiles = 2048;
 /* Marks a NaN segment (edge INVALID); a pick has i1 == i2. */
@@ -423,10 +428,11 @@ rc_fuse_cuda (const rc_fuse_params * params, const int64_t * tick_times,
     offset += params->streams[s].channels;
   }
 
-  /* Ticks per tile: about kTileFloats outputs, within the shared table and
-   * the episode, then fewer while that leaves the GPU short of blocks. */
+  /* Ticks per tile: about kTileFloats outputs (at least kMinTileTicks),
+   * within the shared table and the episode, then fewer while that leaves
+   * the GPU short of blocks. */
   k = kTileFloats / a.row;
-  k = k < 1 ? 1 : k;
+  k = k < kMinTileTicks ? kMinTileTicks : k;
   k = k > kMaxLocs / params->n_streams ? kMaxLocs / params->n_streams : k;
   k = k > params->n_ticks ? params->n_ticks : k;
   /* Shorter tiles where the staged rows would not fit, down to a few
