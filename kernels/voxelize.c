@@ -209,12 +209,14 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
 
   /* After a header and the statistics, used by one cloud after another:
    * the centroids' first point of each tile; the point count per voxel; the
-   * centroids' sums, the occupied voxels of each tile and a bit per voxel
-   * (voxelize.cu lays them out in this order). */
+   * mean's bit per voxel; the centroids' sums, the occupied voxels of each
+   * tile and a bit per voxel (voxelize.cu lays them out in this order). */
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += n_tiles * sizeof (uint64_t);
   if (rc_voxel_mode_averages (grid->mode))
     size += n_voxels * sizeof (uint32_t);
+  if (grid->mode == RC_VOXEL_MEAN)
+    size += (n_voxels + 31) / 32 * sizeof (uint32_t);
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += n_voxels * layout->n_features * sizeof (float) +
         (n_tiles + (n_voxels + 31) / 32) * sizeof (uint32_t);

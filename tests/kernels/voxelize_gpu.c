@@ -268,6 +268,44 @@ GST_START_TEST (test_centroids_scratch_reused)
 
 GST_END_TEST;
 
+/* A mean of at most a point for 64 voxels (here 10,000 points) divides
+ * only the voxels it marked and leaves its counts and mask clear, so the
+ * next call clears only its output grid; a larger one leaves its counts
+ * for the next call to clear: calls one after another on one scratch,
+ * both kinds, batches of both and an empty cloud, the centroids and
+ * fewer features in between, each against the CPU. */
+GST_START_TEST (test_mean_scratch_reused)
+{
+  const guint64 one[1] = { 5000 }, big[1] = { 20000 };
+  const guint64 three[3] = { 7000, 0, 15000 };
+  rc_voxel_grid grid = { {-20.0, -20.0, -2.5}, {0.25, 0.25, 0.2},
+  {160, 160, 25}, RC_VOXEL_MEAN
+  };
+  rc_voxel_grid centroids = grid;
+  gpointer scratch;
+  guint64 size;
+
+  centroids.mode = RC_VOXEL_CENTROIDS;
+  size = MAX (rc_voxelize_cuda_scratch_size (&layout32, &grid, 3),
+      rc_voxelize_cuda_scratch_size (&layout32, &centroids, 3));
+  check_rc (rc_device_alloc (&scratch, size));
+  check_rc (rc_device_memset_async (scratch, 0x5A, size, NULL));
+  check_rc (rc_voxelize_cuda_scratch_reset (scratch, NULL));
+  compare_on (&layout32, &grid, one, 1, scratch);
+  compare_on (&layout32, &grid, one, 1, scratch);
+  compare_on (&layout32, &grid, three, 3, scratch);
+  compare_on (&layout32, &grid, big, 1, scratch);
+  compare_on (&layout32, &grid, one, 1, scratch);
+  compare_on (&layout32, &grid, big, 1, scratch);
+  compare_on (&layout16, &grid, one, 1, scratch);
+  compare_on (&layout32, &centroids, one, 1, scratch);
+  compare_on (&layout32, &grid, three, 3, scratch);
+  compare_on (&layout32, &grid, one, 1, scratch);
+  check_rc (rc_device_free (scratch));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_parameters_n)
 {
   rc_voxel_grid grid = { {0, 0, 0}, {0, 1, 1}, {4, 4, 4}, RC_VOXEL_COUNT };
@@ -290,6 +328,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_odd_grid_several_clouds);
   tcase_add_test (tc, test_large_grids);
   tcase_add_test (tc, test_centroids_scratch_reused);
+  tcase_add_test (tc, test_mean_scratch_reused);
   tcase_add_test (tc, test_bad_parameters_n);
   return s;
 }
