@@ -138,6 +138,15 @@ gst_robocache_base_transform_map_cpu (GstRobocacheBaseTransform * self,
   return FALSE;
 }
 
+GstFlowReturn
+gst_robocache_base_transform_cpu_failed (GstRobocacheBaseTransform * self,
+    const gchar * what, rc_status status)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s failed: %s", what,
+          rc_status_message (status)), (NULL));
+  return GST_FLOW_ERROR;
+}
+
 /* The depth for this stream: the property, or for 0 one buffer behind a
  * live upstream and AUTO_DEPTH otherwise. */
 static guint

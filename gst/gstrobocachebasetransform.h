@@ -77,5 +77,10 @@ gboolean gst_robocache_base_transform_map_cpu (GstRobocacheBaseTransform *
     self, GstBuffer * inbuf, GstMapInfo * in, GstBuffer * outbuf,
     GstMapInfo * out);
 
+/* Posts the failure of @what, a kernel on the CPU, with @status's text;
+ * returns GST_FLOW_ERROR for the caller to return. */
+GstFlowReturn gst_robocache_base_transform_cpu_failed (GstRobocacheBaseTransform
+    * self, const gchar * what, rc_status status);
+
 G_END_DECLS
 #endif

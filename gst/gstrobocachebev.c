@@ -541,11 +541,9 @@ draw_cpu (GstRobocacheBev * self, const rc_bev_params * p, GstBuffer * inbuf,
       GST_VIDEO_FRAME_PLANE_DATA (frame, 0),
       GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), st->host_scratch, NULL);
   gst_buffer_unmap (inbuf, &in);
-  if (ret != RC_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("drawing failed: %s",
-            rc_status_message (ret)), (NULL));
-    return GST_FLOW_ERROR;
-  }
+  if (ret != RC_OK)
+    return gst_robocache_base_transform_cpu_failed
+        (GST_ROBOCACHE_BASE_TRANSFORM (self), "drawing", ret);
   return GST_FLOW_OK;
 }
 

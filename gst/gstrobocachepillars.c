@@ -474,11 +474,9 @@ pillars_cpu (GstRobocachePillars * self, GstBuffer * inbuf,
       n_points, &arrays, st->host_scratch, stats);
   gst_buffer_unmap (outbuf, &out);
   gst_buffer_unmap (inbuf, &in);
-  if (ret != RC_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("sparse voxelization failed: "
-            "%s", rc_status_message (ret)), (NULL));
-    return GST_FLOW_ERROR;
-  }
+  if (ret != RC_OK)
+    return gst_robocache_base_transform_cpu_failed
+        (GST_ROBOCACHE_BASE_TRANSFORM (self), "sparse voxelization", ret);
   return GST_FLOW_OK;
 }
 

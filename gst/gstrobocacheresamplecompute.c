@@ -72,11 +72,9 @@ compute_on_cpu (GstRobocacheResample * self, const rc_resample_params * p,
 {
   rc_status ret = rc_resample_cpu (p, src_t, src_v, tgt, out);
 
-  if (ret != RC_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("resampling failed: %s",
-            rc_status_message (ret)), (NULL));
-    return GST_FLOW_ERROR;
-  }
+  if (ret != RC_OK)
+    return gst_robocache_base_transform_cpu_failed
+        (GST_ROBOCACHE_BASE_TRANSFORM (self), "resampling", ret);
   return GST_FLOW_OK;
 }
 

@@ -588,11 +588,9 @@ voxelize_cpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
       out.data, st->host_scratch, stats);
   gst_buffer_unmap (outbuf, &out);
   gst_buffer_unmap (inbuf, &in);
-  if (ret != RC_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("voxelization failed: %s",
-            rc_status_message (ret)), (NULL));
-    return GST_FLOW_ERROR;
-  }
+  if (ret != RC_OK)
+    return gst_robocache_base_transform_cpu_failed
+        (GST_ROBOCACHE_BASE_TRANSFORM (self), "voxelization", ret);
   return GST_FLOW_OK;
 }
 
