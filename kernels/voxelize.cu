@@ -412,6 +412,24 @@ write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
   }
 }
 
+/* Divides one cloud's mean sums by their counts: with @marked only the
+ * voxels binning marked in @mask, leaving the scratch clear for @key;
+ * else every voxel, leaving the counts for the next clear (the header
+ * says so since binning). */
+static rc_status
+launch_division (bool marked, float *sums, uint32_t * counts,
+    uint32_t * mask, uint64_t n_voxels, uint32_t n_features,
+    scratch_header * header, unsigned long long key, cudaStream_t s)
+{
+  if (marked)
+    divide_marked_means <<< blocks_for ((n_voxels + 31) / 32), BLOCK, 0,
+        s >>> (sums, counts, mask, n_voxels, n_features, header, key);
+  else
+    divide_means <<< blocks_for (n_voxels), BLOCK, 0, s >>> (sums, counts,
+        n_voxels, n_features);
+  return rc_check_launch ();
+}
+
 /* Puts one cloud's centroids, summed in @sums and counted per tile while
  * binning, into @points, leaving the scratch clear for @key. */
 static rc_status
@@ -560,17 +578,9 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
             centroids || marked ? mask : NULL, key ? header : NULL,
             dstats + c, early, s);
     }
-    if (ret == RC_OK && marked) {
-      divide_marked_means <<< blocks_for ((n_voxels + 31) / 32), BLOCK, 0,
-          s >>> ((float *) grid_out, counts, mask, n_voxels,
-          layout->n_features, header, key);
-      ret = rc_check_launch ();
-    } else if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN) {
-      /* The counts stay as binning left them: the header says so. */
-      divide_means <<< blocks_for (n_voxels), BLOCK, 0, s >>> ((float *)
-          grid_out, counts, n_voxels, layout->n_features);
-      ret = rc_check_launch ();
-    }
+    if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN)
+      ret = launch_division (marked, (float *) grid_out, counts, mask,
+          n_voxels, layout->n_features, header, key, s);
     if (ret == RC_OK && centroids && cloud_sizes[c] > 0)
       ret = launch_centroids (sums, counts, mask, n_voxels,
           layout->n_features, tile_counts, tile_first, (float *) cloud_out,
