@@ -3,7 +3,7 @@
 #include "mcap-records.h"
 
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 #include <zstd.h>
 #include <lz4frame.h>
 
@@ -65,9 +65,15 @@ mcap_record_fail (const McapRecord * record, GError ** error,
 }
 
 guint32
+mcap_crc32_update (guint32 crc, const guint8 * data, gsize size)
+{
+  return libdeflate_crc32 (crc, data, size);
+}
+
+guint32
 mcap_crc32 (const guint8 * data, gsize size)
 {
-  return crc32_z (0, data, size);
+  return mcap_crc32_update (0, data, size);
 }
 
 /* Reads a record's fields in order; after the first field that does not

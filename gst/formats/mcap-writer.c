@@ -1,5 +1,6 @@
 /* The MCAP writer of mcap-writer.h. */
 #include "mcap-writer.h"
+#include "mcap-records.h"
 #include "reader.h"
 
 #include <errno.h>
@@ -9,7 +10,6 @@
 
 #include <glib/gstdio.h>
 #include <lz4frame.h>
-#include <zlib.h>
 #include <zstd.h>
 
 static const guint8 mcap_magic[8] = { 0x89, 'M', 'C', 'A', 'P', '0', '\r',
@@ -83,7 +83,7 @@ struct _RcMcapWriter
   gboolean failed;              /* an I/O error: nothing more is written */
   gboolean finished;
   guint64 offset;               /* bytes written */
-  uLong data_crc;               /* of every byte written before DataEnd */
+  guint32 data_crc;             /* of every byte written before DataEnd */
   RcMcapCompression compression;
   gsize chunk_size;
 
@@ -228,13 +228,8 @@ write_all (RcMcapWriter * w, const guint8 * data, gsize size,
     done += n;
     w->offset += n;
   }
-  /* crc32 takes a uInt length: feed large buffers in pieces. */
-  for (gsize at = 0; !summary && at < size;) {
-    uInt piece = MIN (size - at, (gsize) G_MAXUINT32 / 2);
-
-    w->data_crc = crc32 (w->data_crc, data + at, piece);
-    at += piece;
-  }
+  if (!summary)
+    w->data_crc = mcap_crc32_update (w->data_crc, data, size);
   return TRUE;
 }
 
@@ -290,7 +285,7 @@ rc_mcap_writer_new (const gchar * path, const gchar * profile,
   w->path = g_strdup (path);
   w->compression = compression;
   w->chunk_size = MAX (chunk_size, 1);
-  w->data_crc = crc32 (0, NULL, 0);
+  w->data_crc = 0;
   w->schemas = g_ptr_array_new_with_free_func (schema_free);
   w->channels = g_ptr_array_new_with_free_func (channel_free);
   w->chunks = g_array_new (FALSE, TRUE, sizeof (ChunkInfo));
@@ -479,8 +474,7 @@ codec_error:
 static gboolean
 append_chunk (RcMcapWriter * w, ChunkInfo * ci, GError ** error)
 {
-  guint32 crc = crc32_z (crc32 (0, NULL, 0), w->records->data,
-      w->records->len);
+  guint32 crc = mcap_crc32 (w->records->data, w->records->len);
   gsize at, size_at;
 
   g_byte_array_set_size (w->out, 0);
@@ -686,7 +680,7 @@ build_summary (RcMcapWriter * w, guint64 summary_start)
   GByteArray *b = g_byte_array_new ();
   GByteArray *offsets = g_byte_array_new ();
   gsize group = 0, offsets_start;
-  uLong crc;
+  guint32 crc;
 
   for (guint i = 0; i < w->schemas->len; i++)
     put_schema (b, g_ptr_array_index (w->schemas, i));
@@ -713,7 +707,7 @@ build_summary (RcMcapWriter * w, guint64 summary_start)
   put_u64 (b, summary_start);
   put_u64 (b, summary_start + offsets_start);
   /* The CRC runs from the summary through summary_offset_start. */
-  crc = crc32_z (crc32 (0, NULL, 0), b->data, b->len);
+  crc = mcap_crc32 (b->data, b->len);
   put_u32 (b, crc);
   g_byte_array_append (b, mcap_magic, sizeof (mcap_magic));
   return b;
