@@ -75,6 +75,17 @@ def session_processes(sid):
     return [p for p, state, _, s in processes() if s == sid and state != "Z"]
 
 
+def process_state(pid):
+    """The state letter of process `pid`, None once it is gone."""
+    return next((state for p, state, _, _ in processes() if p == pid), None)
+
+
+def partial_shards(shards):
+    """The shards being written (their names start with a dot)."""
+    return [n for n in (os.listdir(shards) if os.path.isdir(shards) else [])
+            if n.startswith(".")]
+
+
 def children(pid):
     return [p for p, _, parent, _ in processes() if parent == pid]
 
@@ -261,22 +272,29 @@ class Build(unittest.TestCase):
              out, "--jobs", "1", REC], stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, start_new_session=True)
         deadline = time.monotonic() + 120
-        partial = []
-        while not partial:      # a worker in the middle of a recording
+        while True:             # a worker stopped in the middle of a recording
             self.assertIsNone(proc.poll(), "the run ended first")
             self.assertLess(time.monotonic(), deadline)
-            partial = [n for n in (os.listdir(shards) if os.path.isdir(
-                shards) else []) if n.startswith(".")]
-            time.sleep(0.005)
-        workers = [p for p in children(proc.pid)
-                   if b"spawn_main" in cmdline(p)]
-        self.assertEqual(len(workers), 1)
+            if not partial_shards(shards):
+                time.sleep(0.005)
+                continue
+            workers = [p for p in children(proc.pid)
+                       if b"spawn_main" in cmdline(p)]
+            self.assertEqual(len(workers), 1)
+            # Stopped, its partial shard still there: it is inside that
+            # recording, so the kill lands there (a fast worker may have
+            # finished between the look and the signal: look again).
+            os.kill(workers[0], signal.SIGSTOP)
+            while process_state(workers[0]) not in ("T", None):
+                time.sleep(0.001)
+            if partial_shards(shards):
+                break
+            os.kill(workers[0], signal.SIGCONT)
         os.kill(workers[0], signal.SIGKILL)
         log = proc.communicate(timeout=120)[0]
         self.assertEqual(proc.returncode, 1, log)
         status = {e["key"]: e for e in read_manifest(out)["recordings"]}
-        # The recording whose shard was seen partial, or, when the worker
-        # finished it between the look and the kill, the next one.
+        # The recording it was stopped in.
         died = [k for k, e in status.items() if e.get("error") ==
                 "the worker process died (signal 9) while building it"]
         self.assertEqual(len(died), 1, log)
