@@ -599,14 +599,31 @@ create_streams (GstRobocacheRecordingSrc * self, GPtrArray * topics)
   }
 }
 
-/* A decoder per played topic; FALSE and an element error if the schema
- * the file stores for one cannot be used. */
+/* The mapped file as memory that message buffers can share, or NULL. */
+static GstMemory *
+file_memory (RcReader * reader)
+{
+  GMappedFile *mapped = rc_reader_get_mapped_file (reader);
+  gsize size = mapped ? g_mapped_file_get_length (mapped) : 0;
+
+  if (size == 0)
+    return NULL;
+  return gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY,
+      g_mapped_file_get_contents (mapped), size, 0, size,
+      g_mapped_file_ref (mapped), (GDestroyNotify) g_mapped_file_unref);
+}
+
+/* A decoder per played topic, sharing the file's bytes where it can;
+ * FALSE and an element error if the schema the file stores for one
+ * cannot be used. */
 static gboolean
 create_decoders (GstRobocacheRecordingSrc * self, GPtrArray * topics)
 {
   State *st = &self->priv->state;
   guint n_topics = rc_reader_n_topics (st->reader);
+  GstMemory *file = file_memory (st->reader);
   GError *error = NULL;
+  gboolean ok = TRUE;
 
   st->decoders = g_new0 (GstRobocacheRosDecoder *, MAX (n_topics, 1));
   for (guint t = 0; t < n_topics; t++) {
@@ -621,10 +638,14 @@ create_decoders (GstRobocacheRecordingSrc * self, GPtrArray * topics)
               GST_STR_NULL (topic->schema_name),
               GST_STR_NULL (topic->schema_encoding)));
       g_error_free (error);
-      return FALSE;
+      ok = FALSE;
+      break;
     }
+    gst_robocache_ros_decoder_set_file (st->decoders[t], file);
   }
-  return TRUE;
+  if (file)
+    gst_memory_unref (file);
+  return ok;
 }
 
 /* The header.stamp of the first message played, 0 if unstamped. */

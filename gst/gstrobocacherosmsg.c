@@ -25,6 +25,10 @@ struct _GstRobocacheRosDecoder
   /* Downstream's, for the buffers (NULL: system memory). */
   GstAllocator *allocator;
   GstAllocationParams params;
+  /* The whole file the messages are read from, or NULL, and its bytes. */
+  GstMemory *file;
+  const guint8 *file_data;
+  gsize file_size;
 };
 
 /* A buffer of @size bytes from the allocator downstream proposed. */
@@ -33,6 +37,32 @@ decoder_alloc (const GstRobocacheRosDecoder * decoder, gsize size)
 {
   return gst_buffer_new_allocate (decoder->allocator, size,
       (GstAllocationParams *) & decoder->params);
+}
+
+/* The @size bytes at @data as a buffer that shares the file's memory, or
+ * NULL when they are to be copied: they are not in the file (a compressed
+ * chunk's), or downstream asked for memory of its own (page-locked memory
+ * for a GPU element is worth the copy) or an alignment they lack. */
+static GstBuffer *
+decoder_share (const GstRobocacheRosDecoder * decoder, const guint8 * data,
+    gsize size)
+{
+  const GstAllocationParams *p = &decoder->params;
+  GstBuffer *buf;
+
+  if (!decoder->file || data < decoder->file_data || size == 0 ||
+      size > decoder->file_size ||
+      (gsize) (data - decoder->file_data) > decoder->file_size - size)
+    return NULL;
+  if (decoder->allocator && g_strcmp0 (decoder->allocator->mem_type,
+          GST_ALLOCATOR_SYSMEM))
+    return NULL;
+  if (((guintptr) data & p->align) || p->prefix || p->padding)
+    return NULL;
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, gst_memory_share (decoder->file,
+          data - decoder->file_data, size));
+  return buf;
 }
 
 typedef GstBuffer *(*ConvertFunc) (const GstRobocacheRosDecoder * decoder,
@@ -208,6 +238,9 @@ points_copy (const GstRobocacheRosDecoder * decoder, const RcPointCloud2 * msg)
 
   if (points == 0)
     return gst_buffer_new ();
+  if ((msg->height <= 1 || msg->row_step == row_bytes) &&
+      (buf = decoder_share (decoder, msg->data, points * msg->point_step)))
+    return buf;
   buf = decoder_alloc (decoder, points * msg->point_step);
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
   if (msg->height <= 1 || msg->row_step == row_bytes)
@@ -400,6 +433,11 @@ image_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   }
   gst_video_info_set_format (&vinfo, format, msg.width, msg.height);
   *caps = gst_video_info_to_caps (&vinfo);
+  /* Rows as the caps lay them out: the message's data is the frame. */
+  if ((gint64) msg.step == GST_VIDEO_INFO_PLANE_STRIDE (&vinfo, 0) &&
+      GST_VIDEO_INFO_SIZE (&vinfo) <= msg.data_size &&
+      (buf = decoder_share (decoder, msg.data, GST_VIDEO_INFO_SIZE (&vinfo))))
+    goto out;
   buf = decoder_alloc (decoder, GST_VIDEO_INFO_SIZE (&vinfo));
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
   for (guint32 r = 0; r < msg.height; r++) {
@@ -472,7 +510,26 @@ gst_robocache_ros_decoder_free (GstRobocacheRosDecoder * decoder)
     return;
   g_clear_pointer (&decoder->cdr, rc_ros2_decoder_free);
   gst_clear_object (&decoder->allocator);
+  if (decoder->file)
+    gst_memory_unref (decoder->file);
   g_free (decoder);
+}
+
+void
+gst_robocache_ros_decoder_set_file (GstRobocacheRosDecoder * decoder,
+    GstMemory * file)
+{
+  GstMapInfo map;
+
+  if (decoder->file)
+    gst_memory_unref (decoder->file);
+  decoder->file = NULL;
+  if (!file || !gst_memory_map (file, &map, GST_MAP_READ))
+    return;
+  decoder->file = gst_memory_ref (file);
+  decoder->file_data = map.data;
+  decoder->file_size = map.size;
+  gst_memory_unmap (file, &map);
 }
 
 void

@@ -82,6 +82,13 @@ GstBuffer *gst_robocache_ros_decoder_buffer_new (const GstRobocacheRosDecoder
 void gst_robocache_ros_decoder_set_allocator (GstRobocacheRosDecoder *
     decoder, GstAllocator * allocator, const GstAllocationParams * params);
 
+/* @file (a reference is taken; NULL: none) holds the whole file the
+ * messages are read from: clouds and frames whose bytes lie in it, laid
+ * out as their caps say, are shared from it without a copy (read-only
+ * memory) where downstream asked for no memory of its own. */
+void gst_robocache_ros_decoder_set_file (GstRobocacheRosDecoder * decoder,
+    GstMemory * file);
+
 /* The ROS image encoding (e.g. "rgb8") of the little-endian video
  * @format, with its bytes per pixel; NULL for a format no encoding is.
  * The reverse of what the sources play, for writers. */

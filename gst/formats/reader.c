@@ -2,7 +2,11 @@
  * list and selection, and the calls into the format. */
 #include "reader-impl.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 G_DEFINE_QUARK (rc - reader - error - quark, rc_reader_error);
 
@@ -90,19 +94,42 @@ rc_reader_open (const gchar * path, GError ** error)
   return rc_reader_open_full (path, RC_READER_FLAGS_NONE, error);
 }
 
+/* The file at @path mapped private and writable: message bytes handed on
+ * without a copy may be written by whoever gets them (a torch tensor
+ * changed in place), which copies the pages written and never changes the
+ * file; read-only pages would crash that consumer instead. */
+static GMappedFile *
+map_file (const gchar * path, GError ** error)
+{
+  GError *err = NULL;
+  GMappedFile *mapped;
+  gint fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+
+  if (fd < 0) {
+    gint saved = errno;
+
+    rc_reader_fail (error, RC_READER_ERROR_IO, "cannot open %s: %s", path,
+        g_strerror (saved));
+    return NULL;
+  }
+  mapped = g_mapped_file_new_from_fd (fd, TRUE, &err);
+  close (fd);
+  if (!mapped) {
+    rc_reader_fail (error, RC_READER_ERROR_IO, "%s: %s", path, err->message);
+    g_error_free (err);
+  }
+  return mapped;
+}
+
 RcReader *
 rc_reader_open_full (const gchar * path, RcReaderFlags flags,
     GError ** error)
 {
-  GError *err = NULL;
-  GMappedFile *mapped = g_mapped_file_new (path, FALSE, &err);
+  GMappedFile *mapped = map_file (path, error);
   RcReader *reader;
 
-  if (!mapped) {
-    rc_reader_fail (error, RC_READER_ERROR_IO, "%s", err->message);
-    g_error_free (err);
+  if (!mapped)
     return NULL;
-  }
   reader = rc_reader_open_data_full ((const guint8 *)
       g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped),
       flags, error);
@@ -134,6 +161,12 @@ rc_reader_free (RcReader * reader)
   if (reader->mapped)
     g_mapped_file_unref (reader->mapped);
   g_free (reader);
+}
+
+GMappedFile *
+rc_reader_get_mapped_file (const RcReader * reader)
+{
+  return reader->mapped;
 }
 
 const gchar *

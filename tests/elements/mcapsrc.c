@@ -735,6 +735,138 @@ GST_START_TEST (test_replay_deterministic)
 
 GST_END_TEST;
 
+/* Whether every cloud and frame of @out shares one memory with the file
+ * (a sub-memory, read-only) rather than being a copy. */
+static gboolean
+frames_shared (GPtrArray ** out, guint n_pads, gboolean * any_copied)
+{
+  gboolean all = TRUE;
+
+  *any_copied = FALSE;
+  for (guint i = 0; i < n_pads; i++) {
+    for (guint k = 0; k < out[i]->len; k++) {
+      GstSample *sample = g_ptr_array_index (out[i], k);
+      GstBuffer *buf = gst_sample_get_buffer (sample);
+      const GstStructure *st =
+          gst_caps_get_structure (gst_sample_get_caps (sample), 0);
+      GstMemory *mem;
+      gboolean shared;
+
+      if (gst_structure_has_name (st, GST_ROBOCACHE_VECTORS_MEDIA_TYPE))
+        continue;
+      mem = gst_buffer_peek_memory (buf, 0);
+      shared = gst_buffer_n_memory (buf) == 1 && mem->parent != NULL &&
+          GST_MEMORY_IS_READONLY (mem);
+      all = all && shared;
+      *any_copied = *any_copied || !shared;
+    }
+  }
+  return all;
+}
+
+/* Answers downstream's allocation query with an alignment (64 bytes). */
+static GstPadProbeReturn
+ask_alignment (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstAllocationParams params;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_allocation_params_init (&params);
+  params.align = 63;
+  gst_query_add_allocation_param (query, NULL, &params);
+  return GST_PAD_PROBE_HANDLED;
+}
+
+static gchar *
+file_sha256 (const gchar * path)
+{
+  gchar *data, *sum;
+  gsize size;
+
+  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (guint8 *) data, size);
+  g_free (data);
+  return sum;
+}
+
+/* Clouds and frames of uncompressed chunks are the file's own bytes, not
+ * copies (test_layouts checks those bytes against the writer's); written
+ * by a consumer (a torch tensor changed in place does so through a read
+ * mapping), the pages are copied and the file is unchanged.  Compressed
+ * chunks, and a downstream that asks for aligned memory, get copies. */
+GST_START_TEST (test_uncompressed_shared)
+{
+  gchar *path = sample_path ("uncompressed.mcap");
+  gchar *zstd = sample_path ("zstd.mcap");
+  gchar *before = file_sha256 (path), *after;
+  GstElement *p = mcap_pipeline (path, "topics=" PLAIN_TOPICS, 4);
+  GPtrArray **out = play (p, 4, NULL, NULL, NULL);
+  gboolean copied;
+  GstElement *sink;
+  GstPad *pad;
+  gchar *desc;
+
+  fail_unless (frames_shared (out, 4, &copied));
+  for (guint i = 0; i < 4; i++) {
+    for (guint k = 0; k < out[i]->len; k++) {
+      GstBuffer *buf = gst_sample_get_buffer (g_ptr_array_index (out[i], k));
+      GstMapInfo map;
+
+      fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+      if (map.size > 0)
+        map.data[map.size / 2] ^= 0x5a;
+      gst_buffer_unmap (buf, &map);
+    }
+  }
+  free_out (out, 4);
+  gst_object_unref (p);
+  after = file_sha256 (path);
+  fail_unless_equals_string (after, before);
+
+  p = mcap_pipeline (zstd, "topics=" PLAIN_TOPICS, 4);
+  out = play (p, 4, NULL, NULL, NULL);
+  frames_shared (out, 4, &copied);
+  fail_unless (copied);
+  free_out (out, 4);
+  gst_object_unref (p);
+
+  /* The probe answers at the queue's sink pad, the source's peer. */
+  desc = g_strdup_printf ("robocachemcapsrc name=m location=\"%s\" "
+      "topics=/points m.src_0 ! queue name=q ! appsink name=s0 sync=false",
+      path);
+  p = gst_parse_launch (desc, NULL);
+  fail_unless (p != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (p), "q");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, ask_alignment,
+      NULL, NULL);
+  out = play (p, 1, NULL, NULL, NULL);
+  fail_unless (out[0]->len > 1);
+  /* The first buffer comes before the query; the rest are aligned copies. */
+  for (guint k = 1; k < out[0]->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (g_ptr_array_index (out[0], k));
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_peek_memory (buf, 0)->parent == NULL);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    fail_unless (((guintptr) map.data & 63) == 0);
+    gst_buffer_unmap (buf, &map);
+  }
+  free_out (out, 1);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (before);
+  g_free (after);
+  g_free (zstd);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static Suite *
 mcapsrc_suite (void)
 {
@@ -745,6 +877,7 @@ mcapsrc_suite (void)
   tcase_add_test (tc, test_zstd);
   tcase_add_test (tc, test_lz4);
   tcase_add_test (tc, test_layouts);
+  tcase_add_test (tc, test_uncompressed_shared);
   tcase_add_test (tc, test_log_time);
   tcase_add_test (tc, test_default_topics);
   tcase_add_test (tc, test_recovered_mid_chunk);
