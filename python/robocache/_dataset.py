@@ -7,6 +7,8 @@ when made where torch does not import.
 import os
 import pathlib
 
+import numpy as np
+
 from . import _kernels, _lib
 from ._pipeline import Pipeline
 from ._replay import (_NS, _aligned, _description, _is_rosbag2, _joint_span,
@@ -156,8 +158,9 @@ class RecordingDataset(_Base):
             else "cpu"
         with Pipeline(self.description(self.files[index]), device=device,
                       like="torch") as p:
-            values = ((s.stream, s.pts, s.array[0].numpy().copy()
-                       if s.stream == "joints" else s.array) for s in p)
+            values = ((s.stream, s.pts, np.array(s.array[0])
+                       if s.stream == "joints" else s.array)
+                      for s in p._samples(copied=("joints",)))
             for time, grid, joints, frames in _aligned(
                     values, lo, hi, bool(self.camera_topic)):
                 yield self._item(index, time, grid, joints, frames)

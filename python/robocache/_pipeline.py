@@ -330,6 +330,62 @@ class Pipeline(_Bin):
         return self
 
     def __next__(self):
+        sink, sample = self._next_head()
+        try:
+            return self._sample(sink, sample)
+        finally:
+            self._g.gst.gst_mini_object_unref(sample)
+
+    def _samples(self, copied=()):
+        """Iterates Samples as the Pipeline does, but those of the streams
+        named in `copied` that are float64 vectors of layout sample in
+        system memory come as numpy copies, (1, channels), made by one
+        call, their buffers released at once: a Sample's DLPack export and
+        import cost tens of µs, most of the Python time of the hundreds of
+        joint states in a recording (robocache.RecordingDataset,
+        robocache.dataset)."""
+        while True:
+            try:
+                sink, sample = self._next_head()
+            except StopIteration:
+                return
+            try:
+                out = (self._vector_copy(sink, sample)
+                       if sink.name in copied else None)
+                if out is None:
+                    out = self._sample(sink, sample)
+            finally:
+                self._g.gst.gst_mini_object_unref(sample)
+            yield out
+
+    def _vector_copy(self, sink, sample):
+        """The Sample of a float64 vector of layout sample in system
+        memory, its array a numpy copy; None for any other buffer."""
+        gst = self._g
+        caps = self._caps_string(gst.gst.gst_sample_get_caps(sample))
+        if not (caps.startswith("other/x-robocache-vectors,")
+                and "format=(string)float64," in caps
+                and "layout=(string)sample" in caps):
+            return None
+        import numpy
+        buf = gst.gst.gst_sample_get_buffer(sample)
+        size = gst.gst.gst_buffer_get_size(buf)
+        if size == 0 or size % 8:
+            return None
+        out = Sample()
+        out.array = numpy.empty((1, size // 8))
+        gst.gst.gst_buffer_extract(buf, 0, out.array.ctypes.data, size)
+        header = gst.Buffer.from_address(buf)
+        out.stream, out.caps, out.times, out.data_ptr = (
+            sink.name, caps, None, out.array.ctypes.data)
+        out.pts = None if header.pts == gst.CLOCK_TIME_NONE else header.pts
+        out.duration = (None if header.duration == gst.CLOCK_TIME_NONE
+                        else header.duration)
+        return out
+
+    def _next_head(self):
+        """The sink and GstSample (a reference the caller drops) that come
+        next in time order; StopIteration at the end."""
         if self._failed is not None:
             raise self._failed
         if self._done:
@@ -349,10 +405,7 @@ class Pipeline(_Bin):
                 first = untimed[0] if untimed else min(
                     ready, key=lambda s: self._pts(s.head))
                 sample, first.head = first.head, None
-                try:
-                    return self._sample(first, sample)
-                finally:
-                    self._g.gst.gst_mini_object_unref(sample)
+                return first, sample
             if not waiting:
                 self._read_bus()
                 self._done = True

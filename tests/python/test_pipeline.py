@@ -74,6 +74,27 @@ class Pipelines(unittest.TestCase):
         self.assertEqual(streams.count("lidar"), 5)
         self.assertEqual(streams.count("joints"), 40)
 
+    def test_vector_copies_match(self):
+        """The dataset's path for joint states (Pipeline._samples): float64
+        vectors copied by one call, the same streams, times and values as
+        the Samples; other formats and streams as before."""
+        desc = ("robocachelidarsrc num-buffers=3 points-per-sweep=16 ! "
+                "appsink name=lidar robocachejointsrc num-buffers=30 "
+                "rate=100/1 seed=7 format=%s ! appsink name=joints")
+        for fmt, copied in (("float64", True), ("float32", False)):
+            with robocache.Pipeline(desc % fmt, device="cpu") as p:
+                want = [(s.stream, s.pts, np.array(s.array)) for s in p]
+            with robocache.Pipeline(desc % fmt, device="cpu") as p:
+                got = list(p._samples(copied=("joints",)))
+            self.assertEqual([(s.stream, s.pts) for s in got],
+                             [(w[0], w[1]) for w in want])
+            for s, w in zip(got, want):
+                np.testing.assert_array_equal(s.array, w[2])
+                if s.stream == "joints":
+                    self.assertEqual(s.array.shape, w[2].shape)
+                    self.assertEqual(s.array.flags.writeable, copied)
+            self.assertGreater(np.abs(got[-1].array).sum(), 0)
+
     def test_zero_copy(self):
         # tee hands the same buffer to both branches: both arrays must
         # start at the memory the C side mapped, the same address.

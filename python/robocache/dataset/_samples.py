@@ -112,7 +112,8 @@ def samples(conf, path, device="cpu"):
     camera = bool(conf["topics"]["camera"])
     backend = "cpu" if device == "cpu" else "gpu"
     with Pipeline(description(conf, path, backend), device=device) as p:
-        values = ((s.stream, s.pts, _value(conf, s)) for s in p)
+        values = ((s.stream, s.pts, _value(conf, s))
+                  for s in p._samples(copied=("joints",)))
         for time, lidar, joints, frames in _aligned(values, lo, hi, camera):
             targets = _targets(time, window, conf["joints"]["samples"])
             item = ({"grid": lidar} if conf["grid"]["kind"] == "voxels"
