@@ -44,11 +44,12 @@ class Sample:
 
 
 class _Sink:
-    __slots__ = ("element", "name", "head", "eos")
+    __slots__ = ("element", "name", "head", "head_pts", "eos")
 
     def __init__(self, element, name):
         self.element, self.name = element, name
         self.head = None
+        self.head_pts = None    # the head's PTS, read once when pulled
         self.eos = False
 
 
@@ -323,6 +324,7 @@ class Pipeline(_Bin):
                                                          timeout_ns)
         if sample:
             sink.head = sample
+            sink.head_pts = self._pts(sample)
         elif gst.gstapp.gst_app_sink_is_eos(sink.element):
             sink.eos = True
 
@@ -400,10 +402,10 @@ class Pipeline(_Bin):
             ready = [s for s in self._sinks if s.head is not None]
             waiting = [s for s in self._sinks
                        if s.head is None and not s.eos]
-            untimed = [s for s in ready if self._pts(s.head) is None]
+            untimed = [s for s in ready if s.head_pts is None]
             if untimed or (ready and not waiting):
                 first = untimed[0] if untimed else min(
-                    ready, key=lambda s: self._pts(s.head))
+                    ready, key=lambda s: s.head_pts)
                 sample, first.head = first.head, None
                 return first, sample
             if not waiting:
