@@ -192,6 +192,17 @@ load_field (const uint8_t * point, rc_field field)
   return (float) rc_load_field (point, field);
 }
 
+/* One coordinate of @point in double, as the CPU locates it: a float64 or
+ * integer coordinate rounded to float first could cross a voxel face. */
+template < bool FLOATS >
+__device__ static double
+load_coord (const uint8_t * point, rc_field field)
+{
+  if (FLOATS)
+    return *(const float *) (point + field.offset);
+  return rc_load_field (point, field);
+}
+
 /* Step 1: each point's cell and place, each cell's first point and
  * count. */
 template < bool FLOATS >
@@ -210,9 +221,9 @@ locate_points (const __grid_constant__ rc_point_layout layout,
   if (p < n) {
     const uint8_t *point = points + (uint64_t) p * layout.point_step;
 
-    where = rc_voxel_locate_xyz (load_field < FLOATS > (point, layout.x),
-        load_field < FLOATS > (point, layout.y),
-        load_field < FLOATS > (point, layout.z), &grid, &v);
+    where = rc_voxel_locate_xyz (load_coord < FLOATS > (point, layout.x),
+        load_coord < FLOATS > (point, layout.y),
+        load_coord < FLOATS > (point, layout.z), &grid, &v);
     cell[p] = where == RC_POINT_IN_GRID ? (uint32_t) v : RC_SPARSE_NONE;
   }
   /* The points read and located while the clear ran; the cells and the

@@ -140,10 +140,17 @@ test_sparse_assert_same (const TestSparseOut * a, const TestSparseOut * b,
     const rc_sparse_params * p, const char *what)
 {
   fail_unless_equals_int (a->n_voxels[0], b->n_voxels[0]);
-  fail_unless (memcmp (a->num_points, b->num_points,
-          (gsize) p->max_voxels * 4) == 0, "%s: num_points differ", what);
-  fail_unless (memcmp (a->coords, b->coords, (gsize) p->max_voxels * 12) ==
-      0, "%s: coords differ", what);
+  for (guint32 s = 0; s < p->max_voxels; s++) {
+    const int32_t *ca = a->coords + (gsize) s * 3, *cb = b->coords +
+        (gsize) s * 3;
+
+    fail_unless (a->num_points[s] == b->num_points[s] &&
+        !memcmp (ca, cb, 12), "%s: slot %u of %d used (max-voxels %u, "
+        "max-points-per-voxel %u) differs: %d points at (%d, %d, %d) "
+        "against %d at (%d, %d, %d)", what, s, a->n_voxels[0],
+        p->max_voxels, p->max_points, a->num_points[s], ca[0], ca[1], ca[2],
+        b->num_points[s], cb[0], cb[1], cb[2]);
+  }
   if (memcmp (a->features, b->features, a->features_size) == 0)
     return;
   for (guint64 i = 0; i < a->features_size / 4; i++)

@@ -166,6 +166,37 @@ GST_START_TEST (test_random_overflowing)
 
 GST_END_TEST;
 
+/* float64 coordinates a hair below voxel faces, where rounding them to
+ * float would put them on the face, in the next voxel: the GPU locates
+ * them in double, as the CPU does (a seed of test_random_overflowing
+ * found it). */
+GST_START_TEST (test_float64_near_faces)
+{
+  rc_sparse_params p = params (RC_SPARSE_PILLARS_10, 8, 200, FALSE);
+  TestCloud c = test_cloud_new (rand_, 2000, &p.grid, TRUE, 0);
+
+  for (guint64 i = 0; i < c.n; i++) {
+    double v[3];
+
+    for (int a = 0; a < 3; a++) {
+      gint32 k = g_rand_int_range (rand_, 1, (gint32) p.grid.dims[a]);
+      double face = p.grid.origin[a] + k * p.grid.voxel_size[a];
+
+      /* Not the face at 0, where floats are dense. */
+      if (face == 0.0)
+        face += p.grid.voxel_size[a];
+      v[a] = face - 1e-9;
+      fail_unless ((float) v[a] == (float) face && v[a] < face);
+    }
+    memcpy (c.bytes + i * c.layout.point_step, v, sizeof (v));
+    memcpy (c.xyz + i * 3, v, sizeof (v));
+  }
+  compare (&c, &p);
+  test_cloud_free (&c);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_kitti_workload)
 {
   guint32 limits[][2] = { {32, 40000}, {32, 5000}, {20, 16000} };
@@ -275,6 +306,7 @@ sparse_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_random_overflowing);
+  tcase_add_test (tc, test_float64_near_faces);
   tcase_add_test (tc, test_kitti_workload);
   tcase_add_test (tc, test_unaligned_points);
   tcase_add_test (tc, test_scan_paths);
