@@ -807,6 +807,7 @@ GST_START_TEST (test_uncompressed_shared)
   GstElement *sink;
   GstPad *pad;
   gchar *desc;
+  guint copies;
 
   fail_unless (frames_shared (out, 4, &copied));
   for (guint i = 0; i < 4; i++) {
@@ -844,16 +845,19 @@ GST_START_TEST (test_uncompressed_shared)
       NULL, NULL);
   out = play (p, 1, NULL, NULL, NULL);
   fail_unless (out[0]->len > 1);
-  /* The first buffer comes before the query; the rest are aligned copies. */
+  /* The first buffer comes before the query; the rest are aligned: the
+   * file's bytes where they happen to be (one in 64), else copies. */
+  copies = 0;
   for (guint k = 1; k < out[0]->len; k++) {
     GstBuffer *buf = gst_sample_get_buffer (g_ptr_array_index (out[0], k));
     GstMapInfo map;
 
-    fail_unless (gst_buffer_peek_memory (buf, 0)->parent == NULL);
+    copies += gst_buffer_peek_memory (buf, 0)->parent == NULL;
     fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
     fail_unless (((guintptr) map.data & 63) == 0);
     gst_buffer_unmap (buf, &map);
   }
+  fail_unless (copies > 0);
   free_out (out, 1);
   gst_object_unref (pad);
   gst_object_unref (sink);
