@@ -24,6 +24,7 @@ struct _RcReader
   GArray *topics;               /* RcTopic, strings owned */
   GArray *selected;             /* gboolean per topic */
   GMappedFile *mapped;          /* the file, for rc_reader_open */
+  gboolean mapped_shareable;    /* private and writable (reader.c) */
   const gchar *format_name;     /* set by reader.c */
   RcReaderRecovery recovery;    /* filled in by the format */
 };

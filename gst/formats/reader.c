@@ -94,12 +94,15 @@ rc_reader_open (const gchar * path, GError ** error)
   return rc_reader_open_full (path, RC_READER_FLAGS_NONE, error);
 }
 
-/* The file at @path mapped private and writable: message bytes handed on
- * without a copy may be written by whoever gets them (a torch tensor
- * changed in place), which copies the pages written and never changes the
- * file; read-only pages would crash that consumer instead. */
+/* The file at @path mapped private and writable (@shareable TRUE):
+ * message bytes handed on without a copy may be written by whoever gets
+ * them (a torch tensor changed in place), which copies the pages written
+ * and never changes the file; read-only pages would crash that consumer
+ * instead.  Where a writable mapping is refused (strict overcommit counts
+ * the whole file against the commit limit), read-only, and not to be
+ * shared (@shareable FALSE). */
 static GMappedFile *
-map_file (const gchar * path, GError ** error)
+map_file (const gchar * path, gboolean * shareable, GError ** error)
 {
   GError *err = NULL;
   GMappedFile *mapped;
@@ -112,7 +115,10 @@ map_file (const gchar * path, GError ** error)
         g_strerror (saved));
     return NULL;
   }
-  mapped = g_mapped_file_new_from_fd (fd, TRUE, &err);
+  mapped = g_mapped_file_new_from_fd (fd, TRUE, NULL);
+  *shareable = mapped != NULL;
+  if (!mapped)
+    mapped = g_mapped_file_new_from_fd (fd, FALSE, &err);
   close (fd);
   if (!mapped) {
     rc_reader_fail (error, RC_READER_ERROR_IO, "%s: %s", path, err->message);
@@ -125,7 +131,8 @@ RcReader *
 rc_reader_open_full (const gchar * path, RcReaderFlags flags,
     GError ** error)
 {
-  GMappedFile *mapped = map_file (path, error);
+  gboolean shareable = FALSE;
+  GMappedFile *mapped = map_file (path, &shareable, error);
   RcReader *reader;
 
   if (!mapped)
@@ -133,9 +140,10 @@ rc_reader_open_full (const gchar * path, RcReaderFlags flags,
   reader = rc_reader_open_data_full ((const guint8 *)
       g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped),
       flags, error);
-  if (reader)
+  if (reader) {
     reader->mapped = mapped;
-  else
+    reader->mapped_shareable = shareable;
+  } else
     g_mapped_file_unref (mapped);
   return reader;
 }
@@ -166,7 +174,7 @@ rc_reader_free (RcReader * reader)
 GMappedFile *
 rc_reader_get_mapped_file (const RcReader * reader)
 {
-  return reader->mapped;
+  return reader->mapped_shareable ? reader->mapped : NULL;
 }
 
 const gchar *

@@ -113,7 +113,8 @@ RcReader *rc_reader_open_data_full (const guint8 * data, gsize size,
     RcReaderFlags flags, GError ** error);
 
 /* The file the reader reads (rc_reader_open), mapped private and
- * writable; NULL for one opened from memory.  Message bytes that lie in
+ * writable; NULL for one opened from memory, or mapped read-only where a
+ * writable mapping was refused.  Message bytes that lie in
  * it (those of uncompressed chunks) stay valid while it is referenced, so
  * that they can be handed on without a copy. */
 GMappedFile *rc_reader_get_mapped_file (const RcReader * reader);
