@@ -374,15 +374,10 @@ class Pipeline(_Bin):
         size = gst.gst.gst_buffer_get_size(buf)
         if size == 0 or size % 8:
             return None
-        out = Sample()
+        out = self._sample_header(sink, buf, caps)
         out.array = numpy.empty((1, size // 8))
         gst.gst.gst_buffer_extract(buf, 0, out.array.ctypes.data, size)
-        header = gst.Buffer.from_address(buf)
-        out.stream, out.caps, out.times, out.data_ptr = (
-            sink.name, caps, None, out.array.ctypes.data)
-        out.pts = None if header.pts == gst.CLOCK_TIME_NONE else header.pts
-        out.duration = (None if header.duration == gst.CLOCK_TIME_NONE
-                        else header.duration)
+        out.times, out.data_ptr = None, out.array.ctypes.data
         return out
 
     def _next_head(self):
@@ -430,17 +425,22 @@ class Pipeline(_Bin):
                           text)
         return self._caps[1]
 
+    def _sample_header(self, sink, buf, caps_string):
+        """A Sample of `buf` with its stream, caps, pts and duration set."""
+        gst = self._g
+        header = gst.Buffer.from_address(buf)
+        out = Sample()
+        out.stream, out.caps = sink.name, caps_string
+        out.pts = None if header.pts == gst.CLOCK_TIME_NONE else header.pts
+        out.duration = (None if header.duration == gst.CLOCK_TIME_NONE
+                        else header.duration)
+        return out
+
     def _sample(self, sink, sample):
         gst = self._g
         buf = gst.gst.gst_sample_get_buffer(sample)
         caps = gst.gst.gst_sample_get_caps(sample)
-        header = gst.Buffer.from_address(buf)
-        out = Sample()
-        out.stream = sink.name
-        out.caps = self._caps_string(caps)
-        out.pts = None if header.pts == gst.CLOCK_TIME_NONE else header.pts
-        out.duration = (None if header.duration == gst.CLOCK_TIME_NONE
-                        else header.duration)
+        out = self._sample_header(sink, buf, self._caps_string(caps))
         exported = self._export(gst.robocache.robocache_buffer_to_array,
                                 buf, caps, sink)
         out.data_ptr = _arrays.data_pointer(exported)
