@@ -199,5 +199,64 @@ gboolean robocache_buffer_times_to_array (GstBuffer * buffer, GstCaps * caps,
 gboolean robocache_pipeline_use_cuda_device (GstElement * pipeline,
     gint device, GError ** error);
 
+/* ---- aligned samples ------------------------------------------------ */
+
+/* Pulls the appsinks of a playing pipeline in PTS order and hands out each
+ * buffer of a lead stream (a voxel grid, say) with its context: the
+ * vectors (joint states) around its time and the frame nearest it.  One
+ * call per lead buffer, however many vectors come between two; what no
+ * later lead needs is dropped as the leads advance.  Not thread-safe: one
+ * consumer.  robocache.RecordingDataset and `python3 -m robocache.dataset`
+ * use it. */
+typedef struct _RobocacheAlign RobocacheAlign;
+
+typedef enum
+{
+  ROBOCACHE_ALIGN_ERROR = -1,   /* @error says what the streams did wrong */
+  ROBOCACHE_ALIGN_END = 0,      /* every appsink is at EOS, all handed out */
+  ROBOCACHE_ALIGN_ITEM = 1,     /* *out holds the next lead buffer */
+  ROBOCACHE_ALIGN_WAITING = 2   /* nothing within the timeout (a pipeline
+                                 * that failed stops without EOS: read its
+                                 * bus, then call again) */
+} RobocacheAlignResult;
+
+typedef struct
+{
+  GstSample *lead;              /* the lead buffer (transfer full) */
+  GstClockTime time;            /* its PTS */
+  /* The vectors a resampling of [time + before, time + after] reads: from
+   * the last at or before the window's start to the first at or after its
+   * end (fewer at the streams' ends, none without vectors).  Valid until
+   * the next call. */
+  const gint64 *vector_times;   /* @n_vectors PTS, ns, ascending */
+  const gdouble *vector_values; /* @n_vectors x @channels */
+  guint n_vectors;
+  guint channels;
+  GstSample *frame;             /* the frame nearest @time (the first of
+                                 * equals; transfer full), or NULL */
+  GstClockTime frame_time;      /* its PTS, or GST_CLOCK_TIME_NONE */
+} RobocacheAligned;
+
+/* @lead, and @vectors and @frames where not NULL, are appsinks of one
+ * pipeline.  @vectors must carry other/x-robocache-vectors of layout
+ * sample, float32 or float64, in system memory (values come as double);
+ * @before <= @after are the window around each lead's time, ns.  A lead
+ * is handed out once the vectors reach @after past it and a frame at or
+ * after it has come, or those streams ended.  Buffers without a PTS are
+ * dropped and counted (robocache_align_get_untimed). */
+RobocacheAlign *robocache_align_new (GstElement * lead, GstElement * vectors,
+    GstElement * frames, GstClockTimeDiff before, GstClockTimeDiff after);
+
+/* Waits up to @timeout (GST_CLOCK_TIME_NONE: for ever) for the next lead
+ * buffer.  On ROBOCACHE_ALIGN_ITEM the caller owns out->lead and
+ * out->frame. */
+RobocacheAlignResult robocache_align_next (RobocacheAlign * align,
+    GstClockTime timeout, RobocacheAligned * out, GError ** error);
+
+/* Buffers dropped for having no PTS. */
+guint64 robocache_align_get_untimed (const RobocacheAlign * align);
+
+void robocache_align_free (RobocacheAlign * align);
+
 G_END_DECLS
 #endif

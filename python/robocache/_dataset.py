@@ -7,12 +7,10 @@ when made where torch does not import.
 import os
 import pathlib
 
-import numpy as np
-
 from . import _kernels, _lib
 from ._pipeline import Pipeline
-from ._replay import (_NS, _aligned, _description, _is_rosbag2, _joint_span,
-                      _nearest, _source, _targets, _three, _voxelize_element)
+from ._replay import (_description, _is_rosbag2, _source, _targets, _three,
+                      _voxelize_element, _window_offsets)
 
 try:
     import torch
@@ -152,35 +150,30 @@ class RecordingDataset(_Base):
     # ---- one recording -----------------------------------------------
 
     def _play(self, index):
-        lo = int(round(self.joint_window[0] * _NS))
-        hi = int(round(self.joint_window[1] * _NS))
+        lo, hi = _window_offsets(self.joint_window, self.joint_samples)
         device = (self.device.index or 0) if self.device.type == "cuda" \
             else "cpu"
         with Pipeline(self.description(self.files[index]), device=device,
                       like="torch") as p:
-            values = ((s.stream, s.pts, np.array(s.array[0])
-                       if s.stream == "joints" else s.array)
-                      for s in p._samples(copied=("joints",)))
-            for time, grid, joints, frames in _aligned(
-                    values, lo, hi, bool(self.camera_topic)):
-                yield self._item(index, time, grid, joints, frames)
+            for time, grid, span, frame in p._aligned(
+                    "lidar", "joints",
+                    "camera" if self.camera_topic else None, lo, hi):
+                yield self._item(index, time, grid.array, span, frame)
 
-    def _item(self, index, time, grid, joints, frames):
+    def _item(self, index, time, grid, span, frame):
         item = {"voxels": grid.to(self.device).float(), "time": time,
                 "file": index}
         targets = _targets(time, self.joint_window, self.joint_samples)
         item["joint_times"] = torch.from_numpy(targets)
-        item["joints"] = self._resample(joints, targets)
+        item["joints"] = self._resample(span, targets)
         if self.camera_topic:
-            best = _nearest(frames, time)
             item["image_time"], item["image"] = (
                 (-1, torch.zeros((0, 0, 0), dtype=torch.uint8,
-                                 device=self.device)) if best is None
-                else (best[0], best[1].to(self.device).contiguous()))
+                                 device=self.device)) if frame is None
+                else (frame[0], frame[1].array.to(self.device).contiguous()))
         return item
 
-    def _resample(self, joints, targets):
-        span = _joint_span(joints, targets)
+    def _resample(self, span, targets):
         if span is None:
             return torch.full((self.joint_samples, 1), float("nan"),
                               device=self.device)

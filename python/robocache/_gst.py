@@ -49,6 +49,18 @@ class Message(ctypes.Structure):
                 ("seqnum", ctypes.c_uint32)]
 
 
+class Aligned(ctypes.Structure):
+    """RobocacheAligned (robocache.h)."""
+    _fields_ = [("lead", c_void_p), ("time", c_uint64),
+                ("vector_times", ctypes.POINTER(ctypes.c_int64)),
+                ("vector_values", ctypes.POINTER(ctypes.c_double)),
+                ("n_vectors", c_uint), ("channels", c_uint),
+                ("frame", c_void_p), ("frame_time", c_uint64)]
+
+
+ALIGN_ERROR, ALIGN_END, ALIGN_ITEM, ALIGN_WAITING = -1, 0, 1, 2
+
+
 class GValue(ctypes.Structure):
     _fields_ = [("g_type", c_size_t), ("data", ctypes.c_uint64 * 2)]
 
@@ -150,6 +162,12 @@ _PROTOTYPES = {
             c_void_p, c_void_p, P(P(_lib.DLManagedTensor)), P(P(GError))]),
         "robocache_pipeline_use_cuda_device": (c_int, [
             c_void_p, c_int, P(P(GError))]),
+        "robocache_align_new": (c_void_p, [
+            c_void_p, c_void_p, c_void_p, ctypes.c_int64, ctypes.c_int64]),
+        "robocache_align_next": (c_int, [
+            c_void_p, c_uint64, P(Aligned), P(P(GError))]),
+        "robocache_align_get_untimed": (c_uint64, [c_void_p]),
+        "robocache_align_free": (None, [c_void_p]),
     },
 }
 for _library, _table in _PROTOTYPES.items():

@@ -44,13 +44,14 @@ class Sample:
 
 
 class _Sink:
-    __slots__ = ("element", "name", "head", "head_pts", "eos")
+    __slots__ = ("element", "name", "head", "head_pts", "eos", "caps")
 
     def __init__(self, element, name):
         self.element, self.name = element, name
         self.head = None
         self.head_pts = None    # the head's PTS, read once when pulled
         self.eos = False
+        self.caps = (None, "")  # the caps last seen (a reference), as text
 
 
 def _torch():
@@ -70,7 +71,6 @@ class _Bin:
         self._pipeline = None
         self._bus = None
         self._sinks = []
-        self._caps = (None, "")
         self._started = False
         self._done = False
         self._failed = None
@@ -202,10 +202,10 @@ class _Bin:
             if sink.head:
                 gst.gst.gst_mini_object_unref(sink.head)
                 sink.head = None
+            if sink.caps[0]:
+                gst.gst.gst_mini_object_unref(sink.caps[0])
+                sink.caps = (None, "")
         self._sinks = []
-        if self._caps[0]:
-            gst.gst.gst_mini_object_unref(self._caps[0])
-        self._caps = (None, "")
         if self._bus:
             gst.gst.gst_object_unref(self._bus)
             self._bus = None
@@ -338,47 +338,72 @@ class Pipeline(_Bin):
         finally:
             self._g.gst.gst_mini_object_unref(sample)
 
-    def _samples(self, copied=()):
-        """Iterates Samples as the Pipeline does, but those of the streams
-        named in `copied` that are float64 vectors of layout sample in
-        system memory come as numpy copies, (1, channels), made by one
-        call, their buffers released at once: a Sample's DLPack export and
-        import cost tens of µs, most of the Python time of the hundreds of
-        joint states in a recording (robocache.RecordingDataset,
-        robocache.dataset)."""
-        while True:
-            try:
-                sink, sample = self._next_head()
-            except StopIteration:
-                return
-            try:
-                out = (self._vector_copy(sink, sample)
-                       if sink.name in copied else None)
-                if out is None:
-                    out = self._sample(sink, sample)
-            finally:
-                self._g.gst.gst_mini_object_unref(sample)
-            yield out
-
-    def _vector_copy(self, sink, sample):
-        """The Sample of a float64 vector of layout sample in system
-        memory, its array a numpy copy; None for any other buffer."""
-        gst = self._g
-        caps = self._caps_string(gst.gst.gst_sample_get_caps(sample))
-        if not (caps.startswith("other/x-robocache-vectors,")
-                and "format=(string)float64," in caps
-                and "layout=(string)sample" in caps):
-            return None
+    def _aligned(self, lead, vectors, frames, before, after):
+        """Yields, per buffer of stream `lead`, (time, Sample, span,
+        frame): span the vectors of stream `vectors` from the last at or
+        before time + `before` to the first at or after time + `after`
+        (ns), as (times int64 (n,), values float64 (n, channels)) copies,
+        or None when there is none; frame the (time, Sample) of stream
+        `frames` nearest time, or None.  `vectors` or `frames` may be
+        None.  The streams are merged and aligned in C
+        (robocache_align_next): one call per lead buffer.  Other streams
+        are not pulled."""
         import numpy
-        buf = gst.gst.gst_sample_get_buffer(sample)
-        size = gst.gst.gst_buffer_get_size(buf)
-        if size == 0 or size % 8:
-            return None
-        out = self._sample_header(sink, buf, caps)
-        out.array = numpy.empty((1, size // 8))
-        gst.gst.gst_buffer_extract(buf, 0, out.array.ctypes.data, size)
-        out.times, out.data_ptr = None, out.array.ctypes.data
-        return out
+        gst = self._g
+        by_name = {s.name: s for s in self._sinks}
+        for name in (lead, vectors, frames):
+            if name is not None and name not in by_name:
+                raise ValueError("robocache.Pipeline: no stream %r; the "
+                                 "streams: %s" % (name, self.streams))
+        if before > after:
+            raise ValueError("robocache.Pipeline: the window (%d, %d) ns "
+                             "ends before it starts" % (before, after))
+        sinks = [by_name.get(name) for name in (lead, vectors, frames)]
+        if self._failed is not None:
+            raise self._failed
+        if not self._started:
+            self.start()
+        align = gst.robocache.robocache_align_new(
+            *(s.element if s else None for s in sinks), before, after)
+        if not align:
+            raise ValueError("robocache.Pipeline: cannot align %s on %s"
+                             % ((vectors, frames), lead))
+        out = gst.Aligned()
+        try:
+            while True:
+                error = ctypes.POINTER(gst.GError)()
+                status = gst.robocache.robocache_align_next(
+                    align, _POLL_NS, ctypes.byref(out), ctypes.byref(error))
+                if status == gst.ALIGN_ERROR:
+                    self._read_bus()
+                    raise RobocacheError("robocache.Pipeline: streams %s: "
+                                         "%s" % (vectors, gst.take_error(
+                                             error)))
+                self._read_bus()
+                if status == gst.ALIGN_END:
+                    self._done = True
+                    return
+                if status != gst.ALIGN_ITEM:
+                    continue
+                try:
+                    sample = self._sample(sinks[0], out.lead)
+                    frame = (None if not out.frame else
+                             (out.frame_time,
+                              self._sample(sinks[2], out.frame)))
+                finally:
+                    gst.gst.gst_mini_object_unref(out.lead)
+                    if out.frame:
+                        gst.gst.gst_mini_object_unref(out.frame)
+                span = None
+                if out.n_vectors:
+                    n, c = out.n_vectors, out.channels
+                    span = (numpy.ctypeslib.as_array(out.vector_times,
+                                                     (n,)).copy(),
+                            numpy.ctypeslib.as_array(out.vector_values,
+                                                     (n, c)).copy())
+                yield out.time, sample, span, frame
+        finally:
+            gst.robocache.robocache_align_free(align)
 
     def _next_head(self):
         """The sink and GstSample (a reference the caller drops) that come
@@ -415,15 +440,16 @@ class Pipeline(_Bin):
             gst.gst.gst_sample_get_buffer(sample)).pts
         return None if pts == gst.CLOCK_TIME_NONE else pts
 
-    def _caps_string(self, caps):
+    def _caps_string(self, sink, caps):
+        """`caps` as text, made once per caps of each sink."""
         gst = self._g
-        if caps != self._caps[0]:
-            if self._caps[0]:
-                gst.gst.gst_mini_object_unref(self._caps[0])
+        if caps != sink.caps[0]:
+            if sink.caps[0]:
+                gst.gst.gst_mini_object_unref(sink.caps[0])
             text = gst.take_string(gst.gst.gst_caps_to_string(caps))
-            self._caps = (gst.gst.gst_mini_object_ref(caps) if caps else None,
-                          text)
-        return self._caps[1]
+            sink.caps = (gst.gst.gst_mini_object_ref(caps) if caps else None,
+                         text)
+        return sink.caps[1]
 
     def _sample_header(self, sink, buf, caps_string):
         """A Sample of `buf` with its stream, caps, pts and duration set."""
@@ -440,7 +466,7 @@ class Pipeline(_Bin):
         gst = self._g
         buf = gst.gst.gst_sample_get_buffer(sample)
         caps = gst.gst.gst_sample_get_caps(sample)
-        out = self._sample_header(sink, buf, self._caps_string(caps))
+        out = self._sample_header(sink, buf, self._caps_string(sink, caps))
         exported = self._export(gst.robocache.robocache_buffer_to_array,
                                 buf, caps, sink)
         out.data_ptr = _arrays.data_pointer(exported)

@@ -2,7 +2,6 @@
 the gst-launch description of a recording's pipeline, and the alignment of
 its streams into one sample per lidar sweep.  Shared by
 robocache.RecordingDataset and the dataset builder (robocache.dataset)."""
-import collections
 import pathlib
 
 import numpy as np
@@ -75,46 +74,6 @@ def _description(path, topics, lidar, camera=None):
     return desc
 
 
-def _aligned(values, lo, hi, camera):
-    """Aligns the streams of one recording: `values` gives (stream, pts,
-    value) in the Pipeline's order (streams "lidar", "joints", "camera");
-    yields (time, grid, joints, frames) per sweep, once the joint samples
-    reach its window's end (time + hi) and, with `camera`, a frame at or
-    after it has come (or the recording ended).  joints and frames are
-    deques of (time, value) to read before the next item is asked for:
-    what no later sweep needs is dropped from them then."""
-    joints = collections.deque()
-    frames = collections.deque()
-    sweeps = collections.deque()
-
-    def ready():
-        time = sweeps[0][0]
-        if not joints or joints[-1][0] < time + hi:
-            return False
-        return not camera or bool(frames and frames[-1][0] >= time)
-
-    def give():
-        time, grid = sweeps.popleft()
-        yield time, grid, joints, frames
-        # Sweeps come in time order: joint samples before the next
-        # window's start are not needed again, but the one just before
-        # is; the same for frames.
-        while len(joints) > 1 and joints[1][0] <= time + lo:
-            joints.popleft()
-        while len(frames) > 1 and frames[1][0] <= time:
-            frames.popleft()
-
-    for stream, pts, value in values:
-        if pts is None:
-            continue
-        {"joints": joints, "camera": frames}.get(stream, sweeps).append(
-            (pts, value))
-        while sweeps and ready():
-            yield from give()
-    while sweeps:
-        yield from give()
-
-
 def _targets(time, window, samples):
     """int64 ns: time + linspace over `window` (seconds), `samples`
     points."""
@@ -124,19 +83,8 @@ def _targets(time, window, samples):
         samples).round().astype(np.int64)
 
 
-def _joint_span(joints, targets):
-    """(times int64, values) of the joint samples that `targets` need (the
-    one before the first target to the one after the last), or None when
-    there is none."""
-    if not joints:
-        return None
-    times = np.fromiter((t for t, _ in joints), np.int64, len(joints))
-    values = np.stack([v for _, v in joints])
-    first = max(int(np.searchsorted(times, targets[0], "right")) - 1, 0)
-    last = int(np.searchsorted(times, targets[-1], "left")) + 1
-    return times[first:last], values[first:last]
-
-
-def _nearest(frames, time):
-    """The (time, frame) of `frames` nearest `time`, or None."""
-    return min(frames, key=lambda f: abs(f[0] - time)) if frames else None
+def _window_offsets(window, samples):
+    """(first, last) of _targets(0, window, samples): the window's ends in
+    ns, as the targets round them."""
+    offsets = _targets(0, window, samples)
+    return int(offsets[0]), int(offsets[-1])

@@ -1,6 +1,7 @@
 /* The embedding API (robocache.h): caps and buffers from ROS message
  * layouts, voxel centre listing, fused-frame helpers, the ROS time map,
  * and bad input (_n). */
+#include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 #include <string.h>
@@ -491,6 +492,186 @@ GST_START_TEST (test_voxels_info_n)
 
 GST_END_TEST;
 
+/* ---- robocache_align ------------------------------------------------ */
+
+#define MS (GST_MSECOND)
+
+/* Pushes a buffer of @n float32 values, each @value * (c + 1), at @pts
+ * (GST_CLOCK_TIME_NONE: untimed). */
+static void
+push_values (GstElement * src, GstClockTime pts, gfloat value, guint n)
+{
+  GstBuffer *buffer = gst_buffer_new_allocate (NULL, n * sizeof (gfloat),
+      NULL);
+  GstMapInfo map;
+  guint c;
+
+  gst_buffer_map (buffer, &map, GST_MAP_WRITE);
+  for (c = 0; c < n; c++)
+    ((gfloat *) map.data)[c] = value * (c + 1);
+  gst_buffer_unmap (buffer, &map);
+  GST_BUFFER_PTS (buffer) = pts;
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+          buffer), GST_FLOW_OK);
+}
+
+static GstElement *
+align_pipeline (void)
+{
+  GstElement *pipeline = gst_parse_launch ("appsrc name=lead format=time "
+      "caps=other/x-test ! appsink name=lead_sink sync=false "
+      "appsrc name=vec format=time caps=\"" GST_ROBOCACHE_VECTORS_MEDIA_TYPE
+      ",channels=(int)2,format=(string)float32,layout=(string)sample\" "
+      "! appsink name=vec_sink sync=false "
+      "appsrc name=cam format=time caps=other/x-test "
+      "! appsink name=cam_sink sync=false", NULL);
+
+  fail_unless (pipeline != NULL);
+  return pipeline;
+}
+
+static GstElement *
+by_name (GstElement * pipeline, const gchar * name)
+{
+  GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), name);
+
+  fail_unless (element != NULL);
+  gst_object_unref (element);   /* the pipeline holds it */
+  return element;
+}
+
+/* Leads at 100, 200 and 300 ms, vectors every 40 ms with 200 missing,
+ * frames at 90, 130, 210, 260 ms, one untimed buffer in each stream; a
+ * window of (-50, +50) ms. */
+GST_START_TEST (test_align_windows)
+{
+  static const guint64 vector_ms[] = { 0, 40, 80, 120, 160, 240, 280, 320,
+    360, 400
+  };
+  static const guint64 frame_ms[] = { 90, 130, 210, 260 };
+  static const guint64 want_first[] = { 40, 120, 240 };
+  static const guint64 want_frame[] = { 90, 210, 260 };
+  GstElement *pipeline = align_pipeline ();
+  GstElement *lead = by_name (pipeline, "lead");
+  GstElement *vec = by_name (pipeline, "vec");
+  GstElement *cam = by_name (pipeline, "cam");
+  RobocacheAlign *align;
+  RobocacheAligned out;
+  GError *err = NULL;
+  guint i, k;
+
+  push_values (lead, GST_CLOCK_TIME_NONE, 0, 1);
+  for (i = 1; i <= 3; i++)
+    push_values (lead, i * 100 * MS, i, 1);
+  push_values (vec, GST_CLOCK_TIME_NONE, 0, 2);
+  for (i = 0; i < G_N_ELEMENTS (vector_ms); i++)
+    push_values (vec, vector_ms[i] * MS, vector_ms[i], 2);
+  for (i = 0; i < G_N_ELEMENTS (frame_ms); i++)
+    push_values (cam, frame_ms[i] * MS, 0, 1);
+  push_values (cam, GST_CLOCK_TIME_NONE, 0, 1);
+  gst_app_src_end_of_stream (GST_APP_SRC (lead));
+  gst_app_src_end_of_stream (GST_APP_SRC (vec));
+  gst_app_src_end_of_stream (GST_APP_SRC (cam));
+
+  align = robocache_align_new (by_name (pipeline, "lead_sink"),
+      by_name (pipeline, "vec_sink"), by_name (pipeline, "cam_sink"),
+      -50 * MS, 50 * MS);
+  fail_unless (align != NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < 3; i++) {
+    fail_unless_equals_int (robocache_align_next (align, 10 * GST_SECOND,
+            &out, &err), ROBOCACHE_ALIGN_ITEM);
+    fail_unless_equals_uint64 (out.time, (i + 1) * 100 * MS);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (gst_sample_get_buffer
+            (out.lead)), out.time);
+    /* From the last vector at or before time - 50 ms to the first at or
+     * after time + 50 ms: four each. */
+    fail_unless_equals_int (out.n_vectors, 4);
+    fail_unless_equals_int (out.channels, 2);
+    fail_unless_equals_uint64 (out.vector_times[0], want_first[i] * MS);
+    for (k = 0; k < out.n_vectors; k++) {
+      gdouble ms = out.vector_times[k] / (gdouble) MS;
+
+      fail_unless (out.vector_times[k] != 200 * MS);
+      fail_unless_equals_float (out.vector_values[2 * k], ms);
+      fail_unless_equals_float (out.vector_values[2 * k + 1], 2 * ms);
+    }
+    fail_unless (out.frame != NULL);
+    fail_unless_equals_uint64 (out.frame_time, want_frame[i] * MS);
+    gst_sample_unref (out.lead);
+    gst_sample_unref (out.frame);
+  }
+  fail_unless_equals_int (robocache_align_next (align, 10 * GST_SECOND, &out,
+          &err), ROBOCACHE_ALIGN_END);
+  fail_unless (err == NULL);
+  fail_unless_equals_uint64 (robocache_align_get_untimed (align), 3);
+
+  robocache_align_free (align);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* Nothing comes: WAITING within the timeout, not a hang. */
+GST_START_TEST (test_align_waiting)
+{
+  GstElement *pipeline = align_pipeline ();
+  RobocacheAlign *align = robocache_align_new (by_name (pipeline,
+          "lead_sink"), by_name (pipeline, "vec_sink"), NULL, 0, 0);
+  RobocacheAligned out;
+  GError *err = NULL;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  /* Not aligned, but the pipeline prerolls only once it ends. */
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "cam")));
+  push_values (by_name (pipeline, "lead"), 100 * MS, 1, 1);
+  fail_unless_equals_int (robocache_align_next (align, 50 * MS, &out, &err),
+      ROBOCACHE_ALIGN_WAITING);
+  fail_unless (err == NULL);
+  robocache_align_free (align);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* A vectors stream whose channels change: an error saying so. */
+GST_START_TEST (test_align_channels_change_n)
+{
+  GstElement *pipeline = align_pipeline ();
+  GstElement *vec = by_name (pipeline, "vec");
+  RobocacheAlign *align = robocache_align_new (by_name (pipeline,
+          "lead_sink"), by_name (pipeline, "vec_sink"), NULL, 0, 0);
+  RobocacheAligned out;
+  GstCaps *caps;
+  GError *err = NULL;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  /* Not aligned, but the pipeline prerolls only once it ends. */
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "cam")));
+  push_values (by_name (pipeline, "lead"), 100 * MS, 1, 1);
+  push_values (vec, 50 * MS, 1, 2);
+  caps = gst_caps_from_string (GST_ROBOCACHE_VECTORS_MEDIA_TYPE
+      ",channels=(int)3,format=(string)float32,layout=(string)sample");
+  gst_app_src_set_caps (GST_APP_SRC (vec), caps);
+  gst_caps_unref (caps);
+  push_values (vec, 90 * MS, 1, 3);
+  fail_unless_equals_int (robocache_align_next (align, 10 * GST_SECOND, &out,
+          &err), ROBOCACHE_ALIGN_ERROR);
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR,
+          ROBOCACHE_ERROR_UNSUPPORTED));
+  fail_unless (strstr (err->message, "from 2 to 3 channels") != NULL,
+      "%s", err->message);
+  g_clear_error (&err);
+  robocache_align_free (align);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 embed_suite (void)
 {
@@ -514,6 +695,9 @@ embed_suite (void)
   tcase_add_test (tc, test_image_encoding_n);
   tcase_add_test (tc, test_joints_n);
   tcase_add_test (tc, test_voxels_info_n);
+  tcase_add_test (tc, test_align_windows);
+  tcase_add_test (tc, test_align_waiting);
+  tcase_add_test (tc, test_align_channels_change_n);
   return s;
 }
 

@@ -34,6 +34,50 @@ def collect(pipeline):
     return out
 
 
+def reference_aligned(messages, before, after, frames_stream):
+    """[(time, span times, span values, frame time)] per lidar sweep of
+    `messages` ((stream, pts, array) in PTS order): a sweep waits for
+    joint states up to time + after and a frame at or after time (or the
+    end); its span runs from the last joint state at or before time +
+    before to the first at or after time + after; its frame is the nearest
+    (the first of equals)."""
+    joints, frames, sweeps, out = [], [], [], []
+
+    def ready():
+        t = sweeps[0]
+        if not joints or joints[-1][0] < t + after:
+            return False
+        return frames_stream is None or bool(frames and frames[-1] >= t)
+
+    def give():
+        t = sweeps.pop(0)
+        times = np.array([j[0] for j in joints], np.int64)
+        first = max(int(np.searchsorted(times, t + before, "right")) - 1, 0)
+        last = int(np.searchsorted(times, t + after, "left")) + 1
+        span = joints[first:last]
+        frame = min(frames, key=lambda f: abs(f - t)) if frames else None
+        out.append((t, np.array([j[0] for j in span], np.int64) if span
+                    else None, np.array([j[1] for j in span], np.float64)
+                    if span else None, frame))
+        while len(joints) > 1 and joints[1][0] <= t + before:
+            joints.pop(0)
+        while len(frames) > 1 and frames[1] <= t:
+            frames.pop(0)
+
+    for stream, pts, array in messages:
+        if stream == "joints":
+            joints.append((pts, array[0]))
+        elif stream == "lidar":
+            sweeps.append(pts)
+        elif stream == frames_stream:
+            frames.append(pts)
+        while sweeps and ready():
+            give()
+    while sweeps:
+        give()
+    return out
+
+
 class Pipelines(unittest.TestCase):
     def test_voxelize_matches_kernel(self):
         streams = collect(robocache.Pipeline(
@@ -74,26 +118,64 @@ class Pipelines(unittest.TestCase):
         self.assertEqual(streams.count("lidar"), 5)
         self.assertEqual(streams.count("joints"), 40)
 
-    def test_vector_copies_match(self):
-        """The dataset's path for joint states (Pipeline._samples): float64
-        vectors copied by one call, the same streams, times and values as
-        the Samples; other formats and streams as before."""
-        desc = ("robocachelidarsrc num-buffers=3 points-per-sweep=16 ! "
-                "appsink name=lidar robocachejointsrc num-buffers=30 "
-                "rate=100/1 seed=7 format=%s ! appsink name=joints")
-        for fmt, copied in (("float64", True), ("float32", False)):
-            with robocache.Pipeline(desc % fmt, device="cpu") as p:
-                want = [(s.stream, s.pts, np.array(s.array)) for s in p]
-            with robocache.Pipeline(desc % fmt, device="cpu") as p:
-                got = list(p._samples(copied=("joints",)))
-            self.assertEqual([(s.stream, s.pts) for s in got],
-                             [(w[0], w[1]) for w in want])
-            for s, w in zip(got, want):
-                np.testing.assert_array_equal(s.array, w[2])
-                if s.stream == "joints":
-                    self.assertEqual(s.array.shape, w[2].shape)
-                    self.assertEqual(s.array.flags.writeable, copied)
-            self.assertGreater(np.abs(got[-1].array).sum(), 0)
+    def test_aligned_matches_reference(self):
+        """Pipeline._aligned (robocache_align_next, in C) against the
+        alignment written here over plain iteration, on jittered joint
+        states with drop-outs (float64 and float32), sweeps and frames,
+        for a window around the sweep and one ahead of it."""
+        desc = ("robocachelidarsrc num-buffers=14 points-per-sweep=64 "
+                "seed=%d ! appsink name=lidar "
+                "robocachejointsrc num-buffers=150 rate=100/1 seed=%d "
+                "jitter=0.4 dropout=0.3 format=%s ! appsink name=joints "
+                "videotestsrc num-buffers=45 ! video/x-raw,format=GRAY8,"
+                "width=8,height=4,framerate=30/1 ! appsink name=camera")
+        seed = int.from_bytes(os.urandom(2), "little")
+        cases = [("float64", -100_000_000, 100_000_000, "camera"),
+                 ("float32", -50_000_000, 20_000_000, "camera"),
+                 ("float64", 0, 250_000_000, None)]
+        for fmt, before, after, frames in cases:
+            args = (seed, seed + 1, fmt)
+            with robocache.Pipeline(desc % args, device="cpu") as p:
+                want = reference_aligned(
+                    [(s.stream, s.pts, np.array(s.array)) for s in p],
+                    before, after, frames)
+            with robocache.Pipeline(desc % args, device="cpu") as p:
+                got = [(t, lead.pts, span, None if f is None else f[0])
+                       for t, lead, span, f in p._aligned(
+                           "lidar", "joints", frames, before, after)]
+            what = "seed %d, %s, window (%d, %d)" % (seed, fmt, before,
+                                                     after)
+            self.assertEqual(len(got), 14, what)
+            self.assertEqual(len(got), len(want), what)
+            spans = 0
+            for (t, pts, span, frame), w in zip(got, want):
+                self.assertEqual((t, pts, frame), (w[0], w[0], w[3]), what)
+                self.assertEqual(span is None, w[1] is None, what)
+                if span is not None:
+                    spans += 1
+                    np.testing.assert_array_equal(span[0], w[1], what)
+                    np.testing.assert_array_equal(span[1], w[2], what)
+                    self.assertEqual(span[1].dtype, np.float64)
+            self.assertGreater(spans, 10, what)
+
+    def test_aligned_bad_vectors_n(self):
+        """Points on the vectors stream: an error naming their caps and
+        what is accepted, not garbage."""
+        with robocache.Pipeline(
+                "robocachelidarsrc num-buffers=3 points-per-sweep=16 ! "
+                "appsink name=lead robocachelidarsrc num-buffers=3 "
+                "points-per-sweep=16 ! appsink name=points",
+                device="cpu") as p:
+            with self.assertRaisesRegex(
+                    RobocacheError, "other/x-robocache-points.*accepted: "
+                    "other/x-robocache-vectors"):
+                list(p._aligned("lead", "points", None, 0, 0))
+        with robocache.Pipeline("robocachelidarsrc num-buffers=1 ! "
+                                "appsink name=lead", device="cpu") as p:
+            with self.assertRaisesRegex(ValueError, "no stream 'joints'"):
+                list(p._aligned("lead", "joints", None, 0, 0))
+            with self.assertRaisesRegex(ValueError, "ends before"):
+                list(p._aligned("lead", None, None, 1, 0))
 
     def test_zero_copy(self):
         # tee hands the same buffer to both branches: both arrays must

@@ -7,8 +7,8 @@ import re
 import numpy as np
 
 from .. import _kernels
-from .._replay import (_aligned, _description, _joint_span, _nearest,
-                        _targets, _voxelize_element, _NS)
+from .._replay import (_description, _targets, _voxelize_element,
+                        _window_offsets)
 from .._pipeline import Pipeline
 
 
@@ -80,20 +80,16 @@ def _pillars(grid, points):
             "voxel_num_points": counts[:n]}
 
 
-def _value(conf, sample):
-    """What is kept of a pipeline sample until its sweep is aligned: the
-    buffer's own memory for grids and frames (held for a sweep or two:
-    they go back to their pools once written), copies of the rest."""
-    if sample.stream == "joints":
-        return np.array(sample.array[0])
-    if sample.stream == "lidar" and conf["grid"]["kind"] == "pillars":
+def _lidar(conf, sample):
+    """The sweep's grid (the buffer's own memory, back to its pool once
+    written) or, for kind pillars, its points' columns."""
+    if conf["grid"]["kind"] == "pillars":
         return point_columns(sample.array, sample.caps,
                              ["x", "y", "z"] + conf["grid"]["features"])
     return sample.array
 
 
-def _joints(conf, joints, targets):
-    span = _joint_span(joints, targets)
+def _joints(conf, span, targets):
     if span is None:
         return np.full((len(targets), 1), np.nan, np.float32)
     times, values = span
@@ -108,23 +104,22 @@ def samples(conf, path, device="cpu"):
     and image_time in ns.  `device`: "cpu" or a CUDA device index (the
     grid is computed there)."""
     window = conf["joints"]["window"]
-    lo, hi = (int(round(w * _NS)) for w in window)
+    lo, hi = _window_offsets(window, conf["joints"]["samples"])
     camera = bool(conf["topics"]["camera"])
     backend = "cpu" if device == "cpu" else "gpu"
     with Pipeline(description(conf, path, backend), device=device) as p:
-        values = ((s.stream, s.pts, _value(conf, s))
-                  for s in p._samples(copied=("joints",)))
-        for time, lidar, joints, frames in _aligned(values, lo, hi, camera):
+        for time, lidar, span, frame in p._aligned(
+                "lidar", "joints", "camera" if camera else None, lo, hi):
+            lidar = _lidar(conf, lidar)
             targets = _targets(time, window, conf["joints"]["samples"])
             item = ({"grid": lidar} if conf["grid"]["kind"] == "voxels"
                     else _pillars(conf["grid"], lidar))
-            item["joints"] = _joints(conf, joints, targets)
+            item["joints"] = _joints(conf, span, targets)
             item["joint_times"] = targets
             item["meta"] = {"time": int(time)}
             if camera:
-                best = _nearest(frames, time)
                 item["image"] = (np.zeros((0, 0, 0), np.uint8)
-                                 if best is None else best[1])
-                item["meta"]["image_time"] = (-1 if best is None
-                                              else int(best[0]))
+                                 if frame is None else frame[1].array)
+                item["meta"]["image_time"] = (-1 if frame is None
+                                              else int(frame[0]))
             yield item
