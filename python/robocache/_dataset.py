@@ -46,36 +46,6 @@ def _recordings(paths):
     return [str(p) for p in found]
 
 
-class _Staging:
-    """Copies camera frames to a GPU through a few reused page-locked
-    buffers: from pageable memory (a frame is the recording's own bytes) a
-    copy runs at a few GB/s and holds the loop; from page-locked memory it
-    is asynchronous on torch's current stream.  A buffer is reused once
-    the copy that read it has finished."""
-
-    def __init__(self, device, slots=4):
-        self.device = device
-        self.buffers = [None] * slots
-        self.events = [None] * slots
-        self.next = 0
-
-    def to_device(self, frame):
-        i = self.next
-        self.next = (i + 1) % len(self.buffers)
-        buf, event = self.buffers[i], self.events[i]
-        if buf is None or buf.shape != frame.shape \
-                or buf.dtype != frame.dtype:
-            buf = self.buffers[i] = torch.empty(
-                frame.shape, dtype=frame.dtype, pin_memory=True)
-        elif event is not None:
-            event.synchronize()
-        buf.copy_(frame)
-        out = buf.to(self.device, non_blocking=True)
-        self.events[i] = torch.cuda.Event()
-        self.events[i].record(torch.cuda.current_stream(self.device))
-        return out
-
-
 class RecordingDataset(_Base):
     """Aligned samples of recordings, one per lidar sweep:
 
@@ -183,17 +153,14 @@ class RecordingDataset(_Base):
         lo, hi = _window_offsets(self.joint_window, self.joint_samples)
         device = (self.device.index or 0) if self.device.type == "cuda" \
             else "cpu"
-        staging = _Staging(self.device) if self.device.type == "cuda" \
-            else None
         with Pipeline(self.description(self.files[index]), device=device,
                       like="torch") as p:
             for time, grid, span, frame in p._aligned(
                     "lidar", "joints",
                     "camera" if self.camera_topic else None, lo, hi):
-                yield self._item(index, time, grid.array, span, frame,
-                                 staging)
+                yield self._item(index, time, grid.array, span, frame)
 
-    def _item(self, index, time, grid, span, frame, staging):
+    def _item(self, index, time, grid, span, frame):
         item = {"voxels": grid.to(self.device).float(), "time": time,
                 "file": index}
         targets = _targets(time, self.joint_window, self.joint_samples)
@@ -203,8 +170,7 @@ class RecordingDataset(_Base):
             item["image_time"], item["image"] = (
                 (-1, torch.zeros((0, 0, 0), dtype=torch.uint8,
                                  device=self.device)) if frame is None
-                else (frame[0], staging.to_device(frame[1].array)
-                      if staging else frame[1].array.contiguous()))
+                else (frame[0], frame[1].array.to(self.device).contiguous()))
         return item
 
     def _resample(self, span, targets):
