@@ -96,11 +96,22 @@ class PlainDataset(torch.utils.data.IterableDataset):
             # a frame is at or after it.
             while sweeps and joint_t and joint_t[-1] >= sweeps[0][0] + lo \
                     + span and frames and frames[-1][0] >= sweeps[0][0]:
-                yield self.item(sweeps.pop(0), joint_t, joint_v, frames,
+                yield self.item(sweeps[0], joint_t, joint_v, frames,
                                 lo, span)
+                self.forget(sweeps.pop(0)[0], lo, joint_t, joint_v, frames)
         while sweeps:
-            yield self.item(sweeps.pop(0), joint_t, joint_v, frames, lo,
-                            span)
+            yield self.item(sweeps[0], joint_t, joint_v, frames, lo, span)
+            self.forget(sweeps.pop(0)[0], lo, joint_t, joint_v, frames)
+
+    @staticmethod
+    def forget(stamp, lo, joint_t, joint_v, frames):
+        """Drops the joint states and frames that no sweep after the one
+        at `stamp` needs, so that a sample's cost does not grow with the
+        recording."""
+        keep = max(int(np.searchsorted(joint_t, stamp + lo, "right")) - 1, 0)
+        del joint_t[:keep], joint_v[:keep]
+        while len(frames) > 1 and frames[1][0] <= stamp:
+            frames.pop(0)
 
     def item(self, sweep, joint_t, joint_v, frames, lo, span):
         stamp, xyz = sweep
