@@ -158,7 +158,7 @@ input_pull (RobocacheAlign * align, AlignInput * input, GstClockTime timeout)
 /* The input whose head comes next in PTS order (ties: lead, vectors,
  * frames), once every stream not at EOS has a head; -1 with *@ended TRUE
  * when all are at EOS, -1 with *@ended FALSE when @deadline (monotonic
- * µs) passed first. */
+ * µs; negative: none) passed first. */
 static gint
 merge_next (RobocacheAlign * align, gint64 deadline, gboolean * ended)
 {
@@ -184,6 +184,10 @@ merge_next (RobocacheAlign * align, gint64 deadline, gboolean * ended)
     if (waiting == NULL) {
       *ended = earliest < 0;
       return earliest;
+    }
+    if (deadline < 0) {
+      input_pull (align, waiting, GST_CLOCK_TIME_NONE);
+      continue;
     }
     now = g_get_monotonic_time ();
     if (now >= deadline) {
@@ -419,8 +423,9 @@ robocache_align_next (RobocacheAlign * align, GstClockTime timeout,
       ROBOCACHE_ALIGN_ERROR);
 
   drop_passed (align);
-  deadline = g_get_monotonic_time () + (timeout == GST_CLOCK_TIME_NONE ?
-      G_MAXINT64 / 2 : (gint64) (timeout / GST_USECOND));
+  deadline = timeout == GST_CLOCK_TIME_NONE ? -1 :
+      g_get_monotonic_time () + (gint64) MIN (timeout / GST_USECOND,
+      G_MAXINT64 / 4);
   for (;;) {
     gboolean ended;
     gint next;

@@ -602,8 +602,9 @@ GST_START_TEST (test_align_windows)
     gst_sample_unref (out.lead);
     gst_sample_unref (out.frame);
   }
-  fail_unless_equals_int (robocache_align_next (align, 10 * GST_SECOND, &out,
-          &err), ROBOCACHE_ALIGN_END);
+  /* Without a timeout: every stream ended, so it returns. */
+  fail_unless_equals_int (robocache_align_next (align, GST_CLOCK_TIME_NONE,
+          &out, &err), ROBOCACHE_ALIGN_END);
   fail_unless (err == NULL);
   fail_unless_equals_uint64 (robocache_align_get_untimed (align), 3);
 
@@ -630,6 +631,43 @@ GST_START_TEST (test_align_waiting)
   fail_unless_equals_int (robocache_align_next (align, 50 * MS, &out, &err),
       ROBOCACHE_ALIGN_WAITING);
   fail_unless (err == NULL);
+  robocache_align_free (align);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+static gpointer
+push_later (gpointer pipeline)
+{
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  push_values (by_name (pipeline, "vec"), 150 * MS, 1, 2);
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "lead")));
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "vec")));
+  return NULL;
+}
+
+/* Without a timeout, the call waits for what comes later. */
+GST_START_TEST (test_align_no_timeout)
+{
+  GstElement *pipeline = align_pipeline ();
+  RobocacheAlign *align = robocache_align_new (by_name (pipeline,
+          "lead_sink"), by_name (pipeline, "vec_sink"), NULL, 0, 0);
+  RobocacheAligned out;
+  GError *err = NULL;
+  GThread *thread;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "cam")));
+  push_values (by_name (pipeline, "lead"), 100 * MS, 1, 1);
+  thread = g_thread_new ("push-later", push_later, pipeline);
+  fail_unless_equals_int (robocache_align_next (align, GST_CLOCK_TIME_NONE,
+          &out, &err), ROBOCACHE_ALIGN_ITEM);
+  fail_unless_equals_int (out.n_vectors, 1);
+  fail_unless_equals_uint64 (out.vector_times[0], 150 * MS);
+  gst_sample_unref (out.lead);
+  g_thread_join (thread);
   robocache_align_free (align);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
@@ -697,6 +735,7 @@ embed_suite (void)
   tcase_add_test (tc, test_voxels_info_n);
   tcase_add_test (tc, test_align_windows);
   tcase_add_test (tc, test_align_waiting);
+  tcase_add_test (tc, test_align_no_timeout);
   tcase_add_test (tc, test_align_channels_change_n);
   return s;
 }
