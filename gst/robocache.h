@@ -242,8 +242,9 @@ typedef struct
  * sample, float32 or float64, in system memory (values come as double);
  * @before <= @after are the window around each lead's time, ns.  A lead
  * is handed out once the vectors reach @after past it and a frame at or
- * after it has come, or those streams ended.  Buffers without a PTS are
- * dropped and counted (robocache_align_get_untimed). */
+ * after it has come, or those streams ended, or the streams ran past
+ * (robocache_align_set_patience).  Buffers without a PTS are dropped and
+ * counted (robocache_align_get_untimed). */
 RobocacheAlign *robocache_align_new (GstElement * lead, GstElement * vectors,
     GstElement * frames, GstClockTimeDiff before, GstClockTimeDiff after);
 
@@ -252,6 +253,14 @@ RobocacheAlign *robocache_align_new (GstElement * lead, GstElement * vectors,
  * out->frame. */
 RobocacheAlignResult robocache_align_next (RobocacheAlign * align,
     GstClockTime timeout, RobocacheAligned * out, GError ** error);
+
+/* How far the streams may run past a lead's window (time + @after) while
+ * the lead waits for its vectors or frame: past it, the lead is handed
+ * out with what came, so that a stream that stops (a drop-out, a driver
+ * that died) does not hold every later lead in memory until the end.
+ * Default one second; GST_CLOCK_TIME_NONE waits for ever. */
+void robocache_align_set_patience (RobocacheAlign * align,
+    GstClockTime patience);
 
 /* Buffers dropped for having no PTS. */
 guint64 robocache_align_get_untimed (const RobocacheAlign * align);

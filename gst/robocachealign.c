@@ -59,6 +59,12 @@ struct _RobocacheAlign
   gboolean handed_out;
   GstClockTime handed_time;
 
+  /* How far past a lead's window the streams may go before the lead is
+   * handed out with what came (a drop-out), and how far they went. */
+  GstClockTime patience;
+  gboolean merged_any;
+  GstClockTime merged_pts;
+
   guint64 untimed;
 };
 
@@ -97,6 +103,7 @@ robocache_align_new (GstElement * lead, GstElement * vectors,
   }
   align->before = before;
   align->after = after;
+  align->patience = GST_SECOND;
   g_queue_init (&align->leads);
   g_queue_init (&align->frames);
   align->vector_times = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -123,6 +130,12 @@ robocache_align_free (RobocacheAlign * align)
   g_array_unref (align->vector_values);
   gst_clear_caps (&align->vector_caps);
   g_free (align);
+}
+
+void
+robocache_align_set_patience (RobocacheAlign * align, GstClockTime patience)
+{
+  align->patience = patience;
 }
 
 guint64
@@ -312,6 +325,12 @@ lead_ready (RobocacheAlign * align)
   gint64 time = lead->time;
   guint n = vectors_kept (align);
 
+  /* Whatever comes now is too late for this lead: hand it out rather than
+   * hold it (and the leads after it) through a long drop-out. */
+  if (align->merged_any && align->patience != GST_CLOCK_TIME_NONE
+      && (gint64) align->merged_pts > time + align->after
+      + (gint64) MIN (align->patience, G_MAXINT64 / 4))
+    return TRUE;
   if (!input_done (align, INPUT_VECTORS)
       && (n == 0 || vector_time (align, n - 1) < time + align->after))
     return FALSE;
@@ -448,6 +467,8 @@ robocache_align_next (RobocacheAlign * align, GstClockTime timeout,
     }
 
     input = &align->inputs[next];
+    align->merged_any = TRUE;
+    align->merged_pts = input->head_pts;
     if (next == INPUT_VECTORS) {
       gboolean kept = keep_vector (align, input->head, input->head_pts,
           error);

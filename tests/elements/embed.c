@@ -615,6 +615,67 @@ GST_START_TEST (test_align_windows)
 
 GST_END_TEST;
 
+/* Vectors at 0, 40, 80, 120 ms, then none until 3000 and 3040 ms (a
+ * drop-out); leads every 100 ms from 100 to 2900 ms; window (-50, +50)
+ * ms.  With the default patience (1 s) the first lead is handed out
+ * before the vector after the drop-out comes, so without it; waiting for
+ * ever, it gets it. */
+static void
+check_drop_out (GstClockTime patience, guint want_first_n)
+{
+  static const guint64 vector_ms[] = { 0, 40, 80, 120, 3000, 3040 };
+  GstElement *pipeline = align_pipeline ();
+  GstElement *lead = by_name (pipeline, "lead");
+  GstElement *vec = by_name (pipeline, "vec");
+  RobocacheAlign *align;
+  RobocacheAligned out;
+  GError *err = NULL;
+  guint i;
+
+  for (i = 1; i <= 29; i++)
+    push_values (lead, i * 100 * MS, i, 1);
+  for (i = 0; i < G_N_ELEMENTS (vector_ms); i++)
+    push_values (vec, vector_ms[i] * MS, vector_ms[i], 2);
+  gst_app_src_end_of_stream (GST_APP_SRC (lead));
+  gst_app_src_end_of_stream (GST_APP_SRC (vec));
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "cam")));
+  align = robocache_align_new (by_name (pipeline, "lead_sink"),
+      by_name (pipeline, "vec_sink"), NULL, -50 * MS, 50 * MS);
+  if (patience != GST_SECOND)
+    robocache_align_set_patience (align, patience);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (i = 1; i <= 29; i++) {
+    fail_unless_equals_int (robocache_align_next (align, 10 * GST_SECOND,
+            &out, &err), ROBOCACHE_ALIGN_ITEM);
+    fail_unless_equals_uint64 (out.time, i * 100 * MS);
+    if (i == 1) {
+      /* 40, 80, 120 and, waiting for ever, 3000. */
+      fail_unless_equals_int (out.n_vectors, want_first_n);
+      fail_unless_equals_uint64 (out.vector_times[0], 40 * MS);
+    }
+    if (i == 29) {
+      /* From 120 (the last at or before 2850) to 3000. */
+      fail_unless_equals_int (out.n_vectors, 2);
+      fail_unless_equals_uint64 (out.vector_times[1], 3000 * MS);
+    }
+    fail_unless (out.n_vectors > 0);
+    gst_sample_unref (out.lead);
+  }
+  fail_unless_equals_int (robocache_align_next (align, 10 * GST_SECOND, &out,
+          &err), ROBOCACHE_ALIGN_END);
+  robocache_align_free (align);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_START_TEST (test_align_drop_out)
+{
+  check_drop_out (GST_SECOND, 3);
+  check_drop_out (GST_CLOCK_TIME_NONE, 4);
+}
+
+GST_END_TEST;
+
 /* Nothing comes: WAITING within the timeout, not a hang. */
 GST_START_TEST (test_align_waiting)
 {
@@ -734,6 +795,7 @@ embed_suite (void)
   tcase_add_test (tc, test_joints_n);
   tcase_add_test (tc, test_voxels_info_n);
   tcase_add_test (tc, test_align_windows);
+  tcase_add_test (tc, test_align_drop_out);
   tcase_add_test (tc, test_align_waiting);
   tcase_add_test (tc, test_align_no_timeout);
   tcase_add_test (tc, test_align_channels_change_n);
