@@ -199,6 +199,38 @@ gboolean robocache_buffer_times_to_array (GstBuffer * buffer, GstCaps * caps,
 gboolean robocache_pipeline_use_cuda_device (GstElement * pipeline,
     gint device, GError ** error);
 
+/* ---- samples of several appsinks in time order ----------------------- */
+
+/* The samples of several appsinks of one pipeline in PTS order: a sample
+ * comes once every appsink not at EOS has one waiting and none of those
+ * is earlier (ties: the order of @appsinks); a sample without a PTS comes
+ * as soon as it is pulled.  Not thread-safe: one consumer.
+ * robocache.Pipeline iterates with it. */
+typedef struct _RobocacheMerge RobocacheMerge;
+
+typedef enum
+{
+  ROBOCACHE_MERGE_END = 0,      /* every appsink is at EOS, all handed out */
+  ROBOCACHE_MERGE_SAMPLE = 1,   /* *sample (transfer full) from appsink
+                                 * *index */
+  ROBOCACHE_MERGE_WAITING = 2   /* nothing within the timeout (a pipeline
+                                 * that failed stops without EOS: read its
+                                 * bus, then call again) */
+} RobocacheMergeResult;
+
+RobocacheMerge *robocache_merge_new (GstElement * const *appsinks,
+    guint n_appsinks);
+
+/* Waits up to @timeout (GST_CLOCK_TIME_NONE: for ever) for the next
+ * sample. */
+RobocacheMergeResult robocache_merge_next (RobocacheMerge * merge,
+    GstClockTime timeout, GstSample ** sample, guint * index);
+
+/* Whether appsink @index reached EOS with all its samples handed out. */
+gboolean robocache_merge_ended (const RobocacheMerge * merge, guint index);
+
+void robocache_merge_free (RobocacheMerge * merge);
+
 /* ---- aligned samples ------------------------------------------------ */
 
 /* Pulls the appsinks of a playing pipeline in PTS order and hands out each

@@ -1,10 +1,11 @@
 /* Aligned samples from the appsinks of one pipeline: each buffer of a lead
  * stream (the voxel grid of a sweep) with the vectors around its time (the
  * joint states of a window) and the frame nearest it (robocache.h,
- * docs/python.md).  The streams are merged in PTS order here, in C, so
- * that a Python loop sees one call per lead buffer instead of one per
- * message: RecordingDataset and the dataset builder spent most of their
- * Python time on the hundreds of joint states between two sweeps. */
+ * docs/python.md).  The streams come merged in PTS order (robocachemerge.c)
+ * and are aligned here, in C, so that a Python loop sees one call per lead
+ * buffer instead of one per message: RecordingDataset and the dataset
+ * builder spent most of their Python time on the hundreds of joint states
+ * between two sweeps. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -14,21 +15,12 @@
 #include <gst/app/gstappsink.h>
 #include <string.h>
 
-enum
+typedef enum
 {
   INPUT_LEAD,
   INPUT_VECTORS,
   INPUT_FRAMES,
   N_INPUTS
-};
-
-/* One appsink and the sample pulled from it but not yet merged. */
-typedef struct
-{
-  GstAppSink *sink;             /* NULL where the stream is not aligned */
-  GstSample *head;
-  GstClockTime head_pts;
-  gboolean eos;
 } AlignInput;
 
 typedef struct
@@ -39,7 +31,9 @@ typedef struct
 
 struct _RobocacheAlign
 {
-  AlignInput inputs[N_INPUTS];
+  RobocacheMerge *merge;        /* over the streams given, in input order */
+  AlignInput merged_as[N_INPUTS];       /* what each merged stream is */
+  gint merge_index[N_INPUTS];   /* and back; -1 where not given */
   GstClockTimeDiff before;
   GstClockTimeDiff after;
 
@@ -87,9 +81,10 @@ RobocacheAlign *
 robocache_align_new (GstElement * lead, GstElement * vectors,
     GstElement * frames, GstClockTimeDiff before, GstClockTimeDiff after)
 {
-  GstElement *sinks[N_INPUTS] = { lead, vectors, frames };
+  GstElement *given[N_INPUTS] = { lead, vectors, frames };
+  GstElement *sinks[N_INPUTS];
   RobocacheAlign *align;
-  guint i;
+  guint i, n = 0;
 
   g_return_val_if_fail (lead != NULL, NULL);
   g_return_val_if_fail (is_appsink (lead) && is_appsink (vectors)
@@ -98,9 +93,13 @@ robocache_align_new (GstElement * lead, GstElement * vectors,
 
   align = g_new0 (RobocacheAlign, 1);
   for (i = 0; i < N_INPUTS; i++) {
-    if (sinks[i])
-      align->inputs[i].sink = GST_APP_SINK (gst_object_ref (sinks[i]));
+    align->merge_index[i] = given[i] ? (gint) n : -1;
+    if (given[i]) {
+      align->merged_as[n] = i;
+      sinks[n++] = given[i];
+    }
   }
+  align->merge = robocache_merge_new (sinks, n);
   align->before = before;
   align->after = after;
   align->patience = GST_SECOND;
@@ -114,16 +113,9 @@ robocache_align_new (GstElement * lead, GstElement * vectors,
 void
 robocache_align_free (RobocacheAlign * align)
 {
-  guint i;
-
   if (align == NULL)
     return;
-  for (i = 0; i < N_INPUTS; i++) {
-    if (align->inputs[i].head)
-      gst_sample_unref (align->inputs[i].head);
-    if (align->inputs[i].sink)
-      gst_object_unref (align->inputs[i].sink);
-  }
+  robocache_merge_free (align->merge);
   g_queue_clear_full (&align->leads, timed_sample_free);
   g_queue_clear_full (&align->frames, timed_sample_free);
   g_array_unref (align->vector_times);
@@ -142,73 +134,6 @@ guint64
 robocache_align_get_untimed (const RobocacheAlign * align)
 {
   return align->untimed;
-}
-
-/* ---- merging the appsinks in PTS order ------------------------------ */
-
-/* Pulls into @input's head, waiting up to @timeout; a sample without a PTS
- * is dropped and counted (it has no place on the timeline). */
-static void
-input_pull (RobocacheAlign * align, AlignInput * input, GstClockTime timeout)
-{
-  GstSample *sample = gst_app_sink_try_pull_sample (input->sink, timeout);
-  GstBuffer *buffer;
-
-  if (sample == NULL) {
-    input->eos = gst_app_sink_is_eos (input->sink);
-    return;
-  }
-  buffer = gst_sample_get_buffer (sample);
-  if (buffer == NULL || !GST_BUFFER_PTS_IS_VALID (buffer)) {
-    align->untimed++;
-    gst_sample_unref (sample);
-    return;
-  }
-  input->head = sample;
-  input->head_pts = GST_BUFFER_PTS (buffer);
-}
-
-/* The input whose head comes next in PTS order (ties: lead, vectors,
- * frames), once every stream not at EOS has a head; -1 with *@ended TRUE
- * when all are at EOS, -1 with *@ended FALSE when @deadline (monotonic
- * µs; negative: none) passed first. */
-static gint
-merge_next (RobocacheAlign * align, gint64 deadline, gboolean * ended)
-{
-  for (;;) {
-    AlignInput *waiting = NULL;
-    gint earliest = -1;
-    gint64 now;
-    guint i;
-
-    for (i = 0; i < N_INPUTS; i++) {
-      AlignInput *input = &align->inputs[i];
-
-      if (input->sink == NULL || input->eos)
-        continue;
-      if (input->head == NULL)
-        input_pull (align, input, 0);
-      if (input->head == NULL && !input->eos && waiting == NULL)
-        waiting = input;
-      if (input->head && (earliest < 0
-              || input->head_pts < align->inputs[earliest].head_pts))
-        earliest = i;
-    }
-    if (waiting == NULL) {
-      *ended = earliest < 0;
-      return earliest;
-    }
-    if (deadline < 0) {
-      input_pull (align, waiting, GST_CLOCK_TIME_NONE);
-      continue;
-    }
-    now = g_get_monotonic_time ();
-    if (now >= deadline) {
-      *ended = FALSE;
-      return -1;
-    }
-    input_pull (align, waiting, (deadline - now) * GST_USECOND);
-  }
 }
 
 /* ---- the streams' contexts ------------------------------------------ */
@@ -309,9 +234,10 @@ vector_time (const RobocacheAlign * align, guint kept_index)
 }
 
 static gboolean
-input_done (const RobocacheAlign * align, guint input)
+input_done (const RobocacheAlign * align, AlignInput input)
 {
-  return align->inputs[input].sink == NULL || align->inputs[input].eos;
+  return align->merge_index[input] < 0
+      || robocache_merge_ended (align->merge, align->merge_index[input]);
 }
 
 /* Whether the first waiting lead has all it can get: vectors up to the
@@ -446,19 +372,24 @@ robocache_align_next (RobocacheAlign * align, GstClockTime timeout,
       g_get_monotonic_time () + (gint64) MIN (timeout / GST_USECOND,
       G_MAXINT64 / 4);
   for (;;) {
-    gboolean ended;
-    gint next;
-    AlignInput *input;
+    RobocacheMergeResult merged;
+    GstClockTime wait = GST_CLOCK_TIME_NONE, pts;
+    GstSample *sample;
+    GstBuffer *buffer;
+    AlignInput input;
     TimedSample *timed;
+    guint index;
 
     if (!g_queue_is_empty (&align->leads) && lead_ready (align)) {
       hand_out (align, out);
       return ROBOCACHE_ALIGN_ITEM;
     }
-    next = merge_next (align, deadline, &ended);
-    if (next < 0 && !ended)
+    if (deadline >= 0)
+      wait = MAX (deadline - g_get_monotonic_time (), 0) * GST_USECOND;
+    merged = robocache_merge_next (align->merge, wait, &sample, &index);
+    if (merged == ROBOCACHE_MERGE_WAITING)
       return ROBOCACHE_ALIGN_WAITING;
-    if (next < 0) {
+    if (merged == ROBOCACHE_MERGE_END) {
       /* Every stream ended: the leads still waiting get what there is. */
       if (g_queue_is_empty (&align->leads))
         return ROBOCACHE_ALIGN_END;
@@ -466,24 +397,29 @@ robocache_align_next (RobocacheAlign * align, GstClockTime timeout,
       return ROBOCACHE_ALIGN_ITEM;
     }
 
-    input = &align->inputs[next];
+    buffer = gst_sample_get_buffer (sample);
+    pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
+    if (pts == GST_CLOCK_TIME_NONE) {
+      /* No place on the timeline. */
+      align->untimed++;
+      gst_sample_unref (sample);
+      continue;
+    }
     align->merged_any = TRUE;
-    align->merged_pts = input->head_pts;
-    if (next == INPUT_VECTORS) {
-      gboolean kept = keep_vector (align, input->head, input->head_pts,
-          error);
+    align->merged_pts = pts;
+    input = align->merged_as[index];
+    if (input == INPUT_VECTORS) {
+      gboolean kept = keep_vector (align, sample, pts, error);
 
-      gst_sample_unref (input->head);
-      input->head = NULL;
+      gst_sample_unref (sample);
       if (!kept)
         return ROBOCACHE_ALIGN_ERROR;
       continue;
     }
     timed = g_new (TimedSample, 1);
-    timed->time = input->head_pts;
-    timed->sample = input->head;
-    input->head = NULL;
-    g_queue_push_tail (next == INPUT_LEAD ? &align->leads : &align->frames,
+    timed->time = pts;
+    timed->sample = sample;
+    g_queue_push_tail (input == INPUT_LEAD ? &align->leads : &align->frames,
         timed);
   }
 }

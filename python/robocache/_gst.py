@@ -59,6 +59,7 @@ class Aligned(ctypes.Structure):
 
 
 ALIGN_ERROR, ALIGN_END, ALIGN_ITEM, ALIGN_WAITING = -1, 0, 1, 2
+MERGE_END, MERGE_SAMPLE, MERGE_WAITING = 0, 1, 2
 
 
 class GValue(ctypes.Structure):
@@ -162,6 +163,10 @@ _PROTOTYPES = {
             c_void_p, c_void_p, P(P(_lib.DLManagedTensor)), P(P(GError))]),
         "robocache_pipeline_use_cuda_device": (c_int, [
             c_void_p, c_int, P(P(GError))]),
+        "robocache_merge_new": (c_void_p, [P(c_void_p), c_uint]),
+        "robocache_merge_next": (c_int, [
+            c_void_p, c_uint64, P(c_void_p), P(c_uint)]),
+        "robocache_merge_free": (None, [c_void_p]),
         "robocache_align_new": (c_void_p, [
             c_void_p, c_void_p, c_void_p, ctypes.c_int64, ctypes.c_int64]),
         "robocache_align_next": (c_int, [

@@ -44,13 +44,10 @@ class Sample:
 
 
 class _Sink:
-    __slots__ = ("element", "name", "head", "head_pts", "eos", "caps")
+    __slots__ = ("element", "name", "caps")
 
     def __init__(self, element, name):
         self.element, self.name = element, name
-        self.head = None
-        self.head_pts = None    # the head's PTS, read once when pulled
-        self.eos = False
         self.caps = (None, "")  # the caps last seen (a reference), as text
 
 
@@ -71,6 +68,7 @@ class _Bin:
         self._pipeline = None
         self._bus = None
         self._sinks = []
+        self._merge = None      # robocache_merge over the appsinks
         self._started = False
         self._done = False
         self._failed = None
@@ -198,10 +196,10 @@ class _Bin:
         pipeline, self._pipeline = self._pipeline, None
         self._done = True
         gst.gst.gst_element_set_state(pipeline, gst.STATE_NULL)
+        merge, self._merge = self._merge, None
+        if merge:
+            gst.robocache.robocache_merge_free(merge)
         for sink in self._sinks:
-            if sink.head:
-                gst.gst.gst_mini_object_unref(sink.head)
-                sink.head = None
             if sink.caps[0]:
                 gst.gst.gst_mini_object_unref(sink.caps[0])
                 sink.caps = (None, "")
@@ -318,16 +316,6 @@ class Pipeline(_Bin):
         """The appsink names, in the order ties are broken."""
         return [s.name for s in self._sinks]
 
-    def _pull(self, sink, timeout_ns):
-        gst = self._g
-        sample = gst.gstapp.gst_app_sink_try_pull_sample(sink.element,
-                                                         timeout_ns)
-        if sample:
-            sink.head = sample
-            sink.head_pts = self._pts(sample)
-        elif gst.gstapp.gst_app_sink_is_eos(sink.element):
-            sink.eos = True
-
     def __iter__(self):
         return self
 
@@ -407,38 +395,31 @@ class Pipeline(_Bin):
 
     def _next_head(self):
         """The sink and GstSample (a reference the caller drops) that come
-        next in time order; StopIteration at the end."""
+        next in time order (robocache_merge_next); StopIteration at the
+        end."""
         if self._failed is not None:
             raise self._failed
         if self._done:
             raise StopIteration
         if not self._started:
             self.start()
+        gst = self._g
+        if self._merge is None:
+            sinks = (ctypes.c_void_p * len(self._sinks))(
+                *(s.element for s in self._sinks))
+            self._merge = gst.robocache.robocache_merge_new(sinks,
+                                                            len(sinks))
+        sample, index = ctypes.c_void_p(), ctypes.c_uint()
         while True:
+            status = gst.robocache.robocache_merge_next(
+                self._merge, _POLL_NS, ctypes.byref(sample),
+                ctypes.byref(index))
             self._read_bus()
-            for sink in self._sinks:
-                if sink.head is None and not sink.eos:
-                    self._pull(sink, 0)
-            ready = [s for s in self._sinks if s.head is not None]
-            waiting = [s for s in self._sinks
-                       if s.head is None and not s.eos]
-            untimed = [s for s in ready if s.head_pts is None]
-            if untimed or (ready and not waiting):
-                first = untimed[0] if untimed else min(
-                    ready, key=lambda s: s.head_pts)
-                sample, first.head = first.head, None
-                return first, sample
-            if not waiting:
-                self._read_bus()
+            if status == gst.MERGE_SAMPLE:
+                return self._sinks[index.value], sample.value
+            if status == gst.MERGE_END:
                 self._done = True
                 raise StopIteration
-            self._pull(waiting[0], _POLL_NS)
-
-    def _pts(self, sample):
-        gst = self._g
-        pts = gst.Buffer.from_address(
-            gst.gst.gst_sample_get_buffer(sample)).pts
-        return None if pts == gst.CLOCK_TIME_NONE else pts
 
     def _caps_string(self, sink, caps):
         """`caps` as text, made once per caps of each sink."""

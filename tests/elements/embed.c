@@ -540,6 +540,63 @@ by_name (GstElement * pipeline, const gchar * name)
   return element;
 }
 
+/* robocache_merge: three streams in PTS order, ties in the order of the
+ * appsinks, an untimed buffer as soon as it is pulled, then END. */
+GST_START_TEST (test_merge_order)
+{
+  static const gint lead_ms[] = { 100, 200, 300 };
+  static const gint vec_ms[] = { 0, 100, 250, 300 };
+  static const gint cam_ms[] = { 50, 100, 400 };
+  /* (appsink, ms); the untimed lead comes first: it is pulled at once. */
+  static const gint want[][2] = { {0, -1}, {1, 0}, {2, 50}, {0, 100},
+  {1, 100}, {2, 100}, {0, 200}, {1, 250}, {0, 300}, {1, 300}, {2, 400}
+  };
+  GstElement *pipeline = align_pipeline ();
+  GstElement *srcs[3], *sinks[3];
+  const gint *times[3] = { lead_ms, vec_ms, cam_ms };
+  const guint counts[3] = { 3, 4, 3 };
+  RobocacheMerge *merge;
+  GstSample *sample;
+  guint i, k, index;
+
+  srcs[0] = by_name (pipeline, "lead");
+  srcs[1] = by_name (pipeline, "vec");
+  srcs[2] = by_name (pipeline, "cam");
+  sinks[0] = by_name (pipeline, "lead_sink");
+  sinks[1] = by_name (pipeline, "vec_sink");
+  sinks[2] = by_name (pipeline, "cam_sink");
+  push_values (srcs[0], GST_CLOCK_TIME_NONE, 0, 1);
+  for (i = 0; i < 3; i++) {
+    for (k = 0; k < counts[i]; k++)
+      push_values (srcs[i], times[i][k] * MS, 1, i == 1 ? 2 : 1);
+    gst_app_src_end_of_stream (GST_APP_SRC (srcs[i]));
+  }
+  merge = robocache_merge_new (sinks, 3);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (i = 0; i < G_N_ELEMENTS (want); i++) {
+    GstClockTime pts;
+
+    fail_unless_equals_int (robocache_merge_next (merge, 10 * GST_SECOND,
+            &sample, &index), ROBOCACHE_MERGE_SAMPLE);
+    pts = GST_BUFFER_PTS (gst_sample_get_buffer (sample));
+    fail_unless_equals_int (index, want[i][0]);
+    if (want[i][1] < 0)
+      fail_unless (pts == GST_CLOCK_TIME_NONE);
+    else
+      fail_unless_equals_uint64 (pts, want[i][1] * MS);
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_int (robocache_merge_next (merge, GST_CLOCK_TIME_NONE,
+          &sample, &index), ROBOCACHE_MERGE_END);
+  for (i = 0; i < 3; i++)
+    fail_unless (robocache_merge_ended (merge, i));
+  robocache_merge_free (merge);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Leads at 100, 200 and 300 ms, vectors every 40 ms with 200 missing,
  * frames at 90, 130, 210, 260 ms, one untimed buffer in each stream; a
  * window of (-50, +50) ms. */
@@ -794,6 +851,7 @@ embed_suite (void)
   tcase_add_test (tc, test_image_encoding_n);
   tcase_add_test (tc, test_joints_n);
   tcase_add_test (tc, test_voxels_info_n);
+  tcase_add_test (tc, test_merge_order);
   tcase_add_test (tc, test_align_windows);
   tcase_add_test (tc, test_align_drop_out);
   tcase_add_test (tc, test_align_waiting);
