@@ -276,7 +276,8 @@ typedef struct
  * is handed out once the vectors reach @after past it and a frame at or
  * after it has come, or those streams ended, or the streams ran past
  * (robocache_align_set_patience).  Buffers without a PTS are dropped and
- * counted (robocache_align_get_untimed). */
+ * counted (robocache_align_get_untimed); a vector stamped before the one
+ * that came before it is put in its place. */
 RobocacheAlign *robocache_align_new (GstElement * lead, GstElement * vectors,
     GstElement * frames, GstClockTimeDiff before, GstClockTimeDiff after);
 

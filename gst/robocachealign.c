@@ -43,6 +43,7 @@ struct _RobocacheAlign
   /* The vectors kept, from index vectors_first on. */
   GArray *vector_times;         /* gint64 */
   GArray *vector_values;        /* gdouble, channels per vector */
+  GArray *row;                  /* gdouble: the vector being added */
   guint vectors_first;
   guint channels;               /* 0 until the first vector */
   GstCaps *vector_caps;         /* the caps last checked */
@@ -107,6 +108,7 @@ robocache_align_new (GstElement * lead, GstElement * vectors,
   g_queue_init (&align->frames);
   align->vector_times = g_array_new (FALSE, FALSE, sizeof (gint64));
   align->vector_values = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  align->row = g_array_new (FALSE, FALSE, sizeof (gdouble));
   return align;
 }
 
@@ -120,6 +122,7 @@ robocache_align_free (RobocacheAlign * align)
   g_queue_clear_full (&align->frames, timed_sample_free);
   g_array_unref (align->vector_times);
   g_array_unref (align->vector_values);
+  g_array_unref (align->row);
   gst_clear_caps (&align->vector_caps);
   g_free (align);
 }
@@ -173,7 +176,13 @@ check_vector_caps (RobocacheAlign * align, GstCaps * caps, GError ** error)
   return TRUE;
 }
 
-/* Appends the vector of @sample (layout sample) to those kept. */
+static guint vectors_kept (const RobocacheAlign * align);
+static guint vectors_search (const RobocacheAlign * align, gint64 time,
+    gboolean right);
+
+/* Adds the vector of @sample (layout sample) to those kept, in time order:
+ * a late one (a driver's stamp behind the one before) goes into its
+ * place. */
 static gboolean
 keep_vector (RobocacheAlign * align, GstSample * sample, GstClockTime pts,
     GError ** error)
@@ -201,11 +210,13 @@ keep_vector (RobocacheAlign * align, GstSample * sample, GstClockTime pts,
     gst_buffer_unmap (buffer, &map);
     return FALSE;
   }
-  g_array_append_val (align->vector_times, time);
-  first = align->vector_values->len;
-  g_array_set_size (align->vector_values, first + align->channels);
+  first = align->vector_times->len;
+  if (vectors_kept (align) > 0
+      && time < g_array_index (align->vector_times, gint64, first - 1))
+    first = align->vectors_first + vectors_search (align, time, TRUE);
+  g_array_set_size (align->row, align->channels);
   for (c = 0; c < align->channels; c++) {
-    gdouble *out = &g_array_index (align->vector_values, gdouble, first + c);
+    gdouble *out = &g_array_index (align->row, gdouble, c);
 
     if (align->vector_type == RC_TYPE_FLOAT64) {
       memcpy (out, map.data + c * sizeof (gdouble), sizeof (gdouble));
@@ -217,6 +228,9 @@ keep_vector (RobocacheAlign * align, GstSample * sample, GstClockTime pts,
     }
   }
   gst_buffer_unmap (buffer, &map);
+  g_array_insert_val (align->vector_times, first, time);
+  g_array_insert_vals (align->vector_values, first * align->channels,
+      align->row->data, align->channels);
   return TRUE;
 }
 

@@ -597,12 +597,14 @@ GST_START_TEST (test_merge_order)
 
 GST_END_TEST;
 
-/* Leads at 100, 200 and 300 ms, vectors every 40 ms with 200 missing,
+/* Leads at 100, 200 and 300 ms, vectors every 40 ms with 200 missing
+ * and 40 late,
  * frames at 90, 130, 210, 260 ms, one untimed buffer in each stream; a
  * window of (-50, +50) ms. */
 GST_START_TEST (test_align_windows)
 {
-  static const guint64 vector_ms[] = { 0, 40, 80, 120, 160, 240, 280, 320,
+  /* 40 comes after 80 (a late stamp): it is put in its place. */
+  static const guint64 vector_ms[] = { 0, 80, 40, 120, 160, 240, 280, 320,
     360, 400
   };
   static const guint64 frame_ms[] = { 90, 130, 210, 260 };
@@ -651,6 +653,8 @@ GST_START_TEST (test_align_windows)
       gdouble ms = out.vector_times[k] / (gdouble) MS;
 
       fail_unless (out.vector_times[k] != 200 * MS);
+      if (k > 0)
+        fail_unless (out.vector_times[k] > out.vector_times[k - 1]);
       fail_unless_equals_float (out.vector_values[2 * k], ms);
       fail_unless_equals_float (out.vector_values[2 * k + 1], 2 * ms);
     }
