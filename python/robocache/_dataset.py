@@ -9,8 +9,8 @@ import pathlib
 
 from . import _kernels, _lib
 from ._pipeline import Pipeline
-from ._replay import (_description, _is_rosbag2, _source, _targets, _three,
-                      _voxelize_element, _window_offsets)
+from ._replay import (_NS, _description, _is_rosbag2, _source, _targets,
+                      _three, _voxelize_element, _window_offsets)
 
 try:
     import torch
@@ -78,6 +78,9 @@ class RecordingDataset(_Base):
                    joint_method as robocache.resample takes it
     device         "cuda", "cuda:N", "cpu" or None (CUDA where torch and
                    robocache both have it)
+    patience       seconds of recording a sweep may wait past its window
+                   for joints or a frame (default 1.0; None: to the end):
+                   through a longer drop-out it comes with what came
 
     Sharded by file across DataLoader workers (worker k of n takes files
     k, k + n, ...); with CUDA, use num_workers=0 or the "spawn"
@@ -91,7 +94,7 @@ class RecordingDataset(_Base):
                  voxel_size=0.2, origin=(-25.6, -25.6, -3.2),
                  dims=(256, 256, 32), mode="count", features=None,
                  joint_window=(-0.1, 0.1), joint_samples=21,
-                 joint_method="linear", device=None):
+                 joint_method="linear", device=None, patience=1.0):
         if torch is None:
             raise ImportError("robocache.RecordingDataset needs torch "
                               "(torch.utils.data.IterableDataset), which "
@@ -118,6 +121,11 @@ class RecordingDataset(_Base):
         self.joint_window = (lo, hi)
         self.joint_samples = int(joint_samples)
         self.joint_method = joint_method
+        if patience is not None and not float(patience) >= 0:
+            raise ValueError("robocache.RecordingDataset: patience=%r; "
+                             "accepted: seconds >= 0, or None"
+                             % (patience,))
+        self.patience = patience
         if device is None:
             device = ("cuda" if torch.cuda.is_available()
                       and _lib.cuda_available() else "cpu")
@@ -157,7 +165,9 @@ class RecordingDataset(_Base):
                       like="torch") as p:
             for time, grid, span, frame in p._aligned(
                     "lidar", "joints",
-                    "camera" if self.camera_topic else None, lo, hi):
+                    "camera" if self.camera_topic else None, lo, hi,
+                    None if self.patience is None
+                    else int(round(self.patience * _NS))):
                 yield self._item(index, time, grid.array, span, frame)
 
     def _item(self, index, time, grid, span, frame):

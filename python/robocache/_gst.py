@@ -172,6 +172,7 @@ _PROTOTYPES = {
         "robocache_align_next": (c_int, [
             c_void_p, c_uint64, P(Aligned), P(P(GError))]),
         "robocache_align_get_untimed": (c_uint64, [c_void_p]),
+        "robocache_align_set_patience": (None, [c_void_p, c_uint64]),
         "robocache_align_free": (None, [c_void_p]),
     },
 }

@@ -326,14 +326,17 @@ class Pipeline(_Bin):
         finally:
             self._g.gst.gst_mini_object_unref(sample)
 
-    def _aligned(self, lead, vectors, frames, before, after):
+    def _aligned(self, lead, vectors, frames, before, after,
+                 patience=10**9):
         """Yields, per buffer of stream `lead`, (time, Sample, span,
         frame): span the vectors of stream `vectors` from the last at or
         before time + `before` to the first at or after time + `after`
         (ns), as (times int64 (n,), values float64 (n, channels)) copies,
         or None when there is none; frame the (time, Sample) of stream
         `frames` nearest time, or None.  `vectors` or `frames` may be
-        None.  The streams are merged and aligned in C
+        None.  A lead waits until the streams pass time + `after` +
+        `patience` (ns; None: for ever) for its vectors and frame, then
+        comes with what came.  The streams are merged and aligned in C
         (robocache_align_next): one call per lead buffer.  Other streams
         are not pulled."""
         import numpy
@@ -346,6 +349,9 @@ class Pipeline(_Bin):
         if before > after:
             raise ValueError("robocache.Pipeline: the window (%d, %d) ns "
                              "ends before it starts" % (before, after))
+        if patience is not None and patience < 0:
+            raise ValueError("robocache.Pipeline: patience=%r; accepted: "
+                             "ns >= 0, or None" % (patience,))
         sinks = [by_name.get(name) for name in (lead, vectors, frames)]
         if self._failed is not None:
             raise self._failed
@@ -356,6 +362,8 @@ class Pipeline(_Bin):
         if not align:
             raise ValueError("robocache.Pipeline: cannot align %s on %s"
                              % ((vectors, frames), lead))
+        gst.robocache.robocache_align_set_patience(
+            align, gst.CLOCK_TIME_NONE if patience is None else patience)
         out = gst.Aligned()
         try:
             while True:

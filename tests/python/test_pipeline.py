@@ -124,11 +124,12 @@ class Pipelines(unittest.TestCase):
         states with drop-outs (float64 and float32), sweeps and frames,
         for a window around the sweep and one ahead of it."""
         desc = ("robocachelidarsrc num-buffers=14 points-per-sweep=64 "
-                "seed=%d ! appsink name=lidar "
+                "seed=%d ! appsink name=lidar sync=false "
                 "robocachejointsrc num-buffers=150 rate=100/1 seed=%d "
                 "jitter=0.4 dropout=0.3 format=%s ! appsink name=joints "
-                "videotestsrc num-buffers=45 ! video/x-raw,format=GRAY8,"
-                "width=8,height=4,framerate=30/1 ! appsink name=camera")
+                "sync=false videotestsrc num-buffers=45 ! video/x-raw,"
+                "format=GRAY8,width=8,height=4,framerate=30/1 ! appsink "
+                "name=camera sync=false")
         seed = int.from_bytes(os.urandom(2), "little")
         cases = [("float64", -100_000_000, 100_000_000, "camera"),
                  ("float32", -50_000_000, 20_000_000, "camera"),
@@ -158,20 +159,51 @@ class Pipelines(unittest.TestCase):
                     self.assertEqual(span[1].dtype, np.float64)
             self.assertGreater(spans, 10, what)
 
+    def test_aligned_patience(self):
+        """A camera with a frame every 3 s: the sweep at 1.8 s is nearest
+        the frame at 3 s, which comes 1.2 s after it.  Waiting for ever
+        it gets that frame (as the reference does); with a patience of
+        1 s it comes once the streams pass 2.9 s, with the frame at 0."""
+        desc = ("robocachelidarsrc num-buffers=50 points-per-sweep=16 ! "
+                "appsink name=lidar sync=false robocachejointsrc "
+                "num-buffers=500 rate=100/1 ! appsink name=joints sync=false "
+                "videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,"
+                "width=4,height=2,framerate=1/3 ! appsink name=camera "
+                "sync=false")
+        window = (-100_000_000, 100_000_000)
+        with robocache.Pipeline(desc, device="cpu") as p:
+            want = reference_aligned(
+                [(s.stream, s.pts, np.array(s.array)) for s in p],
+                *window, "camera")
+        frames = {}
+        for patience in (None, 10**9):
+            with robocache.Pipeline(desc, device="cpu") as p:
+                frames[patience] = {
+                    t: f[0] for t, _, _, f in p._aligned(
+                        "lidar", "joints", "camera", *window, patience)}
+        sweep = 1_800_000_000
+        self.assertEqual([frames[None][w[0]] for w in want],
+                         [w[3] for w in want])
+        self.assertEqual(frames[None][sweep], 3_000_000_000)
+        self.assertEqual(frames[10**9][sweep], 0)
+        with robocache.Pipeline(desc, device="cpu") as p:
+            with self.assertRaisesRegex(ValueError, "patience=-1"):
+                list(p._aligned("lidar", "joints", "camera", *window, -1))
+
     def test_aligned_bad_vectors_n(self):
         """Points on the vectors stream: an error naming their caps and
         what is accepted, not garbage."""
         with robocache.Pipeline(
                 "robocachelidarsrc num-buffers=3 points-per-sweep=16 ! "
-                "appsink name=lead robocachelidarsrc num-buffers=3 "
-                "points-per-sweep=16 ! appsink name=points",
+                "appsink name=lead sync=false robocachelidarsrc num-buffers=3 "
+                "points-per-sweep=16 ! appsink name=points sync=false",
                 device="cpu") as p:
             with self.assertRaisesRegex(
                     RobocacheError, "other/x-robocache-points.*accepted: "
                     "other/x-robocache-vectors"):
                 list(p._aligned("lead", "points", None, 0, 0))
-        with robocache.Pipeline("robocachelidarsrc num-buffers=1 ! "
-                                "appsink name=lead", device="cpu") as p:
+        with robocache.Pipeline("robocachelidarsrc num-buffers=1 ! appsink "
+                                "name=lead sync=false", device="cpu") as p:
             with self.assertRaisesRegex(ValueError, "no stream 'joints'"):
                 list(p._aligned("lead", "joints", None, 0, 0))
             with self.assertRaisesRegex(ValueError, "ends before"):
