@@ -1,6 +1,6 @@
-"""GStreamer through ctypes (libgstreamer-1.0, libgstapp-1.0, GLib) and
-librobocache-1.0's array and context functions: the few calls Pipeline
-makes, loaded on first use.
+"""GStreamer through ctypes (libgstreamer-1.0, GLib) and librobocache-1.0's
+array, context, merge and alignment functions (the appsinks are pulled
+there, in C): the few calls Pipeline makes, loaded on first use.
 
 Importing this module initialises GStreamer once, with robocache's plugin
 folder (the build's gst/, or the installed _config.PLUGINDIR) on the
@@ -98,7 +98,6 @@ def _open(soname, env):
 glib = _open("libglib-2.0.so.0", "ROBOCACHE_GLIB_LIBRARY")
 gobject = _open("libgobject-2.0.so.0", "ROBOCACHE_GOBJECT_LIBRARY")
 gst = _open("libgstreamer-1.0.so.0", "ROBOCACHE_GST_LIBRARY")
-gstapp = _open("libgstapp-1.0.so.0", "ROBOCACHE_GSTAPP_LIBRARY")
 robocache = _lib._load("librobocache-1.0.so.0", "ROBOCACHE_LIBRARY")
 
 _PROTOTYPES = {
@@ -150,11 +149,6 @@ _PROTOTYPES = {
                                           c_size_t]),
         "gst_buffer_map": (c_int, [c_void_p, P(MapInfo), c_int]),
         "gst_buffer_unmap": (None, [c_void_p, P(MapInfo)]),
-    },
-    gstapp: {
-        "gst_app_sink_get_type": (c_size_t, []),
-        "gst_app_sink_try_pull_sample": (c_void_p, [c_void_p, c_uint64]),
-        "gst_app_sink_is_eos": (c_int, [c_void_p]),
     },
     robocache: {
         "robocache_buffer_to_array": (c_int, [

@@ -353,10 +353,7 @@ class Pipeline(_Bin):
             raise ValueError("robocache.Pipeline: patience=%r; accepted: "
                              "ns >= 0, or None" % (patience,))
         sinks = [by_name.get(name) for name in (lead, vectors, frames)]
-        if self._failed is not None:
-            raise self._failed
-        if not self._started:
-            self.start()
+        self._begin()
         align = gst.robocache.robocache_align_new(
             *(s.element if s else None for s in sinks), before, after)
         if not align:
@@ -401,16 +398,21 @@ class Pipeline(_Bin):
         finally:
             gst.robocache.robocache_align_free(align)
 
+    def _begin(self):
+        """Raises the pipeline's error if it failed; starts it if not
+        started."""
+        if self._failed is not None:
+            raise self._failed
+        if not self._started:
+            self.start()
+
     def _next_head(self):
         """The sink and GstSample (a reference the caller drops) that come
         next in time order (robocache_merge_next); StopIteration at the
         end."""
-        if self._failed is not None:
-            raise self._failed
-        if self._done:
+        if self._done and self._failed is None:
             raise StopIteration
-        if not self._started:
-            self.start()
+        self._begin()
         gst = self._g
         if self._merge is None:
             sinks = (ctypes.c_void_p * len(self._sinks))(
