@@ -359,8 +359,7 @@ hand_out (RobocacheAlign * align, RobocacheAligned * out)
     TimedSample *frame = l->data;
     gint64 distance = ABS ((gint64) frame->time - time);
 
-    if (out->frame == NULL
-        || distance < ABS ((gint64) out->frame_time - time)) {
+    if (out->frame == NULL || distance < ABS ((gint64) out->frame_time - time)) {
       out->frame = frame->sample;
       out->frame_time = frame->time;
     }
@@ -378,8 +377,7 @@ robocache_align_next (RobocacheAlign * align, GstClockTime timeout,
 {
   gint64 deadline;
 
-  g_return_val_if_fail (align != NULL && out != NULL,
-      ROBOCACHE_ALIGN_ERROR);
+  g_return_val_if_fail (align != NULL && out != NULL, ROBOCACHE_ALIGN_ERROR);
 
   drop_passed (align);
   deadline = timeout == GST_CLOCK_TIME_NONE ? -1 :
