@@ -359,7 +359,8 @@ hand_out (RobocacheAlign * align, RobocacheAligned * out)
     TimedSample *frame = l->data;
     gint64 distance = ABS ((gint64) frame->time - time);
 
-    if (out->frame == NULL || distance < ABS ((gint64) out->frame_time - time)) {
+    if (out->frame == NULL
+        || distance < ABS ((gint64) out->frame_time - time)) {
       out->frame = frame->sample;
       out->frame_time = frame->time;
     }
