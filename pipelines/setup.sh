@@ -67,9 +67,14 @@ robocache_install_node () {
 }
 
 # Never fails: what cannot be installed is reported and left out.
+# Arguments: the packages (default $ROBOCACHE_OPTIONAL_PACKAGES) and what
+# goes without them.
 robocache_install_optional () {
   local missing="" pkg sudo=""
-  for pkg in $ROBOCACHE_OPTIONAL_PACKAGES; do
+  local packages=${1-$ROBOCACHE_OPTIONAL_PACKAGES}
+  local without=${2-"the ROS node is not built; its test and the Slurm \
+test report SKIP"}
+  for pkg in $packages; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||
       missing="$missing $pkg"
   done
@@ -81,11 +86,17 @@ robocache_install_optional () {
   # shellcheck disable=SC2086
   if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
       --no-install-recommends $missing >/dev/null 2>&1; then
-    echo "robocache: optional packages not installed:$missing" \
-      "(the ROS node is not built; its test and the Slurm test report SKIP)"
+    echo "robocache: optional packages not installed:$missing ($without)"
   fi
   return 0
 }
+
+# For the tests only (tests/run.sh), not the set-up of a robot: Debian's
+# CPU build of PyTorch, so that robocache.RecordingDataset, the training
+# example and the torch paths of the package are tested here too (on the
+# CPU; CUDA tensors are tested on a GPU machine with its own torch).
+# ROBOCACHE_TEST_PACKAGES="" skips it.
+ROBOCACHE_TEST_PACKAGES=${ROBOCACHE_TEST_PACKAGES-"python3-torch"}
 
 # nvcc is often installed outside PATH.
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -9,6 +9,8 @@ set -euo pipefail
 
 robocache_install_missing
 robocache_install_node
+robocache_install_optional "$ROBOCACHE_TEST_PACKAGES" \
+  "the tests that need torch report SKIP"
 
 summary=$(mktemp)
 skips=$(mktemp)
