@@ -144,9 +144,6 @@ _PROTOTYPES = {
         "gst_sample_get_buffer": (c_void_p, [c_void_p]),
         "gst_sample_get_caps": (c_void_p, [c_void_p]),
         "gst_caps_to_string": (c_void_p, [c_void_p]),
-        "gst_buffer_get_size": (c_size_t, [c_void_p]),
-        "gst_buffer_extract": (c_size_t, [c_void_p, c_size_t, c_void_p,
-                                          c_size_t]),
         "gst_buffer_map": (c_int, [c_void_p, P(MapInfo), c_int]),
         "gst_buffer_unmap": (None, [c_void_p, P(MapInfo)]),
     },
@@ -165,7 +162,6 @@ _PROTOTYPES = {
             c_void_p, c_void_p, c_void_p, ctypes.c_int64, ctypes.c_int64]),
         "robocache_align_next": (c_int, [
             c_void_p, c_uint64, P(Aligned), P(P(GError))]),
-        "robocache_align_get_untimed": (c_uint64, [c_void_p]),
         "robocache_align_set_patience": (None, [c_void_p, c_uint64]),
         "robocache_align_free": (None, [c_void_p]),
     },
