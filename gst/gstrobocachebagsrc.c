@@ -27,6 +27,13 @@
  * message played: that message has PTS 0 and earlier stamps are clamped to
  * 0.  A zero header.stamp (unstamped) falls back to the record time.
  *
+ * A topic that falls half a second behind the newest buffer played (a
+ * drop-out, a slow topic, one that starts late) gets GAP events up to a
+ * quarter second behind it, each from where the topic had got to, so that
+ * consumers that wait for every stream (queues bounded in time,
+ * robocache_merge and the Python loaders, robocachefuse) go on.  A topic
+ * not started yet gets its caps first, read ahead from its first message.
+ *
  * The element reads the file through gst/formats/reader.h, which tells
  * the format from the first bytes: an MCAP file plays here too, but
  * robocachemcapsrc is the element meant for ROS 2 recordings (it has the

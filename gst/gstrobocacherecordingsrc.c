@@ -29,6 +29,12 @@ GST_DEBUG_CATEGORY (gst_robocache_recording_src_debug);
 #define DEFAULT_TOPICS NULL
 #define DEFAULT_TIMESTAMPS GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER
 
+/* A topic that falls this far behind the newest message played gets a GAP
+ * event up to half of it, so that queues bounded in time and consumers
+ * that order the streams by time (robocache_merge, robocachefuse) go on
+ * through its drop-outs instead of waiting for it. */
+#define GAP_LAG (GST_SECOND / 2)
+
 enum
 {
   PROP_0,
@@ -53,6 +59,11 @@ typedef struct
   gboolean need_start;
   gboolean need_segment;
   gboolean warned[GST_ROBOCACHE_ROS_SKIP_KINDS];
+  guint reader_topic;           /* its topic's index in the reader */
+  /* Where the stream is known to have reached: its last buffer's PTS or
+   * its last GAP's end. */
+  GstClockTime position;
+  gboolean peeked;              /* caps looked up ahead of its messages */
 } Stream;
 
 /* Since start, under the object lock. */
@@ -84,6 +95,7 @@ typedef struct
   gchar *stream_id_prefix;
   GstRobocachePlaySettings play;
   guint64 pass_pushed;          /* buffers pushed since the pass began */
+  GstClockTime newest;          /* the latest PTS pushed in this segment */
 } State;
 
 struct _GstRobocacheRecordingSrcPrivate
@@ -298,11 +310,23 @@ prepare_stream (GstRobocacheRecordingSrc * self, Stream * s, GstCaps * caps)
 
     gst_event_set_seqnum (ev, st->seqnum);
     gst_pad_push_event (s->pad, ev);
+    s->position = st->segment.start;
     tags = gst_tag_list_new (GST_TAG_TITLE, s->topic, NULL);
     gst_tag_list_set_scope (tags, GST_TAG_SCOPE_STREAM);
     gst_pad_push_event (s->pad, gst_event_new_tag (tags));
     s->need_segment = FALSE;
   }
+}
+
+/* Reads from the segment's start again; every stream gets the new
+ * segment before its next buffer or GAP. */
+static void
+restart_streams (State * st)
+{
+  rc_reader_seek (st->reader, st->base + st->segment.start);
+  st->newest = st->segment.start;
+  for (guint i = 0; i < st->streams->len; i++)
+    ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
 }
 
 /* With timestamps=record, a message recorded after the segment ends the
@@ -380,12 +404,85 @@ end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
       gst_robocache_recording_play_pass_end (st->reader, st->stream_of,
           st->base, &st->segment));
   st->pass_pushed = 0;
-  rc_reader_seek (st->reader, st->base + st->segment.start);
-  for (guint i = 0; i < st->streams->len; i++)
-    ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
+  restart_streams (st);
   GST_OBJECT_LOCK (self);
   self->priv->totals.loops++;
   GST_OBJECT_UNLOCK (self);
+}
+
+/* The caps of @s's first message, read ahead through a second reader of
+ * the mapped file, for a GAP before that message: caps must come before
+ * the segment a GAP needs.  NULL where it cannot be read (the file mapped
+ * read-only, or the message skipped or malformed: it says why when it
+ * comes). */
+static GstCaps *
+peek_caps (GstRobocacheRecordingSrc * self, Stream * s)
+{
+  State *st = &self->priv->state;
+  GMappedFile *mapped = rc_reader_get_mapped_file (st->reader);
+  const RcTopic *topic = rc_reader_get_topic (st->reader, s->reader_topic);
+  GstRobocacheRosSkip skip = { 0 };
+  GstBuffer *buf = NULL;
+  GstCaps *caps = NULL;
+  RcReader *ahead;
+  RcMessage msg;
+  guint64 stamp;
+
+  ahead = mapped ? rc_reader_open_data_full ((const guint8 *)
+      g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped),
+      RC_READER_FLAG_SKIP_CRC, NULL) : NULL;
+  if (!ahead)
+    return NULL;
+  for (guint t = 0; t < rc_reader_n_topics (ahead); t++)
+    rc_reader_select_topic (ahead, t, t == s->reader_topic);
+  rc_reader_seek (ahead, topic->first_time);
+  if (rc_reader_next (ahead, &msg, NULL) == RC_READER_OK)
+    buf = gst_robocache_ros_decoder_buffer_new (st->decoders[s->reader_topic],
+        msg.data, msg.size, &stamp, &caps, &skip, NULL);
+  if (!buf)
+    gst_clear_caps (&caps);
+  gst_clear_buffer (&buf);
+  g_free (skip.reason);
+  rc_reader_free (ahead);
+  return caps;
+}
+
+/* GAP events on the streams that fell GAP_LAG behind the newest buffer:
+ * a topic that stops for a while (or starts late) does not hold up
+ * consumers that wait for every stream. */
+static void
+push_gaps (GstRobocacheRecordingSrc * self, Stream * current)
+{
+  State *st = &self->priv->state;
+
+  if (st->newest < GAP_LAG)
+    return;
+  for (guint i = 0; i < st->streams->len; i++) {
+    Stream *s = g_ptr_array_index (st->streams, i);
+    GstClockTime reached = s->need_segment ? st->segment.start : s->position;
+    GstClockTime until = st->newest - GAP_LAG / 2;
+
+    if (s == current || reached + GAP_LAG >= st->newest)
+      continue;
+    if (!s->caps) {
+      GstCaps *caps;
+
+      if (s->peeked)
+        continue;
+      s->peeked = TRUE;
+      if (!(caps = peek_caps (self, s)))
+        continue;
+      prepare_stream (self, s, caps);
+      gst_caps_unref (caps);
+    }
+    prepare_stream (self, s, NULL);
+    GST_LOG_OBJECT (self, "%s: gap from %" GST_TIME_FORMAT " to %"
+        GST_TIME_FORMAT, s->topic, GST_TIME_ARGS (s->position),
+        GST_TIME_ARGS (until));
+    gst_pad_push_event (s->pad, gst_event_new_gap (s->position,
+            until - s->position));
+    s->position = until;
+  }
 }
 
 /* One message of a played topic per call, on the task of the first pad. */
@@ -430,6 +527,9 @@ gst_robocache_recording_src_loop (GstPad * pad)
     prepare_stream (self, s, caps);
     gst_caps_unref (caps);
     st->pass_pushed++;
+    s->position = MAX (s->position, GST_BUFFER_PTS (buf));
+    st->newest = MAX (st->newest, GST_BUFFER_PTS (buf));
+    push_gaps (self, s);
     push_buffer (self, pad, s, buf);
   }
 }
@@ -489,9 +589,7 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
       stop_type, stop, &update);
   st->seqnum = seqnum;
   st->pass_pushed = 0;
-  rc_reader_seek (st->reader, st->base + st->segment.start);
-  for (guint i = 0; i < st->streams->len; i++)
-    ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
+  restart_streams (st);
   ev = gst_event_new_flush_stop (TRUE);
   gst_event_set_seqnum (ev, seqnum);
   push_event_all (self, ev);
@@ -597,6 +695,10 @@ create_streams (GstRobocacheRecordingSrc * self, GPtrArray * topics)
     gst_pad_use_fixed_caps (s->pad);
     g_ptr_array_add (st->streams, s);
   }
+  for (guint t = 0; t < n_topics; t++)
+    if (st->stream_of[t] >= 0)
+      ((Stream *) g_ptr_array_index (st->streams,
+              st->stream_of[t]))->reader_topic = t;
 }
 
 /* The mapped file as memory that message buffers can share, or NULL. */

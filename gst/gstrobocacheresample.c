@@ -41,7 +41,9 @@
  * layout chunk: not a whole number of samples) is dropped, counted
  * ("dropped-bad-size") and warned about once.  A DISCONT buffer, a new
  * segment, a GAP event or a flush starts the history afresh (a flush
- * discards what was pending; the others first produce it).  With
+ * discards what was pending; the others first produce it).  A GAP event
+ * that ends within max-gap of the last sample (the recording sources
+ * send them for a topic that fell behind) is dropped instead.  With
  * time-origin=first-sample the grid then realigns to the next sample.
  *
  * With #GstRobocacheResample:samples-per-buffer above 1 the output is in
@@ -267,7 +269,25 @@ gst_robocache_resample_sink_event (GstBaseTransform * trans, GstEvent * event)
       resample_reset_timing (st);
       break;
     }
-    case GST_EVENT_GAP:
+    case GST_EVENT_GAP:{
+      GstClockTime start, duration, end;
+
+      /* A GAP that ends within max-gap of the last sample (a recording
+       * source's, for a topic half a second behind) is no gap here: the
+       * next sample decides by max-gap, as without the event. */
+      gst_event_parse_gap (event, &start, &duration);
+      end = gst_segment_to_running_time (&st->segment, GST_FORMAT_TIME, start);
+      if (GST_CLOCK_TIME_IS_VALID (end) && GST_CLOCK_TIME_IS_VALID (duration))
+        end += duration;
+      if (st->have_last && GST_CLOCK_TIME_IS_VALID (end)
+          && end <= st->last_t + st->max_gap) {
+        gst_event_unref (event);
+        return TRUE;
+      }
+      resample_drain (self);
+      resample_reset_history (st);
+      break;
+    }
     case GST_EVENT_EOS:
       resample_drain (self);
       resample_reset_history (st);

@@ -1,10 +1,11 @@
 /* The player controls of robocachebagsrc and robocachemcapsrc
  * (gst/gstrobocacherecordingplay.h): start-time, stop-time, rate, loop,
  * the file:// URI handler, and flushing seeks in PAUSED and PLAYING, from
- * an application.  Both elements are tested on one recording written at
- * start by robocachemcapsink (the real writer, no other tool needed; both
- * elements read either format): 20 joint states at 10 Hz, stamped
- * 0, 0.1, ..., 1.9 s from the first. */
+ * an application; and the GAP events of topics that fall behind.  Both
+ * elements are tested on recordings written by robocachemcapsink (the
+ * real writer, no other tool needed; both elements read either format):
+ * for the controls, 20 joint states at 10 Hz, stamped 0, 0.1, ..., 1.9 s
+ * from the first. */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
 #include <string.h>
@@ -19,32 +20,47 @@ static const gchar *elements[] = { "robocachebagsrc", "robocachemcapsrc" };
 
 static gchar *rec_dir;
 static gchar *rec_path;
+static gchar *gaps_path;
+
+/* Sets @p PLAYING and waits for its EOS. */
+static void
+play_to_eos (GstElement * p)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
+/* Plays the recording pipeline @desc (freed) to its end. */
+static void
+record (gchar * desc)
+{
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  fail_unless (p != NULL, "cannot parse %s", desc);
+  play_to_eos (p);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+}
 
 /* The checked fixture: runs in each test's process (a pipeline run in
  * the parent before fork would leave GStreamer's threads behind). */
 static void
 write_recording (void)
 {
-  GstElement *p;
-  GstBus *bus;
-  GstMessage *msg;
   gchar *desc;
 
   desc = g_strdup_printf ("robocachejointsrc num-buffers=%d rate=10/1 "
       "jitter=0 ! robocachemcapsink location=\"%s\" base-time=1000000000000 "
       "sink_0::topic=/joint_states", N_MSGS, rec_path);
-  p = gst_parse_launch (desc, NULL);
-  fail_unless (p != NULL);
-  bus = gst_element_get_bus (p);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (p);
-  g_free (desc);
+  record (desc);
 }
 
 /* @element playing the recording with @props into appsink s (sync
@@ -350,6 +366,167 @@ GST_START_TEST (test_seek_reverse_n)
 
 GST_END_TEST;
 
+/* ---- GAP events ---------------------------------------------------- */
+
+/* A topic that falls half a second behind the newest message played gets
+ * GAP events, so that consumers waiting for every stream
+ * (robocache_merge, queues bounded in time) go on.  A second recording:
+ * /fast at 10 Hz from 0 to 3.9 s, /slow at 1 Hz from 0 to 3 s, /late at
+ * 10 Hz from 1.5 s to 2.4 s. */
+
+static const gchar *gap_topics[] = { "fast", "slow", "late" };
+
+#define GAP_LAG (GST_SECOND / 2)
+
+static void
+write_gaps_recording (void)
+{
+  gchar *desc;
+
+  desc = g_strdup_printf ("robocachemcapsink name=m location=\"%s\" "
+      "base-time=1000000000000 sink_0::topic=/fast sink_1::topic=/slow "
+      "sink_2::topic=/late sink_2::offset=1500000000 "
+      "robocachejointsrc num-buffers=40 rate=10/1 jitter=0 ! m.sink_0 "
+      "robocachejointsrc num-buffers=4 rate=1/1 jitter=0 ! m.sink_1 "
+      "robocachejointsrc num-buffers=10 rate=10/1 jitter=0 ! m.sink_2",
+      gaps_path);
+  record (desc);
+}
+
+/* Everything each appsink got, events and samples in order, once the
+ * recording played to its end. */
+static void
+play (const gchar * element, GPtrArray * got[3])
+{
+  GString *desc = g_string_new (NULL);
+  GstElement *p;
+  guint i;
+
+  g_string_printf (desc, "%s name=src location=\"%s\" "
+      "topics=/fast,/slow,/late", element, gaps_path);
+  for (i = 0; i < 3; i++)
+    g_string_append_printf (desc, " src.src_%u ! queue ! appsink name=%s "
+        "sync=false wait-on-eos=false", i, gap_topics[i]);
+  p = gst_parse_launch (desc->str, NULL);
+  fail_unless (p != NULL);
+  play_to_eos (p);
+  for (i = 0; i < 3; i++) {
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (p), gap_topics[i]);
+    GstMiniObject *object;
+
+    got[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_mini_object_unref);
+    while ((object = gst_app_sink_try_pull_object (GST_APP_SINK (sink), 0)))
+      g_ptr_array_add (got[i], object);
+    gst_object_unref (sink);
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_string_free (desc, TRUE);
+}
+
+static gboolean
+is_gap (GstMiniObject * object)
+{
+  return GST_IS_EVENT (object) && GST_EVENT_TYPE (object) == GST_EVENT_GAP;
+}
+
+/* Checks the GAPs among @got against its buffers: each starts where the
+ * stream had got to (its last buffer or GAP), ends before its next
+ * buffer, and none comes while the stream is less than GAP_LAG behind
+ * the buffer times of @other (the 10 Hz stream, as the source played it).
+ * Returns how many there are. */
+static guint
+check_gaps (GPtrArray * got, GPtrArray * other, const gchar * what)
+{
+  GstClockTime reached = 0;
+  guint n_gaps = 0, i, j;
+
+  for (i = 0; i < got->len; i++) {
+    GstMiniObject *object = g_ptr_array_index (got, i);
+    GstClockTime start, duration;
+
+    if (GST_IS_SAMPLE (object)) {
+      GstClockTime pts = GST_BUFFER_PTS (gst_sample_get_buffer
+          (GST_SAMPLE (object)));
+
+      fail_unless (pts >= reached, "%s: a buffer at %" GST_TIME_FORMAT
+          " after a GAP to %" GST_TIME_FORMAT, what, GST_TIME_ARGS (pts),
+          GST_TIME_ARGS (reached));
+      reached = pts;
+      continue;
+    }
+    if (!is_gap (object))
+      continue;
+    gst_event_parse_gap (GST_EVENT (object), &start, &duration);
+    fail_unless_equals_uint64 (start, reached);
+    fail_unless (GST_CLOCK_TIME_IS_VALID (duration) && duration > 0);
+    reached = start + duration;
+    /* The 10 Hz stream had reached at least reached + GAP_LAG / 2. */
+    for (j = 0; j < other->len; j++) {
+      GstMiniObject *o = g_ptr_array_index (other, j);
+
+      if (GST_IS_SAMPLE (o) && GST_BUFFER_PTS (gst_sample_get_buffer
+              (GST_SAMPLE (o))) >= reached + GAP_LAG / 2)
+        break;
+    }
+    fail_unless (j < other->len, "%s: a GAP to %" GST_TIME_FORMAT
+        " beyond what was played", what, GST_TIME_ARGS (reached));
+    n_gaps++;
+  }
+  return n_gaps;
+}
+
+static GstClockTime
+first_buffer_pts (GPtrArray * got, guint * index)
+{
+  for (*index = 0; *index < got->len; (*index)++) {
+    GstMiniObject *object = g_ptr_array_index (got, *index);
+
+    if (GST_IS_SAMPLE (object))
+      return GST_BUFFER_PTS (gst_sample_get_buffer (GST_SAMPLE (object)));
+  }
+  return GST_CLOCK_TIME_NONE;
+}
+
+GST_START_TEST (test_gaps)
+{
+  {
+    GPtrArray *got[3];
+    GstCaps *caps_before_gap = NULL;
+    guint first_index, i, n_gaps = 0;
+    GstClockTime late_start;
+
+    write_gaps_recording ();
+    play (elements[__i__], got);
+    /* 10 Hz never falls half a second behind. */
+    fail_unless_equals_int (check_gaps (got[0], got[0], "/fast"), 0);
+    /* A second without a message: GAPs up to a quarter second behind
+     * the newest, so more than one between two messages. */
+    fail_unless (check_gaps (got[1], got[0], "/slow") >= 4);
+    /* Starting at 1.5 s: GAPs from the start, after its stream-start,
+     * caps (read ahead from its first message) and segment. */
+    fail_unless (check_gaps (got[2], got[0], "/late") >= 2);
+    late_start = first_buffer_pts (got[2], &first_index);
+    fail_unless_equals_uint64 (late_start, 1500 * GST_MSECOND);
+    for (i = 0; i < first_index; i++) {
+      GstMiniObject *object = g_ptr_array_index (got[2], i);
+
+      if (GST_IS_EVENT (object) && GST_EVENT_TYPE (object) == GST_EVENT_CAPS
+          && n_gaps == 0)
+        gst_event_parse_caps (GST_EVENT (object), &caps_before_gap);
+      n_gaps += is_gap (object);
+    }
+    fail_unless (n_gaps >= 2 && caps_before_gap != NULL);
+    fail_unless (gst_caps_is_equal (caps_before_gap, gst_sample_get_caps
+            (GST_SAMPLE (g_ptr_array_index (got[2], first_index)))));
+    for (i = 0; i < 3; i++)
+      g_ptr_array_unref (got[i]);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 recordingplay_suite (void)
 {
@@ -369,6 +546,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_uri_plays, 0, n);
   tcase_add_loop_test (tc, test_seek_paused_playing, 0, n);
   tcase_add_loop_test (tc, test_seek_reverse_n, 0, n);
+  tcase_add_loop_test (tc, test_gaps, 0, n);
   return s;
 }
 
@@ -380,10 +558,12 @@ main (int argc, char **argv)
   rec_dir = g_dir_make_tmp ("robocache-play-XXXXXX", NULL);
   g_assert_nonnull (rec_dir);
   rec_path = g_build_filename (rec_dir, "joints.mcap", NULL);
+  gaps_path = g_build_filename (rec_dir, "gaps.mcap", NULL);
   gst_check_init (&argc, &argv);
   ret = gst_check_run_suite (recordingplay_suite (), "recordingplay", __FILE__);
   test_remove_tree (rec_dir);
   g_free (rec_path);
+  g_free (gaps_path);
   g_free (rec_dir);
   return ret;
 }

@@ -305,6 +305,33 @@ GST_START_TEST (test_gap_event)
 
 GST_END_TEST;
 
+/* An upstream GAP (a recording source's, for a topic that fell behind)
+ * ending within max-gap of the last sample is no gap: the samples either
+ * side are interpolated across as without it. */
+GST_START_TEST (test_upstream_gap)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=10 max-gap=1000000000",
+      VECTORS (1, "float64", ""));
+
+  push_f64 (h, 0, 0.0);
+  push_f64 (h, 100 * MS, 0.1);
+  fail_unless (gst_harness_push_event (h, gst_event_new_gap (100 * MS,
+              500 * MS)));
+  push_f64 (h, 900 * MS, 0.9);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 10);
+  for (guint i = 0; i < 10; i++) {
+    double v;
+
+    pull_f64 (h, i * 100 * MS, &v, 1);
+    fail_unless (fabs (v - i / 10.0) < 1e-9);
+  }
+  fail_unless_equals_uint64 (stat_of (resample_of (h), "gaps"), 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* time-origin=zero puts the grid on multiples of the period, and produces
  * nothing before the first sample. */
 GST_START_TEST (test_time_origin)
@@ -1223,6 +1250,7 @@ resample_suite (void)
   tcase_add_test (tc, test_cubic);
   tcase_add_test (tc, test_slerp_quaternions);
   tcase_add_test (tc, test_gap_event);
+  tcase_add_test (tc, test_upstream_gap);
   tcase_add_test (tc, test_time_origin);
   tcase_add_test (tc, test_discont_restarts);
   tcase_add_test (tc, test_out_of_order_dropped_n);
