@@ -1,8 +1,9 @@
 /* The samples of several appsinks in PTS order (robocache.h): what
  * robocache.Pipeline iterates and what robocache_align builds on.  A
  * sample can only be known to come next once every stream that has not
- * ended has one waiting, so each appsink's next sample is held here until
- * its turn. */
+ * ended has one waiting, or has said with a GAP event that it has nothing
+ * before it (the recording sources do so for topics that fall behind), so
+ * each appsink's next sample is held here until its turn. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -16,6 +17,8 @@ typedef struct
   GstAppSink *sink;
   GstSample *head;
   GstClockTime head_pts;        /* GST_CLOCK_TIME_NONE: untimed */
+  /* The end of the last GAP: no buffer before it is to come. */
+  GstClockTime reached;
   gboolean eos;
 } MergeInput;
 
@@ -38,8 +41,10 @@ robocache_merge_new (GstElement * const *appsinks, guint n_appsinks)
   merge = g_new0 (RobocacheMerge, 1);
   merge->inputs = g_new0 (MergeInput, n_appsinks);
   merge->n_inputs = n_appsinks;
-  for (i = 0; i < n_appsinks; i++)
+  for (i = 0; i < n_appsinks; i++) {
     merge->inputs[i].sink = GST_APP_SINK (gst_object_ref (appsinks[i]));
+    merge->inputs[i].reached = GST_CLOCK_TIME_NONE;
+  }
   return merge;
 }
 
@@ -66,19 +71,46 @@ robocache_merge_ended (const RobocacheMerge * merge, guint index)
   return merge->inputs[index].eos;
 }
 
+/* Takes the appsink's next sample as the head, or the GAP events and
+ * other serialized events before it, waiting up to @timeout for the
+ * first. */
 static void
 input_pull (MergeInput * input, GstClockTime timeout)
 {
-  GstSample *sample = gst_app_sink_try_pull_sample (input->sink, timeout);
-  GstBuffer *buffer;
+  for (;;) {
+    GstMiniObject *object = gst_app_sink_try_pull_object (input->sink,
+        timeout);
+    GstClockTime start, duration;
+    GstBuffer *buffer;
 
-  if (sample == NULL) {
-    input->eos = gst_app_sink_is_eos (input->sink);
-    return;
+    if (object == NULL) {
+      input->eos = gst_app_sink_is_eos (input->sink);
+      return;
+    }
+    if (GST_IS_SAMPLE (object)) {
+      buffer = gst_sample_get_buffer (GST_SAMPLE (object));
+      input->head = GST_SAMPLE (object);
+      input->head_pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
+      return;
+    }
+    if (GST_IS_EVENT (object) && GST_EVENT_TYPE (object) == GST_EVENT_GAP) {
+      gst_event_parse_gap (GST_EVENT (object), &start, &duration);
+      if (GST_CLOCK_TIME_IS_VALID (start))
+        input->reached = start + (GST_CLOCK_TIME_IS_VALID (duration) ?
+            duration : 0);
+    }
+    gst_mini_object_unref (object);
+    /* What came with it, but no more waiting. */
+    timeout = 0;
   }
-  buffer = gst_sample_get_buffer (sample);
-  input->head = sample;
-  input->head_pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
+}
+
+/* Whether @input, which has no sample waiting, may still bring one before
+ * @pts. */
+static gboolean
+may_come_before (const MergeInput * input, GstClockTime pts)
+{
+  return !GST_CLOCK_TIME_IS_VALID (input->reached) || input->reached <= pts;
 }
 
 static RobocacheMergeResult
@@ -115,16 +147,20 @@ robocache_merge_next (RobocacheMerge * merge, GstClockTime timeout,
         continue;
       if (input->head == NULL)
         input_pull (input, 0);
-      if (input->head == NULL) {
-        if (!input->eos && waiting == NULL)
-          waiting = input;
+      if (input->head == NULL)
         continue;
-      }
       /* Without a time it has no place in the order: as it comes. */
       if (input->head_pts == GST_CLOCK_TIME_NONE)
         return take (merge, i, sample, index);
       if (earliest < 0 || input->head_pts < merge->inputs[earliest].head_pts)
         earliest = i;
+    }
+    for (i = 0; i < merge->n_inputs && waiting == NULL; i++) {
+      MergeInput *input = &merge->inputs[i];
+
+      if (!input->eos && input->head == NULL && (earliest < 0
+              || may_come_before (input, merge->inputs[earliest].head_pts)))
+        waiting = input;
     }
     if (waiting == NULL)
       return earliest < 0 ? ROBOCACHE_MERGE_END :

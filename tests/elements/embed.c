@@ -597,6 +597,66 @@ GST_START_TEST (test_merge_order)
 
 GST_END_TEST;
 
+/* A stream with nothing waiting holds the others back, until a GAP event
+ * says how far it has come: then what is before the GAP's end comes, and
+ * what is at or after it waits again. */
+GST_START_TEST (test_merge_gap)
+{
+  GstElement *pipeline = align_pipeline ();
+  GstElement *sinks[2];
+  GstElement *lead = by_name (pipeline, "lead");
+  GstElement *vec = by_name (pipeline, "vec");
+  RobocacheMerge *merge;
+  GstSample *sample;
+  GstPad *pad;
+  guint index, k;
+
+  sinks[0] = by_name (pipeline, "lead_sink");
+  sinks[1] = by_name (pipeline, "vec_sink");
+  for (k = 0; k < 4; k++)
+    push_values (lead, k * 100 * MS, 1, 1);
+  push_values (vec, 0, 1, 2);
+  /* The third stream of the pipeline ends at once, so that it prerolls. */
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "cam")));
+  merge = robocache_merge_new (sinks, 2);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (k = 0; k < 2; k++) {
+    fail_unless_equals_int (robocache_merge_next (merge, 10 * GST_SECOND,
+            &sample, &index), ROBOCACHE_MERGE_SAMPLE);
+    fail_unless_equals_int (index, k);  /* lead 0, then vec 0 (a tie) */
+    gst_sample_unref (sample);
+  }
+  /* Lead 100 ms: the vectors may still bring something before it. */
+  fail_unless_equals_int (robocache_merge_next (merge, 50 * MS, &sample,
+          &index), ROBOCACHE_MERGE_WAITING);
+  /* Into the sink, as if from upstream: appsrc would hold it until its
+   * next buffer. */
+  pad = gst_element_get_static_pad (sinks[1], "sink");
+  fail_unless (gst_pad_send_event (pad, gst_event_new_gap (0, 250 * MS)));
+  gst_object_unref (pad);
+  for (k = 1; k < 3; k++) {
+    fail_unless_equals_int (robocache_merge_next (merge, 10 * GST_SECOND,
+            &sample, &index), ROBOCACHE_MERGE_SAMPLE);
+    fail_unless_equals_int (index, 0);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (gst_sample_get_buffer
+            (sample)), k * 100 * MS);
+    gst_sample_unref (sample);
+  }
+  /* Lead 300 ms is past the gap's end. */
+  fail_unless_equals_int (robocache_merge_next (merge, 50 * MS, &sample,
+          &index), ROBOCACHE_MERGE_WAITING);
+  push_values (vec, 280 * MS, 1, 2);
+  fail_unless_equals_int (robocache_merge_next (merge, 10 * GST_SECOND,
+          &sample, &index), ROBOCACHE_MERGE_SAMPLE);
+  fail_unless_equals_int (index, 1);
+  gst_sample_unref (sample);
+  robocache_merge_free (merge);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Leads at 100, 200 and 300 ms, vectors every 40 ms with 200 missing
  * and 40 late,
  * frames at 90, 130, 210, 260 ms, one untimed buffer in each stream; a
@@ -856,6 +916,7 @@ embed_suite (void)
   tcase_add_test (tc, test_joints_n);
   tcase_add_test (tc, test_voxels_info_n);
   tcase_add_test (tc, test_merge_order);
+  tcase_add_test (tc, test_merge_gap);
   tcase_add_test (tc, test_align_windows);
   tcase_add_test (tc, test_align_drop_out);
   tcase_add_test (tc, test_align_waiting);
