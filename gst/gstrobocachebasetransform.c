@@ -295,7 +295,11 @@ gst_robocache_base_transform_generate_output (GstBaseTransform * trans,
     if (flow != GST_FLOW_OK)
       return flow;
   }
-  if (priv->len > 0 && priv->len >= priv->depth)
+  /* Until PLAYING nothing is held: a sink waiting for its first buffer
+   * must get it, or a pipeline whose other branches fill their queues
+   * first never prerolls. */
+  if (priv->len > 0 && (priv->len >= priv->depth
+          || GST_STATE (trans) < GST_STATE_PLAYING))
     return finish_oldest (trans, outbuf);
   return GST_FLOW_OK;
 }
