@@ -58,19 +58,34 @@ def _voxelize_element(backend, mode, voxel_size, origin, dims, features):
     return vox
 
 
+# Each stream's branch: a queue bounded by time only (a byte bound fills
+# with a few HD frames while another stream is far behind) and an appsink
+# bounded in buffers, so that playing runs at most about a second ahead of
+# the loop.  A stream that falls behind (a drop-out, a late start) gets
+# GAP events from the recording source, which robocache_merge takes as its
+# progress and which preroll its sink, so the bounds never stall the
+# others.  At the end the sinks do not wait for the loop to take what
+# they hold: closing early never waits on them.
+_BRANCH_QUEUE = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=%d" % (
+    1 * _NS)
+_SINK = "appsink name=%s sync=false wait-on-eos=false max-buffers=8"
+
+
 def _description(path, topics, lidar, camera=None):
     """Plays `path`: topics[0] (the lidar) through the elements `lidar`
     into appsink "lidar", topics[1] into "joints" and, where `camera` is
     not None, topics[2] through the elements `camera` ("" for none) into
     "camera"."""
-    desc = ("%s name=src location=%s topics=%s "
-            "src.src_0 ! queue ! %sappsink name=lidar sync=false "
-            "src.src_1 ! queue ! appsink name=joints sync=false"
-            % (_source(path), _quote(path), _quote(",".join(topics)),
-               lidar + " ! " if lidar else ""))
+    def branch(pad, elements, sink):
+        return " src.src_%d ! %s ! %s%s" % (
+            pad, _BRANCH_QUEUE, elements + " ! " if elements else "",
+            _SINK % sink)
+
+    desc = ("%s name=src location=%s topics=%s" % (
+        _source(path), _quote(path), _quote(",".join(topics)))
+        + branch(0, lidar, "lidar") + branch(1, "", "joints"))
     if camera is not None:
-        desc += (" src.src_2 ! queue ! %sappsink name=camera sync=false"
-                 % (camera + " ! " if camera else ""))
+        desc += branch(2, camera, "camera")
     return desc
 
 

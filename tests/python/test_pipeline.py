@@ -308,6 +308,71 @@ class Pipelines(unittest.TestCase):
         self.assertEqual(samples[0].array.shape, (32, 4))
 
 
+class Recordings(unittest.TestCase):
+    """The branches RecordingDataset and the dataset builder play a
+    recording through (robocache._replay._description): bounded, and
+    never stalled by a stream that starts late or stops."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.path = os.path.join(cls.dir.name, "late.mcap")
+        # The lidar starts 1.5 s after the joints and the camera; the
+        # camera stops after 1 s.  Sweeps are small, grids large (8 MB).
+        robocache.run(
+            "robocachemcapsink name=m location=%s sink_0::topic=/points "
+            "sink_0::offset=1500000000 sink_1::topic=/joints "
+            "sink_2::topic=/camera robocachelidarsrc num-buffers=60 "
+            "points-per-sweep=1024 ! m.sink_0 robocachejointsrc "
+            "num-buffers=750 rate=100/1 ! m.sink_1 videotestsrc "
+            "num-buffers=30 ! video/x-raw,format=RGB,width=160,height=120,"
+            "framerate=30/1 ! m.sink_2" % cls.path, device="cpu",
+            timeout=120)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def description(self):
+        from robocache._replay import _description, _voxelize_element
+        return _description(
+            self.path, ["/points", "/joints", "/camera"], _voxelize_element(
+                "cpu", "count", [0.2] * 3, [-25.6, -25.6, -3.2],
+                [256, 256, 32], None), "")
+
+    def test_late_lead_and_stopped_stream(self):
+        got = []
+        with robocache.Pipeline(self.description(), device="cpu") as p:
+            for time, grid, span, frame in p._aligned(
+                    "lidar", "joints", "camera", -10**8, 10**8):
+                got.append((time, frame[0] if frame else None))
+        self.assertEqual(len(got), 60)
+        self.assertEqual(got[0][0], 1500 * 10**6)
+        # The last frame, at 0.967 s, is the nearest for every sweep.
+        self.assertEqual({f for _, f in got}, {29 * 10**9 // 30})
+
+    def test_playing_stays_bounded(self):
+        """A loop that stops taking: the pipeline does not read on to the
+        end, holding every grid (60 of 8 MB here, 480 MB), but stops about
+        a second ahead (the appsink's 8 grids, those the aligner holds)."""
+        gc.collect()
+        before = rss_kib()
+        with robocache.Pipeline(self.description(), device="cpu") as p:
+            # Patience 0.1 s: a sweep waits that long for a frame after
+            # it, and the camera stopped.
+            items = p._aligned("lidar", "joints", "camera", -10**8, 10**8,
+                               patience=10**8)
+            next(items)
+            import time
+            time.sleep(1.5)
+            grown = rss_kib() - before
+            held = sum(1 for _ in items) + 1
+        print("VmRSS grew %d kB with the loop stopped" % grown,
+              file=sys.stderr)
+        self.assertEqual(held, 60)
+        self.assertLess(grown, 200 * 1024)
+
+
 class Errors(unittest.TestCase):
     def test_bus_error_names_element_n(self):
         p = robocache.Pipeline("robocachebagsrc name=mybag "
