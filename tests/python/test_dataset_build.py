@@ -220,6 +220,33 @@ class Build(unittest.TestCase):
         for key in a:
             np.testing.assert_array_equal(a[key]["grid"], b[key]["grid"])
 
+    def test_zombie_writer_partial_removed(self):
+        """A temporary file of a writer killed but not reaped (a zombie,
+        as in a container whose init does not reap) is stale."""
+        from robocache.dataset import _shards
+        final = os.path.join(TMP, "zombie", "m.json")
+        os.makedirs(os.path.dirname(final))
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        try:
+            deadline = time.monotonic() + 10
+            while process_state(pid) != "Z":
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.01)
+            stale = _shards.temp_name(final).replace(
+                "-%d" % os.getpid(), "-%d" % pid)
+            mine = _shards.temp_name(final)
+            for name in (stale, mine):
+                open(name, "w").close()
+            _shards.write_json(final, {"x": 1})
+            self.assertFalse(os.path.exists(stale))
+            self.assertFalse(os.path.exists(mine))      # renamed
+            self.assertEqual(sorted(os.listdir(os.path.dirname(final))),
+                             ["m.json"])
+        finally:
+            os.waitpid(pid, 0)
+
     def test_killed_run_resumes(self):
         many = os.path.join(TMP, "many")
         for copy in ("x", "y"):

@@ -73,6 +73,22 @@ def sha256_file(path):
     return "sha256:" + h.hexdigest()
 
 
+def _running(pid):
+    """Whether process `pid` runs: a zombie (killed, not yet reaped, as
+    under a container without an init that reaps) does not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True             # running, as another user
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
 def remove_stale_partials(final):
     """Removes the temporary files of `final` left by processes of this
     host that no longer run (a run killed while writing it); those of
@@ -87,13 +103,8 @@ def remove_stale_partials(final):
         pid = name[len(prefix):]
         if not name.startswith(prefix) or not pid.isdigit():
             continue
-        try:
-            os.kill(int(pid), 0)
-            continue            # still running
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue            # running, as another user
+        if _running(int(pid)):
+            continue
         try:
             os.unlink(os.path.join(head, name))
         except FileNotFoundError:
