@@ -32,7 +32,8 @@
  * quarter second behind it, each from where the topic had got to, so that
  * consumers that wait for every stream (queues bounded in time,
  * robocache_merge and the Python loaders, robocachefuse) go on.  A topic
- * not started yet gets its caps first, read ahead from its first message.
+ * not started yet gets its caps first, read ahead from the first of its
+ * first 64 messages that plays (none where none does).
  *
  * The element reads the file through gst/formats/reader.h, which tells
  * the format from the first bytes: an MCAP file plays here too, but

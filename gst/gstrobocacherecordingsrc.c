@@ -34,6 +34,8 @@ GST_DEBUG_CATEGORY (gst_robocache_recording_src_debug);
  * that order the streams by time (robocache_merge, robocachefuse) go on
  * through its drop-outs instead of waiting for it. */
 #define GAP_LAG (GST_SECOND / 2)
+/* How many of a topic's first messages are tried for its caps. */
+#define PEEK_MESSAGES 64
 
 enum
 {
@@ -410,11 +412,11 @@ end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* The caps of @s's first message, read ahead through a second reader of
- * the mapped file, for a GAP before that message: caps must come before
- * the segment a GAP needs.  NULL where it cannot be read (the file mapped
- * read-only, or the message skipped or malformed: it says why when it
- * comes). */
+/* The caps of @s's first playable message among its first
+ * PEEK_MESSAGES, read ahead through a second reader of the mapped file,
+ * for a GAP before that message: caps must come before the segment a GAP
+ * needs.  NULL where none can be read (the file mapped read-only, the
+ * messages skipped or malformed: they say why when they come). */
 static GstCaps *
 peek_caps (GstRobocacheRecordingSrc * self, Stream * s)
 {
@@ -436,9 +438,13 @@ peek_caps (GstRobocacheRecordingSrc * self, Stream * s)
   for (guint t = 0; t < rc_reader_n_topics (ahead); t++)
     rc_reader_select_topic (ahead, t, t == s->reader_topic);
   rc_reader_seek (ahead, topic->first_time);
-  if (rc_reader_next (ahead, &msg, NULL) == RC_READER_OK)
+  for (guint i = 0; !buf && i < PEEK_MESSAGES
+      && rc_reader_next (ahead, &msg, NULL) == RC_READER_OK; i++) {
+    gst_clear_caps (&caps);
+    g_clear_pointer (&skip.reason, g_free);
     buf = gst_robocache_ros_decoder_buffer_new (st->decoders[s->reader_topic],
         msg.data, msg.size, &stamp, &caps, &skip, NULL);
+  }
   if (!buf)
     gst_clear_caps (&caps);
   gst_clear_buffer (&buf);
@@ -464,16 +470,16 @@ push_gaps (GstRobocacheRecordingSrc * self, Stream * current)
 
     if (s == current || reached + GAP_LAG >= st->newest)
       continue;
-    if (!s->caps) {
-      GstCaps *caps;
+    if (!s->caps && !s->peeked) {
+      GstCaps *caps = peek_caps (self, s);
 
-      if (s->peeked)
-        continue;
+      /* Without caps (none of its first messages plays), GAPs still go
+       * out after a segment: a stall would be worse than caps coming
+       * after it. */
       s->peeked = TRUE;
-      if (!(caps = peek_caps (self, s)))
-        continue;
-      prepare_stream (self, s, caps);
-      gst_caps_unref (caps);
+      if (caps)
+        prepare_stream (self, s, caps);
+      gst_clear_caps (&caps);
     }
     prepare_stream (self, s, NULL);
     GST_LOG_OBJECT (self, "%s: gap from %" GST_TIME_FORMAT " to %"

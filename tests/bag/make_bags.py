@@ -6,8 +6,9 @@ tested against the real writer and no opaque blob is checked in.
 usage: make_bags.py OUTDIR
 
 Writes all-none.bag, all-bz2.bag and all-lz4.bag (same messages, small
-chunks so that every bag has several) and big-none.bag (fewer topics, more
-messages).  The values follow the formulas below; bagsrc.c checks them with
+chunks so that every bag has several), big-none.bag (fewer topics, more
+messages) and unplayable-camera.bag (4 s of /velodyne_points,
+/joint_states and /camera/yuv, a camera whose every message is skipped).  The values follow the formulas below; bagsrc.c checks them with
 the same formulas, so change both together.
 
 Message i (0..N-1) of every topic has header.stamp = 1000 s + i * 100 ms
@@ -22,6 +23,7 @@ from 0):
                     velocity = -j, no effort
   /camera/rgb       Image rgb8 4 x 2, step 12: byte b = (i + b) % 256
   /camera/depth     Image mono16 4 x 2, step 8: pixel p = 100 i + p
+  /camera/yuv       Image yuv422 4 x 2 (not played: skipped, counted)
   /rosout_text      std_msgs/String (not supported: skipped with a warning)
 
 bad-points.bag holds one topic per PointField layout that robocachebagsrc
@@ -166,6 +168,7 @@ def write(path, compression, topics, n, killed=None):
                 ("/joint_states", lambda: joints(i)),
                 ("/camera/rgb", lambda: image(i, "rgb8")),
                 ("/camera/depth", lambda: image(i, "mono16")),
+                ("/camera/yuv", lambda: image(i, "yuv422")),
                 ("/rosout_text", lambda: String(data="message %d" % i)),
             ]
             for line, (topic, make) in enumerate(messages):
@@ -211,6 +214,8 @@ def main():
     write(os.path.join(out, "big-none.bag"), "none",
           ["/velodyne_points", "/joint_states"], 100)
     write_bad_points(os.path.join(out, "bad-points.bag"))
+    write(os.path.join(out, "unplayable-camera.bag"), "none",
+          ["/velodyne_points", "/joint_states", "/camera/yuv"], 40)
 
 
 if __name__ == "__main__":

@@ -427,6 +427,23 @@ class Bags(unittest.TestCase):
     def tearDownClass(cls):
         cls.dir.cleanup()
 
+    def test_loader_branches_unplayable_camera(self):
+        """A camera none of whose messages plays (yuv422): the loaders'
+        bounded branches still run to the end, every sweep without a
+        frame."""
+        from robocache._replay import _description, _voxelize_element
+        bag = os.path.join(self.dir.name, "unplayable-camera.bag")
+        got = []
+        with robocache.Pipeline(_description(
+                bag, ["/velodyne_points", "/joint_states", "/camera/yuv"],
+                _voxelize_element("cpu", "count", [0.5] * 3, [-8, -8, -2],
+                                  [32, 32, 8], None), ""), device="cpu") as p:
+            for time, grid, span, frame in p._aligned(
+                    "lidar", "joints", "camera", -10**8, 10**8):
+                got.append((time, frame))
+        self.assertEqual([t for t, _ in got], [i * 10**8 for i in range(40)])
+        self.assertEqual({f for _, f in got}, {None})
+
     def test_topics_as_arrays(self):
         bag = os.path.join(self.dir.name, "all-lz4.bag")
         streams = collect(robocache.Pipeline(
