@@ -58,34 +58,39 @@ def _voxelize_element(backend, mode, voxel_size, origin, dims, features):
     return vox
 
 
-# Each stream's branch: a queue bounded by time only (a byte bound fills
-# with a few HD frames while another stream is far behind) and an appsink
-# bounded in buffers, so that playing runs at most about a second ahead of
-# the loop.  A stream that falls behind (a drop-out, a late start) gets
-# GAP events from the recording source, which robocache_merge takes as its
-# progress and which preroll its sink, so the bounds never stall the
-# others.  At the end the sinks do not wait for the loop to take what
-# they hold: closing early never waits on them.
+# Each topic's branch: a queue bounded by time only (a byte bound fills
+# with a few HD frames while another topic is far behind), then the sink.
+# The lead's appsink (the grids, the large buffers) holds at most 8: once
+# it and its queue are full the reading thread waits, so playing runs at
+# most about a second of recording ahead of the loop, and the other
+# topics' sinks, unbounded, hold no more than that either (and never make
+# the reading thread wait on a pull).  A topic that falls behind (a
+# drop-out, a late start) gets GAP events from the recording source,
+# which robocache_merge takes as its progress and which preroll its sink,
+# so nothing stalls.  At the end the sinks do not wait for the loop to
+# take what they hold.
 _BRANCH_QUEUE = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=%d" % (
     1 * _NS)
-_SINK = "appsink name=%s sync=false wait-on-eos=false max-buffers=8"
+_SINK = "appsink name=%s sync=false wait-on-eos=false max-buffers=%d"
+_LEAD_BUFFERS = 8
 
 
 def _description(path, topics, lidar, camera=None):
-    """Plays `path`: topics[0] (the lidar) through the elements `lidar`
-    into appsink "lidar", topics[1] into "joints" and, where `camera` is
-    not None, topics[2] through the elements `camera` ("" for none) into
-    "camera"."""
-    def branch(pad, elements, sink):
+    """Plays `path`: topics[0] (the lidar, the lead) through the elements
+    `lidar` into appsink "lidar", topics[1] into "joints" and, where
+    `camera` is not None, topics[2] through the elements `camera` ("" for
+    none) into "camera"."""
+    def branch(pad, elements, sink, max_buffers):
         return " src.src_%d ! %s ! %s%s" % (
             pad, _BRANCH_QUEUE, elements + " ! " if elements else "",
-            _SINK % sink)
+            _SINK % (sink, max_buffers))
 
     desc = ("%s name=src location=%s topics=%s" % (
         _source(path), _quote(path), _quote(",".join(topics)))
-        + branch(0, lidar, "lidar") + branch(1, "", "joints"))
+        + branch(0, lidar, "lidar", _LEAD_BUFFERS)
+        + branch(1, "", "joints", 0))
     if camera is not None:
-        desc += branch(2, camera, "camera")
+        desc += branch(2, camera, "camera", 0)
     return desc
 
 
