@@ -1,7 +1,7 @@
-"""Session 8: the loaders' branches bounded (queue by time, appsink of 8,
-the recording source's GAP events) against the unbounded ones of before
-(default queue, appsink without a bound), both over this build's plugin
-and merge; RecordingDataset passes with the stand-in training step of
+"""Session 8: the loaders' branches bounded (queue by time; lead8: the
+lead's appsink of 8, the others unbounded; all8: every appsink of 8)
+against the unbounded ones of before (default queue, appsinks without a
+bound), all over this build's plugin, merge and GAP events; RecordingDataset passes with the stand-in training step of
 python_dataset.py, alternated, medians; then the plain loader once."""
 import statistics, sys, time
 import torch
@@ -12,8 +12,12 @@ from robocache import _replay
 
 rec, rounds = sys.argv[1], int(sys.argv[2])
 DEV = "cuda" if torch.cuda.is_available() else "cpu"
-bounded = (_replay._BRANCH_QUEUE, _replay._SINK)
-unbounded = ("queue", "appsink name=%s sync=false")
+variants = {
+    "lead8": (_replay._BRANCH_QUEUE, _replay._SINK),
+    "all8": (_replay._BRANCH_QUEUE,
+             "appsink name=%s sync=false wait-on-eos=false max-buffers=8%.0s"),
+    "unbounded": ("queue", "appsink name=%s sync=false%.0s"),
+}
 
 def ds():
     return robocache.RecordingDataset(
@@ -21,12 +25,12 @@ def ds():
         origin=B.ORIGIN, dims=B.DIMS, mode="count", joint_window=B.WINDOW,
         joint_samples=B.JOINT_SAMPLES, device=DEV)
 
-rates = {"bounded": [], "unbounded": []}
-for name, (q, s) in (("bounded", bounded), ("unbounded", unbounded)):
+rates = {k: [] for k in variants}
+for name, (q, s) in variants.items():
     _replay._BRANCH_QUEUE, _replay._SINK = q, s
     B.train_loop(ds())
 for _ in range(rounds):
-    for name, (q, s) in (("bounded", bounded), ("unbounded", unbounded)):
+    for name, (q, s) in variants.items():
         _replay._BRANCH_QUEUE, _replay._SINK = q, s
         rates[name].append(B.train_loop(ds())[0])
 for k, v in rates.items():
