@@ -23,8 +23,9 @@ from 0):
                     velocity = -j, no effort
   /camera/rgb       Image rgb8 4 x 2, step 12: byte b = (i + b) % 256
   /camera/depth     Image mono16 4 x 2, step 8: pixel p = 100 i + p
-  /camera/yuv       Image yuv422 4 x 2 (not played: skipped, counted)
   /rosout_text      std_msgs/String (not supported: skipped with a warning)
+  /camera/yuv       Image yuv422 4 x 2 (not played: skipped, counted; only
+                    in unplayable-camera.bag)
 
 bad-points.bag holds one topic per PointField layout that robocachebagsrc
 must skip (BAD_CLOUDS below): messages 0 and 2 are the bad layout, message
@@ -168,8 +169,8 @@ def write(path, compression, topics, n, killed=None):
                 ("/joint_states", lambda: joints(i)),
                 ("/camera/rgb", lambda: image(i, "rgb8")),
                 ("/camera/depth", lambda: image(i, "mono16")),
-                ("/camera/yuv", lambda: image(i, "yuv422")),
                 ("/rosout_text", lambda: String(data="message %d" % i)),
+                ("/camera/yuv", lambda: image(i, "yuv422")),
             ]
             for line, (topic, make) in enumerate(messages):
                 if topic in topics:
