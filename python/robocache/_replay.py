@@ -69,8 +69,8 @@ def _voxelize_element(backend, mode, voxel_size, origin, dims, features):
 # which robocache_merge takes as its progress and which preroll its sink,
 # so nothing stalls.  At the end the sinks do not wait for the loop to
 # take what they hold.
-_BRANCH_QUEUE = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=%d" % (
-    1 * _NS)
+_BRANCH_QUEUE = ("queue max-size-buffers=0 max-size-bytes=0 "
+                 "max-size-time=%d" % _NS)
 _SINK = "appsink name=%s sync=false wait-on-eos=false max-buffers=%d"
 _LEAD_BUFFERS = 8
 

@@ -8,8 +8,9 @@ usage: make_bags.py OUTDIR
 Writes all-none.bag, all-bz2.bag and all-lz4.bag (same messages, small
 chunks so that every bag has several), big-none.bag (fewer topics, more
 messages) and unplayable-camera.bag (4 s of /velodyne_points,
-/joint_states and /camera/yuv, a camera whose every message is skipped).  The values follow the formulas below; bagsrc.c checks them with
-the same formulas, so change both together.
+/joint_states and /camera/yuv, a camera whose every message is skipped).
+The values follow the formulas below; bagsrc.c checks them with the same
+formulas, so change both together.
 
 Message i (0..N-1) of every topic has header.stamp = 1000 s + i * 100 ms
 and is recorded at header.stamp + 20 ms + 5 ms * (the topic's line below,
