@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import numpy as np
@@ -343,9 +344,9 @@ class Recordings(unittest.TestCase):
     def test_late_lead_and_stopped_stream(self):
         got = []
         with robocache.Pipeline(self.description(), device="cpu") as p:
-            for time, grid, span, frame in p._aligned(
+            for lead_time, _, _, frame in p._aligned(
                     "lidar", "joints", "camera", -10**8, 10**8):
-                got.append((time, frame[0] if frame else None))
+                got.append((lead_time, frame[0] if frame else None))
         self.assertEqual(len(got), 60)
         self.assertEqual(got[0][0], 1500 * 10**6)
         # The last frame, at 0.967 s, is the nearest for every sweep.
@@ -363,7 +364,6 @@ class Recordings(unittest.TestCase):
             items = p._aligned("lidar", "joints", "camera", -10**8, 10**8,
                                patience=10**8)
             next(items)
-            import time
             time.sleep(1.5)
             grown = rss_kib() - before
             held = sum(1 for _ in items) + 1
@@ -438,9 +438,9 @@ class Bags(unittest.TestCase):
                 bag, ["/velodyne_points", "/joint_states", "/camera/yuv"],
                 _voxelize_element("cpu", "count", [0.5] * 3, [-8, -8, -2],
                                   [32, 32, 8], None), ""), device="cpu") as p:
-            for time, grid, span, frame in p._aligned(
+            for lead_time, _, _, frame in p._aligned(
                     "lidar", "joints", "camera", -10**8, 10**8):
-                got.append((time, frame))
+                got.append((lead_time, frame))
         self.assertEqual([t for t, _ in got], [i * 10**8 for i in range(40)])
         self.assertEqual({f for _, f in got}, {None})
 
