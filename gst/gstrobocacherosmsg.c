@@ -41,8 +41,10 @@ decoder_alloc (const GstRobocacheRosDecoder * decoder, gsize size)
 
 /* The @size bytes at @data as a buffer that shares the file's memory, or
  * NULL when they are to be copied: they are not in the file (a compressed
- * chunk's), or downstream asked for memory of its own (page-locked memory
- * for a GPU element is worth the copy) or an alignment they lack. */
+ * chunk's), or downstream asked for an alignment they lack.  Page-locked
+ * memory proposed by a GPU element is not worth the copy here: the
+ * element stages what it gets into its own, in its own thread, and this
+ * thread feeds every topic. */
 static GstBuffer *
 decoder_share (const GstRobocacheRosDecoder * decoder, const guint8 * data,
     gsize size)
@@ -53,9 +55,6 @@ decoder_share (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   if (!decoder->file || data < decoder->file_data || size == 0 ||
       size > decoder->file_size ||
       (gsize) (data - decoder->file_data) > decoder->file_size - size)
-    return NULL;
-  if (decoder->allocator && g_strcmp0 (decoder->allocator->mem_type,
-          GST_ALLOCATOR_SYSMEM))
     return NULL;
   if (((guintptr) data & p->align) || p->prefix || p->padding)
     return NULL;
