@@ -848,7 +848,7 @@ add_pads (GstRobocacheRecordingSrc * self)
   st->pass_pushed = 0;
   st->seqnum = gst_util_seqnum_next ();
   st->group_id = gst_util_group_id_next ();
-  rc_reader_seek (st->reader, st->base + st->segment.start);
+  restart_streams (st);
   for (guint i = 0; i < st->streams->len; i++) {
     Stream *s = g_ptr_array_index (st->streams, i);
     gst_pad_set_active (s->pad, TRUE);

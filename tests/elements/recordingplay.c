@@ -393,32 +393,54 @@ write_gaps_recording (void)
   record (desc);
 }
 
-/* Everything each appsink got, events and samples in order, once the
- * recording played to its end. */
+/* Links pad src_N of the recording source to queue qN of @pipeline. */
 static void
-play (const gchar * element, GPtrArray * got[3])
+link_to_queue (GstElement * src, GstPad * pad, GstElement * pipeline)
+{
+  gchar *name = g_strdup_printf ("q%s", GST_PAD_NAME (pad) + strlen ("src_"));
+  GstElement *queue = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstPad *sink = gst_element_get_static_pad (queue, "sink");
+
+  fail_unless_equals_int (gst_pad_link (pad, sink), GST_PAD_LINK_OK);
+  gst_object_unref (sink);
+  gst_object_unref (queue);
+  g_free (name);
+}
+
+/* Everything each appsink got, events and samples in order, once the
+ * recording played to its end: @got[0] from the first pass, @got[1] from
+ * a second one of the same elements after READY. */
+static void
+play (const gchar * element, GPtrArray * got[2][3])
 {
   GString *desc = g_string_new (NULL);
-  GstElement *p;
-  guint i;
+  GstElement *p, *src;
+  guint pass, i;
 
+  /* The pads come anew after READY: linked as they come. */
   g_string_printf (desc, "%s name=src location=\"%s\" "
       "topics=/fast,/slow,/late", element, gaps_path);
   for (i = 0; i < 3; i++)
-    g_string_append_printf (desc, " src.src_%u ! queue ! appsink name=%s "
+    g_string_append_printf (desc, " queue name=q%u ! appsink name=%s "
         "sync=false wait-on-eos=false", i, gap_topics[i]);
   p = gst_parse_launch (desc->str, NULL);
   fail_unless (p != NULL);
-  play_to_eos (p);
-  for (i = 0; i < 3; i++) {
-    GstElement *sink = gst_bin_get_by_name (GST_BIN (p), gap_topics[i]);
-    GstMiniObject *object;
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  g_signal_connect (src, "pad-added", G_CALLBACK (link_to_queue), p);
+  gst_object_unref (src);
+  for (pass = 0; pass < 2; pass++) {
+    play_to_eos (p);
+    for (i = 0; i < 3; i++) {
+      GstElement *sink = gst_bin_get_by_name (GST_BIN (p), gap_topics[i]);
+      GstMiniObject *object;
 
-    got[i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
-        gst_mini_object_unref);
-    while ((object = gst_app_sink_try_pull_object (GST_APP_SINK (sink), 0)))
-      g_ptr_array_add (got[i], object);
-    gst_object_unref (sink);
+      got[pass][i] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+          gst_mini_object_unref);
+      while ((object = gst_app_sink_try_pull_object (GST_APP_SINK (sink), 0)))
+        g_ptr_array_add (got[pass][i], object);
+      gst_object_unref (sink);
+    }
+    gst_element_set_state (p, GST_STATE_READY);
   }
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
@@ -491,14 +513,17 @@ first_buffer_pts (GPtrArray * got, guint * index)
 
 GST_START_TEST (test_gaps)
 {
-  {
-    GPtrArray *got[3];
+  GPtrArray *passes[2][3];
+
+  write_gaps_recording ();
+  play (elements[__i__], passes);
+  /* The second pass, after READY, starts from nothing as the first. */
+  for (guint pass = 0; pass < 2; pass++) {
+    GPtrArray **got = passes[pass];
     GstCaps *caps_before_gap = NULL;
     guint first_index, i, n_gaps = 0;
     GstClockTime late_start;
 
-    write_gaps_recording ();
-    play (elements[__i__], got);
     /* 10 Hz never falls half a second behind. */
     fail_unless_equals_int (check_gaps (got[0], got[0], "/fast"), 0);
     /* A second without a message: GAPs up to a quarter second behind
