@@ -99,3 +99,53 @@ gst_robocache_recording_open (GstElement * self, const gchar * location,
   g_error_free (error);
   return NULL;
 }
+
+GstMemory *
+gst_robocache_recording_file_memory (RcReader * reader)
+{
+  GMappedFile *mapped = rc_reader_get_mapped_file (reader);
+  gsize size = mapped ? g_mapped_file_get_length (mapped) : 0;
+
+  if (size == 0)
+    return NULL;
+  return gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY,
+      g_mapped_file_get_contents (mapped), size, 0, size,
+      g_mapped_file_ref (mapped), (GDestroyNotify) g_mapped_file_unref);
+}
+
+GstCaps *
+gst_robocache_recording_peek_caps (RcReader * reader, guint topic_index,
+    GstRobocacheRosDecoder * decoder, guint max_messages)
+{
+  GMappedFile *mapped = rc_reader_get_mapped_file (reader);
+  const RcTopic *topic = rc_reader_get_topic (reader, topic_index);
+  GstRobocacheRosSkip skip = { 0 };
+  GstBuffer *buf = NULL;
+  GstCaps *caps = NULL;
+  RcReader *ahead;
+  RcMessage msg;
+  guint64 stamp;
+
+  /* A second reader, so that the played position is left alone. */
+  ahead = mapped ? rc_reader_open_data_full ((const guint8 *)
+      g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped),
+      RC_READER_FLAG_SKIP_CRC, NULL) : NULL;
+  if (!ahead)
+    return NULL;
+  for (guint t = 0; t < rc_reader_n_topics (ahead); t++)
+    rc_reader_select_topic (ahead, t, t == topic_index);
+  rc_reader_seek (ahead, topic->first_time);
+  for (guint i = 0; !buf && i < max_messages
+      && rc_reader_next (ahead, &msg, NULL) == RC_READER_OK; i++) {
+    gst_clear_caps (&caps);
+    g_clear_pointer (&skip.reason, g_free);
+    buf = gst_robocache_ros_decoder_buffer_new (decoder, msg.data, msg.size,
+        &stamp, &caps, &skip, NULL);
+  }
+  if (!buf)
+    gst_clear_caps (&caps);
+  gst_clear_buffer (&buf);
+  g_free (skip.reason);
+  rc_reader_free (ahead);
+  return caps;
+}

@@ -34,7 +34,8 @@ GST_DEBUG_CATEGORY (gst_robocache_recording_src_debug);
  * that order the streams by time (robocache_merge, robocachefuse) go on
  * through its drop-outs instead of waiting for it. */
 #define GAP_LAG (GST_SECOND / 2)
-/* How many of a topic's first messages are tried for its caps. */
+/* A GAP needs caps before its segment: for a topic that has not played
+ * yet, how many of its first messages are read ahead for them. */
 #define PEEK_MESSAGES 64
 
 enum
@@ -412,47 +413,6 @@ end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* The caps of @s's first playable message among its first
- * PEEK_MESSAGES, read ahead through a second reader of the mapped file,
- * for a GAP before that message: caps must come before the segment a GAP
- * needs.  NULL where none can be read (the file mapped read-only, the
- * messages skipped or malformed: they say why when they come). */
-static GstCaps *
-peek_caps (GstRobocacheRecordingSrc * self, Stream * s)
-{
-  State *st = &self->priv->state;
-  GMappedFile *mapped = rc_reader_get_mapped_file (st->reader);
-  const RcTopic *topic = rc_reader_get_topic (st->reader, s->reader_topic);
-  GstRobocacheRosSkip skip = { 0 };
-  GstBuffer *buf = NULL;
-  GstCaps *caps = NULL;
-  RcReader *ahead;
-  RcMessage msg;
-  guint64 stamp;
-
-  ahead = mapped ? rc_reader_open_data_full ((const guint8 *)
-      g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped),
-      RC_READER_FLAG_SKIP_CRC, NULL) : NULL;
-  if (!ahead)
-    return NULL;
-  for (guint t = 0; t < rc_reader_n_topics (ahead); t++)
-    rc_reader_select_topic (ahead, t, t == s->reader_topic);
-  rc_reader_seek (ahead, topic->first_time);
-  for (guint i = 0; !buf && i < PEEK_MESSAGES
-      && rc_reader_next (ahead, &msg, NULL) == RC_READER_OK; i++) {
-    gst_clear_caps (&caps);
-    g_clear_pointer (&skip.reason, g_free);
-    buf = gst_robocache_ros_decoder_buffer_new (st->decoders[s->reader_topic],
-        msg.data, msg.size, &stamp, &caps, &skip, NULL);
-  }
-  if (!buf)
-    gst_clear_caps (&caps);
-  gst_clear_buffer (&buf);
-  g_free (skip.reason);
-  rc_reader_free (ahead);
-  return caps;
-}
-
 /* GAP events on the streams that fell GAP_LAG behind the newest buffer:
  * a topic that stops for a while (or starts late) does not hold up
  * consumers that wait for every stream. */
@@ -471,7 +431,8 @@ push_gaps (GstRobocacheRecordingSrc * self, Stream * current)
     if (s == current || reached + GAP_LAG >= st->newest)
       continue;
     if (!s->caps && !s->peeked) {
-      GstCaps *caps = peek_caps (self, s);
+      GstCaps *caps = gst_robocache_recording_peek_caps (st->reader,
+          s->reader_topic, st->decoders[s->reader_topic], PEEK_MESSAGES);
 
       /* Without caps (none of its first messages plays), GAPs still go
        * out after a segment: a stall would be worse than caps coming
@@ -707,20 +668,6 @@ create_streams (GstRobocacheRecordingSrc * self, GPtrArray * topics)
               st->stream_of[t]))->reader_topic = t;
 }
 
-/* The mapped file as memory that message buffers can share, or NULL. */
-static GstMemory *
-file_memory (RcReader * reader)
-{
-  GMappedFile *mapped = rc_reader_get_mapped_file (reader);
-  gsize size = mapped ? g_mapped_file_get_length (mapped) : 0;
-
-  if (size == 0)
-    return NULL;
-  return gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY,
-      g_mapped_file_get_contents (mapped), size, 0, size,
-      g_mapped_file_ref (mapped), (GDestroyNotify) g_mapped_file_unref);
-}
-
 /* A decoder per played topic, sharing the file's bytes where it can;
  * FALSE and an element error if the schema the file stores for one
  * cannot be used. */
@@ -729,7 +676,7 @@ create_decoders (GstRobocacheRecordingSrc * self, GPtrArray * topics)
 {
   State *st = &self->priv->state;
   guint n_topics = rc_reader_n_topics (st->reader);
-  GstMemory *file = file_memory (st->reader);
+  GstMemory *file = gst_robocache_recording_file_memory (st->reader);
   GError *error = NULL;
   gboolean ok = TRUE;
 
