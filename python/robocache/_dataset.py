@@ -4,6 +4,7 @@ from recordings (docs/python.md, "Datasets over recordings").
 This module imports without torch; RecordingDataset raises ImportError
 when made where torch does not import.
 """
+import collections
 import os
 import pathlib
 
@@ -161,18 +162,55 @@ class RecordingDataset(_Base):
         lo, hi = _window_offsets(self.joint_window, self.joint_samples)
         device = (self.device.index or 0) if self.device.type == "cuda" \
             else "cpu"
+        side = (torch.cuda.Stream(self.device)
+                if self.device.type == "cuda" else None)
+        reading = collections.deque()
         with Pipeline(self.description(self.files[index]), device=device,
                       like="torch") as p:
-            for time, grid, span, frame in p._aligned(
-                    "lidar", "joints",
-                    "camera" if self.camera_topic else None, lo, hi,
-                    None if self.patience is None
-                    else int(round(self.patience * _NS))):
-                yield self._item(index, time, grid.array, span, frame)
+            try:
+                for time, grid, span, frame in p._aligned(
+                        "lidar", "joints",
+                        "camera" if self.camera_topic else None, lo, hi,
+                        None if self.patience is None
+                        else int(round(self.patience * _NS))):
+                    yield self._item_on(side, reading, index, time,
+                                        grid.array, span, frame)
+            finally:
+                if side is not None:
+                    side.synchronize()
+
+    def _item_on(self, side, reading, index, time, grid, span, frame):
+        """The sample, its CUDA work on `side`, a stream of the dataset's
+        own: copies from pageable memory wait for their stream's queued
+        work, so on the loop's stream they would wait for its training
+        steps.  The loop's stream waits for `side` on the GPU.  The grid,
+        a buffer of robocachevoxelize's pool that is written again once it
+        goes back, is kept in `reading` until `side` has read it."""
+        if side is None:
+            return self._item(index, time, grid, span, frame)
+        # Not torch.cuda.stream(): it cost 0.2 ms a sample (run 106).
+        current = torch.cuda.current_stream(side.device)
+        torch.cuda.set_stream(side)
+        try:
+            item = self._item(index, time, grid, span, frame)
+        finally:
+            torch.cuda.set_stream(current)
+        done = torch.cuda.Event()
+        done.record(side)
+        current.wait_event(done)
+        for key in ("voxels", "joints", "image"):
+            if key in item and item[key].is_cuda:
+                item[key].record_stream(current)
+        reading.append((done, grid))
+        while reading and reading[0][0].query():
+            reading.popleft()
+        return item
 
     def _item(self, index, time, grid, span, frame):
-        item = {"voxels": grid.to(self.device).float(), "time": time,
-                "file": index}
+        # A copy, never a view (a float32 grid of mode mean): the buffer
+        # goes back to its pool.
+        item = {"voxels": grid.to(self.device, torch.float32, copy=True),
+                "time": time, "file": index}
         targets = _targets(time, self.joint_window, self.joint_samples)
         item["joint_times"] = torch.from_numpy(targets)
         item["joints"] = self._resample(span, targets)

@@ -47,36 +47,54 @@ def messages(topic):
 
 
 class Dataset(unittest.TestCase):
-    def test_samples_match_the_recording(self):
+    def assert_samples(self, items, device):
+        """`items` are the recording's sweeps, with the joints and the
+        camera frame the recording holds around each."""
         clouds = messages("/velodyne_points")
         joints = messages("/joint_states")
         jt = np.array([t for t, _ in joints], np.float64)
         jv = np.stack([v[0] for _, v in joints])
         frames = messages(CAMERA) if CAMERA else []
+        self.assertEqual(len(items), len(clouds), device)
+        for item, (t, cloud) in zip(items, clouds):
+            self.assertEqual(item["time"], t)
+            self.assertEqual(item["voxels"].device.type, device)
+            grid = robocache.voxelize(cloud, mode="count",
+                                      **train_example.GRID)
+            np.testing.assert_array_equal(
+                item["voxels"].cpu().numpy(), grid.astype(np.float32))
+            times = item["joint_times"].numpy()
+            self.assertEqual(len(times), 21)
+            self.assertEqual(times[10], t)
+            expected = np.stack([np.interp(times, jt, jv[:, c])
+                                 for c in range(jv.shape[1])], 1)
+            np.testing.assert_allclose(item["joints"].cpu().numpy(),
+                                       expected, rtol=1e-5, atol=1e-5)
+            if CAMERA:
+                best = min(frames, key=lambda f: abs(f[0] - t))
+                self.assertEqual(item["image_time"], best[0])
+                np.testing.assert_array_equal(
+                    item["image"].cpu().numpy(), best[1])
+
+    def test_samples_match_the_recording(self):
         for device in DEVICES:
             data = robocache.RecordingDataset(
                 FILE, camera_topic=CAMERA, device=device, **train_example.GRID)
-            items = list(data)
-            self.assertEqual(len(items), len(clouds), device)
-            for item, (t, cloud) in zip(items, clouds):
-                self.assertEqual(item["time"], t)
-                self.assertEqual(item["voxels"].device.type, device)
-                grid = robocache.voxelize(cloud, mode="count",
-                                          **train_example.GRID)
-                np.testing.assert_array_equal(
-                    item["voxels"].cpu().numpy(), grid.astype(np.float32))
-                times = item["joint_times"].numpy()
-                self.assertEqual(len(times), 21)
-                self.assertEqual(times[10], t)
-                expected = np.stack([np.interp(times, jt, jv[:, c])
-                                     for c in range(jv.shape[1])], 1)
-                np.testing.assert_allclose(item["joints"].cpu().numpy(),
-                                           expected, rtol=1e-5, atol=1e-5)
-                if CAMERA:
-                    best = min(frames, key=lambda f: abs(f[0] - t))
-                    self.assertEqual(item["image_time"], best[0])
-                    np.testing.assert_array_equal(
-                        item["image"].cpu().numpy(), best[1])
+            self.assert_samples(list(data), device)
+
+    def test_samples_kept_while_the_loop_lags(self):
+        if "cuda" not in DEVICES:
+            self.skipTest("needs CUDA (torch and robocache)")
+        data = robocache.RecordingDataset(
+            FILE, camera_topic=CAMERA, device="cuda", **train_example.GRID)
+        items = []
+        for item in data:
+            # A training step whose GPU work lags far behind the loop:
+            # the pipeline's pools get each buffer back meanwhile.
+            torch.cuda._sleep(20 * 1000 * 1000)
+            items.append(item)
+        torch.cuda.synchronize()
+        self.assert_samples(items, "cuda")
 
     def test_sharded_by_file_across_workers(self):
         second = os.path.join(TMP, "b.mcap")
