@@ -118,7 +118,6 @@ _PROTOTYPES = {
         "gst_registry_get": (c_void_p, []),
         "gst_registry_find_plugin": (c_void_p, [c_void_p, c_char_p]),
         "gst_registry_scan_path": (c_int, [c_void_p, c_char_p]),
-        "gst_element_factory_find": (c_void_p, [c_char_p]),
         "gst_parse_launch_full": (c_void_p, [c_char_p, c_void_p, c_int,
                                              P(P(GError))]),
         "gst_pipeline_get_type": (c_size_t, []),
@@ -171,14 +170,6 @@ for _library, _table in _PROTOTYPES.items():
     for _name, (_res, _args) in _table.items():
         _fn = getattr(_library, _name)
         _fn.restype, _fn.argtypes = _res, _args
-
-
-def has_element(factory):
-    """Whether an element of `factory` (a name) can be made here."""
-    found = gst.gst_element_factory_find(factory.encode())
-    if found:
-        gst.gst_object_unref(found)
-    return bool(found)
 
 
 def take_string(address):
