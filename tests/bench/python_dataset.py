@@ -19,7 +19,8 @@ frame nearest the sweep, all on the GPU.
 The loop is a stand-in training step (a reduction over each tensor) with
 one torch.cuda.synchronize at the end.  Each loader runs once to warm up
 (file in the page cache, CUDA initialised), then `--repeats` times; the
-median samples/s is reported.  The first sweeps of both are compared.
+median samples/s is reported.  The first sweeps of both, copied back in the
+warm-up pass, are compared.
 
   python3 python_dataset.py FILE.mcap [--repeats N] [--json OUT]
       [--lidar /points --joints /joints --camera /camera] [--device cuda]
@@ -126,9 +127,10 @@ class PlainDataset(torch.utils.data.IterableDataset):
                 "time": stamp}
 
 
-def train_loop(dataset):
+def train_loop(dataset, keep=0):
     """A stand-in training step per sample; samples/s and the first
-    samples (for the comparison)."""
+    `keep` samples copied to the CPU, for the comparison (the warm-up
+    pass keeps them, so that the timed passes copy nothing back)."""
     loader = torch.utils.data.DataLoader(dataset, batch_size=None,
                                          num_workers=0)
     first, n, acc = [], 0, None
@@ -137,7 +139,7 @@ def train_loop(dataset):
         step = (item["voxels"].mean() + item["joints"].float().mean() +
                 item["image"].float().mean())
         acc = step if acc is None else acc + step
-        if len(first) < 3:
+        if len(first) < keep:
             first.append({k: v.detach().cpu() if torch.is_tensor(v) else v
                           for k, v in item.items()})
         n += 1
@@ -176,7 +178,7 @@ def main():
               "torch": torch.__version__}
     firsts = {}
     for name, make in (("robocache", ours), ("plain", plain)):
-        rate, n, firsts[name] = train_loop(make())     # warm-up
+        rate, n, firsts[name] = train_loop(make(), keep=3)     # warm-up
         rates = [train_loop(make())[0] for _ in range(args.repeats)]
         result[name] = {"samples": n, "samples_per_s": float(
             np.median(rates)), "runs": rates}
