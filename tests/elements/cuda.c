@@ -456,6 +456,59 @@ GST_START_TEST (test_gpu_memory_refused_n)
 
 GST_END_TEST;
 
+/* A topic that never plays (every message skipped) reaches its filter as
+ * stream-start, segment and GAP events without caps (the recording
+ * sources' GAPs): each GPU filter passes the stream on to its EOS without
+ * an error. */
+static void
+gaps_before_caps (const gchar * backend)
+{
+  const gchar *filters[] = { "robocachevoxelize", "robocachepillars",
+    "robocacheresample", "robocachebev"
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (filters); i++) {
+    gchar *desc = g_strdup_printf ("%s backend=%s", filters[i], backend);
+    GstHarness *h = gst_harness_new_parse (desc);
+    GstBus *bus = gst_bus_new ();
+    GstMessage *error;
+    GstSegment segment;
+    GstEvent *event;
+    gboolean eos = FALSE;
+
+    gst_element_set_bus (h->element, bus);
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h,
+            gst_event_new_stream_start ("never-plays")), "%s", desc);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)),
+        "%s", desc);
+    for (guint k = 0; k < 3; k++)
+      fail_unless (gst_harness_push_event (h, gst_event_new_gap (k *
+                  GST_SECOND / 2, GST_SECOND / 2)), "%s: GAP %u", desc, k);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()), "%s",
+        desc);
+    while ((event = gst_harness_try_pull_event (h))) {
+      eos |= GST_EVENT_TYPE (event) == GST_EVENT_EOS;
+      gst_event_unref (event);
+    }
+    fail_unless (eos, "%s: no EOS came out", desc);
+    error = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (error == NULL, "%s: %" GST_PTR_FORMAT, desc, error);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+    g_free (desc);
+  }
+}
+
+GST_START_TEST (test_gaps_before_caps)
+{
+  gaps_before_caps ("gpu");
+  gaps_before_caps ("cpu");
+}
+
+GST_END_TEST;
+
 static Suite *
 cuda_suite (void)
 {
@@ -470,6 +523,7 @@ cuda_suite (void)
   tcase_add_test (tc, test_context_shared_with_nvcodec);
   tcase_add_test (tc, test_fuse_camera_joints_lidar);
   tcase_add_test (tc, test_gpu_memory_refused_n);
+  tcase_add_test (tc, test_gaps_before_caps);
   return s;
 }
 
