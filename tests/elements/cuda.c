@@ -485,8 +485,7 @@ gaps_before_caps (const gchar * backend)
     for (guint k = 0; k < 3; k++)
       fail_unless (gst_harness_push_event (h, gst_event_new_gap (k *
                   GST_SECOND / 2, GST_SECOND / 2)), "%s: GAP %u", desc, k);
-    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()), "%s",
-        desc);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()), "%s", desc);
     while ((event = gst_harness_try_pull_event (h))) {
       eos |= GST_EVENT_TYPE (event) == GST_EVENT_EOS;
       gst_event_unref (event);
