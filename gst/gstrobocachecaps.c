@@ -13,6 +13,20 @@
     "int8, uint8, int16, uint16, int32, uint32, float32, float64, and must " \
     "contain x, y and z as float32 or float64"
 
+/* FALSE, with @error saying that @caps are not complete @what caps and
+ * which @fields those need. */
+static gboolean
+incomplete_caps (const GstCaps * caps, const gchar * what,
+    const gchar * fields, GError ** error)
+{
+  gchar *str = caps ? gst_caps_to_string (caps) : g_strdup ("(none)");
+
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "caps %s are not complete %s caps (%s)", str, what, fields);
+  g_free (str);
+  return FALSE;
+}
+
 GstCaps *
 gst_robocache_caps_with_cuda (const gchar * system_caps,
     const gchar * cuda_caps)
@@ -403,15 +417,9 @@ gst_robocache_centroids_caps_parse (const GstCaps * caps,
       return TRUE;
     }
   }
-  {
-    gchar *str = caps ? gst_caps_to_string (caps) : g_strdup ("(none)");
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "caps %s are not complete centroids caps ("
-        GST_ROBOCACHE_POINTS_MEDIA_TYPE " with point-step a multiple of 4, "
-        "grid-x/y/z, origin-x/y/z, voxel-size-x/y/z)", str);
-    g_free (str);
-  }
-  return FALSE;
+  return incomplete_caps (caps, "centroids", GST_ROBOCACHE_POINTS_MEDIA_TYPE
+      " with point-step a multiple of 4, grid-x/y/z, origin-x/y/z, "
+      "voxel-size-x/y/z", error);
 }
 
 gboolean
@@ -444,15 +452,9 @@ gst_robocache_voxels_caps_parse (const GstCaps * caps, rc_voxel_grid * grid,
   return TRUE;
 
 bad:
-  {
-    gchar *str = caps ? gst_caps_to_string (caps) : g_strdup ("(none)");
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "caps %s are not complete " GST_ROBOCACHE_VOXELS_MEDIA_TYPE
-        " caps (mode, grid-x/y/z, origin-x/y/z, voxel-size-x/y/z, and "
-        "features in mean mode)", str);
-    g_free (str);
-  }
-  return FALSE;
+  return incomplete_caps (caps, GST_ROBOCACHE_VOXELS_MEDIA_TYPE,
+      "mode, grid-x/y/z, origin-x/y/z, voxel-size-x/y/z, and features in "
+      "mean mode", error);
 }
 
 #define VECTORS_ACCEPTED \
@@ -866,13 +868,7 @@ gst_robocache_sparse_caps_parse (const GstCaps * caps,
   return TRUE;
 
 bad:
-  {
-    gchar *str = caps ? gst_caps_to_string (caps) : g_strdup ("(none)");
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "caps %s are not complete " GST_ROBOCACHE_SPARSE_MEDIA_TYPE
-        " caps (channels, max-voxels, max-points, grid-x/y/z, "
-        "origin-x/y/z, voxel-size-x/y/z)", str);
-    g_free (str);
-  }
-  return FALSE;
+  return incomplete_caps (caps, GST_ROBOCACHE_SPARSE_MEDIA_TYPE,
+      "channels, max-voxels, max-points, grid-x/y/z, origin-x/y/z, "
+      "voxel-size-x/y/z", error);
 }
