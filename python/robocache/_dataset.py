@@ -5,6 +5,7 @@ This module imports without torch; RecordingDataset raises ImportError
 when made where torch does not import.
 """
 import collections
+import concurrent.futures
 import os
 import pathlib
 
@@ -45,6 +46,35 @@ def _recordings(paths):
             raise FileNotFoundError("robocache.RecordingDataset: no such "
                                     "recording: %s" % p)
     return [str(p) for p in found]
+
+
+def _frames_ahead(aligned, device):
+    """`aligned`, (time, grid, span, frame) samples, each frame already
+    copied to CUDA `device` by a thread of its own: the copy of a sample's
+    frame runs while the one before is made and trained on.  A frame is
+    the file's bytes, cold in the CPU's caches: copied on the loop's
+    thread it cost 0.35 ms a sample (run 111)."""
+    stream = torch.cuda.Stream(device)
+
+    def copy(frame):
+        torch.cuda.set_stream(stream)      # for this thread
+        image = frame[1].to(device).contiguous()
+        stream.synchronize()
+        return frame[0], image
+
+    def result(sample):
+        time, grid, span, copied = sample
+        return time, grid, span, copied and copied.result()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        ahead = None
+        for time, grid, span, frame in aligned:
+            coming = (time, grid, span, frame and pool.submit(copy, frame))
+            if ahead is not None:
+                yield result(ahead)
+            ahead = coming
+        if ahead is not None:
+            yield result(ahead)
 
 
 class RecordingDataset(_Base):
@@ -167,15 +197,21 @@ class RecordingDataset(_Base):
         reading = collections.deque()
         with Pipeline(self.description(self.files[index]), device=device,
                       like="torch") as p:
+            aligned = ((time, grid.array, span,
+                        frame and (frame[0], frame[1].array))
+                       for time, grid, span, frame in p._aligned(
+                           "lidar", "joints",
+                           "camera" if self.camera_topic else None, lo, hi,
+                           None if self.patience is None
+                           else int(round(self.patience * _NS))))
+            if side is not None and self.camera_topic:
+                aligned = _frames_ahead(aligned, side.device)
             try:
-                for time, grid, span, frame in p._aligned(
-                        "lidar", "joints",
-                        "camera" if self.camera_topic else None, lo, hi,
-                        None if self.patience is None
-                        else int(round(self.patience * _NS))):
-                    yield self._item_on(side, reading, index, time,
-                                        grid.array, span, frame)
+                for time, grid, span, frame in aligned:
+                    yield self._item_on(side, reading, index, time, grid,
+                                        span, frame)
             finally:
+                aligned.close()
                 if side is not None:
                     side.synchronize()
 
@@ -218,7 +254,7 @@ class RecordingDataset(_Base):
             item["image_time"], item["image"] = (
                 (-1, torch.zeros((0, 0, 0), dtype=torch.uint8,
                                  device=self.device)) if frame is None
-                else (frame[0], frame[1].array.to(self.device).contiguous()))
+                else (frame[0], frame[1].to(self.device).contiguous()))
         return item
 
     def _resample(self, span, targets):
