@@ -1,6 +1,6 @@
-/* Voxelization on the GPU: one thread per point, the same per-point maths as
- * the CPU reference (voxelize-math.h), counts by atomics, statistics reduced
- * per block before one atomic each.
+/* Voxelization on the GPU: a thread per point (four in large clouds), the
+ * same per-point maths as the CPU reference (voxelize-math.h), counts by
+ * atomics, statistics reduced per block before one atomic each.
  *
  * Each cloud is a clear then a binning launch.  On Hopper and later the
  * binning launch is a programmatic dependent of the clear: its blocks start
@@ -92,9 +92,106 @@ xyz_is_packed_float (const rc_point_layout * layout, const void *points)
       && layout->point_step % 4 == 0 && ((uintptr_t) points & 3) == 0;
 }
 
-/* The parameters stay in the constant bank (__grid_constant__): taking
- * their address no longer copies them to local memory per thread. */
+/* Where point @p of the cloud falls (RC_POINT_*), and its voxel. */
 template < bool PACKED_XYZ >
+__device__ static int
+locate_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * __restrict__ points, uint64_t p, uint64_t * v)
+{
+  const uint8_t *point = points + p * layout->point_step;
+
+  if (PACKED_XYZ) {
+    const float *xyz = (const float *) point;
+    return rc_voxel_locate_xyz (__ldg (xyz), __ldg (xyz + 1), __ldg (xyz + 2),
+        grid, v);
+  }
+  return rc_voxel_locate (point, layout, grid, v);
+}
+
+/* Adds point @point to voxel @v of the grid; TRUE when it is the voxel's
+ * first point. */
+__device__ static bool
+bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * point, uint64_t v, uint8_t * __restrict__ out,
+    uint32_t * __restrict__ counts, uint32_t * __restrict__ mask)
+{
+  switch (grid->mode) {
+    case RC_VOXEL_OCCUPANCY:{
+      /* The grid is padded to whole words (rc_voxelize_output_size), so
+       * the word holding this byte is inside it. */
+      unsigned shift = (unsigned) (v & 3) * 8;
+      unsigned old = atomicOr ((unsigned *) (out + (v & ~(uint64_t) 3)),
+          1u << shift);
+      return ((old >> shift) & 0xff) == 0;
+    }
+    case RC_VOXEL_COUNT:
+      return atomicAdd ((uint32_t *) out + v, 1u) == 0;
+    case RC_VOXEL_MEAN:{
+      uint64_t n_voxels = rc_voxel_grid_n_voxels_hd (grid);
+      bool first = atomicAdd (counts + v, 1u) == 0;
+      /* The centroids mark their occupied voxels for ranking. */
+      if (first && mask)
+        atomicOr (mask + v / 32, 1u << (v % 32));
+      for (uint32_t f = 0; f < layout->n_features; f++)
+        atomicAdd ((float *) out + f * n_voxels + v,
+            (float) rc_load_field (point, layout->features[f]));
+      return first;
+    }
+    default:
+      return false;
+  }
+}
+
+/* A block's statistics, 16 bits each in one word (a block bins at most
+ * BLOCK * POINTS_PER_THREAD points), summed per warp, then per block. */
+#define TALLY_IN_GRID 1ull
+#define TALLY_OUT_OF_RANGE (1ull << 16)
+#define TALLY_INVALID (1ull << 32)
+#define TALLY_FIRST (1ull << 48)
+
+__device__ static void
+add_block_tally (unsigned long long tally, device_stats * stats)
+{
+  __shared__ unsigned long long block_tally;
+
+  if (threadIdx.x == 0)
+    block_tally = 0;
+  for (unsigned d = 16; d > 0; d /= 2)
+    tally += __shfl_down_sync (0xffffffffu, tally, d);
+  __syncthreads ();
+  if (threadIdx.x % 32 == 0 && tally)
+    atomicAdd (&block_tally, tally);
+  __syncthreads ();
+  if (threadIdx.x == 0 && stats && block_tally) {
+    unsigned long long t = block_tally;
+    unsigned long long n_in = t & 0xffff, n_out = (t >> 16) & 0xffff;
+    unsigned long long n_invalid = (t >> 32) & 0xffff, n_first = t >> 48;
+
+    if (n_in)
+      atomicAdd (&stats->in_grid, n_in);
+    if (n_out)
+      atomicAdd (&stats->out_of_range, n_out);
+    if (n_invalid)
+      atomicAdd (&stats->invalid, n_invalid);
+    if (n_first)
+      atomicAdd (&stats->occupied, n_first);
+  }
+}
+
+/* Large clouds bin this many points a thread, so that each thread has as
+ * many atomics in flight: into a grid larger than the L2 cache each one
+ * that returns its old value waits on DRAM.  256^3 counts of 4,194,304
+ * points took 185 us so against 346 at one point a thread, a million 60
+ * against 96, means 474 against 663; at 262,144 points and fewer the two
+ * were even (run 115, an H200, alternated with the kernel before). */
+#define POINTS_PER_THREAD 4
+#define MANY_POINTS 262144
+
+/* @K points a thread, the block's @K * BLOCK consecutive points a warp's
+ * worth at a time, so that loads stay coalesced.  The parameters stay in
+ * the constant bank (__grid_constant__): taking their address no longer
+ * copies them to local memory per thread. */
+template < bool PACKED_XYZ, int K >
 __global__ static void
 bin_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
@@ -103,88 +200,58 @@ bin_points (const __grid_constant__ rc_point_layout layout,
     uint32_t * __restrict__ tile_counts, uint32_t * __restrict__ mask,
     scratch_header * header, device_stats * stats)
 {
-  uint64_t p = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-  int where = RC_POINT_OUT_OF_RANGE;
-  bool first = false;           /* this point made its voxel occupied */
-  uint64_t v = 0;
-  int n_in, n_out, n_invalid, n_first;
+  uint64_t base = (uint64_t) blockIdx.x * blockDim.x * K + threadIdx.x;
+  int where[K];
+  uint64_t v[K];
+  bool first[K];                /* this point made its voxel occupied */
+  unsigned long long tally = 0;
 
-  if (p < n_points) {
-    const uint8_t *point = points + p * layout.point_step;
-    if (PACKED_XYZ) {
-      const float *xyz = (const float *) point;
-      where = rc_voxel_locate_xyz (__ldg (xyz), __ldg (xyz + 1),
-          __ldg (xyz + 2), &grid, &v);
-    } else {
-      where = rc_voxel_locate (point, &layout, &grid, &v);
-    }
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    uint64_t p = base + (uint64_t) k * blockDim.x;
+    v[k] = 0;
+    where[k] = p < n_points ? locate_point < PACKED_XYZ > (&layout, &grid,
+        points, p, &v[k]) : -1;
   }
   /* Everything above only reads; the grid and the statistics are the
    * clear's until here. */
   WAIT_FOR_PREVIOUS_GRID ();
   /* The centroids' scratch is about to be written: no longer clear. */
-  if (header && p == 0)
+  if (header && base == 0)
     header->clean_key = 0;
-  if (p < n_points) {
-    const uint8_t *point = points + p * layout.point_step;
-    if (where == RC_POINT_IN_GRID) {
-      switch (grid.mode) {
-        case RC_VOXEL_OCCUPANCY:{
-          /* The grid is padded to whole words (rc_voxelize_output_size), so
-           * the word holding this byte is inside it. */
-          unsigned shift = (unsigned) (v & 3) * 8;
-          unsigned old = atomicOr ((unsigned *) (out + (v & ~(uint64_t) 3)),
-              1u << shift);
-          first = ((old >> shift) & 0xff) == 0;
-          break;
-        }
-        case RC_VOXEL_COUNT:
-          first = atomicAdd ((uint32_t *) out + v, 1u) == 0;
-          break;
-        case RC_VOXEL_MEAN:{
-          uint64_t n_voxels = rc_voxel_grid_n_voxels_hd (&grid);
-          first = atomicAdd (counts + v, 1u) == 0;
-          /* The centroids mark their occupied voxels for ranking. */
-          if (first && mask)
-            atomicOr (mask + v / 32, 1u << (v % 32));
-          for (uint32_t f = 0; f < layout.n_features; f++)
-            atomicAdd ((float *) out + f * n_voxels + v,
-                (float) rc_load_field (point, layout.features[f]));
-          break;
-        }
-      }
-    }
+  /* All the atomics first, their results used after. */
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    uint64_t p = base + (uint64_t) k * blockDim.x;
+    first[k] = where[k] == RC_POINT_IN_GRID && bin_point (&layout, &grid,
+        points + p * layout.point_step, v[k], out, counts, mask);
   }
 
-  /* The centroids count each tile's occupied voxels: one atomic per tile
-   * a warp's new voxels fall in (consecutive points share tiles). */
-  if (tile_counts) {
-    uint64_t tile = first ? v / RC_CENTROID_TILE : UINT64_MAX;
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    /* The centroids count each tile's occupied voxels: one atomic per
+     * tile a warp's new voxels fall in (consecutive points share tiles). */
+    if (tile_counts) {
+      uint64_t tile = first[k] ? v[k] / RC_CENTROID_TILE : UINT64_MAX;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-    unsigned peers = __match_any_sync (0xffffffffu, tile);
-    if (first && (unsigned) __ffs (peers) - 1 == threadIdx.x % 32)
-      atomicAdd (tile_counts + tile, (unsigned) __popc (peers));
+      unsigned peers = __match_any_sync (0xffffffffu, tile);
+      if (first[k] && (unsigned) __ffs (peers) - 1 == threadIdx.x % 32)
+        atomicAdd (tile_counts + tile, (unsigned) __popc (peers));
 #else
-    if (first)
-      atomicAdd (tile_counts + tile, 1u);
+      if (first[k])
+        atomicAdd (tile_counts + tile, 1u);
 #endif
+    }
+    tally += where[k] == RC_POINT_IN_GRID ? TALLY_IN_GRID :
+        where[k] == RC_POINT_OUT_OF_RANGE ? TALLY_OUT_OF_RANGE :
+        where[k] == RC_POINT_INVALID ? TALLY_INVALID : 0;
+    tally += first[k] ? TALLY_FIRST : 0;
   }
-
-  n_in = __syncthreads_count (p < n_points && where == RC_POINT_IN_GRID);
-  n_out = __syncthreads_count (p < n_points && where == RC_POINT_OUT_OF_RANGE);
-  n_invalid = __syncthreads_count (p < n_points && where == RC_POINT_INVALID);
-  n_first = __syncthreads_count (first);
-  if (threadIdx.x == 0 && stats) {
-    if (n_in)
-      atomicAdd (&stats->in_grid, (unsigned long long) n_in);
-    if (n_out)
-      atomicAdd (&stats->out_of_range, (unsigned long long) n_out);
-    if (n_invalid)
-      atomicAdd (&stats->invalid, (unsigned long long) n_invalid);
-    if (n_first)
-      atomicAdd (&stats->occupied, (unsigned long long) n_first);
-  }
+  add_block_tally (tally, stats);
 }
+
+static_assert (BLOCK * POINTS_PER_THREAD < 65536,
+    "a block's statistics fit 16 bits each");
 
 /* Clears a grid (and the mean's counts) and, in the same launch, the
  * statistics of the call: one launch instead of two or three memsets, whose
@@ -461,9 +528,14 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     scratch_header * header, device_stats * stats, bool early,
     cudaStream_t s)
 {
+  if (n_points > MANY_POINTS)
+    return rc_launch (early, blocks_for ((n_points + POINTS_PER_THREAD - 1) /
+            POINTS_PER_THREAD), BLOCK, s, bin_points < PACKED_XYZ,
+        POINTS_PER_THREAD >, *layout, *grid, points, n_points, out, counts,
+        tile_counts, mask, header, stats);
   return rc_launch (early, blocks_for (n_points), BLOCK, s,
-      bin_points < PACKED_XYZ >, *layout, *grid, points, n_points, out, counts,
-      tile_counts, mask, header, stats);
+      bin_points < PACKED_XYZ, 1 >, *layout, *grid, points, n_points, out,
+      counts, tile_counts, mask, header, stats);
 }
 
 extern "C" rc_status

@@ -199,10 +199,12 @@ GST_START_TEST (test_modes_sizes_strides)
 GST_END_TEST;
 
 /* Odd dimensions (a grid that is not a whole number of words) and several
- * clouds per call. */
+ * clouds per call, small ones and large ones (binned several points a
+ * thread, the last block part full). */
 GST_START_TEST (test_odd_grid_several_clouds)
 {
   const guint64 sizes[3] = { 5000, 0, 12345 };
+  const guint64 large[3] = { 300001, 1, 262145 };
   rc_voxel_grid grid = { {-3.0, 1.0, -1.0}, {0.1, 0.07, 0.3},
   {61, 37, 9}, RC_VOXEL_OCCUPANCY
   };
@@ -211,20 +213,23 @@ GST_START_TEST (test_odd_grid_several_clouds)
     grid.mode = (rc_voxel_mode) mode;
     compare (&layout16, &grid, sizes, 3);
     compare (&layout32, &grid, sizes, 3);
+    compare (&layout32, &grid, large, 3);
   }
 }
 
 GST_END_TEST;
 
-/* 256^3 counts and centroids, 512^3 occupancy: the large grids. */
+/* 256^3 counts and centroids, 512^3 occupancy: the large grids; counts
+ * of a million points, past the L2 cache's knee (docs/performance.md). */
 GST_START_TEST (test_large_grids)
 {
-  guint64 n = 131072;
+  guint64 n = 131072, million = 1048576;
   rc_voxel_grid grid = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
   {256, 256, 256}, RC_VOXEL_COUNT
   };
 
   compare (&layout16, &grid, &n, 1);
+  compare (&layout16, &grid, &million, 1);
   /* 8192 tiles of centroids: their scan takes several chunks. */
   grid.mode = RC_VOXEL_CENTROIDS;
   compare (&layout32, &grid, &n, 1);
