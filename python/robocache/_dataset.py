@@ -6,6 +6,7 @@ when made where torch does not import.
 """
 import collections
 import concurrent.futures
+import functools
 import os
 import pathlib
 
@@ -48,33 +49,22 @@ def _recordings(paths):
     return [str(p) for p in found]
 
 
-def _frames_ahead(aligned, device):
-    """`aligned`, (time, grid, span, frame) samples, each frame already
-    copied to CUDA `device` by a thread of its own: the copy of a sample's
-    frame runs while the one before is made and trained on.  A frame is
-    the file's bytes, cold in the CPU's caches: copied on the loop's
-    thread it cost 0.35 ms a sample (run 111)."""
-    stream = torch.cuda.Stream(device)
-
-    def copy(frame):
-        torch.cuda.set_stream(stream)      # for this thread
-        image = frame[1].to(device).contiguous()
-        stream.synchronize()
-        return frame[0], image
-
-    def result(sample):
-        time, grid, span, copied = sample
-        return time, grid, span, copied and copied.result()
-
+def _made_ahead(make, samples):
+    """make(sample) for each of `samples`, each called on a thread of its
+    own one sample ahead: while the loop trains on one sample, the next
+    is made.  Making a sample is mostly waiting, on copies from pageable
+    memory (each waits for its stream), on the launches and on the camera
+    frame's bytes, cold in the CPU's caches, with the GIL released, so the
+    two threads overlap."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         ahead = None
-        for time, grid, span, frame in aligned:
-            coming = (time, grid, span, frame and pool.submit(copy, frame))
+        for sample in samples:
+            coming = pool.submit(make, sample)
             if ahead is not None:
-                yield result(ahead)
+                yield ahead.result()
             ahead = coming
         if ahead is not None:
-            yield result(ahead)
+            yield ahead.result()
 
 
 class RecordingDataset(_Base):
@@ -190,6 +180,7 @@ class RecordingDataset(_Base):
 
     def _play(self, index):
         lo, hi = _window_offsets(self.joint_window, self.joint_samples)
+        offsets = _targets(0, self.joint_window, self.joint_samples)
         device = (self.device.index or 0) if self.device.type == "cuda" \
             else "cpu"
         side = (torch.cuda.Stream(self.device)
@@ -197,42 +188,46 @@ class RecordingDataset(_Base):
         reading = collections.deque()
         with Pipeline(self.description(self.files[index]), device=device,
                       like="torch") as p:
-            aligned = ((time, grid.array, span,
+            aligned = ((index, time, time + offsets, grid.array, span,
                         frame and (frame[0], frame[1].array))
                        for time, grid, span, frame in p._aligned(
                            "lidar", "joints",
                            "camera" if self.camera_topic else None, lo, hi,
                            None if self.patience is None
                            else int(round(self.patience * _NS))))
-            if side is not None and self.camera_topic:
-                aligned = _frames_ahead(aligned, side.device)
+            made = (_made_ahead(functools.partial(self._make_on, side),
+                                aligned) if side is not None
+                    else (self._item(*sample) for sample in aligned))
             try:
-                for time, grid, span, frame in aligned:
-                    yield self._item_on(side, reading, index, time, grid,
-                                        span, frame)
+                for item in made:
+                    yield (item if side is None
+                           else self._hand_over(side, reading, *item))
             finally:
+                made.close()
                 aligned.close()
                 if side is not None:
                     side.synchronize()
 
-    def _item_on(self, side, reading, index, time, grid, span, frame):
-        """The sample, its CUDA work on `side`, a stream of the dataset's
-        own: copies from pageable memory wait for their stream's queued
-        work, so on the loop's stream they would wait for its training
-        steps.  The loop's stream waits for `side` on the GPU.  The grid,
-        a buffer of robocachevoxelize's pool that is written again once it
-        goes back, is kept in `reading` until `side` has read it."""
-        if side is None:
-            return self._item(index, time, grid, span, frame)
+    def _make_on(self, side, sample):
+        """The sample, made on the dataset's thread (_made_ahead) and its
+        CUDA work on `side`, a stream of the dataset's own: copies from
+        pageable memory wait for their stream's queued work, so on the
+        loop's stream they would wait for its training steps.  With the
+        event that marks the work's end, and the grid the work reads."""
         # Not torch.cuda.stream(): it cost 0.2 ms a sample (run 106).
-        current = torch.cuda.current_stream(side.device)
-        torch.cuda.set_stream(side)
-        try:
-            item = self._item(index, time, grid, span, frame)
-        finally:
-            torch.cuda.set_stream(current)
+        torch.cuda.set_stream(side)     # this thread's, for good
+        item = self._item(*sample)
         done = torch.cuda.Event()
         done.record(side)
+        return item, done, sample[3]
+
+    @staticmethod
+    def _hand_over(side, reading, item, done, grid):
+        """`item` for the loop's stream, which waits for `side` on the
+        GPU.  The grid, a buffer of robocachevoxelize's pool that is
+        written again once it goes back, is kept in `reading` until `side`
+        has read it."""
+        current = torch.cuda.current_stream(side.device)
         current.wait_event(done)
         for key in ("voxels", "joints", "image"):
             if key in item and item[key].is_cuda:
@@ -242,12 +237,11 @@ class RecordingDataset(_Base):
             reading.popleft()
         return item
 
-    def _item(self, index, time, grid, span, frame):
+    def _item(self, index, time, targets, grid, span, frame):
         # A copy, never a view (a float32 grid of mode mean): the buffer
         # goes back to its pool.
         item = {"voxels": grid.to(self.device, torch.float32, copy=True),
                 "time": time, "file": index}
-        targets = _targets(time, self.joint_window, self.joint_samples)
         item["joint_times"] = torch.from_numpy(targets)
         item["joints"] = self._resample(span, targets)
         if self.camera_topic:
