@@ -182,8 +182,9 @@ add_block_tally (unsigned long long tally, device_stats * stats)
  * many atomics in flight: into a grid larger than the L2 cache each one
  * that returns its old value waits on DRAM.  256^3 counts of 4,194,304
  * points took 185 us so against 346 at one point a thread, a million 60
- * against 96, means 474 against 663; at 262,144 points and fewer the two
- * were even (run 115, an H200, alternated with the kernel before). */
+ * against 96, means 474 against 663 (run 115, an H200, alternated with
+ * the kernel before).  In a stand-alone probe four a thread gained
+ * nothing at 262,144 points and lost 2 us at 131,072 (run 113). */
 #define POINTS_PER_THREAD 4
 #define MANY_POINTS 262144
 
