@@ -13,7 +13,7 @@ import pathlib
 from . import _kernels, _lib
 from ._pipeline import Pipeline
 from ._replay import (_NS, _description, _is_rosbag2, _source, _targets,
-                      _three, _voxelize_element, _window_offsets)
+                      _three, _voxelize_element)
 
 try:
     import torch
@@ -179,8 +179,8 @@ class RecordingDataset(_Base):
     # ---- one recording -----------------------------------------------
 
     def _play(self, index):
-        lo, hi = _window_offsets(self.joint_window, self.joint_samples)
         offsets = _targets(0, self.joint_window, self.joint_samples)
+        lo, hi = int(offsets[0]), int(offsets[-1])
         device = (self.device.index or 0) if self.device.type == "cuda" \
             else "cpu"
         side = (torch.cuda.Stream(self.device)
