@@ -142,8 +142,27 @@ bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
   }
 }
 
-/* A block's statistics, 16 bits each in one word (a block bins at most
- * BLOCK * POINTS_PER_THREAD points), summed per warp, then per block. */
+/* A block's statistics into the call's, an atomic each. */
+__device__ static void
+add_block_counts (device_stats * stats, unsigned long long n_in,
+    unsigned long long n_out, unsigned long long n_invalid,
+    unsigned long long n_first)
+{
+  if (threadIdx.x != 0 || !stats)
+    return;
+  if (n_in)
+    atomicAdd (&stats->in_grid, n_in);
+  if (n_out)
+    atomicAdd (&stats->out_of_range, n_out);
+  if (n_invalid)
+    atomicAdd (&stats->invalid, n_invalid);
+  if (n_first)
+    atomicAdd (&stats->occupied, n_first);
+}
+
+/* With several points a thread, a block's statistics 16 bits each in one
+ * word (a block bins at most BLOCK * POINTS_PER_THREAD points), summed
+ * per warp, then per block. */
 #define TALLY_IN_GRID 1ull
 #define TALLY_OUT_OF_RANGE (1ull << 16)
 #define TALLY_INVALID (1ull << 32)
@@ -162,20 +181,9 @@ add_block_tally (unsigned long long tally, device_stats * stats)
   if (threadIdx.x % 32 == 0 && tally)
     atomicAdd (&block_tally, tally);
   __syncthreads ();
-  if (threadIdx.x == 0 && stats && block_tally) {
-    unsigned long long t = block_tally;
-    unsigned long long n_in = t & 0xffff, n_out = (t >> 16) & 0xffff;
-    unsigned long long n_invalid = (t >> 32) & 0xffff, n_first = t >> 48;
-
-    if (n_in)
-      atomicAdd (&stats->in_grid, n_in);
-    if (n_out)
-      atomicAdd (&stats->out_of_range, n_out);
-    if (n_invalid)
-      atomicAdd (&stats->invalid, n_invalid);
-    if (n_first)
-      atomicAdd (&stats->occupied, n_first);
-  }
+  add_block_counts (stats, block_tally & 0xffff,
+      (block_tally >> 16) & 0xffff, (block_tally >> 32) & 0xffff,
+      block_tally >> 48);
 }
 
 /* Large clouds bin this many points a thread, so that each thread has as
@@ -248,7 +256,17 @@ bin_points (const __grid_constant__ rc_point_layout layout,
         where[k] == RC_POINT_INVALID ? TALLY_INVALID : 0;
     tally += first[k] ? TALLY_FIRST : 0;
   }
-  add_block_tally (tally, stats);
+  if (K > 1) {
+    add_block_tally (tally, stats);
+  } else {
+    /* A point a thread: a barrier count each, as before the sums. */
+    int n_in = __syncthreads_count (where[0] == RC_POINT_IN_GRID);
+    int n_out = __syncthreads_count (where[0] == RC_POINT_OUT_OF_RANGE);
+    int n_invalid = __syncthreads_count (where[0] == RC_POINT_INVALID);
+    int n_first = __syncthreads_count (first[0]);
+
+    add_block_counts (stats, n_in, n_out, n_invalid, n_first);
+  }
 }
 
 static_assert (BLOCK * POINTS_PER_THREAD < 65536,
