@@ -17,13 +17,16 @@ frame nearest the sweep, all on the GPU.
              torch.searchsorted + gather + lerp, frame copied to the GPU
 
 The loop is a stand-in training step (a reduction over each tensor) with
-one torch.cuda.synchronize at the end.  Each loader runs once to warm up
+one torch.cuda.synchronize at the end, per sample or, with --batch-size
+N, per batch of N samples stacked by the DataLoader's default collate
+(as docs/python.md's example loop takes them; both loaders alike).  Each loader runs once to warm up
 (file in the page cache, CUDA initialised), then `--repeats` times; the
 median samples/s is reported.  The first sweeps of both, copied back in the
 warm-up pass, are compared.
 
   python3 python_dataset.py FILE.mcap [--repeats N] [--json OUT]
       [--lidar /points --joints /joints --camera /camera] [--device cuda]
+      [--batch-size N]
 """
 import argparse
 import json
@@ -127,11 +130,12 @@ class PlainDataset(torch.utils.data.IterableDataset):
                 "time": stamp}
 
 
-def train_loop(dataset, keep=0):
-    """A stand-in training step per sample; samples/s and the first
-    `keep` samples copied to the CPU, for the comparison (the warm-up
-    pass keeps them, so that the timed passes copy nothing back)."""
-    loader = torch.utils.data.DataLoader(dataset, batch_size=None,
+def train_loop(dataset, keep=0, batch_size=None):
+    """A stand-in training step per sample (or per batch of
+    `batch_size`); samples/s and the first `keep` items copied to the
+    CPU, for the comparison (the warm-up pass keeps them, so that the
+    timed passes copy nothing back)."""
+    loader = torch.utils.data.DataLoader(dataset, batch_size=batch_size,
                                          num_workers=0)
     first, n, acc = [], 0, None
     t0 = time.perf_counter()
@@ -142,7 +146,7 @@ def train_loop(dataset, keep=0):
         if len(first) < keep:
             first.append({k: v.detach().cpu() if torch.is_tensor(v) else v
                           for k, v in item.items()})
-        n += 1
+        n += 1 if batch_size is None else len(item["time"])
     if acc is not None:
         acc.item()
     torch.cuda.synchronize() if torch.cuda.is_available() else None
@@ -159,7 +163,12 @@ def main():
     ap.add_argument("--camera", default="/camera")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available()
                     else "cpu")
+    ap.add_argument("--batch-size", type=int, default=None,
+                    help="samples a training step takes (default: one, "
+                    "unbatched)")
     args = ap.parse_args()
+    if args.batch_size is not None and args.batch_size < 1:
+        ap.error("--batch-size must be >= 1")
 
     def ours():
         return robocache.RecordingDataset(
@@ -175,11 +184,12 @@ def main():
     result = {"file": args.file, "bytes": os.path.getsize(args.file),
               "device": (torch.cuda.get_device_name(0)
                          if args.device.startswith("cuda") else "cpu"),
-              "torch": torch.__version__}
+              "torch": torch.__version__, "batch_size": args.batch_size}
     firsts = {}
     for name, make in (("robocache", ours), ("plain", plain)):
         rate, n, firsts[name] = train_loop(make(), keep=3)     # warm-up
-        rates = [train_loop(make())[0] for _ in range(args.repeats)]
+        rates = [train_loop(make(), batch_size=args.batch_size)[0]
+                 for _ in range(args.repeats)]
         result[name] = {"samples": n, "samples_per_s": float(
             np.median(rates)), "runs": rates}
     a, b = firsts["robocache"], firsts["plain"]
@@ -191,11 +201,12 @@ def main():
     result["speedup"] = (result["robocache"]["samples_per_s"] /
                          result["plain"]["samples_per_s"])
     print("%s (%d MB) on %s: robocache %.1f samples/s, plain PyTorch %.1f "
-          "samples/s (%d sweeps): %.1fx" % (
+          "samples/s (%d sweeps, %s): %.1fx" % (
               args.file, result["bytes"] >> 20, result["device"],
               result["robocache"]["samples_per_s"],
               result["plain"]["samples_per_s"], result["robocache"]["samples"],
-              result["speedup"]))
+              "unbatched" if args.batch_size is None
+              else "batches of %d" % args.batch_size, result["speedup"]))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Session 2026-11-28 (eleventh), call 65: python_dataset.py per sample and
+# in batches of 8 (docs/python.md's loop), alternated, twice each; the
+# frame through page-locked memory (ab_frame.py).
+set -u
+OUT=$1; B=$PWD/build
+export GST_PLUGIN_PATH_1_0=$B/gst GST_REGISTRY_1_0=/tmp/reg.bin
+export LD_LIBRARY_PATH=$B/gst:$B/kernels:${LD_LIBRARY_PATH:-}
+export PYTHONPATH=$B/python:$PWD/tests/python
+R=$OUT/r; mkdir -p $R
+t0=$(date +%s)
+pack () { echo "$(( $(date +%s) - t0 )) s: $*" >> $R/timeline.txt
+  tar czf $OUT/r.$BASHPID -C $OUT r && mv $OUT/r.$BASHPID $OUT/r.tgz; }
+nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv > $R/gpu.txt; cat $R/gpu.txt
+gst-launch-1.0 -q robocachemcapsink name=m location=/tmp/rec300.mcap compression=none \
+  sink_0::topic=/points sink_1::topic=/joints sink_2::topic=/camera \
+  robocachelidarsrc num-buffers=300 points-per-sweep=131072 seed=1 ! m.sink_0 \
+  robocachejointsrc num-buffers=3000 rate=100/1 ! m.sink_1 \
+  videotestsrc num-buffers=900 pattern=ball ! video/x-raw,format=RGB,width=640,height=480,framerate=30/1 ! m.sink_2
+pack rec
+for i in 1 2; do
+  timeout 100 python3 tests/bench/python_dataset.py /tmp/rec300.mcap --repeats 5 --json $R/dataset300-$i.json > $R/dataset300-$i.txt 2>&1; pack dataset $i
+  timeout 100 python3 tests/bench/python_dataset.py /tmp/rec300.mcap --repeats 5 --batch-size 8 --json $R/dataset300-b8-$i.json > $R/dataset300-b8-$i.txt 2>&1; pack dataset b8 $i
+done
+echo "== dataset"; grep -hE "samples|rror" $R/dataset300-*.txt
+timeout 120 python3 -u .device/ab_frame.py /tmp/rec300.mcap 5 > $R/ab-frame.txt 2>&1; pack ab
+echo "== ab frame"; tail -5 $R/ab-frame.txt
+cat $R/timeline.txt
