@@ -200,11 +200,13 @@ GST_END_TEST;
 
 /* Odd dimensions (a grid that is not a whole number of words) and several
  * clouds per call, small ones and large ones (binned several points a
- * thread, the last block part full). */
+ * thread, the last block part full; occupancy stored, then counted, in
+ * clouds over a million points too). */
 GST_START_TEST (test_odd_grid_several_clouds)
 {
   const guint64 sizes[3] = { 5000, 0, 12345 };
   const guint64 large[3] = { 300001, 1, 262145 };
+  const guint64 huge[3] = { 1048577, 2, 600001 };
   rc_voxel_grid grid = { {-3.0, 1.0, -1.0}, {0.1, 0.07, 0.3},
   {61, 37, 9}, RC_VOXEL_OCCUPANCY
   };
@@ -215,12 +217,15 @@ GST_START_TEST (test_odd_grid_several_clouds)
     compare (&layout32, &grid, sizes, 3);
     compare (&layout32, &grid, large, 3);
   }
+  grid.mode = RC_VOXEL_OCCUPANCY;
+  compare (&layout16, &grid, huge, 3);
 }
 
 GST_END_TEST;
 
 /* 256^3 counts and centroids, 512^3 occupancy: the large grids; counts
- * of a million points, past the L2 cache's knee (docs/performance.md). */
+ * and occupancy of a million points, past the L2 cache's knee
+ * (docs/performance.md). */
 GST_START_TEST (test_large_grids)
 {
   guint64 n = 131072, million = 1048576;
@@ -229,6 +234,8 @@ GST_START_TEST (test_large_grids)
   };
 
   compare (&layout16, &grid, &n, 1);
+  compare (&layout16, &grid, &million, 1);
+  grid.mode = RC_VOXEL_OCCUPANCY;
   compare (&layout16, &grid, &million, 1);
   /* 8192 tiles of centroids: their scan takes several chunks. */
   grid.mode = RC_VOXEL_CENTROIDS;
