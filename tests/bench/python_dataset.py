@@ -19,10 +19,10 @@ frame nearest the sweep, all on the GPU.
 The loop is a stand-in training step (a reduction over each tensor) with
 one torch.cuda.synchronize at the end, per sample or, with --batch-size
 N, per batch of N samples stacked by the DataLoader's default collate
-(as docs/python.md's example loop takes them; both loaders alike).  Each loader runs once to warm up
-(file in the page cache, CUDA initialised), then `--repeats` times; the
-median samples/s is reported.  The first sweeps of both, copied back in the
-warm-up pass, are compared.
+(as docs/python.md's example loop takes them; both loaders alike).  Each
+loader runs once to warm up (file in the page cache, CUDA initialised),
+then `--repeats` times; the median samples/s is reported.  The first
+sweeps of both, copied back in the warm-up pass, are compared.
 
   python3 python_dataset.py FILE.mcap [--repeats N] [--json OUT]
       [--lidar /points --joints /joints --camera /camera] [--device cuda]

@@ -200,8 +200,8 @@ GST_END_TEST;
 
 /* Odd dimensions (a grid that is not a whole number of words) and several
  * clouds per call, small ones and large ones (binned several points a
- * thread, the last block part full; occupancy stored, then counted, in
- * clouds over a million points too). */
+ * thread, the last block part full), and occupancy of clouds over a
+ * million points. */
 GST_START_TEST (test_odd_grid_several_clouds)
 {
   const guint64 sizes[3] = { 5000, 0, 12345 };
