@@ -194,3 +194,60 @@ rc_seconds_to_ns_cpu (const double *seconds, int64_t * ns, uint64_t n)
   }
   return RC_OK;
 }
+
+/* bfloat16 is float32's upper half: widening is exact. */
+static float
+bf16_to_float (uint16_t bits)
+{
+  uint32_t u = (uint32_t) bits << 16;
+  float f;
+
+  memcpy (&f, &u, sizeof f);
+  return f;
+}
+
+#define TO_FLOAT32(ctype)                                               \
+  for (i = 0; i < n; i++)                                               \
+    out[i] = (float) ((const ctype *) src)[i];
+
+rc_status
+rc_to_float32_cpu (rc_scalar_type type, const void *src, uint64_t n, float *out)
+{
+  uint64_t i;
+
+  switch (type) {
+    case RC_TYPE_INT8:
+      TO_FLOAT32 (int8_t);
+      break;
+    case RC_TYPE_UINT8:
+      TO_FLOAT32 (uint8_t);
+      break;
+    case RC_TYPE_INT16:
+      TO_FLOAT32 (int16_t);
+      break;
+    case RC_TYPE_UINT16:
+      TO_FLOAT32 (uint16_t);
+      break;
+    case RC_TYPE_INT32:
+      TO_FLOAT32 (int32_t);
+      break;
+    case RC_TYPE_UINT32:
+      TO_FLOAT32 (uint32_t);
+      break;
+    case RC_TYPE_FLOAT32:
+      if (n)
+        memmove (out, src, n * sizeof (float));
+      break;
+    case RC_TYPE_FLOAT64:
+      TO_FLOAT32 (double);
+      break;
+    case RC_TYPE_BFLOAT16:
+      for (i = 0; i < n; i++)
+        out[i] = bf16_to_float (((const uint16_t *) src)[i]);
+      break;
+    default:
+      rc_set_error_detail ("no such scalar type to convert to float32");
+      return RC_ERROR_INVALID_ARGUMENT;
+  }
+  return RC_OK;
+}

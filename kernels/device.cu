@@ -518,3 +518,78 @@ rc_seconds_to_ns_cuda (const double *seconds, int64_t * ns, uint64_t n,
       (cudaStream_t) stream >>> (seconds, (long long *) ns, n);
   return rc_check_launch ();
 }
+
+/* bfloat16 widens to float32 exactly (its upper half). */
+struct bf16_bits
+{
+  uint16_t bits;
+};
+
+static __device__ __forceinline__ float
+as_float32 (bf16_bits v)
+{
+  return __uint_as_float ((unsigned) v.bits << 16);
+}
+
+template < typename T > static __device__ __forceinline__ float
+as_float32 (T v)
+{
+  return (float) v;
+}
+
+template < typename T > static __global__ void
+to_float32_kernel (const T * src, float *out, uint64_t n)
+{
+  uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+  uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+
+  for (; i < n; i += stride)
+    out[i] = as_float32 (src[i]);
+}
+
+template < typename T > static rc_status
+launch_to_float32 (const void *src, uint64_t n, float *out, void *stream)
+{
+  const unsigned threads = 256;
+  /* A grid-stride loop: enough blocks to fill any GPU, never more than
+   * the values need. */
+  uint64_t blocks = (n + threads - 1) / threads;
+
+  if (blocks > 8192)
+    blocks = 8192;
+  to_float32_kernel <<< (unsigned) blocks, threads, 0,
+      (cudaStream_t) stream >>> ((const T *) src, out, n);
+  return rc_check_launch ();
+}
+
+extern "C" rc_status
+rc_to_float32_cuda (rc_scalar_type type, const void *src, uint64_t n,
+    float *out, void *stream)
+{
+  if (n == 0)
+    return type < RC_TYPE_INVALID ? RC_OK : RC_ERROR_INVALID_ARGUMENT;
+  switch (type) {
+    case RC_TYPE_INT8:
+      return launch_to_float32 < int8_t > (src, n, out, stream);
+    case RC_TYPE_UINT8:
+      return launch_to_float32 < uint8_t > (src, n, out, stream);
+    case RC_TYPE_INT16:
+      return launch_to_float32 < int16_t > (src, n, out, stream);
+    case RC_TYPE_UINT16:
+      return launch_to_float32 < uint16_t > (src, n, out, stream);
+    case RC_TYPE_INT32:
+      return launch_to_float32 < int32_t > (src, n, out, stream);
+    case RC_TYPE_UINT32:
+      return launch_to_float32 < uint32_t > (src, n, out, stream);
+    case RC_TYPE_FLOAT32:
+      return rc_device_copy_async (out, src, n * sizeof (float),
+          RC_COPY_DEVICE_TO_DEVICE, stream);
+    case RC_TYPE_FLOAT64:
+      return launch_to_float32 < double > (src, n, out, stream);
+    case RC_TYPE_BFLOAT16:
+      return launch_to_float32 < bf16_bits > (src, n, out, stream);
+    default:
+      rc_set_error_detail ("no such scalar type to convert to float32");
+      return RC_ERROR_INVALID_ARGUMENT;
+  }
+}

@@ -273,6 +273,19 @@ rc_status rc_seconds_to_ns_cuda (const double *seconds, int64_t * ns,
     uint64_t n, void *stream);
 
 /* ------------------------------------------------------------------ */
+/* Conversion to float32                                               */
+/* ------------------------------------------------------------------ */
+
+/* @n values of @type (any but RC_TYPE_INVALID) at @src written as float32
+ * to @out, each rounded to the nearest float (C's conversion; bfloat16
+ * widens exactly): a count grid into a training tensor, say.  CUDA:
+ * device pointers, asynchronous on @stream. */
+rc_status rc_to_float32_cpu (rc_scalar_type type, const void *src,
+    uint64_t n, float *out);
+rc_status rc_to_float32_cuda (rc_scalar_type type, const void *src,
+    uint64_t n, float *out, void *stream);
+
+/* ------------------------------------------------------------------ */
 /* Voxelization                                                        */
 /* ------------------------------------------------------------------ */
 

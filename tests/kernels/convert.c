@@ -1,0 +1,101 @@
+/* rc_to_float32_cpu: each scalar type against values written out by hand,
+ * rounding to nearest (ties to even) included, and a type that is not
+ * one. */
+#include <gst/check/gstcheck.h>
+#include <math.h>
+#include <string.h>
+
+#include "robocache-kernels.h"
+
+#define N 4
+
+/* @n values of @type at @src must become @want, bit for bit. */
+static void
+check (rc_scalar_type type, const void *src, const float *want)
+{
+  float got[N];
+
+  memset (got, 0xab, sizeof (got));
+  fail_unless_equals_int (rc_to_float32_cpu (type, src, N, got), RC_OK);
+  for (int i = 0; i < N; i++)
+    fail_unless (memcmp (&got[i], &want[i], sizeof (float)) == 0,
+        "%s value %d: got %a, want %a", rc_scalar_type_to_string (type), i,
+        got[i], want[i]);
+}
+
+GST_START_TEST (test_integers)
+{
+  static const int8_t i8[N] = { -128, -1, 0, 127 };
+  static const float i8_want[N] = { -128.0f, -1.0f, 0.0f, 127.0f };
+  static const uint8_t u8[N] = { 0, 1, 200, 255 };
+  static const float u8_want[N] = { 0.0f, 1.0f, 200.0f, 255.0f };
+  static const int16_t i16[N] = { -32768, -7, 300, 32767 };
+  static const float i16_want[N] = { -32768.0f, -7.0f, 300.0f, 32767.0f };
+  static const uint16_t u16[N] = { 0, 65535, 1234, 9 };
+  static const float u16_want[N] = { 0.0f, 65535.0f, 1234.0f, 9.0f };
+  /* Above 2^24 floats are 2 apart: 2^24 + 1 and 2^24 + 3 are ties, each
+   * rounded to the even neighbour. */
+  static const int32_t i32[N] = { INT32_MIN, -1, 16777217, INT32_MAX };
+  static const float i32_want[N] =
+      { -2147483648.0f, -1.0f, 16777216.0f, 2147483648.0f };
+  static const uint32_t u32[N] = { 0, 16777217, 16777219, UINT32_MAX };
+  static const float u32_want[N] =
+      { 0.0f, 16777216.0f, 16777220.0f, 4294967296.0f };
+
+  check (RC_TYPE_INT8, i8, i8_want);
+  check (RC_TYPE_UINT8, u8, u8_want);
+  check (RC_TYPE_INT16, i16, i16_want);
+  check (RC_TYPE_UINT16, u16, u16_want);
+  check (RC_TYPE_INT32, i32, i32_want);
+  check (RC_TYPE_UINT32, u32, u32_want);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_floats)
+{
+  static const float f32[N] = { 1.5f, -0.0f, INFINITY, -3.25e-41f };
+  /* 1 + 2^-24 is halfway between 1 and the next float: to even, 1. */
+  static const double f64[N] = { 0.1, 1e39, -1e-50, 1.0 + 0x1p-24 };
+  static const float f64_want[N] = { 0.1f, INFINITY, -0.0f, 1.0f };
+  /* 1, -2, infinity and the smallest subnormal, 2^-133. */
+  static const uint16_t bf16[N] = { 0x3f80, 0xc000, 0x7f80, 0x0001 };
+  static const float bf16_want[N] = { 1.0f, -2.0f, INFINITY, 0x1p-133f };
+
+  check (RC_TYPE_FLOAT32, f32, f32);
+  check (RC_TYPE_FLOAT64, f64, f64_want);
+  check (RC_TYPE_BFLOAT16, bf16, bf16_want);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_type_n)
+{
+  const float src[N] = { 1, 2, 3, 4 };
+  float out[N];
+
+  fail_unless_equals_int (rc_to_float32_cpu (RC_TYPE_INVALID, src, N, out),
+      RC_ERROR_INVALID_ARGUMENT);
+  fail_unless_equals_int (rc_to_float32_cpu ((rc_scalar_type) 99, src, N,
+          out), RC_ERROR_INVALID_ARGUMENT);
+  /* Nothing to convert is not an error. */
+  fail_unless_equals_int (rc_to_float32_cpu (RC_TYPE_UINT8, src, 0, out),
+      RC_OK);
+}
+
+GST_END_TEST;
+
+static Suite *
+kernels_convert_suite (void)
+{
+  Suite *s = suite_create ("kernels-convert");
+  TCase *tc = tcase_create ("cpu");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_integers);
+  tcase_add_test (tc, test_floats);
+  tcase_add_test (tc, test_bad_type_n);
+  return s;
+}
+
+GST_CHECK_MAIN (kernels_convert);
