@@ -190,6 +190,21 @@ gboolean robocache_buffer_to_array (GstBuffer * buffer, GstCaps * caps,
 gboolean robocache_buffer_times_to_array (GstBuffer * buffer, GstCaps * caps,
     rc_dl_managed_tensor ** array, GError ** error);
 
+/* What robocache_buffer_to_array makes of a sample's buffer, without
+ * making it: enough to allocate where a copy goes. */
+typedef struct
+{
+  gint ndim;
+  gint64 shape[4];
+  rc_dl_dtype dtype;
+  rc_dl_device device;
+} RobocacheArrayInfo;
+
+/* The shape, type and device of @sample's buffer as an array (see
+ * robocache_buffer_to_array); FALSE and @error where it cannot be one. */
+gboolean robocache_sample_array_info (GstSample * sample,
+    RobocacheArrayInfo * info, GError ** error);
+
 /* Gives @pipeline (a bin, before it leaves NULL) a GstContext wrapping the
  * primary CUDA context of @device, the context PyTorch and the CUDA
  * runtime use, so that robocache's elements compute and allocate on it and
@@ -294,6 +309,40 @@ RobocacheAlignResult robocache_align_next (RobocacheAlign * align,
  * Default one second; GST_CLOCK_TIME_NONE waits for ever. */
 void robocache_align_set_patience (RobocacheAlign * align,
     GstClockTime patience);
+
+/* Where robocache_align_write puts an aligned item: training tensors,
+ * all float32 but the frame, in host memory or on one CUDA device. */
+typedef struct
+{
+  gint device;                  /* CUDA device of the outputs; -1: host */
+  gpointer stream;              /* the cudaStream_t the work goes on */
+  gfloat *lead;                 /* the lead's values, converted */
+  gsize lead_count;             /* room at @lead: the lead's value count */
+  const gint64 *targets;        /* host: times to resample the vectors
+                                 * at, ns */
+  guint n_targets;
+  gint method;                  /* rc_interp_method */
+  gfloat *vectors;              /* @n_targets x the item's channels, or
+                                 * NULL */
+  guint8 *frame;                /* the frame's bytes, packed rows, or
+                                 * NULL */
+  gsize frame_size;             /* room at @frame: the frame's bytes */
+} RobocacheAlignOutput;
+
+/* Writes @item (from robocache_align_next, same @align) to @out in one
+ * call: the lead buffer (a voxel grid) converted to float32, the vectors
+ * resampled at @out->targets (on the CPU, in float64, the ends held) and
+ * rounded to float32, the frame's bytes.  With @out->device >= 0 the
+ * work is queued on @out->stream and this returns before it is done: the
+ * frame and vectors may be dropped on return (they are copied from
+ * pageable memory, staged before the call returns), the lead must be
+ * kept until the stream has read it.  A lead in CUDA memory needs outputs
+ * on its device; a lead in system memory, outputs in host memory.  FALSE
+ * and @error (ROBOCACHE_ERROR) when a size does not match the item's or
+ * a copy or launch fails.  Not thread-safe, as robocache_align_next. */
+gboolean robocache_align_write (RobocacheAlign * align,
+    const RobocacheAligned * item, const RobocacheAlignOutput * out,
+    GError ** error);
 
 /* Buffers dropped for having no PTS. */
 guint64 robocache_align_get_untimed (const RobocacheAlign * align);

@@ -61,6 +61,11 @@ struct _RobocacheAlign
   GstClockTime merged_pts;
 
   guint64 untimed;
+
+  /* robocache_align_write's: the resampled vectors in float64, then
+   * float32 for a copy to the device. */
+  GArray *resampled;
+  GArray *rounded;
 };
 
 static void
@@ -109,6 +114,8 @@ robocache_align_new (GstElement * lead, GstElement * vectors,
   align->vector_times = g_array_new (FALSE, FALSE, sizeof (gint64));
   align->vector_values = g_array_new (FALSE, FALSE, sizeof (gdouble));
   align->row = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  align->resampled = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  align->rounded = g_array_new (FALSE, FALSE, sizeof (gfloat));
   return align;
 }
 
@@ -123,6 +130,8 @@ robocache_align_free (RobocacheAlign * align)
   g_array_unref (align->vector_times);
   g_array_unref (align->vector_values);
   g_array_unref (align->row);
+  g_array_unref (align->resampled);
+  g_array_unref (align->rounded);
   gst_clear_caps (&align->vector_caps);
   g_free (align);
 }
@@ -435,4 +444,237 @@ robocache_align_next (RobocacheAlign * align, GstClockTime timeout,
     g_queue_push_tail (input == INPUT_LEAD ? &align->leads : &align->frames,
         timed);
   }
+}
+
+/* ---- an item as training tensors ------------------------------------- */
+
+static gboolean
+write_failed (GError ** error, const gchar * what, rc_status ret)
+{
+  const gchar *detail = rc_error_detail ();
+
+  g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+      "%s failed: %s%s%s%s", what, rc_status_message (ret),
+      *detail ? " (" : "", detail, *detail ? ")" : "");
+  return FALSE;
+}
+
+static rc_scalar_type
+scalar_type_of (rc_dl_dtype dtype)
+{
+  rc_scalar_type type;
+  rc_dl_dtype known;
+
+  for (type = 0; type < RC_TYPE_INVALID; type++)
+    if (rc_dl_dtype_from_scalar (type, &known) && known.code == dtype.code
+        && known.bits == dtype.bits && dtype.lanes == 1)
+      return type;
+  return RC_TYPE_INVALID;
+}
+
+/* @sample's buffer as an array, or NULL and @error naming @what. */
+static rc_dl_managed_tensor *
+sample_array (GstSample * sample, const gchar * what, GError ** error)
+{
+  rc_dl_managed_tensor *array = NULL;
+
+  if (!robocache_buffer_to_array (gst_sample_get_buffer (sample),
+          gst_sample_get_caps (sample), &array, error)) {
+    g_prefix_error (error, "the %s: ", what);
+    return NULL;
+  }
+  return array;
+}
+
+/* Whether @out can take the lead array @t; @error if not. */
+static gboolean
+check_lead (const rc_dl_tensor * t, const RobocacheAlignOutput * out,
+    guint64 * count, GError ** error)
+{
+  gboolean cuda = t->device.device_type == RC_DL_CUDA;
+  gint i;
+
+  *count = 1;
+  for (i = 0; i < t->ndim; i++)
+    *count *= t->shape[i];
+  if (t->strides || scalar_type_of (t->dtype) == RC_TYPE_INVALID) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_UNSUPPORTED,
+        "the lead is %s; accepted: a contiguous array of a robocache "
+        "scalar type (a voxel grid)", t->strides ? "strided" : "of int64");
+  } else if (*count != out->lead_count) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "the lead holds %" G_GUINT64_FORMAT " values; the output has room "
+        "for %" G_GSIZE_FORMAT, *count, out->lead_count);
+  } else if (cuda ? t->device.device_id != out->device : out->device >= 0) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_UNSUPPORTED,
+        "the lead is in %s memory and the outputs on %s; accepted: outputs "
+        "where the lead is", cuda ? "CUDA" : "system", out->device >= 0 ?
+        "a CUDA device" : "the host");
+  } else {
+    return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean
+write_lead (const rc_dl_tensor * t, guint64 count,
+    const RobocacheAlignOutput * out, GError ** error)
+{
+  rc_scalar_type type = scalar_type_of (t->dtype);
+  rc_status ret = out->device >= 0 ?
+      rc_to_float32_cuda (type, t->data, count, out->lead, out->stream) :
+      rc_to_float32_cpu (type, t->data, count, out->lead);
+
+  return ret == RC_OK || write_failed (error, "converting the lead to "
+      "float32", ret);
+}
+
+static gboolean
+write_vectors (RobocacheAlign * align, const RobocacheAligned * item,
+    const RobocacheAlignOutput * out, GError ** error)
+{
+  rc_resample_params params = { 0 };
+  gsize n = (gsize) out->n_targets * item->channels;
+  gfloat *rounded = out->vectors;
+  rc_status ret;
+
+  if (item->n_vectors == 0) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "the item has no vectors to resample; accepted: vectors = NULL "
+        "where n_vectors is 0");
+    return FALSE;
+  }
+  params.batch = 1;
+  params.n_source = item->n_vectors;
+  params.n_target = out->n_targets;
+  params.channels = item->channels;
+  params.type = RC_TYPE_FLOAT64;
+  params.method = out->method;
+  params.edge = RC_EDGE_HOLD;
+  ret = rc_resample_check (&params);
+  if (ret != RC_OK)
+    return write_failed (error, "resampling the vectors", ret);
+  g_array_set_size (align->resampled, n);
+  ret = rc_resample_cpu (&params, item->vector_times, item->vector_values,
+      out->targets, align->resampled->data);
+  if (ret != RC_OK)
+    return write_failed (error, "resampling the vectors", ret);
+  if (out->device >= 0) {
+    g_array_set_size (align->rounded, n);
+    rounded = (gfloat *) align->rounded->data;
+  }
+  rc_to_float32_cpu (RC_TYPE_FLOAT64, align->resampled->data, n, rounded);
+  /* From pageable memory: staged before the call returns, so the scratch
+   * may be written again at the next item. */
+  ret = out->device >= 0 ? rc_device_copy_async (out->vectors, rounded,
+      n * sizeof (gfloat), RC_COPY_HOST_TO_DEVICE, out->stream) : RC_OK;
+  return ret == RC_OK || write_failed (error, "copying the vectors", ret);
+}
+
+/* The rows of an array whose last dimensions are packed (a frame with
+ * padded rows has a row stride only). */
+static gboolean
+array_rows (const rc_dl_tensor * t, gsize * rows, gsize * row_size,
+    gsize * pitch)
+{
+  gsize value = t->dtype.bits / 8;
+  gint64 packed = 1;
+  gint i;
+
+  if (t->ndim < 1)
+    return FALSE;
+  for (i = t->ndim - 1; i >= 1; i--) {
+    if (t->strides && t->strides[i] != packed)
+      return FALSE;
+    packed *= t->shape[i];
+  }
+  *rows = t->shape[0];
+  *row_size = packed * value;
+  *pitch = (t->strides ? t->strides[0] : packed) * value;
+  return TRUE;
+}
+
+static gboolean
+write_frame (const RobocacheAligned * item, const RobocacheAlignOutput * out,
+    GError ** error)
+{
+  rc_dl_managed_tensor *array = sample_array (item->frame, "frame", error);
+  const rc_dl_tensor *t;
+  gsize rows, row_size, pitch;
+  gboolean cuda;
+  rc_copy_kind kind;
+  rc_status ret = RC_ERROR_INVALID_ARGUMENT;
+
+  if (!array)
+    return FALSE;
+  t = &array->dl_tensor;
+  cuda = t->device.device_type == RC_DL_CUDA;
+  if (!array_rows (t, &rows, &row_size, &pitch)) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_UNSUPPORTED,
+        "the frame's pixels are not packed within a row; accepted: packed "
+        "formats (RGB, RGBA, GRAY8, ...)");
+  } else if (rows * row_size != out->frame_size) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "the frame holds %" G_GSIZE_FORMAT " bytes; the output has room "
+        "for %" G_GSIZE_FORMAT, rows * row_size, out->frame_size);
+  } else if (!cuda && out->device < 0) {
+    gsize r;
+
+    for (r = 0; r < rows; r++)
+      memcpy (out->frame + r * row_size, (const guint8 *) t->data + r * pitch,
+          row_size);
+    ret = RC_OK;
+  } else {
+    if (!cuda)
+      kind = RC_COPY_HOST_TO_DEVICE;
+    else if (out->device < 0)
+      kind = RC_COPY_DEVICE_TO_HOST;
+    else if (t->device.device_id == out->device)
+      kind = RC_COPY_DEVICE_TO_DEVICE;
+    else
+      kind = RC_COPY_BETWEEN_DEVICES;
+    ret = pitch == row_size ? rc_device_copy_async (out->frame, t->data,
+        out->frame_size, kind, out->stream) :
+        rc_device_copy_2d_async (out->frame, row_size, t->data, pitch,
+        row_size, rows, kind, out->stream);
+    if (ret != RC_OK)
+      write_failed (error, "copying the frame", ret);
+  }
+  rc_array_free (array);
+  return ret == RC_OK;
+}
+
+gboolean
+robocache_align_write (RobocacheAlign * align, const RobocacheAligned * item,
+    const RobocacheAlignOutput * out, GError ** error)
+{
+  rc_dl_managed_tensor *lead = NULL;
+  guint64 count = 0;
+  gboolean ok;
+  rc_status ret;
+
+  g_return_val_if_fail (align != NULL && item != NULL && out != NULL, FALSE);
+  g_return_val_if_fail (GST_IS_SAMPLE (item->lead), FALSE);
+
+  if (out->frame && !item->frame) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "the item has no frame; accepted: frame = NULL where it has none");
+    return FALSE;
+  }
+  if (out->lead && (!(lead = sample_array (item->lead, "lead", error))
+          || !check_lead (&lead->dl_tensor, out, &count, error))) {
+    rc_array_free (lead);
+    return FALSE;
+  }
+  if (out->device >= 0 && (ret = rc_device_select (out->device)) != RC_OK) {
+    rc_array_free (lead);
+    return write_failed (error, "selecting the outputs' CUDA device", ret);
+  }
+  /* The copies from pageable memory wait for the stream's earlier work,
+   * so they go first and the lead's conversion, a launch, last. */
+  ok = (!out->frame || write_frame (item, out, error))
+      && (!out->vectors || write_vectors (align, item, out, error))
+      && (!lead || write_lead (&lead->dl_tensor, count, out, error));
+  rc_array_free (lead);
+  return ok;
 }

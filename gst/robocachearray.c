@@ -541,6 +541,38 @@ robocache_buffer_times_to_array (GstBuffer * buffer, GstCaps * caps,
   return buffer_to_array (buffer, caps, TRUE, array, error);
 }
 
+gboolean
+robocache_sample_array_info (GstSample * sample, RobocacheArrayInfo * info,
+    GError ** error)
+{
+  rc_dl_managed_tensor *array;
+  const rc_dl_tensor *t;
+  GstBuffer *buffer;
+
+  g_return_val_if_fail (GST_IS_SAMPLE (sample), FALSE);
+  g_return_val_if_fail (info != NULL, FALSE);
+
+  buffer = gst_sample_get_buffer (sample);
+  if (!buffer) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "the sample holds no buffer");
+    return FALSE;
+  }
+  /* Mapping is what checks the buffer against its caps; a map of either
+   * memory costs no copy and no wait. */
+  if (!buffer_to_array (buffer, gst_sample_get_caps (sample), FALSE, &array,
+          error))
+    return FALSE;
+  t = &array->dl_tensor;
+  memset (info, 0, sizeof (*info));
+  info->ndim = MIN (t->ndim, (gint) G_N_ELEMENTS (info->shape));
+  memcpy (info->shape, t->shape, info->ndim * sizeof (gint64));
+  info->dtype = t->dtype;
+  info->device = t->device;
+  rc_array_free (array);
+  return TRUE;
+}
+
 /* ---- The pipeline's CUDA context ---------------------------------------- */
 
 #ifdef ROBOCACHE_HAVE_CUDA

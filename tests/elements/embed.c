@@ -736,6 +736,129 @@ GST_START_TEST (test_align_windows)
 
 GST_END_TEST;
 
+/* robocache_align_write must refuse @out with an error that says @what. */
+static void
+check_write_refused (RobocacheAlign * align, const RobocacheAligned * item,
+    const RobocacheAlignOutput * out, const gchar * what)
+{
+  GError *err = NULL;
+
+  fail_if (robocache_align_write (align, item, out, &err));
+  fail_unless (err && strstr (err->message, what), "wanted \"%s\", got %s",
+      what, err ? err->message : "no error");
+  g_error_free (err);
+}
+
+/* A lead of count voxels (random counts), vectors every 20 ms and an RGB
+ * frame 5 pixels wide (rows padded to 16 bytes) written as host tensors:
+ * the counts as float32, the vectors resampled (the end held), the
+ * frame's pixels packed; then sizes and places it refuses. */
+GST_START_TEST (test_align_write)
+{
+  const rc_voxel_grid grid = { {0, 0, 0}, {1, 1, 1}, {4, 3, 2},
+  RC_VOXEL_COUNT
+  };
+  static const gint64 targets[] = { 50 * MS, 100 * MS, 150 * MS, 300 * MS };
+  /* The span is 40 .. 160 ms (the window is +-50 ms); 300 ms holds 160. */
+  static const gdouble want_ms[] = { 50, 100, 150, 160 };
+  GstElement *pipeline = gst_parse_launch ("appsrc name=lead format=time "
+      "! appsink name=lead_sink sync=false "
+      "appsrc name=vec format=time caps=\"" GST_ROBOCACHE_VECTORS_MEDIA_TYPE
+      ",channels=(int)2,format=(string)float32,layout=(string)sample\" "
+      "! appsink name=vec_sink sync=false "
+      "appsrc name=cam format=time caps=\"video/x-raw,format=RGB,width=5,"
+      "height=3,framerate=0/1\" ! appsink name=cam_sink sync=false", NULL);
+  GstCaps *caps = gst_robocache_voxels_caps_new (&grid, 0, NULL, FALSE);
+  guint32 counts[24];
+  guint8 pixels[3 * 16], frame[45], frame_small[44];
+  gfloat lead[24], vectors[8];
+  RobocacheAlignOutput out = { -1, NULL, lead, 24, targets, 4,
+    RC_INTERP_LINEAR, vectors, frame, sizeof (frame)
+  };
+  RobocacheAlignOutput bad;
+  RobocacheArrayInfo info;
+  RobocacheAlign *align;
+  RobocacheAligned item;
+  GstBuffer *buffer;
+  GError *err = NULL;
+  guint i, r;
+
+  fail_unless (pipeline != NULL);
+  g_object_set (by_name (pipeline, "lead"), "caps", caps, NULL);
+  gst_caps_unref (caps);
+  for (i = 0; i < G_N_ELEMENTS (counts); i++)
+    counts[i] = g_random_int_range (0, 1 << 30);
+  buffer = gst_buffer_new_memdup (counts, sizeof (counts));
+  GST_BUFFER_PTS (buffer) = 100 * MS;
+  gst_app_src_push_buffer (GST_APP_SRC (by_name (pipeline, "lead")), buffer);
+  for (i = 0; i <= 10; i++)
+    push_values (by_name (pipeline, "vec"), i * 20 * MS, i * 20, 2);
+  for (i = 0; i < sizeof (pixels); i++)
+    pixels[i] = g_random_int_range (0, 256);
+  buffer = gst_buffer_new_memdup (pixels, sizeof (pixels));
+  GST_BUFFER_PTS (buffer) = 90 * MS;
+  gst_app_src_push_buffer (GST_APP_SRC (by_name (pipeline, "cam")), buffer);
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "lead")));
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "vec")));
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "cam")));
+
+  align = robocache_align_new (by_name (pipeline, "lead_sink"),
+      by_name (pipeline, "vec_sink"), by_name (pipeline, "cam_sink"),
+      -50 * MS, 50 * MS);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  fail_unless_equals_int (robocache_align_next (align, 10 * GST_SECOND,
+          &item, &err), ROBOCACHE_ALIGN_ITEM);
+  fail_unless (item.frame != NULL);
+
+  fail_unless (robocache_sample_array_info (item.lead, &info, &err));
+  fail_unless_equals_int (info.ndim, 3);
+  fail_unless_equals_int (info.shape[0], 2);
+  fail_unless_equals_int (info.shape[2], 4);
+  fail_unless_equals_int (info.dtype.bits, 32);
+  fail_unless_equals_int (info.device.device_type, RC_DL_CPU);
+  fail_unless (robocache_sample_array_info (item.frame, &info, &err));
+  fail_unless_equals_int (info.ndim, 3);
+  fail_unless_equals_int (info.shape[0] * info.shape[1] * info.shape[2], 45);
+
+  fail_unless (robocache_align_write (align, &item, &out, &err));
+  fail_unless (err == NULL);
+  for (i = 0; i < G_N_ELEMENTS (counts); i++)
+    fail_unless_equals_float (lead[i], (gfloat) counts[i]);
+  for (i = 0; i < G_N_ELEMENTS (want_ms); i++) {
+    fail_unless_equals_float (vectors[2 * i], want_ms[i]);
+    fail_unless_equals_float (vectors[2 * i + 1], 2 * want_ms[i]);
+  }
+  for (r = 0; r < 3; r++)
+    fail_unless (memcmp (frame + r * 15, pixels + r * 16, 15) == 0);
+
+  /* Room for one value less; a frame a byte short; outputs away from the
+   * lead (no such device here, or not the lead's); an interpolation that
+   * does not exist; a frame the item has not. */
+  bad = out;
+  bad.lead_count = 23;
+  check_write_refused (align, &item, &bad, "room for 23");
+  bad = out;
+  bad.frame = frame_small;
+  bad.frame_size = sizeof (frame_small);
+  check_write_refused (align, &item, &bad, "frame holds 45 bytes");
+  bad = out;
+  bad.device = 0;
+  check_write_refused (align, &item, &bad, "CUDA device");
+  bad = out;
+  bad.method = 17;
+  check_write_refused (align, &item, &bad, "resampling");
+  gst_sample_unref (item.frame);
+  item.frame = NULL;
+  check_write_refused (align, &item, &out, "no frame");
+
+  gst_sample_unref (item.lead);
+  robocache_align_free (align);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Vectors at 0, 40, 80, 120 ms, then none until 3000 and 3040 ms (a
  * drop-out); leads every 100 ms from 100 to 2900 ms; window (-50, +50)
  * ms.  With the default patience (1 s) the first lead is handed out
@@ -922,6 +1045,7 @@ embed_suite (void)
   tcase_add_test (tc, test_align_waiting);
   tcase_add_test (tc, test_align_no_timeout);
   tcase_add_test (tc, test_align_channels_change_n);
+  tcase_add_test (tc, test_align_write);
   return s;
 }
 
