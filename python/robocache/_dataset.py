@@ -10,8 +10,8 @@ import functools
 import os
 import pathlib
 
-from . import _kernels, _lib
-from ._pipeline import Pipeline
+from . import _lib
+from ._pipeline import Pipeline, _Aligner
 from ._replay import (_NS, _description, _is_rosbag2, _source, _targets,
                       _three, _voxelize_element)
 
@@ -49,22 +49,30 @@ def _recordings(paths):
     return [str(p) for p in found]
 
 
-def _made_ahead(make, samples):
-    """make(sample) for each of `samples`, each called on a thread of its
-    own one sample ahead: while the loop trains on one sample, the next
-    is made.  Making a sample is mostly waiting, on copies from pageable
-    memory (each waits for its stream), on the launches and on the camera
-    frame's bytes, cold in the CPU's caches, with the GIL released, so the
-    two threads overlap."""
+def _made_ahead(make, discard):
+    """make() until it returns None, each call on a thread of its own one
+    item ahead: while the loop trains on one sample, the next is made.
+    Making a sample is mostly C with the GIL released (waiting for the
+    streams, the frame's copy from pageable memory), so the two threads
+    overlap.  An item made ahead that the loop never takes (it stopped
+    early) goes to discard()."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        ahead = None
-        for sample in samples:
-            coming = pool.submit(make, sample)
-            if ahead is not None:
-                yield ahead.result()
-            ahead = coming
-        if ahead is not None:
-            yield ahead.result()
+        coming = pool.submit(make)
+        try:
+            while True:
+                item = coming.result()
+                if item is None:
+                    return
+                coming = pool.submit(make)
+                yield item
+        finally:
+            if coming.done() or not coming.cancel():
+                try:
+                    item = coming.result()
+                except Exception:
+                    item = None     # the loop has stopped: nobody to tell
+                if item is not None:
+                    discard(item)
 
 
 class RecordingDataset(_Base):
@@ -82,8 +90,10 @@ class RecordingDataset(_Base):
         file         index of the recording in `files`
 
     Tensors are on `device`: the grid is computed there (robocachevoxelize
-    on the GPU, its CUDA memory handed to torch without a copy) and the
-    joints resampled there (robocache.resample).
+    on the GPU) and converted to float32 there; the joints are resampled
+    on the CPU in float64 (as robocache.resample does) and copied there
+    with the camera frame, all in one C call per sample
+    (robocache_align_write) that releases the GIL.
 
     paths          a recording or a list: ROS 1 .bag (robocachebagsrc),
                    .mcap or rosbag2 folders (robocachemcapsrc), or folders
@@ -141,6 +151,10 @@ class RecordingDataset(_Base):
                              % (joint_window, joint_samples))
         self.joint_window = (lo, hi)
         self.joint_samples = int(joint_samples)
+        if joint_method not in _lib.METHOD:
+            raise ValueError("robocache.RecordingDataset: joint_method=%r; "
+                             "accepted: %s" % (joint_method,
+                                               ", ".join(_lib.METHOD)))
         self.joint_method = joint_method
         if patience is not None and not float(patience) >= 0:
             raise ValueError("robocache.RecordingDataset: patience=%r; "
@@ -181,50 +195,107 @@ class RecordingDataset(_Base):
     def _play(self, index):
         offsets = _targets(0, self.joint_window, self.joint_samples)
         lo, hi = int(offsets[0]), int(offsets[-1])
-        device = (self.device.index or 0) if self.device.type == "cuda" \
-            else "cpu"
-        side = (torch.cuda.Stream(self.device)
-                if self.device.type == "cuda" else None)
+        cuda = self.device.type == "cuda"
+        device = (self.device.index or 0) if cuda else "cpu"
+        side = torch.cuda.Stream(self.device) if cuda else None
         reading = collections.deque()
         with Pipeline(self.description(self.files[index]), device=device,
                       like="torch") as p:
-            aligned = ((index, time, time + offsets, grid.array, span,
-                        frame and (frame[0], frame[1].array))
-                       for time, grid, span, frame in p._aligned(
-                           "lidar", "joints",
-                           "camera" if self.camera_topic else None, lo, hi,
-                           None if self.patience is None
-                           else int(round(self.patience * _NS))))
-            made = (_made_ahead(functools.partial(self._make_on, side),
-                                aligned) if side is not None
-                    else (self._item(*sample) for sample in aligned))
+            aligner = _Aligner(
+                p, "lidar", "joints",
+                "camera" if self.camera_topic else None, lo, hi,
+                None if self.patience is None
+                else int(round(self.patience * _NS)))
+            unref = p._g.gst.gst_mini_object_unref
+            make = functools.partial(self._make, aligner, index, offsets,
+                                     side)
+            # A sample made ahead and not taken: its lead is dropped with
+            # those being read, once `side` is done.
+            made = (_made_ahead(make, lambda item: reading.append(item[1:]))
+                    if cuda else iter(make, None))
             try:
                 for item in made:
-                    yield (item if side is None
-                           else self._hand_over(side, reading, *item))
+                    if cuda:
+                        item = self._hand_over(side, reading, unref, *item)
+                    yield item
             finally:
-                made.close()
-                aligned.close()
-                if side is not None:
+                if cuda:
+                    made.close()
                     side.synchronize()
+                    for _done, lead in reading:
+                        unref(lead)
+                aligner.close()
 
-    def _make_on(self, side, sample):
-        """The sample, made on the dataset's thread (_made_ahead) and its
-        CUDA work on `side`, a stream of the dataset's own: copies from
+    def _make(self, aligner, index, offsets, side):
+        """The next sample of `aligner`, or None at the end: tensors
+        allocated here and filled in one C call (robocache_align_write),
+        its CUDA work on `side`, a stream of the dataset's own (copies from
         pageable memory wait for their stream's queued work, so on the
-        loop's stream they would wait for its training steps.  With the
-        event that marks the work's end, and the grid the work reads."""
-        # Not torch.cuda.stream(): it cost 0.2 ms a sample (run 106).
-        torch.cuda.set_stream(side)     # this thread's, for good
-        item = self._item(*sample)
+        loop's stream they would wait for its training steps).  With CUDA,
+        (sample, the event that marks the work's end, the lead buffer the
+        work reads); on the CPU, the sample."""
+        if side is not None:
+            # Not torch.cuda.stream(): it cost 0.2 ms a sample (run 106).
+            torch.cuda.set_stream(side)     # this thread's, for good
+        if not aligner.next():
+            return None
+        out = aligner.out
+        unref = aligner._g.gst.gst_mini_object_unref
+        try:
+            item = self._write(aligner, out, index, offsets, side)
+        except BaseException:
+            unref(out.lead)
+            raise
+        finally:
+            # Its bytes are copied or staged by now.
+            if out.frame:
+                unref(out.frame)
+        if side is None:
+            unref(out.lead)
+            return item
         done = torch.cuda.Event()
         done.record(side)
-        return item, done, sample[3]
+        return item, done, out.lead
+
+    def _write(self, aligner, out, index, offsets, side):
+        device = self.device
+        lead = aligner.info(out.lead)
+        voxels = torch.empty(tuple(lead.shape[:lead.ndim]),
+                             dtype=torch.float32, device=device)
+        targets = offsets + out.time
+        item = {"voxels": voxels, "time": out.time, "file": index,
+                "joint_times": torch.from_numpy(targets)}
+        o = aligner._g.AlignOutput(
+            device=-1 if side is None else (device.index or 0),
+            stream=None if side is None else side.cuda_stream,
+            lead=voxels.data_ptr(), lead_count=voxels.numel(),
+            targets=targets.ctypes.data, n_targets=len(targets),
+            method=_lib.METHOD[self.joint_method])
+        if out.n_vectors:
+            item["joints"] = torch.empty((len(targets), out.channels),
+                                         dtype=torch.float32, device=device)
+            o.vectors = item["joints"].data_ptr()
+        else:
+            item["joints"] = torch.full((len(targets), 1), float("nan"),
+                                        device=device)
+        if self.camera_topic:
+            item["image_time"], item["image"] = -1, torch.zeros(
+                (0, 0, 0), dtype=torch.uint8, device=device)
+            if out.frame:
+                frame = aligner.info(out.frame)
+                image = torch.empty(tuple(frame.shape[:frame.ndim]),
+                                    dtype=_torch_dtype(frame.dtype),
+                                    device=device)
+                item["image_time"], item["image"] = out.frame_time, image
+                o.frame = image.data_ptr()
+                o.frame_size = image.numel() * image.element_size()
+        aligner.write(o)
+        return item
 
     @staticmethod
-    def _hand_over(side, reading, item, done, grid):
+    def _hand_over(side, reading, unref, item, done, lead):
         """`item` for the loop's stream, which waits for `side` on the
-        GPU.  The grid, a buffer of robocachevoxelize's pool that is
+        GPU.  The lead, a buffer of robocachevoxelize's pool that is
         written again once it goes back, is kept in `reading` until `side`
         has read it."""
         current = torch.cuda.current_stream(side.device)
@@ -232,32 +303,21 @@ class RecordingDataset(_Base):
         for key in ("voxels", "joints", "image"):
             if key in item and item[key].is_cuda:
                 item[key].record_stream(current)
-        reading.append((done, grid))
+        reading.append((done, lead))
         while reading and reading[0][0].query():
-            reading.popleft()
+            unref(reading.popleft()[1])
         return item
 
-    def _item(self, index, time, targets, grid, span, frame):
-        # A copy, never a view (a float32 grid of mode mean): the buffer
-        # goes back to its pool.
-        item = {"voxels": grid.to(self.device, torch.float32, copy=True),
-                "time": time, "file": index}
-        item["joint_times"] = torch.from_numpy(targets)
-        item["joints"] = self._resample(span, targets)
-        if self.camera_topic:
-            item["image_time"], item["image"] = (
-                (-1, torch.zeros((0, 0, 0), dtype=torch.uint8,
-                                 device=self.device)) if frame is None
-                else (frame[0], frame[1].to(self.device).contiguous()))
-        return item
 
-    def _resample(self, span, targets):
-        if span is None:
-            return torch.full((self.joint_samples, 1), float("nan"),
-                              device=self.device)
-        times, values = span
-        out = _kernels.resample(torch.from_numpy(values).to(self.device),
-                                torch.from_numpy(times).to(self.device),
-                                torch.from_numpy(targets).to(self.device),
-                                self.joint_method)
-        return out.float()
+def _torch_dtype(dtype):
+    """The torch dtype of a DLPack (code, bits): a frame's."""
+    name = {(1, 8): "uint8", (1, 16): "uint16", (0, 8): "int8",
+            (0, 16): "int16", (2, 32): "float32", (2, 16): "float16",
+            (4, 16): "bfloat16"}.get((dtype.code, dtype.bits))
+    if name == "uint16" and not hasattr(torch, "uint16"):
+        name = "int16"      # torch before 2.3: the same bits
+    if name is None:
+        raise ValueError("robocache.RecordingDataset: a frame of DLPack "
+                         "type (%d, %d) bits; accepted: 8- and 16-bit "
+                         "pixels" % (dtype.code, dtype.bits))
+    return getattr(torch, name)

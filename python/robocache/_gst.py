@@ -58,6 +58,21 @@ class Aligned(ctypes.Structure):
                 ("frame", c_void_p), ("frame_time", c_uint64)]
 
 
+class ArrayInfo(ctypes.Structure):
+    """RobocacheArrayInfo (robocache.h)."""
+    _fields_ = [("ndim", ctypes.c_int), ("shape", ctypes.c_int64 * 4),
+                ("dtype", _lib.DLDataType), ("device", _lib.DLDevice)]
+
+
+class AlignOutput(ctypes.Structure):
+    """RobocacheAlignOutput (robocache.h)."""
+    _fields_ = [("device", ctypes.c_int), ("stream", c_void_p),
+                ("lead", c_void_p), ("lead_count", c_size_t),
+                ("targets", c_void_p), ("n_targets", c_uint),
+                ("method", ctypes.c_int), ("vectors", c_void_p),
+                ("frame", c_void_p), ("frame_size", c_size_t)]
+
+
 ALIGN_ERROR, ALIGN_END, ALIGN_ITEM, ALIGN_WAITING = -1, 0, 1, 2
 MERGE_END, MERGE_SAMPLE, MERGE_WAITING = 0, 1, 2
 
@@ -163,6 +178,10 @@ _PROTOTYPES = {
         "robocache_align_next": (c_int, [
             c_void_p, c_uint64, P(Aligned), P(P(GError))]),
         "robocache_align_set_patience": (None, [c_void_p, c_uint64]),
+        "robocache_align_write": (c_int, [
+            c_void_p, P(Aligned), P(AlignOutput), P(P(GError))]),
+        "robocache_sample_array_info": (c_int, [
+            c_void_p, P(ArrayInfo), P(P(GError))]),
         "robocache_align_free": (None, [c_void_p]),
     },
 }

@@ -334,55 +334,19 @@ class Pipeline(_Bin):
         (ns), as (times int64 (n,), values float64 (n, channels)) copies,
         or None when there is none; frame the (time, Sample) of stream
         `frames` nearest time, or None.  `vectors` or `frames` may be
-        None.  A lead waits until the streams pass time + `after` +
-        `patience` (ns; None: for ever) for its vectors and frame, then
-        comes with what came.  The streams are merged and aligned in C
-        (robocache_align_next): one call per lead buffer.  Other streams
-        are not pulled."""
+        None; the rest as _Aligner."""
         import numpy
         gst = self._g
-        by_name = {s.name: s for s in self._sinks}
-        for name in (lead, vectors, frames):
-            if name is not None and name not in by_name:
-                raise ValueError("robocache.Pipeline: no stream %r; the "
-                                 "streams: %s" % (name, self.streams))
-        if before > after:
-            raise ValueError("robocache.Pipeline: the window (%d, %d) ns "
-                             "ends before it starts" % (before, after))
-        if patience is not None and patience < 0:
-            raise ValueError("robocache.Pipeline: patience=%r; accepted: "
-                             "ns >= 0, or None" % (patience,))
-        sinks = [by_name.get(name) for name in (lead, vectors, frames)]
-        self._begin()
-        align = gst.robocache.robocache_align_new(
-            *(s.element if s else None for s in sinks), before, after)
-        if not align:
-            raise ValueError("robocache.Pipeline: cannot align %s on %s"
-                             % ((vectors, frames), lead))
-        gst.robocache.robocache_align_set_patience(
-            align, gst.CLOCK_TIME_NONE if patience is None else patience)
-        out = gst.Aligned()
+        aligner = _Aligner(self, lead, vectors, frames, before, after,
+                           patience)
+        out = aligner.out
         try:
-            while True:
-                error = ctypes.POINTER(gst.GError)()
-                status = gst.robocache.robocache_align_next(
-                    align, _POLL_NS, ctypes.byref(out), ctypes.byref(error))
-                if status == gst.ALIGN_ERROR:
-                    self._read_bus()
-                    raise RobocacheError("robocache.Pipeline: streams %s: "
-                                         "%s" % (vectors, gst.take_error(
-                                             error)))
-                self._read_bus()
-                if status == gst.ALIGN_END:
-                    self._done = True
-                    return
-                if status != gst.ALIGN_ITEM:
-                    continue
+            while aligner.next():
                 try:
-                    sample = self._sample(sinks[0], out.lead)
+                    sample = self._sample(aligner.sinks[0], out.lead)
                     frame = (None if not out.frame else
                              (out.frame_time,
-                              self._sample(sinks[2], out.frame)))
+                              self._sample(aligner.sinks[2], out.frame)))
                 finally:
                     gst.gst.gst_mini_object_unref(out.lead)
                     if out.frame:
@@ -396,7 +360,7 @@ class Pipeline(_Bin):
                                                      (n, c)).copy())
                 yield out.time, sample, span, frame
         finally:
-            gst.robocache.robocache_align_free(align)
+            aligner.close()
 
     def _begin(self):
         """Raises the pipeline's error if it failed; starts it if not
@@ -504,6 +468,89 @@ class Pipeline(_Bin):
         array = numpy.from_dlpack(exported)
         array.flags.writeable = False
         return array
+
+
+class _Aligner:
+    """The buffers of stream `lead` of a Pipeline, each with its context,
+    aligned in C (robocache_align_next: one call per lead buffer, however
+    many vectors come between two): the vectors of stream `vectors` around
+    the lead's time (from time + `before` to time + `after`, ns) and the
+    frame of stream `frames` nearest it.  A lead waits until the streams
+    pass time + `after` + `patience` (ns; None: for ever) for its vectors
+    and frame, then comes with what came.  Other streams are not pulled.
+    One thread at a time."""
+
+    def __init__(self, pipeline, lead, vectors, frames, before, after,
+                 patience):
+        gst = pipeline._g
+        by_name = {s.name: s for s in pipeline._sinks}
+        for name in (lead, vectors, frames):
+            if name is not None and name not in by_name:
+                raise ValueError("robocache.Pipeline: no stream %r; the "
+                                 "streams: %s" % (name, pipeline.streams))
+        if before > after:
+            raise ValueError("robocache.Pipeline: the window (%d, %d) ns "
+                             "ends before it starts" % (before, after))
+        if patience is not None and patience < 0:
+            raise ValueError("robocache.Pipeline: patience=%r; accepted: "
+                             "ns >= 0, or None" % (patience,))
+        self.sinks = [by_name.get(name) for name in (lead, vectors, frames)]
+        self._pipeline, self._g, self._what = pipeline, gst, vectors
+        pipeline._begin()
+        self._handle = gst.robocache.robocache_align_new(
+            *(s.element if s else None for s in self.sinks), before, after)
+        if not self._handle:
+            raise ValueError("robocache.Pipeline: cannot align %s on %s"
+                             % ((vectors, frames), lead))
+        gst.robocache.robocache_align_set_patience(
+            self._handle, gst.CLOCK_TIME_NONE if patience is None
+            else patience)
+        self.out = gst.Aligned()
+        self._out_ref = ctypes.byref(self.out)
+
+    def next(self):
+        """True with `out` (RobocacheAligned) holding the next lead, whose
+        lead and frame references the caller drops; False at the end."""
+        gst, pipeline = self._g, self._pipeline
+        while True:
+            error = ctypes.POINTER(gst.GError)()
+            status = gst.robocache.robocache_align_next(
+                self._handle, _POLL_NS, self._out_ref, ctypes.byref(error))
+            if status == gst.ALIGN_ERROR:
+                pipeline._read_bus()
+                raise RobocacheError("robocache.Pipeline: streams %s: %s"
+                                     % (self._what, gst.take_error(error)))
+            pipeline._read_bus()
+            if status == gst.ALIGN_END:
+                pipeline._done = True
+                return False
+            if status == gst.ALIGN_ITEM:
+                return True
+
+    def info(self, sample):
+        """RobocacheArrayInfo of a GstSample * of out."""
+        gst = self._g
+        info, error = gst.ArrayInfo(), ctypes.POINTER(gst.GError)()
+        if not gst.robocache.robocache_sample_array_info(
+                sample, ctypes.byref(info), ctypes.byref(error)):
+            raise RobocacheError("robocache.Pipeline: %s"
+                                 % gst.take_error(error))
+        return info
+
+    def write(self, output):
+        """robocache_align_write of out to `output` (AlignOutput)."""
+        gst = self._g
+        error = ctypes.POINTER(gst.GError)()
+        if not gst.robocache.robocache_align_write(
+                self._handle, self._out_ref, ctypes.byref(output),
+                ctypes.byref(error)):
+            raise RobocacheError("robocache.Pipeline: %s"
+                                 % gst.take_error(error))
+
+    def close(self):
+        if self._handle:
+            self._g.robocache.robocache_align_free(self._handle)
+            self._handle = None
 
 
 def run(description, device=None, timeout=None):

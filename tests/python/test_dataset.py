@@ -96,6 +96,24 @@ class Dataset(unittest.TestCase):
         torch.cuda.synchronize()
         self.assert_samples(items, "cuda")
 
+    def test_stopped_early(self):
+        """A loop that stops after three samples (the next one is being
+        made ahead with CUDA): the pipeline closes, and a new pass gives
+        the same first samples."""
+        for device in DEVICES:
+            data = robocache.RecordingDataset(
+                FILE, camera_topic=CAMERA, device=device, **train_example.GRID)
+            it = iter(data)
+            first = [next(it) for _ in range(3)]
+            it.close()
+            again = list(data)
+            self.assertGreater(len(again), 3)
+            for a, b in zip(first, again):
+                self.assertEqual(a["time"], b["time"])
+                for key in ("voxels", "joints", "image"):
+                    if key in a:
+                        self.assertTrue(torch.equal(a[key], b[key]), key)
+
     def test_sharded_by_file_across_workers(self):
         second = os.path.join(TMP, "b.mcap")
         shutil.copy(FILE, second)
@@ -122,6 +140,8 @@ class Dataset(unittest.TestCase):
             robocache.RecordingDataset(__file__)
         with self.assertRaisesRegex(ValueError, "voxel_size"):
             robocache.RecordingDataset(FILE, voxel_size=-1)
+        with self.assertRaisesRegex(ValueError, "joint_method.*accepted"):
+            robocache.RecordingDataset(FILE, joint_method="spline")
 
     def test_train_example(self):
         for device in DEVICES:
