@@ -9,8 +9,9 @@ sweep: its count grid (float32, z, y, x), the joint states resampled
 frame nearest the sweep, all on the GPU.
 
   robocache  RecordingDataset: robocachemcapsrc (C reader, CDR decode)
-             ! robocachevoxelize (CUDA, grid handed to torch without a
-             copy), joints through robocache.resample
+             ! robocachevoxelize (CUDA); per sample one C call
+             (robocache_align_write) converts the grid to float32 on the
+             GPU, resamples the joints and copies them and the frame
   plain      tests/bench/plain_mcap.py (the file parsed and CDR decoded in
              Python/NumPy, as the `mcap` packages do), points copied to
              the GPU, voxel index arithmetic + torch.bincount, joints by
