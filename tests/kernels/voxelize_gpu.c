@@ -225,16 +225,23 @@ GST_END_TEST;
 
 /* 256^3 counts and centroids, 512^3 occupancy: the large grids; counts
  * and occupancy of a million points, past the L2 cache's knee
- * (docs/performance.md). */
+ * (docs/performance.md); counts of a batch of large clouds on a grid of
+ * an odd number of words, binned a slab at a time. */
 GST_START_TEST (test_large_grids)
 {
   guint64 n = 131072, million = 1048576;
+  const guint64 batch[3] = { 1048577, 2, 600001 };
   rc_voxel_grid grid = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
   {256, 256, 256}, RC_VOXEL_COUNT
+  };
+  rc_voxel_grid odd = { {-25.6, -25.6, -19.7}, {0.2, 0.2, 0.2},
+  {255, 255, 197}, RC_VOXEL_COUNT
   };
 
   compare (&layout16, &grid, &n, 1);
   compare (&layout16, &grid, &million, 1);
+  compare (&layout16, &odd, batch, 3);
+  compare (&layout32, &odd, batch, 3);
   grid.mode = RC_VOXEL_OCCUPANCY;
   compare (&layout16, &grid, &million, 1);
   /* 8192 tiles of centroids: their scan takes several chunks. */
