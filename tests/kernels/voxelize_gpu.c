@@ -340,6 +340,31 @@ GST_START_TEST (test_mean_scratch_reused)
 
 GST_END_TEST;
 
+/* A mean of more than 262,144 points whose sums and counts exceed 32 MiB
+ * is cleared, binned and divided a slab of voxels at a time, in every
+ * feature's plane (planes not 16-byte aligned on this odd grid): large
+ * clouds in slabs and small ones marked, one after another on one
+ * scratch, against the CPU. */
+GST_START_TEST (test_mean_slabs)
+{
+  const guint64 batch[3] = { 1048577, 2, 600001 }, marked[1] = { 100000 };
+  rc_voxel_grid grid = { {-25.6, -25.6, -19.7}, {0.2, 0.2, 0.2},
+  {255, 255, 197}, RC_VOXEL_MEAN
+  };
+  gpointer scratch;
+  guint64 size = rc_voxelize_cuda_scratch_size (&layout32, &grid, 3);
+
+  scratch = poisoned_scratch (size);
+  compare_on (&layout16, &grid, batch, 3, scratch);
+  compare_on (&layout32, &grid, marked, 1, scratch);
+  compare_on (&layout32, &grid, batch, 3, scratch);
+  compare_on (&layout32, &grid, marked, 1, scratch);
+  compare_on (&layout16, &grid, &batch[2], 1, scratch);
+  check_rc (rc_device_free (scratch));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_parameters_n)
 {
   rc_voxel_grid grid = { {0, 0, 0}, {0, 1, 1}, {4, 4, 4}, RC_VOXEL_COUNT };
@@ -363,6 +388,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_large_grids);
   tcase_add_test (tc, test_centroids_scratch_reused);
   tcase_add_test (tc, test_mean_scratch_reused);
+  tcase_add_test (tc, test_mean_slabs);
   tcase_add_test (tc, test_bad_parameters_n);
   return s;
 }
