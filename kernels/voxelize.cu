@@ -41,9 +41,11 @@
 /* A mean marks and divides only its occupied voxels when its cloud has at
  * most one point for this many voxels.  On 256^3 (runs 76 and 77) 16,384
  * points took 51 us that way against 114 and 131,072 took 100 against
- * 138; at this line, 262,144, 165 against 162; a million 440 against 290
- * (the mask's atomics and a thread visiting each word's voxels in turn). */
-#define MEAN_MARKED_VOXELS_PER_POINT 64u
+ * 138; a million 440 against 290 (the mask's atomics and a thread
+ * visiting each word's voxels in turn).  Since the wider division, one
+ * point for 64 voxels was too far (run 136, H100): 196,608 points 132 us
+ * marked against 124 not, 262,144 167 against 135. */
+#define MEAN_MARKED_VOXELS_PER_POINT 128u
 
 /* Device-side copies of the statistics, in the tail of the scratch. */
 typedef struct

@@ -304,7 +304,7 @@ GST_START_TEST (test_centroids_scratch_reused)
 
 GST_END_TEST;
 
-/* A mean of at most a point for 64 voxels (here 10,000 points) divides
+/* A mean of at most a point for 128 voxels (here 5,000 points) divides
  * only the voxels it marked and leaves its counts and mask clear, so the
  * next call clears only its output grid; a larger one leaves its counts
  * for the next call to clear: calls one after another on one scratch,
@@ -313,7 +313,7 @@ GST_END_TEST;
 GST_START_TEST (test_mean_scratch_reused)
 {
   const guint64 one[1] = { 5000 }, big[1] = { 20000 };
-  const guint64 three[3] = { 7000, 0, 15000 };
+  const guint64 three[3] = { 4000, 0, 15000 };
   rc_voxel_grid grid = { {-20.0, -20.0, -2.5}, {0.25, 0.25, 0.2},
   {160, 160, 25}, RC_VOXEL_MEAN
   };
