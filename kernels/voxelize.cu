@@ -799,9 +799,9 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
       clear_outputs <<< MAX (centroids ? MIN (clear_blocks (words),
               CENTROIDS_CLEAR_BLOCKS) : clear_blocks (words),
           (n_clouds + BLOCK - 1) / BLOCK), BLOCK, 0, s >>> ((uint32_t *)
-          grid_out + lo, slabs > 1 ? hi - lo : grid_words,
-          planes ? layout->n_features : 1, n_voxels, cs.counts + (planes ?
-              lo : 0), planes ? hi - lo : scratch_words,
+          grid_out + lo, hi - lo, planes ? layout->n_features : 1,
+          n_voxels, cs.counts + (planes ? lo : 0),
+          planes ? hi - lo : scratch_words,
           c == 0 && k == 0 ? cs.stats : NULL, n_clouds, cs.header, cs.key,
           centroids);
       ret = rc_check_launch ();
