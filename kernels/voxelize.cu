@@ -739,7 +739,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   rc_status ret = rc_voxelize_check (layout, grid);
   const uint8_t *cloud = (const uint8_t *) points;
   uint8_t *cloud_out = (uint8_t *) out;
-  uint64_t out_size, n_voxels, n_tiles, counts_size;
+  uint64_t out_size, n_voxels, n_tiles;
   bool centroids = grid->mode == RC_VOXEL_CENTROIDS;
   rc_voxel_grid bin_grid = *grid;
   call_scratch cs;
@@ -762,8 +762,6 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   out_size = rc_voxelize_output_size (layout, grid);
   n_voxels = rc_voxel_grid_n_voxels (grid);
   n_tiles = rc_centroid_tiles (n_voxels);
-  counts_size = rc_voxel_mode_averages (grid->mode) ?
-      n_voxels * sizeof (uint32_t) : 0;
   cs = find_scratch (layout, grid, scratch, n_clouds);
   /* The centroids are binned as the mean, into the scratch. */
   if (centroids)
@@ -776,8 +774,8 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     /* The centroids' tile counts and mask follow their sums: one clear. */
     uint64_t grid_words = out_size / 4 + (centroids ? n_tiles +
         (n_voxels + 31) / 32 : 0);
-    /* The mean's mask follows its counts: one clear. */
-    uint64_t scratch_words = counts_size / 4 +
+    /* The mean's mask follows its counts (a word a voxel): one clear. */
+    uint64_t scratch_words = (cs.counts ? n_voxels : 0) +
         (grid->mode == RC_VOXEL_MEAN ? (n_voxels + 31) / 32 : 0);
     uint64_t words = MAX (grid_words, scratch_words);
     uint32_t slabs = grid_slabs (grid->mode, marked, out_size, n_voxels,
