@@ -106,12 +106,21 @@ rc_voxel_mode_averages (rc_voxel_mode mode)
 #define RC_CENTROID_TILE 2048
 
 /* The CUDA scratch starts with a header of this size (voxelize.cu). */
-#define RC_VOXELIZE_CUDA_HEADER 8
+#define RC_VOXELIZE_CUDA_HEADER 16
 
 RC_HD uint64_t
 rc_centroid_tiles (uint64_t n_voxels)
 {
   return (n_voxels + RC_CENTROID_TILE - 1) / RC_CENTROID_TILE;
+}
+
+/* The GPU sums each voxel's centroid features side by side, in a record
+ * of this many floats (16-byte aligned in the scratch): more than two
+ * features are padded to whole float4s, which Hopper adds in one atomic. */
+RC_HD uint32_t
+rc_centroid_record_floats (uint32_t n_features)
+{
+  return n_features <= 2 ? n_features : (n_features + 3) & ~3u;
 }
 
 /* Classifies a point given its coordinates and, when it is in the grid,

@@ -209,8 +209,11 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
 
   /* After a header and the statistics, used by one cloud after another:
    * the centroids' first point of each tile; the point count per voxel; the
-   * mean's bit per voxel; the centroids' sums, the occupied voxels of each
-   * tile and a bit per voxel (voxelize.cu lays them out in this order). */
+   * mean's list of occupied voxels (a word for 32 voxels: a marked cloud
+   * has at most a point for 32); the centroids' sums (a record a voxel,
+   * 16-byte aligned: up to 15 bytes of padding before them), the occupied
+   * voxels of each tile and a bit per voxel (voxelize.cu lays them out in
+   * this order). */
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += n_tiles * sizeof (uint64_t);
   if (rc_voxel_mode_averages (grid->mode))
@@ -218,8 +221,8 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
   if (grid->mode == RC_VOXEL_MEAN)
     size += (n_voxels + 31) / 32 * sizeof (uint32_t);
   if (grid->mode == RC_VOXEL_CENTROIDS)
-    size += n_voxels * layout->n_features * sizeof (float) +
-        (n_tiles + (n_voxels + 31) / 32) * sizeof (uint32_t);
+    size += 15 + n_voxels * rc_centroid_record_floats (layout->n_features) *
+        sizeof (float) + (n_tiles + (n_voxels + 31) / 32) * sizeof (uint32_t);
   return size;
 }
 

@@ -16,11 +16,11 @@
  * point, each tile ranks its voxels from the mask and writes its points.
  * Writing them zeroes what binning touched, so the scratch is left clear
  * for the next call, which skips the clear (scratch_header).  A mean of
- * a cloud small against its grid marks its occupied voxels in the same
- * kind of mask and divides only those, zeroing their counts and the mask
- * as it goes: the next call clears its output grid, not the counts.  A
- * larger cloud divides every voxel by its count, as reading the whole
- * count grid then costs less than marking and visiting the occupied. */
+ * a cloud small against its grid lists its occupied voxels as binning
+ * finds them and divides only those, zeroing their counts as it goes: the
+ * next call clears its output grid, not the counts.  A larger cloud
+ * divides every voxel by its count, as reading the whole count grid then
+ * costs less than listing and visiting the occupied. */
 #include "dependent-launch.cuh"
 #include "internal.h"
 #include "voxelize-math.h"
@@ -38,14 +38,19 @@
 
 /* A few blocks per SM of any current GPU. */
 #define CENTROIDS_CLEAR_BLOCKS 512u
-/* A mean marks and divides only its occupied voxels when its cloud has at
- * most one point for this many voxels.  On 256^3 (runs 76 and 77) 16,384
- * points took 51 us that way against 114 and 131,072 took 100 against
- * 138; a million 440 against 290 (the mask's atomics and a thread
- * visiting each word's voxels in turn).  Since the wider division, one
- * point for 64 voxels was too far (run 136, H100): 196,608 points 132 us
- * marked against 124 not, 262,144 167 against 135. */
-#define MEAN_MARKED_VOXELS_PER_POINT 128u
+/* A mean lists and divides only its occupied voxels when its cloud has at
+ * most one point for this many voxels.  On 256^3, H100 (run 141, against
+ * c217717, which marked a bit mask up to 1/128): 16,384 points 38 us
+ * against 51, 131,072 58 against 100, 262,144 96 against 135 (divided
+ * whole), 196,608 76 against 122 divided whole in run 140.  Listed up to
+ * 1/32, 393,216 points took 125 against 162 and 524,288 157 against 169
+ * (run 141): to be tried as the default next.  The list takes the room
+ * of a bit mask: a word for 32 voxels. */
+#ifndef MEAN_MARKED_VOXELS_PER_POINT
+#define MEAN_MARKED_VOXELS_PER_POINT 64u
+#endif
+static_assert (MEAN_MARKED_VOXELS_PER_POINT >= 32,
+    "a marked mean's list fits a word for 32 voxels");
 
 /* Device-side copies of the statistics, in the tail of the scratch. */
 typedef struct
@@ -60,10 +65,12 @@ static_assert (sizeof (device_stats) == sizeof (rc_voxelize_stats),
  * its scratch (sums, counts, tile counts, mask) all zero.  Any other call,
  * and every binning, sets it to 0 first; the last kernel of a centroids or
  * mean call sets it to the call's key (scratch_key), which a later call's
- * clear reads. */
+ * clear reads.  Then how many voxels a marked mean's binning has listed
+ * (zeroed by each clear). */
 typedef struct
 {
   unsigned long long clean_key;
+  unsigned long long listed;
 } scratch_header;
 
 static_assert (sizeof (scratch_header) == RC_VOXELIZE_CUDA_HEADER,
@@ -115,12 +122,55 @@ locate_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
   return rc_voxel_locate (point, layout, grid, v);
 }
 
-/* Adds point @point to voxel @v of the grid; TRUE when it is the voxel's
- * first point. */
+/* Feature @f of @point as a float; 0 past the last (a record's padding). */
+__device__ static float
+feature_or_zero (const rc_point_layout * layout, const uint8_t * point,
+    uint32_t f)
+{
+  return f < layout->n_features ?
+      (float) rc_load_field (point, layout->features[f]) : 0.0f;
+}
+
+/* Adds @point's features to voxel @v's sums: the mean's in a plane a
+ * feature (its output grid), or with @record the centroids' side by side,
+ * @record floats a voxel (rc_centroid_record_floats), which Hopper adds
+ * four or two at a time: one L2 operation where there were four. */
+__device__ static void
+add_features (const rc_point_layout * layout, const uint8_t * point,
+    float *__restrict__ sums, uint64_t v, uint64_t n_voxels, uint32_t record)
+{
+  if (record == 0) {
+    for (uint32_t f = 0; f < layout->n_features; f++)
+      atomicAdd (sums + f * n_voxels + v, feature_or_zero (layout, point, f));
+    return;
+  }
+  sums += v * record;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (record % 4 == 0) {
+    for (uint32_t f = 0; f < record; f += 4)
+      atomicAdd ((float4 *) (sums + f), make_float4 (feature_or_zero (layout,
+                  point, f), feature_or_zero (layout, point, f + 1),
+              feature_or_zero (layout, point, f + 2),
+              feature_or_zero (layout, point, f + 3)));
+    return;
+  }
+  if (record == 2) {
+    atomicAdd ((float2 *) sums, make_float2 (feature_or_zero (layout, point,
+                0), feature_or_zero (layout, point, 1)));
+    return;
+  }
+#endif
+  for (uint32_t f = 0; f < layout->n_features; f++)
+    atomicAdd (sums + f, feature_or_zero (layout, point, f));
+}
+
+/* Adds point @point to voxel @v of the grid (a mean's sums as
+ * add_features); TRUE when it is the voxel's first point. */
 __device__ static bool
 bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * point, uint64_t v, uint8_t * __restrict__ out,
-    uint32_t * __restrict__ counts, uint32_t * __restrict__ mask)
+    uint32_t * __restrict__ counts, uint32_t * __restrict__ mask,
+    uint32_t record)
 {
   switch (grid->mode) {
     case RC_VOXEL_OCCUPANCY:{
@@ -134,14 +184,12 @@ bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
     case RC_VOXEL_COUNT:
       return atomicAdd ((uint32_t *) out + v, 1u) == 0;
     case RC_VOXEL_MEAN:{
-      uint64_t n_voxels = rc_voxel_grid_n_voxels_hd (grid);
       bool first = atomicAdd (counts + v, 1u) == 0;
       /* The centroids mark their occupied voxels for ranking. */
       if (first && mask)
         atomicOr (mask + v / 32, 1u << (v % 32));
-      for (uint32_t f = 0; f < layout->n_features; f++)
-        atomicAdd ((float *) out + f * n_voxels + v,
-            (float) rc_load_field (point, layout->features[f]));
+      add_features (layout, point, (float *) out, v,
+          rc_voxel_grid_n_voxels_hd (grid), record);
       return first;
     }
     default:
@@ -232,19 +280,83 @@ add_block_tally (unsigned long long tally, device_stats * stats)
 #define MEAN_SLAB_POINTS 262144
 #endif
 
+/* The sum of @value over this lane and the warp's lanes before it. */
+template < typename T > __device__ static T
+warp_inclusive_sum (T value)
+{
+  unsigned lane = threadIdx.x % 32;
+
+  for (unsigned d = 1; d < 32; d *= 2) {
+    T up = __shfl_up_sync (0xffffffffu, value, d);
+    if (lane >= d)
+      value += up;
+  }
+  return value;
+}
+
+/* Appends the voxels that this block's @K points a thread made occupied
+ * to @listed: one atomic for the block (one a warp made binning 131,072
+ * points 31 us, run 140; 16 so, run 141), places in thread order. */
+template < int K >
+__device__ static void
+list_voxels (const bool *first, const uint64_t * v, uint32_t * listed,
+    unsigned long long *n_listed)
+{
+  __shared__ unsigned warp_before[BLOCK / 32];
+  __shared__ unsigned long long block_at;
+  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  unsigned own = 0, before;
+  unsigned long long at;
+
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    own += first[k];
+  before = warp_inclusive_sum (own);
+  if (lane == 31)
+    warp_before[warp] = before;
+  before -= own;
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    unsigned total = 0;
+
+    for (unsigned w = 0; w < BLOCK / 32; w++) {
+      unsigned n = warp_before[w];
+      warp_before[w] = total;
+      total += n;
+    }
+    block_at = total ? atomicAdd (n_listed, (unsigned long long) total) : 0;
+  }
+  __syncthreads ();
+  at = block_at + warp_before[warp] + before;
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    if (first[k])
+      listed[at++] = (uint32_t) v[k];
+}
+
+/* What a binning kernel does besides counting: the marked mean lists its
+ * occupied voxels (list_voxels); the centroids sum in records
+ * (add_features), mark occupied voxels and count each tile's. */
+enum binning_kind
+{
+  BIN_PLAIN,
+  BIN_LISTED,
+  BIN_CENTROIDS
+};
+
 /* @K points a thread, the block's @K * BLOCK consecutive points a warp's
  * worth at a time, so that loads stay coalesced.  The parameters stay in
  * the constant bank (__grid_constant__): taking their address no longer
  * copies them to local memory per thread. */
-template < bool PACKED_XYZ, int K >
+template < bool PACKED_XYZ, int K, binning_kind KIND >
 __global__ static void
 bin_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint64_t n_points,
     uint8_t * __restrict__ out, uint32_t * __restrict__ counts,
     uint32_t * __restrict__ tile_counts, uint32_t * __restrict__ mask,
-    scratch_header * header, device_stats * stats, uint64_t v_lo,
-    uint64_t v_hi)
+    uint32_t * __restrict__ listed, scratch_header * header,
+    device_stats * stats, uint64_t v_lo, uint64_t v_hi)
 {
   uint64_t base = (uint64_t) blockIdx.x * blockDim.x * K + threadIdx.x;
   int where[K];
@@ -253,6 +365,8 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   bool first[K];                /* this point made its voxel occupied */
   /* Points outside the grid are counted by the first slab only. */
   bool count_missed = v_lo == 0;
+  uint32_t record = KIND == BIN_CENTROIDS ?
+      rc_centroid_record_floats (layout.n_features) : 0;
   unsigned long long tally = 0;
 
 #pragma unroll
@@ -273,15 +387,22 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   for (int k = 0; k < K; k++) {
     uint64_t p = base + (uint64_t) k * blockDim.x;
     mine[k] = where[k] == RC_POINT_IN_GRID && v[k] >= v_lo && v[k] < v_hi;
+    /* (@mask is NULL but for the centroids.  Passed as NULL for the other
+     * kinds, it took the compiler to 54 registers a thread at four
+     * points, from 48: 4 blocks an SM instead of 5, and counts of
+     * 4,194,304 points 192 us against 184, occupancy 90 against 83, run
+     * 141 on an H100.) */
     first[k] = mine[k] && bin_point (&layout, &grid,
-        points + p * layout.point_step, v[k], out, counts, mask);
+        points + p * layout.point_step, v[k], out, counts, mask, record);
   }
+  if (KIND == BIN_LISTED)
+    list_voxels < K > (first, v, listed, &header->listed);
 
 #pragma unroll
   for (int k = 0; k < K; k++) {
     /* The centroids count each tile's occupied voxels: one atomic per
      * tile a warp's new voxels fall in (consecutive points share tiles). */
-    if (tile_counts) {
+    if (KIND == BIN_CENTROIDS) {
       uint64_t tile = first[k] ? v[k] / RC_CENTROID_TILE : UINT64_MAX;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
       unsigned peers = __match_any_sync (0xffffffffu, tile);
@@ -355,6 +476,8 @@ clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
   /* The binning launch may be scheduled now: it writes nothing before this
    * grid has finished. */
   LET_DEPENDENTS_START ();
+  if (i == 0)
+    header->listed = 0;
   if (key == 0 && i == 0)
     header->clean_key = 0;
   if (key != 0 && header->clean_key == key) {
@@ -410,35 +533,52 @@ divide_means (float *__restrict__ sums, const uint32_t * __restrict__ counts,
   }
 }
 
-/* A mask word a thread: its occupied voxels' sums divided by their
- * counts, then those counts and the word zeroed, so that the scratch is
- * clear again once this grid has finished, which the header then says.
- * Only the mask (a bit a voxel) is read whole, not every count. */
+/* The voxels binning listed, DIVIDE_VOXELS a thread: their sums divided
+ * by their counts, then those counts zeroed, so that the scratch is clear
+ * again once this grid has finished, which the header then says.  Each
+ * thread's loads are issued together: threads walking a mask of the grid,
+ * most of them finding nothing, took 70 to 74 us for 131,072 voxels of
+ * 256^3 (runs 138 and 139, H100), waiting on one load after another; 14
+ * so (run 141). */
 __global__ static void
-divide_marked_means (float *__restrict__ sums, uint32_t * __restrict__ counts,
-    uint32_t * __restrict__ mask, uint64_t n_voxels, uint32_t n_features,
-    scratch_header * header, unsigned long long key)
+divide_listed_means (float *__restrict__ sums, uint32_t * __restrict__ counts,
+    const uint32_t * __restrict__ listed, uint64_t n_voxels,
+    uint32_t n_features, scratch_header * header, unsigned long long key)
 {
-  uint64_t w = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-  uint32_t bits;
+  uint64_t n_listed = header->listed;
+  uint64_t base = (uint64_t) blockIdx.x * blockDim.x * DIVIDE_VOXELS +
+      threadIdx.x;
+  uint32_t v[DIVIDE_VOXELS], n[DIVIDE_VOXELS];
 
   /* Read only by a later launch, when every block has finished. */
   if (blockIdx.x == 0 && threadIdx.x == 0)
     header->clean_key = key;
-  if (w >= (n_voxels + 31) / 32)
-    return;
-  bits = mask[w];
-  if (bits == 0)
-    return;
-  mask[w] = 0;
-  for (; bits; bits &= bits - 1) {
-    uint64_t v = w * 32 + (unsigned) __ffs (bits) - 1;
-    float n = (float) counts[v];
-
-    counts[v] = 0;
-    for (uint32_t f = 0; f < n_features; f++)
-      sums[f * n_voxels + v] /= n;
+#pragma unroll
+  for (int k = 0; k < DIVIDE_VOXELS; k++) {
+    uint64_t i = base + (uint64_t) k * blockDim.x;
+    v[k] = i < n_listed ? listed[i] : 0;
   }
+#pragma unroll
+  for (int k = 0; k < DIVIDE_VOXELS; k++) {
+    uint64_t i = base + (uint64_t) k * blockDim.x;
+    n[k] = i < n_listed ? counts[v[k]] : 0;
+  }
+  for (uint32_t f = 0; f < n_features; f++) {
+    float *plane = sums + f * n_voxels;
+    float sum[DIVIDE_VOXELS];
+
+#pragma unroll
+    for (int k = 0; k < DIVIDE_VOXELS; k++)
+      sum[k] = n[k] ? plane[v[k]] : 0.0f;
+#pragma unroll
+    for (int k = 0; k < DIVIDE_VOXELS; k++)
+      if (n[k])
+        plane[v[k]] = sum[k] / (float) n[k];
+  }
+#pragma unroll
+  for (int k = 0; k < DIVIDE_VOXELS; k++)
+    if (n[k])
+      counts[v[k]] = 0;
 }
 
 static unsigned
@@ -450,20 +590,6 @@ blocks_for (uint64_t n)
 /* The centroids' tile is read from the occupancy mask a byte per thread:
  * 8 voxels each, in voxel order by thread. */
 static_assert (RC_CENTROID_TILE == BLOCK * 8, "a mask byte per thread");
-
-/* The sum of @value over this lane and the warp's lanes before it. */
-template < typename T > __device__ static T
-warp_inclusive_sum (T value)
-{
-  unsigned lane = threadIdx.x % 32;
-
-  for (unsigned d = 1; d < 32; d *= 2) {
-    T up = __shfl_up_sync (0xffffffffu, value, d);
-    if (lane >= d)
-      value += up;
-  }
-  return value;
-}
 
 /* One block: the exclusive sum of the tiles' counts, a chunk of SCAN_BLOCK
  * tiles at a time (a few chunks for grids of millions of voxels). */
@@ -505,10 +631,11 @@ scan_tiles (const uint32_t * __restrict__ tile_counts, uint64_t n_tiles,
   }
 }
 
-/* Each tile writes its occupied voxels' means as consecutive points from
- * its first point on, in voxel order, and zeroes what binning wrote there
- * (sums, counts, mask words, its tile count): the scratch is clear again
- * once this grid has finished, which the header then says.  The tile's
+/* Each tile writes its occupied voxels' means (their sums @record floats
+ * a voxel) as consecutive points from its first point on, in voxel order,
+ * and zeroes what binning wrote there (sums, counts, mask words, its tile
+ * count): the scratch is clear again once this grid has finished, which
+ * the header then says.  The tile's
  * 2048 voxels are ranked from its 256 bytes of mask, a byte per thread,
  * into a list of its occupied voxels, which the threads then share out:
  * only those voxels' counts and sums are read, a voxel per thread.  Empty
@@ -516,7 +643,7 @@ scan_tiles (const uint32_t * __restrict__ tile_counts, uint64_t n_tiles,
 __global__ static void
 write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
     uint32_t * __restrict__ mask, uint64_t n_voxels, uint32_t n_features,
-    uint32_t * __restrict__ tile_counts,
+    uint32_t record, uint32_t * __restrict__ tile_counts,
     const uint64_t * __restrict__ tile_first, float *__restrict__ points,
     scratch_header * header, unsigned long long key)
 {
@@ -559,30 +686,37 @@ write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
 
   for (uint32_t k = threadIdx.x; k < total; k += BLOCK) {
     uint64_t v = (uint64_t) blockIdx.x * RC_CENTROID_TILE + occupied[k];
-    uint32_t n = counts[v];
+    float n = (float) counts[v];
+    float *sum = sums + v * record;
     float *out = points + (tile_point + k) * n_features;
 
-    for (uint32_t f = 0; f < n_features; f++) {
-      out[f] = sums[f * n_voxels + v] / (float) n;
-      sums[f * n_voxels + v] = 0.0f;
+    for (uint32_t f = 0; f < n_features; f++)
+      out[f] = sum[f] / n;
+    if (record % 4 == 0) {
+      for (uint32_t f = 0; f < record; f += 4)
+        *(float4 *) (sum + f) = make_float4 (0, 0, 0, 0);
+    } else {
+      for (uint32_t f = 0; f < record; f++)
+        sum[f] = 0.0f;
     }
     counts[v] = 0;
   }
 }
 
-/* Divides one cloud's mean sums by their counts: with @marked only the
- * voxels binning marked in @mask, leaving the scratch clear for @key;
- * else every voxel from @v_lo to @v_hi, leaving the counts for the next
- * clear (the header says so since binning). */
+/* Divides one cloud's mean sums by their counts: with @listed only the
+ * voxels binning listed there, at most @n_points, leaving the scratch
+ * clear for @key; else every voxel from @v_lo to @v_hi, leaving the counts
+ * for the next clear (the header says so since binning). */
 static rc_status
-launch_division (bool marked, float *sums, uint32_t * counts,
-    uint32_t * mask, uint64_t n_voxels, uint32_t n_features,
+launch_division (uint32_t * listed, uint64_t n_points, float *sums,
+    uint32_t * counts, uint64_t n_voxels, uint32_t n_features,
     scratch_header * header, unsigned long long key, uint64_t v_lo,
     uint64_t v_hi, cudaStream_t s)
 {
-  if (marked)
-    divide_marked_means <<< blocks_for ((n_voxels + 31) / 32), BLOCK, 0,
-        s >>> (sums, counts, mask, n_voxels, n_features, header, key);
+  if (listed)
+    divide_listed_means <<< MAX (1u, blocks_for ((n_points + DIVIDE_VOXELS -
+                1) / DIVIDE_VOXELS)), BLOCK, 0, s >>> (sums, counts, listed,
+        n_voxels, n_features, header, key);
   else if (v_hi > v_lo)
     divide_means <<< blocks_for ((v_hi - v_lo + DIVIDE_VOXELS - 1) /
             DIVIDE_VOXELS), BLOCK, 0, s >>> (sums, counts, n_voxels,
@@ -606,44 +740,57 @@ launch_centroids (float *sums, uint32_t * counts, uint32_t * mask,
   if (ret != RC_OK)
     return ret;
   write_centroids <<< (unsigned) n_tiles, BLOCK, 0, s >>> (sums, counts,
-      mask, n_voxels, n_features, tile_counts, tile_first, points, header,
-      key);
+      mask, n_voxels, n_features, rc_centroid_record_floats (n_features),
+      tile_counts, tile_first, points, header, key);
   return rc_check_launch ();
+}
+
+typedef decltype (&bin_points < true, 1, BIN_PLAIN >) binning_kernel;
+
+/* The binning kernel for a cloud of @many points (several a thread) or
+ * not.  Each kind is compiled apart: with the centroids' vector atomics
+ * in the same kernel, the other modes ran slower (run 138, H100:
+ * occupancy of 4,194,304 points 90 us against 83, counts 191 against
+ * 184), and so did large means with the list's code (run 140). */
+template < bool PACKED_XYZ >
+static binning_kernel
+binning_kernel_for (binning_kind kind, bool many)
+{
+  switch (kind) {
+    case BIN_LISTED:
+      return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD, BIN_LISTED > :
+          bin_points < PACKED_XYZ, 1, BIN_LISTED >;
+    case BIN_CENTROIDS:
+      return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD,
+          BIN_CENTROIDS > : bin_points < PACKED_XYZ, 1, BIN_CENTROIDS >;
+    default:
+      return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD, BIN_PLAIN > :
+          bin_points < PACKED_XYZ, 1, BIN_PLAIN >;
+  }
 }
 
 /* Bins the points of one cloud that fall in voxels [@v_lo, @v_hi) after
  * the clear launched just before it on @s; with @early, as a programmatic
- * dependent of that clear. */
-template < bool PACKED_XYZ >
-static rc_status
-launch_binning_as (const rc_point_layout * layout,
-    const rc_voxel_grid * grid, const uint8_t * points, uint64_t n_points,
-    uint8_t * out, uint32_t * counts, uint32_t * tile_counts,
-    uint32_t * mask, scratch_header * header, device_stats * stats,
-    uint64_t v_lo, uint64_t v_hi, bool early, cudaStream_t s)
-{
-  if (n_points > MANY_POINTS)
-    return rc_launch (early, blocks_for ((n_points + POINTS_PER_THREAD - 1) /
-            POINTS_PER_THREAD), BLOCK, s, bin_points < PACKED_XYZ,
-        POINTS_PER_THREAD >, *layout, *grid, points, n_points, out, counts,
-        tile_counts, mask, header, stats, v_lo, v_hi);
-  return rc_launch (early, blocks_for (n_points), BLOCK, s,
-      bin_points < PACKED_XYZ, 1 >, *layout, *grid, points, n_points, out,
-      counts, tile_counts, mask, header, stats, v_lo, v_hi);
-}
-
+ * dependent of that clear.  The centroids are the binning with tile
+ * counts; a marked mean the one with a list. */
 static rc_status
 launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, uint8_t * out,
     uint32_t * counts, uint32_t * tile_counts, uint32_t * mask,
-    scratch_header * header, device_stats * stats, uint64_t v_lo,
-    uint64_t v_hi, bool early, cudaStream_t s)
+    uint32_t * listed, scratch_header * header, device_stats * stats,
+    uint64_t v_lo, uint64_t v_hi, bool early, cudaStream_t s)
 {
-  if (xyz_is_packed_float (layout, points))
-    return launch_binning_as < true > (layout, grid, points, n_points, out,
-        counts, tile_counts, mask, header, stats, v_lo, v_hi, early, s);
-  return launch_binning_as < false > (layout, grid, points, n_points, out,
-      counts, tile_counts, mask, header, stats, v_lo, v_hi, early, s);
+  bool many = n_points > MANY_POINTS;
+  binning_kind kind = tile_counts ? BIN_CENTROIDS : listed ? BIN_LISTED :
+      BIN_PLAIN;
+  binning_kernel kernel = xyz_is_packed_float (layout, points) ?
+      binning_kernel_for < true > (kind, many) :
+      binning_kernel_for < false > (kind, many);
+
+  return rc_launch (early, blocks_for (many ? (n_points + POINTS_PER_THREAD -
+              1) / POINTS_PER_THREAD : n_points), BLOCK, s, kernel, *layout,
+      *grid, points, n_points, out, counts, tile_counts, mask, listed, header,
+      stats, v_lo, v_hi);
 }
 
 /* How many slabs a cloud's grid is cleared and binned in (a mean's also
@@ -690,7 +837,8 @@ typedef struct
   scratch_header *header;
   device_stats *stats;
   uint64_t *tile_first;         /* the centroids' */
-  uint32_t *counts, *tile_counts, *mask;
+  uint32_t *counts, *tile_counts, *mask;        /* the mask: the centroids' */
+  uint32_t *listed;             /* a marked mean's occupied voxels */
   float *sums;                  /* the centroids', binned as the mean */
   unsigned long long key;       /* the centroids' or the mean's, else 0 */
 } call_scratch;
@@ -720,11 +868,12 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
     cs.key = scratch_key (grid->mode, n_voxels, layout->n_features, n_clouds);
   }
   if (grid->mode == RC_VOXEL_MEAN)
-    cs.mask = (uint32_t *) next;
+    cs.listed = (uint32_t *) next;
   if (grid->mode == RC_VOXEL_CENTROIDS) {
-    cs.sums = (float *) next;
-    cs.tile_counts = (uint32_t *) (next + rc_voxelize_output_size (layout,
-            grid));
+    /* Records of float4s: 16-byte aligned. */
+    cs.sums = (float *) (((uintptr_t) next + 15) & ~(uintptr_t) 15);
+    cs.tile_counts = (uint32_t *) (cs.sums + n_voxels *
+        rc_centroid_record_floats (layout->n_features));
     cs.mask = cs.tile_counts + n_tiles;
   }
   return cs;
@@ -772,11 +921,10 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     bool marked = grid->mode == RC_VOXEL_MEAN &&
         cloud_sizes[c] <= n_voxels / MEAN_MARKED_VOXELS_PER_POINT;
     /* The centroids' tile counts and mask follow their sums: one clear. */
-    uint64_t grid_words = out_size / 4 + (centroids ? n_tiles +
-        (n_voxels + 31) / 32 : 0);
-    /* The mean's mask follows its counts (a word a voxel): one clear. */
-    uint64_t scratch_words = (cs.counts ? n_voxels : 0) +
-        (grid->mode == RC_VOXEL_MEAN ? (n_voxels + 31) / 32 : 0);
+    uint64_t grid_words = centroids ? n_voxels *
+        rc_centroid_record_floats (layout->n_features) + n_tiles +
+        (n_voxels + 31) / 32 : out_size / 4;
+    uint64_t scratch_words = cs.counts ? n_voxels : 0;
     uint64_t words = MAX (grid_words, scratch_words);
     uint32_t slabs = grid_slabs (grid->mode, marked, out_size, n_voxels,
         layout->n_features, cloud_sizes[c]);
@@ -806,18 +954,17 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
       if (ret != RC_OK || cloud_sizes[c] == 0)
         break;
       ret = launch_binning (layout, &bin_grid, cloud, cloud_sizes[c],
-          grid_out, cs.counts, cs.tile_counts, centroids || marked ? cs.mask :
-          NULL, cs.key ? cs.header : NULL, cs.stats + c, lo,
-          slabs > 1 ? hi : UINT64_MAX, early, s);
+          grid_out, cs.counts, cs.tile_counts, cs.mask,
+          marked ? cs.listed : NULL, cs.key ? cs.header : NULL, cs.stats + c,
+          lo, slabs > 1 ? hi : UINT64_MAX, early, s);
       if (ret == RC_OK && planes)
-        ret = launch_division (false, (float *) grid_out, cs.counts,
-            cs.mask, n_voxels, layout->n_features, cs.header, cs.key, lo,
-            hi, s);
+        ret = launch_division (NULL, 0, (float *) grid_out, cs.counts,
+            n_voxels, layout->n_features, cs.header, cs.key, lo, hi, s);
     }
     if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && !planes)
-      ret = launch_division (marked, (float *) grid_out, cs.counts,
-          cs.mask, n_voxels, layout->n_features, cs.header, cs.key, 0,
-          n_voxels, s);
+      ret = launch_division (marked ? cs.listed : NULL, cloud_sizes[c],
+          (float *) grid_out, cs.counts, n_voxels, layout->n_features,
+          cs.header, cs.key, 0, n_voxels, s);
     if (ret == RC_OK && centroids && cloud_sizes[c] > 0)
       ret = launch_centroids (cs.sums, cs.counts, cs.mask, n_voxels,
           layout->n_features, cs.tile_counts, cs.tile_first,

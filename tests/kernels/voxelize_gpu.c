@@ -7,6 +7,7 @@
 
 #include "testutil.h"
 #include "values.h"
+#include "voxelize-math.h"      /* rc_centroid_record_floats */
 
 static GRand *rand_;
 
@@ -304,8 +305,8 @@ GST_START_TEST (test_centroids_scratch_reused)
 
 GST_END_TEST;
 
-/* A mean of at most a point for 128 voxels (here 5,000 points) divides
- * only the voxels it marked and leaves its counts and mask clear, so the
+/* A mean of at most a point for 64 voxels (here 5,000 points) divides
+ * only the voxels it listed and leaves its counts clear, so the
  * next call clears only its output grid; a larger one leaves its counts
  * for the next call to clear: calls one after another on one scratch,
  * both kinds, batches of both and an empty cloud, the centroids and
@@ -343,23 +344,94 @@ GST_END_TEST;
 /* A mean of more than 262,144 points whose sums and counts exceed 32 MiB
  * is cleared, binned and divided a slab of voxels at a time, in every
  * feature's plane (planes not 16-byte aligned on this odd grid): large
- * clouds in slabs and small ones marked, one after another on one
- * scratch, against the CPU. */
+ * clouds in slabs and small ones listed, one after another on one
+ * scratch, against the CPU; and a large cloud listed on a wider grid. */
 GST_START_TEST (test_mean_slabs)
 {
   const guint64 batch[3] = { 1048577, 2, 600001 }, marked[1] = { 100000 };
+  /* Listed, several points a thread (over 262,144, under a point for 64
+   * voxels). */
+  const guint64 listed[2] = { 270000, 3 };
   rc_voxel_grid grid = { {-25.6, -25.6, -19.7}, {0.2, 0.2, 0.2},
   {255, 255, 197}, RC_VOXEL_MEAN
+  };
+  rc_voxel_grid wide = { {-30.0, -30.0, -20.0}, {0.2, 0.2, 0.2},
+  {300, 300, 200}, RC_VOXEL_MEAN
   };
   gpointer scratch;
   guint64 size = rc_voxelize_cuda_scratch_size (&layout32, &grid, 3);
 
+  compare (&layout16, &wide, listed, 2);
   scratch = poisoned_scratch (size);
   compare_on (&layout16, &grid, batch, 3, scratch);
   compare_on (&layout32, &grid, marked, 1, scratch);
   compare_on (&layout32, &grid, batch, 3, scratch);
   compare_on (&layout32, &grid, marked, 1, scratch);
   compare_on (&layout16, &grid, &batch[2], 1, scratch);
+  check_rc (rc_device_free (scratch));
+}
+
+GST_END_TEST;
+
+/* The centroids sum a voxel's features side by side, padded to whole
+ * float4s past two features (rc_centroid_record_floats): two, three (one
+ * float4, padded), five of mixed types (two, the second mostly padding)
+ * and eight features (two, full), one and several clouds, small and large,
+ * the last on a scratch another feature count used before. */
+GST_START_TEST (test_centroid_records)
+{
+  static const rc_point_layout two = {
+    .point_step = 32,
+    .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+    .z = {8, RC_TYPE_FLOAT32},
+    .n_features = 2, .features = {{12, RC_TYPE_FLOAT32},
+        {20, RC_TYPE_FLOAT32}},
+  };
+  static const rc_point_layout three = {
+    .point_step = 16,
+    .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+    .z = {8, RC_TYPE_FLOAT32},
+    .n_features = 3, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+        {8, RC_TYPE_FLOAT32}},
+  };
+  static const rc_point_layout five = {
+    .point_step = 32,
+    .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+    .z = {8, RC_TYPE_FLOAT32},
+    .n_features = 5, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+        {8, RC_TYPE_FLOAT32}, {16, RC_TYPE_UINT16}, {12, RC_TYPE_FLOAT32}},
+  };
+  static const rc_point_layout eight = {
+    .point_step = 32,
+    .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+    .z = {8, RC_TYPE_FLOAT32},
+    .n_features = 8, .features = {{12, RC_TYPE_FLOAT32},
+          {0, RC_TYPE_FLOAT32}, {20, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+          {16, RC_TYPE_UINT16}, {8, RC_TYPE_FLOAT32}, {21, RC_TYPE_UINT8},
+        {12, RC_TYPE_FLOAT32}},
+  };
+  const rc_point_layout *layouts[] = { &two, &three, &five, &eight };
+  const guint64 sizes[3] = { 3000, 0, 300001 }, one[1] = { 20000 };
+  rc_voxel_grid grid = { {-3.0, 1.0, -1.0}, {0.1, 0.07, 0.3},
+  {61, 37, 9}, RC_VOXEL_CENTROIDS
+  };
+  gpointer scratch;
+
+  fail_unless_equals_int (rc_centroid_record_floats (1), 1);
+  fail_unless_equals_int (rc_centroid_record_floats (2), 2);
+  fail_unless_equals_int (rc_centroid_record_floats (3), 4);
+  fail_unless_equals_int (rc_centroid_record_floats (5), 8);
+  fail_unless_equals_int (rc_centroid_record_floats (8), 8);
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
+    compare (layouts[l], &grid, sizes, 3);
+    compare (layouts[l], &grid, one, 1);
+  }
+  scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&eight, &grid,
+          3));
+  compare_on (&eight, &grid, sizes, 3, scratch);
+  compare_on (&three, &grid, one, 1, scratch);
+  compare_on (&five, &grid, sizes, 3, scratch);
+  compare_on (&eight, &grid, one, 1, scratch);
   check_rc (rc_device_free (scratch));
 }
 
@@ -389,6 +461,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_centroids_scratch_reused);
   tcase_add_test (tc, test_mean_scratch_reused);
   tcase_add_test (tc, test_mean_slabs);
+  tcase_add_test (tc, test_centroid_records);
   tcase_add_test (tc, test_bad_parameters_n);
   return s;
 }
