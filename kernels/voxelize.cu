@@ -294,6 +294,28 @@ warp_inclusive_sum (T value)
   return value;
 }
 
+/* The sum of @own over the block's threads before this one, and in
+ * @total over all of them: within the warp, then the warps'.  Every
+ * thread of the BLOCK must call it, once a launch (a barrier inside). */
+__device__ static unsigned
+block_exclusive_sum (unsigned own, unsigned *total)
+{
+  __shared__ unsigned warp_sums[BLOCK / 32];
+  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  unsigned before = warp_inclusive_sum (own);
+
+  if (lane == 31)
+    warp_sums[warp] = before;
+  __syncthreads ();
+  before -= own;
+  *total = 0;
+  for (unsigned w = 0; w < BLOCK / 32; w++) {
+    before += w < warp ? warp_sums[w] : 0;
+    *total += warp_sums[w];
+  }
+  return before;
+}
+
 /* Appends the voxels that this block's @K points a thread made occupied
  * to @listed: one atomic for the block (one a warp made binning 131,072
  * points 31 us, run 140; 16 so, run 141), places in thread order. */
@@ -302,32 +324,18 @@ __device__ static void
 list_voxels (const bool *first, const uint64_t * v, uint32_t * listed,
     unsigned long long *n_listed)
 {
-  __shared__ unsigned warp_before[BLOCK / 32];
   __shared__ unsigned long long block_at;
-  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  unsigned own = 0, before;
+  unsigned own = 0, total;
   unsigned long long at;
 
 #pragma unroll
   for (int k = 0; k < K; k++)
     own += first[k];
-  before = warp_inclusive_sum (own);
-  if (lane == 31)
-    warp_before[warp] = before;
-  before -= own;
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    unsigned total = 0;
-
-    for (unsigned w = 0; w < BLOCK / 32; w++) {
-      unsigned n = warp_before[w];
-      warp_before[w] = total;
-      total += n;
-    }
+  at = block_exclusive_sum (own, &total);
+  if (threadIdx.x == 0)
     block_at = total ? atomicAdd (n_listed, (unsigned long long) total) : 0;
-  }
   __syncthreads ();
-  at = block_at + warp_before[warp] + before;
+  at += block_at;
 #pragma unroll
   for (int k = 0; k < K; k++)
     if (first[k])
@@ -647,14 +655,12 @@ write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
     const uint64_t * __restrict__ tile_first, float *__restrict__ points,
     scratch_header * header, unsigned long long key)
 {
-  __shared__ uint32_t warp_sums[BLOCK / 32];
   __shared__ uint16_t occupied[RC_CENTROID_TILE];
-  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   uint64_t word = ((uint64_t) blockIdx.x * RC_CENTROID_TILE) / 32 +
       threadIdx.x / 4;
   uint64_t first = (uint64_t) blockIdx.x * RC_CENTROID_TILE +
       threadIdx.x * 8;
-  uint32_t bits, own, before, total = 0;
+  uint32_t bits, before, total;
   uint64_t tile_point;
 
   /* Read only by a later launch, when every block has finished. */
@@ -665,17 +671,8 @@ write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
   tile_point = tile_first[blockIdx.x];
   bits = first < n_voxels ? (mask[word] >> (threadIdx.x % 4 * 8)) & 0xff : 0;
 
-  /* The voxels before this thread's: within the warp, then the warps'. */
-  own = __popc (bits);
-  before = warp_inclusive_sum (own);
-  if (lane == 31)
-    warp_sums[warp] = before;
-  __syncthreads ();
-  before -= own;
-  for (unsigned w = 0; w < BLOCK / 32; w++) {
-    before += w < warp ? warp_sums[w] : 0;
-    total += warp_sums[w];
-  }
+  /* The tile's occupied voxels before this thread's. */
+  before = block_exclusive_sum (__popc (bits), &total);
   for (uint32_t i = 0; bits; bits &= bits - 1, i++)
     occupied[before + i] = (uint16_t) (threadIdx.x * 8 + __ffs (bits) - 1);
   if (threadIdx.x % 4 == 0 && first < n_voxels)
