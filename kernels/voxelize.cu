@@ -20,7 +20,9 @@
  * finds them and divides only those, zeroing their counts as it goes: the
  * next call clears its output grid, not the counts.  A larger cloud
  * divides every voxel by its count, as reading the whole count grid then
- * costs less than listing and visiting the occupied. */
+ * costs less than listing and visiting the occupied; that division also
+ * counts the occupied voxels, so that its binning's atomics need not
+ * return their old values. */
 #include "dependent-launch.cuh"
 #include "internal.h"
 #include "voxelize-math.h"
@@ -42,12 +44,12 @@
  * most one point for this many voxels.  On 256^3, H100 (run 141, against
  * c217717, which marked a bit mask up to 1/128): 16,384 points 38 us
  * against 51, 131,072 58 against 100, 262,144 96 against 135 (divided
- * whole), 196,608 76 against 122 divided whole in run 140.  Listed up to
- * 1/32, 393,216 points took 125 against 162 and 524,288 157 against 169
- * (run 141): to be tried as the default next.  The list takes the room
- * of a bit mask: a word for 32 voxels. */
+ * whole), 196,608 76 against 122 divided whole in run 140.  Up to 1/32
+ * rather than 1/64 (run 142, H200): 393,216 points 105 us against 147,
+ * 524,288 128 against 154.  The list takes the room of a bit mask: a word
+ * for 32 voxels. */
 #ifndef MEAN_MARKED_VOXELS_PER_POINT
-#define MEAN_MARKED_VOXELS_PER_POINT 64u
+#define MEAN_MARKED_VOXELS_PER_POINT 32u
 #endif
 static_assert (MEAN_MARKED_VOXELS_PER_POINT >= 32,
     "a marked mean's list fits a word for 32 voxels");
@@ -165,13 +167,25 @@ add_features (const rc_point_layout * layout, const uint8_t * point,
 }
 
 /* Adds point @point to voxel @v of the grid (a mean's sums as
- * add_features); TRUE when it is the voxel's first point. */
+ * add_features); TRUE when it is the voxel's first point.  Without
+ * @FIRST, a mean divided whole: its count waits for no old value (a
+ * reduction, which the L2 cache takes as it comes), and its division
+ * counts the occupied voxels.  (Counts and occupancy so, counted by a pass
+ * over the grid after each slab, were slower at every size, run 142 on an
+ * H200.) */
+template < bool FIRST >
 __device__ static bool
 bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * point, uint64_t v, uint8_t * __restrict__ out,
     uint32_t * __restrict__ counts, uint32_t * __restrict__ mask,
     uint32_t record)
 {
+  if (!FIRST) {
+    atomicAdd (counts + v, 1u);
+    add_features (layout, point, (float *) out, v,
+        rc_voxel_grid_n_voxels_hd (grid), 0);
+    return false;
+  }
   switch (grid->mode) {
     case RC_VOXEL_OCCUPANCY:{
       /* The grid is padded to whole words (rc_voxelize_output_size), so
@@ -342,12 +356,14 @@ list_voxels (const bool *first, const uint64_t * v, uint32_t * listed,
       listed[at++] = (uint32_t) v[k];
 }
 
-/* What a binning kernel does besides counting: the marked mean lists its
- * occupied voxels (list_voxels); the centroids sum in records
+/* What a binning kernel does besides counting: a mean divided whole
+ * leaves its occupied voxels to its division to count (bin_point); the
+ * marked mean lists them (list_voxels); the centroids sum in records
  * (add_features), mark occupied voxels and count each tile's. */
 enum binning_kind
 {
   BIN_PLAIN,
+  BIN_UNCOUNTED,
   BIN_LISTED,
   BIN_CENTROIDS
 };
@@ -355,9 +371,14 @@ enum binning_kind
 /* @K points a thread, the block's @K * BLOCK consecutive points a warp's
  * worth at a time, so that loads stay coalesced.  The parameters stay in
  * the constant bank (__grid_constant__): taking their address no longer
- * copies them to local memory per thread. */
+ * copies them to local memory per thread.  At four points a thread the
+ * launch bounds keep each kind to the 48 registers that let an SM hold 5
+ * blocks (unbounded, the uncounted kind took 54, and small changes
+ * elsewhere moved the others between 48 and 55; the centroids' 4 blocks
+ * allow 64). */
 template < bool PACKED_XYZ, int K, binning_kind KIND >
 __global__ static void
+__launch_bounds__ (BLOCK, K == 1 ? 0 : KIND == BIN_CENTROIDS ? 4 : 5)
 bin_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint64_t n_points,
@@ -400,8 +421,9 @@ bin_points (const __grid_constant__ rc_point_layout layout,
      * points, from 48: 4 blocks an SM instead of 5, and counts of
      * 4,194,304 points 192 us against 184, occupancy 90 against 83, run
      * 141 on an H100.) */
-    first[k] = mine[k] && bin_point (&layout, &grid,
-        points + p * layout.point_step, v[k], out, counts, mask, record);
+    first[k] = mine[k] && bin_point < KIND != BIN_UNCOUNTED > (&layout,
+        &grid, points + p * layout.point_step, v[k], out, counts, mask,
+        record);
   }
   if (KIND == BIN_LISTED)
     list_voxels < K > (first, v, listed, &header->listed);
@@ -514,18 +536,21 @@ clear_blocks (uint64_t words)
 }
 
 /* Every voxel's sums from @v_lo to @v_hi divided by its count, where it
- * has points: DIVIDE_VOXELS voxels a thread, their counts loaded together,
- * so that enough bytes are in flight to read the counts at DRAM's speed (a
- * voxel a thread: 256^3 counts read in 70 us, run 134, H100). */
+ * has points, and those voxels counted into @stats (binning did not):
+ * DIVIDE_VOXELS voxels a thread, their counts loaded together, so that
+ * enough bytes are in flight to read the counts at DRAM's speed (a voxel
+ * a thread: 256^3 counts read in 70 us, run 134, H100). */
 #define DIVIDE_VOXELS 8
 
 __global__ static void
 divide_means (float *__restrict__ sums, const uint32_t * __restrict__ counts,
-    uint64_t n_voxels, uint32_t n_features, uint64_t v_lo, uint64_t v_hi)
+    uint64_t n_voxels, uint32_t n_features, uint64_t v_lo, uint64_t v_hi,
+    device_stats * stats)
 {
   uint64_t base = v_lo + (uint64_t) blockIdx.x * blockDim.x * DIVIDE_VOXELS +
       threadIdx.x;
   uint32_t n[DIVIDE_VOXELS];
+  unsigned occupied = 0, block_occupied;
 
 #pragma unroll
   for (int k = 0; k < DIVIDE_VOXELS; k++) {
@@ -536,9 +561,13 @@ divide_means (float *__restrict__ sums, const uint32_t * __restrict__ counts,
   for (int k = 0; k < DIVIDE_VOXELS; k++) {
     uint64_t v = base + (uint64_t) k * blockDim.x;
 
+    occupied += n[k] != 0;
     for (uint32_t f = 0; n[k] && f < n_features; f++)
       sums[f * n_voxels + v] /= (float) n[k];
   }
+  block_exclusive_sum (occupied, &block_occupied);
+  if (threadIdx.x == 0 && block_occupied)
+    atomicAdd (&stats->occupied, (unsigned long long) block_occupied);
 }
 
 /* The voxels binning listed, DIVIDE_VOXELS a thread: their sums divided
@@ -702,13 +731,14 @@ write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
 
 /* Divides one cloud's mean sums by their counts: with @listed only the
  * voxels binning listed there, at most @n_points, leaving the scratch
- * clear for @key; else every voxel from @v_lo to @v_hi, leaving the counts
- * for the next clear (the header says so since binning). */
+ * clear for @key; else every voxel from @v_lo to @v_hi, counting the
+ * occupied ones into @stats and leaving the counts for the next clear (the
+ * header says so since binning). */
 static rc_status
 launch_division (uint32_t * listed, uint64_t n_points, float *sums,
     uint32_t * counts, uint64_t n_voxels, uint32_t n_features,
     scratch_header * header, unsigned long long key, uint64_t v_lo,
-    uint64_t v_hi, cudaStream_t s)
+    uint64_t v_hi, device_stats * stats, cudaStream_t s)
 {
   if (listed)
     divide_listed_means <<< MAX (1u, blocks_for ((n_points + DIVIDE_VOXELS -
@@ -717,7 +747,7 @@ launch_division (uint32_t * listed, uint64_t n_points, float *sums,
   else if (v_hi > v_lo)
     divide_means <<< blocks_for ((v_hi - v_lo + DIVIDE_VOXELS - 1) /
             DIVIDE_VOXELS), BLOCK, 0, s >>> (sums, counts, n_voxels,
-        n_features, v_lo, v_hi);
+        n_features, v_lo, v_hi, stats);
   return rc_check_launch ();
 }
 
@@ -754,6 +784,9 @@ static binning_kernel
 binning_kernel_for (binning_kind kind, bool many)
 {
   switch (kind) {
+    case BIN_UNCOUNTED:
+      return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD,
+          BIN_UNCOUNTED > : bin_points < PACKED_XYZ, 1, BIN_UNCOUNTED >;
     case BIN_LISTED:
       return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD, BIN_LISTED > :
           bin_points < PACKED_XYZ, 1, BIN_LISTED >;
@@ -769,7 +802,8 @@ binning_kernel_for (binning_kind kind, bool many)
 /* Bins the points of one cloud that fall in voxels [@v_lo, @v_hi) after
  * the clear launched just before it on @s; with @early, as a programmatic
  * dependent of that clear.  The centroids are the binning with tile
- * counts; a marked mean the one with a list. */
+ * counts; a marked mean the one with a list; any other mean is binned
+ * uncounted. */
 static rc_status
 launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, uint8_t * out,
@@ -779,7 +813,7 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
 {
   bool many = n_points > MANY_POINTS;
   binning_kind kind = tile_counts ? BIN_CENTROIDS : listed ? BIN_LISTED :
-      BIN_PLAIN;
+      grid->mode == RC_VOXEL_MEAN ? BIN_UNCOUNTED : BIN_PLAIN;
   binning_kernel kernel = xyz_is_packed_float (layout, points) ?
       binning_kernel_for < true > (kind, many) :
       binning_kernel_for < false > (kind, many);
@@ -956,12 +990,13 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
           lo, slabs > 1 ? hi : UINT64_MAX, early, s);
       if (ret == RC_OK && planes)
         ret = launch_division (NULL, 0, (float *) grid_out, cs.counts,
-            n_voxels, layout->n_features, cs.header, cs.key, lo, hi, s);
+            n_voxels, layout->n_features, cs.header, cs.key, lo, hi,
+            cs.stats + c, s);
     }
     if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && !planes)
       ret = launch_division (marked ? cs.listed : NULL, cloud_sizes[c],
           (float *) grid_out, cs.counts, n_voxels, layout->n_features,
-          cs.header, cs.key, 0, n_voxels, s);
+          cs.header, cs.key, 0, n_voxels, cs.stats + c, s);
     if (ret == RC_OK && centroids && cloud_sizes[c] > 0)
       ret = launch_centroids (cs.sums, cs.counts, cs.mask, n_voxels,
           layout->n_features, cs.tile_counts, cs.tile_first,

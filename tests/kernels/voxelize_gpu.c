@@ -305,7 +305,7 @@ GST_START_TEST (test_centroids_scratch_reused)
 
 GST_END_TEST;
 
-/* A mean of at most a point for 64 voxels (here 5,000 points) divides
+/* A mean of at most a point for 32 voxels (here 5,000 points) divides
  * only the voxels it listed and leaves its counts clear, so the
  * next call clears only its output grid; a larger one leaves its counts
  * for the next call to clear: calls one after another on one scratch,
@@ -313,8 +313,9 @@ GST_END_TEST;
  * fewer features in between, each against the CPU. */
 GST_START_TEST (test_mean_scratch_reused)
 {
-  const guint64 one[1] = { 5000 }, big[1] = { 20000 };
-  const guint64 three[3] = { 4000, 0, 15000 };
+  /* 640,000 voxels: listed up to 20,000 points. */
+  const guint64 one[1] = { 5000 }, big[1] = { 30000 };
+  const guint64 three[3] = { 4000, 0, 25000 };
   rc_voxel_grid grid = { {-20.0, -20.0, -2.5}, {0.25, 0.25, 0.2},
   {160, 160, 25}, RC_VOXEL_MEAN
   };
@@ -349,7 +350,7 @@ GST_END_TEST;
 GST_START_TEST (test_mean_slabs)
 {
   const guint64 batch[3] = { 1048577, 2, 600001 }, marked[1] = { 100000 };
-  /* Listed, several points a thread (over 262,144, under a point for 64
+  /* Listed, several points a thread (over 262,144, under a point for 32
    * voxels). */
   const guint64 listed[2] = { 270000, 3 };
   rc_voxel_grid grid = { {-25.6, -25.6, -19.7}, {0.2, 0.2, 0.2},
