@@ -22,7 +22,10 @@
  * divides every voxel by its count, as reading the whole count grid then
  * costs less than listing and visiting the occupied; that division also
  * counts the occupied voxels, so that its binning's atomics need not
- * return their old values. */
+ * return their old values.  A large mean of one or three features sums
+ * each voxel's features and count side by side, a record a voxel (one
+ * vector atomic a point), a slab's records at a time in the counts' room,
+ * and their division writes the slab's planes whole. */
 #include "dependent-launch.cuh"
 #include "internal.h"
 #include "voxelize-math.h"
@@ -124,66 +127,92 @@ locate_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
   return rc_voxel_locate (point, layout, grid, v);
 }
 
-/* Feature @f of @point as a float; 0 past the last (a record's padding). */
+/* Float @f of @point's record: its feature @f, 1 at @count_at (a mean
+ * record's count, past the features), 0 past them (padding). */
 __device__ static float
-feature_or_zero (const rc_point_layout * layout, const uint8_t * point,
-    uint32_t f)
+record_value (const rc_point_layout * layout, const uint8_t * point,
+    uint32_t f, uint32_t count_at)
 {
   return f < layout->n_features ?
-      (float) rc_load_field (point, layout->features[f]) : 0.0f;
+      (float) rc_load_field (point, layout->features[f]) :
+      f == count_at ? 1.0f : 0.0f;
 }
 
 /* Adds @point's features to voxel @v's sums: the mean's in a plane a
- * feature (its output grid), or with @record the centroids' side by side,
- * @record floats a voxel (rc_centroid_record_floats), which Hopper adds
- * four or two at a time: one L2 operation where there were four. */
+ * feature (its output grid), or with @record side by side, @record floats
+ * a voxel (rc_centroid_record_floats): the centroids' sums, or with
+ * @counted a mean record's sums then its count.  Hopper adds a record four
+ * or two floats at a time: one L2 operation where there were four. */
 __device__ static void
 add_features (const rc_point_layout * layout, const uint8_t * point,
-    float *__restrict__ sums, uint64_t v, uint64_t n_voxels, uint32_t record)
+    float *__restrict__ sums, uint64_t v, uint64_t n_voxels, uint32_t record,
+    bool counted)
 {
+  uint32_t count_at = counted ? layout->n_features : UINT32_MAX;
+
   if (record == 0) {
     for (uint32_t f = 0; f < layout->n_features; f++)
-      atomicAdd (sums + f * n_voxels + v, feature_or_zero (layout, point, f));
+      atomicAdd (sums + f * n_voxels + v, record_value (layout, point, f,
+              count_at));
     return;
   }
   sums += v * record;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (record % 4 == 0) {
     for (uint32_t f = 0; f < record; f += 4)
-      atomicAdd ((float4 *) (sums + f), make_float4 (feature_or_zero (layout,
-                  point, f), feature_or_zero (layout, point, f + 1),
-              feature_or_zero (layout, point, f + 2),
-              feature_or_zero (layout, point, f + 3)));
+      atomicAdd ((float4 *) (sums + f), make_float4 (record_value (layout,
+                  point, f, count_at), record_value (layout, point, f + 1,
+                  count_at), record_value (layout, point, f + 2, count_at),
+              record_value (layout, point, f + 3, count_at)));
     return;
   }
   if (record == 2) {
-    atomicAdd ((float2 *) sums, make_float2 (feature_or_zero (layout, point,
-                0), feature_or_zero (layout, point, 1)));
+    atomicAdd ((float2 *) sums, make_float2 (record_value (layout, point, 0,
+                count_at), record_value (layout, point, 1, count_at)));
     return;
   }
 #endif
-  for (uint32_t f = 0; f < layout->n_features; f++)
-    atomicAdd (sums + f, feature_or_zero (layout, point, f));
+  for (uint32_t f = 0; f < layout->n_features + counted; f++)
+    atomicAdd (sums + f, record_value (layout, point, f, count_at));
 }
 
+/* What a binning kernel does besides counting: a mean divided whole
+ * leaves its occupied voxels to its division to count (bin_point), and
+ * one binned in records adds its counts with its sums; the marked mean
+ * lists them (list_voxels); the centroids sum in records (add_features),
+ * mark occupied voxels and count each tile's. */
+enum binning_kind
+{
+  BIN_PLAIN,
+  BIN_UNCOUNTED,
+  BIN_RECORDS,
+  BIN_LISTED,
+  BIN_CENTROIDS
+};
+
 /* Adds point @point to voxel @v of the grid (a mean's sums as
- * add_features); TRUE when it is the voxel's first point.  Without
- * @FIRST, a mean divided whole: its count waits for no old value (a
- * reduction, which the L2 cache takes as it comes), and its division
- * counts the occupied voxels.  (Counts and occupancy so, counted by a pass
- * over the grid after each slab, were slower at every size, run 142 on an
- * H200.) */
-template < bool FIRST >
+ * add_features); TRUE when it is the voxel's first point.  The uncounted
+ * kinds, a mean divided whole, return FALSE: their counts wait for no old
+ * value (reductions, which the L2 cache takes as they come), and their
+ * division counts the occupied voxels.  (Counts and occupancy so, counted
+ * by a pass over the grid after each slab, were slower at every size, run
+ * 142 on an H200.)  Binned in records, @v is the voxel's record in @out,
+ * counted with its sums. */
+template < binning_kind KIND >
 __device__ static bool
 bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * point, uint64_t v, uint8_t * __restrict__ out,
     uint32_t * __restrict__ counts, uint32_t * __restrict__ mask,
     uint32_t record)
 {
-  if (!FIRST) {
+  if (KIND == BIN_RECORDS) {
+    add_features (layout, point, (float *) out, v, 0, record, true);
+    return false;
+  }
+  if (KIND == BIN_UNCOUNTED) {
     atomicAdd (counts + v, 1u);
     add_features (layout, point, (float *) out, v,
-        rc_voxel_grid_n_voxels_hd (grid), 0);
+        rc_voxel_grid_n_voxels_hd (grid), 0, false);
     return false;
   }
   switch (grid->mode) {
@@ -203,7 +232,7 @@ bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
       if (first && mask)
         atomicOr (mask + v / 32, 1u << (v % 32));
       add_features (layout, point, (float *) out, v,
-          rc_voxel_grid_n_voxels_hd (grid), record);
+          rc_voxel_grid_n_voxels_hd (grid), record, false);
       return first;
     }
     default:
@@ -294,6 +323,10 @@ add_block_tally (unsigned long long tally, device_stats * stats)
 #define MEAN_SLAB_POINTS 262144
 #endif
 
+/* Such a slab is binned in records (record_slabs), whose counts are
+ * floats: exact up to 2^24 points a voxel, so for clouds up to that. */
+#define MEAN_RECORD_POINTS (1ull << 24)
+
 /* The sum of @value over this lane and the warp's lanes before it. */
 template < typename T > __device__ static T
 warp_inclusive_sum (T value)
@@ -356,18 +389,6 @@ list_voxels (const bool *first, const uint64_t * v, uint32_t * listed,
       listed[at++] = (uint32_t) v[k];
 }
 
-/* What a binning kernel does besides counting: a mean divided whole
- * leaves its occupied voxels to its division to count (bin_point); the
- * marked mean lists them (list_voxels); the centroids sum in records
- * (add_features), mark occupied voxels and count each tile's. */
-enum binning_kind
-{
-  BIN_PLAIN,
-  BIN_UNCOUNTED,
-  BIN_LISTED,
-  BIN_CENTROIDS
-};
-
 /* @K points a thread, the block's @K * BLOCK consecutive points a warp's
  * worth at a time, so that loads stay coalesced.  The parameters stay in
  * the constant bank (__grid_constant__): taking their address no longer
@@ -375,7 +396,9 @@ enum binning_kind
  * launch bounds keep each kind to the 48 registers that let an SM hold 5
  * blocks (unbounded, the uncounted kind took 54, and small changes
  * elsewhere moved the others between 48 and 55; the centroids' 4 blocks
- * allow 64). */
+ * allow 64).  The records' kind spills 12 bytes so; held to 4 blocks, with
+ * 56 registers and no spill, it was slower (a mean of 4,194,304 points
+ * 353 us against 340, run 144 on an H200). */
 template < bool PACKED_XYZ, int K, binning_kind KIND >
 __global__ static void
 __launch_bounds__ (BLOCK, K == 1 ? 0 : KIND == BIN_CENTROIDS ? 4 : 5)
@@ -395,7 +418,8 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   /* Points outside the grid are counted by the first slab only. */
   bool count_missed = v_lo == 0;
   uint32_t record = KIND == BIN_CENTROIDS ?
-      rc_centroid_record_floats (layout.n_features) : 0;
+      rc_centroid_record_floats (layout.n_features) : KIND == BIN_RECORDS ?
+      rc_centroid_record_floats (layout.n_features + 1) : 0;
   unsigned long long tally = 0;
 
 #pragma unroll
@@ -421,9 +445,9 @@ bin_points (const __grid_constant__ rc_point_layout layout,
      * points, from 48: 4 blocks an SM instead of 5, and counts of
      * 4,194,304 points 192 us against 184, occupancy 90 against 83, run
      * 141 on an H100.) */
-    first[k] = mine[k] && bin_point < KIND != BIN_UNCOUNTED > (&layout,
-        &grid, points + p * layout.point_step, v[k], out, counts, mask,
-        record);
+    first[k] = mine[k] && bin_point < KIND > (&layout, &grid,
+        points + p * layout.point_step, KIND == BIN_RECORDS ? v[k] - v_lo :
+        v[k], out, counts, mask, record);
   }
   if (KIND == BIN_LISTED)
     list_voxels < K > (first, v, listed, &header->listed);
@@ -535,6 +559,18 @@ clear_blocks (uint64_t words)
   return (unsigned) (blocks < 1 ? 1 : blocks > 8192 ? 8192 : blocks);
 }
 
+/* Adds the block's @occupied voxels (each thread's) to @stats: one
+ * atomic a block.  Every thread of the BLOCK calls it, once a launch. */
+__device__ static void
+add_block_occupied (unsigned occupied, device_stats * stats)
+{
+  unsigned total;
+
+  block_exclusive_sum (occupied, &total);
+  if (threadIdx.x == 0 && total)
+    atomicAdd (&stats->occupied, (unsigned long long) total);
+}
+
 /* Every voxel's sums from @v_lo to @v_hi divided by its count, where it
  * has points, and those voxels counted into @stats (binning did not):
  * DIVIDE_VOXELS voxels a thread, their counts loaded together, so that
@@ -550,7 +586,7 @@ divide_means (float *__restrict__ sums, const uint32_t * __restrict__ counts,
   uint64_t base = v_lo + (uint64_t) blockIdx.x * blockDim.x * DIVIDE_VOXELS +
       threadIdx.x;
   uint32_t n[DIVIDE_VOXELS];
-  unsigned occupied = 0, block_occupied;
+  unsigned occupied = 0;
 
 #pragma unroll
   for (int k = 0; k < DIVIDE_VOXELS; k++) {
@@ -565,9 +601,48 @@ divide_means (float *__restrict__ sums, const uint32_t * __restrict__ counts,
     for (uint32_t f = 0; n[k] && f < n_features; f++)
       sums[f * n_voxels + v] /= (float) n[k];
   }
-  block_exclusive_sum (occupied, &block_occupied);
-  if (threadIdx.x == 0 && block_occupied)
-    atomicAdd (&stats->occupied, (unsigned long long) block_occupied);
+  add_block_occupied (occupied, stats);
+}
+
+/* Records [@v_lo, @v_hi) of @record floats (a voxel's sums, then its
+ * count) divided into the mean's planes: every voxel written, 0 where
+ * empty, so that the planes need no clear; the occupied counted into
+ * @stats.  DIVIDE_VOXELS voxels a thread, consecutive threads on
+ * consecutive voxels, so that each plane's stores are coalesced; those
+ * stores stream past the L2 cache, which holds the next slab's records. */
+__global__ static void
+divide_records (const float *__restrict__ records, float *__restrict__ means,
+    uint64_t n_voxels, uint32_t n_features, uint32_t record, uint64_t v_lo,
+    uint64_t v_hi, device_stats * stats)
+{
+  uint64_t base = v_lo + (uint64_t) blockIdx.x * blockDim.x * DIVIDE_VOXELS +
+      threadIdx.x;
+  float n[DIVIDE_VOXELS];
+  unsigned occupied = 0;
+
+#pragma unroll
+  for (int k = 0; k < DIVIDE_VOXELS; k++) {
+    uint64_t v = base + (uint64_t) k * blockDim.x;
+    n[k] = v < v_hi ? records[(v - v_lo) * record + n_features] : 0.0f;
+    occupied += n[k] != 0.0f;
+  }
+  for (uint32_t f = 0; f < n_features; f++) {
+    float sum[DIVIDE_VOXELS];
+
+#pragma unroll
+    for (int k = 0; k < DIVIDE_VOXELS; k++) {
+      uint64_t v = base + (uint64_t) k * blockDim.x;
+      sum[k] = n[k] != 0.0f ? records[(v - v_lo) * record + f] : 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < DIVIDE_VOXELS; k++) {
+      uint64_t v = base + (uint64_t) k * blockDim.x;
+      if (v < v_hi)
+        __stcs (means + f * n_voxels + v, n[k] != 0.0f ? sum[k] / n[k] :
+            0.0f);
+    }
+  }
+  add_block_occupied (occupied, stats);
 }
 
 /* The voxels binning listed, DIVIDE_VOXELS a thread: their sums divided
@@ -772,6 +847,18 @@ launch_centroids (float *sums, uint32_t * counts, uint32_t * mask,
   return rc_check_launch ();
 }
 
+/* Divides a slab of records into the mean's planes (divide_records). */
+static rc_status
+launch_record_division (const float *records, float *means,
+    uint64_t n_voxels, uint32_t n_features, uint32_t record, uint64_t v_lo,
+    uint64_t v_hi, device_stats * stats, cudaStream_t s)
+{
+  divide_records <<< blocks_for ((v_hi - v_lo + DIVIDE_VOXELS - 1) /
+          DIVIDE_VOXELS), BLOCK, 0, s >>> (records, means, n_voxels,
+      n_features, record, v_lo, v_hi, stats);
+  return rc_check_launch ();
+}
+
 typedef decltype (&bin_points < true, 1, BIN_PLAIN >) binning_kernel;
 
 /* The binning kernel for a cloud of @many points (several a thread) or
@@ -784,6 +871,9 @@ static binning_kernel
 binning_kernel_for (binning_kind kind, bool many)
 {
   switch (kind) {
+    case BIN_RECORDS:
+      return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD, BIN_RECORDS > :
+          bin_points < PACKED_XYZ, 1, BIN_RECORDS >;
     case BIN_UNCOUNTED:
       return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD,
           BIN_UNCOUNTED > : bin_points < PACKED_XYZ, 1, BIN_UNCOUNTED >;
@@ -800,20 +890,16 @@ binning_kernel_for (binning_kind kind, bool many)
 }
 
 /* Bins the points of one cloud that fall in voxels [@v_lo, @v_hi) after
- * the clear launched just before it on @s; with @early, as a programmatic
- * dependent of that clear.  The centroids are the binning with tile
- * counts; a marked mean the one with a list; any other mean is binned
- * uncounted. */
+ * the clear launched just before it on @s, as @kind; with @early, as a
+ * programmatic dependent of that clear. */
 static rc_status
 launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
-    const uint8_t * points, uint64_t n_points, uint8_t * out,
-    uint32_t * counts, uint32_t * tile_counts, uint32_t * mask,
+    const uint8_t * points, uint64_t n_points, binning_kind kind,
+    uint8_t * out, uint32_t * counts, uint32_t * tile_counts, uint32_t * mask,
     uint32_t * listed, scratch_header * header, device_stats * stats,
     uint64_t v_lo, uint64_t v_hi, bool early, cudaStream_t s)
 {
   bool many = n_points > MANY_POINTS;
-  binning_kind kind = tile_counts ? BIN_CENTROIDS : listed ? BIN_LISTED :
-      grid->mode == RC_VOXEL_MEAN ? BIN_UNCOUNTED : BIN_PLAIN;
   binning_kernel kernel = xyz_is_packed_float (layout, points) ?
       binning_kernel_for < true > (kind, many) :
       binning_kernel_for < false > (kind, many);
@@ -853,6 +939,41 @@ slab_start (uint64_t words, uint32_t slabs, uint32_t k)
   return k >= slabs ? words : words / 4 * k / slabs * 4;
 }
 
+/* How many slabs a mean of @n_points too large to be marked is binned in
+ * as records (its sums and its count side by side a voxel, one vector
+ * atomic a point where there were two atomics or more), each slab's
+ * records in the room of the counts and the list; 0 where it is not: a
+ * cloud too small for slabs, or of more than MEAN_RECORD_POINTS, a record
+ * that would be padded (rc_centroid_record_floats), or a grid whose slabs'
+ * records would not fit that room.  256^3, run 144 on an H200, against
+ * slabs of planes: one feature (8-byte records), 4,194,304 points 340 us
+ * against 374, 1,048,576 177 against 193; four features (records of 32
+ * bytes for 20, so more slabs, each reading the cloud again) 1,652 against
+ * 1,319. */
+static uint32_t
+record_slabs (uint64_t n_voxels, uint32_t n_features, uint64_t n_points)
+{
+  uint32_t record = rc_centroid_record_floats (n_features + 1);
+  uint64_t record_bytes = record * sizeof (float);
+  uint64_t room;
+  uint32_t slabs;
+
+  if (n_points <= MEAN_SLAB_POINTS || n_points > MEAN_RECORD_POINTS ||
+      record != n_features + 1)
+    return 0;
+  slabs = (uint32_t) ((n_voxels * record_bytes + MEAN_SLAB_BYTES - 1) /
+      MEAN_SLAB_BYTES);
+  if (slabs < 2)
+    return 0;
+  /* Less the records' alignment to 16 bytes (find_scratch). */
+  room = (n_voxels + (n_voxels + 31) / 32) * sizeof (uint32_t) - 15;
+  for (uint32_t k = 0; k < slabs; k++)
+    if ((slab_start (n_voxels, slabs, k + 1) - slab_start (n_voxels, slabs,
+                k)) * record_bytes > room)
+      return 0;
+  return slabs;
+}
+
 extern "C" rc_status
 rc_voxelize_cuda_scratch_reset (void *scratch, void *stream)
 {
@@ -870,6 +991,7 @@ typedef struct
   uint64_t *tile_first;         /* the centroids' */
   uint32_t *counts, *tile_counts, *mask;        /* the mask: the centroids' */
   uint32_t *listed;             /* a marked mean's occupied voxels */
+  float *records;               /* a large mean's slab, in the same room */
   float *sums;                  /* the centroids', binned as the mean */
   unsigned long long key;       /* the centroids' or the mean's, else 0 */
 } call_scratch;
@@ -900,6 +1022,9 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
   }
   if (grid->mode == RC_VOXEL_MEAN)
     cs.listed = (uint32_t *) next;
+  /* Over the counts and the list: vectors of up to 16 bytes. */
+  if (grid->mode == RC_VOXEL_MEAN)
+    cs.records = (float *) (((uintptr_t) cs.counts + 15) & ~(uintptr_t) 15);
   if (grid->mode == RC_VOXEL_CENTROIDS) {
     /* Records of float4s: 16-byte aligned. */
     cs.sums = (float *) (((uintptr_t) next + 15) & ~(uintptr_t) 15);
@@ -957,43 +1082,59 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
         (n_voxels + 31) / 32 : out_size / 4;
     uint64_t scratch_words = cs.counts ? n_voxels : 0;
     uint64_t words = MAX (grid_words, scratch_words);
-    uint32_t slabs = grid_slabs (grid->mode, marked, out_size, n_voxels,
-        layout->n_features, cloud_sizes[c]);
-    /* A mean's slabs are of voxels, in every feature's plane. */
-    bool planes = slabs > 1 && grid->mode == RC_VOXEL_MEAN;
+    /* A large mean's slabs in records where its grid allows, else of
+     * voxels in every feature's plane. */
+    uint32_t in_records = grid->mode == RC_VOXEL_MEAN && !marked ?
+        record_slabs (n_voxels, layout->n_features, cloud_sizes[c]) : 0;
+    uint32_t slabs = in_records ? in_records : grid_slabs (grid->mode,
+        marked, out_size, n_voxels, layout->n_features, cloud_sizes[c]);
+    bool planes = slabs > 1 && grid->mode == RC_VOXEL_MEAN && !in_records;
+    uint32_t record = rc_centroid_record_floats (layout->n_features + 1);
+    binning_kind kind = centroids ? BIN_CENTROIDS : marked ? BIN_LISTED :
+        in_records ? BIN_RECORDS : grid->mode == RC_VOXEL_MEAN ?
+        BIN_UNCOUNTED : BIN_PLAIN;
 
     if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
     for (uint32_t k = 0; k < slabs && ret == RC_OK; k++) {
-      uint64_t lo = slab_start (planes ? n_voxels : grid_words, slabs, k);
-      uint64_t hi = slab_start (planes ? n_voxels : grid_words, slabs, k + 1);
+      bool voxels = planes || in_records;
+      uint64_t lo = slab_start (voxels ? n_voxels : grid_words, slabs, k);
+      uint64_t hi = slab_start (voxels ? n_voxels : grid_words, slabs, k + 1);
+      /* Records are cleared, not the planes, which their division writes
+       * whole; the header then says the scratch is not clear. */
+      uint32_t *clear_grid = in_records ? (uint32_t *) cs.records :
+          (uint32_t *) grid_out + lo;
+      uint64_t clear_words = in_records ? (hi - lo) * record : hi - lo;
 
       /* The first clear also zeroes every cloud's statistics.  The
        * centroids' clear mostly finds its scratch clear already and does
        * nothing: few blocks, which a full clear loops with. */
-      words = slabs > 1 ? (hi - lo) * (planes ? layout->n_features + 1 : 1)
-          : words;
+      words = in_records ? clear_words : slabs > 1 ? (hi - lo) *
+          (planes ? layout->n_features + 1 : 1) : words;
       clear_outputs <<< MAX (centroids ? MIN (clear_blocks (words),
               CENTROIDS_CLEAR_BLOCKS) : clear_blocks (words),
-          (n_clouds + BLOCK - 1) / BLOCK), BLOCK, 0, s >>> ((uint32_t *)
-          grid_out + lo, hi - lo, planes ? layout->n_features : 1,
-          n_voxels, cs.counts + (planes ? lo : 0),
-          planes ? hi - lo : scratch_words,
-          c == 0 && k == 0 ? cs.stats : NULL, n_clouds, cs.header, cs.key,
-          centroids);
+          (n_clouds + BLOCK - 1) / BLOCK), BLOCK, 0, s >>> (clear_grid,
+          clear_words, planes ? layout->n_features : 1, n_voxels,
+          cs.counts + (planes ? lo : 0), in_records ? 0 : planes ? hi - lo :
+          scratch_words, c == 0 && k == 0 ? cs.stats : NULL, n_clouds,
+          cs.header, in_records ? 0 : cs.key, centroids);
       ret = rc_check_launch ();
       if (ret != RC_OK || cloud_sizes[c] == 0)
         break;
-      ret = launch_binning (layout, &bin_grid, cloud, cloud_sizes[c],
-          grid_out, cs.counts, cs.tile_counts, cs.mask,
-          marked ? cs.listed : NULL, cs.key ? cs.header : NULL, cs.stats + c,
-          lo, slabs > 1 ? hi : UINT64_MAX, early, s);
-      if (ret == RC_OK && planes)
+      ret = launch_binning (layout, &bin_grid, cloud, cloud_sizes[c], kind,
+          in_records ? (uint8_t *) cs.records : grid_out, cs.counts,
+          cs.tile_counts, cs.mask, marked ? cs.listed : NULL,
+          cs.key ? cs.header : NULL, cs.stats + c, lo,
+          slabs > 1 ? hi : UINT64_MAX, early, s);
+      if (ret == RC_OK && in_records)
+        ret = launch_record_division (cs.records, (float *) grid_out,
+            n_voxels, layout->n_features, record, lo, hi, cs.stats + c, s);
+      else if (ret == RC_OK && planes)
         ret = launch_division (NULL, 0, (float *) grid_out, cs.counts,
             n_voxels, layout->n_features, cs.header, cs.key, lo, hi,
             cs.stats + c, s);
     }
-    if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && !planes)
+    if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && !planes && !in_records)
       ret = launch_division (marked ? cs.listed : NULL, cloud_sizes[c],
           (float *) grid_out, cs.counts, n_voxels, layout->n_features,
           cs.header, cs.key, 0, n_voxels, cs.stats + c, s);

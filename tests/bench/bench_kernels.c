@@ -726,6 +726,15 @@ static const rc_point_layout layout16 = {
   .n_features = 1,.features = {{12, RC_TYPE_FLOAT32}},
 };
 
+/* Means of x, y and z: four-float records (voxelize.cu). */
+static const rc_point_layout layout16_xyz = {
+  .point_step = 16,
+  .x = {0, RC_TYPE_FLOAT32},.y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 3,.features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+      {8, RC_TYPE_FLOAT32}},
+};
+
 /* The centroids of x, y, z and intensity: PCL's VoxelGrid on XYZI. */
 static const rc_point_layout layout16_xyzi = {
   .point_step = 16,
@@ -894,10 +903,10 @@ run_clear (void *ctx, int set)
 
 static void
 bench_voxelize (const char *name, const rc_voxel_grid * grid,
-    uint64_t n_points, CloudShape shape)
+    const rc_point_layout * layout, uint64_t n_points, CloudShape shape)
 {
   static const char *const modes[] = { "occupancy", "count", "mean",
-    "centroids (x, y, z, intensity)"
+    "centroids"
   };
   gboolean centroids = grid->mode == RC_VOXEL_CENTROIDS;
   VoxelBench b;
@@ -906,7 +915,7 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
 
   memset (&b, 0, sizeof (b));
   memset (&r, 0, sizeof (r));
-  b.layout = centroids ? &layout16_xyzi : &layout16;
+  b.layout = layout;
   b.grid = *grid;
   b.n_points = n_points;
   CHECK (rc_voxelize_check (b.layout, &b.grid));
@@ -917,7 +926,8 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
   g_strlcpy (r.name, name, sizeof (r.name));
   g_strlcpy (r.kind, "voxelize", sizeof (r.kind));
   g_snprintf (r.detail, sizeof (r.detail), "%" G_GUINT64_FORMAT " points "
-      "stride %u (%s) into %ux%ux%u %s", n_points, b.layout->point_step,
+      "stride %u, %u features (%s) into %ux%ux%u %s", n_points,
+      b.layout->point_step, b.layout->n_features,
       shape == CLOUD_UNIFORM ? "uniform" : "lidar sweep", grid->dims[0],
       grid->dims[1], grid->dims[2], modes[grid->mode]);
   r.floor_bytes = r.set_bytes = (double) b.cloud_bytes + b.out_size;
@@ -1360,7 +1370,9 @@ static const char *const mode_names[] = { "occupancy", "count", "mean",
 };
 
 /* For each mode (--modes), the points (--points, 16,384 to 4,194,304):
- * occupancy, count and mean into the 256^3 grid (uniform points), the
+ * occupancy, count and mean (of one feature, then three, then four) into
+ * the 256^3
+ * grid (uniform points), the
  * centroids into the KITTI region in 0.2 m voxels (lidar-shaped, as
  * PCL's VoxelGrid is used).  Then the same 51.2 m cube in 64^3 to 512^3
  * voxels and PointPillars' 432 x 496 BEV grid at 131,072 points. */
@@ -1382,8 +1394,18 @@ sweep_voxelize (void)
       g_snprintf (name, sizeof (name), "sweep-voxelize-%s-%s-n%"
           G_GUINT64_FORMAT, mode_names[mode], mode == RC_VOXEL_CENTROIDS ?
           "kitti0.2" : "256cube", sweep_points.v[i]);
-      bench_voxelize (name, &grid, sweep_points.v[i],
+      bench_voxelize (name, &grid, mode == RC_VOXEL_CENTROIDS ?
+          &layout16_xyzi : &layout16, sweep_points.v[i],
           mode == RC_VOXEL_CENTROIDS ? CLOUD_LIDAR : CLOUD_UNIFORM);
+    }
+    /* Means of three and four features (x, y, z, intensity). */
+    for (int f = 3; mode == RC_VOXEL_MEAN && f <= 4; f++) {
+      for (int i = 0; i < sweep_points.n; i++) {
+        g_snprintf (name, sizeof (name), "sweep-voxelize-mean-%s-256cube-n%"
+            G_GUINT64_FORMAT, f == 3 ? "xyz" : "xyzi", sweep_points.v[i]);
+        bench_voxelize (name, &grid, f == 3 ? &layout16_xyz : &layout16_xyzi,
+            sweep_points.v[i], CLOUD_UNIFORM);
+      }
     }
   }
   for (uint32_t side = 64; side <= 512; side *= 2) {
@@ -1397,10 +1419,10 @@ sweep_voxelize (void)
     }
     g_snprintf (name, sizeof (name), "sweep-voxelize-count-%ucube-n131072",
         side);
-    bench_voxelize (name, &grid, 131072, CLOUD_UNIFORM);
+    bench_voxelize (name, &grid, &layout16, 131072, CLOUD_UNIFORM);
   }
-  bench_voxelize ("sweep-voxelize-count-bev432x496-n131072", &bev, 131072,
-      CLOUD_LIDAR);
+  bench_voxelize ("sweep-voxelize-count-bev432x496-n131072", &bev, &layout16,
+      131072, CLOUD_LIDAR);
 }
 
 /* Linear float32 from B=64 S=4096 T=1024 D=32 along each axis: the batch
@@ -1441,15 +1463,15 @@ bench_quoted (void)
   bench_resample (64, 4096, 1024, 32, RC_TYPE_FLOAT32, RC_INTERP_CUBIC);
   bench_resample (64, 4096, 1024, 32, RC_TYPE_BFLOAT16, RC_INTERP_LINEAR);
 
-  bench_voxelize ("voxelize-count-256cube-n131072", &cube, 131072,
+  bench_voxelize ("voxelize-count-256cube-n131072", &cube, &layout16, 131072,
       CLOUD_UNIFORM);
   cube.mode = RC_VOXEL_OCCUPANCY;
-  bench_voxelize ("voxelize-occupancy-256cube-n131072", &cube, 131072,
-      CLOUD_UNIFORM);
-  bench_voxelize ("voxelize-count-bev432x496-n120000", &bev, 120000,
-      CLOUD_LIDAR);
-  bench_voxelize ("voxelize-centroids-kitti0.2-n131072", &kitti_leaf, 131072,
-      CLOUD_LIDAR);
+  bench_voxelize ("voxelize-occupancy-256cube-n131072", &cube, &layout16,
+      131072, CLOUD_UNIFORM);
+  bench_voxelize ("voxelize-count-bev432x496-n120000", &bev, &layout16,
+      120000, CLOUD_LIDAR);
+  bench_voxelize ("voxelize-centroids-kitti0.2-n131072", &kitti_leaf,
+      &layout16_xyzi, 131072, CLOUD_LIDAR);
 
   /* The bird's-eye view's goal: 512 x 512 from 256 x 256 x 32 counts. */
   bench_bev (512, 512);

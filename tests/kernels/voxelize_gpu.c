@@ -198,6 +198,15 @@ static const rc_point_layout layout32 = {
       {8, RC_TYPE_FLOAT32}, {16, RC_TYPE_UINT16}},
 };
 
+/* Three features (x, y, z), whose mean's records are four floats. */
+static const rc_point_layout layout_xyz = {
+  .point_step = 16,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 3, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+      {8, RC_TYPE_FLOAT32}},
+};
+
 GST_START_TEST (test_modes_sizes_strides)
 {
   static const guint64 sizes[] = { 1, 7, 1000, 131072, 300001 };
@@ -343,10 +352,14 @@ GST_START_TEST (test_mean_scratch_reused)
 GST_END_TEST;
 
 /* A mean of more than 262,144 points whose sums and counts exceed 32 MiB
- * is cleared, binned and divided a slab of voxels at a time, in every
- * feature's plane (planes not 16-byte aligned on this odd grid): large
- * clouds in slabs and small ones listed, one after another on one
- * scratch, against the CPU; and a large cloud listed on a wider grid. */
+ * is cleared, binned and divided a slab of voxels at a time: of one or
+ * three features in records (sums and count side by side), the planes
+ * written whole by the division (not 16-byte aligned on this odd grid),
+ * of four (records would be padded) in every feature's plane; large clouds
+ * in slabs and small ones listed, one after another on one scratch,
+ * against the CPU; a large cloud listed on a wider grid; and three
+ * features on a grid too small for their records' slabs, binned in planes
+ * too. */
 GST_START_TEST (test_mean_slabs)
 {
   const guint64 batch[3] = { 1048577, 2, 600001 }, marked[1] = { 100000 };
@@ -359,10 +372,18 @@ GST_START_TEST (test_mean_slabs)
   rc_voxel_grid wide = { {-30.0, -30.0, -20.0}, {0.2, 0.2, 0.2},
   {300, 300, 200}, RC_VOXEL_MEAN
   };
+  /* 4,000,000 voxels: 64 MB of sums and counts in two slabs; records of
+   * 16 bytes would need slabs of 2 million voxels, more than the room of
+   * 4 bytes a voxel holds. */
+  rc_voxel_grid planes = { {-20.0, -20.0, -10.0}, {0.2, 0.2, 0.2},
+  {200, 200, 100}, RC_VOXEL_MEAN
+  };
   gpointer scratch;
   guint64 size = rc_voxelize_cuda_scratch_size (&layout32, &grid, 3);
 
   compare (&layout16, &wide, listed, 2);
+  compare (&layout_xyz, &planes, &batch[2], 1);
+  compare (&layout_xyz, &grid, &batch[2], 1);
   scratch = poisoned_scratch (size);
   compare_on (&layout16, &grid, batch, 3, scratch);
   compare_on (&layout32, &grid, marked, 1, scratch);
