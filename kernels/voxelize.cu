@@ -1082,10 +1082,12 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
         (n_voxels + 31) / 32 : out_size / 4;
     uint64_t scratch_words = cs.counts ? n_voxels : 0;
     uint64_t words = MAX (grid_words, scratch_words);
-    /* A large mean's slabs in records where its grid allows, else of
-     * voxels in every feature's plane. */
-    uint32_t in_records = grid->mode == RC_VOXEL_MEAN && !marked ?
-        record_slabs (n_voxels, layout->n_features, cloud_sizes[c]) : 0;
+    /* A large mean's slabs in records where its grid allows and the GPU
+     * adds a record's floats in one atomic (Hopper on; measured there
+     * only), else of voxels in every feature's plane. */
+    uint32_t in_records = grid->mode == RC_VOXEL_MEAN && !marked &&
+        major >= 9 ? record_slabs (n_voxels, layout->n_features,
+        cloud_sizes[c]) : 0;
     uint32_t slabs = in_records ? in_records : grid_slabs (grid->mode,
         marked, out_size, n_voxels, layout->n_features, cloud_sizes[c]);
     bool planes = slabs > 1 && grid->mode == RC_VOXEL_MEAN && !in_records;
