@@ -114,13 +114,14 @@ rc_centroid_tiles (uint64_t n_voxels)
   return (n_voxels + RC_CENTROID_TILE - 1) / RC_CENTROID_TILE;
 }
 
-/* The GPU sums each voxel's centroid features side by side, in a record
- * of this many floats (16-byte aligned in the scratch): more than two
- * features are padded to whole float4s, which Hopper adds in one atomic. */
+/* The GPU sums a voxel's @n_values side by side, in a record of this many
+ * floats (16-byte aligned in the scratch): the centroids' features, a
+ * large mean's features and count.  More than two values are padded to
+ * whole float4s, which Hopper adds in one atomic. */
 RC_HD uint32_t
-rc_centroid_record_floats (uint32_t n_features)
+rc_voxel_record_floats (uint32_t n_values)
 {
-  return n_features <= 2 ? n_features : (n_features + 3) & ~3u;
+  return n_values <= 2 ? n_values : (n_values + 3) & ~3u;
 }
 
 /* Classifies a point given its coordinates and, when it is in the grid,

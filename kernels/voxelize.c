@@ -221,7 +221,7 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
   if (grid->mode == RC_VOXEL_MEAN)
     size += (n_voxels + 31) / 32 * sizeof (uint32_t);
   if (grid->mode == RC_VOXEL_CENTROIDS)
-    size += 15 + n_voxels * rc_centroid_record_floats (layout->n_features) *
+    size += 15 + n_voxels * rc_voxel_record_floats (layout->n_features) *
         sizeof (float) + (n_tiles + (n_voxels + 31) / 32) * sizeof (uint32_t);
   return size;
 }

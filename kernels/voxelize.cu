@@ -140,7 +140,7 @@ record_value (const rc_point_layout * layout, const uint8_t * point,
 
 /* Adds @point's features to voxel @v's sums: the mean's in a plane a
  * feature (its output grid), or with @record side by side, @record floats
- * a voxel (rc_centroid_record_floats): the centroids' sums, or with
+ * a voxel (rc_voxel_record_floats): the centroids' sums, or with
  * @counted a mean record's sums then its count.  Hopper adds a record four
  * or two floats at a time: one L2 operation where there were four. */
 __device__ static void
@@ -418,8 +418,8 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   /* Points outside the grid are counted by the first slab only. */
   bool count_missed = v_lo == 0;
   uint32_t record = KIND == BIN_CENTROIDS ?
-      rc_centroid_record_floats (layout.n_features) : KIND == BIN_RECORDS ?
-      rc_centroid_record_floats (layout.n_features + 1) : 0;
+      rc_voxel_record_floats (layout.n_features) : KIND == BIN_RECORDS ?
+      rc_voxel_record_floats (layout.n_features + 1) : 0;
   unsigned long long tally = 0;
 
 #pragma unroll
@@ -842,7 +842,7 @@ launch_centroids (float *sums, uint32_t * counts, uint32_t * mask,
   if (ret != RC_OK)
     return ret;
   write_centroids <<< (unsigned) n_tiles, BLOCK, 0, s >>> (sums, counts,
-      mask, n_voxels, n_features, rc_centroid_record_floats (n_features),
+      mask, n_voxels, n_features, rc_voxel_record_floats (n_features),
       tile_counts, tile_first, points, header, key);
   return rc_check_launch ();
 }
@@ -944,7 +944,7 @@ slab_start (uint64_t words, uint32_t slabs, uint32_t k)
  * atomic a point where there were two atomics or more), each slab's
  * records in the room of the counts and the list; 0 where it is not: a
  * cloud too small for slabs, or of more than MEAN_RECORD_POINTS, a record
- * that would be padded (rc_centroid_record_floats), or a grid whose slabs'
+ * that would be padded (rc_voxel_record_floats), or a grid whose slabs'
  * records would not fit that room.  256^3, run 144 on an H200, against
  * slabs of planes: one feature (8-byte records), 4,194,304 points 340 us
  * against 374, 1,048,576 177 against 193; four features (records of 32
@@ -953,7 +953,7 @@ slab_start (uint64_t words, uint32_t slabs, uint32_t k)
 static uint32_t
 record_slabs (uint64_t n_voxels, uint32_t n_features, uint64_t n_points)
 {
-  uint32_t record = rc_centroid_record_floats (n_features + 1);
+  uint32_t record = rc_voxel_record_floats (n_features + 1);
   uint64_t record_bytes = record * sizeof (float);
   uint64_t room;
   uint32_t slabs;
@@ -1029,7 +1029,7 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
     /* Records of float4s: 16-byte aligned. */
     cs.sums = (float *) (((uintptr_t) next + 15) & ~(uintptr_t) 15);
     cs.tile_counts = (uint32_t *) (cs.sums + n_voxels *
-        rc_centroid_record_floats (layout->n_features));
+        rc_voxel_record_floats (layout->n_features));
     cs.mask = cs.tile_counts + n_tiles;
   }
   return cs;
@@ -1078,7 +1078,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
         cloud_sizes[c] <= n_voxels / MEAN_MARKED_VOXELS_PER_POINT;
     /* The centroids' tile counts and mask follow their sums: one clear. */
     uint64_t grid_words = centroids ? n_voxels *
-        rc_centroid_record_floats (layout->n_features) + n_tiles +
+        rc_voxel_record_floats (layout->n_features) + n_tiles +
         (n_voxels + 31) / 32 : out_size / 4;
     uint64_t scratch_words = cs.counts ? n_voxels : 0;
     uint64_t words = MAX (grid_words, scratch_words);
@@ -1091,7 +1091,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     uint32_t slabs = in_records ? in_records : grid_slabs (grid->mode,
         marked, out_size, n_voxels, layout->n_features, cloud_sizes[c]);
     bool planes = slabs > 1 && grid->mode == RC_VOXEL_MEAN && !in_records;
-    uint32_t record = rc_centroid_record_floats (layout->n_features + 1);
+    uint32_t record = rc_voxel_record_floats (layout->n_features + 1);
     binning_kind kind = centroids ? BIN_CENTROIDS : marked ? BIN_LISTED :
         in_records ? BIN_RECORDS : grid->mode == RC_VOXEL_MEAN ?
         BIN_UNCOUNTED : BIN_PLAIN;
@@ -1099,9 +1099,10 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
     for (uint32_t k = 0; k < slabs && ret == RC_OK; k++) {
-      bool voxels = planes || in_records;
-      uint64_t lo = slab_start (voxels ? n_voxels : grid_words, slabs, k);
-      uint64_t hi = slab_start (voxels ? n_voxels : grid_words, slabs, k + 1);
+      /* A mean's slabs are of voxels, a count grid's of words. */
+      uint64_t length = planes || in_records ? n_voxels : grid_words;
+      uint64_t lo = slab_start (length, slabs, k);
+      uint64_t hi = slab_start (length, slabs, k + 1);
       /* Records are cleared, not the planes, which their division writes
        * whole; the header then says the scratch is not clear. */
       uint32_t *clear_grid = in_records ? (uint32_t *) cs.records :

@@ -7,7 +7,7 @@
 
 #include "testutil.h"
 #include "values.h"
-#include "voxelize-math.h"      /* rc_centroid_record_floats */
+#include "voxelize-math.h"      /* rc_voxel_record_floats */
 
 static GRand *rand_;
 
@@ -396,7 +396,7 @@ GST_START_TEST (test_mean_slabs)
 GST_END_TEST;
 
 /* The centroids sum a voxel's features side by side, padded to whole
- * float4s past two features (rc_centroid_record_floats): two, three (one
+ * float4s past two features (rc_voxel_record_floats): two, three (one
  * float4, padded), five of mixed types (two, the second mostly padding)
  * and eight features (two, full), one and several clouds, small and large,
  * the last on a scratch another feature count used before. */
@@ -439,11 +439,11 @@ GST_START_TEST (test_centroid_records)
   };
   gpointer scratch;
 
-  fail_unless_equals_int (rc_centroid_record_floats (1), 1);
-  fail_unless_equals_int (rc_centroid_record_floats (2), 2);
-  fail_unless_equals_int (rc_centroid_record_floats (3), 4);
-  fail_unless_equals_int (rc_centroid_record_floats (5), 8);
-  fail_unless_equals_int (rc_centroid_record_floats (8), 8);
+  fail_unless_equals_int (rc_voxel_record_floats (1), 1);
+  fail_unless_equals_int (rc_voxel_record_floats (2), 2);
+  fail_unless_equals_int (rc_voxel_record_floats (3), 4);
+  fail_unless_equals_int (rc_voxel_record_floats (5), 8);
+  fail_unless_equals_int (rc_voxel_record_floats (8), 8);
   for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
     compare (layouts[l], &grid, sizes, 3);
     compare (layouts[l], &grid, one, 1);
