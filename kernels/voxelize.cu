@@ -1020,11 +1020,11 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
     next += n_voxels * sizeof (uint32_t);
     cs.key = scratch_key (grid->mode, n_voxels, layout->n_features, n_clouds);
   }
-  if (grid->mode == RC_VOXEL_MEAN)
+  if (grid->mode == RC_VOXEL_MEAN) {
     cs.listed = (uint32_t *) next;
-  /* Over the counts and the list: vectors of up to 16 bytes. */
-  if (grid->mode == RC_VOXEL_MEAN)
+    /* Over the counts and the list: vectors of up to 16 bytes. */
     cs.records = (float *) (((uintptr_t) cs.counts + 15) & ~(uintptr_t) 15);
+  }
   if (grid->mode == RC_VOXEL_CENTROIDS) {
     /* Records of float4s: 16-byte aligned. */
     cs.sums = (float *) (((uintptr_t) next + 15) & ~(uintptr_t) 15);
