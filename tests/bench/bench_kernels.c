@@ -1371,10 +1371,8 @@ static const char *const mode_names[] = { "occupancy", "count", "mean",
 
 /* For each mode (--modes), the points (--points, 16,384 to 4,194,304):
  * occupancy, count and mean (of one feature, then three, then four) into
- * the 256^3
- * grid (uniform points), the
- * centroids into the KITTI region in 0.2 m voxels (lidar-shaped, as
- * PCL's VoxelGrid is used).  Then the same 51.2 m cube in 64^3 to 512^3
+ * the 256^3 grid (uniform points), the centroids into the KITTI region in
+ * 0.2 m voxels (lidar-shaped, as PCL's VoxelGrid is used).  Then the same 51.2 m cube in 64^3 to 512^3
  * voxels and PointPillars' 432 x 496 BEV grid at 131,072 points. */
 static void
 sweep_voxelize (void)
