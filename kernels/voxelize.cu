@@ -25,24 +25,13 @@
  * return their old values.  A large mean of one or three features sums
  * each voxel's features and count side by side, a record a voxel (one
  * vector atomic a point), a slab's records at a time in the counts' room,
- * and their division writes the slab's planes whole. */
+ * and their division writes the slab's planes whole.
+ *
+ * This file plans the slabs and bins; the clear, the divisions and
+ * the centroids' compaction are in voxelize-output.cu. */
 #include "dependent-launch.cuh"
-#include "internal.h"
-#include "voxelize-math.h"
+#include "voxelize-cuda.cuh"
 
-#include <cuda_runtime.h>
-
-#define BLOCK 256
-
-#ifndef MAX
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
-#endif
-#ifndef MIN
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
-#endif
-
-/* A few blocks per SM of any current GPU. */
-#define CENTROIDS_CLEAR_BLOCKS 512u
 /* A mean lists and divides only its occupied voxels when its cloud has at
  * most one point for this many voxels.  On 256^3, H100 (run 141, against
  * c217717, which marked a bit mask up to 1/128): 16,384 points 38 us
@@ -57,29 +46,6 @@
 static_assert (MEAN_MARKED_VOXELS_PER_POINT >= 32,
     "a marked mean's list fits a word for 32 voxels");
 
-/* Device-side copies of the statistics, in the tail of the scratch. */
-typedef struct
-{
-  unsigned long long in_grid, out_of_range, invalid, occupied;
-} device_stats;
-
-static_assert (sizeof (device_stats) == sizeof (rc_voxelize_stats),
-    "stats layouts must match for the copy back");
-
-/* The start of the scratch: which centroids or mean call, if any, left
- * its scratch (sums, counts, tile counts, mask) all zero.  Any other call,
- * and every binning, sets it to 0 first; the last kernel of a centroids or
- * mean call sets it to the call's key (scratch_key), which a later call's
- * clear reads.  Then how many voxels a marked mean's binning has listed
- * (zeroed by each clear). */
-typedef struct
-{
-  unsigned long long clean_key;
-  unsigned long long listed;
-} scratch_header;
-
-static_assert (sizeof (scratch_header) == RC_VOXELIZE_CUDA_HEADER,
-    "the header's size as voxelize.c counts it");
 
 /* What a centroids or mean call's scratch layout depends on; never 0. */
 static unsigned long long
@@ -327,42 +293,6 @@ add_block_tally (unsigned long long tally, device_stats * stats)
  * floats: exact up to 2^24 points a voxel, so for clouds up to that. */
 #define MEAN_RECORD_POINTS (1ull << 24)
 
-/* The sum of @value over this lane and the warp's lanes before it. */
-template < typename T > __device__ static T
-warp_inclusive_sum (T value)
-{
-  unsigned lane = threadIdx.x % 32;
-
-  for (unsigned d = 1; d < 32; d *= 2) {
-    T up = __shfl_up_sync (0xffffffffu, value, d);
-    if (lane >= d)
-      value += up;
-  }
-  return value;
-}
-
-/* The sum of @own over the block's threads before this one, and in
- * @total over all of them: within the warp, then the warps'.  Every
- * thread of the BLOCK must call it, once a launch (a barrier inside). */
-__device__ static unsigned
-block_exclusive_sum (unsigned own, unsigned *total)
-{
-  __shared__ unsigned warp_sums[BLOCK / 32];
-  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  unsigned before = warp_inclusive_sum (own);
-
-  if (lane == 31)
-    warp_sums[warp] = before;
-  __syncthreads ();
-  before -= own;
-  *total = 0;
-  for (unsigned w = 0; w < BLOCK / 32; w++) {
-    before += w < warp ? warp_sums[w] : 0;
-    *total += warp_sums[w];
-  }
-  return before;
-}
-
 /* Appends the voxels that this block's @K points a thread made occupied
  * to @listed: one atomic for the block (one a warp made binning 131,072
  * points 31 us, run 140; 16 so, run 141), places in thread order. */
@@ -491,373 +421,6 @@ bin_points (const __grid_constant__ rc_point_layout layout,
 static_assert (BLOCK * POINTS_PER_THREAD < 65536,
     "a block's statistics fit 16 bits each");
 
-/* Clears a grid (and the mean's counts) and, in the same launch, the
- * statistics of the call: one launch instead of two or three memsets, whose
- * gaps showed on small grids.  Every size here is a whole number of 32-bit
- * words (rc_voxelize_output_size); 16-byte stores where the grid allows.
- * With @key (the centroids, the mean), a scratch the header says is clear
- * for that key is left as it is (the grid too when it is the centroids'
- * sums, in the scratch); without, the header is reset. */
-/* Zeroes @n words from @words, this thread's share of a grid-stride loop:
- * 16-byte stores from the first 16-byte boundary on (a mean's counts and
- * its planes after the first start 4 or 8 bytes past one). */
-__device__ static void
-zero_words (uint32_t * __restrict__ words, uint64_t n, uint64_t i,
-    uint64_t stride)
-{
-  uint64_t head = MIN (n, (16 - ((uintptr_t) words & 15)) / 4 % 4);
-  uint64_t n4 = (n - head) / 4;
-  uint4 *wide = (uint4 *) (words + head);
-
-  if (i < head)
-    words[i] = 0;
-  for (uint64_t w = i; w < n4; w += stride)
-    wide[w] = make_uint4 (0, 0, 0, 0);
-  for (uint64_t w = head + n4 * 4 + i; w < n; w += stride)
-    words[w] = 0;
-}
-
-__global__ static void
-clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
-    uint32_t n_planes, uint64_t plane_words, uint32_t * __restrict__ counts,
-    uint64_t count_words, device_stats * __restrict__ stats,
-    uint32_t n_stats, scratch_header * header, unsigned long long key,
-    bool grid_in_scratch)
-{
-  uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-  uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
-
-  /* The binning launch may be scheduled now: it writes nothing before this
-   * grid has finished. */
-  LET_DEPENDENTS_START ();
-  if (i == 0)
-    header->listed = 0;
-  if (key == 0 && i == 0)
-    header->clean_key = 0;
-  if (key != 0 && header->clean_key == key) {
-    count_words = 0;
-    if (grid_in_scratch)
-      n_planes = 0;
-  }
-  /* @grid_words words from each plane's start, @plane_words apart (a slab
-   * of every feature of a mean). */
-  for (uint32_t p = 0; p < n_planes; p++)
-    zero_words (grid + p * plane_words, grid_words, i, stride);
-  zero_words (counts, count_words, i, stride);
-  if (stats && i < n_stats) {
-    device_stats zero = { 0, 0, 0, 0 };
-    stats[i] = zero;
-  }
-}
-
-/* Enough blocks to cover the words with a few stores each, capped so that
- * the grid-stride loop, not the launch, does the work. */
-static unsigned
-clear_blocks (uint64_t words)
-{
-  uint64_t blocks = (words / 4 + BLOCK - 1) / BLOCK;
-  return (unsigned) (blocks < 1 ? 1 : blocks > 8192 ? 8192 : blocks);
-}
-
-/* Adds the block's @occupied voxels (each thread's) to @stats: one
- * atomic a block.  Every thread of the BLOCK calls it, once a launch. */
-__device__ static void
-add_block_occupied (unsigned occupied, device_stats * stats)
-{
-  unsigned total;
-
-  block_exclusive_sum (occupied, &total);
-  if (threadIdx.x == 0 && total)
-    atomicAdd (&stats->occupied, (unsigned long long) total);
-}
-
-/* Every voxel's sums from @v_lo to @v_hi divided by its count, where it
- * has points, and those voxels counted into @stats (binning did not):
- * DIVIDE_VOXELS voxels a thread, their counts loaded together, so that
- * enough bytes are in flight to read the counts at DRAM's speed (a voxel
- * a thread: 256^3 counts read in 70 us, run 134, H100). */
-#define DIVIDE_VOXELS 8
-
-__global__ static void
-divide_means (float *__restrict__ sums, const uint32_t * __restrict__ counts,
-    uint64_t n_voxels, uint32_t n_features, uint64_t v_lo, uint64_t v_hi,
-    device_stats * stats)
-{
-  uint64_t base = v_lo + (uint64_t) blockIdx.x * blockDim.x * DIVIDE_VOXELS +
-      threadIdx.x;
-  uint32_t n[DIVIDE_VOXELS];
-  unsigned occupied = 0;
-
-#pragma unroll
-  for (int k = 0; k < DIVIDE_VOXELS; k++) {
-    uint64_t v = base + (uint64_t) k * blockDim.x;
-    n[k] = v < v_hi ? counts[v] : 0;
-  }
-#pragma unroll
-  for (int k = 0; k < DIVIDE_VOXELS; k++) {
-    uint64_t v = base + (uint64_t) k * blockDim.x;
-
-    occupied += n[k] != 0;
-    for (uint32_t f = 0; n[k] && f < n_features; f++)
-      sums[f * n_voxels + v] /= (float) n[k];
-  }
-  add_block_occupied (occupied, stats);
-}
-
-/* Records [@v_lo, @v_hi) of @record floats (a voxel's sums, then its
- * count) divided into the mean's planes: every voxel written, 0 where
- * empty, so that the planes need no clear; the occupied counted into
- * @stats.  DIVIDE_VOXELS voxels a thread, consecutive threads on
- * consecutive voxels, so that each plane's stores are coalesced; those
- * stores stream past the L2 cache, which holds the next slab's records. */
-__global__ static void
-divide_records (const float *__restrict__ records, float *__restrict__ means,
-    uint64_t n_voxels, uint32_t n_features, uint32_t record, uint64_t v_lo,
-    uint64_t v_hi, device_stats * stats)
-{
-  uint64_t base = v_lo + (uint64_t) blockIdx.x * blockDim.x * DIVIDE_VOXELS +
-      threadIdx.x;
-  float n[DIVIDE_VOXELS];
-  unsigned occupied = 0;
-
-#pragma unroll
-  for (int k = 0; k < DIVIDE_VOXELS; k++) {
-    uint64_t v = base + (uint64_t) k * blockDim.x;
-    n[k] = v < v_hi ? records[(v - v_lo) * record + n_features] : 0.0f;
-    occupied += n[k] != 0.0f;
-  }
-  for (uint32_t f = 0; f < n_features; f++) {
-    float sum[DIVIDE_VOXELS];
-
-#pragma unroll
-    for (int k = 0; k < DIVIDE_VOXELS; k++) {
-      uint64_t v = base + (uint64_t) k * blockDim.x;
-      sum[k] = n[k] != 0.0f ? records[(v - v_lo) * record + f] : 0.0f;
-    }
-#pragma unroll
-    for (int k = 0; k < DIVIDE_VOXELS; k++) {
-      uint64_t v = base + (uint64_t) k * blockDim.x;
-      if (v < v_hi)
-        __stcs (means + f * n_voxels + v, n[k] != 0.0f ? sum[k] / n[k] :
-            0.0f);
-    }
-  }
-  add_block_occupied (occupied, stats);
-}
-
-/* The voxels binning listed, DIVIDE_VOXELS a thread: their sums divided
- * by their counts, then those counts zeroed, so that the scratch is clear
- * again once this grid has finished, which the header then says.  Each
- * thread's loads are issued together: threads walking a mask of the grid,
- * most of them finding nothing, took 70 to 74 us for 131,072 voxels of
- * 256^3 (runs 138 and 139, H100), waiting on one load after another; 14
- * so (run 141). */
-__global__ static void
-divide_listed_means (float *__restrict__ sums, uint32_t * __restrict__ counts,
-    const uint32_t * __restrict__ listed, uint64_t n_voxels,
-    uint32_t n_features, scratch_header * header, unsigned long long key)
-{
-  uint64_t n_listed = header->listed;
-  uint64_t base = (uint64_t) blockIdx.x * blockDim.x * DIVIDE_VOXELS +
-      threadIdx.x;
-  uint32_t v[DIVIDE_VOXELS], n[DIVIDE_VOXELS];
-
-  /* Read only by a later launch, when every block has finished. */
-  if (blockIdx.x == 0 && threadIdx.x == 0)
-    header->clean_key = key;
-#pragma unroll
-  for (int k = 0; k < DIVIDE_VOXELS; k++) {
-    uint64_t i = base + (uint64_t) k * blockDim.x;
-    v[k] = i < n_listed ? listed[i] : 0;
-  }
-#pragma unroll
-  for (int k = 0; k < DIVIDE_VOXELS; k++) {
-    uint64_t i = base + (uint64_t) k * blockDim.x;
-    n[k] = i < n_listed ? counts[v[k]] : 0;
-  }
-  for (uint32_t f = 0; f < n_features; f++) {
-    float *plane = sums + f * n_voxels;
-    float sum[DIVIDE_VOXELS];
-
-#pragma unroll
-    for (int k = 0; k < DIVIDE_VOXELS; k++)
-      sum[k] = n[k] ? plane[v[k]] : 0.0f;
-#pragma unroll
-    for (int k = 0; k < DIVIDE_VOXELS; k++)
-      if (n[k])
-        plane[v[k]] = sum[k] / (float) n[k];
-  }
-#pragma unroll
-  for (int k = 0; k < DIVIDE_VOXELS; k++)
-    if (n[k])
-      counts[v[k]] = 0;
-}
-
-static unsigned
-blocks_for (uint64_t n)
-{
-  return (unsigned) ((n + BLOCK - 1) / BLOCK);
-}
-
-/* The centroids' tile is read from the occupancy mask a byte per thread:
- * 8 voxels each, in voxel order by thread. */
-static_assert (RC_CENTROID_TILE == BLOCK * 8, "a mask byte per thread");
-
-/* One block: the exclusive sum of the tiles' counts, a chunk of SCAN_BLOCK
- * tiles at a time (a few chunks for grids of millions of voxels). */
-#define SCAN_BLOCK 1024
-
-__global__ static void
-scan_tiles (const uint32_t * __restrict__ tile_counts, uint64_t n_tiles,
-    uint64_t * __restrict__ tile_first)
-{
-  __shared__ uint64_t warp_sums[SCAN_BLOCK / 32];
-  __shared__ uint64_t chunk_base;
-  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-
-  if (threadIdx.x == 0)
-    chunk_base = 0;
-  for (uint64_t chunk = 0; chunk < n_tiles; chunk += SCAN_BLOCK) {
-    uint64_t t = chunk + threadIdx.x;
-    uint64_t own = t < n_tiles ? tile_counts[t] : 0;
-    /* Inclusive sums within the warp, then of the warps' totals. */
-    uint64_t sum = warp_inclusive_sum (own);
-
-    if (lane == 31)
-      warp_sums[warp] = sum;
-    __syncthreads ();
-    if (warp == 0) {
-      uint64_t w = warp_inclusive_sum (lane < SCAN_BLOCK / 32 ?
-          warp_sums[lane] : (uint64_t) 0);
-      if (lane < SCAN_BLOCK / 32)
-        warp_sums[lane] = w;
-    }
-    __syncthreads ();
-    if (t < n_tiles)
-      tile_first[t] = chunk_base + (warp ? warp_sums[warp - 1] : 0) + sum -
-          own;
-    __syncthreads ();
-    if (threadIdx.x == SCAN_BLOCK - 1)
-      chunk_base += warp_sums[SCAN_BLOCK / 32 - 1];
-    __syncthreads ();
-  }
-}
-
-/* Each tile writes its occupied voxels' means (their sums @record floats
- * a voxel) as consecutive points from its first point on, in voxel order,
- * and zeroes what binning wrote there (sums, counts, mask words, its tile
- * count): the scratch is clear again once this grid has finished, which
- * the header then says.  The tile's
- * 2048 voxels are ranked from its 256 bytes of mask, a byte per thread,
- * into a list of its occupied voxels, which the threads then share out:
- * only those voxels' counts and sums are read, a voxel per thread.  Empty
- * tiles return at once. */
-__global__ static void
-write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
-    uint32_t * __restrict__ mask, uint64_t n_voxels, uint32_t n_features,
-    uint32_t record, uint32_t * __restrict__ tile_counts,
-    const uint64_t * __restrict__ tile_first, float *__restrict__ points,
-    scratch_header * header, unsigned long long key)
-{
-  __shared__ uint16_t occupied[RC_CENTROID_TILE];
-  uint64_t word = ((uint64_t) blockIdx.x * RC_CENTROID_TILE) / 32 +
-      threadIdx.x / 4;
-  uint64_t first = (uint64_t) blockIdx.x * RC_CENTROID_TILE +
-      threadIdx.x * 8;
-  uint32_t bits, before, total;
-  uint64_t tile_point;
-
-  /* Read only by a later launch, when every block has finished. */
-  if (blockIdx.x == 0 && threadIdx.x == 0)
-    header->clean_key = key;
-  if (tile_counts[blockIdx.x] == 0)
-    return;
-  tile_point = tile_first[blockIdx.x];
-  bits = first < n_voxels ? (mask[word] >> (threadIdx.x % 4 * 8)) & 0xff : 0;
-
-  /* The tile's occupied voxels before this thread's. */
-  before = block_exclusive_sum (__popc (bits), &total);
-  for (uint32_t i = 0; bits; bits &= bits - 1, i++)
-    occupied[before + i] = (uint16_t) (threadIdx.x * 8 + __ffs (bits) - 1);
-  if (threadIdx.x % 4 == 0 && first < n_voxels)
-    mask[word] = 0;
-  if (threadIdx.x == 0)
-    tile_counts[blockIdx.x] = 0;
-  __syncthreads ();
-
-  for (uint32_t k = threadIdx.x; k < total; k += BLOCK) {
-    uint64_t v = (uint64_t) blockIdx.x * RC_CENTROID_TILE + occupied[k];
-    float n = (float) counts[v];
-    float *sum = sums + v * record;
-    float *out = points + (tile_point + k) * n_features;
-
-    for (uint32_t f = 0; f < n_features; f++)
-      out[f] = sum[f] / n;
-    if (record % 4 == 0) {
-      for (uint32_t f = 0; f < record; f += 4)
-        *(float4 *) (sum + f) = make_float4 (0, 0, 0, 0);
-    } else {
-      for (uint32_t f = 0; f < record; f++)
-        sum[f] = 0.0f;
-    }
-    counts[v] = 0;
-  }
-}
-
-/* Divides one cloud's mean sums by their counts: with @listed only the
- * voxels binning listed there, at most @n_points, leaving the scratch
- * clear for @key; else every voxel from @v_lo to @v_hi, counting the
- * occupied ones into @stats and leaving the counts for the next clear (the
- * header says so since binning). */
-static rc_status
-launch_division (uint32_t * listed, uint64_t n_points, float *sums,
-    uint32_t * counts, uint64_t n_voxels, uint32_t n_features,
-    scratch_header * header, unsigned long long key, uint64_t v_lo,
-    uint64_t v_hi, device_stats * stats, cudaStream_t s)
-{
-  if (listed)
-    divide_listed_means <<< MAX (1u, blocks_for ((n_points + DIVIDE_VOXELS -
-                1) / DIVIDE_VOXELS)), BLOCK, 0, s >>> (sums, counts, listed,
-        n_voxels, n_features, header, key);
-  else if (v_hi > v_lo)
-    divide_means <<< blocks_for ((v_hi - v_lo + DIVIDE_VOXELS - 1) /
-            DIVIDE_VOXELS), BLOCK, 0, s >>> (sums, counts, n_voxels,
-        n_features, v_lo, v_hi, stats);
-  return rc_check_launch ();
-}
-
-/* Puts one cloud's centroids, summed in @sums and counted per tile while
- * binning, into @points, leaving the scratch clear for @key. */
-static rc_status
-launch_centroids (float *sums, uint32_t * counts, uint32_t * mask,
-    uint64_t n_voxels, uint32_t n_features, uint32_t * tile_counts,
-    uint64_t * tile_first, float *points, scratch_header * header,
-    unsigned long long key, cudaStream_t s)
-{
-  uint64_t n_tiles = rc_centroid_tiles (n_voxels);
-  rc_status ret;
-
-  scan_tiles <<< 1, SCAN_BLOCK, 0, s >>> (tile_counts, n_tiles, tile_first);
-  ret = rc_check_launch ();
-  if (ret != RC_OK)
-    return ret;
-  write_centroids <<< (unsigned) n_tiles, BLOCK, 0, s >>> (sums, counts,
-      mask, n_voxels, n_features, rc_voxel_record_floats (n_features),
-      tile_counts, tile_first, points, header, key);
-  return rc_check_launch ();
-}
-
-/* Divides a slab of records into the mean's planes (divide_records). */
-static rc_status
-launch_record_division (const float *records, float *means,
-    uint64_t n_voxels, uint32_t n_features, uint32_t record, uint64_t v_lo,
-    uint64_t v_hi, device_stats * stats, cudaStream_t s)
-{
-  divide_records <<< blocks_for ((v_hi - v_lo + DIVIDE_VOXELS - 1) /
-          DIVIDE_VOXELS), BLOCK, 0, s >>> (records, means, n_voxels,
-      n_features, record, v_lo, v_hi, stats);
-  return rc_check_launch ();
-}
 
 typedef decltype (&bin_points < true, 1, BIN_PLAIN >) binning_kernel;
 
@@ -1114,14 +677,11 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
        * nothing: few blocks, which a full clear loops with. */
       words = in_records ? clear_words : slabs > 1 ? (hi - lo) *
           (planes ? layout->n_features + 1 : 1) : words;
-      clear_outputs <<< MAX (centroids ? MIN (clear_blocks (words),
-              CENTROIDS_CLEAR_BLOCKS) : clear_blocks (words),
-          (n_clouds + BLOCK - 1) / BLOCK), BLOCK, 0, s >>> (clear_grid,
-          clear_words, planes ? layout->n_features : 1, n_voxels,
+      ret = voxelize_launch_clear (clear_grid, clear_words,
+          planes ? layout->n_features : 1, n_voxels,
           cs.counts + (planes ? lo : 0), in_records ? 0 : planes ? hi - lo :
           scratch_words, c == 0 && k == 0 ? cs.stats : NULL, n_clouds,
-          cs.header, in_records ? 0 : cs.key, centroids);
-      ret = rc_check_launch ();
+          cs.header, in_records ? 0 : cs.key, centroids, words, s);
       if (ret != RC_OK || cloud_sizes[c] == 0)
         break;
       ret = launch_binning (layout, &bin_grid, cloud, cloud_sizes[c], kind,
@@ -1130,20 +690,22 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
           cs.key ? cs.header : NULL, cs.stats + c, lo,
           slabs > 1 ? hi : UINT64_MAX, early, s);
       if (ret == RC_OK && in_records)
-        ret = launch_record_division (cs.records, (float *) grid_out,
-            n_voxels, layout->n_features, record, lo, hi, cs.stats + c, s);
-      else if (ret == RC_OK && planes)
-        ret = launch_division (NULL, 0, (float *) grid_out, cs.counts,
-            n_voxels, layout->n_features, cs.header, cs.key, lo, hi,
+        ret = voxelize_launch_record_division (cs.records,
+            (float *) grid_out, n_voxels, layout->n_features, record, lo, hi,
             cs.stats + c, s);
+      else if (ret == RC_OK && planes)
+        ret = voxelize_launch_division (NULL, 0, (float *) grid_out,
+            cs.counts, n_voxels, layout->n_features, cs.header, cs.key, lo,
+            hi, cs.stats + c, s);
     }
     if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && !planes && !in_records)
-      ret = launch_division (marked ? cs.listed : NULL, cloud_sizes[c],
-          (float *) grid_out, cs.counts, n_voxels, layout->n_features,
-          cs.header, cs.key, 0, n_voxels, cs.stats + c, s);
+      ret = voxelize_launch_division (marked ? cs.listed : NULL,
+          cloud_sizes[c], (float *) grid_out, cs.counts, n_voxels,
+          layout->n_features, cs.header, cs.key, 0, n_voxels, cs.stats + c,
+          s);
     if (ret == RC_OK && centroids && cloud_sizes[c] > 0)
-      ret = launch_centroids (cs.sums, cs.counts, cs.mask, n_voxels,
-          layout->n_features, cs.tile_counts, cs.tile_first,
+      ret = voxelize_launch_centroids (cs.sums, cs.counts, cs.mask,
+          n_voxels, layout->n_features, cs.tile_counts, cs.tile_first,
           (float *) cloud_out, cs.header, cs.key, s);
     cloud += cloud_sizes[c] * layout->point_step;
     cloud_out += centroids ? rc_voxelize_centroids_size (layout, grid,

@@ -1,0 +1,124 @@
+/* What the two halves of the GPU voxelization share: binning
+ * (voxelize.cu), which scatters a cloud's points into a grid or the
+ * scratch, and the passes around it (voxelize-output.cu), which clear
+ * before it and turn what it left into the output after it: the block
+ * size, the scratch's header and statistics, block-wide sums, and the
+ * launches of those passes. */
+#ifndef ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH
+#define ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH
+
+#include "internal.h"
+#include "voxelize-math.h"
+
+#include <cuda_runtime.h>
+
+#define BLOCK 256
+
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+
+/* Device-side copies of the statistics, in the tail of the scratch. */
+typedef struct
+{
+  unsigned long long in_grid, out_of_range, invalid, occupied;
+} device_stats;
+
+static_assert (sizeof (device_stats) == sizeof (rc_voxelize_stats),
+    "stats layouts must match for the copy back");
+
+/* The start of the scratch: which centroids or mean call, if any, left
+ * its scratch (sums, counts, tile counts, mask) all zero.  Any other call,
+ * and every binning, sets it to 0 first; the last kernel of a centroids or
+ * mean call sets it to the call's key (scratch_key), which a later call's
+ * clear reads.  Then how many voxels a marked mean's binning has listed
+ * (zeroed by each clear). */
+typedef struct
+{
+  unsigned long long clean_key;
+  unsigned long long listed;
+} scratch_header;
+
+static_assert (sizeof (scratch_header) == RC_VOXELIZE_CUDA_HEADER,
+    "the header's size as voxelize.c counts it");
+
+/* The sum of @value over this lane and the warp's lanes before it. */
+template < typename T > __device__ static T
+warp_inclusive_sum (T value)
+{
+  unsigned lane = threadIdx.x % 32;
+
+  for (unsigned d = 1; d < 32; d *= 2) {
+    T up = __shfl_up_sync (0xffffffffu, value, d);
+    if (lane >= d)
+      value += up;
+  }
+  return value;
+}
+
+/* The sum of @own over the block's threads before this one, and in
+ * @total over all of them: within the warp, then the warps'.  Every
+ * thread of the BLOCK must call it, once a launch (a barrier inside). */
+__device__ static unsigned
+block_exclusive_sum (unsigned own, unsigned *total)
+{
+  __shared__ unsigned warp_sums[BLOCK / 32];
+  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  unsigned before = warp_inclusive_sum (own);
+
+  if (lane == 31)
+    warp_sums[warp] = before;
+  __syncthreads ();
+  before -= own;
+  *total = 0;
+  for (unsigned w = 0; w < BLOCK / 32; w++) {
+    before += w < warp ? warp_sums[w] : 0;
+    *total += warp_sums[w];
+  }
+  return before;
+}
+
+static unsigned
+blocks_for (uint64_t n)
+{
+  return (unsigned) ((n + BLOCK - 1) / BLOCK);
+}
+
+/* Clears @grid_words words of each of @n_planes planes @plane_words
+ * apart from @grid, @count_words counts, and the @n_stats clouds'
+ * statistics where @stats is given (clear_outputs): enough blocks for
+ * @words words in all, fewer where the grid is the centroids' scratch,
+ * mostly clear already. */
+rc_status voxelize_launch_clear (uint32_t * grid, uint64_t grid_words,
+    uint32_t n_planes, uint64_t plane_words, uint32_t * counts,
+    uint64_t count_words, device_stats * stats, uint32_t n_stats,
+    scratch_header * header, unsigned long long key, bool grid_in_scratch,
+    uint64_t words, cudaStream_t s);
+
+/* Divides one cloud's mean sums by their counts: with @listed only the
+ * voxels binning listed there, at most @n_points, leaving the scratch
+ * clear for @key; else every voxel from @v_lo to @v_hi, counting the
+ * occupied ones into @stats and leaving the counts for the next clear (the
+ * header says so since binning). */
+rc_status voxelize_launch_division (uint32_t * listed, uint64_t n_points,
+    float *sums, uint32_t * counts, uint64_t n_voxels, uint32_t n_features,
+    scratch_header * header, unsigned long long key, uint64_t v_lo,
+    uint64_t v_hi, device_stats * stats, cudaStream_t s);
+
+/* Divides a slab of records, voxels [@v_lo, @v_hi) of @record floats
+ * each, into the mean's planes (divide_records). */
+rc_status voxelize_launch_record_division (const float *records,
+    float *means, uint64_t n_voxels, uint32_t n_features, uint32_t record,
+    uint64_t v_lo, uint64_t v_hi, device_stats * stats, cudaStream_t s);
+
+/* Puts one cloud's centroids, summed in @sums and counted per tile while
+ * binning, into @points, leaving the scratch clear for @key. */
+rc_status voxelize_launch_centroids (float *sums, uint32_t * counts,
+    uint32_t * mask, uint64_t n_voxels, uint32_t n_features,
+    uint32_t * tile_counts, uint64_t * tile_first, float *points,
+    scratch_header * header, unsigned long long key, cudaStream_t s);
+
+#endif /* ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH */
