@@ -17,7 +17,7 @@
  * and in each voxel its first points in input order; the GPU (integer
  * atomics, a scan and a stable sort) writes the same bytes as the CPU.
  * Points outside the grid, NaN or Inf points, voxels and points beyond the
- * limits are counted (#GstRobocachePillars:stats, and an element message
+ * limits are counted (#GstRobocacheSweepFilter:stats, and an element message
  * per sweep with post-messages=true), not errors.  A buffer that is not a
  * whole number of points is dropped and counted.
  *
@@ -63,37 +63,30 @@ typedef enum
   GST_ROBOCACHE_SPARSE_MODE_VOXELS
 } GstRobocacheSparseMode;
 
+/* The grid's properties, post-messages and stats are the base's. */
 enum
 {
   PROP_0,
-  PROP_VOXEL_SIZE,
-  PROP_ORIGIN,
-  PROP_DIMS,
   PROP_MODE,
   PROP_PAPER_FEATURES,
   PROP_FEATURES,
   PROP_MAX_POINTS,
-  PROP_MAX_VOXELS,
-  PROP_POST_MESSAGES,
-  PROP_STATS
+  PROP_MAX_VOXELS
 };
 
 typedef struct
 {
-  GstRobocacheGridSettings grid;
   GstRobocacheSparseMode mode;
   gboolean paper_features;
   gchar *features;
   guint max_points;
   guint max_voxels;
-  gboolean post_messages;
 } Settings;
 
-/* Totals since start, under the object lock: those of any sweep element
- * and the voxels and points this one drops. */
+/* Totals since start, under the object lock: the voxels and points
+ * dropped, besides the base's counts. */
 typedef struct
 {
-  GstRobocacheSweepTotals sweep;
   guint64 dropped_voxels, dropped_points, overflowed_sweeps;
   guint64 last_voxels;
 } Totals;
@@ -110,12 +103,11 @@ typedef struct
   GstRobocacheScratch host_stats;
   guint64 scratch_points;       /* the GPU scratch's cloud size */
   gpointer host_scratch;
-  gboolean warned_bad_size;
 } State;
 
 struct _GstRobocachePillars
 {
-  GstRobocacheBaseTransform parent;
+  GstRobocacheSweepFilter parent;
 
   Settings settings;
   Totals totals;
@@ -124,7 +116,7 @@ struct _GstRobocachePillars
 
 #define gst_robocache_pillars_parent_class parent_class
 G_DEFINE_TYPE (GstRobocachePillars, gst_robocache_pillars,
-    GST_TYPE_ROBOCACHE_BASE_TRANSFORM);
+    GST_TYPE_ROBOCACHE_SWEEP_FILTER);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachepillars, "robocachepillars",
     GST_RANK_NONE, GST_TYPE_ROBOCACHE_PILLARS,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_pillars_debug,
@@ -139,25 +131,21 @@ G_DEFINE_ENUM_TYPE (GstRobocacheSparseMode, gst_robocache_sparse_mode,
     {GST_ROBOCACHE_SPARSE_MODE_VOXELS, "the raw point fields", "voxels"});
 /* *INDENT-ON* */
 
-static GstStructure *
-totals_to_structure (const Totals * t)
+static void
+add_stats (GstRobocacheSweepFilter * base, GstStructure * stats)
 {
-  GstStructure *s =
-      gst_robocache_sweep_totals_to_structure ("robocachepillars-stats",
-      &t->sweep, "dropped-voxels", G_TYPE_UINT64, t->dropped_voxels,
-      "dropped-points", G_TYPE_UINT64, t->dropped_points,
-      "overflowed-sweeps", G_TYPE_UINT64, t->overflowed_sweeps, NULL);
+  const Totals *t = &GST_ROBOCACHE_PILLARS (base)->totals;
 
-  gst_structure_set (s, "last-voxels", G_TYPE_UINT64, t->last_voxels, NULL);
-  return s;
+  gst_structure_set (stats, "dropped-voxels", G_TYPE_UINT64,
+      t->dropped_voxels, "dropped-points", G_TYPE_UINT64, t->dropped_points,
+      "overflowed-sweeps", G_TYPE_UINT64, t->overflowed_sweeps,
+      "last-voxels", G_TYPE_UINT64, t->last_voxels, NULL);
 }
 
 static void
-get_stats (GObject * object, GValue * value)
+clear_stats (GstRobocacheSweepFilter * base)
 {
-  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
-
-  g_value_take_boxed (value, totals_to_structure (&self->totals));
+  memset (&GST_ROBOCACHE_PILLARS (base)->totals, 0, sizeof (Totals));
 }
 
 static const GstRobocacheField fields[] = {
@@ -169,31 +157,8 @@ static const GstRobocacheField fields[] = {
       settings.max_points),
   GST_ROBOCACHE_FIELD (PROP_MAX_VOXELS, GstRobocachePillars,
       settings.max_voxels),
-  GST_ROBOCACHE_FIELD (PROP_POST_MESSAGES, GstRobocachePillars,
-      settings.post_messages),
-  GST_ROBOCACHE_FIELD_GETTER (PROP_STATS, get_stats),
   {0}
 };
-
-static void
-gst_robocache_pillars_set_property (GObject * object, guint prop_id,
-    const GValue * value, GParamSpec * pspec)
-{
-  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
-
-  gst_robocache_grid_object_set_property (object, &self->settings.grid,
-      PROP_VOXEL_SIZE, prop_id, value, pspec);
-}
-
-static void
-gst_robocache_pillars_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
-
-  gst_robocache_grid_object_get_property (object, &self->settings.grid,
-      PROP_VOXEL_SIZE, prop_id, value, pspec);
-}
 
 /* The parameters the properties give, the extra fields and why they
  * cannot be used, if they cannot. */
@@ -206,7 +171,8 @@ settings_params (GstRobocachePillars * self, rc_sparse_params * p,
 
   memset (p, 0, sizeof (*p));
   GST_OBJECT_LOCK (self);
-  problem = gst_robocache_grid_from_settings (&s->grid, &p->grid);
+  problem = gst_robocache_sweep_filter_read_grid (GST_ROBOCACHE_SWEEP_FILTER
+      (self), &p->grid);
   p->grid.mode = RC_VOXEL_COUNT;
   p->mode = s->mode == GST_ROBOCACHE_SPARSE_MODE_VOXELS ? RC_SPARSE_VOXELS :
       s->paper_features ? RC_SPARSE_PILLARS_9 : RC_SPARSE_PILLARS_10;
@@ -419,15 +385,12 @@ gst_robocache_pillars_decide_allocation (GstBaseTransform * trans,
       st->info.size, "sparse voxels");
 }
 
-static gboolean
-gst_robocache_pillars_start (GstBaseTransform * trans)
+static gchar *
+settings_problem (GstRobocacheSweepFilter * base)
 {
-  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
   rc_sparse_params p;
 
-  return gst_robocache_sweep_start (trans,
-      GST_BASE_TRANSFORM_CLASS (parent_class), settings_params (self, &p, NULL),
-      &self->totals, sizeof (self->totals), &self->state.warned_bad_size);
+  return settings_params (GST_ROBOCACHE_PILLARS (base), &p, NULL);
 }
 
 static gboolean
@@ -541,22 +504,18 @@ sweep_done (GstRobocachePillars * self, GstBuffer * inbuf, guint64 n_points,
     stats->out_of_range, stats->invalid
   };
   Totals *t = &self->totals;
-  gboolean post;
 
   GST_OBJECT_LOCK (self);
-  gst_robocache_sweep_totals_add (&t->sweep, &counts);
   t->dropped_voxels += stats->dropped_voxels;
   t->dropped_points += stats->dropped_points;
   t->overflowed_sweeps += stats->dropped_voxels > 0;
   t->last_voxels = stats->voxels - stats->dropped_voxels;
-  post = self->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
-  if (post)
-    gst_robocache_sweep_post_message (GST_ELEMENT (self), "robocachepillars",
-        GST_BUFFER_PTS (inbuf), &counts, self->state.gpu->use_gpu,
-        "voxels", G_TYPE_UINT64, stats->voxels - stats->dropped_voxels,
-        "dropped-voxels", G_TYPE_UINT64, stats->dropped_voxels,
-        "dropped-points", G_TYPE_UINT64, stats->dropped_points, NULL);
+  gst_robocache_sweep_filter_sweep_done (GST_ROBOCACHE_SWEEP_FILTER (self),
+      GST_BUFFER_PTS (inbuf), &counts,
+      "voxels", G_TYPE_UINT64, stats->voxels - stats->dropped_voxels,
+      "dropped-voxels", G_TYPE_UINT64, stats->dropped_voxels,
+      "dropped-points", G_TYPE_UINT64, stats->dropped_points, NULL);
 }
 
 static GstFlowReturn
@@ -569,9 +528,9 @@ gst_robocache_pillars_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   guint64 n_points;
   GstFlowReturn flow;
 
-  if (!gst_robocache_sweep_count_points (GST_ELEMENT (self), inbuf,
-          st->layout.point_step, G_MAXINT32, "2^31 points or more",
-          &self->totals.sweep, &st->warned_bad_size, &n_points))
+  if (!gst_robocache_sweep_filter_count_points (GST_ROBOCACHE_SWEEP_FILTER
+          (self), inbuf, st->layout.point_step, G_MAXINT32,
+          "2^31 points or more", &n_points))
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
   memset (&stats, 0, sizeof (stats));
   flow = st->gpu->use_gpu ? pillars_gpu (self, inbuf, outbuf, n_points,
@@ -592,7 +551,6 @@ gst_robocache_pillars_finalize (GObject * object)
   GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (object);
 
   g_free (self->settings.features);
-  gst_robocache_grid_settings_clear (&self->settings.grid);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -602,16 +560,6 @@ install_properties (GObjectClass * gobject_class)
   GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY;
 
-  /**
-   * GstRobocachePillars:voxel-size:
-   *
-   * Voxel edge in metres, one value or <x,y,z> (default KITTI's pillars,
-   * <0.16,0.16,4>).  #GstRobocachePillars:origin (default <0,-39.68,-3>)
-   * and #GstRobocachePillars:dims (default <432,496,1>: one voxel along z
-   * makes pillars) as robocachevoxelize's.  A bad value is an element
-   * error at start.
-   */
-  gst_robocache_grid_install_properties (gobject_class, PROP_VOXEL_SIZE);
   /**
    * GstRobocachePillars:mode:
    *
@@ -663,44 +611,22 @@ install_properties (GObjectClass * gobject_class)
           DEFAULT_MAX_VOXELS, flags));
 }
 
-/* The properties that report. */
-static void
-install_report_properties (GObjectClass * gobject_class)
-{
-  /**
-   * GstRobocachePillars:post-messages:
-   *
-   * Post an element message "robocachepillars" per sweep with its counts.
-   */
-  /**
-   * GstRobocachePillars:stats:
-   *
-   * Totals since start: sweeps, points, in-grid, out-of-range, invalid,
-   * dropped-voxels, dropped-points, overflowed-sweeps, dropped-buffers,
-   * empty-sweeps, last-voxels.
-   */
-  gst_robocache_sweep_install_properties (gobject_class, PROP_POST_MESSAGES,
-      PROP_STATS);
-}
-
 static void
 gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstRobocacheSweepFilterClass *sweep_class =
+      GST_ROBOCACHE_SWEEP_FILTER_CLASS (klass);
 
-  gobject_class->set_property = gst_robocache_pillars_set_property;
-  gobject_class->get_property = gst_robocache_pillars_get_property;
-  gst_robocache_fields_register (gobject_class, fields);
+  gst_robocache_fields_class_init (gobject_class, fields);
   gobject_class->finalize = gst_robocache_pillars_finalize;
+  /* The base's grid: KITTI's pillars by default, 432 x 496 x 1 voxels of
+   * <0.16,0.16,4> from <0,-39.68,-3> (one voxel along z makes pillars).
+   * Its stats add dropped-voxels, dropped-points, overflowed-sweeps and
+   * last-voxels; its messages voxels, dropped-voxels and dropped-points. */
   install_properties (gobject_class);
-  install_report_properties (gobject_class);
-
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-          gst_robocache_caps_with_cuda (GST_ROBOCACHE_POINTS_CAPS,
-              GST_ROBOCACHE_POINTS_CUDA_CAPS), GST_TYPE_PAD));
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new_with_gtype ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
           gst_robocache_caps_with_cuda (GST_ROBOCACHE_SPARSE_CAPS,
@@ -718,9 +644,12 @@ gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_pillars_transform_size);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_robocache_pillars_decide_allocation);
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_robocache_pillars_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_pillars_stop);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_robocache_pillars_transform);
+  sweep_class->sweep_name = "robocachepillars";
+  sweep_class->settings_problem = GST_DEBUG_FUNCPTR (settings_problem);
+  sweep_class->add_stats = GST_DEBUG_FUNCPTR (add_stats);
+  sweep_class->clear_stats = GST_DEBUG_FUNCPTR (clear_stats);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_SPARSE_MODE, 0);
 }
@@ -728,18 +657,14 @@ gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
 static void
 gst_robocache_pillars_init (GstRobocachePillars * self)
 {
-  static const gdouble voxel_size[3] = { DEFAULT_VOXEL_SIZE_XY,
-    DEFAULT_VOXEL_SIZE_XY, DEFAULT_VOXEL_SIZE_Z
-  };
-  static const gdouble origin[3] = { DEFAULT_ORIGIN_X, DEFAULT_ORIGIN_Y,
-    DEFAULT_ORIGIN_Z
-  };
-  static const guint dims[3] = { DEFAULT_DIMS_X, DEFAULT_DIMS_Y,
-    DEFAULT_DIMS_Z
+  static const rc_voxel_grid kitti_pillars = {
+    {DEFAULT_ORIGIN_X, DEFAULT_ORIGIN_Y, DEFAULT_ORIGIN_Z},
+    {DEFAULT_VOXEL_SIZE_XY, DEFAULT_VOXEL_SIZE_XY, DEFAULT_VOXEL_SIZE_Z},
+    {DEFAULT_DIMS_X, DEFAULT_DIMS_Y, DEFAULT_DIMS_Z}, RC_VOXEL_COUNT
   };
 
-  gst_robocache_grid_settings_init (&self->settings.grid, voxel_size, origin,
-      dims);
+  gst_robocache_sweep_filter_set_default_grid (GST_ROBOCACHE_SWEEP_FILTER
+      (self), &kitti_pillars);
   gst_robocache_fields_init (self, fields);
   self->state.gpu =
       gst_robocache_base_transform_get_gpu (GST_ROBOCACHE_BASE_TRANSFORM

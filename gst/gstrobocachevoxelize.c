@@ -13,7 +13,7 @@
  * either pad; CUDA memory is preferred between GPU elements.
  *
  * Points outside the grid and points with a NaN or Inf coordinate are
- * skipped and counted (the #GstRobocacheVoxelize:stats property, the debug
+ * skipped and counted (the #GstRobocacheSweepFilter:stats property, the debug
  * log, and with post-messages=true an element message per sweep).  A buffer
  * whose size is not a whole number of points is dropped, counted, and
  * warned about once.  An empty sweep gives an empty grid.
@@ -49,33 +49,20 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_voxelize_debug);
 #define DEFAULT_MODE RC_VOXEL_OCCUPANCY
 #define DEFAULT_FEATURES NULL
 
+/* The grid's properties, post-messages and stats are the base's. */
 enum
 {
   PROP_0,
-  PROP_VOXEL_SIZE,
-  PROP_ORIGIN,
-  PROP_DIMS,
   PROP_MODE,
-  PROP_FEATURES,
-  PROP_POST_MESSAGES,
-  PROP_STATS
+  PROP_FEATURES
 };
 
 /* Property values, under the object lock. */
 typedef struct
 {
-  GstRobocacheGridSettings grid;
   rc_voxel_mode mode;
   gchar *features;
-  gboolean post_messages;
 } Settings;
-
-/* Totals since start, under the object lock. */
-typedef struct
-{
-  GstRobocacheSweepTotals sweep;
-  guint64 last_occupied;
-} Totals;
 
 /* One sweep on the GPU between submit and finish: its maps, its size and
  * when it was submitted. */
@@ -106,21 +93,20 @@ typedef struct
   gchar *last_refusal;          /* posted once, not at every re-send */
   gpointer host_scratch;
   gsize host_scratch_size;
-  gboolean warned_bad_size;
 } State;
 
 struct _GstRobocacheVoxelize
 {
-  GstRobocacheBaseTransform parent;
+  GstRobocacheSweepFilter parent;
 
   Settings settings;
-  Totals totals;
+  guint64 last_occupied;        /* the last sweep's, under the object lock */
   State state;
 };
 
 #define gst_robocache_voxelize_parent_class parent_class
 G_DEFINE_TYPE (GstRobocacheVoxelize, gst_robocache_voxelize,
-    GST_TYPE_ROBOCACHE_BASE_TRANSFORM);
+    GST_TYPE_ROBOCACHE_SWEEP_FILTER);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachevoxelize, "robocachevoxelize",
     GST_RANK_NONE, GST_TYPE_ROBOCACHE_VOXELIZE,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_voxelize_debug,
@@ -142,35 +128,24 @@ G_DEFINE_ENUM_TYPE (GstRobocacheVoxelMode, gst_robocache_voxel_mode,
 /* Properties                                                          */
 /* ------------------------------------------------------------------ */
 
-static GstStructure *
-totals_to_structure (const Totals * t)
+static void
+add_stats (GstRobocacheSweepFilter * base, GstStructure * stats)
 {
-  GstStructure *s =
-      gst_robocache_sweep_totals_to_structure ("robocachevoxelize-stats",
-      &t->sweep, NULL);
-
-  gst_structure_set (s, "last-occupied", G_TYPE_UINT64, t->last_occupied,
-      NULL);
-  return s;
+  gst_structure_set (stats, "last-occupied", G_TYPE_UINT64,
+      GST_ROBOCACHE_VOXELIZE (base)->last_occupied, NULL);
 }
 
 static void
-get_stats (GObject * object, GValue * value)
+clear_stats (GstRobocacheSweepFilter * base)
 {
-  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
-
-  g_value_take_boxed (value, totals_to_structure (&self->totals));
+  GST_ROBOCACHE_VOXELIZE (base)->last_occupied = 0;
 }
 
-/* The properties kept in settings; the grid's are read and checked by
- * gstrobocachegrid. */
+/* The properties kept in settings. */
 static const GstRobocacheField fields[] = {
   GST_ROBOCACHE_FIELD (PROP_MODE, GstRobocacheVoxelize, settings.mode),
   GST_ROBOCACHE_FIELD (PROP_FEATURES, GstRobocacheVoxelize,
       settings.features),
-  GST_ROBOCACHE_FIELD (PROP_POST_MESSAGES, GstRobocacheVoxelize,
-      settings.post_messages),
-  GST_ROBOCACHE_FIELD_GETTER (PROP_STATS, get_stats),
   {0}
 };
 
@@ -178,25 +153,9 @@ static void
 gst_robocache_voxelize_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
-
-  gst_robocache_grid_object_set_property (object, &self->settings.grid,
-      PROP_VOXEL_SIZE, prop_id, value, pspec);
-
-  /* A new grid, mode or features (the ids up to PROP_FEATURES) means new
-   * output caps, even while playing. */
-  if (prop_id <= PROP_FEATURES)
-    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
-}
-
-static void
-gst_robocache_voxelize_get_property (GObject * object, guint prop_id,
-    GValue * value, GParamSpec * pspec)
-{
-  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
-
-  gst_robocache_grid_object_get_property (object, &self->settings.grid,
-      PROP_VOXEL_SIZE, prop_id, value, pspec);
+  gst_robocache_fields_set_property (object, prop_id, value, pspec);
+  /* A new mode or features means new output caps, even while playing. */
+  gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (object));
 }
 
 /* ------------------------------------------------------------------ */
@@ -246,7 +205,8 @@ settings_grid (GstRobocacheVoxelize * self, rc_voxel_grid * grid,
   gchar *problem = NULL;
 
   GST_OBJECT_LOCK (self);
-  problem = gst_robocache_grid_from_settings (&s->grid, grid);
+  problem = gst_robocache_sweep_filter_read_grid (GST_ROBOCACHE_SWEEP_FILTER
+      (self), grid);
   grid->mode = s->mode;
   if (features)
     *features = g_strdup (s->features);
@@ -540,18 +500,12 @@ gst_robocache_voxelize_decide_allocation (GstBaseTransform * trans,
 /* Start, stop, transform                                              */
 /* ------------------------------------------------------------------ */
 
-static gboolean
-gst_robocache_voxelize_start (GstBaseTransform * trans)
+static gchar *
+settings_problem (GstRobocacheSweepFilter * base)
 {
-  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
   rc_voxel_grid grid;
 
-  /* Bad grid properties are refused here, at READY, before anything is
-   * allocated. */
-  return gst_robocache_sweep_start (trans,
-      GST_BASE_TRANSFORM_CLASS (parent_class), settings_grid (self, &grid,
-          NULL), &self->totals, sizeof (self->totals),
-      &self->state.warned_bad_size);
+  return settings_grid (GST_ROBOCACHE_VOXELIZE (base), &grid, NULL);
 }
 
 static gboolean
@@ -665,9 +619,9 @@ static gboolean
 sweep_points (GstRobocacheVoxelize * self, GstBuffer * inbuf,
     guint64 * n_points)
 {
-  return gst_robocache_sweep_count_points (GST_ELEMENT (self), inbuf,
-      self->state.layout.point_step, G_MAXUINT64, NULL, &self->totals.sweep,
-      &self->state.warned_bad_size, n_points);
+  return gst_robocache_sweep_filter_count_points (GST_ROBOCACHE_SWEEP_FILTER
+      (self), inbuf, self->state.layout.point_step, G_MAXUINT64, NULL,
+      n_points);
 }
 
 /* Cuts centroids to the points there are, counts the sweep and posts its
@@ -681,7 +635,6 @@ sweep_done (GstRobocacheVoxelize * self, GstBuffer * inbuf,
     stats->out_of_range, stats->invalid
   };
   State *st = &self->state;
-  gboolean post;
 
   if (st->grid.mode == RC_VOXEL_CENTROIDS)
     gst_buffer_resize (outbuf, 0, stats->occupied * st->out_step);
@@ -694,16 +647,11 @@ sweep_done (GstRobocacheVoxelize * self, GstBuffer * inbuf,
       stats->out_of_range, stats->invalid, stats->occupied, elapsed / 1000);
 
   GST_OBJECT_LOCK (self);
-  gst_robocache_sweep_totals_add (&self->totals.sweep, &counts);
-  self->totals.last_occupied = stats->occupied;
-  post = self->settings.post_messages;
+  self->last_occupied = stats->occupied;
   GST_OBJECT_UNLOCK (self);
-
-  if (post)
-    gst_robocache_sweep_post_message (GST_ELEMENT (self), "robocachevoxelize",
-        GST_BUFFER_PTS (inbuf), &counts, st->gpu->use_gpu,
-        "occupied", G_TYPE_UINT64, stats->occupied,
-        "processing-time", G_TYPE_UINT64, elapsed, NULL);
+  gst_robocache_sweep_filter_sweep_done (GST_ROBOCACHE_SWEEP_FILTER (self),
+      GST_BUFFER_PTS (inbuf), &counts, "occupied", G_TYPE_UINT64,
+      stats->occupied, "processing-time", G_TYPE_UINT64, elapsed, NULL);
 }
 
 /* The CPU: one sweep at a time. */
@@ -776,7 +724,6 @@ gst_robocache_voxelize_finalize (GObject * object)
   GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (object);
 
   g_free (self->settings.features);
-  gst_robocache_grid_settings_clear (&self->settings.grid);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -786,33 +733,19 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstRobocacheSweepFilterClass *sweep_class =
+      GST_ROBOCACHE_SWEEP_FILTER_CLASS (klass);
   GstCaps *src_caps;
 
   gobject_class->set_property = gst_robocache_voxelize_set_property;
-  gobject_class->get_property = gst_robocache_voxelize_get_property;
+  gobject_class->get_property = gst_robocache_fields_get_property;
   gst_robocache_fields_register (gobject_class, fields);
   gobject_class->finalize = gst_robocache_voxelize_finalize;
 
-  /**
-   * GstRobocacheVoxelize:voxel-size:
-   *
-   * Edge of a voxel in metres, one value for all axes or <x,y,z>; each a
-   * finite number > 0.  Changing it while playing renegotiates the output
-   * caps.
-   *
-   * GstRobocacheVoxelize:origin:
-   *
-   * Position in metres of the grid's minimum corner, <x,y,z> (or one value
-   * for all axes).
-   *
-   * GstRobocacheVoxelize:dims:
-   *
-   * Voxels along each axis, <x,y,z> (or one value for all); each at least
-   * 1, fewer than 2^32 voxels in all.
-   *
-   * A bad value of any of the three is an element error at start.
-   */
-  gst_robocache_grid_install_properties (gobject_class, PROP_VOXEL_SIZE);
+  /* The base's grid: 256 x 256 x 32 voxels of 0.2 m from <-25.6,-25.6,
+   * -3.2> by default.  Its stats add last-occupied, the last sweep's
+   * occupied voxels; its messages occupied and processing-time. */
+
   /**
    * GstRobocacheVoxelize:mode:
    *
@@ -838,25 +771,6 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
           "(empty: x,y,z, the centroid)", DEFAULT_FEATURES,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstRobocacheVoxelize:post-messages:
-   *
-   * Post an element message "robocachevoxelize" per sweep with its counts
-   * and processing time.
-   *
-   * GstRobocacheVoxelize:stats:
-   *
-   * Totals since the element started: sweeps, points, in-grid,
-   * out-of-range, invalid, dropped-buffers, empty-sweeps and the
-   * last sweep's occupied voxels.
-   */
-  gst_robocache_sweep_install_properties (gobject_class, PROP_POST_MESSAGES,
-      PROP_STATS);
-
-  gst_element_class_add_pad_template (element_class,
-      gst_pad_template_new_with_gtype ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-          gst_robocache_caps_with_cuda (GST_ROBOCACHE_POINTS_CAPS,
-              GST_ROBOCACHE_POINTS_CUDA_CAPS), GST_TYPE_PAD));
   src_caps = gst_robocache_caps_with_cuda (GST_ROBOCACHE_VOXELS_CAPS,
       GST_ROBOCACHE_VOXELS_CUDA_CAPS);
   gst_caps_append (src_caps,
@@ -879,13 +793,16 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform_size);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_decide_allocation);
-  trans_class->start = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_stop);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform);
   GST_ROBOCACHE_BASE_TRANSFORM_CLASS (klass)->submit =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_submit);
   GST_ROBOCACHE_BASE_TRANSFORM_CLASS (klass)->finish =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_finish);
+  sweep_class->sweep_name = "robocachevoxelize";
+  sweep_class->settings_problem = GST_DEBUG_FUNCPTR (settings_problem);
+  sweep_class->add_stats = GST_DEBUG_FUNCPTR (add_stats);
+  sweep_class->clear_stats = GST_DEBUG_FUNCPTR (clear_stats);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_VOXEL_MODE, 0);
 }
@@ -893,19 +810,14 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
 static void
 gst_robocache_voxelize_init (GstRobocacheVoxelize * self)
 {
-  static const gdouble voxel_size[3] = { DEFAULT_VOXEL_SIZE,
-    DEFAULT_VOXEL_SIZE, DEFAULT_VOXEL_SIZE
-  };
-  static const gdouble origin[3] = { DEFAULT_ORIGIN_XY, DEFAULT_ORIGIN_XY,
-    DEFAULT_ORIGIN_Z
-  };
-  static const guint dims[3] = { DEFAULT_DIMS_XY, DEFAULT_DIMS_XY,
-    DEFAULT_DIMS_Z
+  static const rc_voxel_grid default_grid = {
+    {DEFAULT_ORIGIN_XY, DEFAULT_ORIGIN_XY, DEFAULT_ORIGIN_Z},
+    {DEFAULT_VOXEL_SIZE, DEFAULT_VOXEL_SIZE, DEFAULT_VOXEL_SIZE},
+    {DEFAULT_DIMS_XY, DEFAULT_DIMS_XY, DEFAULT_DIMS_Z}, DEFAULT_MODE
   };
 
-  Settings *s = &self->settings;
-
-  gst_robocache_grid_settings_init (&s->grid, voxel_size, origin, dims);
+  gst_robocache_sweep_filter_set_default_grid (GST_ROBOCACHE_SWEEP_FILTER
+      (self), &default_grid);
   gst_robocache_fields_init (self, fields);
   self->state.gpu =
       gst_robocache_base_transform_get_gpu (GST_ROBOCACHE_BASE_TRANSFORM
