@@ -109,6 +109,33 @@ GST_START_TEST (test_layout_and_stats)
 
 GST_END_TEST;
 
+/* A new grid while playing applies from the next sweep (the base
+ * renegotiates): with dims <1,1,1> one point of the sweep is in it. */
+GST_START_TEST (test_grid_while_playing)
+{
+  GstHarness *h = pillars_harness ("cpu", NULL);
+  GstElement *e = gst_harness_find_element (h, "robocachepillars");
+  GstStructure *stats;
+  guint64 v = 0;
+
+  gst_buffer_unref (gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7, 0)));
+  gst_util_set_object_arg (G_OBJECT (e), "dims", "<1,1,1>");
+  gst_buffer_unref (gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7,
+              GST_SECOND)));
+  g_object_get (e, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "last-voxels", &v));
+  fail_unless_equals_uint64 (v, 1);
+  fail_unless (gst_structure_get_uint64 (stats, "in-grid", &v));
+  fail_unless_equals_uint64 (v, 5 + 1);
+  fail_unless (gst_structure_get_uint64 (stats, "sweeps", &v));
+  fail_unless_equals_uint64 (v, 2);
+  gst_structure_free (stats);
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_voxels_mode_and_empty_sweep)
 {
   GstHarness *h = pillars_harness ("cpu", "mode=voxels");
@@ -235,6 +262,7 @@ pillars_suite (void)
     g_setenv ("CK_FORK", "no", TRUE);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_layout_and_stats);
+  tcase_add_test (tc, test_grid_while_playing);
   tcase_add_test (tc, test_voxels_mode_and_empty_sweep);
   tcase_add_test (tc, test_missing_feature_n);
   tcase_add_test (tc, test_bad_grid_n);
