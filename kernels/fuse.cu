@@ -53,11 +53,17 @@ const uint32_t kNotStaged = 0xffffffffu;
  * enough that the reference size makes a few waves of blocks (15 ticks;
  * 23 or 11 measured slower). */
 const uint32_t kTileFloats = 8192;
-/* Ticks a tile takes at least, past kTileFloats: wide rows (16 streams
- * of the reference's kinds, 3,172 floats) made tiles of two ticks, whose
- * searches and barriers cost more than their rows (16 streams: 474 us,
- * 57 % of the stalls at barriers; 351 us with four ticks or eight). */
-const uint32_t kMinTileTicks = 4;
+/* Ticks a tile takes at least, past kTileFloats and the stage: wide rows
+ * (16 streams of the reference's kinds, 3,172 floats) made tiles of two
+ * ticks, whose searches and barriers cost more than their rows (H100, 16
+ * streams: 474 us, 57 % of the stalls at barriers; 351 us with four ticks
+ * or eight).  On an H200 four still left 8 streams, whose staged rows
+ * stopped their tiles at four, with half the stalls at barriers: six,
+ * the streams that do not fit read from global memory, took 8 streams
+ * from 167 to 143 us and 16 from 286 to 255, every other size of the
+ * sweep unchanged (run 148; eight: 138 and 260, but 100 ticks 36 us
+ * against 29). */
+const uint32_t kMinTileTicks = 6;
 /* Below this many tiles, tiles shrink (down to one tick) to fill the GPU. */
 const uint64_t kMinTiles = 2048;
 /* Marks a NaN segment (edge INVALID); a pick has i1 == i2. */
@@ -435,9 +441,9 @@ rc_fuse_cuda (const rc_fuse_params * params, const int64_t * tick_times,
   k = k < kMinTileTicks ? kMinTileTicks : k;
   k = k > kMaxLocs / params->n_streams ? kMaxLocs / params->n_streams : k;
   k = k > params->n_ticks ? params->n_ticks : k;
-  /* Shorter tiles where the staged rows would not fit, down to a few
-   * ticks: shorter ones cost more than staging saves. */
-  while (k > 4 && stage_estimate (&a, k) > kStageBytes)
+  /* Shorter tiles where the staged rows would not fit, down to
+   * kMinTileTicks: shorter ones cost more than staging saves. */
+  while (k > kMinTileTicks && stage_estimate (&a, k) > kStageBytes)
     k--;
   while (k > 1 && (uint64_t) params->episodes *
       ((params->n_ticks + k - 1) / k) < kMinTiles)
