@@ -748,8 +748,14 @@ typedef enum
 {
   CLOUD_UNIFORM,                /* uniform over the grid, 5% beyond each
                                  * face */
-  CLOUD_LIDAR                   /* a 64-ring spinning lidar 1.73 m above
-                                 * flat ground, like a KITTI sweep */
+  CLOUD_LIDAR,                  /* a 64-ring spinning lidar 1.73 m above
+                                 * flat ground, like a KITTI sweep, its
+                                 * points in random order */
+  CLOUD_LIDAR_ROWS,             /* such a sweep in scan order, ring by ring
+                                 * (an organized cloud's rows, as Ouster's
+                                 * driver publishes them) */
+  CLOUD_LIDAR_COLUMNS           /* column by column, every ring of an
+                                 * azimuth together (Velodyne, KITTI) */
 } CloudShape;
 
 typedef struct
@@ -785,6 +791,29 @@ run_voxelize (void *ctx, int set)
           &b->n_points, 1, b->d_out[set], b->d_scratch, NULL, stream));
 }
 
+/* Point @i of @n of a scan in order (@rows: ring by ring, else column by
+ * column) of the lidar of CLOUD_LIDAR, 64 rings of n / 64 columns: the
+ * ground for downward rings (noise of 1 %), a smooth wall 15 to 35 m away
+ * for the others, so that neighbouring points of a ring lie close
+ * together as in a real sweep. */
+static void
+scan_point (uint64_t n, uint64_t i, gboolean rows, float v[3])
+{
+  const double height = 1.73;
+  uint64_t columns = (n + 63) / 64;
+  uint64_t ring = rows ? i / columns : i % 64;
+  uint64_t column = rows ? i % columns : i / 64;
+  double az = 2 * G_PI * (column + rng_range (0, 0.1)) / columns;
+  double el = (-24.8 + 26.8 * ring / 63.0) * G_PI / 180;
+  double r = 25 + 10 * sin (3 * az + ring);
+
+  if (el < 0)
+    r = MIN (r, height / tan (-el) * rng_range (0.99, 1.01));
+  v[0] = (float) (r * cos (el) * cos (az));
+  v[1] = (float) (r * cos (el) * sin (az));
+  v[2] = (float) (r * sin (el));
+}
+
 static void
 make_cloud (VoxelBench * b, int set, CloudShape shape)
 {
@@ -798,6 +827,8 @@ make_cloud (VoxelBench * b, int set, CloudShape shape)
         double span = g->dims[a] * g->voxel_size[a];
         v[a] = (float) (g->origin[a] + span * rng_range (-0.05, 1.05));
       }
+    } else if (shape != CLOUD_LIDAR) {
+      scan_point (b->n_points, i, shape == CLOUD_LIDAR_ROWS, v);
     } else {
       /* Elevation from one of 64 rings in [-24.8, 2] degrees; range denser
        * near the sensor, cut by the ground for downward rings. */
@@ -928,7 +959,10 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
   g_snprintf (r.detail, sizeof (r.detail), "%" G_GUINT64_FORMAT " points "
       "stride %u, %u features (%s) into %ux%ux%u %s", n_points,
       b.layout->point_step, b.layout->n_features,
-      shape == CLOUD_UNIFORM ? "uniform" : "lidar sweep", grid->dims[0],
+      shape == CLOUD_UNIFORM ? "uniform" : shape == CLOUD_LIDAR ?
+      "lidar sweep, shuffled" : shape == CLOUD_LIDAR_ROWS ?
+      "lidar sweep, ring by ring" : "lidar sweep, column by column",
+      grid->dims[0],
       grid->dims[1], grid->dims[2], modes[grid->mode]);
   r.floor_bytes = r.set_bytes = (double) b.cloud_bytes + b.out_size;
   b.n_sets = sets_for (r.set_bytes);
@@ -1371,9 +1405,11 @@ static const char *const mode_names[] = { "occupancy", "count", "mean",
 
 /* For each mode (--modes), the points (--points, 16,384 to 4,194,304):
  * occupancy, count and mean (of one feature, then three, then four) into
- * the 256^3 grid (uniform points), the centroids into the KITTI region in
- * 0.2 m voxels (lidar-shaped, as PCL's VoxelGrid is used).  Then the same 51.2 m cube in 64^3 to 512^3
- * voxels and PointPillars' 432 x 496 BEV grid at 131,072 points. */
+ * the 256^3 grid (uniform points); occupancy and count also into the KITTI
+ * region in 0.2 m voxels from lidar sweeps in three orders; the centroids
+ * into that region (lidar-shaped, as PCL's VoxelGrid is used).  Then the
+ * same 51.2 m cube in 64^3 to 512^3 voxels and PointPillars' 432 x 496
+ * BEV grid at 131,072 points. */
 static void
 sweep_voxelize (void)
 {
@@ -1395,6 +1431,22 @@ sweep_voxelize (void)
       bench_voxelize (name, &grid, mode == RC_VOXEL_CENTROIDS ?
           &layout16_xyzi : &layout16, sweep_points.v[i],
           mode == RC_VOXEL_CENTROIDS ? CLOUD_LIDAR : CLOUD_UNIFORM);
+    }
+    /* Counts and occupancy of lidar sweeps into the KITTI region in 0.2 m
+     * voxels, their points shuffled, ring by ring and column by column:
+     * in scan order, neighbouring points share voxels. */
+    for (int o = 0; mode <= RC_VOXEL_COUNT && o < 3; o++) {
+      static const char *const orders[] = { "shuffled", "rows", "columns" };
+
+      for (int i = 0; i < sweep_points.n; i++) {
+        rc_voxel_grid lidar = kitti_leaf;
+
+        lidar.mode = mode;
+        g_snprintf (name, sizeof (name), "sweep-voxelize-%s-kitti0.2-%s-n%"
+            G_GUINT64_FORMAT, mode_names[mode], orders[o], sweep_points.v[i]);
+        bench_voxelize (name, &lidar, &layout16, sweep_points.v[i],
+            (CloudShape) (CLOUD_LIDAR + o));
+      }
     }
     /* Means of three and four features (x, y, z, intensity). */
     for (int f = 3; mode == RC_VOXEL_MEAN && f <= 4; f++) {

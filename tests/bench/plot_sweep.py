@@ -30,6 +30,12 @@ SERIES = [
      r"^sweep-voxelize-mean-xyz-256cube-n(\d+)$"),
     ("voxelize: points into 256^3 means of x, y, z, intensity", "points",
      r"^sweep-voxelize-mean-xyzi-256cube-n(\d+)$"),
+    ("voxelize: lidar sweeps in scan order (ring by ring) into KITTI 0.2 m "
+     "counts", "points", r"^sweep-voxelize-count-kitti0\.2-rows-n(\d+)$"),
+    ("voxelize: lidar sweeps, column by column, into KITTI 0.2 m counts",
+     "points", r"^sweep-voxelize-count-kitti0\.2-columns-n(\d+)$"),
+    ("voxelize: lidar sweeps, shuffled, into KITTI 0.2 m counts", "points",
+     r"^sweep-voxelize-count-kitti0\.2-shuffled-n(\d+)$"),
     ("voxelize: lidar points into KITTI 0.2 m centroids", "points",
      r"^sweep-voxelize-centroids-kitti0.2-n(\d+)$"),
     ("voxelize: grid side at 131,072 points", "side",
