@@ -200,7 +200,7 @@ bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
  * A lidar sweep in scan order puts neighbouring points in one voxel: 4
  * million points ring by ring into the KITTI region's 0.2 m voxels,
  * counts 49 us against 67, occupancy 48 against 77; column by column 71
- * against 79 and 90 against 106; uniform and shuffled clouds unchanged,
+ * against 79 and 90 against 106; uniform and random clouds unchanged,
  * their runs of one costing a shuffle and a ballot (run 151, H200).
  * Grouping the warp's lanes by voxel with __match_any_sync gained as much
  * in ring order but lost up to 20 % on uniform clouds (run 150). */

@@ -749,13 +749,15 @@ typedef enum
   CLOUD_UNIFORM,                /* uniform over the grid, 5% beyond each
                                  * face */
   CLOUD_LIDAR,                  /* a 64-ring spinning lidar 1.73 m above
-                                 * flat ground, like a KITTI sweep, its
-                                 * points in random order */
-  CLOUD_LIDAR_ROWS,             /* such a sweep in scan order, ring by ring
-                                 * (an organized cloud's rows, as Ouster's
+                                 * flat ground, like a KITTI sweep: random
+                                 * rings, azimuths and ranges, in no order */
+  CLOUD_LIDAR_ROWS,             /* that lidar's sweep of the ground and a
+                                 * wall in scan order, ring by ring (an
+                                 * organized cloud's rows, as Ouster's
                                  * driver publishes them) */
-  CLOUD_LIDAR_COLUMNS           /* column by column, every ring of an
-                                 * azimuth together (Velodyne, KITTI) */
+  CLOUD_LIDAR_COLUMNS           /* the same sweep column by column, every
+                                 * ring of an azimuth together (Velodyne,
+                                 * KITTI) */
 } CloudShape;
 
 typedef struct
@@ -791,27 +793,35 @@ run_voxelize (void *ctx, int set)
           &b->n_points, 1, b->d_out[set], b->d_scratch, NULL, stream));
 }
 
+/* The point of CLOUD_LIDAR's sensor, 1.73 m above flat ground, on ring
+ * @ring (64, from -24.8 to 2 degrees of elevation) at azimuth @az and range
+ * @r: downward rings stop at the ground, their range noisy by @noise. */
+static void
+lidar_point (uint64_t ring, double az, double r, double noise, float v[3])
+{
+  const double height = 1.73;
+  double el = (-24.8 + 26.8 * ring / 63.0) * G_PI / 180;
+
+  if (el < 0)
+    r = MIN (r, height / tan (-el) * rng_range (1 - noise, 1 + noise));
+  v[0] = (float) (r * cos (el) * cos (az));
+  v[1] = (float) (r * cos (el) * sin (az));
+  v[2] = (float) (r * sin (el));
+}
+
 /* Point @i of @n of a scan in order (@rows: ring by ring, else column by
- * column) of the lidar of CLOUD_LIDAR, 64 rings of n / 64 columns: the
- * ground for downward rings (noise of 1 %), a smooth wall 15 to 35 m away
- * for the others, so that neighbouring points of a ring lie close
- * together as in a real sweep. */
+ * column), 64 rings of n / 64 columns: the ground for downward rings (1 %
+ * noise), a smooth wall 15 to 35 m away for the others, so that
+ * neighbouring points of a ring lie close together as in a real sweep. */
 static void
 scan_point (uint64_t n, uint64_t i, gboolean rows, float v[3])
 {
-  const double height = 1.73;
   uint64_t columns = (n + 63) / 64;
   uint64_t ring = rows ? i / columns : i % 64;
   uint64_t column = rows ? i % columns : i / 64;
   double az = 2 * G_PI * (column + rng_range (0, 0.1)) / columns;
-  double el = (-24.8 + 26.8 * ring / 63.0) * G_PI / 180;
-  double r = 25 + 10 * sin (3 * az + ring);
 
-  if (el < 0)
-    r = MIN (r, height / tan (-el) * rng_range (0.99, 1.01));
-  v[0] = (float) (r * cos (el) * cos (az));
-  v[1] = (float) (r * cos (el) * sin (az));
-  v[2] = (float) (r * sin (el));
+  lidar_point (ring, az, 25 + 10 * sin (3 * az + ring), 0.01, v);
 }
 
 static void
@@ -830,17 +840,12 @@ make_cloud (VoxelBench * b, int set, CloudShape shape)
     } else if (shape != CLOUD_LIDAR) {
       scan_point (b->n_points, i, shape == CLOUD_LIDAR_ROWS, v);
     } else {
-      /* Elevation from one of 64 rings in [-24.8, 2] degrees; range denser
-       * near the sensor, cut by the ground for downward rings. */
-      const double height = 1.73;
+      /* A random ring and azimuth, the range denser near the sensor. */
       double az = rng_range (0, 2 * G_PI);
-      double el = (-24.8 + 26.8 * (rng_u64 () % 64) / 63.0) * G_PI / 180;
-      double u = rng_unit (), r = 2 + 78 * u * u;
-      if (el < 0)
-        r = MIN (r, height / tan (-el) * rng_range (0.98, 1.02));
-      v[0] = (float) (r * cos (el) * cos (az));
-      v[1] = (float) (r * cos (el) * sin (az));
-      v[2] = (float) (r * sin (el));
+      uint64_t ring = rng_u64 () % 64;
+      double u = rng_unit ();
+
+      lidar_point (ring, az, 2 + 78 * u * u, 0.02, v);
     }
     v[3] = (float) rng_range (0, 1);
     memcpy (b->h_cloud[set] + i * layout16.point_step, v, sizeof (v));
@@ -1433,8 +1438,9 @@ sweep_voxelize (void)
           mode == RC_VOXEL_CENTROIDS ? CLOUD_LIDAR : CLOUD_UNIFORM);
     }
     /* Counts and occupancy of lidar sweeps into the KITTI region in 0.2 m
-     * voxels, their points shuffled, ring by ring and column by column:
-     * in scan order, neighbouring points share voxels. */
+     * voxels: random points ("shuffled", the centroids' cloud), then a
+     * sweep ring by ring and column by column, where neighbouring points
+     * share voxels. */
     for (int o = 0; mode <= RC_VOXEL_COUNT && o < 3; o++) {
       static const char *const orders[] = { "shuffled", "rows", "columns" };
 

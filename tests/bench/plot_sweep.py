@@ -34,7 +34,7 @@ SERIES = [
      "counts", "points", r"^sweep-voxelize-count-kitti0\.2-rows-n(\d+)$"),
     ("voxelize: lidar sweeps, column by column, into KITTI 0.2 m counts",
      "points", r"^sweep-voxelize-count-kitti0\.2-columns-n(\d+)$"),
-    ("voxelize: lidar sweeps, shuffled, into KITTI 0.2 m counts", "points",
+    ("voxelize: lidar points in no order into KITTI 0.2 m counts", "points",
      r"^sweep-voxelize-count-kitti0\.2-shuffled-n(\d+)$"),
     ("voxelize: lidar points into KITTI 0.2 m centroids", "points",
      r"^sweep-voxelize-centroids-kitti0.2-n(\d+)$"),
