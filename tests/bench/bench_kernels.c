@@ -7,6 +7,7 @@
  *       [--sweep voxelize|resample|fuse|all] [--points N,..]
  *       [--modes count,occupancy,mean,centroids] [--batch B,..]
  *       [--samples S,..] [--channels D,..] [--streams N,..] [--ticks T,..]
+ *       [--fuse-channels C,..]
  *
  * Every workload draws fresh random inputs (never zeros), rotates among
  * enough input sets that a run cannot be served from the L2 cache, checks
@@ -94,7 +95,8 @@ static int n_runs = 200;
 static gboolean sweeping;
 
 /* --sweep's sizes, each a list the command line may replace (--points,
- * --modes, --batch, --samples, --channels, --streams, --ticks). */
+ * --modes, --batch, --samples, --channels, --streams, --ticks,
+ * --fuse-channels). */
 #define MAX_SIZES 32
 typedef struct
 {
@@ -120,6 +122,10 @@ static SizeList sweep_channels = { "--channels", 8, {1, 2, 4, 8, 16, 32, 64,
 };
 static SizeList sweep_streams = { "--streams", 5, {1, 2, 4, 8, 16} };
 static SizeList sweep_ticks = { "--ticks", 3, {100, 1000, 10000} };
+/* The fused streams' widths, taken in turn (the quoted workload's camera
+ * feature, joints and IMU).  Widths that are not multiples of four floats
+ * (a row of 529) make the kernel's narrower accesses show. */
+static SizeList fuse_widths = { "--fuse-channels", 3, {512, 14, 6} };
 static guint64 rng_state;
 static void *stream;
 static void **ev_start, **ev_end;
@@ -1058,11 +1064,20 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
 
 #if BENCH_HAVE_FUSE
 
-/* The quoted workload's three streams (a camera feature, joints, an IMU);
- * more streams take them in turn. */
+/* The quoted workload's three streams' rates (a camera feature, joints,
+ * an IMU; their widths are fuse_widths); more streams take them in turn. */
 #define FUSE_KINDS 3
 static const double fuse_rates[FUSE_KINDS] = { 30, 100, 333 };
-static const uint32_t fuse_channels[FUSE_KINDS] = { 512, 14, 6 };
+
+/* fuse_widths as text into @buf: @first, then the widths @sep apart. */
+static void
+fuse_widths_text (char *buf, size_t size, const char *first, const char *sep)
+{
+  g_strlcpy (buf, first, size);
+  for (int k = 0; k < fuse_widths.n; k++)
+    g_snprintf (buf + strlen (buf), size - strlen (buf), "%s%"
+        G_GUINT64_FORMAT, k ? sep : "", fuse_widths.v[k]);
+}
 
 typedef struct
 {
@@ -1124,7 +1139,7 @@ check_fuse (FuseBench * b, int set, const char *name)
 
 /* @episodes episodes of @seconds s, ticks at @n_ticks / @seconds Hz;
  * @n_streams float32 streams (rate Hz x channels, fuse_rates and
- * fuse_channels in turn) with +-10% jitter, each starting up to one period
+ * fuse_widths in turn) with +-10% jitter, each starting up to one period
  * before the first tick; linear, edge hold.  Named @name, or the quoted
  * workload's name without one. */
 static void
@@ -1135,6 +1150,7 @@ bench_fuse (const char *name, uint32_t episodes, uint32_t n_ticks,
   Result r;
   rc_fuse_params proto;
   double floor_bytes;
+  char widths[64];
 
   memset (&b, 0, sizeof (b));
   memset (&r, 0, sizeof (r));
@@ -1147,10 +1163,11 @@ bench_fuse (const char *name, uint32_t episodes, uint32_t n_ticks,
   proto.n_streams = n_streams;
   proto.edge = RC_EDGE_HOLD;
   floor_bytes = (double) episodes * n_ticks * 8;
+  fuse_widths_text (widths, sizeof (widths), "", ", ");
   for (uint32_t k = 0; k < n_streams; k++) {
     rc_fuse_stream *st = &proto.streams[k];
     st->n_samples = (uint32_t) (fuse_rates[k % FUSE_KINDS] * seconds);
-    st->channels = fuse_channels[k % FUSE_KINDS];
+    st->channels = (uint32_t) fuse_widths.v[k % fuse_widths.n];
     st->type = RC_TYPE_FLOAT32;
     st->method = RC_INTERP_LINEAR;
     floor_bytes += (double) episodes * st->n_samples * (8 + 4 * st->channels);
@@ -1166,8 +1183,9 @@ bench_fuse (const char *name, uint32_t episodes, uint32_t n_ticks,
         episodes, n_ticks, n_streams);
   g_strlcpy (r.kind, "fuse", sizeof (r.kind));
   g_snprintf (r.detail, sizeof (r.detail), "E=%u T=%u over %g s; %u "
-      "streams of 30 Hz x 512, 100 Hz x 14, 333 Hz x 6 in turn; float32 "
-      "linear, edge hold", episodes, n_ticks, seconds, n_streams);
+      "streams of 30, 100, 333 Hz in turn, %s channels in turn (a row of "
+      "%u); float32 linear, edge hold", episodes, n_ticks, seconds,
+      n_streams, widths, rc_fuse_row_channels (&proto));
   r.floor_bytes = r.set_bytes = floor_bytes;
   b.n_sets = sets_for (r.set_bytes);
 
@@ -1257,16 +1275,20 @@ bench_fuse (const char *name, uint32_t episodes, uint32_t n_ticks,
 static void
 sweep_fuse (void)
 {
-  char name[96];
+  char name[96], widths[48] = "";
 
+  /* Other widths than the quoted workload's name their series apart. */
+  if (fuse_widths.n != 3 || fuse_widths.v[0] != 512 || fuse_widths.v[1] != 14
+      || fuse_widths.v[2] != 6)
+    fuse_widths_text (widths, sizeof (widths), "-C", ".");
   for (int i = 0; i < sweep_streams.n; i++) {
     g_snprintf (name, sizeof (name), "sweep-fuse-f32-E64-T500-S%"
-        G_GUINT64_FORMAT, sweep_streams.v[i]);
+        G_GUINT64_FORMAT "%s", sweep_streams.v[i], widths);
     bench_fuse (name, 64, 500, 10.0, (uint32_t) sweep_streams.v[i]);
   }
   for (int i = 0; i < sweep_ticks.n; i++) {
     g_snprintf (name, sizeof (name), "sweep-fuse-f32-E64-T%" G_GUINT64_FORMAT
-        "-S3", sweep_ticks.v[i]);
+        "-S3%s", sweep_ticks.v[i], widths);
     bench_fuse (name, 64, (uint32_t) sweep_ticks.v[i], 10.0, 3);
   }
 }
@@ -1625,7 +1647,7 @@ usage (int code)
       "[--sweep voxelize|resample|fuse|all]\n"
       "  sizes of --sweep, comma-separated: --points N,.. --modes "
       "count,occupancy,mean,centroids --batch B,.. --samples S,.. "
-      "--channels D,.. --streams N,.. --ticks T,..\n");
+      "--channels D,.. --streams N,.. --ticks T,.. --fuse-channels C,..\n");
   exit (code);
 }
 
@@ -1690,6 +1712,8 @@ main (int argc, char **argv)
       parse_sizes (&sweep_streams, argv[++i], 1, RC_FUSE_MAX_STREAMS);
     else if (strcmp (argv[i], "--ticks") == 0 && i + 1 < argc)
       parse_sizes (&sweep_ticks, argv[++i], 1, 1000000);
+    else if (strcmp (argv[i], "--fuse-channels") == 0 && i + 1 < argc)
+      parse_sizes (&fuse_widths, argv[++i], 1, 4096);
     else if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
       usage (0);
     else
