@@ -18,7 +18,8 @@
  *   tile overlapped;
  * - stream by stream, sweep the tile's output segments: consecutive
  *   threads take consecutive channels (4 or 2 at a time where the layout
- *   allows), blending from shared memory (or from global memory for a
+ *   allows; where it allows only one, a whole 16-byte unit of the output
+ *   each), blending from shared memory (or from global memory for a
  *   span too long to stage) and writing coalesced, streaming stores.
  * Six blocks per SM let one block's copying cover another's searching (a
  * block that also located its next tile meanwhile measured slower).  On an
@@ -217,6 +218,61 @@ sweep (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
   }
 }
 
+/* sweep for a stream whose segments allow one float an access (an odd
+ * row or width, an unaligned buffer): each thread writes a 16-byte unit of
+ * the output, partly where a segment begins or ends inside it, and reads
+ * its floats one at a time (@rows: input row r at rows[(r - lo) *
+ * channels]).  A row of 529 floats (512, 7 and 10 channels), 8 streams:
+ * 172 us against 187 a float at a time, 10,000 ticks 671 against 798;
+ * streams of two floats an access lost up to a third so (run 154, H200). */
+template < typename St >
+__device__ __forceinline__ void
+sweep_unaligned (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
+    const St * rows, uint32_t lo, float *o)
+{
+  const uint32_t c = a.p.streams[s].channels;
+  const uint32_t span = (c + 3) / 4 + 1;        /* units a segment touches */
+  const uint32_t total = nk * span;
+
+  o += a.offset[s];
+  for (uint32_t i = threadIdx.x; i < total; i += kBlock) {
+    const uint32_t k = i / span, j = i - k * span;
+    float *seg = o + (uint64_t) k * a.row;
+    /* The unit's first channel: negative where the segment starts
+     * inside it. */
+    const int32_t ch0 = (int32_t) (4 * j) - (int32_t) (((uintptr_t) seg /
+            sizeof (float)) & 3);
+    const Loc l = locs[k];
+    const bool nan = l.i1 == kNanRow;
+    const St *x1 = rows + (uint64_t) ((nan ? lo : l.i1) - lo) * c + ch0;
+    const St *x2 = rows + (uint64_t) ((nan ? lo : l.i2) - lo) * c + ch0;
+    float y[4];
+
+    if (ch0 >= (int32_t) c)
+      continue;
+#pragma unroll
+    for (int t = 0; t < 4; t++) {
+      if (nan)
+        y[t] = __int_as_float (0x7fc00000);
+      else if (ch0 + t < 0 || ch0 + t >= (int32_t) c)
+        y[t] = 0;
+      else if (l.i2 == l.i1)
+        y[t] = Load < St >::get (x1[t]);
+      else
+        y[t] = rc_rs_lerp_f (Load < St >::get (x1[t]),
+            Load < St >::get (x2[t]), l.w);
+    }
+    if (ch0 >= 0 && ch0 + 4 <= (int32_t) c) {
+      store (seg + ch0, y);
+    } else {
+#pragma unroll
+      for (int t = 0; t < 4; t++)
+        if (ch0 + t >= 0 && ch0 + t < (int32_t) c)
+          __stcs (seg + ch0 + t, y[t]);
+    }
+  }
+}
+
 /* Stream @s's step @staging (start the copy) or not (sweep), with its
  * type and access width as template arguments. */
 template < typename St, int V >
@@ -230,8 +286,15 @@ stream_step (bool staging, const Args & a, uint32_t s, const Loc * locs,
   } else if (sg.offset != kNotStaged) {
     /* Separate instantiations, so that these loads are shared-memory
      * loads and the others global ones. */
-    sweep < St, V > (a, s, locs, nk, reinterpret_cast <
-        const Pack < St, V > *>(buf + sg.offset), sg.lo, o);
+    if (V == 1)
+      sweep_unaligned < St > (a, s, locs, nk,
+          reinterpret_cast < const St * >(buf + sg.offset), sg.lo, o);
+    else
+      sweep < St, V > (a, s, locs, nk, reinterpret_cast <
+          const Pack < St, V > *>(buf + sg.offset), sg.lo, o);
+  } else if (V == 1) {
+    sweep_unaligned < St > (a, s, locs, nk, reinterpret_cast < const St * >
+        (episode_rows < St, V > (a, s, e)), 0, o);
   } else {
     sweep < St, V > (a, s, locs, nk, episode_rows < St, V > (a, s, e), 0, o);
   }
