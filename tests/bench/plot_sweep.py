@@ -5,7 +5,8 @@
 
 One log-log panel per swept series (voxelize: points in each mode, grid;
 resample: batch, samples, channels, batch in bfloat16; fuse: streams,
-ticks): time against the swept size,
+ticks, and again for each set of --fuse-channels widths): time against
+the swept size,
 for the GPU (one call between events, and per call back to back), the CPU
 reference, the floor (the bytes the work must move over the device's copy
 bandwidth) and PyTorch where a second file has the same workload names.
@@ -17,8 +18,9 @@ import json
 import os
 import re
 
-# Series: a title and a pattern on the workload name, whose group is the
-# swept value.
+# Series: a title and a pattern on the workload name, whose first group
+# is the swept value; a second group (fuse's other widths) makes a panel
+# for each of its values, named in the title's {}.
 SERIES = [
     ("voxelize: points into 256^3 counts", "points",
      r"^sweep-voxelize-count-256cube-n(\d+)$"),
@@ -52,16 +54,26 @@ SERIES = [
      r"^sweep-fuse-f32-E64-T500-S(\d+)$"),
     ("fuse f32: ticks (E=64, 3 streams)", "ticks",
      r"^sweep-fuse-f32-E64-T(\d+)-S3$"),
+    ("fuse f32: streams (E=64 T=500), widths {}", "streams",
+     r"^sweep-fuse-f32-E64-T500-S(\d+)-C([\d.]+)$"),
+    ("fuse f32: ticks (E=64, 3 streams), widths {}", "ticks",
+     r"^sweep-fuse-f32-E64-T(\d+)-S3-C([\d.]+)$"),
 ]
 
 
-def series_rows(doc, pattern):
-    rows = []
+def series_panels(doc, title, pattern):
+    """(title, rows) for each value of the pattern's second group, or the
+    one panel of a pattern without one; rows (swept value, workload) in
+    order of size."""
+    groups = {}
     for w in doc.get("workloads", []):
         m = re.match(pattern, w["name"])
         if m:
-            rows.append((int(m.group(1)), w))
-    return sorted(rows, key=lambda r: r[1]["floor_bytes"])
+            key = m.group(2).replace(".", ", ") if m.re.groups > 1 else None
+            groups.setdefault(key, []).append((int(m.group(1)), w))
+    return [(title.format(key) if key else title,
+             sorted(rows, key=lambda r: r[1]["floor_bytes"]))
+            for key, rows in groups.items()]
 
 
 def crossover(rows):
@@ -91,8 +103,8 @@ def main():
     if args.torch:
         with open(args.torch) as f:
             torch = {w["name"]: w for w in json.load(f).get("workloads", [])}
-    panels = [(t, axis, series_rows(doc, p)) for t, axis, p in SERIES]
-    panels = [p for p in panels if p[2]]
+    panels = [(t, axis, rows) for title, axis, p in SERIES
+              for t, rows in series_panels(doc, title, p)]
     if not panels:
         raise SystemExit("%s: no sweep workloads (run bench-kernels "
                          "--sweep)" % args.json)
