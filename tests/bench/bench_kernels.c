@@ -103,6 +103,7 @@ typedef struct
   const char *option;
   int n;
   uint64_t v[MAX_SIZES];
+  gboolean given;               /* by the command line */
 } SizeList;
 
 static SizeList sweep_points = { "--points", 9, {16384, 32768, 65536, 131072,
@@ -1277,9 +1278,8 @@ sweep_fuse (void)
 {
   char name[96], widths[48] = "";
 
-  /* Other widths than the quoted workload's name their series apart. */
-  if (fuse_widths.n != 3 || fuse_widths.v[0] != 512 || fuse_widths.v[1] != 14
-      || fuse_widths.v[2] != 6)
+  /* Widths from the command line name their series apart. */
+  if (fuse_widths.given)
     fuse_widths_text (widths, sizeof (widths), "-C", ".");
   for (int i = 0; i < sweep_streams.n; i++) {
     g_snprintf (name, sizeof (name), "sweep-fuse-f32-E64-T500-S%"
@@ -1679,6 +1679,7 @@ parse_sizes (SizeList * list, const char *text, uint64_t lo, uint64_t hi)
   g_strfreev (items);
   if (list->n == 0)
     die ("%s: no sizes", list->option);
+  list->given = TRUE;
 }
 
 int
