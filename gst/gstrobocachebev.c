@@ -805,7 +805,7 @@ gst_robocache_bev_class_init (GstRobocacheBevClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "robocache bird's-eye view", "Filter/Converter/Video/Robotics",
       "Draws voxel grids seen from above as RGBA video, on the GPU or the "
-      "CPU", "robocache developers");
+      "CPU", GST_ROBOCACHE_AUTHOR);
 
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_robocache_bev_transform_caps);

@@ -635,7 +635,7 @@ gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
       "robocache pillars", "Filter/Converter/Robotics",
       "Hard voxelization of lidar sweeps into detector-ready sparse voxels "
       "or pillars, deterministic on the GPU and the CPU",
-      "robocache developers");
+      GST_ROBOCACHE_AUTHOR);
 
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_robocache_pillars_transform_caps);
