@@ -388,21 +388,24 @@ ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
   return TRUE;
 }
 
-/* The kernels' working set for the negotiated grid, allocated once (the
- * slots' memory is grown as sweeps use them) and marked as holding nothing
- * from an earlier grid. */
+/* The kernels' working set for the negotiated grid and sweeps of up to
+ * @n_points points, grown (never shrunk) as sweeps need it: a large mean
+ * sorts its points in it (the slots' memory is grown likewise).  New
+ * memory, and with @new_grid any, is marked as holding nothing from an
+ * earlier grid.  The context must be current. */
 static gboolean
-ensure_gpu_scratch (GstRobocacheVoxelize * self)
+ensure_gpu_scratch (GstRobocacheVoxelize * self, guint64 n_points,
+    gboolean new_grid)
 {
   State *st = &self->state;
-  gboolean ok = gst_robocache_gpu_push (st->gpu);
+  gpointer before = st->device_scratch.ptr;
+  gboolean ok;
   rc_status ret;
 
-  ok = ok && gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-      &st->device_scratch,
-      rc_voxelize_cuda_scratch_size (&st->layout, &st->grid, 1),
-      "voxelization scratch");
-  if (ok) {
+  ok = gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
+      &st->device_scratch, rc_voxelize_cuda_scratch_size (&st->layout,
+          &st->grid, 1, n_points), "voxelization scratch");
+  if (ok && (new_grid || st->device_scratch.ptr != before)) {
     ret = rc_voxelize_cuda_scratch_reset (st->device_scratch.ptr,
         st->gpu->stream);
     if (ret != RC_OK) {
@@ -411,7 +414,6 @@ ensure_gpu_scratch (GstRobocacheVoxelize * self)
       ok = FALSE;
     }
   }
-  gst_robocache_gpu_pop (st->gpu);
   return ok;
 }
 
@@ -424,6 +426,7 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GError *error = NULL;
   guint n_features = 0;
   gsize scratch;
+  gboolean ok;
 
   if (!parse_sink_caps (self, incaps, &st->layout))
     return FALSE;
@@ -443,8 +446,14 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   scratch = st->grid.mode == RC_VOXEL_CENTROIDS ? 0 :
       rc_voxelize_scratch_size (&st->layout, &st->grid, 0);
 
-  if (st->gpu->use_gpu ? !ensure_gpu_scratch (self) :
-      !ensure_host_scratch (self, scratch))
+  if (st->gpu->use_gpu) {
+    ok = gst_robocache_gpu_push (st->gpu);
+    ok = ok && ensure_gpu_scratch (self, 0, TRUE);
+    gst_robocache_gpu_pop (st->gpu);
+  } else {
+    ok = ensure_host_scratch (self, scratch);
+  }
+  if (!ok)
     return FALSE;
 
   GST_INFO_OBJECT (self, "%s, %u x %u x %u %s grid of %" G_GSIZE_FORMAT
@@ -563,8 +572,9 @@ queue_gpu (GstRobocacheVoxelize * self, guint slot, Flight * f,
   gsize size = f->out.size;
   rc_status ret;
 
-  if (!st->out_cuda && !gst_robocache_gpu_ensure_device (st->gpu, element,
-          &s->device_out, size, "voxel grid"))
+  if (!ensure_gpu_scratch (self, f->n_points, FALSE) || (!st->out_cuda
+          && !gst_robocache_gpu_ensure_device (st->gpu, element,
+              &s->device_out, size, "voxel grid")))
     return FALSE;
   if (!st->out_cuda)
     grid = s->device_out.ptr;

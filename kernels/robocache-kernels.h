@@ -377,10 +377,13 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
     void *scratch, rc_voxelize_stats * stats);
 
 /* CUDA: @points, @out and @scratch are device memory; @scratch (8-byte
- * aligned) must hold rc_voxelize_cuda_scratch_size (layout, grid, n_clouds)
- * bytes: a header and the statistics (rc_voxelize_cuda_stats_size) first,
- * then for the mean a count per voxel, and for the centroids also their
- * sums and the bookkeeping that puts them in order.  Only its header needs
+ * aligned) must hold rc_voxelize_cuda_scratch_size (layout, grid, n_clouds,
+ * max_cloud_points) bytes, @max_cloud_points at least the largest of
+ * @cloud_sizes: a header and the statistics (rc_voxelize_cuda_stats_size)
+ * first, then for the mean a count per voxel (and, for a large cloud of
+ * four features or more, a rank and the features of each point, which it
+ * sorts into voxel order), and for the centroids also their sums and
+ * the bookkeeping that puts them in order.  Only its header needs
  * initialising, by rc_voxelize_cuda_scratch_reset before its first call
  * (new memory could hold what looks like a clear scratch); after that it is
  * robocache's: the centroids leave their sums cleared, and the next call on
@@ -391,7 +394,7 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
  * @stream. */
 uint64_t rc_voxelize_cuda_stats_size (uint32_t n_clouds);
 uint64_t rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
-    const rc_voxel_grid * grid, uint32_t n_clouds);
+    const rc_voxel_grid * grid, uint32_t n_clouds, uint64_t max_cloud_points);
 rc_status rc_voxelize_cuda (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const void *points,
     const uint64_t * cloud_sizes, uint32_t n_clouds, void *out,

@@ -121,4 +121,27 @@ rc_status voxelize_launch_centroids (float *sums, uint32_t * counts,
     uint32_t * tile_counts, uint64_t * tile_first, float *points,
     scratch_header * header, unsigned long long key, cudaStream_t s);
 
+/* A sorted mean's counts are summed a tile of this many voxels a block. */
+#define SORT_TILE (BLOCK * 16)
+
+static inline uint64_t
+voxelize_sort_tiles (uint64_t n_voxels)
+{
+  return (n_voxels + SORT_TILE - 1) / SORT_TILE;
+}
+
+/* Replaces @counts (@n_voxels of them) by their exclusive sum, each
+ * voxel's first slot in voxel order, and writes the total after them
+ * (counts[n_voxels]): each tile's sum into @tile_sums, their exclusive sum
+ * into @tile_slots, then each tile's sum within it. */
+rc_status voxelize_launch_count_scan (uint32_t * counts, uint64_t n_voxels,
+    uint32_t * tile_sums, uint64_t * tile_slots, cudaStream_t s);
+
+/* A sorted mean's division: each voxel's run of records in @sorted, from
+ * slots[v] to slots[v + 1], summed and divided into @means' planes (0
+ * where empty), the occupied counted into @stats. */
+rc_status voxelize_launch_sorted_division (const uint32_t * slots,
+    const float *sorted, uint64_t n_voxels, uint32_t n_features,
+    float *means, device_stats * stats, cudaStream_t s);
+
 #endif /* ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH */

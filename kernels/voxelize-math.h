@@ -124,6 +124,45 @@ rc_voxel_record_floats (uint32_t n_values)
   return n_values <= 2 ? n_values : (n_values + 3) & ~3u;
 }
 
+
+/* A dense mean of at least four features of a large, sparse cloud (more
+ * than 262,144 points, at most one for four voxels) is put in voxel order
+ * on the GPU by a counting sort, each voxel's run of points then summed by
+ * one thread, instead of adding each feature with a float atomic
+ * (voxelize.cu).  Fewer features fit a record that one vector atomic
+ * adds, which the sort did not beat.  Its scratch holds a rank and a
+ * record of features (rc_voxel_record_floats: four or eight floats) a
+ * point. */
+#define RC_MEAN_SORT_MIN_FEATURES 4
+#define RC_MEAN_SORT_MIN_POINTS 262145
+#define RC_MEAN_SORT_VOXELS_PER_POINT 4
+
+RC_HD int
+rc_voxel_mean_sorts (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint64_t n_points)
+{
+  return grid->mode == RC_VOXEL_MEAN &&
+      layout->n_features >= RC_MEAN_SORT_MIN_FEATURES &&
+      n_points >= RC_MEAN_SORT_MIN_POINTS &&
+      n_points <= rc_voxel_grid_n_voxels_hd (grid) /
+      RC_MEAN_SORT_VOXELS_PER_POINT;
+}
+
+/* Bytes a sorted mean of up to @n_points points takes past the rest of
+ * the scratch: a rank a point, then its record, 16-byte aligned. */
+RC_HD uint64_t
+rc_voxel_mean_sort_bytes (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint64_t n_points)
+{
+  uint64_t most = rc_voxel_grid_n_voxels_hd (grid) /
+      RC_MEAN_SORT_VOXELS_PER_POINT;
+
+  n_points = n_points < most ? n_points : most;
+  if (!rc_voxel_mean_sorts (layout, grid, n_points))
+    return 0;
+  return 15 + n_points * (sizeof (uint32_t) +
+      rc_voxel_record_floats (layout->n_features) * sizeof (float));
+}
 /* Classifies a point given its coordinates and, when it is in the grid,
  * gives its voxel index. */
 RC_HD int

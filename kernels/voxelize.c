@@ -200,7 +200,7 @@ rc_voxelize_cuda_stats_size (uint32_t n_clouds)
 
 uint64_t
 rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
-    const rc_voxel_grid * grid, uint32_t n_clouds)
+    const rc_voxel_grid * grid, uint32_t n_clouds, uint64_t max_cloud_points)
 {
   uint64_t size = RC_VOXELIZE_CUDA_HEADER +
       rc_voxelize_cuda_stats_size (n_clouds);
@@ -212,8 +212,8 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
    * mean's list of occupied voxels (a word for 32 voxels: a marked cloud
    * has at most a point for 32); the centroids' sums (a record a voxel,
    * 16-byte aligned: up to 15 bytes of padding before them), the occupied
-   * voxels of each tile and a bit per voxel (voxelize.cu lays them out in
-   * this order). */
+   * voxels of each tile and a bit per voxel; a sorted mean's ranks and
+   * records (voxelize.cu lays them out in this order). */
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += n_tiles * sizeof (uint64_t);
   if (rc_voxel_mode_averages (grid->mode))
@@ -223,7 +223,7 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += 15 + n_voxels * rc_voxel_record_floats (layout->n_features) *
         sizeof (float) + (n_tiles + (n_voxels + 31) / 32) * sizeof (uint32_t);
-  return size;
+  return size + rc_voxel_mean_sort_bytes (layout, grid, max_cloud_points);
 }
 
 /* Consecutive points of a sweep mostly fall into the same voxel (a ring

@@ -25,7 +25,11 @@
  * return their old values.  A large mean of one or three features sums
  * each voxel's features and count side by side, a record a voxel (one
  * vector atomic a point), a slab's records at a time in the counts' room,
- * and their division writes the slab's planes whole.
+ * and their division writes the slab's planes whole.  A large, sparse mean
+ * of four features or more is sorted instead (sort_mean): each point ranked
+ * in its voxel by the counts' atomics, the counts scanned into each
+ * voxel's first slot, the points' features moved into voxel order, each
+ * voxel's run summed by one thread.
  *
  * This file plans the slabs and bins; the clear, the divisions and
  * the centroids' compaction are in voxelize-output.cu. */
@@ -146,14 +150,16 @@ add_features (const rc_point_layout * layout, const uint8_t * point,
  * leaves its occupied voxels to its division to count (bin_point), and
  * one binned in records adds its counts with its sums; the marked mean
  * lists them (list_voxels); the centroids sum in records (add_features),
- * mark occupied voxels and count each tile's. */
+ * mark occupied voxels and count each tile's; a sorted mean keeps each
+ * point's rank in its voxel (the old count) and adds no sums. */
 enum binning_kind
 {
   BIN_PLAIN,
   BIN_UNCOUNTED,
   BIN_RECORDS,
   BIN_LISTED,
-  BIN_CENTROIDS
+  BIN_CENTROIDS,
+  BIN_RANKED
 };
 
 /* Adds point @point to voxel @v of a mean (its sums as add_features; the
@@ -346,7 +352,9 @@ list_voxels (const bool *first, const uint64_t * v, uint32_t * listed,
 }
 
 /* @K points a thread, the block's @K * BLOCK consecutive points a warp's
- * worth at a time, so that loads stay coalesced.  The parameters stay in
+ * worth at a time, so that loads stay coalesced.  @listed is the marked
+ * mean's list of occupied voxels, or the sorted mean's rank of each point
+ * in its voxel.  The parameters stay in
  * the constant bank (__grid_constant__): taking their address no longer
  * copies them to local memory per thread.  At four points a thread the
  * launch bounds keep each kind to the 48 registers that let an SM hold 5
@@ -371,6 +379,7 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   uint64_t v[K];
   bool mine[K];                 /* in the grid, in this launch's voxels */
   bool first[K];                /* this point made its voxel occupied */
+  uint32_t rank[K];             /* the sorted mean's */
   /* Points outside the grid are counted by the first slab only. */
   bool count_missed = v_lo == 0;
   uint32_t record = KIND == BIN_CENTROIDS ?
@@ -405,12 +414,23 @@ bin_points (const __grid_constant__ rc_point_layout layout,
       first[k] = bin_run (&grid, mine[k], v[k], out);
       continue;
     }
+    if (KIND == BIN_RANKED) {
+      rank[k] = mine[k] ? atomicAdd (counts + v[k], 1u) : 0;
+      first[k] = false;
+      continue;
+    }
     first[k] = mine[k] && bin_point < KIND > (&layout, &grid,
         points + p * layout.point_step, KIND == BIN_RECORDS ? v[k] - v_lo :
         v[k], out, counts, mask, record);
   }
   if (KIND == BIN_LISTED)
     list_voxels < K > (first, v, listed, &header->listed);
+  if (KIND == BIN_RANKED) {
+#pragma unroll
+    for (int k = 0; k < K; k++)
+      if (mine[k])
+        listed[base + (uint64_t) k * blockDim.x] = rank[k];
+  }
 
 #pragma unroll
   for (int k = 0; k < K; k++) {
@@ -476,6 +496,9 @@ binning_kernel_for (binning_kind kind, bool many)
     case BIN_CENTROIDS:
       return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD,
           BIN_CENTROIDS > : bin_points < PACKED_XYZ, 1, BIN_CENTROIDS >;
+    case BIN_RANKED:
+      return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD, BIN_RANKED > :
+          bin_points < PACKED_XYZ, 1, BIN_RANKED >;
     default:
       return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD, BIN_PLAIN > :
           bin_points < PACKED_XYZ, 1, BIN_PLAIN >;
@@ -501,6 +524,50 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
               1) / POINTS_PER_THREAD : n_points), BLOCK, s, kernel, *layout,
       *grid, points, n_points, out, counts, tile_counts, mask, listed, header,
       stats, v_lo, v_hi);
+}
+
+/* A sorted mean's points put in voxel order: each point's features, a
+ * record of @R floats (rc_voxel_record_floats), to its voxel's first slot
+ * (@first, the counts' exclusive sum) plus its rank there. */
+template < bool PACKED_XYZ, int R >
+__global__ static void
+__launch_bounds__ (BLOCK)
+scatter_points (const __grid_constant__ rc_point_layout layout,
+    const __grid_constant__ rc_voxel_grid grid,
+    const uint8_t * __restrict__ points, uint64_t n_points,
+    const uint32_t * __restrict__ ranks, const uint32_t * __restrict__ first,
+    float *__restrict__ sorted)
+{
+  uint64_t p = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  const uint8_t *point = points + p * layout.point_step;
+  uint64_t v;
+  float4 *slot;
+
+  if (p >= n_points || locate_point < PACKED_XYZ > (&layout, &grid, points,
+          p, &v) != RC_POINT_IN_GRID)
+    return;
+  slot = (float4 *) (sorted + (uint64_t) (first[v] + ranks[p]) * R);
+#pragma unroll
+  for (int f = 0; f < R; f += 4)
+    slot[f / 4] = make_float4 (record_value (&layout, point, f, UINT32_MAX),
+        record_value (&layout, point, f + 1, UINT32_MAX),
+        record_value (&layout, point, f + 2, UINT32_MAX),
+        record_value (&layout, point, f + 3, UINT32_MAX));
+}
+
+template < bool PACKED_XYZ >
+static rc_status
+launch_scatter (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * points, uint64_t n_points, const uint32_t * ranks,
+    const uint32_t * first, float *sorted, cudaStream_t s)
+{
+  if (rc_voxel_record_floats (layout->n_features) == 4)
+    scatter_points < PACKED_XYZ, 4 > <<<blocks_for (n_points), BLOCK, 0, s >>>
+        (*layout, *grid, points, n_points, ranks, first, sorted);
+  else
+    scatter_points < PACKED_XYZ, 8 > <<<blocks_for (n_points), BLOCK, 0, s >>>
+        (*layout, *grid, points, n_points, ranks, first, sorted);
+  return rc_check_launch ();
 }
 
 /* How many slabs a cloud's grid is cleared and binned in (a mean's also
@@ -585,9 +652,66 @@ typedef struct
   uint32_t *counts, *tile_counts, *mask;        /* the mask: the centroids' */
   uint32_t *listed;             /* a marked mean's occupied voxels */
   float *records;               /* a large mean's slab, in the same room */
+  /* A sorted mean's, in the list's room (the counts' exclusive sum ends
+   * at its first word): each tile's count and first slot; past the list,
+   * each point's rank, then its records (sorted_records). */
+  uint32_t *tile_sums;
+  uint64_t *tile_slots;
+  uint32_t *ranks;
   float *sums;                  /* the centroids', binned as the mean */
   unsigned long long key;       /* the centroids' or the mean's, else 0 */
 } call_scratch;
+
+/* A sorted mean's records of @n_points points, past their ranks (16-byte
+ * aligned: the room rc_voxel_mean_sort_bytes counts). */
+static float *
+sorted_records (const call_scratch * cs, uint64_t n_points)
+{
+  return (float *) (((uintptr_t) (cs->ranks + n_points) + 15) &
+      ~(uintptr_t) 15);
+}
+
+/* A sorted mean (rc_voxel_mean_sorts) of one cloud into @means: its counts
+ * cleared (with @all_stats, every cloud's statistics too), each point
+ * ranked in its voxel by the counts' atomics, the counts summed into each
+ * voxel's first slot, the points' records moved there, then each voxel's
+ * run of records summed and divided into the planes.  No float atomic,
+ * which the L2 cache adds a float at a time (a record's float4 costs four):
+ * on an H200, 256^3 means of x, y, z and intensity, 4,194,304 points 711
+ * us against 1,316 with an atomic a feature into planes, a million 356
+ * against 662, 524,288 290 against 343 (run 160).  In run 157's probe one
+ * feature lost (497 against 348 us) and x, y, z gained little (686 against
+ * 783), so their records stay.  The counts are left dirty: the header
+ * says so. */
+static rc_status
+sort_mean (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * cloud, uint64_t n_points, float *means,
+    const call_scratch * cs, device_stats * all_stats, uint32_t n_clouds,
+    device_stats * stats, bool early, cudaStream_t s)
+{
+  uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
+  float *sorted = sorted_records (cs, n_points);
+  rc_status ret;
+
+  ret = voxelize_launch_clear (cs->counts, n_voxels, 1, 0, NULL, 0,
+      all_stats, n_clouds, cs->header, 0, false, n_voxels, s);
+  if (ret == RC_OK)
+    ret = launch_binning (layout, grid, cloud, n_points, BIN_RANKED, NULL,
+        cs->counts, NULL, NULL, cs->ranks, cs->header, stats, 0, UINT64_MAX,
+        early, s);
+  if (ret == RC_OK)
+    ret = voxelize_launch_count_scan (cs->counts, n_voxels, cs->tile_sums,
+        cs->tile_slots, s);
+  if (ret == RC_OK)
+    ret = xyz_is_packed_float (layout, cloud) ?
+        launch_scatter < true > (layout, grid, cloud, n_points, cs->ranks,
+        cs->counts, sorted, s) : launch_scatter < false > (layout, grid,
+        cloud, n_points, cs->ranks, cs->counts, sorted, s);
+  if (ret == RC_OK)
+    ret = voxelize_launch_sorted_division (cs->counts, sorted, n_voxels,
+        layout->n_features, means, stats, s);
+  return ret;
+}
 
 /* The header and statistics first, then the tiles' first points: their
  * 64-bit words need 8-byte alignment, which an odd number of 4-byte counts
@@ -615,8 +739,15 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
   }
   if (grid->mode == RC_VOXEL_MEAN) {
     cs.listed = (uint32_t *) next;
+    next += (n_voxels + 31) / 32 * sizeof (uint32_t);
     /* Over the counts and the list: vectors of up to 16 bytes. */
     cs.records = (float *) (((uintptr_t) cs.counts + 15) & ~(uintptr_t) 15);
+    /* A sorted mean has at least 262,145 * 4 voxels: a list of 32,768
+     * words or more holds its 3 words a tile of SORT_TILE voxels. */
+    cs.tile_sums = cs.listed + 1;
+    cs.tile_slots = (uint64_t *) (((uintptr_t) (cs.tile_sums +
+                voxelize_sort_tiles (n_voxels)) + 7) & ~(uintptr_t) 7);
+    cs.ranks = (uint32_t *) next;
   }
   if (grid->mode == RC_VOXEL_CENTROIDS) {
     /* Records of float4s: 16-byte aligned. */
@@ -691,6 +822,12 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
     if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
+    if (rc_voxel_mean_sorts (layout, grid, cloud_sizes[c])) {
+      ret = sort_mean (layout, grid, cloud, cloud_sizes[c],
+          (float *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
+          cs.stats + c, early, s);
+      slabs = 0;
+    }
     for (uint32_t k = 0; k < slabs && ret == RC_OK; k++) {
       /* A mean's slabs are of voxels, a count grid's of words. */
       uint64_t length = planes || in_records ? n_voxels : grid_words;
@@ -728,7 +865,8 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
             cs.counts, n_voxels, layout->n_features, cs.header, cs.key, lo,
             hi, cs.stats + c, s);
     }
-    if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && !planes && !in_records)
+    if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && slabs > 0 && !planes
+        && !in_records)
       ret = voxelize_launch_division (marked ? cs.listed : NULL,
           cloud_sizes[c], (float *) grid_out, cs.counts, n_voxels,
           layout->n_features, cs.header, cs.key, 0, n_voxels, cs.stats + c,

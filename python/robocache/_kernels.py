@@ -452,7 +452,7 @@ def _voxelize_into(call, pts, layout, grid, out_ptr, stats):
     sizes = (ctypes.c_uint64 * 1)(pts.shape[0])
     if call.device == CUDA:
         scratch = call.temp(k.rc_voxelize_cuda_scratch_size(
-            ctypes.byref(layout), ctypes.byref(grid), 1))
+            ctypes.byref(layout), ctypes.byref(grid), 1, pts.shape[0]))
         # A new block of the pool: nothing in it is a clear scratch.
         _lib.check(k.rc_voxelize_cuda_scratch_reset(scratch, call.stream),
                    "clearing the voxelization scratch")

@@ -991,7 +991,7 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
             RC_COPY_HOST_TO_DEVICE, stream));
   }
   CHECK (rc_device_alloc (&b.d_scratch,
-          rc_voxelize_cuda_scratch_size (b.layout, &b.grid, 1)));
+          rc_voxelize_cuda_scratch_size (b.layout, &b.grid, 1, n_points)));
   CHECK (rc_voxelize_cuda_scratch_reset (b.d_scratch, stream));
   CHECK (rc_host_alloc ((void **) &b.h_stats, sizeof (rc_voxelize_stats)));
   CHECK (rc_stream_synchronize (stream));

@@ -38,16 +38,20 @@ context_of (GstElement * element, const gchar * pad_name)
   return cuda;
 }
 
-/* Runs the lidar through voxelize on @backend in @mode into an appsink and
- * returns the grids (system copies) of @n sweeps. */
+/* compare_backends' sweeps of 131,072 points into 128 x 128 x 16 voxels. */
+#define SMALL_GRID "voxel-size=\"<0.4>\" dims=\"<128,128,16>\""
+
+/* Runs sweeps of @points points through voxelize on @backend in @mode into
+ * @grid (voxelize's grid properties), into an appsink, and returns the
+ * grids (system copies) of @n sweeps. */
 static GPtrArray *
-voxelized (const gchar * backend, const gchar * mode, const gchar * sink_caps,
-    gint n, gboolean expect_cuda)
+voxelized (const gchar * backend, const gchar * mode, guint points,
+    const gchar * grid, const gchar * sink_caps, gint n, gboolean expect_cuda)
 {
   gchar *desc = g_strdup_printf ("robocachelidarsrc num-buffers=%d seed=3 "
-      "points-per-sweep=131072 ! robocachevoxelize backend=%s mode=%s "
-      "features=x,y,z,intensity voxel-size=\"<0.4>\" dims=\"<128,128,16>\" ! "
-      "%s ! appsink name=sink sync=false", n, backend, mode, sink_caps);
+      "points-per-sweep=%u ! robocachevoxelize backend=%s mode=%s "
+      "features=x,y,z,intensity %s ! %s ! appsink name=sink sync=false", n,
+      points, backend, mode, grid, sink_caps);
   GstElement *pipeline = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
@@ -78,11 +82,11 @@ voxelized (const gchar * backend, const gchar * mode, const gchar * sink_caps,
   return out;
 }
 
-/* The GPU's outputs against the CPU's: grids byte for byte; centroids, as
- * many and in the same order, their means within float rounding (the GPU
+/* The GPU's outputs against the CPU's: grids byte for byte; means and
+ * centroids (as many and in the same order) within float rounding (the GPU
  * adds in another order). */
 static void
-assert_matches (GPtrArray * cpu, GPtrArray * gpu, gboolean centroids)
+assert_matches (GPtrArray * cpu, GPtrArray * gpu, gboolean means)
 {
   fail_unless_equals_int (cpu->len, gpu->len);
   for (guint i = 0; i < cpu->len; i++) {
@@ -90,7 +94,7 @@ assert_matches (GPtrArray * cpu, GPtrArray * gpu, gboolean centroids)
     fail_unless (gst_buffer_map (cpu->pdata[i], &a, GST_MAP_READ));
     fail_unless (gst_buffer_map (gpu->pdata[i], &b, GST_MAP_READ));
     fail_unless_equals_int (a.size, b.size);
-    if (!centroids) {
+    if (!means) {
       fail_unless (memcmp (a.data, b.data, a.size) == 0,
           "grid %u differs from the CPU's", i);
     } else {
@@ -108,26 +112,36 @@ assert_matches (GPtrArray * cpu, GPtrArray * gpu, gboolean centroids)
   }
 }
 
-/* Three sweeps in @mode on the CPU, and on the GPU into CUDA and system
- * memory (@media_type), compared. */
+/* Three sweeps of @points points in @mode into @grid on the CPU, and on
+ * the GPU into CUDA and system memory (@media_type), compared. */
 static void
-compare_backends (const gchar * mode, const gchar * media_type)
+compare_backends_on (const gchar * mode, guint points, const gchar * grid,
+    const gchar * media_type)
 {
-  gboolean centroids = g_str_equal (mode, "centroids");
+  gboolean means = !g_str_equal (mode, "count");
   gchar *to_cuda = g_strdup_printf ("capsfilter caps=\"%s(memory:CUDAMemory)"
       "\"", media_type);
   gchar *to_system = g_strdup_printf ("capsfilter caps=\"%s\"", media_type);
-  GPtrArray *cpu = voxelized ("cpu", mode, "capsfilter", 3, FALSE);
-  GPtrArray *gpu_cuda = voxelized ("gpu", mode, to_cuda, 3, TRUE);
-  GPtrArray *gpu_sys = voxelized ("gpu", mode, to_system, 3, FALSE);
+  GPtrArray *cpu = voxelized ("cpu", mode, points, grid, "capsfilter", 3,
+      FALSE);
+  GPtrArray *gpu_cuda = voxelized ("gpu", mode, points, grid, to_cuda, 3,
+      TRUE);
+  GPtrArray *gpu_sys = voxelized ("gpu", mode, points, grid, to_system, 3,
+      FALSE);
 
-  assert_matches (cpu, gpu_cuda, centroids);
-  assert_matches (cpu, gpu_sys, centroids);
+  assert_matches (cpu, gpu_cuda, means);
+  assert_matches (cpu, gpu_sys, means);
   g_ptr_array_unref (cpu);
   g_ptr_array_unref (gpu_cuda);
   g_ptr_array_unref (gpu_sys);
   g_free (to_cuda);
   g_free (to_system);
+}
+
+static void
+compare_backends (const gchar * mode, const gchar * media_type)
+{
+  compare_backends_on (mode, 131072, SMALL_GRID, media_type);
 }
 
 GST_START_TEST (test_gpu_matches_cpu_cuda_and_system_out)
@@ -140,6 +154,18 @@ GST_END_TEST;
 GST_START_TEST (test_gpu_centroids_match_cpu)
 {
   compare_backends ("centroids", GST_ROBOCACHE_POINTS_MEDIA_TYPE);
+}
+
+GST_END_TEST;
+
+/* Means of four features of sweeps of 300,000 points into 2,097,152 voxels:
+ * sorted into voxel order on the GPU (rc_voxel_mean_sorts), in scratch
+ * that the first sweep grows. */
+GST_START_TEST (test_gpu_sorted_means_match_cpu)
+{
+  compare_backends_on ("mean", 300000, "voxel-size=\"<0.4>\" "
+      "origin=\"<-51.2,-51.2,-5.0>\" dims=\"<256,256,32>\"",
+      GST_ROBOCACHE_VOXELS_MEDIA_TYPE);
 }
 
 GST_END_TEST;
@@ -517,6 +543,7 @@ cuda_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_gpu_matches_cpu_cuda_and_system_out);
   tcase_add_test (tc, test_gpu_centroids_match_cpu);
+  tcase_add_test (tc, test_gpu_sorted_means_match_cpu);
   tcase_add_test (tc, test_cuda_points_in);
   tcase_add_test (tc, test_cuda_memory_partial_sync);
   tcase_add_test (tc, test_context_shared_with_nvcodec);

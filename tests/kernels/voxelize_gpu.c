@@ -10,6 +10,9 @@
 #include "voxelize-math.h"      /* rc_voxel_record_floats */
 
 static GRand *rand_;
+/* When not 0, every eighth point falls in one of this many voxels (a
+ * crowded voxel of a real sweep), anywhere inside it. */
+static guint crowded_voxels_;
 
 /* A cloud of @n points with @step bytes each: x, y, z float32 at 0, 4, 8,
  * intensity float32 at 12, and with step 32 a uint16 ring at 16 and a
@@ -29,6 +32,15 @@ random_cloud (guint64 n, guint step, const rc_voxel_grid * grid)
       double span = hi - lo;
       v[a] = (float) g_rand_double_range (rand_, lo - 0.05 * span,
           hi + 0.05 * span);
+    }
+    if (crowded_voxels_ && p % 8 == 5) {
+      guint c = g_rand_int_range (rand_, 0, crowded_voxels_);
+      guint index[3] = { c * 37 % grid->dims[0], c * 101 % grid->dims[1],
+        c * 7 % grid->dims[2]
+      };
+      for (int a = 0; a < 3; a++)
+        v[a] = (float) (grid->origin[a] + (index[a] +
+                g_rand_double_range (rand_, 0.1, 0.9)) * grid->voxel_size[a]);
     }
     if (g_rand_int_range (rand_, 0, 100) < 2)
       v[g_rand_int_range (rand_, 0, 3)] = g_rand_boolean (rand_) ? NAN :
@@ -124,7 +136,8 @@ compare_on (const rc_point_layout * layout, const rc_voxel_grid * grid,
   check_rc (rc_device_alloc (&d_cloud, total * layout->point_step + 1));
   check_rc (rc_device_alloc (&d_out, out_total + 1));
   d_scratch = reused_scratch ? reused_scratch :
-      poisoned_scratch (rc_voxelize_cuda_scratch_size (layout, grid, n_clouds));
+      poisoned_scratch (rc_voxelize_cuda_scratch_size (layout, grid, n_clouds,
+          largest));
   check_rc (rc_host_alloc ((void **) &gpu_stats,
           sizeof (rc_voxelize_stats) * n_clouds));
   check_rc (rc_device_copy_async (d_cloud, cloud, total * layout->point_step,
@@ -205,6 +218,26 @@ static const rc_point_layout layout_xyz = {
   .z = {8, RC_TYPE_FLOAT32},
   .n_features = 3, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
       {8, RC_TYPE_FLOAT32}},
+};
+
+/* Five features of mixed types (records of eight floats, three of them
+ * padding) and eight (records full). */
+static const rc_point_layout five = {
+  .point_step = 32,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 5, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+      {8, RC_TYPE_FLOAT32}, {16, RC_TYPE_UINT16}, {12, RC_TYPE_FLOAT32}},
+};
+
+static const rc_point_layout eight = {
+  .point_step = 32,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 8, .features = {{12, RC_TYPE_FLOAT32},
+        {0, RC_TYPE_FLOAT32}, {20, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+        {16, RC_TYPE_UINT16}, {8, RC_TYPE_FLOAT32}, {21, RC_TYPE_UINT8},
+      {12, RC_TYPE_FLOAT32}},
 };
 
 GST_START_TEST (test_modes_sizes_strides)
@@ -294,7 +327,7 @@ GST_START_TEST (test_centroids_scratch_reused)
   };
   rc_voxel_grid mean = grid;
   gpointer scratch;
-  guint64 size = rc_voxelize_cuda_scratch_size (&layout32, &grid, 2);
+  guint64 size = rc_voxelize_cuda_scratch_size (&layout32, &grid, 2, 20000);
 
   mean.mode = RC_VOXEL_MEAN;
   check_rc (rc_device_alloc (&scratch, size));
@@ -333,8 +366,8 @@ GST_START_TEST (test_mean_scratch_reused)
   guint64 size;
 
   centroids.mode = RC_VOXEL_CENTROIDS;
-  size = MAX (rc_voxelize_cuda_scratch_size (&layout32, &grid, 3),
-      rc_voxelize_cuda_scratch_size (&layout32, &centroids, 3));
+  size = MAX (rc_voxelize_cuda_scratch_size (&layout32, &grid, 3, 30000),
+      rc_voxelize_cuda_scratch_size (&layout32, &centroids, 3, 30000));
   scratch = poisoned_scratch (size);
   compare_on (&layout32, &grid, one, 1, scratch);
   compare_on (&layout32, &grid, one, 1, scratch);
@@ -351,15 +384,16 @@ GST_START_TEST (test_mean_scratch_reused)
 
 GST_END_TEST;
 
-/* A mean of more than 262,144 points whose sums and counts exceed 32 MiB
- * is cleared, binned and divided a slab of voxels at a time: of one or
- * three features in records (sums and count side by side), the planes
- * written whole by the division (not 16-byte aligned on this odd grid),
- * of four (records would be padded) in every feature's plane; large clouds
- * in slabs and small ones listed, one after another on one scratch,
- * against the CPU; a large cloud listed on a wider grid; and three
- * features on a grid too small for their records' slabs, binned in planes
- * too. */
+/* A mean of more than 262,144 points whose sums and counts exceed 32 MiB,
+ * of fewer than four features or of a cloud of more than a point for four
+ * voxels (too dense to sort), is cleared, binned and divided a slab of
+ * voxels at a time: of one or three features in records (sums and count
+ * side by side), the planes written whole by the division (not 16-byte
+ * aligned on this odd grid); of three features on a grid too small for
+ * their records' slabs and of four (records would be padded) in every
+ * feature's plane; large clouds in slabs, sorted and listed, one after
+ * another on one scratch, against the CPU; and a large cloud listed on a
+ * wider grid. */
 GST_START_TEST (test_mean_slabs)
 {
   const guint64 batch[3] = { 1048577, 2, 600001 }, marked[1] = { 100000 };
@@ -374,15 +408,17 @@ GST_START_TEST (test_mean_slabs)
   };
   /* 4,000,000 voxels: 64 MB of sums and counts in two slabs; records of
    * 16 bytes would need slabs of 2 million voxels, more than the room of
-   * 4 bytes a voxel holds. */
+   * 4 bytes a voxel holds.  1,048,577 points are too dense to sort. */
   rc_voxel_grid planes = { {-20.0, -20.0, -10.0}, {0.2, 0.2, 0.2},
   {200, 200, 100}, RC_VOXEL_MEAN
   };
   gpointer scratch;
-  guint64 size = rc_voxelize_cuda_scratch_size (&layout32, &grid, 3);
+  guint64 size = rc_voxelize_cuda_scratch_size (&layout32, &grid, 3,
+      batch[0]);
 
   compare (&layout16, &wide, listed, 2);
   compare (&layout_xyz, &planes, &batch[2], 1);
+  compare (&layout32, &planes, &batch[0], 1);
   compare (&layout_xyz, &grid, &batch[2], 1);
   scratch = poisoned_scratch (size);
   compare_on (&layout16, &grid, batch, 3, scratch);
@@ -416,22 +452,6 @@ GST_START_TEST (test_centroid_records)
     .n_features = 3, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
         {8, RC_TYPE_FLOAT32}},
   };
-  static const rc_point_layout five = {
-    .point_step = 32,
-    .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
-    .z = {8, RC_TYPE_FLOAT32},
-    .n_features = 5, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
-        {8, RC_TYPE_FLOAT32}, {16, RC_TYPE_UINT16}, {12, RC_TYPE_FLOAT32}},
-  };
-  static const rc_point_layout eight = {
-    .point_step = 32,
-    .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
-    .z = {8, RC_TYPE_FLOAT32},
-    .n_features = 8, .features = {{12, RC_TYPE_FLOAT32},
-          {0, RC_TYPE_FLOAT32}, {20, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
-          {16, RC_TYPE_UINT16}, {8, RC_TYPE_FLOAT32}, {21, RC_TYPE_UINT8},
-        {12, RC_TYPE_FLOAT32}},
-  };
   const rc_point_layout *layouts[] = { &two, &three, &five, &eight };
   const guint64 sizes[3] = { 3000, 0, 300001 }, one[1] = { 20000 };
   rc_voxel_grid grid = { {-3.0, 1.0, -1.0}, {0.1, 0.07, 0.3},
@@ -449,11 +469,71 @@ GST_START_TEST (test_centroid_records)
     compare (layouts[l], &grid, one, 1);
   }
   scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&eight, &grid,
-          3));
+          3, sizes[2]));
   compare_on (&eight, &grid, sizes, 3, scratch);
   compare_on (&three, &grid, one, 1, scratch);
   compare_on (&five, &grid, sizes, 3, scratch);
   compare_on (&eight, &grid, one, 1, scratch);
+  check_rc (rc_device_free (scratch));
+}
+
+GST_END_TEST;
+
+/* A mean of four features or more of a large, sparse cloud (262,145
+ * points up to one for four voxels, rc_voxel_mean_sorts) is put in voxel
+ * order by a counting sort: records of four floats (four features of mixed
+ * types) and of eight (five; eight); crowded voxels of dozens of points,
+ * which a warp sums; a batch of sorted, empty and listed clouds,
+ * the smallest and the largest cloud sorted, and the other means after
+ * them, one after another on one scratch sized for the largest.  The
+ * scratch grows by a rank and a record a point only where the mean sorts,
+ * up to the most points that sort. */
+GST_START_TEST (test_mean_sorted)
+{
+  /* 4,194,304 voxels: sorted from 262,145 to 1,048,576 points. */
+  rc_voxel_grid grid = { {-25.6, -25.6, -6.4}, {0.2, 0.2, 0.2},
+  {256, 256, 64}, RC_VOXEL_MEAN
+  };
+  const guint64 one[1] = { 300001 }, most[1] = { 1048576 };
+  const guint64 batch[4] = { 700001, 0, 262145, 5000 };
+  const rc_point_layout *layouts[] = { &layout32, &five, &eight };
+  guint64 base;
+  gpointer scratch;
+
+  fail_if (rc_voxel_mean_sorts (&layout16, &grid, one[0]));
+  fail_if (rc_voxel_mean_sorts (&layout_xyz, &grid, one[0]));
+  fail_unless (rc_voxel_mean_sorts (&layout32, &grid, 262145));
+  fail_if (rc_voxel_mean_sorts (&layout32, &grid, 262144));
+  fail_unless (rc_voxel_mean_sorts (&layout32, &grid, most[0]));
+  fail_if (rc_voxel_mean_sorts (&layout32, &grid, most[0] + 1));
+  base = rc_voxelize_cuda_scratch_size (&eight, &grid, 1, 0);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
+          262144), base);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
+          one[0]), base + 15 + one[0] * (4 + 8 * 4));
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
+          G_GUINT64_CONSTANT (1) << 40),
+      rc_voxelize_cuda_scratch_size (&eight, &grid, 1, most[0]));
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&layout16, &grid,
+          1, one[0]), rc_voxelize_cuda_scratch_size (&layout16, &grid, 1, 0));
+
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++)
+    compare (layouts[l], &grid, one, 1);
+  /* About 75 points in each of 500 voxels. */
+  crowded_voxels_ = 500;
+  compare (&layout32, &grid, one, 1);
+  compare (&eight, &grid, one, 1);
+  crowded_voxels_ = 0;
+
+  scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&layout32,
+          &grid, 4, most[0]));
+  compare_on (&layout32, &grid, batch, 4, scratch);
+  compare_on (&layout32, &grid, most, 1, scratch);
+  /* Listed after a sort, which left its counts dirty. */
+  compare_on (&layout32, &grid, &batch[3], 1, scratch);
+  compare_on (&layout16, &grid, one, 1, scratch);
+  compare_on (&layout32, &grid, one, 1, scratch);
+  compare_on (&layout32, &grid, &batch[3], 1, scratch);
   check_rc (rc_device_free (scratch));
 }
 
@@ -483,6 +563,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_centroids_scratch_reused);
   tcase_add_test (tc, test_mean_scratch_reused);
   tcase_add_test (tc, test_mean_slabs);
+  tcase_add_test (tc, test_mean_sorted);
   tcase_add_test (tc, test_centroid_records);
   tcase_add_test (tc, test_bad_parameters_n);
   return s;
