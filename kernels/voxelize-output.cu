@@ -483,9 +483,11 @@ add_record (float (&sum)[R], const float *__restrict__ record)
  * summed and divided into the planes: every voxel written, 0 where empty,
  * the occupied counted.  A voxel a thread, consecutive threads on
  * consecutive voxels (coalesced stores, streaming past the L2 cache): many
- * threads, each run's loads in flight together (eight voxels a thread,
- * one run after another, took 256^3 means of 524,288 points to 402 us,
- * against 270 in run 157's probe of a voxel a thread; run 158). */
+ * threads, each run's loads in flight together.  Eight voxels a thread, one
+ * run after another, with the scan's 16 consecutive counts a thread, kept
+ * every size about 130 us above run 157's probe of a voxel a thread (run
+ * 158); with both as now, four features of 524,288 points into 256^3 took
+ * 290 us (run 160). */
 template < int R >
 __global__ static void
 __launch_bounds__ (BLOCK)

@@ -676,8 +676,8 @@ sorted_records (const call_scratch * cs, uint64_t n_points)
  * ranked in its voxel by the counts' atomics, the counts summed into each
  * voxel's first slot, the points' records moved there, then each voxel's
  * run of records summed and divided into the planes.  No float atomic,
- * which the L2 cache adds a float at a time (a record's float4 costs four):
- * on an H200, 256^3 means of x, y, z and intensity, 4,194,304 points 711
+ * whose cost in the L2 cache grows with its floats (4 million points into
+ * records of four floats took 778 us, of two 340): on an H200, 256^3 means of x, y, z and intensity, 4,194,304 points 711
  * us against 1,316 with an atomic a feature into planes, a million 356
  * against 662, 524,288 290 against 343 (run 160).  In run 157's probe one
  * feature lost (497 against 348 us) and x, y, z gained little (686 against
@@ -826,6 +826,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
       ret = sort_mean (layout, grid, cloud, cloud_sizes[c],
           (float *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
           cs.stats + c, early, s);
+      /* None of the binning below. */
       slabs = 0;
     }
     for (uint32_t k = 0; k < slabs && ret == RC_OK; k++) {
