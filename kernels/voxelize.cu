@@ -677,12 +677,12 @@ sorted_records (const call_scratch * cs, uint64_t n_points)
  * voxel's first slot, the points' records moved there, then each voxel's
  * run of records summed and divided into the planes.  No float atomic,
  * whose cost in the L2 cache grows with its floats (4 million points into
- * records of four floats took 778 us, of two 340): on an H200, 256^3 means of x, y, z and intensity, 4,194,304 points 711
- * us against 1,316 with an atomic a feature into planes, a million 356
- * against 662, 524,288 290 against 343 (run 160).  In run 157's probe one
- * feature lost (497 against 348 us) and x, y, z gained little (686 against
- * 783), so their records stay.  The counts are left dirty: the header
- * says so. */
+ * records of four floats took 778 us, of two 340).  On an H200, 256^3
+ * means of x, y, z and intensity: 4,194,304 points 711 us against 1,316
+ * with an atomic a feature into planes, a million 356 against 662,
+ * 524,288 290 against 343 (run 160).  In run 157's probe one feature lost
+ * (497 against 348 us) and x, y, z gained little (686 against 783), so
+ * their records stay.  The counts are left dirty: the header says so. */
 static rc_status
 sort_mean (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * cloud, uint64_t n_points, float *means,
