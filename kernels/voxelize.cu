@@ -759,6 +759,93 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
   return cs;
 }
 
+/* One cloud binned (the mean and centroids of any size, counts and
+ * occupancy) into @cloud_out, as its mode and size ask: cleared, binned and
+ * (a mean) divided a slab at a time where the grid is larger than the L2
+ * cache, else once; the centroids then put in voxel order.  Cloud @c of
+ * @n_clouds: the first clear of the first also zeroes every cloud's
+ * statistics. */
+static rc_status
+bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const rc_voxel_grid * bin_grid, const uint8_t * cloud, uint64_t n_points,
+    uint8_t * cloud_out, const call_scratch * cs, uint32_t c,
+    uint32_t n_clouds, int major, bool early, cudaStream_t s)
+{
+  bool centroids = grid->mode == RC_VOXEL_CENTROIDS;
+  uint64_t out_size = rc_voxelize_output_size (layout, grid);
+  uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
+  uint64_t n_tiles = rc_centroid_tiles (n_voxels);
+  uint8_t *grid_out = centroids ? (uint8_t *) cs->sums : cloud_out;
+  bool marked = grid->mode == RC_VOXEL_MEAN &&
+      n_points <= n_voxels / MEAN_MARKED_VOXELS_PER_POINT;
+  /* The centroids' tile counts and mask follow their sums: one clear. */
+  uint64_t grid_words = centroids ? n_voxels *
+      rc_voxel_record_floats (layout->n_features) + n_tiles +
+      (n_voxels + 31) / 32 : out_size / 4;
+  uint64_t scratch_words = cs->counts ? n_voxels : 0;
+  uint64_t words = MAX (grid_words, scratch_words);
+  /* A large mean's slabs in records where its grid allows and the GPU
+   * adds a record's floats in one atomic (Hopper on; measured there
+   * only), else of voxels in every feature's plane. */
+  uint32_t in_records = grid->mode == RC_VOXEL_MEAN && !marked &&
+      major >= 9 ? record_slabs (n_voxels, layout->n_features, n_points) : 0;
+  uint32_t slabs = in_records ? in_records : grid_slabs (grid->mode,
+      marked, out_size, n_voxels, layout->n_features, n_points);
+  bool planes = slabs > 1 && grid->mode == RC_VOXEL_MEAN && !in_records;
+  uint32_t record = rc_voxel_record_floats (layout->n_features + 1);
+  binning_kind kind = centroids ? BIN_CENTROIDS : marked ? BIN_LISTED :
+      in_records ? BIN_RECORDS : grid->mode == RC_VOXEL_MEAN ?
+      BIN_UNCOUNTED : BIN_PLAIN;
+  rc_status ret = RC_OK;
+
+  for (uint32_t k = 0; k < slabs && ret == RC_OK; k++) {
+    /* A mean's slabs are of voxels, a count grid's of words. */
+    uint64_t length = planes || in_records ? n_voxels : grid_words;
+    uint64_t lo = slab_start (length, slabs, k);
+    uint64_t hi = slab_start (length, slabs, k + 1);
+    /* Records are cleared, not the planes, which their division writes
+     * whole; the header then says the scratch is not clear. */
+    uint32_t *clear_grid = in_records ? (uint32_t *) cs->records :
+        (uint32_t *) grid_out + lo;
+    uint64_t clear_words = in_records ? (hi - lo) * record : hi - lo;
+
+    /* The first clear also zeroes every cloud's statistics.  The
+     * centroids' clear mostly finds its scratch clear already and does
+     * nothing: few blocks, which a full clear loops with. */
+    words = in_records ? clear_words : slabs > 1 ? (hi - lo) *
+        (planes ? layout->n_features + 1 : 1) : words;
+    ret = voxelize_launch_clear (clear_grid, clear_words,
+        planes ? layout->n_features : 1, n_voxels,
+        cs->counts + (planes ? lo : 0), in_records ? 0 : planes ? hi - lo :
+        scratch_words, c == 0 && k == 0 ? cs->stats : NULL, n_clouds,
+        cs->header, in_records ? 0 : cs->key, centroids, words, s);
+    if (ret != RC_OK || n_points == 0)
+      break;
+    ret = launch_binning (layout, bin_grid, cloud, n_points, kind,
+        in_records ? (uint8_t *) cs->records : grid_out, cs->counts,
+        cs->tile_counts, cs->mask, marked ? cs->listed : NULL,
+        cs->key ? cs->header : NULL, cs->stats + c, lo,
+        slabs > 1 ? hi : UINT64_MAX, early, s);
+    if (ret == RC_OK && in_records)
+      ret = voxelize_launch_record_division (cs->records,
+          (float *) grid_out, n_voxels, layout->n_features, record, lo, hi,
+          cs->stats + c, s);
+    else if (ret == RC_OK && planes)
+      ret = voxelize_launch_division (NULL, 0, (float *) grid_out,
+          cs->counts, n_voxels, layout->n_features, cs->header, cs->key, lo,
+          hi, cs->stats + c, s);
+  }
+  if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && !planes && !in_records)
+    ret = voxelize_launch_division (marked ? cs->listed : NULL, n_points,
+        (float *) grid_out, cs->counts, n_voxels, layout->n_features,
+        cs->header, cs->key, 0, n_voxels, cs->stats + c, s);
+  if (ret == RC_OK && centroids && n_points > 0)
+    ret = voxelize_launch_centroids (cs->sums, cs->counts, cs->mask,
+        n_voxels, layout->n_features, cs->tile_counts, cs->tile_first,
+        (float *) cloud_out, cs->header, cs->key, s);
+  return ret;
+}
+
 extern "C" rc_status
 rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const void *points, const uint64_t * cloud_sizes, uint32_t n_clouds,
@@ -768,12 +855,10 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   rc_status ret = rc_voxelize_check (layout, grid);
   const uint8_t *cloud = (const uint8_t *) points;
   uint8_t *cloud_out = (uint8_t *) out;
-  uint64_t out_size, n_voxels, n_tiles;
   bool centroids = grid->mode == RC_VOXEL_CENTROIDS;
   rc_voxel_grid bin_grid = *grid;
   call_scratch cs;
   int major = 0;
-  bool early;
 
   if (ret != RC_OK)
     return ret;
@@ -786,99 +871,25 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   ret = rc_device_compute_major (&major);
   if (ret != RC_OK)
     return ret;
-  early = major >= 9;
 
-  out_size = rc_voxelize_output_size (layout, grid);
-  n_voxels = rc_voxel_grid_n_voxels (grid);
-  n_tiles = rc_centroid_tiles (n_voxels);
   cs = find_scratch (layout, grid, scratch, n_clouds);
   /* The centroids are binned as the mean, into the scratch. */
   if (centroids)
     bin_grid.mode = RC_VOXEL_MEAN;
 
   for (uint32_t c = 0; c < n_clouds && ret == RC_OK; c++) {
-    uint8_t *grid_out = centroids ? (uint8_t *) cs.sums : cloud_out;
-    bool marked = grid->mode == RC_VOXEL_MEAN &&
-        cloud_sizes[c] <= n_voxels / MEAN_MARKED_VOXELS_PER_POINT;
-    /* The centroids' tile counts and mask follow their sums: one clear. */
-    uint64_t grid_words = centroids ? n_voxels *
-        rc_voxel_record_floats (layout->n_features) + n_tiles +
-        (n_voxels + 31) / 32 : out_size / 4;
-    uint64_t scratch_words = cs.counts ? n_voxels : 0;
-    uint64_t words = MAX (grid_words, scratch_words);
-    /* A large mean's slabs in records where its grid allows and the GPU
-     * adds a record's floats in one atomic (Hopper on; measured there
-     * only), else of voxels in every feature's plane. */
-    uint32_t in_records = grid->mode == RC_VOXEL_MEAN && !marked &&
-        major >= 9 ? record_slabs (n_voxels, layout->n_features,
-        cloud_sizes[c]) : 0;
-    uint32_t slabs = in_records ? in_records : grid_slabs (grid->mode,
-        marked, out_size, n_voxels, layout->n_features, cloud_sizes[c]);
-    bool planes = slabs > 1 && grid->mode == RC_VOXEL_MEAN && !in_records;
-    uint32_t record = rc_voxel_record_floats (layout->n_features + 1);
-    binning_kind kind = centroids ? BIN_CENTROIDS : marked ? BIN_LISTED :
-        in_records ? BIN_RECORDS : grid->mode == RC_VOXEL_MEAN ?
-        BIN_UNCOUNTED : BIN_PLAIN;
-
     if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
-    if (rc_voxel_mean_sorts (layout, grid, cloud_sizes[c])) {
+    if (rc_voxel_mean_sorts (layout, grid, cloud_sizes[c]))
       ret = sort_mean (layout, grid, cloud, cloud_sizes[c],
           (float *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
-          cs.stats + c, early, s);
-      /* None of the binning below. */
-      slabs = 0;
-    }
-    for (uint32_t k = 0; k < slabs && ret == RC_OK; k++) {
-      /* A mean's slabs are of voxels, a count grid's of words. */
-      uint64_t length = planes || in_records ? n_voxels : grid_words;
-      uint64_t lo = slab_start (length, slabs, k);
-      uint64_t hi = slab_start (length, slabs, k + 1);
-      /* Records are cleared, not the planes, which their division writes
-       * whole; the header then says the scratch is not clear. */
-      uint32_t *clear_grid = in_records ? (uint32_t *) cs.records :
-          (uint32_t *) grid_out + lo;
-      uint64_t clear_words = in_records ? (hi - lo) * record : hi - lo;
-
-      /* The first clear also zeroes every cloud's statistics.  The
-       * centroids' clear mostly finds its scratch clear already and does
-       * nothing: few blocks, which a full clear loops with. */
-      words = in_records ? clear_words : slabs > 1 ? (hi - lo) *
-          (planes ? layout->n_features + 1 : 1) : words;
-      ret = voxelize_launch_clear (clear_grid, clear_words,
-          planes ? layout->n_features : 1, n_voxels,
-          cs.counts + (planes ? lo : 0), in_records ? 0 : planes ? hi - lo :
-          scratch_words, c == 0 && k == 0 ? cs.stats : NULL, n_clouds,
-          cs.header, in_records ? 0 : cs.key, centroids, words, s);
-      if (ret != RC_OK || cloud_sizes[c] == 0)
-        break;
-      ret = launch_binning (layout, &bin_grid, cloud, cloud_sizes[c], kind,
-          in_records ? (uint8_t *) cs.records : grid_out, cs.counts,
-          cs.tile_counts, cs.mask, marked ? cs.listed : NULL,
-          cs.key ? cs.header : NULL, cs.stats + c, lo,
-          slabs > 1 ? hi : UINT64_MAX, early, s);
-      if (ret == RC_OK && in_records)
-        ret = voxelize_launch_record_division (cs.records,
-            (float *) grid_out, n_voxels, layout->n_features, record, lo, hi,
-            cs.stats + c, s);
-      else if (ret == RC_OK && planes)
-        ret = voxelize_launch_division (NULL, 0, (float *) grid_out,
-            cs.counts, n_voxels, layout->n_features, cs.header, cs.key, lo,
-            hi, cs.stats + c, s);
-    }
-    if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && slabs > 0 && !planes
-        && !in_records)
-      ret = voxelize_launch_division (marked ? cs.listed : NULL,
-          cloud_sizes[c], (float *) grid_out, cs.counts, n_voxels,
-          layout->n_features, cs.header, cs.key, 0, n_voxels, cs.stats + c,
-          s);
-    if (ret == RC_OK && centroids && cloud_sizes[c] > 0)
-      ret = voxelize_launch_centroids (cs.sums, cs.counts, cs.mask,
-          n_voxels, layout->n_features, cs.tile_counts, cs.tile_first,
-          (float *) cloud_out, cs.header, cs.key, s);
+          cs.stats + c, major >= 9, s);
+    else
+      ret = bin_cloud (layout, grid, &bin_grid, cloud, cloud_sizes[c],
+          cloud_out, &cs, c, n_clouds, major, major >= 9, s);
     cloud += cloud_sizes[c] * layout->point_step;
     cloud_out += centroids ? rc_voxelize_centroids_size (layout, grid,
-        cloud_sizes[c]) : out_size;
+        cloud_sizes[c]) : rc_voxelize_output_size (layout, grid);
   }
   if (ret == RC_OK && stats)
     ret = rc_device_copy_async (stats, cs.stats,
