@@ -589,6 +589,71 @@ GST_START_TEST (test_mean_large_grid)
 
 GST_END_TEST;
 
+/* Which means the GPU sorts (rc_voxel_mean_sorts: four features or more,
+ * from 262,145 points up to one for four voxels) and the CUDA scratch
+ * that follows: a rank and a record of four or eight floats a point where
+ * the mean sorts, up to the most points that do, nothing more elsewhere.
+ * Host arithmetic: runs without a GPU. */
+GST_START_TEST (test_cuda_scratch_sizes)
+{
+  rc_point_layout one = { 16, {0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+  {8, RC_TYPE_FLOAT32}, 1, {{12, RC_TYPE_FLOAT32}}
+  };
+  rc_point_layout three = one, four, eight;
+  /* 4,194,304 voxels: sorted from 262,145 to 1,048,576 points. */
+  rc_voxel_grid grid = { {-25.6, -25.6, -6.4}, {0.2, 0.2, 0.2},
+  {256, 256, 64}, RC_VOXEL_MEAN
+  };
+  /* 640,000 voxels: a point for four is fewer than 262,145. */
+  rc_voxel_grid small = { {-20.0, -20.0, -2.5}, {0.25, 0.25, 0.2},
+  {160, 160, 25}, RC_VOXEL_MEAN
+  };
+  rc_voxel_grid count = grid;
+  const guint64 most = 1048576, some = 300001;
+  guint64 base;
+
+  three.n_features = 3;
+  for (int f = 0; f < 3; f++)
+    three.features[f] = (rc_field) { 4 * f, RC_TYPE_FLOAT32 };
+  four = three;
+  four.n_features = 4;
+  four.features[3] = one.features[0];
+  eight = four;
+  eight.n_features = 8;
+  for (int f = 4; f < 8; f++)
+    eight.features[f] = eight.features[f - 4];
+  count.mode = RC_VOXEL_COUNT;
+
+  fail_if (rc_voxel_mean_sorts (&one, &grid, some));
+  fail_if (rc_voxel_mean_sorts (&three, &grid, some));
+  fail_if (rc_voxel_mean_sorts (&four, &count, some));
+  fail_if (rc_voxel_mean_sorts (&four, &grid, 262144));
+  fail_unless (rc_voxel_mean_sorts (&four, &grid, 262145));
+  fail_unless (rc_voxel_mean_sorts (&eight, &grid, most));
+  fail_if (rc_voxel_mean_sorts (&eight, &grid, most + 1));
+  fail_if (rc_voxel_mean_sorts (&eight, &small, some));
+
+  base = rc_voxelize_cuda_scratch_size (&four, &grid, 1, 0);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&four, &grid, 1,
+          262144), base);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&four, &grid, 1,
+          some), base + 15 + some * (4 + 4 * 4));
+  base = rc_voxelize_cuda_scratch_size (&eight, &grid, 1, 0);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
+          some), base + 15 + some * (4 + 8 * 4));
+  /* No more than the most points that sort, whatever cloud is promised. */
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
+          G_GUINT64_CONSTANT (1) << 40), base + 15 + most * (4 + 8 * 4));
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &grid, 1,
+          some), rc_voxelize_cuda_scratch_size (&one, &grid, 1, 0));
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&three, &grid, 1,
+          some), rc_voxelize_cuda_scratch_size (&three, &grid, 1, 0));
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &small, 1,
+          some), rc_voxelize_cuda_scratch_size (&eight, &small, 1, 0));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_parameters_n)
 {
   rc_voxel_grid grid = small_grid (RC_VOXEL_OCCUPANCY), g;
@@ -698,6 +763,7 @@ voxelize_suite (void)
   tcase_add_test (tc, test_grid_512);
   tcase_add_test (tc, test_mean_against_recount);
   tcase_add_test (tc, test_mean_large_grid);
+  tcase_add_test (tc, test_cuda_scratch_sizes);
   tcase_add_test (tc, test_bad_parameters_n);
   tcase_add_test (tc, test_scalar_types);
   return s;

@@ -485,9 +485,8 @@ GST_END_TEST;
  * types) and of eight (five; eight); crowded voxels of dozens of points,
  * which a warp sums; a batch of sorted, empty and listed clouds,
  * the smallest and the largest cloud sorted, and the other means after
- * them, one after another on one scratch sized for the largest.  The
- * scratch grows by a rank and a record a point only where the mean sorts,
- * up to the most points that sort. */
+ * them, one after another on one scratch sized for the largest (its size:
+ * kernels-voxelize, test_cuda_scratch_sizes). */
 GST_START_TEST (test_mean_sorted)
 {
   /* 4,194,304 voxels: sorted from 262,145 to 1,048,576 points. */
@@ -497,25 +496,7 @@ GST_START_TEST (test_mean_sorted)
   const guint64 one[1] = { 300001 }, most[1] = { 1048576 };
   const guint64 batch[4] = { 700001, 0, 262145, 5000 };
   const rc_point_layout *layouts[] = { &layout32, &five, &eight };
-  guint64 base;
   gpointer scratch;
-
-  fail_if (rc_voxel_mean_sorts (&layout16, &grid, one[0]));
-  fail_if (rc_voxel_mean_sorts (&layout_xyz, &grid, one[0]));
-  fail_unless (rc_voxel_mean_sorts (&layout32, &grid, 262145));
-  fail_if (rc_voxel_mean_sorts (&layout32, &grid, 262144));
-  fail_unless (rc_voxel_mean_sorts (&layout32, &grid, most[0]));
-  fail_if (rc_voxel_mean_sorts (&layout32, &grid, most[0] + 1));
-  base = rc_voxelize_cuda_scratch_size (&eight, &grid, 1, 0);
-  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
-          262144), base);
-  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
-          one[0]), base + 15 + one[0] * (4 + 8 * 4));
-  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
-          G_GUINT64_CONSTANT (1) << 40),
-      rc_voxelize_cuda_scratch_size (&eight, &grid, 1, most[0]));
-  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&layout16, &grid,
-          1, one[0]), rc_voxelize_cuda_scratch_size (&layout16, &grid, 1, 0));
 
   for (guint l = 0; l < G_N_ELEMENTS (layouts); l++)
     compare (layouts[l], &grid, one, 1);
