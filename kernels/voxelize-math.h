@@ -124,7 +124,6 @@ rc_voxel_record_floats (uint32_t n_values)
   return n_values <= 2 ? n_values : (n_values + 3) & ~3u;
 }
 
-
 /* A dense mean of at least four features of a large, sparse cloud (more
  * than 262,144 points, at most one for four voxels) is put in voxel order
  * on the GPU by a counting sort, each voxel's run of points then summed by
@@ -163,6 +162,7 @@ rc_voxel_mean_sort_bytes (const rc_point_layout * layout,
   return 15 + n_points * (sizeof (uint32_t) +
       rc_voxel_record_floats (layout->n_features) * sizeof (float));
 }
+
 /* Classifies a point given its coordinates and, when it is in the grid,
  * gives its voxel index. */
 RC_HD int

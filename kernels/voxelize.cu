@@ -354,10 +354,10 @@ list_voxels (const bool *first, const uint64_t * v, uint32_t * listed,
 /* @K points a thread, the block's @K * BLOCK consecutive points a warp's
  * worth at a time, so that loads stay coalesced.  @listed is the marked
  * mean's list of occupied voxels, or the sorted mean's rank of each point
- * in its voxel.  The parameters stay in
- * the constant bank (__grid_constant__): taking their address no longer
- * copies them to local memory per thread.  At four points a thread the
- * launch bounds keep each kind to the 48 registers that let an SM hold 5
+ * in its voxel.  The parameters stay in the constant bank
+ * (__grid_constant__): taking their address no longer copies them to
+ * local memory per thread.  At four points a thread the launch bounds
+ * keep each kind to the 48 registers that let an SM hold 5
  * blocks (unbounded, the uncounted kind took 54, and small changes
  * elsewhere moved the others between 48 and 55; the centroids' 4 blocks
  * allow 64).  The records' kind spills 12 bytes so; held to 4 blocks, with
@@ -555,18 +555,21 @@ scatter_points (const __grid_constant__ rc_point_layout layout,
         record_value (&layout, point, f + 3, UINT32_MAX));
 }
 
-template < bool PACKED_XYZ >
+/* The scatter for the layout's records and coordinates, as
+ * launch_binning chooses its kernel. */
 static rc_status
 launch_scatter (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, const uint32_t * ranks,
     const uint32_t * first, float *sorted, cudaStream_t s)
 {
-  if (rc_voxel_record_floats (layout->n_features) == 4)
-    scatter_points < PACKED_XYZ, 4 > <<<blocks_for (n_points), BLOCK, 0, s >>>
-        (*layout, *grid, points, n_points, ranks, first, sorted);
-  else
-    scatter_points < PACKED_XYZ, 8 > <<<blocks_for (n_points), BLOCK, 0, s >>>
-        (*layout, *grid, points, n_points, ranks, first, sorted);
+  bool packed = xyz_is_packed_float (layout, points);
+  bool four = rc_voxel_record_floats (layout->n_features) == 4;
+  decltype (&scatter_points < true, 4 >) kernel = packed ?
+      (four ? scatter_points < true, 4 > : scatter_points < true, 8 >) :
+      (four ? scatter_points < false, 4 > : scatter_points < false, 8 >);
+
+  kernel <<<blocks_for (n_points), BLOCK, 0, s >>> (*layout, *grid, points,
+      n_points, ranks, first, sorted);
   return rc_check_launch ();
 }
 
@@ -703,10 +706,8 @@ sort_mean (const rc_point_layout * layout, const rc_voxel_grid * grid,
     ret = voxelize_launch_count_scan (cs->counts, n_voxels, cs->tile_sums,
         cs->tile_slots, s);
   if (ret == RC_OK)
-    ret = xyz_is_packed_float (layout, cloud) ?
-        launch_scatter < true > (layout, grid, cloud, n_points, cs->ranks,
-        cs->counts, sorted, s) : launch_scatter < false > (layout, grid,
-        cloud, n_points, cs->ranks, cs->counts, sorted, s);
+    ret = launch_scatter (layout, grid, cloud, n_points, cs->ranks,
+        cs->counts, sorted, s);
   if (ret == RC_OK)
     ret = voxelize_launch_sorted_division (cs->counts, sorted, n_voxels,
         layout->n_features, means, stats, s);
