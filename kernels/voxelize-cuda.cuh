@@ -121,27 +121,27 @@ rc_status voxelize_launch_centroids (float *sums, uint32_t * counts,
     uint32_t * tile_counts, uint64_t * tile_first, float *points,
     scratch_header * header, unsigned long long key, cudaStream_t s);
 
-/* A sorted mean's counts are summed a tile of this many voxels a block. */
-#define SORT_TILE (BLOCK * 16)
-
-static inline uint64_t
-voxelize_sort_tiles (uint64_t n_voxels)
+/* Float @f of @point's record: its feature @f, 1 at @count_at (a mean
+ * record's count, past the features), 0 past them (padding). */
+__device__ static float
+record_value (const rc_point_layout * layout, const uint8_t * point,
+    uint32_t f, uint32_t count_at)
 {
-  return (n_voxels + SORT_TILE - 1) / SORT_TILE;
+  return f < layout->n_features ?
+      (float) rc_load_field (point, layout->features[f]) :
+      f == count_at ? 1.0f : 0.0f;
 }
 
-/* Replaces @counts (@n_voxels of them) by their exclusive sum, each
- * voxel's first slot in voxel order, and writes the total after them
- * (counts[n_voxels]): each tile's sum into @tile_sums, their exclusive sum
- * into @tile_slots, then each tile's sum within it. */
-rc_status voxelize_launch_count_scan (uint32_t * counts, uint64_t n_voxels,
-    uint32_t * tile_sums, uint64_t * tile_slots, cudaStream_t s);
-
-/* A sorted mean's division: each voxel's run of records in @sorted, from
- * slots[v] to slots[v + 1], summed and divided into @means' planes (0
- * where empty), the occupied counted into @stats. */
-rc_status voxelize_launch_sorted_division (const uint32_t * slots,
-    const float *sorted, uint64_t n_voxels, uint32_t n_features,
-    float *means, device_stats * stats, cudaStream_t s);
+/* A sorted mean's division (rc_voxel_mean_sorts): the @n_points points of
+ * @points sorted by voxel, their voxels in @keys (n_voxels, last, for a
+ * point outside the grid) and their indices in @index.  Each block of
+ * RC_MEAN_SORT_BLOCK_VOXELS voxels finds its first point (into @starts),
+ * then each voxel's run of points is summed in the points' order and
+ * divided into @means' planes (0 where empty), the occupied counted into
+ * @stats. */
+rc_status voxelize_launch_sorted_division (const rc_point_layout * layout,
+    const uint8_t * points, const uint32_t * keys, const uint32_t * index,
+    uint64_t n_points, uint64_t n_voxels, uint32_t * starts, float *means,
+    device_stats * stats, cudaStream_t s);
 
 #endif /* ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH */

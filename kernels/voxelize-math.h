@@ -124,17 +124,17 @@ rc_voxel_record_floats (uint32_t n_values)
   return n_values <= 2 ? n_values : (n_values + 3) & ~3u;
 }
 
-/* A dense mean of at least four features of a large, sparse cloud (more
+/* A dense mean of at least three features of a large, sparse cloud (more
  * than 262,144 points, at most one for four voxels) is put in voxel order
- * on the GPU by a counting sort, each voxel's run of points then summed by
- * one thread, instead of adding each feature with a float atomic
- * (voxelize.cu).  Fewer features fit a record that one vector atomic
- * adds, which the sort did not beat.  Its scratch holds a rank and a
- * record of features (rc_voxel_record_floats: four or eight floats) a
- * point. */
-#define RC_MEAN_SORT_MIN_FEATURES 4
+ * on the GPU by a radix sort of its points by voxel, each voxel's run then
+ * summed in the points' order, instead of adding each feature with a float
+ * atomic (voxelize.cu).  One feature fits a record that one vector atomic
+ * adds, which the sort did not beat (run 164). */
+#define RC_MEAN_SORT_MIN_FEATURES 3
 #define RC_MEAN_SORT_MIN_POINTS 262145
 #define RC_MEAN_SORT_VOXELS_PER_POINT 4
+/* Voxels a block of the sorted division takes. */
+#define RC_MEAN_SORT_BLOCK_VOXELS 1024
 
 RC_HD int
 rc_voxel_mean_sorts (const rc_point_layout * layout,
@@ -147,20 +147,35 @@ rc_voxel_mean_sorts (const rc_point_layout * layout,
       RC_MEAN_SORT_VOXELS_PER_POINT;
 }
 
+/* Room for the radix sort's own scratch (CUB's DeviceRadixSort) of
+ * @n_points: 0.12 to 0.2 bytes a point on an H200 (run 164); the sort
+ * checks its need against it and, where it would not fit, the mean is
+ * binned as if unsorted. */
+RC_HD uint64_t
+rc_voxel_mean_sort_temp_bytes (uint64_t n_points)
+{
+  return 65536 + n_points / 2;
+}
+
 /* Bytes a sorted mean of up to @n_points points takes past the rest of
- * the scratch: a rank a point, then its record, 16-byte aligned. */
+ * the scratch: the first sorted point of each block of voxels, then the
+ * radix sort's scratch, 256-byte aligned.  The points' keys and indices,
+ * twice (the sort's two buffers), 16 bytes a point, lie in the counts'
+ * room: 4 bytes a voxel, four voxels or more a point. */
 RC_HD uint64_t
 rc_voxel_mean_sort_bytes (const rc_point_layout * layout,
     const rc_voxel_grid * grid, uint64_t n_points)
 {
-  uint64_t most = rc_voxel_grid_n_voxels_hd (grid) /
-      RC_MEAN_SORT_VOXELS_PER_POINT;
+  uint64_t n_voxels = rc_voxel_grid_n_voxels_hd (grid);
+  uint64_t most = n_voxels / RC_MEAN_SORT_VOXELS_PER_POINT;
+  uint64_t blocks = (n_voxels + RC_MEAN_SORT_BLOCK_VOXELS - 1) /
+      RC_MEAN_SORT_BLOCK_VOXELS;
 
   n_points = n_points < most ? n_points : most;
   if (!rc_voxel_mean_sorts (layout, grid, n_points))
     return 0;
-  return 15 + n_points * (sizeof (uint32_t) +
-      rc_voxel_record_floats (layout->n_features) * sizeof (float));
+  return (blocks + 1) * sizeof (uint32_t) + 255 +
+      rc_voxel_mean_sort_temp_bytes (n_points);
 }
 
 /* Classifies a point given its coordinates and, when it is in the grid,

@@ -380,174 +380,216 @@ voxelize_launch_record_division (const float *records,
   return rc_check_launch ();
 }
 
-/* A sorted mean's counts: the sum of each tile of SORT_TILE, a thread
- * taking 16 counts a warp's width apart, so that loads stay coalesced. */
+/* The block of RC_MEAN_SORT_BLOCK_VOXELS voxels that sorted key @key falls
+ * in; @n_blocks for a point outside the grid. */
+__device__ static uint64_t
+sorted_block (uint32_t key, uint64_t n_voxels, uint64_t n_blocks)
+{
+  return key >= n_voxels ? n_blocks : key / RC_MEAN_SORT_BLOCK_VOXELS;
+}
+
+/* Each block of voxels' first sorted point into @starts, up to
+ * starts[n_blocks], where the points outside the grid begin: a thread a
+ * sorted point (and one past the last) writes the blocks after its
+ * predecessor's up to its own. */
 __global__ static void
-sum_count_tiles (const uint32_t * __restrict__ counts, uint64_t n_voxels,
-    uint32_t * __restrict__ tile_sums)
+find_block_starts (const uint32_t * __restrict__ keys, uint64_t n_points,
+    uint64_t n_voxels, uint64_t n_blocks, uint32_t * __restrict__ starts)
 {
-  uint64_t base = (uint64_t) blockIdx.x * SORT_TILE + threadIdx.x;
-  unsigned own = 0, total;
+  uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  uint64_t from, to;
 
-#pragma unroll
-  for (int k = 0; k < SORT_TILE / BLOCK; k++) {
-    uint64_t v = base + (uint64_t) k * BLOCK;
-    own += v < n_voxels ? counts[v] : 0;
-  }
-  block_exclusive_sum (own, &total);
-  if (threadIdx.x == 0)
-    tile_sums[blockIdx.x] = total;
+  if (i > n_points)
+    return;
+  from = i == 0 ? 0 : sorted_block (keys[i - 1], n_voxels, n_blocks) + 1;
+  to = i == n_points ? n_blocks : sorted_block (keys[i], n_voxels, n_blocks);
+  for (uint64_t b = from; b <= to; b++)
+    starts[b] = (uint32_t) i;
 }
 
-/* Each tile's counts replaced by their exclusive sum from the tile's first
- * slot on: a warp takes 16 rounds of 32 consecutive counts (coalesced; a
- * thread taking 16 consecutive counts made each load and store touch 32
- * sectors), summed within the warp round by round from the warp's first
- * slot.  The last tile also writes the total after the last count. */
-__global__ static void
-slot_count_tiles (uint32_t * __restrict__ counts, uint64_t n_voxels,
-    const uint64_t * __restrict__ tile_slots)
-{
-  const int rounds = SORT_TILE / BLOCK;
-  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  uint64_t first = (uint64_t) blockIdx.x * SORT_TILE +
-      (uint64_t) warp * 32 * rounds + lane;
-  uint32_t n[rounds];
-  unsigned own = 0, total, before, slot;
+static_assert (RC_MEAN_SORT_BLOCK_VOXELS % BLOCK == 0 &&
+    RC_MEAN_SORT_BLOCK_VOXELS <= 65536, "whole rounds of a block's threads, "
+    "a voxel of the block in 16 bits");
 
-#pragma unroll
-  for (int k = 0; k < rounds; k++) {
-    uint64_t v = first + (uint64_t) k * 32;
-    n[k] = v < n_voxels ? counts[v] : 0;
-    own += n[k];
-  }
-  /* Lane 0's sum before it is the earlier warps' counts. */
-  before = block_exclusive_sum (own, &total);
-  slot = (unsigned) tile_slots[blockIdx.x] + __shfl_sync (0xffffffffu,
-      before, 0);
-#pragma unroll
-  for (int k = 0; k < rounds; k++) {
-    uint64_t v = first + (uint64_t) k * 32;
-    unsigned upto = warp_inclusive_sum (n[k]);
+/* A block's sorted records are staged in shared memory, where they fit:
+ * each is read once from the cloud, by consecutive threads, before any
+ * voxel sums them. */
+#define SORTED_STAGE_BYTES 32768
 
-    if (v < n_voxels)
-      counts[v] = slot + upto - n[k];
-    slot += __shfl_sync (0xffffffffu, upto, 31);
-  }
-  if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0)
-    counts[n_voxels] = (unsigned) tile_slots[blockIdx.x] + total;
-}
-
-rc_status
-voxelize_launch_count_scan (uint32_t * counts, uint64_t n_voxels,
-    uint32_t * tile_sums, uint64_t * tile_slots, cudaStream_t s)
-{
-  uint64_t n_tiles = voxelize_sort_tiles (n_voxels);
-  rc_status ret;
-
-  sum_count_tiles <<< (unsigned) n_tiles, BLOCK, 0, s >>> (counts, n_voxels,
-      tile_sums);
-  ret = rc_check_launch ();
-  if (ret != RC_OK)
-    return ret;
-  scan_tiles <<< 1, SCAN_BLOCK, 0, s >>> (tile_sums, n_tiles, tile_slots);
-  ret = rc_check_launch ();
-  if (ret != RC_OK)
-    return ret;
-  slot_count_tiles <<< (unsigned) n_tiles, BLOCK, 0, s >>> (counts, n_voxels,
-      tile_slots);
-  return rc_check_launch ();
-}
-
-/* A voxel's run of up to this many records is summed by its own thread;
- * a longer one (a crowded voxel of a real sweep) by its whole warp, so that
+/* A voxel's run of up to this many points is summed by its own thread; a
+ * longer one (a crowded voxel of a real sweep) by the whole block, so that
  * one voxel of thousands of points does not hold the launch. */
-#define SORTED_RUN_ALONE 16
+#define SORTED_RUN_ALONE 32
 
-/* Adds the record of @R floats at @record to @sum. */
+/* Adds record @i of the block's run to @sum: from the stage, or gathered
+ * from the cloud. */
 template < int R >
 __device__ static void
-add_record (float (&sum)[R], const float *__restrict__ record)
+add_sorted_record (float (&sum)[R], const float *stage, bool staged,
+    uint32_t i, const rc_point_layout * layout, const uint8_t * points,
+    const uint32_t * index)
 {
+  if (staged) {
 #pragma unroll
-  for (int f = 0; f < R; f += 4) {
-    float4 q = ((const float4 *) record)[f / 4];
-    sum[f] += q.x;
-    sum[f + 1] += q.y;
-    sum[f + 2] += q.z;
-    sum[f + 3] += q.w;
+    for (int f = 0; f < R; f++)
+      sum[f] += stage[i * R + f];
+    return;
+  }
+  {
+    const uint8_t *point = points + (uint64_t) index[i] * layout->point_step;
+#pragma unroll
+    for (int f = 0; f < R; f++)
+      sum[f] += record_value (layout, point, f, UINT32_MAX);
   }
 }
 
-/* Each voxel's run of records @R floats each, slots[v] to slots[v + 1],
- * summed and divided into the planes: every voxel written, 0 where empty,
- * the occupied counted.  A voxel a thread, consecutive threads on
- * consecutive voxels (coalesced stores, streaming past the L2 cache): many
- * threads, each run's loads in flight together.  Eight voxels a thread, one
- * run after another, with the scan's 16 consecutive counts a thread, kept
- * every size about 130 us above run 157's probe of a voxel a thread (run
- * 158); with both as now, four features of 524,288 points into 256^3 took
- * 290 us (run 160). */
+/* Writes voxel @v's means, @sum over @n points (0 where empty). */
+template < int R >
+__device__ static void
+write_sorted_means (const float (&sum)[R], uint32_t n, uint64_t v,
+    uint64_t n_voxels, uint32_t n_features, float *means)
+{
+#pragma unroll
+  for (int f = 0; f < R; f++)
+    if (f < (int) n_features)
+      __stcs (means + f * n_voxels + v, n ? sum[f] / (float) n : 0.0f);
+}
+
+/* A block of RC_MEAN_SORT_BLOCK_VOXELS voxels, each thread's a block's
+ * width apart (coalesced stores): the runs of its sorted points found
+ * where the key changes (no atomics, whatever the crowding), its records
+ * staged, then each voxel's run summed in the points' order (the sort is
+ * stable) and divided.  Crowded voxels are summed by the whole block
+ * after, a fixed share a thread: one order of summation, so the same
+ * means run to run. */
 template < int R >
 __global__ static void
 __launch_bounds__ (BLOCK)
-divide_sorted (const uint32_t * __restrict__ slots,
-    const float *__restrict__ sorted, uint64_t n_voxels, uint32_t n_features,
+divide_sorted (const __grid_constant__ rc_point_layout layout,
+    const uint8_t * __restrict__ points, const uint32_t * __restrict__ keys,
+    const uint32_t * __restrict__ sorted_index,
+    const uint32_t * __restrict__ starts, uint64_t n_voxels,
     float *__restrict__ means, device_stats * stats)
 {
-  uint64_t v = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned lane = threadIdx.x % 32;
-  uint32_t lo = v < n_voxels ? slots[v] : 0;
-  uint32_t hi = v < n_voxels ? slots[v + 1] : 0;
-  uint32_t n = hi - lo;
-  unsigned crowded = __ballot_sync (0xffffffffu, n > SORTED_RUN_ALONE);
-  float sum[R];
+  const int per_thread = RC_MEAN_SORT_BLOCK_VOXELS / BLOCK;
+  __shared__ float4 stage4[SORTED_STAGE_BYTES / 16];
+  __shared__ uint32_t run_first[RC_MEAN_SORT_BLOCK_VOXELS];
+  __shared__ uint32_t run_end[RC_MEAN_SORT_BLOCK_VOXELS];
+  __shared__ uint16_t crowded[RC_MEAN_SORT_BLOCK_VOXELS];
+  __shared__ unsigned n_crowded;
+  __shared__ float warp_sums[BLOCK / 32][R];
+  float *stage = (float *) stage4;
+  uint64_t base = (uint64_t) blockIdx.x * RC_MEAN_SORT_BLOCK_VOXELS;
+  uint32_t lo = starts[blockIdx.x];
+  uint32_t n = starts[blockIdx.x + 1] - lo;
+  const uint32_t *index = sorted_index + lo;
+  bool staged = n <= SORTED_STAGE_BYTES / (R * sizeof (float));
+  unsigned occupied = 0;
 
+  keys += lo;
 #pragma unroll
-  for (int f = 0; f < R; f++)
-    sum[f] = 0.0f;
-  if (n <= SORTED_RUN_ALONE)
-    for (uint32_t i = lo; i < hi; i++)
-      add_record < R > (sum, sorted + (uint64_t) i * R);
-  while (crowded) {
-    int owner = __ffs (crowded) - 1;
-    uint32_t first = __shfl_sync (0xffffffffu, lo, owner);
-    uint32_t last = __shfl_sync (0xffffffffu, hi, owner);
-    float part[R];
+  for (int k = 0; k < per_thread; k++)
+    run_first[threadIdx.x + k * BLOCK] = run_end[threadIdx.x + k * BLOCK] = 0;
+  if (threadIdx.x == 0)
+    n_crowded = 0;
+  __syncthreads ();
+  for (uint32_t i = threadIdx.x; i < n; i += BLOCK) {
+    uint32_t key = keys[i];
 
-    crowded &= crowded - 1;
+    if (i == 0 || keys[i - 1] != key)
+      run_first[key - base] = i;
+    if (i == n - 1 || keys[i + 1] != key)
+      run_end[key - base] = i + 1;
+    if (staged) {
+      const uint8_t *point = points + (uint64_t) index[i] *
+          layout.point_step;
+#pragma unroll
+      for (int f = 0; f < R; f += 4)
+        stage4[(i * R + f) / 4] = make_float4 (record_value (&layout, point,
+                f, UINT32_MAX), record_value (&layout, point, f + 1,
+                UINT32_MAX), record_value (&layout, point, f + 2,
+                UINT32_MAX), record_value (&layout, point, f + 3,
+                UINT32_MAX));
+    }
+  }
+  __syncthreads ();
+#pragma unroll
+  for (int k = 0; k < per_thread; k++) {
+    uint32_t j = threadIdx.x + k * BLOCK;
+    uint64_t v = base + j;
+    uint32_t first = run_first[j], count = run_end[j] - first;
+    float sum[R];
+
+    if (count > SORTED_RUN_ALONE) {
+      crowded[atomicAdd (&n_crowded, 1u)] = (uint16_t) j;
+      continue;
+    }
 #pragma unroll
     for (int f = 0; f < R; f++)
-      part[f] = 0.0f;
-    for (uint32_t i = first + lane; i < last; i += 32)
-      add_record < R > (part, sorted + (uint64_t) i * R);
+      sum[f] = 0.0f;
+    for (uint32_t i = first; i < first + count; i++)
+      add_sorted_record < R > (sum, stage, staged, i, &layout, points, index);
+    if (v < n_voxels) {
+      write_sorted_means < R > (sum, count, v, n_voxels, layout.n_features,
+          means);
+      occupied += count != 0;
+    }
+  }
+  __syncthreads ();
+  for (unsigned c = 0; c < n_crowded; c++) {
+    uint32_t j = crowded[c];
+    uint32_t first = run_first[j], end = run_end[j];
+    float sum[R];
+
+#pragma unroll
+    for (int f = 0; f < R; f++)
+      sum[f] = 0.0f;
+    for (uint32_t i = first + threadIdx.x; i < end; i += BLOCK)
+      add_sorted_record < R > (sum, stage, staged, i, &layout, points, index);
 #pragma unroll
     for (int f = 0; f < R; f++) {
       for (int d = 16; d > 0; d /= 2)
-        part[f] += __shfl_xor_sync (0xffffffffu, part[f], d);
-      if (lane == (unsigned) owner)
-        sum[f] = part[f];
+        sum[f] += __shfl_xor_sync (0xffffffffu, sum[f], d);
+      if (threadIdx.x % 32 == 0)
+        warp_sums[threadIdx.x / 32][f] = sum[f];
     }
-  }
+    __syncthreads ();
+    if (threadIdx.x == 0) {
 #pragma unroll
-  for (int f = 0; f < R; f++)
-    if (f < (int) n_features && v < n_voxels)
-      __stcs (means + f * n_voxels + v, n ? sum[f] / (float) n : 0.0f);
-  add_block_occupied (n != 0, stats);
+      for (int f = 0; f < R; f++) {
+        sum[f] = 0.0f;
+        for (int w = 0; w < BLOCK / 32; w++)
+          sum[f] += warp_sums[w][f];
+      }
+      write_sorted_means < R > (sum, end - first, base + j, n_voxels,
+          layout.n_features, means);
+      occupied++;
+    }
+    __syncthreads ();
+  }
+  add_block_occupied (occupied, stats);
 }
 
 rc_status
-voxelize_launch_sorted_division (const uint32_t * slots, const float *sorted,
-    uint64_t n_voxels, uint32_t n_features, float *means,
+voxelize_launch_sorted_division (const rc_point_layout * layout,
+    const uint8_t * points, const uint32_t * keys, const uint32_t * index,
+    uint64_t n_points, uint64_t n_voxels, uint32_t * starts, float *means,
     device_stats * stats, cudaStream_t s)
 {
-  unsigned blocks = blocks_for (n_voxels);
+  uint64_t n_blocks = (n_voxels + RC_MEAN_SORT_BLOCK_VOXELS - 1) /
+      RC_MEAN_SORT_BLOCK_VOXELS;
+  rc_status ret;
 
-  if (rc_voxel_record_floats (n_features) == 4)
-    divide_sorted < 4 > <<< blocks, BLOCK, 0, s >>> (slots, sorted, n_voxels,
-        n_features, means, stats);
+  find_block_starts <<< blocks_for (n_points + 1), BLOCK, 0, s >>> (keys,
+      n_points, n_voxels, n_blocks, starts);
+  ret = rc_check_launch ();
+  if (ret != RC_OK)
+    return ret;
+  if (rc_voxel_record_floats (layout->n_features) == 4)
+    divide_sorted < 4 > <<< (unsigned) n_blocks, BLOCK, 0, s >>> (*layout,
+        points, keys, index, starts, n_voxels, means, stats);
   else
-    divide_sorted < 8 > <<< blocks, BLOCK, 0, s >>> (slots, sorted, n_voxels,
-        n_features, means, stats);
+    divide_sorted < 8 > <<< (unsigned) n_blocks, BLOCK, 0, s >>> (*layout,
+        points, keys, index, starts, n_voxels, means, stats);
   return rc_check_launch ();
 }

@@ -26,15 +26,17 @@
  * each voxel's features and count side by side, a record a voxel (one
  * vector atomic a point), a slab's records at a time in the counts' room,
  * and their division writes the slab's planes whole.  A large, sparse mean
- * of four features or more is sorted instead (sort_mean): each point ranked
- * in its voxel by the counts' atomics, the counts scanned into each
- * voxel's first slot, the points' features moved into voxel order, each
- * voxel's run summed by one thread.
+ * of three features or more is sorted instead (sort_mean): each point
+ * keyed by its voxel, the keys radix-sorted with the points' indices, each
+ * block of voxels' run of points found in the sorted keys and each voxel's
+ * points summed in the cloud's order.
  *
  * This file plans the slabs and bins; the clear, the divisions and
  * the centroids' compaction are in voxelize-output.cu. */
 #include "dependent-launch.cuh"
 #include "voxelize-cuda.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
 
 /* A mean lists and divides only its occupied voxels when its cloud has at
  * most one point for this many voxels.  On 256^3, H100 (run 141, against
@@ -97,17 +99,6 @@ locate_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
   return rc_voxel_locate (point, layout, grid, v);
 }
 
-/* Float @f of @point's record: its feature @f, 1 at @count_at (a mean
- * record's count, past the features), 0 past them (padding). */
-__device__ static float
-record_value (const rc_point_layout * layout, const uint8_t * point,
-    uint32_t f, uint32_t count_at)
-{
-  return f < layout->n_features ?
-      (float) rc_load_field (point, layout->features[f]) :
-      f == count_at ? 1.0f : 0.0f;
-}
-
 /* Adds @point's features to voxel @v's sums: the mean's in a plane a
  * feature (its output grid), or with @record side by side, @record floats
  * a voxel (rc_voxel_record_floats): the centroids' sums, or with
@@ -150,16 +141,14 @@ add_features (const rc_point_layout * layout, const uint8_t * point,
  * leaves its occupied voxels to its division to count (bin_point), and
  * one binned in records adds its counts with its sums; the marked mean
  * lists them (list_voxels); the centroids sum in records (add_features),
- * mark occupied voxels and count each tile's; a sorted mean keeps each
- * point's rank in its voxel (the old count) and adds no sums. */
+ * mark occupied voxels and count each tile's. */
 enum binning_kind
 {
   BIN_PLAIN,
   BIN_UNCOUNTED,
   BIN_RECORDS,
   BIN_LISTED,
-  BIN_CENTROIDS,
-  BIN_RANKED
+  BIN_CENTROIDS
 };
 
 /* Adds point @point to voxel @v of a mean (its sums as add_features; the
@@ -353,8 +342,7 @@ list_voxels (const bool *first, const uint64_t * v, uint32_t * listed,
 
 /* @K points a thread, the block's @K * BLOCK consecutive points a warp's
  * worth at a time, so that loads stay coalesced.  @listed is the marked
- * mean's list of occupied voxels, or the sorted mean's rank of each point
- * in its voxel.  The parameters stay in the constant bank
+ * mean's list of occupied voxels.  The parameters stay in the constant bank
  * (__grid_constant__): taking their address no longer copies them to
  * local memory per thread.  At four points a thread the launch bounds
  * keep each kind to the 48 registers that let an SM hold 5
@@ -379,7 +367,6 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   uint64_t v[K];
   bool mine[K];                 /* in the grid, in this launch's voxels */
   bool first[K];                /* this point made its voxel occupied */
-  uint32_t rank[K];             /* the sorted mean's */
   /* Points outside the grid are counted by the first slab only. */
   bool count_missed = v_lo == 0;
   uint32_t record = KIND == BIN_CENTROIDS ?
@@ -414,23 +401,12 @@ bin_points (const __grid_constant__ rc_point_layout layout,
       first[k] = bin_run (&grid, mine[k], v[k], out);
       continue;
     }
-    if (KIND == BIN_RANKED) {
-      rank[k] = mine[k] ? atomicAdd (counts + v[k], 1u) : 0;
-      first[k] = false;
-      continue;
-    }
     first[k] = mine[k] && bin_point < KIND > (&layout, &grid,
         points + p * layout.point_step, KIND == BIN_RECORDS ? v[k] - v_lo :
         v[k], out, counts, mask, record);
   }
   if (KIND == BIN_LISTED)
     list_voxels < K > (first, v, listed, &header->listed);
-  if (KIND == BIN_RANKED) {
-#pragma unroll
-    for (int k = 0; k < K; k++)
-      if (mine[k])
-        listed[base + (uint64_t) k * blockDim.x] = rank[k];
-  }
 
 #pragma unroll
   for (int k = 0; k < K; k++) {
@@ -496,9 +472,6 @@ binning_kernel_for (binning_kind kind, bool many)
     case BIN_CENTROIDS:
       return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD,
           BIN_CENTROIDS > : bin_points < PACKED_XYZ, 1, BIN_CENTROIDS >;
-    case BIN_RANKED:
-      return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD, BIN_RANKED > :
-          bin_points < PACKED_XYZ, 1, BIN_RANKED >;
     default:
       return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD, BIN_PLAIN > :
           bin_points < PACKED_XYZ, 1, BIN_PLAIN >;
@@ -526,51 +499,33 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
       stats, v_lo, v_hi);
 }
 
-/* A sorted mean's points put in voxel order: each point's features, a
- * record of @R floats (rc_voxel_record_floats), to its voxel's first slot
- * (@first, the counts' exclusive sum) plus its rank there. */
-template < bool PACKED_XYZ, int R >
+/* A sorted mean's keys: each point's voxel (@n_voxels, which the sort puts
+ * last, for a point outside the grid) and its index; its statistics but
+ * the occupied voxels, which the division counts. */
+template < bool PACKED_XYZ >
 __global__ static void
 __launch_bounds__ (BLOCK)
-scatter_points (const __grid_constant__ rc_point_layout layout,
+key_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint64_t n_points,
-    const uint32_t * __restrict__ ranks, const uint32_t * __restrict__ first,
-    float *__restrict__ sorted)
+    uint32_t * __restrict__ keys, uint32_t * __restrict__ index,
+    device_stats * stats)
 {
   uint64_t p = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-  const uint8_t *point = points + p * layout.point_step;
-  uint64_t v;
-  float4 *slot;
+  uint64_t v = 0;
+  int where = p < n_points ? locate_point < PACKED_XYZ > (&layout, &grid,
+      points, p, &v) : -1;
+  int n_in, n_out, n_invalid;
 
-  if (p >= n_points || locate_point < PACKED_XYZ > (&layout, &grid, points,
-          p, &v) != RC_POINT_IN_GRID)
-    return;
-  slot = (float4 *) (sorted + (uint64_t) (first[v] + ranks[p]) * R);
-#pragma unroll
-  for (int f = 0; f < R; f += 4)
-    slot[f / 4] = make_float4 (record_value (&layout, point, f, UINT32_MAX),
-        record_value (&layout, point, f + 1, UINT32_MAX),
-        record_value (&layout, point, f + 2, UINT32_MAX),
-        record_value (&layout, point, f + 3, UINT32_MAX));
-}
-
-/* The scatter for the layout's records and coordinates, as
- * launch_binning chooses its kernel. */
-static rc_status
-launch_scatter (const rc_point_layout * layout, const rc_voxel_grid * grid,
-    const uint8_t * points, uint64_t n_points, const uint32_t * ranks,
-    const uint32_t * first, float *sorted, cudaStream_t s)
-{
-  bool packed = xyz_is_packed_float (layout, points);
-  bool four = rc_voxel_record_floats (layout->n_features) == 4;
-  decltype (&scatter_points < true, 4 >) kernel = packed ?
-      (four ? scatter_points < true, 4 > : scatter_points < true, 8 >) :
-      (four ? scatter_points < false, 4 > : scatter_points < false, 8 >);
-
-  kernel <<<blocks_for (n_points), BLOCK, 0, s >>> (*layout, *grid, points,
-      n_points, ranks, first, sorted);
-  return rc_check_launch ();
+  if (p < n_points) {
+    keys[p] = (uint32_t) (where == RC_POINT_IN_GRID ? v :
+        rc_voxel_grid_n_voxels_hd (&grid));
+    index[p] = (uint32_t) p;
+  }
+  n_in = __syncthreads_count (where == RC_POINT_IN_GRID);
+  n_out = __syncthreads_count (where == RC_POINT_OUT_OF_RANGE);
+  n_invalid = __syncthreads_count (where == RC_POINT_INVALID);
+  add_block_counts (stats, n_in, n_out, n_invalid, 0);
 }
 
 /* How many slabs a cloud's grid is cleared and binned in (a mean's also
@@ -655,62 +610,116 @@ typedef struct
   uint32_t *counts, *tile_counts, *mask;        /* the mask: the centroids' */
   uint32_t *listed;             /* a marked mean's occupied voxels */
   float *records;               /* a large mean's slab, in the same room */
-  /* A sorted mean's, in the list's room (the counts' exclusive sum ends
-   * at its first word): each tile's count and first slot; past the list,
-   * each point's rank, then its records (sorted_records). */
-  uint32_t *tile_sums;
-  uint64_t *tile_slots;
-  uint32_t *ranks;
+  uint8_t *sort_tail;           /* a sorted mean's, past the list */
   float *sums;                  /* the centroids', binned as the mean */
   unsigned long long key;       /* the centroids' or the mean's, else 0 */
 } call_scratch;
 
-/* A sorted mean's records of @n_points points, past their ranks (16-byte
- * aligned: the room rc_voxel_mean_sort_bytes counts). */
-static float *
-sorted_records (const call_scratch * cs, uint64_t n_points)
+/* Where a sorted mean's arrays lie: the keys and indices, each twice for
+ * the sort's two buffers, in the room of the counts and the list (which
+ * it does not use; 256-byte aligned for the sort's wide loads); past the
+ * list, each block of voxels' first point and the sort's own scratch, as
+ * rc_voxel_mean_sort_bytes counts them. */
+typedef struct
 {
-  return (float *) (((uintptr_t) (cs->ranks + n_points) + 15) &
-      ~(uintptr_t) 15);
+  uint32_t *keys[2], *index[2], *starts;
+  void *temp;
+  size_t temp_bytes;
+} sort_room;
+
+static uintptr_t
+align_256 (uintptr_t at)
+{
+  return (at + 255) & ~(uintptr_t) 255;
 }
 
-/* A sorted mean (rc_voxel_mean_sorts) of one cloud into @means: its counts
- * cleared (with @all_stats, every cloud's statistics too), each point
- * ranked in its voxel by the counts' atomics, the counts summed into each
- * voxel's first slot, the points' records moved there, then each voxel's
- * run of records summed and divided into the planes.  No float atomic,
- * whose cost in the L2 cache grows with its floats (4 million points into
- * records of four floats took 778 us, of two 340).  On an H200, 256^3
- * means of x, y, z and intensity: 4,194,304 points 711 us against 1,316
- * with an atomic a feature into planes, a million 356 against 662,
- * 524,288 290 against 343 (run 160).  In run 157's probe one feature lost
- * (497 against 348 us) and x, y, z gained little (686 against 783), so
- * their records stay.  The counts are left dirty: the header says so. */
+static sort_room
+find_sort_room (const call_scratch * cs, uint64_t n_voxels,
+    uint64_t n_points)
+{
+  uint64_t blocks = (n_voxels + RC_MEAN_SORT_BLOCK_VOXELS - 1) /
+      RC_MEAN_SORT_BLOCK_VOXELS;
+  uint32_t **arrays[4];
+  uintptr_t at = (uintptr_t) cs->counts;
+  sort_room room;
+
+  arrays[0] = &room.keys[0];
+  arrays[1] = &room.keys[1];
+  arrays[2] = &room.index[0];
+  arrays[3] = &room.index[1];
+  for (int i = 0; i < 4; i++) {
+    at = align_256 (at);
+    *arrays[i] = (uint32_t *) at;
+    at += n_points * sizeof (uint32_t);
+  }
+  room.starts = (uint32_t *) cs->sort_tail;
+  room.temp = (void *) align_256 ((uintptr_t) (room.starts + blocks + 1));
+  room.temp_bytes = rc_voxel_mean_sort_temp_bytes (n_points);
+  return room;
+}
+
+/* The bits of a sorted mean's keys: up to @n_voxels, a point outside the
+ * grid's. */
+static int
+sort_bits (uint64_t n_voxels)
+{
+  int bits = 1;
+
+  while (bits < 32 && (1ull << bits) <= n_voxels)
+    bits++;
+  return bits;
+}
+
+/* A sorted mean (rc_voxel_mean_sorts) of one cloud into @means (with
+ * @all_stats, every cloud's statistics zeroed first): each point keyed by
+ * its voxel, the keys and the points' indices sorted by CUB's radix sort
+ * (stable: each voxel's points stay in the cloud's order), then each
+ * voxel's run of points summed and divided into the planes.  No grid-wide
+ * atomic and no float atomic, whose cost in the L2 cache grows with its
+ * floats: on an H200, 256^3 means of 4,194,304 uniform points took 474 us
+ * (x, y, z) against 784 in records of one vector atomic a point and 489
+ * (x, y, z, intensity) against 768 sorted by a counting sort, which ranked
+ * each point with an atomic into the counts and moved its features to a
+ * random slot (run 164's probe).  *@sorted is FALSE, and nothing is
+ * launched, where the sort's scratch would not fit its room.  The counts'
+ * room is left dirty: the header says so. */
 static rc_status
 sort_mean (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * cloud, uint64_t n_points, float *means,
     const call_scratch * cs, device_stats * all_stats, uint32_t n_clouds,
-    device_stats * stats, bool early, cudaStream_t s)
+    device_stats * stats, cudaStream_t s, bool *sorted)
 {
   uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
-  float *sorted = sorted_records (cs, n_points);
+  sort_room room = find_sort_room (cs, n_voxels, n_points);
+  cub::DoubleBuffer < uint32_t > keys (room.keys[0], room.keys[1]);
+  cub::DoubleBuffer < uint32_t > index (room.index[0], room.index[1]);
+  int bits = sort_bits (n_voxels);
+  size_t need = 0;
   rc_status ret;
 
-  ret = voxelize_launch_clear (cs->counts, n_voxels, 1, 0, NULL, 0,
-      all_stats, n_clouds, cs->header, 0, false, n_voxels, s);
+  *sorted = false;
+  ret = rc_check_cuda (cub::DeviceRadixSort::SortPairs (NULL, need, keys,
+          index, (int) n_points, 0, bits, s));
+  if (ret != RC_OK || need > room.temp_bytes)
+    return ret;
+  *sorted = true;
+  ret = voxelize_launch_clear (NULL, 0, 1, 0, NULL, 0, all_stats, n_clouds,
+      cs->header, 0, false, 0, s);
+  if (ret != RC_OK)
+    return ret;
+  if (xyz_is_packed_float (layout, cloud))
+    key_points < true > <<< blocks_for (n_points), BLOCK, 0, s >>> (*layout,
+        *grid, cloud, n_points, keys.Current (), index.Current (), stats);
+  else
+    key_points < false > <<< blocks_for (n_points), BLOCK, 0, s >>> (*layout,
+        *grid, cloud, n_points, keys.Current (), index.Current (), stats);
+  ret = rc_check_launch ();
   if (ret == RC_OK)
-    ret = launch_binning (layout, grid, cloud, n_points, BIN_RANKED, NULL,
-        cs->counts, NULL, NULL, cs->ranks, cs->header, stats, 0, UINT64_MAX,
-        early, s);
+    ret = rc_check_cuda (cub::DeviceRadixSort::SortPairs (room.temp,
+            room.temp_bytes, keys, index, (int) n_points, 0, bits, s));
   if (ret == RC_OK)
-    ret = voxelize_launch_count_scan (cs->counts, n_voxels, cs->tile_sums,
-        cs->tile_slots, s);
-  if (ret == RC_OK)
-    ret = launch_scatter (layout, grid, cloud, n_points, cs->ranks,
-        cs->counts, sorted, s);
-  if (ret == RC_OK)
-    ret = voxelize_launch_sorted_division (cs->counts, sorted, n_voxels,
-        layout->n_features, means, stats, s);
+    ret = voxelize_launch_sorted_division (layout, cloud, keys.Current (),
+        index.Current (), n_points, n_voxels, room.starts, means, stats, s);
   return ret;
 }
 
@@ -743,12 +752,7 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
     next += (n_voxels + 31) / 32 * sizeof (uint32_t);
     /* Over the counts and the list: vectors of up to 16 bytes. */
     cs.records = (float *) (((uintptr_t) cs.counts + 15) & ~(uintptr_t) 15);
-    /* A sorted mean has at least 262,145 * 4 voxels: a list of 32,768
-     * words or more holds its 3 words a tile of SORT_TILE voxels. */
-    cs.tile_sums = cs.listed + 1;
-    cs.tile_slots = (uint64_t *) (((uintptr_t) (cs.tile_sums +
-                voxelize_sort_tiles (n_voxels)) + 7) & ~(uintptr_t) 7);
-    cs.ranks = (uint32_t *) next;
+    cs.sort_tail = next;
   }
   if (grid->mode == RC_VOXEL_CENTROIDS) {
     /* Records of float4s: 16-byte aligned. */
@@ -859,6 +863,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   bool centroids = grid->mode == RC_VOXEL_CENTROIDS;
   rc_voxel_grid bin_grid = *grid;
   call_scratch cs;
+  bool sorted;
   int major = 0;
 
   if (ret != RC_OK)
@@ -881,11 +886,12 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   for (uint32_t c = 0; c < n_clouds && ret == RC_OK; c++) {
     if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
+    sorted = false;
     if (rc_voxel_mean_sorts (layout, grid, cloud_sizes[c]))
       ret = sort_mean (layout, grid, cloud, cloud_sizes[c],
           (float *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
-          cs.stats + c, major >= 9, s);
-    else
+          cs.stats + c, s, &sorted);
+    if (ret == RC_OK && !sorted)
       ret = bin_cloud (layout, grid, &bin_grid, cloud, cloud_sizes[c],
           cloud_out, &cs, c, n_clouds, major, major >= 9, s);
     cloud += cloud_sizes[c] * layout->point_step;

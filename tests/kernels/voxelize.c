@@ -589,17 +589,24 @@ GST_START_TEST (test_mean_large_grid)
 
 GST_END_TEST;
 
-/* Which means the GPU sorts (rc_voxel_mean_sorts: four features or more,
+/* Which means the GPU sorts (rc_voxel_mean_sorts: three features or more,
  * from 262,145 points up to one for four voxels) and the CUDA scratch
- * that follows: a rank and a record of four or eight floats a point where
- * the mean sorts, up to the most points that do, nothing more elsewhere.
- * Host arithmetic: runs without a GPU. */
+ * that follows: each block of 1,024 voxels' first point and the radix
+ * sort's scratch (64 KiB and half a byte a point) where the mean sorts, up
+ * to the most points that do, nothing more elsewhere.  Host arithmetic:
+ * runs without a GPU. */
+static guint64
+sort_room (guint64 n_voxels, guint64 n_points)
+{
+  return ((n_voxels + 1023) / 1024 + 1) * 4 + 255 + 65536 + n_points / 2;
+}
+
 GST_START_TEST (test_cuda_scratch_sizes)
 {
   rc_point_layout one = { 16, {0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
   {8, RC_TYPE_FLOAT32}, 1, {{12, RC_TYPE_FLOAT32}}
   };
-  rc_point_layout three = one, four, eight;
+  rc_point_layout two = one, three, eight;
   /* 4,194,304 voxels: sorted from 262,145 to 1,048,576 points. */
   rc_voxel_grid grid = { {-25.6, -25.6, -6.4}, {0.2, 0.2, 0.2},
   {256, 256, 64}, RC_VOXEL_MEAN
@@ -609,45 +616,46 @@ GST_START_TEST (test_cuda_scratch_sizes)
   {160, 160, 25}, RC_VOXEL_MEAN
   };
   rc_voxel_grid count = grid;
-  const guint64 most = 1048576, some = 300001;
+  const guint64 n_voxels = 256 * 256 * 64, most = 1048576, some = 300001;
   guint64 base;
 
+  two.n_features = 2;
+  two.features[1] = one.features[0];
   three.n_features = 3;
   for (int f = 0; f < 3; f++)
     three.features[f] = (rc_field) { 4 * f, RC_TYPE_FLOAT32 };
-  four = three;
-  four.n_features = 4;
-  four.features[3] = one.features[0];
-  eight = four;
+  eight = three;
   eight.n_features = 8;
-  for (int f = 4; f < 8; f++)
-    eight.features[f] = eight.features[f - 4];
+  for (int f = 3; f < 8; f++)
+    eight.features[f] = one.features[0];
   count.mode = RC_VOXEL_COUNT;
 
   fail_if (rc_voxel_mean_sorts (&one, &grid, some));
-  fail_if (rc_voxel_mean_sorts (&three, &grid, some));
-  fail_if (rc_voxel_mean_sorts (&four, &count, some));
-  fail_if (rc_voxel_mean_sorts (&four, &grid, 262144));
-  fail_unless (rc_voxel_mean_sorts (&four, &grid, 262145));
+  fail_if (rc_voxel_mean_sorts (&two, &grid, some));
+  fail_if (rc_voxel_mean_sorts (&three, &count, some));
+  fail_if (rc_voxel_mean_sorts (&three, &grid, 262144));
+  fail_unless (rc_voxel_mean_sorts (&three, &grid, 262145));
   fail_unless (rc_voxel_mean_sorts (&eight, &grid, most));
   fail_if (rc_voxel_mean_sorts (&eight, &grid, most + 1));
   fail_if (rc_voxel_mean_sorts (&eight, &small, some));
 
-  base = rc_voxelize_cuda_scratch_size (&four, &grid, 1, 0);
-  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&four, &grid, 1,
+  base = rc_voxelize_cuda_scratch_size (&three, &grid, 1, 0);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&three, &grid, 1,
           262144), base);
-  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&four, &grid, 1,
-          some), base + 15 + some * (4 + 4 * 4));
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&three, &grid, 1,
+          some), base + sort_room (n_voxels, some));
   base = rc_voxelize_cuda_scratch_size (&eight, &grid, 1, 0);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
-          some), base + 15 + some * (4 + 8 * 4));
+          some), base + sort_room (n_voxels, some));
   /* No more than the most points that sort, whatever cloud is promised. */
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
-          G_GUINT64_CONSTANT (1) << 40), base + 15 + most * (4 + 8 * 4));
+          G_GUINT64_CONSTANT (1) << 40), base + sort_room (n_voxels, most));
+  /* The keys and indices, 16 bytes a point, fit the counts' room. */
+  fail_unless (16 * most <= 4 * n_voxels);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &grid, 1,
           some), rc_voxelize_cuda_scratch_size (&one, &grid, 1, 0));
-  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&three, &grid, 1,
-          some), rc_voxelize_cuda_scratch_size (&three, &grid, 1, 0));
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&two, &grid, 1,
+          some), rc_voxelize_cuda_scratch_size (&two, &grid, 1, 0));
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &small, 1,
           some), rc_voxelize_cuda_scratch_size (&eight, &small, 1, 0));
 }

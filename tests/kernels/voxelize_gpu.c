@@ -385,7 +385,7 @@ GST_START_TEST (test_mean_scratch_reused)
 GST_END_TEST;
 
 /* A mean of more than 262,144 points whose sums and counts exceed 32 MiB,
- * of fewer than four features or of a cloud of more than a point for four
+ * of fewer than three features or of a cloud of more than a point for four
  * voxels (too dense to sort), is cleared, binned and divided a slab of
  * voxels at a time: of one or three features in records (sums and count
  * side by side), the planes written whole by the division (not 16-byte
@@ -412,13 +412,20 @@ GST_START_TEST (test_mean_slabs)
   rc_voxel_grid planes = { {-20.0, -20.0, -10.0}, {0.2, 0.2, 0.2},
   {200, 200, 100}, RC_VOXEL_MEAN
   };
+  /* 6,600,000 voxels: records of three features in four slabs, from a
+   * cloud too dense to sort. */
+  rc_voxel_grid records = { {-20.0, -20.0, -16.5}, {0.2, 0.2, 0.2},
+  {200, 200, 165}, RC_VOXEL_MEAN
+  };
+  const guint64 dense[1] = { 1700001 };
   gpointer scratch;
   guint64 size = rc_voxelize_cuda_scratch_size (&layout32, &grid, 3,
       batch[0]);
 
   compare (&layout16, &wide, listed, 2);
-  compare (&layout_xyz, &planes, &batch[2], 1);
+  compare (&layout_xyz, &planes, &batch[0], 1);
   compare (&layout32, &planes, &batch[0], 1);
+  compare (&layout_xyz, &records, dense, 1);
   compare (&layout_xyz, &grid, &batch[2], 1);
   scratch = poisoned_scratch (size);
   compare_on (&layout16, &grid, batch, 3, scratch);
@@ -479,14 +486,50 @@ GST_START_TEST (test_centroid_records)
 
 GST_END_TEST;
 
-/* A mean of four features or more of a large, sparse cloud (262,145
+/* The GPU twice on one fresh cloud of @n points, on one scratch: the
+ * same means to the bit (one order of summation). */
+static void
+check_repeats (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    guint64 n)
+{
+  guint64 size = rc_voxelize_output_size (layout, grid);
+  guint8 *cloud = random_cloud (n, layout->point_step, grid);
+  guint8 *out[2] = { g_malloc (size), g_malloc (size) };
+  gpointer d_cloud, d_out, scratch;
+
+  check_rc (rc_device_alloc (&d_cloud, n * layout->point_step));
+  check_rc (rc_device_alloc (&d_out, size));
+  scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (layout, grid, 1,
+          n));
+  check_rc (rc_device_copy_async (d_cloud, cloud, n * layout->point_step,
+          RC_COPY_HOST_TO_DEVICE, NULL));
+  for (int run = 0; run < 2; run++) {
+    check_rc (rc_device_memset_async (d_out, 0xFF, size, NULL));
+    check_rc (rc_voxelize_cuda (layout, grid, d_cloud, &n, 1, d_out, scratch,
+            NULL, NULL));
+    check_rc (rc_device_copy_async (out[run], d_out, size,
+            RC_COPY_DEVICE_TO_HOST, NULL));
+    check_rc (rc_stream_synchronize (NULL));
+  }
+  fail_unless (memcmp (out[0], out[1], size) == 0,
+      "a sorted mean differs from one run to the next");
+  check_rc (rc_device_free (d_cloud));
+  check_rc (rc_device_free (d_out));
+  check_rc (rc_device_free (scratch));
+  g_free (cloud);
+  g_free (out[0]);
+  g_free (out[1]);
+}
+
+/* A mean of three features or more of a large, sparse cloud (262,145
  * points up to one for four voxels, rc_voxel_mean_sorts) is put in voxel
- * order by a counting sort: records of four floats (four features of mixed
- * types) and of eight (five; eight); crowded voxels of dozens of points,
- * which a warp sums; a batch of sorted, empty and listed clouds,
- * the smallest and the largest cloud sorted, and the other means after
- * them, one after another on one scratch sized for the largest (its size:
- * kernels-voxelize, test_cuda_scratch_sizes). */
+ * order by a radix sort: records of four floats (three features; four of
+ * mixed types) and of eight (five; eight); crowded voxels of dozens of
+ * points, which a block sums, and of thousands, too many for a block's
+ * stage; the same means run to run; a batch of sorted, empty and listed
+ * clouds, the smallest and the largest cloud sorted, and the other means
+ * after them, one after another on one scratch sized for the largest (its
+ * size: kernels-voxelize, test_cuda_scratch_sizes). */
 GST_START_TEST (test_mean_sorted)
 {
   /* 4,194,304 voxels: sorted from 262,145 to 1,048,576 points. */
@@ -495,16 +538,23 @@ GST_START_TEST (test_mean_sorted)
   };
   const guint64 one[1] = { 300001 }, most[1] = { 1048576 };
   const guint64 batch[4] = { 700001, 0, 262145, 5000 };
-  const rc_point_layout *layouts[] = { &layout32, &five, &eight };
+  const rc_point_layout *layouts[] = { &layout_xyz, &layout32, &five, &eight
+  };
   gpointer scratch;
 
   for (guint l = 0; l < G_N_ELEMENTS (layouts); l++)
     compare (layouts[l], &grid, one, 1);
-  /* About 75 points in each of 500 voxels. */
+  /* About 75 points in each of 500 voxels, then 12,500 in each of 3. */
   crowded_voxels_ = 500;
   compare (&layout32, &grid, one, 1);
   compare (&eight, &grid, one, 1);
+  check_repeats (&layout32, &grid, one[0]);
+  crowded_voxels_ = 3;
+  compare (&layout_xyz, &grid, one, 1);
+  compare (&eight, &grid, one, 1);
+  check_repeats (&eight, &grid, one[0]);
   crowded_voxels_ = 0;
+  check_repeats (&layout_xyz, &grid, most[0]);
 
   scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&layout32,
           &grid, 4, most[0]));
@@ -513,7 +563,7 @@ GST_START_TEST (test_mean_sorted)
   /* Listed after a sort, which left its counts dirty. */
   compare_on (&layout32, &grid, &batch[3], 1, scratch);
   compare_on (&layout16, &grid, one, 1, scratch);
-  compare_on (&layout32, &grid, one, 1, scratch);
+  compare_on (&layout_xyz, &grid, one, 1, scratch);
   compare_on (&layout32, &grid, &batch[3], 1, scratch);
   check_rc (rc_device_free (scratch));
 }
