@@ -136,12 +136,13 @@ record_value (const rc_point_layout * layout, const uint8_t * point,
  * @points sorted by voxel, their voxels in @keys (n_voxels, last, for a
  * point outside the grid) and their indices in @index.  Each block of
  * RC_MEAN_SORT_BLOCK_VOXELS voxels finds its first point (into @starts),
- * then each voxel's run of points is summed in the points' order and
- * divided into @means' planes (0 where empty), the occupied counted into
- * @stats. */
+ * the points' records are gathered in sorted order into @records
+ * (16-byte aligned), then each voxel's run of records is summed in the
+ * points' order and divided into @means' planes (0 where empty), the
+ * occupied counted into @stats. */
 rc_status voxelize_launch_sorted_division (const rc_point_layout * layout,
     const uint8_t * points, const uint32_t * keys, const uint32_t * index,
-    uint64_t n_points, uint64_t n_voxels, uint32_t * starts, float *means,
-    device_stats * stats, cudaStream_t s);
+    uint64_t n_points, uint64_t n_voxels, uint32_t * starts, float *records,
+    float *means, device_stats * stats, cudaStream_t s);
 
 #endif /* ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH */

@@ -158,10 +158,12 @@ rc_voxel_mean_sort_temp_bytes (uint64_t n_points)
 }
 
 /* Bytes a sorted mean of up to @n_points points takes past the rest of
- * the scratch: the first sorted point of each block of voxels, then the
- * radix sort's scratch, 256-byte aligned.  The points' keys and indices,
- * twice (the sort's two buffers), 16 bytes a point, lie in the counts'
- * room: 4 bytes a voxel, four voxels or more a point. */
+ * the scratch: the first sorted point of each block of voxels, the radix
+ * sort's scratch (256-byte aligned), then each point's record of features
+ * in sorted order (rc_voxel_record_floats: four or eight floats, 16-byte
+ * aligned).  The points' keys and indices, twice (the sort's two
+ * buffers), 16 bytes a point, lie in the counts' room: 4 bytes a voxel,
+ * four voxels or more a point. */
 RC_HD uint64_t
 rc_voxel_mean_sort_bytes (const rc_point_layout * layout,
     const rc_voxel_grid * grid, uint64_t n_points)
@@ -175,7 +177,8 @@ rc_voxel_mean_sort_bytes (const rc_point_layout * layout,
   if (!rc_voxel_mean_sorts (layout, grid, n_points))
     return 0;
   return (blocks + 1) * sizeof (uint32_t) + 255 +
-      rc_voxel_mean_sort_temp_bytes (n_points);
+      rc_voxel_mean_sort_temp_bytes (n_points) + 15 +
+      n_points * rc_voxel_record_floats (layout->n_features) * sizeof (float);
 }
 
 /* Classifies a point given its coordinates and, when it is in the grid,

@@ -411,35 +411,55 @@ static_assert (RC_MEAN_SORT_BLOCK_VOXELS % BLOCK == 0 &&
     RC_MEAN_SORT_BLOCK_VOXELS <= 65536, "whole rounds of a block's threads, "
     "a voxel of the block in 16 bits");
 
-/* A block's sorted records are staged in shared memory, where they fit:
- * each is read once from the cloud, by consecutive threads, before any
- * voxel sums them. */
-#define SORTED_STAGE_BYTES 32768
+/* Each sorted point in the grid's record of @R floats into @records, in
+ * sorted order: consecutive threads write consecutive records, each
+ * reading its point wherever it lies in the cloud, every read in flight
+ * at once (gathered inside the division, behind its block's other loads,
+ * the division took 275 us for three features of 4,194,304 points, run
+ * 166). */
+template < int R >
+__global__ static void
+__launch_bounds__ (BLOCK)
+gather_sorted (const __grid_constant__ rc_point_layout layout,
+    const uint8_t * __restrict__ points, const uint32_t * __restrict__ index,
+    const uint32_t * __restrict__ in_grid, float *__restrict__ records)
+{
+  uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+  const uint8_t *point;
+  float4 *record;
+
+  if (i >= *in_grid)
+    return;
+  point = points + (uint64_t) index[i] * layout.point_step;
+  record = (float4 *) (records + i * R);
+#pragma unroll
+  for (int f = 0; f < R; f += 4)
+    record[f / 4] = make_float4 (record_value (&layout, point, f, UINT32_MAX),
+        record_value (&layout, point, f + 1, UINT32_MAX),
+        record_value (&layout, point, f + 2, UINT32_MAX),
+        record_value (&layout, point, f + 3, UINT32_MAX));
+}
 
 /* A voxel's run of up to this many points is summed by its own thread; a
  * longer one (a crowded voxel of a real sweep) by the whole block, so that
  * one voxel of thousands of points does not hold the launch. */
 #define SORTED_RUN_ALONE 32
 
-/* Adds record @i of the block's run to @sum: from the stage, or gathered
- * from the cloud. */
+/* Adds @records' record @i of @R floats to @sum. */
 template < int R >
 __device__ static void
-add_sorted_record (float (&sum)[R], const float *stage, bool staged,
-    uint32_t i, const rc_point_layout * layout, const uint8_t * points,
-    const uint32_t * index)
+add_sorted_record (float (&sum)[R], const float *__restrict__ records,
+    uint32_t i)
 {
-  if (staged) {
+  const float4 *record = (const float4 *) (records + (uint64_t) i * R);
+
 #pragma unroll
-    for (int f = 0; f < R; f++)
-      sum[f] += stage[i * R + f];
-    return;
-  }
-  {
-    const uint8_t *point = points + (uint64_t) index[i] * layout->point_step;
-#pragma unroll
-    for (int f = 0; f < R; f++)
-      sum[f] += record_value (layout, point, f, UINT32_MAX);
+  for (int f = 0; f < R; f += 4) {
+    float4 q = record[f / 4];
+    sum[f] += q.x;
+    sum[f + 1] += q.y;
+    sum[f + 2] += q.z;
+    sum[f + 3] += q.w;
   }
 }
 
@@ -457,33 +477,29 @@ write_sorted_means (const float (&sum)[R], uint32_t n, uint64_t v,
 
 /* A block of RC_MEAN_SORT_BLOCK_VOXELS voxels, each thread's a block's
  * width apart (coalesced stores): the runs of its sorted points found
- * where the key changes (no atomics, whatever the crowding), its records
- * staged, then each voxel's run summed in the points' order (the sort is
- * stable) and divided.  Crowded voxels are summed by the whole block
- * after, a fixed share a thread: one order of summation, so the same
- * means run to run. */
+ * where the key changes (no atomics, whatever the crowding), then each
+ * voxel's run of records summed in the points' order (the sort is stable)
+ * and divided.  Crowded voxels are summed by the whole block after, a
+ * fixed share a thread: one order of summation, so the same means run to
+ * run. */
 template < int R >
 __global__ static void
 __launch_bounds__ (BLOCK)
-divide_sorted (const __grid_constant__ rc_point_layout layout,
-    const uint8_t * __restrict__ points, const uint32_t * __restrict__ keys,
-    const uint32_t * __restrict__ sorted_index,
+divide_sorted (const uint32_t * __restrict__ keys,
+    const float *__restrict__ sorted_records,
     const uint32_t * __restrict__ starts, uint64_t n_voxels,
-    float *__restrict__ means, device_stats * stats)
+    uint32_t n_features, float *__restrict__ means, device_stats * stats)
 {
   const int per_thread = RC_MEAN_SORT_BLOCK_VOXELS / BLOCK;
-  __shared__ float4 stage4[SORTED_STAGE_BYTES / 16];
   __shared__ uint32_t run_first[RC_MEAN_SORT_BLOCK_VOXELS];
   __shared__ uint32_t run_end[RC_MEAN_SORT_BLOCK_VOXELS];
   __shared__ uint16_t crowded[RC_MEAN_SORT_BLOCK_VOXELS];
   __shared__ unsigned n_crowded;
   __shared__ float warp_sums[BLOCK / 32][R];
-  float *stage = (float *) stage4;
   uint64_t base = (uint64_t) blockIdx.x * RC_MEAN_SORT_BLOCK_VOXELS;
   uint32_t lo = starts[blockIdx.x];
   uint32_t n = starts[blockIdx.x + 1] - lo;
-  const uint32_t *index = sorted_index + lo;
-  bool staged = n <= SORTED_STAGE_BYTES / (R * sizeof (float));
+  const float *records = sorted_records + (uint64_t) lo * R;
   unsigned occupied = 0;
 
   keys += lo;
@@ -500,17 +516,6 @@ divide_sorted (const __grid_constant__ rc_point_layout layout,
       run_first[key - base] = i;
     if (i == n - 1 || keys[i + 1] != key)
       run_end[key - base] = i + 1;
-    if (staged) {
-      const uint8_t *point = points + (uint64_t) index[i] *
-          layout.point_step;
-#pragma unroll
-      for (int f = 0; f < R; f += 4)
-        stage4[(i * R + f) / 4] = make_float4 (record_value (&layout, point,
-                f, UINT32_MAX), record_value (&layout, point, f + 1,
-                UINT32_MAX), record_value (&layout, point, f + 2,
-                UINT32_MAX), record_value (&layout, point, f + 3,
-                UINT32_MAX));
-    }
   }
   __syncthreads ();
 #pragma unroll
@@ -528,10 +533,9 @@ divide_sorted (const __grid_constant__ rc_point_layout layout,
     for (int f = 0; f < R; f++)
       sum[f] = 0.0f;
     for (uint32_t i = first; i < first + count; i++)
-      add_sorted_record < R > (sum, stage, staged, i, &layout, points, index);
+      add_sorted_record < R > (sum, records, i);
     if (v < n_voxels) {
-      write_sorted_means < R > (sum, count, v, n_voxels, layout.n_features,
-          means);
+      write_sorted_means < R > (sum, count, v, n_voxels, n_features, means);
       occupied += count != 0;
     }
   }
@@ -545,7 +549,7 @@ divide_sorted (const __grid_constant__ rc_point_layout layout,
     for (int f = 0; f < R; f++)
       sum[f] = 0.0f;
     for (uint32_t i = first + threadIdx.x; i < end; i += BLOCK)
-      add_sorted_record < R > (sum, stage, staged, i, &layout, points, index);
+      add_sorted_record < R > (sum, records, i);
 #pragma unroll
     for (int f = 0; f < R; f++) {
       for (int d = 16; d > 0; d /= 2)
@@ -562,7 +566,7 @@ divide_sorted (const __grid_constant__ rc_point_layout layout,
           sum[f] += warp_sums[w][f];
       }
       write_sorted_means < R > (sum, end - first, base + j, n_voxels,
-          layout.n_features, means);
+          n_features, means);
       occupied++;
     }
     __syncthreads ();
@@ -570,11 +574,31 @@ divide_sorted (const __grid_constant__ rc_point_layout layout,
   add_block_occupied (occupied, stats);
 }
 
+/* The gather and the division of records of @R floats. */
+template < int R >
+static rc_status
+launch_sorted_records (const rc_point_layout * layout, const uint8_t * points,
+    const uint32_t * keys, const uint32_t * index, uint64_t n_points,
+    uint64_t n_voxels, const uint32_t * starts, uint64_t n_blocks,
+    float *records, float *means, device_stats * stats, cudaStream_t s)
+{
+  rc_status ret;
+
+  gather_sorted < R > <<< blocks_for (n_points), BLOCK, 0, s >>> (*layout,
+      points, index, starts + n_blocks, records);
+  ret = rc_check_launch ();
+  if (ret != RC_OK)
+    return ret;
+  divide_sorted < R > <<< (unsigned) n_blocks, BLOCK, 0, s >>> (keys,
+      records, starts, n_voxels, layout->n_features, means, stats);
+  return rc_check_launch ();
+}
+
 rc_status
 voxelize_launch_sorted_division (const rc_point_layout * layout,
     const uint8_t * points, const uint32_t * keys, const uint32_t * index,
-    uint64_t n_points, uint64_t n_voxels, uint32_t * starts, float *means,
-    device_stats * stats, cudaStream_t s)
+    uint64_t n_points, uint64_t n_voxels, uint32_t * starts, float *records,
+    float *means, device_stats * stats, cudaStream_t s)
 {
   uint64_t n_blocks = (n_voxels + RC_MEAN_SORT_BLOCK_VOXELS - 1) /
       RC_MEAN_SORT_BLOCK_VOXELS;
@@ -586,10 +610,8 @@ voxelize_launch_sorted_division (const rc_point_layout * layout,
   if (ret != RC_OK)
     return ret;
   if (rc_voxel_record_floats (layout->n_features) == 4)
-    divide_sorted < 4 > <<< (unsigned) n_blocks, BLOCK, 0, s >>> (*layout,
-        points, keys, index, starts, n_voxels, means, stats);
-  else
-    divide_sorted < 8 > <<< (unsigned) n_blocks, BLOCK, 0, s >>> (*layout,
-        points, keys, index, starts, n_voxels, means, stats);
-  return rc_check_launch ();
+    return launch_sorted_records < 4 > (layout, points, keys, index,
+        n_points, n_voxels, starts, n_blocks, records, means, stats, s);
+  return launch_sorted_records < 8 > (layout, points, keys, index, n_points,
+      n_voxels, starts, n_blocks, records, means, stats, s);
 }

@@ -618,13 +618,14 @@ typedef struct
 /* Where a sorted mean's arrays lie: the keys and indices, each twice for
  * the sort's two buffers, in the room of the counts and the list (which
  * it does not use; 256-byte aligned for the sort's wide loads); past the
- * list, each block of voxels' first point and the sort's own scratch, as
- * rc_voxel_mean_sort_bytes counts them. */
+ * list, each block of voxels' first point, the sort's own scratch and the
+ * records in sorted order, as rc_voxel_mean_sort_bytes counts them. */
 typedef struct
 {
   uint32_t *keys[2], *index[2], *starts;
   void *temp;
   size_t temp_bytes;
+  float *records;
 } sort_room;
 
 static uintptr_t
@@ -655,6 +656,8 @@ find_sort_room (const call_scratch * cs, uint64_t n_voxels,
   room.starts = (uint32_t *) cs->sort_tail;
   room.temp = (void *) align_256 ((uintptr_t) (room.starts + blocks + 1));
   room.temp_bytes = rc_voxel_mean_sort_temp_bytes (n_points);
+  room.records = (float *) (((uintptr_t) room.temp + room.temp_bytes + 15) &
+      ~(uintptr_t) 15);
   return room;
 }
 
@@ -673,16 +676,12 @@ sort_bits (uint64_t n_voxels)
 /* A sorted mean (rc_voxel_mean_sorts) of one cloud into @means (with
  * @all_stats, every cloud's statistics zeroed first): each point keyed by
  * its voxel, the keys and the points' indices sorted by CUB's radix sort
- * (stable: each voxel's points stay in the cloud's order), then each
- * voxel's run of points summed and divided into the planes.  No grid-wide
- * atomic and no float atomic, whose cost in the L2 cache grows with its
- * floats: on an H200, 256^3 means of 4,194,304 uniform points took 474 us
- * (x, y, z) against 784 in records of one vector atomic a point and 489
- * (x, y, z, intensity) against 768 sorted by a counting sort, which ranked
- * each point with an atomic into the counts and moved its features to a
- * random slot (run 164's probe).  *@sorted is FALSE, and nothing is
- * launched, where the sort's scratch would not fit its room.  The counts'
- * room is left dirty: the header says so. */
+ * (stable: each voxel's points stay in the cloud's order), the points'
+ * records gathered in that order, then each voxel's run of records summed
+ * and divided into the planes.  No grid-wide atomic and no float atomic,
+ * whose cost in the L2 cache grows with its floats.  *@sorted is FALSE,
+ * and nothing is launched, where the sort's scratch would not fit its
+ * room.  The counts' room is left dirty: the header says so. */
 static rc_status
 sort_mean (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * cloud, uint64_t n_points, float *means,
@@ -719,7 +718,8 @@ sort_mean (const rc_point_layout * layout, const rc_voxel_grid * grid,
             room.temp_bytes, keys, index, (int) n_points, 0, bits, s));
   if (ret == RC_OK)
     ret = voxelize_launch_sorted_division (layout, cloud, keys.Current (),
-        index.Current (), n_points, n_voxels, room.starts, means, stats, s);
+        index.Current (), n_points, n_voxels, room.starts, room.records,
+        means, stats, s);
   return ret;
 }
 

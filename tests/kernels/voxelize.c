@@ -591,14 +591,15 @@ GST_END_TEST;
 
 /* Which means the GPU sorts (rc_voxel_mean_sorts: three features or more,
  * from 262,145 points up to one for four voxels) and the CUDA scratch
- * that follows: each block of 1,024 voxels' first point and the radix
- * sort's scratch (64 KiB and half a byte a point) where the mean sorts, up
- * to the most points that do, nothing more elsewhere.  Host arithmetic:
- * runs without a GPU. */
+ * that follows: each block of 1,024 voxels' first point, the radix sort's
+ * scratch (64 KiB and half a byte a point) and a record of four or eight
+ * floats a point where the mean sorts, up to the most points that do,
+ * nothing more elsewhere.  Host arithmetic: runs without a GPU. */
 static guint64
-sort_room (guint64 n_voxels, guint64 n_points)
+sort_room (guint64 n_voxels, guint64 n_points, guint record_floats)
 {
-  return ((n_voxels + 1023) / 1024 + 1) * 4 + 255 + 65536 + n_points / 2;
+  return ((n_voxels + 1023) / 1024 + 1) * 4 + 255 + 65536 + n_points / 2 +
+      15 + n_points * record_floats * 4;
 }
 
 GST_START_TEST (test_cuda_scratch_sizes)
@@ -643,13 +644,13 @@ GST_START_TEST (test_cuda_scratch_sizes)
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&three, &grid, 1,
           262144), base);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&three, &grid, 1,
-          some), base + sort_room (n_voxels, some));
+          some), base + sort_room (n_voxels, some, 4));
   base = rc_voxelize_cuda_scratch_size (&eight, &grid, 1, 0);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
-          some), base + sort_room (n_voxels, some));
+          some), base + sort_room (n_voxels, some, 8));
   /* No more than the most points that sort, whatever cloud is promised. */
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &grid, 1,
-          G_GUINT64_CONSTANT (1) << 40), base + sort_room (n_voxels, most));
+          G_GUINT64_CONSTANT (1) << 40), base + sort_room (n_voxels, most, 8));
   /* The keys and indices, 16 bytes a point, fit the counts' room. */
   fail_unless (16 * most <= 4 * n_voxels);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &grid, 1,
