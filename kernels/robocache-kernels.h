@@ -380,10 +380,10 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
  * aligned) must hold rc_voxelize_cuda_scratch_size (layout, grid, n_clouds,
  * max_cloud_points) bytes, @max_cloud_points at least the largest of
  * @cloud_sizes: a header and the statistics (rc_voxelize_cuda_stats_size)
- * first, then for the mean a count per voxel (and, for a large cloud of
- * four features or more, a rank and the features of each point, which it
- * sorts into voxel order), and for the centroids also their sums and
- * the bookkeeping that puts them in order.  Only its header needs
+ * first, then for the mean a count per voxel (and, for a large, sparse
+ * cloud of three features or more, which it radix-sorts into voxel order,
+ * the sort's own scratch and the features of each point), and for the
+ * centroids also their sums and the bookkeeping that puts them in order.  Only its header needs
  * initialising, by rc_voxelize_cuda_scratch_reset before its first call
  * (new memory could hold what looks like a clear scratch); after that it is
  * robocache's: the centroids leave their sums cleared, and the next call on

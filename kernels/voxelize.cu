@@ -679,7 +679,10 @@ sort_bits (uint64_t n_voxels)
  * (stable: each voxel's points stay in the cloud's order), the points'
  * records gathered in that order, then each voxel's run of records summed
  * and divided into the planes.  No grid-wide atomic and no float atomic,
- * whose cost in the L2 cache grows with its floats.  *@sorted is FALSE,
+ * whose cost in the L2 cache grows with its floats: on an H200, 256^3
+ * means of 4,194,304 uniform points, x, y, z 476 us against 780 in
+ * records of one vector atomic a point, x, y, z and intensity 506 against
+ * 714 by the counting sort before (runs 165 and 167).  *@sorted is FALSE,
  * and nothing is launched, where the sort's scratch would not fit its
  * room.  The counts' room is left dirty: the header says so. */
 static rc_status
