@@ -383,12 +383,12 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
  * first, then for the mean a count per voxel (and, for a large, sparse
  * cloud of three features or more, which it radix-sorts into voxel order,
  * the sort's own scratch and the features of each point), and for the
- * centroids also their sums and the bookkeeping that puts them in order.  Only its header needs
- * initialising, by rc_voxelize_cuda_scratch_reset before its first call
- * (new memory could hold what looks like a clear scratch); after that it is
- * robocache's: the centroids leave their sums cleared, and the next call on
- * the same scratch (same grid, features and number of clouds) does not
- * clear them again.  @cloud_sizes is host memory.
+ * centroids also their sums and the bookkeeping that puts them in order.
+ * Only its header needs initialising, by rc_voxelize_cuda_scratch_reset
+ * before its first call (new memory could hold what looks like a clear
+ * scratch); after that it is robocache's: the centroids leave their sums
+ * cleared, and the next call on the same scratch (same grid, features and
+ * number of clouds) does not clear them again.  @cloud_sizes is host memory.
  * @stats, if not NULL, must be page-locked host memory (rc_host_alloc) and
  * is valid once @stream has been synchronised.  Asynchronous on
  * @stream. */
