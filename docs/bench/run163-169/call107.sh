@@ -1,6 +1,6 @@
 #!/bin/bash
 # Nineteenth session (2026-11-28), run 163: the radix-sort means probe
-# (docs/bench/run163-168/radix_means_probe.cu) against the library (ace593c).
+# (docs/bench/run163-169/radix_means_probe.cu) against the library (ace593c).
 set -u
 OUT=$1; B=$PWD/build
 export LD_LIBRARY_PATH=$B/gst:$B/kernels:${LD_LIBRARY_PATH:-}

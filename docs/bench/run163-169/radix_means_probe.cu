@@ -28,7 +28,7 @@
  * general code.  Output checked against the library's on every size.
  *
  * Build (here): nvcc -O3 -std=c++17 -arch=sm_90 -Ikernels
- *   docs/bench/run163-168/radix_means_probe.cu -Lbuild/kernels
+ *   docs/bench/run163-169/radix_means_probe.cu -Lbuild/kernels
  *   -lrobocache-kernels-1.0 -o build/probe/radix_means_probe
  * Run: radix_means_probe [runs] */
 #include <cuda_runtime.h>
