@@ -525,8 +525,8 @@ check_repeats (const rc_point_layout * layout, const rc_voxel_grid * grid,
  * points up to one for four voxels, rc_voxel_mean_sorts) is put in voxel
  * order by a radix sort: records of four floats (three features; four of
  * mixed types) and of eight (five; eight); crowded voxels of dozens of
- * points, which a block sums, and of thousands, too many for a block's
- * stage; the same means run to run; a batch of sorted, empty and listed
+ * points and of thousands, which a block sums together; the same means
+ * run to run; a batch of sorted, empty and listed
  * clouds, the smallest and the largest cloud sorted, and the other means
  * after them, one after another on one scratch sized for the largest (its
  * size: kernels-voxelize, test_cuda_scratch_sizes). */
