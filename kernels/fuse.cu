@@ -89,6 +89,9 @@ struct Args
   rc_fuse_params p;
   uint32_t offset[RC_FUSE_MAX_STREAMS];  /* first output column */
   uint32_t vec[RC_FUSE_MAX_STREAMS];     /* channels per access: 1, 2, 4 */
+  /* Bytes one staging copy moves: 16, 8 or 4; 0, never staged.  Wider
+   * than an access where only the output row holds the access back. */
+  uint32_t stage_unit[RC_FUSE_MAX_STREAMS];
   uint32_t row;                 /* output channels */
   uint32_t tile;                /* ticks per tile (K) */
   uint32_t tiles;               /* tiles per episode */
@@ -151,6 +154,12 @@ copy_async (void *dst, const void *src)
         "l" (src), "n" (B):"memory");
 }
 
+__host__ __device__ __forceinline__ uint64_t
+row_bytes (const rc_fuse_stream & st)
+{
+  return (uint64_t) st.channels * (st.type == RC_TYPE_BFLOAT16 ? 2 : 4);
+}
+
 template < typename St, int V >
 __device__ __forceinline__ const Pack < St, V > *
 episode_rows (const Args & a, uint32_t s, uint32_t e)
@@ -162,20 +171,35 @@ episode_rows (const Args & a, uint32_t s, uint32_t e)
 }
 
 /* Starts the copy of stream @s's staged rows (contiguous in global memory
- * too). */
-template < typename St, int V >
+ * too), @B bytes at a time. */
+template < int B >
 __device__ __forceinline__ void
 stage_rows (const Args & a, uint32_t s, const Stage & sg, uint32_t e,
     uint8_t * buf)
 {
-  typedef Pack < St, V > P;
-  const uint32_t units = a.p.streams[s].channels / V;
-  const P *src = episode_rows < St, V > (a, s, e) + (uint64_t) sg.lo * units;
-  P *dst = reinterpret_cast < P * >(buf + sg.offset);
+  const rc_fuse_stream & st = a.p.streams[s];
+  const uint32_t units = (uint32_t) (row_bytes (st) / B);
+  const uint8_t *src = static_cast < const uint8_t * >(st.values) +
+      ((uint64_t) e * st.n_samples + sg.lo) * row_bytes (st);
   const uint32_t n = sg.rows * units;
 
   for (uint32_t i = threadIdx.x; i < n; i += kBlock)
-    copy_async < sizeof (P) > (dst + i, src + i);
+    copy_async < B > (buf + sg.offset + (size_t) i * B,
+        src + (size_t) i * B);
+}
+
+__device__ __forceinline__ void
+stage_stream (const Args & a, uint32_t s, const Stage & sg, uint32_t e,
+    uint8_t * buf)
+{
+  if (sg.offset == kNotStaged)
+    return;
+  if (a.stage_unit[s] == 16)
+    stage_rows < 16 > (a, s, sg, e, buf);
+  else if (a.stage_unit[s] == 8)
+    stage_rows < 8 > (a, s, sg, e, buf);
+  else
+    stage_rows < 4 > (a, s, sg, e, buf);
 }
 
 /* Writes stream @s's segments of the tile's @nk rows starting at @o, from
@@ -273,17 +297,14 @@ sweep_unaligned (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
   }
 }
 
-/* Stream @s's step @staging (start the copy) or not (sweep), with its
- * type and access width as template arguments. */
+/* Sweeps stream @s, with its type and access width as template
+ * arguments. */
 template < typename St, int V >
 __device__ __forceinline__ void
-stream_step (bool staging, const Args & a, uint32_t s, const Loc * locs,
-    uint32_t nk, const Stage & sg, uint8_t * buf, uint32_t e, float *o)
+sweep_stream (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
+    const Stage & sg, const uint8_t * buf, uint32_t e, float *o)
 {
-  if (staging) {
-    if (sizeof (Pack < St, V >) >= 4 && sg.offset != kNotStaged)
-      stage_rows < St, V > (a, s, sg, e, buf);
-  } else if (sg.offset != kNotStaged) {
+  if (sg.offset != kNotStaged) {
     /* Separate instantiations, so that these loads are shared-memory
      * loads and the others global ones. */
     if (V == 1)
@@ -301,29 +322,29 @@ stream_step (bool staging, const Args & a, uint32_t s, const Loc * locs,
 }
 
 __device__ __forceinline__ void
-stream_dispatch (bool staging, const Args & a, uint32_t s, const Loc * locs,
-    uint32_t nk, const Stage & sg, uint8_t * buf, uint32_t e, float *o)
+sweep_dispatch (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
+    const Stage & sg, const uint8_t * buf, uint32_t e, float *o)
 {
   const bool bf16 = a.p.streams[s].type == RC_TYPE_BFLOAT16;
 
   switch (a.vec[s]) {
     case 4:
       if (bf16)
-        stream_step < uint16_t, 4 > (staging, a, s, locs, nk, sg, buf, e, o);
+        sweep_stream < uint16_t, 4 > (a, s, locs, nk, sg, buf, e, o);
       else
-        stream_step < float, 4 > (staging, a, s, locs, nk, sg, buf, e, o);
+        sweep_stream < float, 4 > (a, s, locs, nk, sg, buf, e, o);
       break;
     case 2:
       if (bf16)
-        stream_step < uint16_t, 2 > (staging, a, s, locs, nk, sg, buf, e, o);
+        sweep_stream < uint16_t, 2 > (a, s, locs, nk, sg, buf, e, o);
       else
-        stream_step < float, 2 > (staging, a, s, locs, nk, sg, buf, e, o);
+        sweep_stream < float, 2 > (a, s, locs, nk, sg, buf, e, o);
       break;
     default:
       if (bf16)
-        stream_step < uint16_t, 1 > (staging, a, s, locs, nk, sg, buf, e, o);
+        sweep_stream < uint16_t, 1 > (a, s, locs, nk, sg, buf, e, o);
       else
-        stream_step < float, 1 > (staging, a, s, locs, nk, sg, buf, e, o);
+        sweep_stream < float, 1 > (a, s, locs, nk, sg, buf, e, o);
       break;
   }
 }
@@ -383,8 +404,6 @@ fuse_kernel (const __grid_constant__ Args a,
       uint32_t used = 0;
 
       for (uint32_t s = 0; s < p.n_streams; s++) {
-        const uint32_t unit = (p.streams[s].type == RC_TYPE_BFLOAT16 ? 2 : 4)
-            * a.vec[s];
         uint32_t lo = kNanRow, hi = 0;
         Stage sg;
 
@@ -402,10 +421,10 @@ fuse_kernel (const __grid_constant__ Args a,
         sg.rows = hi - lo + 1;
         sg.offset = kNotStaged;
         /* The size checks first keep the product from wrapping. */
-        if (lo <= hi && unit >= 4 && sg.rows <= kSpanFactor * 2 * nk
+        if (lo <= hi && a.stage_unit[s] != 0
+            && sg.rows <= kSpanFactor * 2 * nk
             && p.streams[s].channels <= kStageBytes) {
-          const uint64_t bytes = (uint64_t) sg.rows * p.streams[s].channels *
-              (unit / a.vec[s]);
+          const uint64_t bytes = sg.rows * row_bytes (p.streams[s]);
 
           if (bytes <= kStageBytes - used) {
             sg.offset = used;
@@ -419,15 +438,13 @@ fuse_kernel (const __grid_constant__ Args a,
     __syncthreads ();
 
     for (uint32_t s = 0; s < p.n_streams; s++)
-      stream_dispatch (true, a, s, locs + s * a.tile, nk, stages[s], buf, e,
-          o);
+      stage_stream (a, s, stages[s], e, buf);
     asm volatile ("cp.async.commit_group;\n"
         "cp.async.wait_all;\n":::"memory");
     __syncthreads ();
 
     for (uint32_t s = 0; s < p.n_streams; s++)
-      stream_dispatch (false, a, s, locs + s * a.tile, nk, stages[s], buf, e,
-          o);
+      sweep_dispatch (a, s, locs + s * a.tile, nk, stages[s], buf, e, o);
     /* The next tile overwrites the table and the stage buffer. */
     __syncthreads ();
   }
@@ -444,12 +461,11 @@ stage_estimate (const Args * a, uint32_t k)
 
   for (uint32_t s = 0; s < p->n_streams; s++) {
     const rc_fuse_stream *st = &p->streams[s];
-    const uint32_t esize = st->type == RC_TYPE_BFLOAT16 ? 2 : 4;
     const uint64_t rows = ((uint64_t) (k - 1) * st->n_samples +
         p->n_ticks - 1) / p->n_ticks + 2;
 
-    if (esize * a->vec[s] >= 4 && rows <= (uint64_t) kSpanFactor * 2 * k)
-      total += rows * st->channels * esize;
+    if (a->stage_unit[s] != 0 && rows <= (uint64_t) kSpanFactor * 2 * k)
+      total += rows * row_bytes (*st);
   }
   return total;
 }
@@ -469,6 +485,22 @@ vector_width (const rc_fuse_stream * st, uint32_t offset, uint32_t row,
       return v;
   }
   return 1;
+}
+
+/* The widest copy (16, 8 or 4 bytes) that keeps the staging of @st
+ * aligned; 0 where a row is not whole 4-byte units (a bfloat16 stream of
+ * an odd width), which is then read from global memory.  Its rows are
+ * contiguous, so only the row's size and the buffer matter, not the
+ * output: a 512-channel stream in a row of 529 floats is written a float
+ * at a time but staged 16 bytes at a time. */
+uint32_t
+stage_unit (const rc_fuse_stream * st)
+{
+  for (uint32_t b = 16; b >= 4; b /= 2) {
+    if (row_bytes (*st) % b == 0 && (uintptr_t) st->values % b == 0)
+      return b;
+  }
+  return 0;
 }
 
 }                               /* namespace */
@@ -494,6 +526,7 @@ rc_fuse_cuda (const rc_fuse_params * params, const int64_t * tick_times,
   for (uint32_t s = 0; s < params->n_streams; s++) {
     a.offset[s] = offset;
     a.vec[s] = vector_width (&params->streams[s], offset, a.row, out);
+    a.stage_unit[s] = stage_unit (&params->streams[s]);
     offset += params->streams[s].channels;
   }
 

@@ -342,6 +342,11 @@ GST_START_TEST (test_tiles)
           {1332, 3, BF16, 333}}});
   run_one (&(Case) {64, 200, 50, 3, {{120, 64, F32, 30}, {400, 8, BF16, 100},
           {1332, 3, F32, 333}}, .regular = TRUE, .misalign = TRUE});
+  /* An odd row of 77 floats: the 64 channels staged 16 bytes at a time but
+   * written a float at a time; the 10 bfloat16 channels staged 4 bytes at
+   * a time and blended a value at a time from shared memory. */
+  run_one (&(Case) {64, 200, 50, 3, {{120, 64, F32, 30}, {400, 10, BF16,
+              100}, {1332, 3, F32, 333}}, .regular = TRUE});
 }
 
 GST_END_TEST;
