@@ -92,8 +92,9 @@ copy_memory (GstElement * element, GstRobocacheGpu * gpu,
   if (!gst_memory_map (dst, &to, GST_MAP_WRITE | GST_ROBOCACHE_MAP_CUDA)) {
     gst_memory_unmap (src, &from);
     gst_memory_unref (dst);
-    GST_ELEMENT_ERROR (element, RESOURCE, WRITE, ("cannot map the device memory "
-            "for the copy of %s's buffer", GST_PAD_NAME (pad)), (NULL));
+    GST_ELEMENT_ERROR (element, RESOURCE, WRITE,
+        ("cannot map the device memory for the copy of %s's buffer",
+            GST_PAD_NAME (pad)), (NULL));
     return GST_FLOW_ERROR;
   }
   status = rc_device_copy_async (to.data, from.data, from.size,

@@ -251,11 +251,11 @@ GstFlowReturn gst_robocache_gpu_failed (GstElement * element,
 
 /* Maps @buf for a kernel on the GPU (the context current): in place when
  * it is one robocache CUDA memory of this context, else copied into
- * @scratch (grown as needed) on the element's stream: device to device from
- * robocache CUDA memory of another context, else from its system memory.  *device
- * is then the device pointer; unmap @map when the kernel is queued and the
- * stream synchronised.  FALSE, with an error naming @what posted, when it
- * can be neither. */
+ * @scratch (grown as needed) on the element's stream: device to device
+ * from robocache CUDA memory of another context, else from its system
+ * memory.  *device is then the device pointer; unmap @map when the kernel
+ * is queued and the stream synchronised.  FALSE, with an error naming
+ * @what posted, when it can be neither. */
 gboolean gst_robocache_gpu_map_input (GstRobocacheGpu * gpu,
     GstElement * element, GstBuffer * buf, GstMapInfo * map,
     GstRobocacheScratch * scratch, gconstpointer * device, const gchar * what);

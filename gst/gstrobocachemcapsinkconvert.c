@@ -153,7 +153,8 @@ split_joint_groups (McapFormat * f)
       names_with_suffix (f->names, n / 3, 2, ".effort")) {
     f->n_joints = n / 3;
     f->has_velocity = f->has_effort = TRUE;
-  } else if (n % 2 == 0 && names_with_suffix (f->names, n / 2, 1, ".velocity")) {
+  } else if (n % 2 == 0
+      && names_with_suffix (f->names, n / 2, 1, ".velocity")) {
     f->n_joints = n / 2;
     f->has_velocity = TRUE;
   } else if (n % 2 == 0 && names_with_suffix (f->names, n / 2, 1, ".effort")) {

@@ -50,9 +50,9 @@ gst_robocache_mcap_sink_pad_class_init (GstRobocacheMcapSinkPadClass * klass)
    * GstRobocacheMcapSinkPad:topic:
    *
    * The ROS 2 topic of the pad's messages.  NULL (the default): /points,
-   * /voxels, /pillars, /joints or /image after the pad's caps, with _1, _2, ... for
-   * further pads of the same kind, in the order their caps arrive (set
-   * the topic for names that do not depend on that order).
+   * /voxels, /pillars, /joints or /image after the pad's caps, with _1,
+   * _2, ... for further pads of the same kind, in the order their caps
+   * arrive (set the topic for names that do not depend on that order).
    */
   g_object_class_install_property (gobject_class, PROP_TOPIC,
       g_param_spec_string ("topic", "Topic", "ROS 2 topic of the pad's "

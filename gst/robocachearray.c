@@ -157,7 +157,8 @@ shape_points (const GstStructure * st, gsize size, ArrayShape * s,
   gboolean packed = TRUE;
   guint n;
 
-  if (!gst_structure_get_int (st, "point-step", &step) || step <= 0 || !fields) {
+  if (!gst_structure_get_int (st, "point-step", &step) || step <= 0
+      || !fields) {
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
         "points caps need point-step (1..65535) and fields");
     return FALSE;

@@ -336,7 +336,8 @@ walk_summary (McapReader * self, gsize start, gsize end, SummaryFunc func,
 {
   McapRecord record;
 
-  for (gsize pos = start; pos < end; pos += MCAP_RECORD_PREFIX + record.length) {
+  for (gsize pos = start; pos < end;
+      pos += MCAP_RECORD_PREFIX + record.length) {
     if (mcap_record_at (self->data, end, pos, MCAP_NO_CHUNK, &record)
         != MCAP_RECORD_OK)
       return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: the "
