@@ -188,6 +188,28 @@ bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
   }
 }
 
+/* The run of neighbouring lanes of the warp whose points, each @mine when
+ * it is binned here, share voxel @v: TRUE for its first lane.  *@end is
+ * the lane past the caller's run (its lane + 1 where the caller is not
+ * binning), *@runs (when not NULL) FALSE where every run of the warp is
+ * one point.  Every lane of the warp calls it. */
+__device__ static bool
+find_run (bool mine, uint64_t v, unsigned *end, bool *runs)
+{
+  unsigned lane = threadIdx.x % 32;
+  unsigned long long key = mine ? v : ~0ull;
+  unsigned long long before = __shfl_up_sync (0xffffffffu, key, 1);
+  bool head = mine && (lane == 0 || before != key);
+  /* Where runs end: at the next head, or at a lane not binning here. */
+  unsigned bounds = __ballot_sync (0xffffffffu, head || !mine);
+  unsigned later = lane == 31 ? 0 : bounds & (0xffffffffu << (lane + 1));
+
+  *end = later ? (unsigned) __ffs (later) - 1 : 32;
+  if (runs)
+    *runs = bounds != 0xffffffffu;
+  return head;
+}
+
 /* A count or occupancy point of the warp's, @mine when it is in this
  * launch's voxels: a run of neighbouring lanes whose points share voxel
  * @v adds them in one atomic, from its first lane.  TRUE for the lane
@@ -203,17 +225,11 @@ __device__ static bool
 bin_run (const rc_voxel_grid * grid, bool mine, uint64_t v,
     uint8_t * __restrict__ out)
 {
-  unsigned lane = threadIdx.x % 32;
-  unsigned long long key = mine ? v : ~0ull;
-  unsigned long long before = __shfl_up_sync (0xffffffffu, key, 1);
-  bool head = mine && (lane == 0 || before != key);
-  /* Where runs end: at the next head, or at a lane not binning here. */
-  unsigned bounds = __ballot_sync (0xffffffffu, head || !mine);
-  unsigned later = lane == 31 ? 0 : bounds & (0xffffffffu << (lane + 1));
-  unsigned run = (later ? (unsigned) __ffs (later) - 1 : 32) - lane;
+  unsigned end, run;
 
-  if (!head)
+  if (!find_run (mine, v, &end, NULL))
     return false;
+  run = end - threadIdx.x % 32;
   if (grid->mode == RC_VOXEL_COUNT)
     return atomicAdd ((uint32_t *) out + v, run) == 0;
   /* Occupancy.  The grid is padded to whole words
@@ -225,6 +241,64 @@ bin_run (const rc_voxel_grid * grid, bool mine, uint64_t v,
         1u << shift);
     return ((old >> shift) & 0xff) == 0;
   }
+}
+
+/* A centroids point of the warp's, @mine when it is in the grid, binned
+ * as bin_run bins counts: a run of neighbouring lanes whose points share
+ * voxel @v sums their features across the warp, from its last lane back
+ * to its first, which adds the sums and the run's count in one atomic
+ * each.  A lidar sweep in scan order puts dozens of neighbouring points
+ * in one 0.2 m voxel, whose atomics, one a point, waited on each other.
+ * A warp whose runs are each one point (a cloud in no order), GPUs before
+ * Hopper and records of two floats or fewer add point by point
+ * (bin_point), after one shuffle and one ballot. */
+__device__ static bool
+bin_centroid_run (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * point, bool mine, uint64_t v, float *__restrict__ sums,
+    uint32_t * __restrict__ counts, uint32_t * __restrict__ mask,
+    uint32_t record)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned lane = threadIdx.x % 32, end;
+  bool runs, head = find_run (mine, v, &end, &runs), first;
+
+  if (runs && record % 4 == 0) {
+    for (uint32_t f = 0; f < record; f += 4) {
+      float4 x = make_float4 (0, 0, 0, 0);
+
+      if (mine)
+        x = make_float4 (record_value (layout, point, f, UINT32_MAX),
+            record_value (layout, point, f + 1, UINT32_MAX),
+            record_value (layout, point, f + 2, UINT32_MAX),
+            record_value (layout, point, f + 3, UINT32_MAX));
+      /* Each lane's sum over its next d lanes of the run, d doubling. */
+      for (unsigned d = 1; d < 32; d *= 2) {
+        float4 y;
+
+        y.x = __shfl_down_sync (0xffffffffu, x.x, d);
+        y.y = __shfl_down_sync (0xffffffffu, x.y, d);
+        y.z = __shfl_down_sync (0xffffffffu, x.z, d);
+        y.w = __shfl_down_sync (0xffffffffu, x.w, d);
+        if (lane + d < end) {
+          x.x += y.x;
+          x.y += y.y;
+          x.z += y.z;
+          x.w += y.w;
+        }
+      }
+      if (head)
+        atomicAdd ((float4 *) (sums + v * record + f), x);
+    }
+    if (!head)
+      return false;
+    first = atomicAdd (counts + v, end - lane) == 0;
+    if (first && mask)
+      atomicOr (mask + v / 32, 1u << (v % 32));
+    return first;
+  }
+#endif
+  return mine && bin_point < BIN_CENTROIDS > (layout, grid, point, v,
+      (uint8_t *) sums, counts, mask, record);
 }
 
 /* A block's statistics into the call's, an atomic each. */
@@ -399,6 +473,12 @@ bin_points (const __grid_constant__ rc_point_layout layout,
      * 141 on an H100.) */
     if (KIND == BIN_PLAIN) {
       first[k] = bin_run (&grid, mine[k], v[k], out);
+      continue;
+    }
+    if (KIND == BIN_CENTROIDS) {
+      first[k] = bin_centroid_run (&layout, &grid,
+          points + p * layout.point_step, mine[k], v[k], (float *) out,
+          counts, mask, record);
       continue;
     }
     first[k] = mine[k] && bin_point < KIND > (&layout, &grid,

@@ -1434,7 +1434,8 @@ static const char *const mode_names[] = { "occupancy", "count", "mean",
  * occupancy, count and mean (of one feature, then three, then four) into
  * the 256^3 grid (uniform points); occupancy and count also into the KITTI
  * region in 0.2 m voxels from lidar sweeps in three orders; the centroids
- * into that region (lidar-shaped, as PCL's VoxelGrid is used).  Then the
+ * into that region (lidar-shaped, as PCL's VoxelGrid is used) in the same
+ * three orders.  Then the
  * same 51.2 m cube in 64^3 to 512^3 voxels and PointPillars' 432 x 496
  * BEV grid at 131,072 points. */
 static void
@@ -1462,8 +1463,9 @@ sweep_voxelize (void)
     /* Counts and occupancy of lidar sweeps into the KITTI region in 0.2 m
      * voxels: random points ("shuffled", the centroids' cloud), then a
      * sweep ring by ring and column by column, where neighbouring points
-     * share voxels. */
-    for (int o = 0; mode <= RC_VOXEL_COUNT && o < 3; o++) {
+     * share voxels; the centroids of those two sweeps. */
+    for (int o = mode == RC_VOXEL_CENTROIDS ? 1 : 0;
+        mode != RC_VOXEL_MEAN && o < 3; o++) {
       static const char *const orders[] = { "shuffled", "rows", "columns" };
 
       for (int i = 0; i < sweep_points.n; i++) {
@@ -1472,7 +1474,8 @@ sweep_voxelize (void)
         lidar.mode = mode;
         g_snprintf (name, sizeof (name), "sweep-voxelize-%s-kitti0.2-%s-n%"
             G_GUINT64_FORMAT, mode_names[mode], orders[o], sweep_points.v[i]);
-        bench_voxelize (name, &lidar, &layout16, sweep_points.v[i],
+        bench_voxelize (name, &lidar, mode == RC_VOXEL_CENTROIDS ?
+            &layout16_xyzi : &layout16, sweep_points.v[i],
             (CloudShape) (CLOUD_LIDAR + o));
       }
     }

@@ -13,6 +13,10 @@ static GRand *rand_;
 /* When not 0, every eighth point falls in one of this many voxels (a
  * crowded voxel of a real sweep), anywhere inside it. */
 static guint crowded_voxels_;
+/* When not 0, the cloud comes in scan order: each point stays near the
+ * one before it with probability 1 - 1 / run_points_, so that runs of
+ * neighbouring points share a voxel. */
+static guint run_points_;
 
 /* A cloud of @n points with @step bytes each: x, y, z float32 at 0, 4, 8,
  * intensity float32 at 12, and with step 32 a uint16 ring at 16 and a
@@ -22,16 +26,24 @@ static guint8 *
 random_cloud (guint64 n, guint step, const rc_voxel_grid * grid)
 {
   guint8 *cloud = g_malloc0 (n * step + 1);
+  float run_at[3] = { 0, 0, 0 };
 
   for (guint64 p = 0; p < n; p++) {
     float v[4];
     guint8 *point = cloud + p * step;
+    gboolean in_run = run_points_ && p > 0 &&
+        g_rand_int_range (rand_, 0, run_points_) != 0;
     for (int a = 0; a < 3; a++) {
       double lo = grid->origin[a];
       double hi = lo + grid->dims[a] * grid->voxel_size[a];
       double span = hi - lo;
       v[a] = (float) g_rand_double_range (rand_, lo - 0.05 * span,
           hi + 0.05 * span);
+      if (in_run)
+        v[a] = run_at[a] + (float) (grid->voxel_size[a] *
+            g_rand_double_range (rand_, -0.05, 0.05));
+      else
+        run_at[a] = v[a];
     }
     if (crowded_voxels_ && p % 8 == 5) {
       guint c = g_rand_int_range (rand_, 0, crowded_voxels_);
@@ -443,6 +455,31 @@ GST_END_TEST;
  * float4, padded), five of mixed types (two, the second mostly padding)
  * and eight features (two, full), one and several clouds, small and large,
  * the last on a scratch another feature count used before. */
+/* Centroids of clouds in scan order (a lidar sweep as its driver sends
+ * it): runs of neighbouring points in one voxel, of 1 to hundreds of
+ * points, across warps and blocks, with points outside the grid and NaN
+ * inside them, which a warp sums before its atomics.  Records of one float
+ * (added point by point), four and eight (two sums a run); small clouds
+ * and large (four points a thread), one and three a call. */
+GST_START_TEST (test_centroids_scan_order)
+{
+  const rc_point_layout *layouts[] = { &layout16, &layout32, &five, &eight };
+  const guint64 sizes[3] = { 5000, 0, 300001 }, one[1] = { 131072 };
+  rc_voxel_grid grid = { {-3.0, 1.0, -1.0}, {0.1, 0.07, 0.3},
+  {61, 37, 9}, RC_VOXEL_CENTROIDS
+  };
+
+  for (run_points_ = 4; run_points_ <= 64; run_points_ *= 4) {
+    for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
+      compare (layouts[l], &grid, sizes, 3);
+      compare (layouts[l], &grid, one, 1);
+    }
+  }
+  run_points_ = 0;
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_centroid_records)
 {
   static const rc_point_layout two = {
@@ -596,6 +633,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_mean_slabs);
   tcase_add_test (tc, test_mean_sorted);
   tcase_add_test (tc, test_centroid_records);
+  tcase_add_test (tc, test_centroids_scan_order);
   tcase_add_test (tc, test_bad_parameters_n);
   return s;
 }
