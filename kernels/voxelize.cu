@@ -243,61 +243,90 @@ bin_run (const rc_voxel_grid * grid, bool mine, uint64_t v,
   }
 }
 
-/* A centroids point of the warp's, @mine when it is in the grid, binned
- * as bin_run bins counts: a run of neighbouring lanes whose points share
- * voxel @v sums their features across the warp, from its last lane back
- * to its first, which adds the sums and the run's count in one atomic
- * each.  A lidar sweep in scan order puts dozens of neighbouring points
- * in one 0.2 m voxel, whose atomics, one a point, waited on each other.
- * A warp whose runs are each one point (a cloud in no order), GPUs before
- * Hopper and records of two floats or fewer add point by point
- * (bin_point), after one shuffle and one ballot. */
+/* Each lane's @x summed with those of the lanes after it in its run,
+ * @end the lane past the run (find_run): the run's first lane ends with
+ * the run's sums.  Every lane of the warp calls it. */
+template < int N >
+__device__ static void
+run_sums (float (&x)[N], unsigned end)
+{
+  unsigned lane = threadIdx.x % 32;
+
+  for (unsigned d = 1; d < 32; d *= 2) {
+    float y[N];
+
+#pragma unroll
+    for (int i = 0; i < N; i++)
+      y[i] = __shfl_down_sync (0xffffffffu, x[i], d);
+    if (lane + d < end) {
+#pragma unroll
+      for (int i = 0; i < N; i++)
+        x[i] += y[i];
+    }
+  }
+}
+
+/* A centroids or mean point of the warp's, @mine when it is binned here,
+ * binned as bin_run bins counts: a run of neighbouring lanes whose points
+ * share voxel @v sums their features across the warp (run_sums), and its
+ * first lane adds the sums and the run's count, an atomic each.  A lidar
+ * sweep in scan order puts dozens of neighbouring points in one 0.2 m
+ * voxel, whose atomics, one a point, waited on each other.  The centroids
+ * add a record four floats at a time; a mean divided whole (its grid in
+ * the L2 cache: a lidar region's) a feature's plane at a time.  A warp
+ * whose runs are each one point (a cloud in no order), GPUs before Hopper
+ * and centroids of records of two floats or fewer add point by point
+ * (bin_point), after one shuffle and one ballot.  Returns as bin_point. */
+template < binning_kind KIND >
 __device__ static bool
-bin_centroid_run (const rc_point_layout * layout, const rc_voxel_grid * grid,
+bin_point_run (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * point, bool mine, uint64_t v, float *__restrict__ sums,
     uint32_t * __restrict__ counts, uint32_t * __restrict__ mask,
     uint32_t record)
 {
+  static_assert (KIND == BIN_CENTROIDS || KIND == BIN_UNCOUNTED,
+      "records and lists are added point by point");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  unsigned lane = threadIdx.x % 32, end;
-  bool runs, head = find_run (mine, v, &end, &runs), first;
+  unsigned end;
+  bool runs, head = find_run (mine, v, &end, &runs), first = false;
 
-  if (runs && record % 4 == 0) {
-    for (uint32_t f = 0; f < record; f += 4) {
-      float4 x = make_float4 (0, 0, 0, 0);
+  if (runs && (KIND == BIN_UNCOUNTED || record % 4 == 0)) {
+    uint32_t n = KIND == BIN_CENTROIDS ? record : layout->n_features;
+    uint64_t n_voxels = rc_voxel_grid_n_voxels_hd (grid);
 
-      if (mine)
-        x = make_float4 (record_value (layout, point, f, UINT32_MAX),
-            record_value (layout, point, f + 1, UINT32_MAX),
-            record_value (layout, point, f + 2, UINT32_MAX),
-            record_value (layout, point, f + 3, UINT32_MAX));
-      /* Each lane's sum over its next d lanes of the run, d doubling. */
-      for (unsigned d = 1; d < 32; d *= 2) {
-        float4 y;
+    for (uint32_t f = 0; f < n; f += KIND == BIN_CENTROIDS ? 4 : 1) {
+      if (KIND == BIN_CENTROIDS) {
+        float x[4] = { 0, 0, 0, 0 };
 
-        y.x = __shfl_down_sync (0xffffffffu, x.x, d);
-        y.y = __shfl_down_sync (0xffffffffu, x.y, d);
-        y.z = __shfl_down_sync (0xffffffffu, x.z, d);
-        y.w = __shfl_down_sync (0xffffffffu, x.w, d);
-        if (lane + d < end) {
-          x.x += y.x;
-          x.y += y.y;
-          x.z += y.z;
-          x.w += y.w;
-        }
+        for (int i = 0; mine && i < 4; i++)
+          x[i] = record_value (layout, point, f + i, UINT32_MAX);
+        run_sums (x, end);
+        if (head)
+          atomicAdd ((float4 *) (sums + v * record + f), make_float4 (x[0],
+                  x[1], x[2], x[3]));
+      } else {
+        float x[1] = { mine ? record_value (layout, point, f, UINT32_MAX) :
+          0.0f
+        };
+
+        run_sums (x, end);
+        if (head)
+          atomicAdd (sums + f * n_voxels + v, x[0]);
       }
-      if (head)
-        atomicAdd ((float4 *) (sums + v * record + f), x);
     }
     if (!head)
       return false;
-    first = atomicAdd (counts + v, end - lane) == 0;
+    if (KIND == BIN_UNCOUNTED) {
+      atomicAdd (counts + v, end - threadIdx.x % 32);
+      return false;
+    }
+    first = atomicAdd (counts + v, end - threadIdx.x % 32) == 0;
     if (first && mask)
       atomicOr (mask + v / 32, 1u << (v % 32));
     return first;
   }
 #endif
-  return mine && bin_point < BIN_CENTROIDS > (layout, grid, point, v,
+  return mine && bin_point < KIND > (layout, grid, point, v,
       (uint8_t *) sums, counts, mask, record);
 }
 
@@ -475,8 +504,9 @@ bin_points (const __grid_constant__ rc_point_layout layout,
       first[k] = bin_run (&grid, mine[k], v[k], out);
       continue;
     }
-    if (KIND == BIN_CENTROIDS) {
-      first[k] = bin_centroid_run (&layout, &grid,
+    if (KIND == BIN_CENTROIDS || KIND == BIN_UNCOUNTED) {
+      first[k] = bin_point_run < KIND == BIN_UNCOUNTED ? BIN_UNCOUNTED :
+          BIN_CENTROIDS > (&layout, &grid,
           points + p * layout.point_step, mine[k], v[k], (float *) out,
           counts, mask, record);
       continue;

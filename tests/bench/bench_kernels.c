@@ -1432,12 +1432,12 @@ static const char *const mode_names[] = { "occupancy", "count", "mean",
 
 /* For each mode (--modes), the points (--points, 16,384 to 4,194,304):
  * occupancy, count and mean (of one feature, then three, then four) into
- * the 256^3 grid (uniform points); occupancy and count also into the KITTI
- * region in 0.2 m voxels from lidar sweeps in three orders; the centroids
- * into that region (lidar-shaped, as PCL's VoxelGrid is used) in the same
- * three orders.  Then the
- * same 51.2 m cube in 64^3 to 512^3 voxels and PointPillars' 432 x 496
- * BEV grid at 131,072 points. */
+ * the 256^3 grid (uniform points); every mode also into the KITTI region
+ * in 0.2 m voxels from lidar points in no order and lidar sweeps ring by
+ * ring and column by column (the mean of intensity; the centroids of x,
+ * y, z and intensity, as PCL's VoxelGrid is used).  Then the same 51.2 m
+ * cube in 64^3 to 512^3 voxels and PointPillars' 432 x 496 BEV grid at
+ * 131,072 points. */
 static void
 sweep_voxelize (void)
 {
@@ -1460,12 +1460,11 @@ sweep_voxelize (void)
           &layout16_xyzi : &layout16, sweep_points.v[i],
           mode == RC_VOXEL_CENTROIDS ? CLOUD_LIDAR : CLOUD_UNIFORM);
     }
-    /* Counts and occupancy of lidar sweeps into the KITTI region in 0.2 m
-     * voxels: random points ("shuffled", the centroids' cloud), then a
-     * sweep ring by ring and column by column, where neighbouring points
-     * share voxels; the centroids of those two sweeps. */
-    for (int o = mode == RC_VOXEL_CENTROIDS ? 1 : 0;
-        mode != RC_VOXEL_MEAN && o < 3; o++) {
+    /* Lidar sweeps into the KITTI region in 0.2 m voxels: random points
+     * ("shuffled", the centroids' cloud, which the centroids time above),
+     * then a sweep ring by ring and column by column, where neighbouring
+     * points share voxels. */
+    for (int o = mode == RC_VOXEL_CENTROIDS ? 1 : 0; o < 3; o++) {
       static const char *const orders[] = { "shuffled", "rows", "columns" };
 
       for (int i = 0; i < sweep_points.n; i++) {

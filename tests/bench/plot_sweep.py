@@ -45,6 +45,12 @@ SERIES = [
      r"^sweep-voxelize-centroids-kitti0\.2-rows-n(\d+)$"),
     ("voxelize: lidar sweeps, column by column, into KITTI 0.2 m centroids",
      "points", r"^sweep-voxelize-centroids-kitti0\.2-columns-n(\d+)$"),
+    ("voxelize: lidar points in no order into KITTI 0.2 m means", "points",
+     r"^sweep-voxelize-mean-kitti0\.2-shuffled-n(\d+)$"),
+    ("voxelize: lidar sweeps in scan order (ring by ring) into KITTI 0.2 m "
+     "means", "points", r"^sweep-voxelize-mean-kitti0\.2-rows-n(\d+)$"),
+    ("voxelize: lidar sweeps, column by column, into KITTI 0.2 m means",
+     "points", r"^sweep-voxelize-mean-kitti0\.2-columns-n(\d+)$"),
     ("voxelize: grid side at 131,072 points", "side",
      r"^sweep-voxelize-count-(\d+)cube-n131072$"),
     ("resample f32: batch (S=4096 T=1024 D=32)", "batch",

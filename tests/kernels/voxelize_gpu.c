@@ -455,13 +455,15 @@ GST_END_TEST;
  * float4, padded), five of mixed types (two, the second mostly padding)
  * and eight features (two, full), one and several clouds, small and large,
  * the last on a scratch another feature count used before. */
-/* Centroids of clouds in scan order (a lidar sweep as its driver sends
- * it): runs of neighbouring points in one voxel, of 1 to hundreds of
- * points, across warps and blocks, with points outside the grid and NaN
- * inside them, which a warp sums before its atomics.  Records of one float
- * (added point by point), four and eight (two sums a run); small clouds
- * and large (four points a thread), one and three a call. */
-GST_START_TEST (test_centroids_scan_order)
+/* Centroids and means of clouds in scan order (a lidar sweep as its
+ * driver sends it): runs of neighbouring points in one voxel, of 1 to
+ * hundreds of points, across warps and blocks, with points outside the
+ * grid and NaN inside them, which a warp sums before its atomics.
+ * Centroids' records of one float (added point by point), four and eight
+ * (two sums a run); means of one, four, five and eight features, divided
+ * whole (a feature's plane at a time); small clouds and large (four points
+ * a thread), one and three a call. */
+GST_START_TEST (test_scan_order)
 {
   const rc_point_layout *layouts[] = { &layout16, &layout32, &five, &eight };
   const guint64 sizes[3] = { 5000, 0, 300001 }, one[1] = { 131072 };
@@ -471,6 +473,10 @@ GST_START_TEST (test_centroids_scan_order)
 
   for (run_points_ = 4; run_points_ <= 64; run_points_ *= 4) {
     for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
+      grid.mode = RC_VOXEL_CENTROIDS;
+      compare (layouts[l], &grid, sizes, 3);
+      compare (layouts[l], &grid, one, 1);
+      grid.mode = RC_VOXEL_MEAN;
       compare (layouts[l], &grid, sizes, 3);
       compare (layouts[l], &grid, one, 1);
     }
@@ -633,7 +639,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_mean_slabs);
   tcase_add_test (tc, test_mean_sorted);
   tcase_add_test (tc, test_centroid_records);
-  tcase_add_test (tc, test_centroids_scan_order);
+  tcase_add_test (tc, test_scan_order);
   tcase_add_test (tc, test_bad_parameters_n);
   return s;
 }
