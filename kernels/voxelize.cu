@@ -1,6 +1,9 @@
 /* Voxelization on the GPU: a thread per point (four in large clouds), the
  * same per-point maths as the CPU reference (voxelize-math.h), counts by
- * atomics, statistics reduced per block before one atomic each.
+ * atomics, statistics reduced per block before one atomic each.  Counts,
+ * occupancy, the centroids and a mean divided whole add a run of a warp's
+ * neighbouring points in one voxel (a lidar sweep in scan order) in one
+ * atomic (find_run).
  *
  * Each cloud is a clear then a binning launch (a large cloud's count grid,
  * or a mean's sums and counts, larger than the L2 cache: a pair a slab of
