@@ -1460,6 +1460,14 @@ sweep_voxelize (void)
           &layout16_xyzi : &layout16, sweep_points.v[i],
           mode == RC_VOXEL_CENTROIDS ? CLOUD_LIDAR : CLOUD_UNIFORM);
     }
+    /* Counts and occupancy of a lidar sweep in the 256^3 cube (the sensor
+     * at its centre): most points near the sensor and the ground, in few
+     * of the voxels, where the uniform cloud spreads them evenly. */
+    for (int i = 0; mode <= RC_VOXEL_COUNT && i < sweep_points.n; i++) {
+      g_snprintf (name, sizeof (name), "sweep-voxelize-%s-256cube-lidar-n%"
+          G_GUINT64_FORMAT, mode_names[mode], sweep_points.v[i]);
+      bench_voxelize (name, &grid, &layout16, sweep_points.v[i], CLOUD_LIDAR);
+    }
     /* Lidar sweeps into the KITTI region in 0.2 m voxels: random points
      * ("shuffled", the centroids' cloud, which the centroids time above),
      * then a sweep ring by ring and column by column, where neighbouring
