@@ -32,6 +32,10 @@ SERIES = [
      r"^sweep-voxelize-mean-xyz-256cube-n(\d+)$"),
     ("voxelize: points into 256^3 means of x, y, z, intensity", "points",
      r"^sweep-voxelize-mean-xyzi-256cube-n(\d+)$"),
+    ("voxelize: a lidar sweep (sensor at the centre) into 256^3 counts",
+     "points", r"^sweep-voxelize-count-256cube-lidar-n(\d+)$"),
+    ("voxelize: a lidar sweep (sensor at the centre) into 256^3 occupancy",
+     "points", r"^sweep-voxelize-occupancy-256cube-lidar-n(\d+)$"),
     ("voxelize: lidar sweeps in scan order (ring by ring) into KITTI 0.2 m "
      "counts", "points", r"^sweep-voxelize-count-kitti0\.2-rows-n(\d+)$"),
     ("voxelize: lidar sweeps, column by column, into KITTI 0.2 m counts",
