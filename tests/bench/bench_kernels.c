@@ -56,7 +56,8 @@
 #define WARMUP_RUNS 10
 #define COPY_BYTES ((size_t) 1 << 30)
 #define COPY_RUNS 30
-#define MAX_RESULTS 160
+/* Workloads one run records: --sweep all makes about 210. */
+#define MAX_RESULTS 512
 /* --sweep: the CPU reference runs at most this many times a size, and
  * stops early once it has taken CPU_BUDGET_US. */
 #define CPU_RUNS 7
@@ -313,13 +314,14 @@ touched_floor_us (const Result * r)
 static void
 bench (RunFunc func, void *ctx, int n_sets, Result * r)
 {
+  /* Before the timing, so that a run that records too much stops at once. */
+  if (n_results == MAX_RESULTS)
+    die ("too many workloads");
   time_runs (func, ctx, n_sets, n_runs, r);
   time_back_to_back (func, ctx, n_sets, r);
   r->floor_us = r->floor_bytes / (copy_gbps * 1e9) * 1e6;
   r->ratio = r->median_us / r->floor_us;
   r->b2b_ratio = r->b2b_median_us / r->floor_us;
-  if (n_results == MAX_RESULTS)
-    die ("too many workloads");
   results[n_results++] = *r;
   printf ("%-44s %9.1f  (%8.1f-%8.1f) %9.2f %8.0f %9.1f %6.2f\n", r->name,
       r->median_us, r->p10_us, r->p90_us, r->floor_bytes / 1e6, r->gbps,
