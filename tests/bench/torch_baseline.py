@@ -7,26 +7,31 @@ tests/bench/bench_kernels.c, written the way one would in plain PyTorch:
   resample  torch.searchsorted + gather + lerp, batched over B
             (cubic: the same Catmull-Rom Hermite weights on four gathers;
             bfloat16: computed in float32, stored as bfloat16)
-  voxelize  voxel index arithmetic + index_put_(accumulate=True) for counts,
-            index_put_ of ones for occupancy (out-of-grid points go to a
-            spare last voxel, so that nothing waits for the host)
+  voxelize  voxel index arithmetic + index_add_ of ones for counts,
+            index_put_ of ones for occupancy, index_add_ of the features
+            and of ones for means (out-of-grid points go to a spare last
+            voxel, so that nothing waits for the host); unique and
+            index_add_ for the centroids (PCL's VoxelGrid)
   fuse      per stream searchsorted + gather + lerp, then torch.cat
 
 Fresh random inputs on the GPU (never zeros), rotated among enough sets to
 span 200 MB (4x the H100 L2), warm-up, then each of N runs (default 200)
 timed with a pair of CUDA events; median, p10, p90.  Then, as in
 bench-kernels, back to back: CALLS_PER_GRAPH calls captured into one CUDA
-graph (torch.cuda.graph) and replayed N times, time per call.  Each
-workload's first result is checked against a NumPy reference before
-timing.
+graph (torch.cuda.graph) and replayed N times, time per call (not for
+calls over B2B_MAX_US).  Each workload's first result is checked against
+a NumPy reference before timing.  --json rewrites its file after every
+workload, so that a run cut short keeps what it measured.
 
   python3 torch_baseline.py [--json FILE] [--runs N] [--seed S]
+                            [--sweep voxelize|resample|fuse|all]
 
 Needs only torch (with CUDA) and numpy.
 """
 import argparse
 import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -38,6 +43,10 @@ WARMUP_RUNS = 10
 COPY_BYTES = 1 << 30
 COPY_RUNS = 30
 CALLS_PER_GRAPH = 20
+# Calls slower than this are not timed back to back: their launch is under
+# 0.5 % of them, and the graph's replays would take minutes (index_put_
+# with accumulate takes about 0.1 s for 4 million points).
+B2B_MAX_US = 2000
 
 DEV = torch.device("cuda")
 
@@ -97,12 +106,24 @@ def time_back_to_back(fn, n_sets, runs):
 
 
 class Bench:
-    def __init__(self, runs, gen):
+    def __init__(self, runs, gen, json_path=None):
         self.runs = runs
         self.gen = gen
+        self.json_path = json_path
+        self.meta = {}
         self.copy = None
         self.copy_gbps = None
         self.results = []
+
+    def save(self):
+        """The JSON so far, rewritten after each workload so that a run cut
+        short by a time limit keeps what it measured."""
+        if not self.json_path:
+            return
+        with open(self.json_path + ".part", "w") as f:
+            json.dump(dict(self.meta, copy_gbps=self.copy_gbps, copy=self.copy,
+                           workloads=self.results), f, indent=2)
+        os.replace(self.json_path + ".part", self.json_path)
 
     def uniform(self, shape, lo, hi, dtype=torch.float64):
         t = torch.rand(shape, generator=self.gen, device=DEV, dtype=dtype)
@@ -133,7 +154,11 @@ class Bench:
         print("%-44s %9.1f  (%8.1f-%8.1f) %9.2f %8.0f %9.1f %6.2f" % (
             name, r["median_us"], r["p10_us"], r["p90_us"], floor_bytes / 1e6,
             r["gbps"], r["floor_us"], r["ratio"]), flush=True)
-        b2b, why = time_back_to_back(fn, n_sets, self.runs)
+        if r["median_us"] > B2B_MAX_US:
+            b2b, why = None, "one call takes %.0f us, over %d" % (
+                r["median_us"], B2B_MAX_US)
+        else:
+            b2b, why = time_back_to_back(fn, n_sets, self.runs)
         if b2b:
             r.update(b2b)
             r["b2b_ratio"] = r["b2b_median_us"] / r["floor_us"]
@@ -144,8 +169,9 @@ class Bench:
                 r["b2b_ratio"]), flush=True)
         else:
             r["b2b_error"] = why
-            print("  ... back to back: not capturable (%s)" % why, flush=True)
+            print("  ... back to back: not timed (%s)" % why, flush=True)
         self.results.append(r)
+        self.save()
         torch.cuda.empty_cache()
 
 
@@ -286,6 +312,17 @@ def bench_resample(b, B, S, T, D, dtype, method):
 # --------------------------------------------------------------------------
 # Voxelization
 
+# (origin, voxel size, dims): bench-kernels' 51.2 m cube in 0.2 m voxels
+# and the KITTI region in 0.2 m voxels (PCL's leaf on a car's sweep).
+CUBE = ((-25.6, -25.6, -25.6), (0.2, 0.2, 0.2), (256, 256, 256))
+KITTI_LEAF = ((0, -39.6, -3), (0.2, 0.2, 0.2), (346, 396, 20))
+BEV_KITTI = ((0, -39.68, -3), (0.16, 0.16, 4), (432, 496, 1))
+
+# The columns each mean averages, by feature count, as bench-kernels'
+# layouts: intensity; x, y, z; x, y, z, intensity.
+MEAN_COLUMNS = {1: slice(3, 4), 3: slice(0, 3), 4: slice(0, 4)}
+
+
 def voxel_index(pts, origin, vsize, dims_t, dims):
     """Linear voxel index per point, n_voxels for points outside (@dims
     as a device tensor and as Python ints: nothing waits for the host)."""
@@ -296,21 +333,37 @@ def voxel_index(pts, origin, vsize, dims_t, dims):
     return torch.where(inside, lin, torch.full_like(lin, n_vox)), n_vox
 
 
-def voxelize_count(pts, origin, vsize, dims_t, dims, ones):
+def voxelize_count(pts, origin, vsize, dims_t, dims, columns):
+    """index_add_ of ones: an atomic a point, as bincount's, without its
+    wait for the host (index_put_ with accumulate sorts the indices
+    first: 9 to 95 times slower, docs/bench/run181/count_idioms.txt)."""
     lin, n_vox = voxel_index(pts, origin, vsize, dims_t, dims)
     grid = torch.zeros(n_vox + 1, dtype=torch.int32, device=DEV)
-    grid.index_put_((lin,), ones, accumulate=True)
+    grid.index_add_(0, lin, torch.ones_like(lin, dtype=torch.int32))
     return grid[:n_vox]
 
 
-def voxelize_occupancy(pts, origin, vsize, dims_t, dims, ones):
+def voxelize_occupancy(pts, origin, vsize, dims_t, dims, columns):
     lin, n_vox = voxel_index(pts, origin, vsize, dims_t, dims)
     grid = torch.zeros(n_vox + 1, dtype=torch.uint8, device=DEV)
-    grid.index_put_((lin,), ones)
+    grid.index_put_((lin,), torch.ones_like(lin, dtype=torch.uint8))
     return grid[:n_vox]
 
 
-def voxelize_centroids(pts, origin, vsize, dims_t, dims):
+def voxelize_mean(pts, origin, vsize, dims_t, dims, columns):
+    """The dense grid of means, 0 where empty, one plane per feature as
+    robocache writes it: index_add_ of the features and of ones, divided."""
+    lin, n_vox = voxel_index(pts, origin, vsize, dims_t, dims)
+    feats = pts[:, columns]
+    sums = torch.zeros(n_vox + 1, feats.shape[1], device=DEV)
+    sums.index_add_(0, lin, feats)
+    counts = torch.zeros(n_vox + 1, device=DEV)
+    counts.index_add_(0, lin, torch.ones_like(lin, dtype=torch.float32))
+    means = sums[:n_vox] / counts[:n_vox].clamp(min=1).unsqueeze(1)
+    return means.t().contiguous()
+
+
+def voxelize_centroids(pts, origin, vsize, dims_t, dims, columns):
     """PCL's VoxelGrid as a PyTorch user writes it: the occupied voxels
     in index order (unique), the mean of x, y, z, intensity in each
     (index_add_ over the inverse).  unique waits for the host."""
@@ -323,91 +376,105 @@ def voxelize_centroids(pts, origin, vsize, dims_t, dims):
     return means[occupied < n_vox]
 
 
-def make_cloud(b, n, origin, vsize, dims, shape):
-    """x, y, z, intensity float32 (stride 16): uniform over the grid and 5%
-    beyond each face, or a 64-ring lidar 1.73 m over flat ground."""
+VOXELIZE = {"occupancy": voxelize_occupancy, "count": voxelize_count,
+            "mean": voxelize_mean, "centroids": voxelize_centroids}
+
+
+def lidar_point(ring, az, r, noise, b):
+    """bench-kernels' 64-ring lidar 1.73 m above flat ground: rings from
+    -24.8 to 2 degrees, the downward ones stopped by the ground (its range
+    noisy by @noise)."""
+    el = (-24.8 + 26.8 * ring.double() / 63) * math.pi / 180
+    ground = 1.73 / torch.tan(-el) * b.uniform(r.shape, 1 - noise, 1 + noise)
+    r = torch.where(el < 0, torch.minimum(r, ground), r)
+    return torch.stack((r * torch.cos(el) * torch.cos(az),
+                        r * torch.cos(el) * torch.sin(az),
+                        r * torch.sin(el)), 1)
+
+
+def make_cloud(b, n, grid, shape):
+    """x, y, z, intensity float32 (stride 16), bench-kernels' clouds:
+    uniform over the grid and 5% beyond each face; a lidar sweep in no
+    order ("lidar"); a scan of the ground and a wall 15 to 35 m away ring
+    by ring ("rows") or column by column ("columns")."""
+    origin, vsize, dims = grid
     if shape == "uniform":
         span = torch.tensor(dims, dtype=torch.float64, device=DEV) * \
             torch.tensor(vsize, dtype=torch.float64, device=DEV)
         xyz = torch.tensor(origin, dtype=torch.float64, device=DEV) + \
             span * b.uniform((n, 3), -0.05, 1.05)
-    else:
+    elif shape == "lidar":
         az = b.uniform((n,), 0, 2 * math.pi)
         ring = torch.randint(0, 64, (n,), generator=b.gen, device=DEV)
-        el = (-24.8 + 26.8 * ring.double() / 63) * math.pi / 180
         u = b.uniform((n,), 0, 1)
-        r = 2 + 78 * u * u
-        ground = 1.73 / torch.tan(-el) * b.uniform((n,), 0.98, 1.02)
-        r = torch.where(el < 0, torch.minimum(r, ground), r)
-        xyz = torch.stack((r * torch.cos(el) * torch.cos(az),
-                           r * torch.cos(el) * torch.sin(az),
-                           r * torch.sin(el)), 1)
+        xyz = lidar_point(ring, az, 2 + 78 * u * u, 0.02, b)
+    else:
+        i = torch.arange(n, device=DEV)
+        columns = (n + 63) // 64
+        ring, column = (i // columns, i % columns) if shape == "rows" else \
+            (i % 64, i // 64)
+        az = 2 * math.pi * (column + b.uniform((n,), 0, 0.1)) / columns
+        xyz = lidar_point(ring, az, 25 + 10 * torch.sin(3 * az + ring), 0.01,
+                          b)
     return torch.cat((xyz, b.uniform((n, 1), 0, 1)), 1).float().contiguous()
 
 
-def bench_voxelize(b, name, n, origin, vsize, dims, mode, shape):
+def numpy_voxelize(p, grid, mode, columns):
+    """The expected output of @mode on the NumPy cloud @p, binned in the
+    same float32 arithmetic."""
+    origin, vsize, dims = grid
+    n_vox = dims[0] * dims[1] * dims[2]
+    ijk = np.floor((p[:, :3] - np.array(origin, np.float32)) /
+                   np.array(vsize, np.float32)).astype(np.int64)
+    ok = ((ijk >= 0) & (ijk < np.array(dims))).all(1)
+    lin = (ijk[ok, 2] * dims[1] + ijk[ok, 1]) * dims[0] + ijk[ok, 0]
+    if ok.sum() < p.shape[0] // 10:
+        die("only %d of %d points in the grid" % (ok.sum(), p.shape[0]))
+    if mode == "centroids":
+        occupied, lin = np.unique(lin, return_inverse=True)
+        n_vox = occupied.size
+    counts = np.bincount(lin, minlength=n_vox)
+    if mode == "count":
+        return counts
+    if mode == "occupancy":
+        return (counts > 0).astype(np.uint8)
+    feats = p[ok][:, columns].astype(np.float64)
+    sums = np.stack([np.bincount(lin, feats[:, f], n_vox)
+                     for f in range(feats.shape[1])])
+    means = sums / np.maximum(counts, 1)
+    return means.T if mode == "centroids" else means
+
+
+def bench_voxelize(b, name, n, grid, mode, shape, n_features=1):
+    origin, vsize, dims = grid
     o = torch.tensor(origin, dtype=torch.float32, device=DEV)
     v = torch.tensor(vsize, dtype=torch.float32, device=DEV)
     d = torch.tensor(dims, dtype=torch.int64, device=DEV)
-    n_vox = dims[0] * dims[1] * dims[2]
-    if mode == "count":
-        fn, ones, out_bytes = voxelize_count, torch.ones(
-            n, dtype=torch.int32, device=DEV), 4 * n_vox
+    fn, columns = VOXELIZE[mode], MEAN_COLUMNS[n_features]
+    sets = [make_cloud(b, n, grid, shape)]
+
+    want = numpy_voxelize(sets[0].cpu().numpy(), grid, mode, columns)
+    got = fn(sets[0], o, v, d, dims, columns).cpu().numpy()
+    if mode in ("count", "occupancy"):
+        ok = np.array_equal(got.astype(np.int64), want.astype(np.int64))
     else:
-        fn, ones, out_bytes = voxelize_occupancy, torch.ones(
-            n, dtype=torch.uint8, device=DEV), (n_vox + 3) // 4 * 4
+        ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-4,
+                                                     atol=1e-4)
+    if not ok:
+        die("%s: the %s differ from NumPy" % (name, mode))
+    # What robocache writes: the grid (occupancy in whole words), the
+    # means' planes, the centroids of the occupied voxels only.
+    n_vox = dims[0] * dims[1] * dims[2]
+    out_bytes = {"occupancy": (n_vox + 3) // 4 * 4, "count": 4 * n_vox,
+                 "mean": 4 * n_vox * n_features,
+                 "centroids": 4 * want.size}[mode]
     floor = n * 16 + out_bytes
     n_sets = sets_for(floor)
-    sets = [make_cloud(b, n, origin, vsize, dims, shape)
-            for _ in range(n_sets)]
-
-    # NumPy reference, in the same float32 arithmetic.
-    p = sets[0].cpu().numpy()
-    ijk = np.floor((p[:, :3] - np.array(origin, np.float32)) /
-                   np.array(vsize, np.float32)).astype(np.int64)
-    ok = ((ijk >= 0) & (ijk < np.array(dims))).all(1)
-    lin = (ijk[ok, 2] * dims[1] + ijk[ok, 1]) * dims[0] + ijk[ok, 0]
-    want = np.bincount(lin, minlength=n_vox)
-    if mode == "occupancy":
-        want = (want > 0).astype(np.uint8)
-    got = fn(sets[0], o, v, d, dims, ones).cpu().numpy()
-    if not np.array_equal(got.astype(np.int64), want.astype(np.int64)):
-        die("%s: %d voxels differ from NumPy" % (
-            name, int((got != want).sum())))
-    if ok.sum() < n // 10:
-        die("%s: only %d points in the grid" % (name, int(ok.sum())))
-    b.add(name, "voxelize", "%d points stride 16 (%s) into %dx%dx%d %s" % (
-        n, "uniform" if shape == "uniform" else "lidar sweep", *dims, mode),
-        floor, lambda s: fn(sets[s], o, v, d, dims, ones), n_sets)
-
-
-def bench_centroids(b, name, n, origin, vsize, dims):
-    o = torch.tensor(origin, dtype=torch.float32, device=DEV)
-    v = torch.tensor(vsize, dtype=torch.float32, device=DEV)
-    d = torch.tensor(dims, dtype=torch.int64, device=DEV)
-    sets = [make_cloud(b, n, origin, vsize, dims, "lidar")]
-
-    # NumPy reference, binning in the same float32 arithmetic.
-    p = sets[0].cpu().numpy()
-    ijk = np.floor((p[:, :3] - np.array(origin, np.float32)) /
-                   np.array(vsize, np.float32)).astype(np.int64)
-    ok = ((ijk >= 0) & (ijk < np.array(dims))).all(1)
-    lin = (ijk[ok, 2] * dims[1] + ijk[ok, 1]) * dims[0] + ijk[ok, 0]
-    occupied, inverse = np.unique(lin, return_inverse=True)
-    want = np.zeros((occupied.size, 4))
-    np.add.at(want, inverse, p[ok].astype(np.float64))
-    want /= np.bincount(inverse)[:, None]
-    got = voxelize_centroids(sets[0], o, v, d, dims).cpu().numpy()
-    if got.shape != want.shape or not np.allclose(got, want, rtol=1e-4,
-                                                  atol=1e-4):
-        die("%s: centroids differ from NumPy" % name)
-    floor = n * 16 + want.size * 4
-    n_sets = sets_for(floor)
-    sets += [make_cloud(b, n, origin, vsize, dims, "lidar")
-             for _ in range(n_sets - 1)]
-    b.add(name, "voxelize", "%d points stride 16 (lidar sweep) into "
-          "%dx%dx%d centroids (x, y, z, intensity)" % (n, *dims), floor,
-          lambda s: voxelize_centroids(sets[s], o, v, d, dims), n_sets)
+    sets += [make_cloud(b, n, grid, shape) for _ in range(n_sets - 1)]
+    b.add(name, "voxelize", "%d points stride 16 (%s) into %dx%dx%d %s%s" % (
+        n, shape, *dims, mode, "" if mode not in ("mean", "centroids") else
+        " of %d features" % n_features), floor,
+        lambda s: fn(sets[s], o, v, d, dims, columns), n_sets)
 
 
 # --------------------------------------------------------------------------
@@ -467,24 +534,43 @@ def bench_fuse(b, E, T, seconds, n_streams=len(FUSE_STREAMS), name=None):
 
 # --------------------------------------------------------------------------
 
-def sweep(b, what):
+SWEEP_POINTS = [16384 << k for k in range(9)]      # to 4,194,304
+
+
+def sweep(b, what, points=SWEEP_POINTS):
     """The sizes of bench-kernels --sweep, under its names
-    (plot_sweep.py matches them)."""
+    (plot_sweep.py matches them); @points as its --points."""
     f32, bf16 = torch.float32, torch.bfloat16
-    cube = ((-25.6, -25.6, -25.6), (0.2, 0.2, 0.2), (256, 256, 256))
     if what in ("voxelize", "all"):
-        n = 16384
-        while n <= 4 << 20:
-            bench_voxelize(b, "sweep-voxelize-count-256cube-n%d" % n, n,
-                           *cube, "count", "uniform")
-            n *= 2
+        for mode in ("occupancy", "count", "mean", "centroids"):
+            centroids = mode == "centroids"
+            features = 4 if centroids else 1
+            for n in points:
+                bench_voxelize(b, "sweep-voxelize-%s-%s-n%d" % (
+                    mode, "kitti0.2" if centroids else "256cube", n), n,
+                    KITTI_LEAF if centroids else CUBE, mode,
+                    "lidar" if centroids else "uniform", features)
+            for n in points if mode in ("occupancy", "count") else ():
+                bench_voxelize(b, "sweep-voxelize-%s-256cube-lidar-n%d" % (
+                    mode, n), n, CUBE, mode, "lidar")
+            # In no order (the centroids' points series above), ring by
+            # ring, column by column.
+            for order in ("shuffled", "rows", "columns")[centroids:]:
+                for n in points:
+                    bench_voxelize(b, "sweep-voxelize-%s-kitti0.2-%s-n%d" % (
+                        mode, order, n), n, KITTI_LEAF, mode,
+                        "lidar" if order == "shuffled" else order, features)
+            for f in (3, 4) if mode == "mean" else ():
+                for n in points:
+                    bench_voxelize(b, "sweep-voxelize-mean-%s-256cube-n%d" % (
+                        "xyz" if f == 3 else "xyzi", n), n, CUBE, "mean",
+                        "uniform", f)
         for side in (64, 128, 512):
             bench_voxelize(b, "sweep-voxelize-count-%dcube-n131072" % side,
-                           131072, cube[0], (51.2 / side,) * 3, (side,) * 3,
+                           131072, (CUBE[0], (51.2 / side,) * 3, (side,) * 3),
                            "count", "uniform")
         bench_voxelize(b, "sweep-voxelize-count-bev432x496-n131072", 131072,
-                       (0, -39.68, -3), (0.16, 0.16, 4), (432, 496, 1),
-                       "count", "lidar")
+                       BEV_KITTI, "count", "lidar")
     if what in ("fuse", "all"):
         for n in (1, 2, 4, 8, 16):
             bench_fuse(b, 64, 500, 10.0, n, "sweep-fuse-f32-E64-T500-S%d" % n)
@@ -508,18 +594,31 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--sweep", choices=("voxelize", "resample", "fuse", "all"),
                     help="the sizes of bench-kernels --sweep instead")
+    ap.add_argument("--points", metavar="N,..", help="the voxelize sweep's "
+                    "point counts (as bench-kernels --points)")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be >= 1")
+    try:
+        points = [int(n) for n in args.points.split(",")] if args.points \
+            else SWEEP_POINTS
+    except ValueError:
+        points = []
+    if not points or min(points) < 1 or max(points) > 1 << 26:
+        ap.error("--points takes counts from 1 to %d, comma-separated"
+                 % (1 << 26))
     if not torch.cuda.is_available():
         die("no CUDA device for torch")
     seed = args.seed if args.seed is not None else \
         int(np.random.SeedSequence().entropy % 2**63)
     gen = torch.Generator(device=DEV)
     gen.manual_seed(seed)
-    b = Bench(args.runs, gen)
+    b = Bench(args.runs, gen, args.json)
 
     device = torch.cuda.get_device_name()
+    b.meta = {"impl": "torch", "device": device,
+              "torch_version": torch.__version__, "runs": args.runs,
+              "seed": seed, "sweep": args.sweep}
     b.measure_copy()
     print("device: %s (torch %s)\nseed: %d (--seed replays it), runs: %d\n"
           "copy bandwidth (device to device, 1 GiB, read + write): %.0f GB/s"
@@ -531,19 +630,14 @@ def main():
         "floor us", "ratio"), flush=True)
 
     if args.sweep:
-        sweep(b, args.sweep)
+        sweep(b, args.sweep, points)
     else:
         quoted(b)
 
     print("\nfloor: bytes moved (each input read once, each output written "
           "once) over the copy bandwidth; ratio = median / floor")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"impl": "torch", "device": device,
-                       "torch_version": torch.__version__,
-                       "runs": args.runs, "seed": seed,
-                       "copy_gbps": b.copy_gbps, "copy": b.copy,
-                       "workloads": b.results}, f, indent=2)
+        b.save()
         print("wrote " + args.json)
 
 
@@ -556,20 +650,17 @@ def quoted(b):
     bench_resample(b, 64, 4096, 1024, 32, f32, "cubic")
     bench_resample(b, 64, 4096, 1024, 32, bf16, "linear")
 
-    cube = ((-25.6, -25.6, -25.6), (0.2, 0.2, 0.2), (256, 256, 256))
-    bench_voxelize(b, "voxelize-count-256cube-n131072", 131072, *cube,
+    bench_voxelize(b, "voxelize-count-256cube-n131072", 131072, CUBE,
                    "count", "uniform")
-    bench_voxelize(b, "voxelize-occupancy-256cube-n131072", 131072, *cube,
+    bench_voxelize(b, "voxelize-occupancy-256cube-n131072", 131072, CUBE,
                    "occupancy", "uniform")
-    bench_voxelize(b, "voxelize-count-bev432x496-n120000", 120000,
-                   (0, -39.68, -3), (0.16, 0.16, 4), (432, 496, 1), "count",
-                   "lidar")
+    bench_voxelize(b, "voxelize-count-bev432x496-n120000", 120000, BEV_KITTI,
+                   "count", "lidar")
 
     bench_fuse(b, 64, 500, 10.0)
     # Last: unique waits for the host, so its graph capture fails.
-    bench_centroids(b, "voxelize-centroids-kitti0.2-n131072", 131072,
-                    (0, -39.6, -3), (0.2, 0.2, 0.2), (346, 396, 20))
-
+    bench_voxelize(b, "voxelize-centroids-kitti0.2-n131072", 131072,
+                   KITTI_LEAF, "centroids", "lidar", 4)
 
 if __name__ == "__main__":
     main()
