@@ -42,6 +42,13 @@ SERIES = [
      "points", r"^sweep-voxelize-count-kitti0\.2-columns-n(\d+)$"),
     ("voxelize: lidar points in no order into KITTI 0.2 m counts", "points",
      r"^sweep-voxelize-count-kitti0\.2-shuffled-n(\d+)$"),
+    ("voxelize: lidar points in no order into KITTI 0.2 m occupancy",
+     "points", r"^sweep-voxelize-occupancy-kitti0\.2-shuffled-n(\d+)$"),
+    ("voxelize: lidar sweeps in scan order (ring by ring) into KITTI 0.2 m "
+     "occupancy", "points",
+     r"^sweep-voxelize-occupancy-kitti0\.2-rows-n(\d+)$"),
+    ("voxelize: lidar sweeps, column by column, into KITTI 0.2 m occupancy",
+     "points", r"^sweep-voxelize-occupancy-kitti0\.2-columns-n(\d+)$"),
     ("voxelize: lidar points into KITTI 0.2 m centroids", "points",
      r"^sweep-voxelize-centroids-kitti0.2-n(\d+)$"),
     ("voxelize: lidar sweeps in scan order (ring by ring) into KITTI 0.2 m "
@@ -123,6 +130,10 @@ def main():
     if not panels:
         raise SystemExit("%s: no sweep workloads (run bench-kernels "
                          "--sweep)" % args.json)
+    # A series the list above does not know yet is said, not lost.
+    alone = [w["name"] for w in doc.get("workloads", [])
+             if w["name"].startswith("sweep-")
+             and not any(re.match(p, w["name"]) for _, _, p in SERIES)]
 
     print("%s, copy bandwidth %.0f GB/s" % (doc.get("device", "?"),
                                              doc.get("copy_gbps", 0)))
@@ -142,6 +153,10 @@ def main():
         print("GPU single call faster than the CPU from %s = %s on" % (
             axis, cross) if cross is not None else
             "GPU single call never stays faster than the CPU here")
+
+    if alone:
+        print("\nnot drawn (one size only, or a series this script does "
+              "not list): " + ", ".join(alone))
 
     import matplotlib
     matplotlib.use("Agg")
