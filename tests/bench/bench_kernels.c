@@ -111,9 +111,9 @@ static SizeList sweep_points = { "--points", 9, {16384, 32768, 65536, 131072,
         262144, 524288, 1048576, 2097152, 4194304}
 };
 
-/* Voxel modes by their rc_voxel_mode number. */
-static SizeList sweep_modes = { "--modes", 4, {RC_VOXEL_COUNT,
-        RC_VOXEL_OCCUPANCY, RC_VOXEL_MEAN, RC_VOXEL_CENTROIDS}
+/* Voxel modes by their rc_voxel_mode number, and SWEEP_PILLARS. */
+static SizeList sweep_modes = { "--modes", 5, {RC_VOXEL_COUNT,
+        RC_VOXEL_OCCUPANCY, RC_VOXEL_MEAN, RC_VOXEL_CENTROIDS, 4}
 };
 static SizeList sweep_batch = { "--batch", 6, {1, 4, 16, 64, 256, 1024} };
 static SizeList sweep_samples = { "--samples", 5, {256, 1024, 4096, 16384,
@@ -834,11 +834,10 @@ scan_point (uint64_t n, uint64_t i, gboolean rows, float v[3])
 }
 
 static void
-make_cloud (VoxelBench * b, int set, CloudShape shape)
+make_points (const rc_voxel_grid * g, uint64_t n_points, uint8_t * dst,
+    CloudShape shape)
 {
-  const rc_voxel_grid *g = &b->grid;
-
-  for (uint64_t i = 0; i < b->n_points; i++) {
+  for (uint64_t i = 0; i < n_points; i++) {
     float v[4];
 
     if (shape == CLOUD_UNIFORM) {
@@ -847,7 +846,7 @@ make_cloud (VoxelBench * b, int set, CloudShape shape)
         v[a] = (float) (g->origin[a] + span * rng_range (-0.05, 1.05));
       }
     } else if (shape != CLOUD_LIDAR) {
-      scan_point (b->n_points, i, shape == CLOUD_LIDAR_ROWS, v);
+      scan_point (n_points, i, shape == CLOUD_LIDAR_ROWS, v);
     } else {
       /* A random ring and azimuth, the range denser near the sensor. */
       double az = rng_range (0, 2 * G_PI);
@@ -857,8 +856,14 @@ make_cloud (VoxelBench * b, int set, CloudShape shape)
       lidar_point (ring, az, 2 + 78 * u * u, 0.02, v);
     }
     v[3] = (float) rng_range (0, 1);
-    memcpy (b->h_cloud[set] + i * layout16.point_step, v, sizeof (v));
+    memcpy (dst + i * layout16.point_step, v, sizeof (v));
   }
+}
+
+static void
+make_cloud (VoxelBench * b, int set, CloudShape shape)
+{
+  make_points (&b->grid, b->n_points, b->h_cloud[set], shape);
 }
 
 /* Occupancy without the statistics (bench_bounds.cu). */
@@ -1046,6 +1051,198 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
     CHECK (rc_device_free (b.d_out[s]));
   }
   CHECK (rc_device_free (b.d_scratch));
+  CHECK (rc_host_free (b.h_stats));
+  g_free (b.h_cloud);
+  g_free (b.d_cloud);
+  g_free (b.d_out);
+}
+
+/* PointPillars' KITTI car grid. */
+static const rc_voxel_grid bev_kitti = { {0, -39.68, -3}, {0.16, 0.16, 4},
+{432, 496, 1}, RC_VOXEL_COUNT
+};
+
+/* Sparse pillars (hard voxelization), as robocachepillars makes them:
+ * PointPillars' KITTI grid, K = 32 points of 10 channels in each of at
+ * most M = 40,000 pillars. */
+#define PILLAR_POINTS 32
+#define PILLAR_SLOTS 40000
+
+typedef struct
+{
+  rc_sparse_params params;
+  uint64_t n_points;
+  int n_sets;
+  size_t cloud_bytes, features_bytes;
+  uint8_t **h_cloud;
+  void **d_cloud;
+  rc_sparse_output *d_out;      /* a set each */
+  rc_sparse_output h_out;       /* the CPU reference's */
+  void *d_scratch, *h_scratch;
+  uint64_t scratch_size;
+  rc_sparse_stats *h_stats;     /* page-locked */
+} PillarBench;
+
+static void
+run_pillars (void *ctx, int set)
+{
+  PillarBench *b = ctx;
+
+  CHECK (rc_sparse_voxelize_cuda (&layout16, &b->params, b->d_cloud[set],
+          b->n_points, &b->d_out[set], b->d_scratch, b->scratch_size, NULL,
+          stream));
+}
+
+static void
+run_pillars_cpu (void *ctx, int set)
+{
+  PillarBench *b = ctx;
+
+  CHECK (rc_sparse_voxelize_cpu (&layout16, &b->params, b->h_cloud[set],
+          b->n_points, &b->h_out, b->h_scratch, NULL));
+}
+
+/* The four outputs' buffers, on the host or the device. */
+static void
+pillar_outputs (PillarBench * b, rc_sparse_output * o, gboolean device)
+{
+  void **arrays[] = { (void **) &o->features, (void **) &o->coords,
+    (void **) &o->num_points, (void **) &o->n_voxels
+  };
+  const size_t sizes[] = { b->features_bytes, PILLAR_SLOTS * 12,
+    PILLAR_SLOTS * 4, 4
+  };
+
+  for (int i = 0; i < 4; i++) {
+    if (device)
+      CHECK (rc_device_alloc (arrays[i], sizes[i]));
+    else
+      *arrays[i] = g_malloc (sizes[i]);
+  }
+}
+
+static void
+free_pillar_outputs (rc_sparse_output * o, gboolean device)
+{
+  void *arrays[] = { o->features, o->coords, o->num_points, o->n_voxels };
+
+  for (int i = 0; i < 4; i++) {
+    if (device)
+      CHECK (rc_device_free (arrays[i]));
+    else
+      g_free (arrays[i]);
+  }
+}
+
+/* Set @set's outputs and statistics against the CPU reference's, byte
+ * for byte (integer atomics only: the same bytes, docs/elements.md).
+ * Returns the pillars used. */
+static int32_t
+check_pillars (PillarBench * b, int set, const char *name)
+{
+  const rc_sparse_output *d = &b->d_out[set];
+  void *got[] = { d->features, d->coords, d->num_points, d->n_voxels };
+  void *want[] = { b->h_out.features, b->h_out.coords, b->h_out.num_points,
+    b->h_out.n_voxels
+  };
+  const size_t sizes[] = { b->features_bytes, PILLAR_SLOTS * 12,
+    PILLAR_SLOTS * 4, 4
+  };
+  static const char *const what[] = { "features", "coords", "num_points",
+    "n_voxels"
+  };
+  rc_sparse_stats cpu;
+
+  CHECK (rc_device_memset_async (d->features, 0xff, b->features_bytes,
+          stream));
+  CHECK (rc_sparse_voxelize_cuda (&layout16, &b->params, b->d_cloud[set],
+          b->n_points, d, b->d_scratch, b->scratch_size, b->h_stats,
+          stream));
+  CHECK (rc_stream_synchronize (stream));
+  CHECK (rc_sparse_voxelize_cpu (&layout16, &b->params, b->h_cloud[set],
+          b->n_points, &b->h_out, b->h_scratch, &cpu));
+  for (int i = 0; i < 4; i++) {
+    uint8_t *copy = g_malloc (sizes[i]);
+    gboolean same;
+
+    CHECK (rc_device_copy_async (copy, got[i], sizes[i],
+            RC_COPY_DEVICE_TO_HOST, stream));
+    CHECK (rc_stream_synchronize (stream));
+    same = memcmp (copy, want[i], sizes[i]) == 0;
+    g_free (copy);
+    if (!same)
+      die ("%s: the GPU's %s differ from the CPU reference's", name,
+          what[i]);
+  }
+  if (memcmp (&cpu, b->h_stats, sizeof (cpu)) != 0)
+    die ("%s: statistics differ from the CPU reference's", name);
+  if (cpu.in_grid < b->n_points / 10)
+    die ("%s: only %" G_GUINT64_FORMAT " points in the grid", name,
+        cpu.in_grid);
+  return *b->h_out.n_voxels;
+}
+
+static void
+bench_pillars (const char *name, uint64_t n_points)
+{
+  PillarBench b;
+  Result r;
+  int32_t used;
+
+  memset (&b, 0, sizeof (b));
+  memset (&r, 0, sizeof (r));
+  b.params.grid = bev_kitti;
+  b.params.mode = RC_SPARSE_PILLARS_10;
+  b.params.max_points = PILLAR_POINTS;
+  b.params.max_voxels = PILLAR_SLOTS;
+  CHECK (rc_sparse_check (&layout16, &b.params));
+  b.n_points = n_points;
+  b.cloud_bytes = n_points * layout16.point_step;
+  b.features_bytes = rc_sparse_features_size (&layout16, &b.params);
+
+  g_strlcpy (r.name, name, sizeof (r.name));
+  g_strlcpy (r.kind, "voxelize", sizeof (r.kind));
+  g_snprintf (r.detail, sizeof (r.detail), "%" G_GUINT64_FORMAT " points "
+      "stride 16 (lidar sweep, shuffled) into %ux%u pillars, K=%d M=%d, "
+      "10 channels (PillarVFE)", n_points, bev_kitti.dims[0],
+      bev_kitti.dims[1], PILLAR_POINTS, PILLAR_SLOTS);
+  /* Every output element is written, padding included. */
+  r.floor_bytes = r.set_bytes = (double) b.cloud_bytes + b.features_bytes +
+      PILLAR_SLOTS * 16 + 4;
+  b.n_sets = sets_for (r.set_bytes);
+
+  b.h_cloud = g_new0 (uint8_t *, b.n_sets);
+  b.d_cloud = g_new0 (void *, b.n_sets);
+  b.d_out = g_new0 (rc_sparse_output, b.n_sets);
+  for (int s = 0; s < b.n_sets; s++) {
+    b.h_cloud[s] = g_malloc (b.cloud_bytes);
+    make_points (&bev_kitti, n_points, b.h_cloud[s], CLOUD_LIDAR);
+    CHECK (rc_device_alloc (&b.d_cloud[s], b.cloud_bytes));
+    CHECK (rc_device_copy_async (b.d_cloud[s], b.h_cloud[s], b.cloud_bytes,
+            RC_COPY_HOST_TO_DEVICE, stream));
+    pillar_outputs (&b, &b.d_out[s], TRUE);
+  }
+  pillar_outputs (&b, &b.h_out, FALSE);
+  CHECK (rc_sparse_cuda_scratch_size (&layout16, &b.params, n_points,
+          &b.scratch_size));
+  CHECK (rc_device_alloc (&b.d_scratch, b.scratch_size));
+  b.h_scratch = g_malloc (rc_sparse_scratch_size (&b.params));
+  CHECK (rc_host_alloc ((void **) &b.h_stats, sizeof (rc_sparse_stats)));
+
+  used = check_pillars (&b, 0, r.name);
+  bench (run_pillars, &b, b.n_sets, &r);
+  check_pillars (&b, (n_runs - 1) % b.n_sets, r.name);
+  time_cpu (run_pillars_cpu, &b, b.n_sets, &r);
+  printf ("  ... %d of %d pillars used\n", used, PILLAR_SLOTS);
+
+  for (int s = 0; s < b.n_sets; s++) {
+    g_free (b.h_cloud[s]);
+    CHECK (rc_device_free (b.d_cloud[s]));
+    free_pillar_outputs (&b.d_out[s], TRUE);
+  }
+  free_pillar_outputs (&b.h_out, FALSE);
+  CHECK (rc_device_free (b.d_scratch));
+  g_free (b.h_scratch);
   CHECK (rc_host_free (b.h_stats));
   g_free (b.h_cloud);
   g_free (b.d_cloud);
@@ -1419,17 +1616,16 @@ bench_bev (uint32_t width, uint32_t height)
 /* Sweeps (--sweep): cost against size, GPU and CPU                     */
 /* ------------------------------------------------------------------ */
 
-/* A 51.2 m cube in 0.2 m voxels, and PointPillars' KITTI car grid. */
+/* A 51.2 m cube in 0.2 m voxels (and bev_kitti, above). */
 static const rc_voxel_grid cube_256 = { {-25.6, -25.6, -25.6},
 {0.2, 0.2, 0.2}, {256, 256, 256}, RC_VOXEL_COUNT
 };
 
-static const rc_voxel_grid bev_kitti = { {0, -39.68, -3}, {0.16, 0.16, 4},
-{432, 496, 1}, RC_VOXEL_COUNT
-};
-
+/* --modes: the voxel modes by their rc_voxel_mode number, then the sparse
+ * pillars. */
+#define SWEEP_PILLARS 4
 static const char *const mode_names[] = { "occupancy", "count", "mean",
-  "centroids"
+  "centroids", "pillars"
 };
 
 /* For each mode (--modes), the points (--points, 16,384 to 4,194,304):
@@ -1437,9 +1633,10 @@ static const char *const mode_names[] = { "occupancy", "count", "mean",
  * the 256^3 grid (uniform points); every mode also into the KITTI region
  * in 0.2 m voxels from lidar points in no order and lidar sweeps ring by
  * ring and column by column (the mean of intensity; the centroids of x,
- * y, z and intensity, as PCL's VoxelGrid is used).  Then the same 51.2 m
- * cube in 64^3 to 512^3 voxels and PointPillars' 432 x 496 BEV grid at
- * 131,072 points. */
+ * y, z and intensity, as PCL's VoxelGrid is used); the pillars of lidar
+ * points in no order (bench_pillars).  Then the same 51.2 m cube in 64^3
+ * to 512^3 voxels and PointPillars' 432 x 496 BEV grid at 131,072
+ * points. */
 static void
 sweep_voxelize (void)
 {
@@ -1453,6 +1650,14 @@ sweep_voxelize (void)
     rc_voxel_mode mode = (rc_voxel_mode) sweep_modes.v[m];
     rc_voxel_grid grid = mode == RC_VOXEL_CENTROIDS ? kitti_leaf : cube_256;
 
+    if (sweep_modes.v[m] == SWEEP_PILLARS) {
+      for (int i = 0; i < sweep_points.n; i++) {
+        g_snprintf (name, sizeof (name), "sweep-voxelize-pillars-"
+            "bev432x496-n%" G_GUINT64_FORMAT, sweep_points.v[i]);
+        bench_pillars (name, sweep_points.v[i]);
+      }
+      continue;
+    }
     grid.mode = mode;
     for (int i = 0; i < sweep_points.n; i++) {
       g_snprintf (name, sizeof (name), "sweep-voxelize-%s-%s-n%"
@@ -1658,7 +1863,7 @@ usage (int code)
       "usage: bench-kernels [--json FILE] [--runs N] [--seed S] "
       "[--sweep voxelize|resample|fuse|all]\n"
       "  sizes of --sweep, comma-separated: --points N,.. --modes "
-      "count,occupancy,mean,centroids --batch B,.. --samples S,.. "
+      "count,occupancy,mean,centroids,pillars --batch B,.. --samples S,.. "
       "--channels D,.. --streams N,.. --ticks T,.. --fuse-channels C,..\n");
   exit (code);
 }
@@ -1676,7 +1881,7 @@ parse_sizes (SizeList * list, const char *text, uint64_t lo, uint64_t hi)
     gboolean ok = FALSE;
 
     if (list == &sweep_modes) {
-      for (int m = 0; m < 4 && !ok; m++)
+      for (int m = 0; m <= SWEEP_PILLARS && !ok; m++)
         if ((ok = strcmp (items[i], mode_names[m]) == 0))
           v = (uint64_t) m;
     } else {
@@ -1685,7 +1890,7 @@ parse_sizes (SizeList * list, const char *text, uint64_t lo, uint64_t hi)
     if (!ok || list->n == MAX_SIZES)
       die ("%s: \"%s\" is not %s (at most %d, comma-separated)",
           list->option, items[i], list == &sweep_modes ? "count, occupancy, "
-          "mean or centroids" : "a size in range", MAX_SIZES);
+          "mean, centroids or pillars" : "a size in range", MAX_SIZES);
     list->v[list->n++] = v;
   }
   g_strfreev (items);

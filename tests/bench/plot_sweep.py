@@ -62,6 +62,8 @@ SERIES = [
      "means", "points", r"^sweep-voxelize-mean-kitti0\.2-rows-n(\d+)$"),
     ("voxelize: lidar sweeps, column by column, into KITTI 0.2 m means",
      "points", r"^sweep-voxelize-mean-kitti0\.2-columns-n(\d+)$"),
+    ("voxelize: lidar points into PointPillars' 432 x 496 pillars (K 32, "
+     "M 40,000)", "points", r"^sweep-voxelize-pillars-bev432x496-n(\d+)$"),
     ("voxelize: grid side at 131,072 points", "side",
      r"^sweep-voxelize-count-(\d+)cube-n131072$"),
     ("resample f32: batch (S=4096 T=1024 D=32)", "batch",

@@ -376,8 +376,97 @@ def voxelize_centroids(pts, origin, vsize, dims_t, dims, columns):
     return means[occupied < n_vox]
 
 
+# robocachepillars' default: K points in each of at most M pillars.
+PILLAR_POINTS, PILLAR_SLOTS = 32, 40000
+
+
+def voxelize_pillars(pts, origin, vsize, dims_t, dims, columns,
+                     K=PILLAR_POINTS, M=PILLAR_SLOTS):
+    """robocachepillars' hard voxelization with PillarVFE's 10 channels
+    (docs/media-types.md) in PyTorch ops: the pillars in the order their
+    first point reaches them, each pillar's first K points; features,
+    coords (z, y, x), num_points, n_voxels.  unique and the pillar count
+    wait for the host."""
+    lo = torch.as_tensor(origin, dtype=torch.float64, device=DEV)
+    size = torch.as_tensor(vsize, dtype=torch.float64, device=DEV)
+    f = (pts[:, :3].double() - lo) / size
+    inside = torch.isfinite(f).all(1) & (f >= 0).all(1) & (f < dims_t).all(1)
+    idx = torch.nonzero(inside).squeeze(1)
+    ijk = f[idx].long()
+    cell = (ijk[:, 2] * dims[1] + ijk[:, 1]) * dims[0] + ijk[:, 0]
+    uniq, inverse = torch.unique(cell, return_inverse=True)
+    first = torch.full((len(uniq),), len(cell), device=DEV, dtype=torch.long)
+    first.scatter_reduce_(0, inverse, torch.arange(len(cell), device=DEV),
+                          "amin")
+    rank = torch.empty_like(first)
+    rank[torch.sort(first, stable=True).indices] = torch.arange(
+        len(first), device=DEV)
+    slot = rank[inverse]
+    order = torch.sort(slot, stable=True).indices
+    ss = slot[order]
+    within = torch.empty_like(slot)
+    within[order] = torch.arange(len(slot), device=DEV) - torch.searchsorted(
+        ss, ss)
+    keep = (slot < M) & (within < K)
+    out = torch.zeros((M, K, 10), dtype=torch.float32, device=DEV)
+    out[slot[keep], within[keep], :4] = pts[idx[keep]]
+    used = min(len(uniq), M)
+    num = torch.zeros(M, dtype=torch.int32, device=DEV)
+    num[:used] = torch.bincount(slot[keep], minlength=used)[:used].int()
+    coords = torch.zeros((M, 3), dtype=torch.int32, device=DEV)
+    coords[rank[rank < M]] = ijk[first[rank < M]].flip(1).int()
+    v = out[:used]
+    total = torch.zeros((used, 3), dtype=torch.float32, device=DEV)
+    for k in range(K):
+        total += v[:, k, :3]
+    mean = total / num[:used, None].float()
+    centre = (lo + (coords[:used].flip(1).double() + 0.5) * size).float()
+    live = (torch.arange(K, device=DEV)[None, :] < num[:used, None])[..., None]
+    v[:, :, 4:7] = torch.where(live, v[:, :, :3] - mean[:, None], 0.0)
+    v[:, :, 7:10] = torch.where(live, v[:, :, :3] - centre[:, None], 0.0)
+    return out, coords, num, torch.tensor([used], device=DEV)
+
+
+def numpy_pillars(p, grid, K=PILLAR_POINTS, M=PILLAR_SLOTS):
+    """voxelize_pillars' outputs from NumPy, each pillar's mean summed in
+    the same float32 order."""
+    origin, vsize, dims = (np.array(x) for x in grid)
+    f = (p[:, :3].astype(np.float64) - origin) / vsize
+    inside = np.isfinite(f).all(1) & (f >= 0).all(1) & (f < dims).all(1)
+    idx = np.nonzero(inside)[0]
+    ijk = f[idx].astype(np.int64)
+    cell = (ijk[:, 2] * dims[1] + ijk[:, 1]) * dims[0] + ijk[:, 0]
+    _, first, inverse = np.unique(cell, return_index=True,
+                                  return_inverse=True)
+    rank = np.empty(first.size, np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
+    slot = rank[inverse.reshape(-1)]
+    order = np.argsort(slot, kind="stable")
+    within = np.empty_like(slot)
+    within[order] = np.arange(slot.size) - np.searchsorted(slot[order],
+                                                           slot[order])
+    keep = (slot < M) & (within < K)
+    used = min(first.size, M)
+    out = np.zeros((M, K, 10), np.float32)
+    out[slot[keep], within[keep], :4] = p[idx[keep]]
+    num = np.bincount(slot[keep], minlength=M).astype(np.int32)
+    coords = np.zeros((M, 3), np.int32)
+    coords[rank[rank < M]] = ijk[first[rank < M]][:, ::-1]
+    v = out[:used]
+    total = np.zeros((used, 3), np.float32)
+    for k in range(K):
+        total += v[:, k, :3]
+    mean = total / num[:used, None].astype(np.float32)
+    centre = (origin + (coords[:used, ::-1] + 0.5) * vsize).astype(np.float32)
+    live = (np.arange(K)[None, :] < num[:used, None])[..., None]
+    v[:, :, 4:7] = np.where(live, v[:, :, :3] - mean[:, None], 0)
+    v[:, :, 7:10] = np.where(live, v[:, :, :3] - centre[:, None], 0)
+    return out, coords, num, np.array([used], np.int32)
+
+
 VOXELIZE = {"occupancy": voxelize_occupancy, "count": voxelize_count,
-            "mean": voxelize_mean, "centroids": voxelize_centroids}
+            "mean": voxelize_mean, "centroids": voxelize_centroids,
+            "pillars": voxelize_pillars}
 
 
 def lidar_point(ring, az, r, noise, b):
@@ -447,33 +536,45 @@ def numpy_voxelize(p, grid, mode, columns):
 
 def bench_voxelize(b, name, n, grid, mode, shape, n_features=1):
     origin, vsize, dims = grid
-    o = torch.tensor(origin, dtype=torch.float32, device=DEV)
-    v = torch.tensor(vsize, dtype=torch.float32, device=DEV)
+    # The pillars bin in double, as robocache's do.
+    real = torch.float64 if mode == "pillars" else torch.float32
+    o = torch.tensor(origin, dtype=real, device=DEV)
+    v = torch.tensor(vsize, dtype=real, device=DEV)
     d = torch.tensor(dims, dtype=torch.int64, device=DEV)
     fn, columns = VOXELIZE[mode], MEAN_COLUMNS[n_features]
     sets = [make_cloud(b, n, grid, shape)]
 
-    want = numpy_voxelize(sets[0].cpu().numpy(), grid, mode, columns)
-    got = fn(sets[0], o, v, d, dims, columns).cpu().numpy()
-    if mode in ("count", "occupancy"):
-        ok = np.array_equal(got.astype(np.int64), want.astype(np.int64))
+    if mode == "pillars":
+        want = numpy_pillars(sets[0].cpu().numpy(), grid)
+        got = [x.cpu().numpy() for x in fn(sets[0], o, v, d, dims, columns)]
+        ok = all(np.array_equal(g, w) for g, w in zip(got[1:], want[1:])) \
+            and np.allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
     else:
-        ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-4,
-                                                     atol=1e-4)
+        want = numpy_voxelize(sets[0].cpu().numpy(), grid, mode, columns)
+        got = fn(sets[0], o, v, d, dims, columns).cpu().numpy()
+        if mode in ("count", "occupancy"):
+            ok = np.array_equal(got.astype(np.int64), want.astype(np.int64))
+        else:
+            ok = got.shape == want.shape and np.allclose(
+                got, want, rtol=1e-4, atol=1e-4)
     if not ok:
         die("%s: the %s differ from NumPy" % (name, mode))
     # What robocache writes: the grid (occupancy in whole words), the
-    # means' planes, the centroids of the occupied voxels only.
+    # means' planes, the centroids of the occupied voxels only, every
+    # pillar slot (features, coords and point count) and the slots used.
     n_vox = dims[0] * dims[1] * dims[2]
-    out_bytes = {"occupancy": (n_vox + 3) // 4 * 4, "count": 4 * n_vox,
-                 "mean": 4 * n_vox * n_features,
-                 "centroids": 4 * want.size}[mode]
+    out_bytes = {"occupancy": lambda: (n_vox + 3) // 4 * 4,
+                 "count": lambda: 4 * n_vox,
+                 "mean": lambda: 4 * n_vox * n_features,
+                 "centroids": lambda: 4 * want.size,
+                 "pillars": lambda: sum(x.nbytes for x in want)}[mode]()
     floor = n * 16 + out_bytes
     n_sets = sets_for(floor)
     sets += [make_cloud(b, n, grid, shape) for _ in range(n_sets - 1)]
     b.add(name, "voxelize", "%d points stride 16 (%s) into %dx%dx%d %s%s" % (
-        n, shape, *dims, mode, "" if mode not in ("mean", "centroids") else
-        " of %d features" % n_features), floor,
+        n, shape, *dims, mode, " of %d features" % n_features
+        if mode in ("mean", "centroids") else ", K=%d M=%d, 10 channels" % (
+            PILLAR_POINTS, PILLAR_SLOTS) if mode == "pillars" else ""), floor,
         lambda s: fn(sets[s], o, v, d, dims, columns), n_sets)
 
 
@@ -535,14 +636,21 @@ def bench_fuse(b, E, T, seconds, n_streams=len(FUSE_STREAMS), name=None):
 # --------------------------------------------------------------------------
 
 SWEEP_POINTS = [16384 << k for k in range(9)]      # to 4,194,304
+SWEEP_MODES = ["count", "occupancy", "mean", "centroids", "pillars"]
 
 
-def sweep(b, what, points=SWEEP_POINTS):
+def sweep(b, what, points=SWEEP_POINTS, modes=SWEEP_MODES):
     """The sizes of bench-kernels --sweep, under its names
-    (plot_sweep.py matches them); @points as its --points."""
+    (plot_sweep.py matches them); @points and @modes as its --points and
+    --modes."""
     f32, bf16 = torch.float32, torch.bfloat16
     if what in ("voxelize", "all"):
-        for mode in ("occupancy", "count", "mean", "centroids"):
+        for mode in modes:
+            if mode == "pillars":
+                for n in points:
+                    bench_voxelize(b, "sweep-voxelize-pillars-bev432x496-n%d"
+                                   % n, n, BEV_KITTI, "pillars", "lidar")
+                continue
             centroids = mode == "centroids"
             features = 4 if centroids else 1
             for n in points:
@@ -596,6 +704,8 @@ def main():
                     help="the sizes of bench-kernels --sweep instead")
     ap.add_argument("--points", metavar="N,..", help="the voxelize sweep's "
                     "point counts (as bench-kernels --points)")
+    ap.add_argument("--modes", metavar="MODE,..", help="the voxelize "
+                    "sweep's modes, of " + ",".join(SWEEP_MODES))
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be >= 1")
@@ -607,6 +717,9 @@ def main():
     if not points or min(points) < 1 or max(points) > 1 << 26:
         ap.error("--points takes counts from 1 to %d, comma-separated"
                  % (1 << 26))
+    modes = args.modes.split(",") if args.modes else SWEEP_MODES
+    if not set(modes) <= set(SWEEP_MODES):
+        ap.error("--modes takes " + ",".join(SWEEP_MODES))
     if not torch.cuda.is_available():
         die("no CUDA device for torch")
     seed = args.seed if args.seed is not None else \
@@ -630,7 +743,7 @@ def main():
         "floor us", "ratio"), flush=True)
 
     if args.sweep:
-        sweep(b, args.sweep, points)
+        sweep(b, args.sweep, points, modes)
     else:
         quoted(b)
 

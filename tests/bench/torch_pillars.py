@@ -25,52 +25,17 @@ sys.path.insert(0, os.path.dirname(__file__))
 import robocache  # noqa: E402
 from robocache import _kernels, _lib  # noqa: E402
 from pillars_cpu import GRID, sweep  # noqa: E402
+import torch_baseline as tb  # noqa: E402
 
 K, M = 32, 40000
 
 
 def torch_pillars(p):
-    """The definition of docs/media-types.md, in PyTorch ops."""
-    dev = p.device
-    size = torch.tensor(GRID["voxel_size"], dtype=torch.float64, device=dev)
-    lo = torch.tensor(GRID["origin"], dtype=torch.float64, device=dev)
-    dims = torch.tensor(GRID["dims"], device=dev)
-    f = (p[:, :3].double() - lo) / size
-    inside = torch.isfinite(f).all(1) & (f >= 0).all(1) & (f < dims).all(1)
-    idx = torch.nonzero(inside).squeeze(1)
-    ijk = f[idx].long()
-    cell = (ijk[:, 2] * dims[1] + ijk[:, 1]) * dims[0] + ijk[:, 0]
-    uniq, inverse = torch.unique(cell, return_inverse=True)
-    first = torch.full((len(uniq),), len(cell), device=dev, dtype=torch.long)
-    first.scatter_reduce_(0, inverse, torch.arange(len(cell), device=dev),
-                          "amin")
-    rank = torch.empty_like(first)
-    rank[torch.sort(first, stable=True).indices] = torch.arange(
-        len(first), device=dev)
-    slot = rank[inverse]
-    order = torch.sort(slot, stable=True).indices
-    ss = slot[order]
-    within = torch.empty_like(slot)
-    within[order] = torch.arange(len(slot), device=dev) - torch.searchsorted(
-        ss, ss)
-    keep = (slot < M) & (within < K)
-    out = torch.zeros((M, K, 10), dtype=torch.float32, device=dev)
-    out[slot[keep], within[keep], :4] = p[idx[keep]]
-    used = min(len(uniq), M)
-    num = torch.zeros(M, dtype=torch.int32, device=dev)
-    num[:used] = torch.bincount(slot[keep], minlength=used)[:used].int()
-    coords = torch.zeros((M, 3), dtype=torch.int32, device=dev)
-    coords[rank[rank < M]] = ijk[first[rank < M]].flip(1).int()
-    v = out[:used]
-    total = torch.zeros((used, 3), dtype=torch.float32, device=dev)
-    for k in range(K):
-        total += v[:, k, :3]
-    mean = total / num[:used, None].float()
-    centre = (lo + (coords[:used].flip(1).double() + 0.5) * size).float()
-    live = (torch.arange(K, device=dev)[None, :] < num[:used, None])[..., None]
-    v[:, :, 4:7] = torch.where(live, v[:, :, :3] - mean[:, None], 0.0)
-    v[:, :, 7:10] = torch.where(live, v[:, :, :3] - centre[:, None], 0.0)
-    return out, coords, num, torch.tensor([used], device=dev)
+    """The definition of docs/media-types.md, in PyTorch ops
+    (torch_baseline.py, whose sweep times it beside bench-kernels')."""
+    return tb.voxelize_pillars(p, GRID["origin"], GRID["voxel_size"],
+                               torch.tensor(GRID["dims"], device=p.device),
+                               GRID["dims"], None, K, M)
 
 
 def kernel_call(clouds):
