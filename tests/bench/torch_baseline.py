@@ -37,6 +37,11 @@ import sys
 import numpy as np
 import torch
 
+# The NumPy reference of the sparse pillars, shared with the tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+from sparse_reference import hard_voxelize  # noqa: E402
+
 ROTATE_BYTES = 200 * 2**20
 MIN_SETS, MAX_SETS = 2, 128
 WARMUP_RUNS = 10
@@ -427,43 +432,6 @@ def voxelize_pillars(pts, origin, vsize, dims_t, dims, columns,
     return out, coords, num, torch.tensor([used], device=DEV)
 
 
-def numpy_pillars(p, grid, K=PILLAR_POINTS, M=PILLAR_SLOTS):
-    """voxelize_pillars' outputs from NumPy, each pillar's mean summed in
-    the same float32 order."""
-    origin, vsize, dims = (np.array(x) for x in grid)
-    f = (p[:, :3].astype(np.float64) - origin) / vsize
-    inside = np.isfinite(f).all(1) & (f >= 0).all(1) & (f < dims).all(1)
-    idx = np.nonzero(inside)[0]
-    ijk = f[idx].astype(np.int64)
-    cell = (ijk[:, 2] * dims[1] + ijk[:, 1]) * dims[0] + ijk[:, 0]
-    _, first, inverse = np.unique(cell, return_index=True,
-                                  return_inverse=True)
-    rank = np.empty(first.size, np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(first.size)
-    slot = rank[inverse.reshape(-1)]
-    order = np.argsort(slot, kind="stable")
-    within = np.empty_like(slot)
-    within[order] = np.arange(slot.size) - np.searchsorted(slot[order],
-                                                           slot[order])
-    keep = (slot < M) & (within < K)
-    used = min(first.size, M)
-    out = np.zeros((M, K, 10), np.float32)
-    out[slot[keep], within[keep], :4] = p[idx[keep]]
-    num = np.bincount(slot[keep], minlength=M).astype(np.int32)
-    coords = np.zeros((M, 3), np.int32)
-    coords[rank[rank < M]] = ijk[first[rank < M]][:, ::-1]
-    v = out[:used]
-    total = np.zeros((used, 3), np.float32)
-    for k in range(K):
-        total += v[:, k, :3]
-    mean = total / num[:used, None].astype(np.float32)
-    centre = (origin + (coords[:used, ::-1] + 0.5) * vsize).astype(np.float32)
-    live = (np.arange(K)[None, :] < num[:used, None])[..., None]
-    v[:, :, 4:7] = np.where(live, v[:, :, :3] - mean[:, None], 0)
-    v[:, :, 7:10] = np.where(live, v[:, :, :3] - centre[:, None], 0)
-    return out, coords, num, np.array([used], np.int32)
-
-
 VOXELIZE = {"occupancy": voxelize_occupancy, "count": voxelize_count,
             "mean": voxelize_mean, "centroids": voxelize_centroids,
             "pillars": voxelize_pillars}
@@ -545,7 +513,8 @@ def bench_voxelize(b, name, n, grid, mode, shape, n_features=1):
     sets = [make_cloud(b, n, grid, shape)]
 
     if mode == "pillars":
-        want = numpy_pillars(sets[0].cpu().numpy(), grid)
+        want = hard_voxelize(sets[0].cpu().numpy(), vsize, origin, dims,
+                             PILLAR_POINTS, PILLAR_SLOTS)[:4]
         got = [x.cpu().numpy() for x in fn(sets[0], o, v, d, dims, columns)]
         ok = all(np.array_equal(g, w) for g, w in zip(got[1:], want[1:])) \
             and np.allclose(got[0], want[0], rtol=1e-6, atol=1e-6)
