@@ -111,9 +111,10 @@ static SizeList sweep_points = { "--points", 9, {16384, 32768, 65536, 131072,
         262144, 524288, 1048576, 2097152, 4194304}
 };
 
-/* Voxel modes by their rc_voxel_mode number, and SWEEP_PILLARS. */
+/* Voxel modes by their rc_voxel_mode number, then the sparse pillars. */
+#define SWEEP_PILLARS 4
 static SizeList sweep_modes = { "--modes", 5, {RC_VOXEL_COUNT,
-        RC_VOXEL_OCCUPANCY, RC_VOXEL_MEAN, RC_VOXEL_CENTROIDS, 4}
+        RC_VOXEL_OCCUPANCY, RC_VOXEL_MEAN, RC_VOXEL_CENTROIDS, SWEEP_PILLARS}
 };
 static SizeList sweep_batch = { "--batch", 6, {1, 4, 16, 64, 256, 1024} };
 static SizeList sweep_samples = { "--samples", 5, {256, 1024, 4096, 16384,
@@ -1073,7 +1074,8 @@ typedef struct
   rc_sparse_params params;
   uint64_t n_points;
   int n_sets;
-  size_t cloud_bytes, features_bytes;
+  size_t cloud_bytes;
+  size_t out_bytes[4];          /* features, coords, num_points, n_voxels */
   uint8_t **h_cloud;
   void **d_cloud;
   rc_sparse_output *d_out;      /* a set each */
@@ -1109,15 +1111,12 @@ pillar_outputs (PillarBench * b, rc_sparse_output * o, gboolean device)
   void **arrays[] = { (void **) &o->features, (void **) &o->coords,
     (void **) &o->num_points, (void **) &o->n_voxels
   };
-  const size_t sizes[] = { b->features_bytes, PILLAR_SLOTS * 12,
-    PILLAR_SLOTS * 4, 4
-  };
 
   for (int i = 0; i < 4; i++) {
     if (device)
-      CHECK (rc_device_alloc (arrays[i], sizes[i]));
+      CHECK (rc_device_alloc (arrays[i], b->out_bytes[i]));
     else
-      *arrays[i] = g_malloc (sizes[i]);
+      *arrays[i] = g_malloc (b->out_bytes[i]);
   }
 }
 
@@ -1145,15 +1144,12 @@ check_pillars (PillarBench * b, int set, const char *name)
   void *want[] = { b->h_out.features, b->h_out.coords, b->h_out.num_points,
     b->h_out.n_voxels
   };
-  const size_t sizes[] = { b->features_bytes, PILLAR_SLOTS * 12,
-    PILLAR_SLOTS * 4, 4
-  };
   static const char *const what[] = { "features", "coords", "num_points",
     "n_voxels"
   };
   rc_sparse_stats cpu;
 
-  CHECK (rc_device_memset_async (d->features, 0xff, b->features_bytes,
+  CHECK (rc_device_memset_async (d->features, 0xff, b->out_bytes[0],
           stream));
   CHECK (rc_sparse_voxelize_cuda (&layout16, &b->params, b->d_cloud[set],
           b->n_points, d, b->d_scratch, b->scratch_size, b->h_stats,
@@ -1162,13 +1158,13 @@ check_pillars (PillarBench * b, int set, const char *name)
   CHECK (rc_sparse_voxelize_cpu (&layout16, &b->params, b->h_cloud[set],
           b->n_points, &b->h_out, b->h_scratch, &cpu));
   for (int i = 0; i < 4; i++) {
-    uint8_t *copy = g_malloc (sizes[i]);
+    uint8_t *copy = g_malloc (b->out_bytes[i]);
     gboolean same;
 
-    CHECK (rc_device_copy_async (copy, got[i], sizes[i],
+    CHECK (rc_device_copy_async (copy, got[i], b->out_bytes[i],
             RC_COPY_DEVICE_TO_HOST, stream));
     CHECK (rc_stream_synchronize (stream));
-    same = memcmp (copy, want[i], sizes[i]) == 0;
+    same = memcmp (copy, want[i], b->out_bytes[i]) == 0;
     g_free (copy);
     if (!same)
       die ("%s: the GPU's %s differ from the CPU reference's", name,
@@ -1198,7 +1194,10 @@ bench_pillars (const char *name, uint64_t n_points)
   CHECK (rc_sparse_check (&layout16, &b.params));
   b.n_points = n_points;
   b.cloud_bytes = n_points * layout16.point_step;
-  b.features_bytes = rc_sparse_features_size (&layout16, &b.params);
+  b.out_bytes[0] = rc_sparse_features_size (&layout16, &b.params);
+  b.out_bytes[1] = PILLAR_SLOTS * 3 * sizeof (int32_t);
+  b.out_bytes[2] = PILLAR_SLOTS * sizeof (int32_t);
+  b.out_bytes[3] = sizeof (int32_t);
 
   g_strlcpy (r.name, name, sizeof (r.name));
   g_strlcpy (r.kind, "voxelize", sizeof (r.kind));
@@ -1207,8 +1206,8 @@ bench_pillars (const char *name, uint64_t n_points)
       "10 channels (PillarVFE)", n_points, bev_kitti.dims[0],
       bev_kitti.dims[1], PILLAR_POINTS, PILLAR_SLOTS);
   /* Every output element is written, padding included. */
-  r.floor_bytes = r.set_bytes = (double) b.cloud_bytes + b.features_bytes +
-      PILLAR_SLOTS * 16 + 4;
+  r.floor_bytes = r.set_bytes = (double) b.cloud_bytes + b.out_bytes[0] +
+      b.out_bytes[1] + b.out_bytes[2] + b.out_bytes[3];
   b.n_sets = sets_for (r.set_bytes);
 
   b.h_cloud = g_new0 (uint8_t *, b.n_sets);
@@ -1621,9 +1620,7 @@ static const rc_voxel_grid cube_256 = { {-25.6, -25.6, -25.6},
 {0.2, 0.2, 0.2}, {256, 256, 256}, RC_VOXEL_COUNT
 };
 
-/* --modes: the voxel modes by their rc_voxel_mode number, then the sparse
- * pillars. */
-#define SWEEP_PILLARS 4
+/* --modes' names, by sweep_modes' numbers. */
 static const char *const mode_names[] = { "occupancy", "count", "mean",
   "centroids", "pillars"
 };

@@ -11,7 +11,8 @@ tests/bench/bench_kernels.c, written the way one would in plain PyTorch:
             index_put_ of ones for occupancy, index_add_ of the features
             and of ones for means (out-of-grid points go to a spare last
             voxel, so that nothing waits for the host); unique and
-            index_add_ for the centroids (PCL's VoxelGrid)
+            index_add_ for the centroids (PCL's VoxelGrid); unique,
+            sorts and scatters for robocachepillars' sparse pillars
   fuse      per stream searchsorted + gather + lerp, then torch.cat
 
 Fresh random inputs on the GPU (never zeros), rotated among enough sets to
@@ -25,6 +26,7 @@ workload, so that a run cut short keeps what it measured.
 
   python3 torch_baseline.py [--json FILE] [--runs N] [--seed S]
                             [--sweep voxelize|resample|fuse|all]
+                            [--points N,..] [--modes MODE,..]
 
 Needs only torch (with CUDA) and numpy.
 """
