@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Cost curves from `bench-kernels --sweep ... --json FILE`.
 
-  python3 plot_sweep.py sweep.json [torch.json] [-o sweep.png]
+  python3 plot_sweep.py SWEEP.json [SWEEP.json..] [TORCH.json..]
+                        [-o sweep.png]
 
 One log-log panel per swept series (voxelize: points in each mode, grid;
 resample: batch, samples, channels, batch in bfloat16; fuse: streams,
@@ -9,8 +10,11 @@ ticks, and again for each set of --fuse-channels widths): time against
 the swept size,
 for the GPU (one call between events, and per call back to back), the CPU
 reference, the floor (the bytes the work must move over the device's copy
-bandwidth) and PyTorch where a second file has the same workload names.
-Prints, per series, each size's times and where the GPU's single call
+bandwidth) and PyTorch where a torch_baseline.py file has the same
+workload names.  The files are told apart by their "impl" field and may
+come from several runs of each (a sweep of each operation, a series run
+again): their workloads are pooled, a later file's replacing an earlier
+one's of the same name.  Prints, per series, each size's times and where the GPU's single call
 overtakes the CPU: the crossover `backend=auto` is to use.
 """
 import argparse
@@ -100,6 +104,25 @@ def series_panels(doc, title, pattern):
             for key, rows in groups.items()]
 
 
+def pool(paths):
+    """robocache's workloads as one document (the first file's header) and
+    PyTorch's by name, from files of either kind in @paths; a later
+    file's workload replaces an earlier one's of the same name."""
+    doc, ours, torch = None, {}, {}
+    for path in paths:
+        with open(path) as f:
+            d = json.load(f)
+        named = {w["name"]: w for w in d.get("workloads", [])}
+        if d.get("impl") == "torch":
+            torch.update(named)
+            continue
+        doc = doc or d
+        ours.update(named)
+    if doc is None:
+        raise SystemExit("no bench-kernels JSON among %s" % ", ".join(paths))
+    return dict(doc, workloads=list(ours.values())), torch
+
+
 def crossover(rows):
     """The first swept value from which the GPU's single call stays faster
     than the CPU reference, or None."""
@@ -115,23 +138,18 @@ def crossover(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("json", help="bench-kernels --sweep --json output")
-    ap.add_argument("torch", nargs="?", help="torch_baseline.py --json "
-                    "output with the same workload names")
+    ap.add_argument("json", nargs="+", help="bench-kernels --sweep --json "
+                    "outputs, and torch_baseline.py --json outputs with the "
+                    "same workload names")
     ap.add_argument("-o", "--output", help="PNG (default: sweep.png beside "
-                    "the JSON)")
+                    "the first JSON)")
     args = ap.parse_args()
-    with open(args.json) as f:
-        doc = json.load(f)
-    torch = {}
-    if args.torch:
-        with open(args.torch) as f:
-            torch = {w["name"]: w for w in json.load(f).get("workloads", [])}
+    doc, torch = pool(args.json)
     panels = [(t, axis, rows) for title, axis, p in SERIES
               for t, rows in series_panels(doc, title, p)]
     if not panels:
         raise SystemExit("%s: no sweep workloads (run bench-kernels "
-                         "--sweep)" % args.json)
+                         "--sweep)" % ", ".join(args.json))
     # A series the list above does not know yet is said, not lost.
     alone = [w["name"] for w in doc.get("workloads", [])
              if w["name"].startswith("sweep-")
@@ -196,7 +214,7 @@ def main():
     # Room above the top row for the title, which tight_layout ignores.
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / (4 * nrows)))
     out = args.output or os.path.join(
-        os.path.dirname(os.path.abspath(args.json)), "sweep.png")
+        os.path.dirname(os.path.abspath(args.json[0])), "sweep.png")
     fig.savefig(out, dpi=110)
     print("\nwrote %s" % out)
 
