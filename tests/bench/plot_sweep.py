@@ -14,8 +14,9 @@ bandwidth) and PyTorch where a torch_baseline.py file has the same
 workload names.  The files are told apart by their "impl" field and may
 come from several runs of each (a sweep of each operation, a series run
 again): their workloads are pooled, a later file's replacing an earlier
-one's of the same name.  Prints, per series, each size's times and where the GPU's single call
-overtakes the CPU: the crossover `backend=auto` is to use.
+one's of the same name.  Prints, per series, each size's times and
+where the GPU's single call overtakes the CPU: the crossover
+`backend=auto` is to use.
 """
 import argparse
 import json
