@@ -27,7 +27,7 @@ from robocache import _kernels, _lib  # noqa: E402
 from pillars_cpu import GRID, sweep  # noqa: E402
 import torch_baseline as tb  # noqa: E402
 
-K, M = 32, 40000
+K, M = tb.PILLAR_POINTS, tb.PILLAR_SLOTS
 
 
 def torch_pillars(p):
