@@ -23,19 +23,21 @@
 #define LET_DEPENDENTS_START() do { } while (0)
 #endif
 
-/* Launches @kernel (@blocks of @threads) on @s; with @dependent, as a
- * programmatic dependent of the launch before it.  Checked as every
- * launch is (rc_check_launch), fault injection included. */
+/* Launches @kernel (@blocks of @threads, @shared bytes of dynamic shared
+ * memory) on @s; with @dependent, as a programmatic dependent of the
+ * launch before it.  Checked as every launch is (rc_check_launch), fault
+ * injection included. */
 template < typename ... Params, typename ... Args >
 static rc_status
-rc_launch (bool dependent, unsigned blocks, unsigned threads, cudaStream_t s,
-    void (*kernel) (Params ...), Args ... args)
+rc_launch_shared (bool dependent, unsigned blocks, unsigned threads,
+    size_t shared, cudaStream_t s, void (*kernel) (Params ...), Args ... args)
 {
   cudaLaunchConfig_t config = { };
   cudaLaunchAttribute attr = { };
 
   config.gridDim = dim3 (blocks);
   config.blockDim = dim3 (threads);
+  config.dynamicSmemBytes = shared;
   config.stream = s;
   if (dependent) {
     attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -46,6 +48,16 @@ rc_launch (bool dependent, unsigned blocks, unsigned threads, cudaStream_t s,
   cudaError_t err = cudaLaunchKernelEx (&config, kernel, args ...);
 
   return err != cudaSuccess ? rc_check_cuda (err) : rc_check_launch ();
+}
+
+/* The same without dynamic shared memory. */
+template < typename ... Params, typename ... Args >
+static rc_status
+rc_launch (bool dependent, unsigned blocks, unsigned threads, cudaStream_t s,
+    void (*kernel) (Params ...), Args ... args)
+{
+  return rc_launch_shared (dependent, blocks, threads, 0, s, kernel,
+      args ...);
 }
 
 #endif

@@ -4,7 +4,8 @@
  * left into the output after it, and the paths that sort the points by
  * voxel first (voxelize-sort.cu): the block size, where a point falls,
  * the scratch's layout, header and statistics, block-wide sums, and the
- * launches of those passes. */
+ * launches of those passes; and the counts partitioned by tile
+ * (voxelize-partition.cu). */
 #ifndef ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH
 #define ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH
 
@@ -82,7 +83,7 @@ block_exclusive_sum (unsigned own, unsigned *total)
   return before;
 }
 
-static unsigned
+static inline unsigned
 blocks_for (uint64_t n)
 {
   return (unsigned) ((n + BLOCK - 1) / BLOCK);
@@ -148,6 +149,7 @@ typedef struct
   uint32_t *listed;             /* a marked mean's occupied voxels */
   float *records;               /* a large mean's slab, in the same room */
   uint8_t *sort_tail;           /* a sorted mean's, past the list */
+  uint8_t *partition;           /* partitioned counts', past the statistics */
   float *sums;                  /* the centroids', binned as the mean */
   unsigned long long key;       /* the centroids' or the mean's, else 0 */
 } call_scratch;
@@ -159,6 +161,17 @@ rc_status voxelize_sort_mean (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const uint8_t * cloud, uint64_t n_points,
     float *means, const call_scratch * cs, device_stats * all_stats,
     uint32_t n_clouds, device_stats * stats, cudaStream_t s, bool *sorted);
+
+/* Partitioned counts (rc_voxel_counts_partitioned) of one cloud into
+ * @counts (with @all_stats, every cloud's statistics zeroed first;
+ * voxelize-partition.cu); with @early, each launch a programmatic
+ * dependent of the one before.  *@done is FALSE, and nothing is launched,
+ * on a GPU of too little shared memory a block for its tiles. */
+rc_status voxelize_partition_counts (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, const uint8_t * cloud, uint64_t n_points,
+    uint32_t * counts, const call_scratch * cs, device_stats * all_stats,
+    uint32_t n_clouds, device_stats * stats, bool early, cudaStream_t s,
+    bool *done);
 
 /* Clears @grid_words words of each of @n_planes planes @plane_words
  * apart from @grid, @count_words counts, and the @n_stats clouds'

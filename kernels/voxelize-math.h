@@ -147,6 +147,53 @@ rc_voxel_mean_sorts (const rc_point_layout * layout,
       RC_MEAN_SORT_VOXELS_PER_POINT;
 }
 
+/* GPU counts of a large cloud into a grid larger than the L2 cache are
+ * partitioned (voxelize-partition.cu): the points put in order of their
+ * tile of 2^RC_COUNT_TILE_BITS voxels, each tile then counted in shared
+ * memory and written whole, with no atomic on the grid and no clear.
+ * From RC_COUNT_PARTITION_POINTS points, into a grid of more than
+ * RC_COUNT_PARTITION_BYTES of counts and at most
+ * RC_COUNT_PARTITION_MAX_TILES tiles (512^3), whose tallies a block
+ * holds in shared memory. */
+#define RC_COUNT_TILE_BITS 15
+#define RC_COUNT_PARTITION_POINTS 1048576
+#define RC_COUNT_PARTITION_BYTES (48ull << 20)
+#define RC_COUNT_PARTITION_MAX_TILES 4096u
+
+RC_HD uint64_t
+rc_voxel_count_tiles (uint64_t n_voxels)
+{
+  return (n_voxels + (1u << RC_COUNT_TILE_BITS) - 1) >> RC_COUNT_TILE_BITS;
+}
+
+RC_HD int
+rc_voxel_counts_partitioned (const rc_voxel_grid * grid, uint64_t n_points)
+{
+  uint64_t n_voxels = rc_voxel_grid_n_voxels_hd (grid);
+
+  return grid->mode == RC_VOXEL_COUNT &&
+      n_points >= RC_COUNT_PARTITION_POINTS && n_points < (1ull << 32) &&
+      n_voxels * sizeof (uint32_t) > RC_COUNT_PARTITION_BYTES &&
+      rc_voxel_count_tiles (n_voxels) <= RC_COUNT_PARTITION_MAX_TILES;
+}
+
+/* Bytes partitioned counts of up to @n_points take past the statistics:
+ * each tile's points (twice: the total and the places taken, cleared
+ * together), its first point and the further blocks of a crowded tile
+ * (one more word); each point's voxel (4 bytes) and its place in its tile
+ * (2 bytes). */
+RC_HD uint64_t
+rc_voxel_count_partition_bytes (const rc_voxel_grid * grid,
+    uint64_t n_points)
+{
+  uint64_t n_tiles = rc_voxel_count_tiles (rc_voxel_grid_n_voxels_hd (grid));
+
+  if (!rc_voxel_counts_partitioned (grid, n_points))
+    return 0;
+  return (4 * n_tiles + 1) * sizeof (uint32_t) +
+      n_points * (sizeof (uint32_t) + sizeof (uint16_t));
+}
+
 /* Room for the radix sort's own scratch (CUB's DeviceRadixSort) of
  * @n_points: 0.12 to 0.2 bytes a point on an H200 (run 164); the sort
  * checks its need against it and, where it would not fit, the mean is

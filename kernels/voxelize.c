@@ -213,7 +213,8 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
    * has at most a point for 32); the centroids' sums (a record a voxel,
    * 16-byte aligned: up to 15 bytes of padding before them), the occupied
    * voxels of each tile and a bit per voxel; a sorted mean's ranks and
-   * records (voxelize.cu lays them out in this order). */
+   * records (voxelize.cu lays them out in this order); partitioned counts'
+   * tiles and points. */
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += n_tiles * sizeof (uint64_t);
   if (rc_voxel_mode_averages (grid->mode))
@@ -223,7 +224,8 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += 15 + n_voxels * rc_voxel_record_floats (layout->n_features) *
         sizeof (float) + (n_tiles + (n_voxels + 31) / 32) * sizeof (uint32_t);
-  return size + rc_voxel_mean_sort_bytes (layout, grid, max_cloud_points);
+  return size + rc_voxel_mean_sort_bytes (layout, grid, max_cloud_points) +
+      rc_voxel_count_partition_bytes (grid, max_cloud_points);
 }
 
 /* Consecutive points of a sweep mostly fall into the same voxel (a ring

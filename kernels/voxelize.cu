@@ -32,7 +32,10 @@
  * of three features or more is sorted instead (voxelize-sort.cu): each point
  * keyed by its voxel, the keys radix-sorted with the points' indices, each
  * block of voxels' run of points found in the sorted keys and each voxel's
- * points summed in the cloud's order.
+ * points summed in the cloud's order.  Counts of a large cloud into a
+ * grid larger than the L2 cache are partitioned instead
+ * (voxelize-partition.cu): the points put in order of their tile of the
+ * grid, each tile counted in shared memory and written whole.
  *
  * This file plans the slabs and bins; the clear, the divisions and
  * the centroids' compaction are in voxelize-output.cu. */
@@ -648,6 +651,8 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
   cs.header = (scratch_header *) scratch;
   cs.stats = (device_stats *) ((uint8_t *) scratch + RC_VOXELIZE_CUDA_HEADER);
   next = (uint8_t *) cs.stats + rc_voxelize_cuda_stats_size (n_clouds);
+  if (grid->mode == RC_VOXEL_COUNT)
+    cs.partition = next;
   if (grid->mode == RC_VOXEL_CENTROIDS) {
     cs.tile_first = (uint64_t *) next;
     next += n_tiles * sizeof (uint64_t);
@@ -773,7 +778,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   bool centroids = grid->mode == RC_VOXEL_CENTROIDS;
   rc_voxel_grid bin_grid = *grid;
   call_scratch cs;
-  bool sorted;
+  bool apart;                   /* sorted or partitioned, not binned */
   int major = 0;
 
   if (ret != RC_OK)
@@ -796,12 +801,16 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   for (uint32_t c = 0; c < n_clouds && ret == RC_OK; c++) {
     if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
-    sorted = false;
+    apart = false;
     if (rc_voxel_mean_sorts (layout, grid, cloud_sizes[c]))
       ret = voxelize_sort_mean (layout, grid, cloud, cloud_sizes[c],
           (float *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
-          cs.stats + c, s, &sorted);
-    if (ret == RC_OK && !sorted)
+          cs.stats + c, s, &apart);
+    else if (rc_voxel_counts_partitioned (grid, cloud_sizes[c]))
+      ret = voxelize_partition_counts (layout, grid, cloud, cloud_sizes[c],
+          (uint32_t *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
+          cs.stats + c, major >= 9, s, &apart);
+    if (ret == RC_OK && !apart)
       ret = bin_cloud (layout, grid, &bin_grid, cloud, cloud_sizes[c],
           cloud_out, &cs, c, n_clouds, major, major >= 9, s);
     cloud += cloud_sizes[c] * layout->point_step;

@@ -663,6 +663,54 @@ GST_START_TEST (test_cuda_scratch_sizes)
 
 GST_END_TEST;
 
+/* Counts partitioned by tile on the GPU: from a million points into more
+ * than 48 MiB of counts, up to 512^3 (4,096 tiles); their scratch, 6
+ * bytes a point and 4 words a tile past the statistics, only then. */
+GST_START_TEST (test_count_partition_sizes)
+{
+  rc_point_layout one = { 16, {0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+  {8, RC_TYPE_FLOAT32}, 1, {{12, RC_TYPE_FLOAT32}}
+  };
+  rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
+  {256, 256, 256}, RC_VOXEL_COUNT
+  };
+  /* 48 MiB of counts exactly: binned. */
+  rc_voxel_grid edge = { {0, 0, 0}, {1, 1, 1}, {4096, 3072, 1},
+  RC_VOXEL_COUNT
+  };
+  rc_voxel_grid large = cube, larger = cube, other = cube;
+  const guint64 million = 1048576;
+  guint64 base = rc_voxelize_cuda_scratch_size (&one, &cube, 2, 0);
+
+  large.dims[0] = large.dims[1] = large.dims[2] = 512;
+  larger.dims[2] = 2049;        /* 4,099 tiles */
+  fail_unless_equals_uint64 (rc_voxel_count_tiles (256 * 256 * 256), 512);
+  fail_unless_equals_uint64 (rc_voxel_count_tiles (256 * 256 * 256 + 1),
+      513);
+  fail_unless (rc_voxel_counts_partitioned (&cube, million));
+  fail_if (rc_voxel_counts_partitioned (&cube, million - 1));
+  fail_if (rc_voxel_counts_partitioned (&cube, G_GUINT64_CONSTANT (1) << 32));
+  fail_if (rc_voxel_counts_partitioned (&edge, million));
+  edge.dims[2] = 2;
+  fail_unless (rc_voxel_counts_partitioned (&edge, million));
+  fail_unless (rc_voxel_counts_partitioned (&large, million));
+  fail_if (rc_voxel_counts_partitioned (&larger, million));
+  for (int mode = RC_VOXEL_OCCUPANCY; mode <= RC_VOXEL_CENTROIDS; mode++) {
+    other.mode = (rc_voxel_mode) mode;
+    fail_unless (rc_voxel_counts_partitioned (&other, million) ==
+        (mode == RC_VOXEL_COUNT));
+  }
+
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &cube, 2,
+          million - 1), base);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &cube, 2,
+          million), base + (4 * 512 + 1) * 4 + million * 6);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &larger, 2,
+          million), rc_voxelize_cuda_scratch_size (&one, &larger, 2, 0));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_parameters_n)
 {
   rc_voxel_grid grid = small_grid (RC_VOXEL_OCCUPANCY), g;
@@ -773,6 +821,7 @@ voxelize_suite (void)
   tcase_add_test (tc, test_mean_against_recount);
   tcase_add_test (tc, test_mean_large_grid);
   tcase_add_test (tc, test_cuda_scratch_sizes);
+  tcase_add_test (tc, test_count_partition_sizes);
   tcase_add_test (tc, test_bad_parameters_n);
   tcase_add_test (tc, test_scalar_types);
   return s;

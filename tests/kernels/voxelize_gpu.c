@@ -624,6 +624,56 @@ GST_START_TEST (test_bad_parameters_n)
 
 GST_END_TEST;
 
+/* x and y swapped: not the packed float x, y, z at 0, 4, 8 that is read
+ * as three loads, so the generic field reader runs. */
+static const rc_point_layout swapped = {
+  .point_step = 16,
+  .x = {4, RC_TYPE_FLOAT32}, .y = {0, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 1, .features = {{12, RC_TYPE_FLOAT32}},
+};
+
+/* Counts partitioned by tile (rc_voxel_counts_partitioned): a grid of a
+ * partial last tile and an odd number of voxels, clouds partitioned and
+ * binned in one call, the generic reader, voxels crowded into tiles that
+ * several blocks count (a third of a million points in one voxel), a
+ * sweep in scan order, one scratch reused, and 512^3 (4,096 tiles, the
+ * most). */
+GST_START_TEST (test_counts_partitioned)
+{
+  const guint64 million = 1048576, mixed[3] = { 1048577, 2, 1100000 };
+  rc_voxel_grid odd = { {-25.5, -25.9, -25.5}, {0.2, 0.2, 0.2},
+  {255, 259, 255}, RC_VOXEL_COUNT
+  };
+  rc_voxel_grid large = { {-25.6, -25.6, -25.6}, {0.1, 0.1, 0.1},
+  {512, 512, 512}, RC_VOXEL_COUNT
+  };
+  guint64 n_voxels = rc_voxel_grid_n_voxels (&odd);
+  gpointer scratch;
+
+  fail_unless (n_voxels % 4 != 0 && n_voxels % (1u << RC_COUNT_TILE_BITS));
+  fail_unless (rc_voxel_counts_partitioned (&odd, mixed[0]));
+  fail_unless (!rc_voxel_counts_partitioned (&odd, mixed[1]));
+  compare (&layout16, &odd, mixed, 3);
+  compare (&layout32, &odd, &million, 1);
+  compare (&swapped, &odd, mixed, 3);
+  for (crowded_voxels_ = 1; crowded_voxels_ <= 3; crowded_voxels_ += 2)
+    compare (&layout16, &odd, mixed, 3);
+  crowded_voxels_ = 0;
+  run_points_ = 16;
+  compare (&layout16, &odd, &million, 1);
+  run_points_ = 0;
+  scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&layout16,
+          &odd, 3, mixed[2]));
+  compare_on (&layout16, &odd, mixed, 3, scratch);
+  compare_on (&layout16, &odd, &million, 1, scratch);
+  check_rc (rc_device_free (scratch));
+  fail_unless (rc_voxel_counts_partitioned (&large, million));
+  compare (&layout16, &large, &million, 1);
+}
+
+GST_END_TEST;
+
 static Suite *
 voxelize_gpu_suite (void)
 {
@@ -634,6 +684,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_modes_sizes_strides);
   tcase_add_test (tc, test_odd_grid_several_clouds);
   tcase_add_test (tc, test_large_grids);
+  tcase_add_test (tc, test_counts_partitioned);
   tcase_add_test (tc, test_centroids_scratch_reused);
   tcase_add_test (tc, test_mean_scratch_reused);
   tcase_add_test (tc, test_mean_slabs);
