@@ -633,10 +633,20 @@ static const rc_point_layout swapped = {
   .n_features = 1, .features = {{12, RC_TYPE_FLOAT32}},
 };
 
+/* Points of 20 bytes: packed float x, y, z, most points off a 16-byte
+ * boundary. */
+static const rc_point_layout layout20 = {
+  .point_step = 20,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 1, .features = {{12, RC_TYPE_FLOAT32}},
+};
+
 /* Counts partitioned by tile (rc_voxel_counts_partitioned): a grid of a
  * partial last tile and an odd number of voxels, clouds partitioned and
- * binned in one call, the generic reader, voxels crowded into tiles that
- * several blocks count (a third of a million points in one voxel), a
+ * binned in one call, points of 16, 20 and 32 bytes and the generic
+ * field reader, voxels crowded into tiles that
+ * several blocks count (137,000 points in one voxel), a
  * sweep in scan order, one scratch reused, and 512^3 (4,096 tiles, the
  * most). */
 GST_START_TEST (test_counts_partitioned)
@@ -657,6 +667,7 @@ GST_START_TEST (test_counts_partitioned)
   compare (&layout16, &odd, mixed, 3);
   compare (&layout32, &odd, &million, 1);
   compare (&swapped, &odd, mixed, 3);
+  compare (&layout20, &odd, mixed, 3);
   for (crowded_voxels_ = 1; crowded_voxels_ <= 3; crowded_voxels_ += 2)
     compare (&layout16, &odd, mixed, 3);
   crowded_voxels_ = 0;
