@@ -15,12 +15,12 @@
  *      of CROWDED_POINTS points, which add to it after place_points has
  *      cleared it.
  *
- * On an H200 (docs/bench/run184, the probe partition.cu against the
- * atomics), 256^3 counts of 1,048,576, 2,097,152 and 4,194,304 uniform
- * points in 57.8, 64.6 and 81.4 us against 64.4, 95.2 and 151.8; a lidar
- * sweep in the cube, its points crowded near the sensor, 58.6, 75.9 and
- * 106.5 against 65.3, 95.5 and 151.7.  Below a million points the
- * atomics were faster (524,288: 54 us against 42). */
+ * On an H200 (run 185, against the atomics of 5020b6d), 256^3 counts of
+ * 1,048,576, 2,097,152 and 4,194,304 uniform points in 55.1, 67.9 and
+ * 93.3 us against 62.9, 92.0 and 148.4; a lidar sweep in the cube, its
+ * points crowded near the sensor, 53.1, 71.9 and 107.0 against 64.0,
+ * 94.3 and 151.5.  Below a million points the atomics were faster (the
+ * probe of run 184: 524,288 uniform points 54 us against 42). */
 #include "dependent-launch.cuh"
 #include "voxelize-cuda.cuh"
 

@@ -645,10 +645,9 @@ static const rc_point_layout layout20 = {
 /* Counts partitioned by tile (rc_voxel_counts_partitioned): a grid of a
  * partial last tile and an odd number of voxels, clouds partitioned and
  * binned in one call, points of 16, 20 and 32 bytes and the generic
- * field reader, voxels crowded into tiles that
- * several blocks count (137,000 points in one voxel), a
- * sweep in scan order, one scratch reused, and 512^3 (4,096 tiles, the
- * most). */
+ * field reader, voxels crowded into tiles that several blocks count
+ * (137,000 points in one voxel), a sweep in scan order, one scratch
+ * reused, and 512^3 (4,096 tiles, the most). */
 GST_START_TEST (test_counts_partitioned)
 {
   const guint64 million = 1048576, mixed[3] = { 1048577, 2, 1100000 };
