@@ -4,7 +4,7 @@
  * left into the output after it, and the paths that sort the points by
  * voxel first (voxelize-sort.cu): the block size, where a point falls,
  * the scratch's layout, header and statistics, block-wide sums, and the
- * launches of those passes; and the counts partitioned by tile
+ * launches of those passes; and the counts and means partitioned by tile
  * (voxelize-partition.cu). */
 #ifndef ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH
 #define ROBOCACHE_KERNELS_VOXELIZE_CUDA_CUH
@@ -149,7 +149,8 @@ typedef struct
   uint32_t *listed;             /* a marked mean's occupied voxels */
   float *records;               /* a large mean's slab, in the same room */
   uint8_t *sort_tail;           /* a sorted mean's, past the list */
-  uint8_t *partition;           /* partitioned counts', past the statistics */
+  uint8_t *partition;           /* a partition's: counts' past the
+                                 * statistics, a mean's at the sort's */
   float *sums;                  /* the centroids', binned as the mean */
   unsigned long long key;       /* the centroids' or the mean's, else 0 */
 } call_scratch;
@@ -162,14 +163,14 @@ rc_status voxelize_sort_mean (const rc_point_layout * layout,
     float *means, const call_scratch * cs, device_stats * all_stats,
     uint32_t n_clouds, device_stats * stats, cudaStream_t s, bool *sorted);
 
-/* Partitioned counts (rc_voxel_counts_partitioned) of one cloud into
- * @counts (with @all_stats, every cloud's statistics zeroed first;
- * voxelize-partition.cu); with @early, each launch a programmatic
+/* Counts or a mean of one feature, partitioned (rc_voxel_partitioned), of
+ * one cloud into @out (with @all_stats, every cloud's statistics zeroed
+ * first; voxelize-partition.cu); with @early, each launch a programmatic
  * dependent of the one before.  *@done is FALSE, and nothing is launched,
  * on a GPU of too little shared memory a block for its tiles. */
-rc_status voxelize_partition_counts (const rc_point_layout * layout,
+rc_status voxelize_partition (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const uint8_t * cloud, uint64_t n_points,
-    uint32_t * counts, const call_scratch * cs, device_stats * all_stats,
+    void *out, const call_scratch * cs, device_stats * all_stats,
     uint32_t n_clouds, device_stats * stats, bool early, cudaStream_t s,
     bool *done);
 

@@ -147,51 +147,68 @@ rc_voxel_mean_sorts (const rc_point_layout * layout,
       RC_MEAN_SORT_VOXELS_PER_POINT;
 }
 
-/* GPU counts of a large cloud into a grid larger than the L2 cache are
- * partitioned (voxelize-partition.cu): the points put in order of their
- * tile of 2^RC_COUNT_TILE_BITS voxels, each tile then counted in shared
- * memory and written whole, with no atomic on the grid and no clear.
- * From RC_COUNT_PARTITION_POINTS points, into a grid of more than
- * RC_COUNT_PARTITION_BYTES of counts and at most
- * RC_COUNT_PARTITION_MAX_TILES tiles (512^3), whose tallies a block
- * holds in shared memory. */
+/* GPU counts, and means of one feature, of a large cloud into a grid
+ * larger than the L2 cache are partitioned (voxelize-partition.cu): the
+ * points put in order of their tile of the grid, each tile then counted
+ * (and a mean's feature summed) in shared memory and written whole, with
+ * no atomic on the grid and no clear.  Tiles of 2^15 voxels for counts,
+ * 2^14 for a mean (its sums beside its counts: 128 KiB either way); from
+ * RC_COUNT_PARTITION_POINTS points for counts, RC_MEAN_PARTITION_POINTS
+ * for a mean, into more than RC_PARTITION_GRID_BYTES of grid (4 bytes a
+ * voxel) of at most RC_PARTITION_MAX_TILES tiles, whose tallies a block
+ * holds in shared memory.  Means of more features keep the sorted path
+ * or their atomics. */
 #define RC_COUNT_TILE_BITS 15
+#define RC_MEAN_TILE_BITS 14
 #define RC_COUNT_PARTITION_POINTS 1048576
-#define RC_COUNT_PARTITION_BYTES (48ull << 20)
-#define RC_COUNT_PARTITION_MAX_TILES 4096u
+#define RC_MEAN_PARTITION_POINTS 262144
+#define RC_PARTITION_GRID_BYTES (48ull << 20)
+#define RC_PARTITION_MAX_TILES 4096u
+
+RC_HD unsigned
+rc_voxel_partition_tile_bits (const rc_voxel_grid * grid)
+{
+  return grid->mode == RC_VOXEL_MEAN ? RC_MEAN_TILE_BITS : RC_COUNT_TILE_BITS;
+}
 
 RC_HD uint64_t
-rc_voxel_count_tiles (uint64_t n_voxels)
+rc_voxel_partition_tiles (const rc_voxel_grid * grid)
 {
-  return (n_voxels + (1u << RC_COUNT_TILE_BITS) - 1) >> RC_COUNT_TILE_BITS;
+  unsigned bits = rc_voxel_partition_tile_bits (grid);
+
+  return (rc_voxel_grid_n_voxels_hd (grid) + (1u << bits) - 1) >> bits;
 }
 
 RC_HD int
-rc_voxel_counts_partitioned (const rc_voxel_grid * grid, uint64_t n_points)
+rc_voxel_partitioned (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint64_t n_points)
 {
-  uint64_t n_voxels = rc_voxel_grid_n_voxels_hd (grid);
+  uint64_t least = grid->mode == RC_VOXEL_COUNT ? RC_COUNT_PARTITION_POINTS :
+      grid->mode == RC_VOXEL_MEAN && layout->n_features == 1 ?
+      RC_MEAN_PARTITION_POINTS : 0;
 
-  return grid->mode == RC_VOXEL_COUNT &&
-      n_points >= RC_COUNT_PARTITION_POINTS && n_points < (1ull << 32) &&
-      n_voxels * sizeof (uint32_t) > RC_COUNT_PARTITION_BYTES &&
-      rc_voxel_count_tiles (n_voxels) <= RC_COUNT_PARTITION_MAX_TILES;
+  return least && n_points >= least && n_points < (1ull << 32) &&
+      rc_voxel_grid_n_voxels_hd (grid) * sizeof (uint32_t) >
+      RC_PARTITION_GRID_BYTES &&
+      rc_voxel_partition_tiles (grid) <= RC_PARTITION_MAX_TILES;
 }
 
-/* Bytes partitioned counts of up to @n_points take past the statistics:
- * each tile's points (twice: the total and the places taken, cleared
- * together), its first point and the further blocks of a crowded tile
- * (one more word); each point's voxel (4 bytes) and its place in its tile
- * (2 bytes). */
+/* Bytes a partition of up to @n_points takes in the scratch: five words a
+ * tile and one (its points, places taken and crowded blocks done, cleared
+ * together; its first place; the first further block of a crowded tile,
+ * one more word), then each point's voxel (4 bytes) and place in its tile
+ * (2 bytes), and a mean's feature before and after (8 bytes). */
 RC_HD uint64_t
-rc_voxel_count_partition_bytes (const rc_voxel_grid * grid,
-    uint64_t n_points)
+rc_voxel_partition_bytes (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint64_t n_points)
 {
-  uint64_t n_tiles = rc_voxel_count_tiles (rc_voxel_grid_n_voxels_hd (grid));
+  uint64_t per_point = sizeof (uint32_t) + sizeof (uint16_t) +
+      (grid->mode == RC_VOXEL_MEAN ? 2 * sizeof (float) : 0);
 
-  if (!rc_voxel_counts_partitioned (grid, n_points))
+  if (!rc_voxel_partitioned (layout, grid, n_points))
     return 0;
-  return (4 * n_tiles + 1) * sizeof (uint32_t) +
-      n_points * (sizeof (uint32_t) + sizeof (uint16_t));
+  return (5 * rc_voxel_partition_tiles (grid) + 1) * sizeof (uint32_t) +
+      n_points * per_point;
 }
 
 /* Room for the radix sort's own scratch (CUB's DeviceRadixSort) of

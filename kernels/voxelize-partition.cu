@@ -1,19 +1,21 @@
-/* Counts of a large cloud into a grid larger than the L2 cache, on the GPU,
- * by partitioning the points by tile of the grid (rc_voxel_counts_partitioned)
- * instead of an atomic a point on the grid (voxelize.cu), each of which
- * there waits on DRAM or queues in the L2 cache's atomic units:
+/* Counts, and means of one feature, of a large cloud into a grid larger
+ * than the L2 cache, on the GPU, by partitioning the points by tile of
+ * the grid (rc_voxel_partitioned) instead of an atomic a point on the
+ * grid (voxelize.cu), each of which there waits on DRAM or queues in the
+ * L2 cache's atomic units:
  *
- *   1. key_points: each point's voxel, and each block's points per tile
- *      added to the tiles' totals;
+ *   1. key_points: each point's voxel (and a mean's feature), and each
+ *      block's points per tile added to the tiles' totals;
  *   2. place_points: each block sorts its points by tile in shared memory,
  *      takes a run in each tile it has points in (an atomic a tile), and
- *      writes each point's place in its tile (16 bits) there, neighbouring
- *      threads in neighbouring places;
- *   3. count_tiles: a block a tile counts its points in shared memory and
- *      writes the tile whole, so the grid needs no clear.  A crowded tile
- *      (a lidar sweep's voxels near the sensor) is split between blocks
- *      of CROWDED_POINTS points, which add to it after place_points has
- *      cleared it.
+ *      writes each point's place in its tile (16 bits; a mean's feature
+ *      beside it) there, neighbouring threads in neighbouring places;
+ *   3. sum_tiles: a block a tile counts its points (and sums a mean's
+ *      feature) in shared memory and writes the tile whole, counts or
+ *      means, so the grid needs no clear.  A crowded tile (a lidar sweep's
+ *      voxels near the sensor) is split between blocks of CROWDED_POINTS
+ *      points, which add to it after place_points has cleared it; a
+ *      mean's last block to finish divides it.
  *
  * On an H200 (run 185, against the atomics of 5020b6d), 256^3 counts of
  * 1,048,576, 2,097,152 and 4,194,304 uniform points in 55.1, 67.9 and
@@ -27,8 +29,8 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
-#define TILE_VOXELS (1u << RC_COUNT_TILE_BITS)
-static_assert (RC_COUNT_TILE_BITS <= 16, "a place in a tile fits 16 bits");
+static_assert (RC_COUNT_TILE_BITS <= 16 && RC_MEAN_TILE_BITS <= 16,
+    "a place in a tile fits 16 bits");
 
 /* The keying passes' blocks, and the most points a thread of them takes:
  * fewer in smaller clouds, down to one, so that there are still
@@ -41,6 +43,11 @@ static_assert (RC_COUNT_TILE_BITS <= 16, "a place in a tile fits 16 bits");
  * run 184). */
 #define TILE_BLOCK 1024
 #define CROWDED_POINTS 16384u
+/* A tile's tallies in shared memory: 2^15 counts, or 2^14 counts and
+ * sums. */
+#define TILE_SHARED_BYTES ((1u << RC_COUNT_TILE_BITS) * sizeof (uint32_t))
+static_assert ((1u << RC_MEAN_TILE_BITS) * 2 * sizeof (uint32_t) ==
+    TILE_SHARED_BYTES, "a mean's tile takes a count tile's room");
 /* A point outside the grid (voxel indices stay below 2^27). */
 #define NO_VOXEL (~0u)
 
@@ -48,29 +55,49 @@ typedef cub::BlockReduce < unsigned, KEY_BLOCK > KeyReduce;
 typedef cub::BlockScan < uint32_t, KEY_BLOCK > KeyScan;
 
 /* Where a partition's arrays lie in the scratch, as
- * rc_voxel_count_partition_bytes counts them. */
+ * rc_voxel_partition_bytes counts them. */
 typedef struct
 {
   uint32_t *totals, *taken;     /* points a tile, places taken; cleared */
+  uint32_t *done;               /* a crowded tile's blocks done; cleared */
   uint32_t *starts;             /* a tile's first place */
   uint32_t *extra_first;        /* the first further block of a crowded tile
                                  * (n_tiles + 1) */
   uint32_t *voxels;             /* a point's, or NO_VOXEL */
+  float *features;              /* a mean's, a point's */
+  float *placed_features;       /* a mean's, in tile order */
   uint16_t *places;             /* the points' places in their tiles, in
                                  * tile order */
 } partition;
 
-static partition
-find_partition (uint8_t * at, uint32_t n_tiles, uint64_t n_points)
+/* What the passes share: the grid's tiles and the output. */
+typedef struct
 {
-  partition p;
+  uint32_t n_tiles, bits;
+  uint64_t n_voxels;
+  uint32_t *grid;               /* the counts, or a mean's plane */
+  uint32_t *counts;             /* a crowded tile of a mean's (scratch) */
+} tiling;
+
+static partition
+find_partition (uint8_t * at, uint32_t n_tiles, uint64_t n_points,
+    bool mean)
+{
+  partition p = { };
 
   p.totals = (uint32_t *) at;
   p.taken = p.totals + n_tiles;
-  p.starts = p.taken + n_tiles;
+  p.done = p.taken + n_tiles;
+  p.starts = p.done + n_tiles;
   p.extra_first = p.starts + n_tiles;
   p.voxels = p.extra_first + n_tiles + 1;
-  p.places = (uint16_t *) (p.voxels + n_points);
+  if (mean) {
+    p.features = (float *) (p.voxels + n_points);
+    p.placed_features = p.features + n_points;
+    p.places = (uint16_t *) (p.placed_features + n_points);
+  } else {
+    p.places = (uint16_t *) (p.voxels + n_points);
+  }
   return p;
 }
 
@@ -100,14 +127,14 @@ add_block_sum (unsigned value, unsigned long long *field,
  * dependent of the clear of the totals and statistics: it locates its
  * points while the clear runs.  Two blocks an SM: the generic field
  * reader took 92 registers, and needs no spill at 64. */
-template < bool PACKED_XYZ >
+template < bool PACKED_XYZ, bool MEAN >
 __global__ static void
 __launch_bounds__ (KEY_BLOCK, 2)
 key_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint64_t n_points, int k,
-    uint32_t * __restrict__ voxels, uint32_t * __restrict__ totals,
-    uint32_t n_tiles, device_stats * stats)
+    const __grid_constant__ partition part, uint32_t n_tiles, uint32_t bits,
+    device_stats * stats)
 {
   extern __shared__ uint32_t block_totals[];
   __shared__ typename KeyReduce::TempStorage temp;
@@ -130,14 +157,18 @@ key_points (const __grid_constant__ rc_point_layout layout,
 #pragma unroll
     for (int j = 0; j < 4; j++) {
       uint64_t p = first + (uint64_t) (k0 + j) * KEY_BLOCK;
+      bool kept = where[j] == RC_POINT_IN_GRID;
 
-      if (where[j] == RC_POINT_IN_GRID)
-        atomicAdd (&block_totals[v[j] >> RC_COUNT_TILE_BITS], 1u);
-      in += where[j] == RC_POINT_IN_GRID;
+      if (kept)
+        atomicAdd (&block_totals[v[j] >> bits], 1u);
+      in += kept;
       out += where[j] == RC_POINT_OUT_OF_RANGE;
       invalid += where[j] == RC_POINT_INVALID;
       if (where[j] >= 0)
-        voxels[p] = where[j] == RC_POINT_IN_GRID ? (uint32_t) v[j] : NO_VOXEL;
+        part.voxels[p] = kept ? (uint32_t) v[j] : NO_VOXEL;
+      if (MEAN && kept)
+        part.features[p] = record_value (&layout, points + p *
+            layout.point_step, 0, UINT32_MAX);
     }
   }
   __syncthreads ();
@@ -145,7 +176,7 @@ key_points (const __grid_constant__ rc_point_layout layout,
   WAIT_FOR_PREVIOUS_GRID ();
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     if (block_totals[t])
-      atomicAdd (totals + t, block_totals[t]);
+      atomicAdd (part.totals + t, block_totals[t]);
   add_block_sum (in, &stats->in_grid, temp);
   add_block_sum (out, &stats->out_of_range, temp);
   add_block_sum (invalid, &stats->invalid, temp);
@@ -184,10 +215,10 @@ block_scan (const uint32_t * in, uint32_t * out, uint32_t n,
  * the first further block of each crowded tile (their total last), in
  * @a and @b, shared memory of n_tiles words each. */
 __device__ static void
-plan_tiles (const uint32_t * totals, uint32_t n_tiles, uint32_t * starts,
-    uint32_t * extra_first, uint32_t * a, uint32_t * b,
-    typename KeyScan::TempStorage & temp)
+plan_tiles (const partition * part, uint32_t n_tiles, uint32_t * a,
+    uint32_t * b, typename KeyScan::TempStorage & temp)
 {
+  const uint32_t *totals = part->totals;
   uint32_t extra;
 
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
@@ -197,30 +228,50 @@ plan_tiles (const uint32_t * totals, uint32_t n_tiles, uint32_t * starts,
   extra = block_scan (a, b, n_tiles, temp);
   block_scan (totals, a, n_tiles, temp);
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK) {
-    extra_first[t] = b[t];
-    starts[t] = a[t];
+    part->extra_first[t] = b[t];
+    part->starts[t] = a[t];
   }
   if (threadIdx.x == 0)
-    extra_first[n_tiles] = extra;
+    part->extra_first[n_tiles] = extra;
+}
+
+/* Zeroes the crowded tiles, which several blocks of pass 3 add to: the
+ * grid's, and a mean's counts (this block's share of the tiles). */
+__device__ static void
+clear_crowded (const partition * part, const tiling * tl, bool mean)
+{
+  for (uint32_t t = blockIdx.x; t < tl->n_tiles; t += gridDim.x) {
+    uint64_t v0 = (uint64_t) t << tl->bits;
+    uint64_t n = MIN ((uint64_t) 1 << tl->bits, tl->n_voxels - v0);
+
+    if (part->totals[t] <= CROWDED_POINTS)
+      continue;
+    for (uint64_t i = threadIdx.x; i < n; i += KEY_BLOCK) {
+      tl->grid[v0 + i] = 0;
+      if (mean)
+        tl->counts[v0 + i] = 0;
+    }
+  }
 }
 
 /* Pass 2: the block's points (@k a thread, as pass 1) sorted by tile in
- * shared memory (@stage), then written to their tiles' runs.  It also
- * clears the crowded tiles, which several blocks of pass 3 add to. */
+ * shared memory (@stage, a mean's features in @stage_features), then
+ * written to their tiles' runs.  Two blocks an SM: a mean's took 92
+ * registers, and needs no spill at 64. */
+template < bool MEAN >
 __global__ static void
-__launch_bounds__ (KEY_BLOCK)
-place_points (const uint32_t * __restrict__ voxels, uint64_t n_points,
-    int k, const uint32_t * __restrict__ totals, uint32_t * __restrict__ taken,
-    uint32_t n_tiles, uint16_t * __restrict__ places,
-    uint32_t * __restrict__ starts, uint32_t * __restrict__ extra_first,
-    uint32_t * __restrict__ grid, uint64_t n_voxels)
+__launch_bounds__ (KEY_BLOCK, 2)
+place_points (uint64_t n_points, int k,
+    const __grid_constant__ partition part, const __grid_constant__ tiling tl)
 {
   extern __shared__ uint32_t room[];
+  uint32_t n_tiles = tl.n_tiles, mask = (1u << tl.bits) - 1;
   uint32_t *own = room, *local = room + n_tiles, *run = room + 2 * n_tiles;
   uint32_t *stage = room + 3 * n_tiles;
+  float *stage_features = (float *) (stage + KEY_BLOCK * k);
   __shared__ typename KeyScan::TempStorage temp;
   uint32_t voxel[KEY_MAX_POINTS], rank[KEY_MAX_POINTS], n_own;
-  uint64_t first = (uint64_t) blockIdx.x * KEY_BLOCK * k;
+  uint64_t first = (uint64_t) blockIdx.x * KEY_BLOCK * k + threadIdx.x;
 
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     own[t] = 0;
@@ -229,196 +280,299 @@ place_points (const uint32_t * __restrict__ voxels, uint64_t n_points,
   /* Each point's rank among the block's in its tile. */
 #pragma unroll
   for (int j = 0; j < KEY_MAX_POINTS; j++) {
-    uint64_t p = first + (uint64_t) j * KEY_BLOCK + threadIdx.x;
+    uint64_t p = first + (uint64_t) j * KEY_BLOCK;
 
-    voxel[j] = j < k && p < n_points ? __ldcs (voxels + p) : NO_VOXEL;
+    voxel[j] = j < k && p < n_points ? __ldcs (part.voxels + p) : NO_VOXEL;
     if (voxel[j] != NO_VOXEL)
-      rank[j] = atomicAdd (&own[voxel[j] >> RC_COUNT_TILE_BITS], 1u);
+      rank[j] = atomicAdd (&own[voxel[j] >> tl.bits], 1u);
   }
   __syncthreads ();
   /* The block's run in each tile: the tile's start (the same sum in every
    * block) and the places blocks before took. */
-  block_scan (totals, run, n_tiles, temp);
+  block_scan (part.totals, run, n_tiles, temp);
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     if (own[t])
-      run[t] += atomicAdd (taken + t, own[t]);
+      run[t] += atomicAdd (part.taken + t, own[t]);
   n_own = block_scan (own, local, n_tiles, temp);
 #pragma unroll
-  for (int j = 0; j < KEY_MAX_POINTS; j++)
-    if (voxel[j] != NO_VOXEL)
-      stage[local[voxel[j] >> RC_COUNT_TILE_BITS] + rank[j]] = voxel[j];
+  for (int j = 0; j < KEY_MAX_POINTS; j++) {
+    uint32_t at;
+
+    if (voxel[j] == NO_VOXEL)
+      continue;
+    at = local[voxel[j] >> tl.bits] + rank[j];
+    stage[at] = voxel[j];
+    if (MEAN)
+      stage_features[at] = __ldcs (part.features + first +
+          (uint64_t) j * KEY_BLOCK);
+  }
   __syncthreads ();
   for (uint32_t i = threadIdx.x; i < n_own; i += KEY_BLOCK) {
-    uint32_t v = stage[i], t = v >> RC_COUNT_TILE_BITS;
+    uint32_t v = stage[i], t = v >> tl.bits, at = run[t] + i - local[t];
 
-    places[run[t] + i - local[t]] = (uint16_t) (v & (TILE_VOXELS - 1));
+    part.places[at] = (uint16_t) (v & mask);
+    if (MEAN)
+      part.placed_features[at] = stage_features[i];
   }
-  for (uint32_t t = blockIdx.x; t < n_tiles; t += gridDim.x) {
-    uint64_t v0 = (uint64_t) t * TILE_VOXELS;
-
-    if (totals[t] <= CROWDED_POINTS)
-      continue;
-    for (uint64_t i = threadIdx.x; i < MIN (TILE_VOXELS, n_voxels - v0);
-        i += KEY_BLOCK)
-      grid[v0 + i] = 0;
-  }
+  clear_crowded (&part, &tl, MEAN);
   if (blockIdx.x == 0) {
     __syncthreads ();
-    plan_tiles (totals, n_tiles, starts, extra_first, own, local, temp);
+    plan_tiles (&part, n_tiles, own, local, temp);
   }
   LET_DEPENDENTS_START ();
 }
 
+/* Pass 3's block @b: its tile and which CROWDED_POINTS of the tile's
+ * points (@part, 0 for the tile's first block); FALSE for a place of the
+ * @n_extra for crowded tiles' further blocks that none needs. */
+__device__ static bool
+find_tile (const partition * p, uint32_t n_tiles, uint32_t n_extra,
+    uint32_t b, uint32_t * tile, uint32_t * part)
+{
+  uint32_t lo = 0, hi = n_tiles;
+
+  *tile = b - n_extra;
+  *part = 0;
+  if (b >= n_extra)
+    return true;
+  if (b >= p->extra_first[n_tiles])
+    return false;
+  while (hi - lo > 1) {
+    uint32_t mid = (lo + hi) / 2;
+
+    if (p->extra_first[mid] <= b)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *tile = lo;
+  *part = b - p->extra_first[lo] + 1;
+  return true;
+}
+
+/* A whole tile's counts from @tile (shared memory) to the grid at @out:
+ * 16-byte stores from its first 16-byte boundary (the grid of a cloud
+ * after the first of a call may start 4, 8 or 12 bytes past one, every
+ * tile alike, and its counts are then read a word at a time).  Returns
+ * this thread's occupied voxels. */
+__device__ static unsigned
+write_counts (const uint32_t * tile, uint32_t n, uint32_t * out)
+{
+  uint32_t head = MIN (n, (uint32_t) ((16 - ((uintptr_t) out & 15)) / 4 % 4));
+  uint32_t n4 = (n - head) / 4;
+  uint4 *wide = (uint4 *) (out + head);
+  unsigned occupied = 0;
+
+  for (uint32_t i = threadIdx.x; i < n4; i += TILE_BLOCK) {
+    const uint32_t *c4 = tile + head + 4 * i;
+    uint4 c = head == 0 ? ((const uint4 *) tile)[i] : make_uint4 (c4[0],
+        c4[1], c4[2], c4[3]);
+
+    __stcs (wide + i, c);
+    occupied += (c.x != 0) + (c.y != 0) + (c.z != 0) + (c.w != 0);
+  }
+  for (uint32_t i = threadIdx.x; i < n - n4 * 4; i += TILE_BLOCK) {
+    uint32_t at = i < head ? i : n4 * 4 + i;
+
+    out[at] = tile[at];
+    occupied += tile[at] != 0;
+  }
+  return occupied;
+}
+
+/* A crowded tile's last block, once every block has added its counts and
+ * sums at @counts and @means: the means divided in place.  Returns this
+ * thread's occupied voxels. */
+__device__ static unsigned
+divide_crowded (const uint32_t * counts, float *means, uint32_t n)
+{
+  unsigned occupied = 0;
+
+  for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK) {
+    uint32_t c = __ldcg (counts + i);
+
+    occupied += c != 0;
+    means[i] = c ? __ldcg (means + i) / (float) c : 0.0f;
+  }
+  return occupied;
+}
+
+/* A mean's crowded tile: this block's counts and sums added to the
+ * cleared tile; the last of its blocks to finish (of @n_parts) divides
+ * it.  Returns this thread's occupied voxels. */
+__device__ static unsigned
+add_crowded_mean (const uint32_t * tile, const float *sums, uint32_t n,
+    uint32_t * counts, float *means, uint32_t * done, uint32_t n_parts)
+{
+  __shared__ bool last;
+
+  for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK)
+    if (tile[i]) {
+      atomicAdd (counts + i, tile[i]);
+      atomicAdd (means + i, sums[i]);
+    }
+  __threadfence ();
+  __syncthreads ();
+  if (threadIdx.x == 0)
+    last = atomicAdd (done, 1u) == n_parts - 1;
+  __syncthreads ();
+  if (!last)
+    return 0;
+  __threadfence ();
+  return divide_crowded (counts, means, n);
+}
+
 /* Pass 3: a block a tile, then one for each further CROWDED_POINTS points
  * of a crowded tile (@n_extra places for those, launched first so that
- * they are not the last wave's).  Counts the tile's points in shared
- * memory, then writes it whole, or adds to it (crowded), counting its
- * occupied voxels. */
+ * they are not the last wave's).  Counts the tile's points (and sums a
+ * mean's features) in shared memory, then writes it whole, or adds to it
+ * (crowded), counting its occupied voxels. */
+template < bool MEAN >
 __global__ static void
 __launch_bounds__ (TILE_BLOCK)
-count_tiles (const uint16_t * __restrict__ places,
-    const uint32_t * __restrict__ starts, const uint32_t * __restrict__ totals,
-    const uint32_t * __restrict__ extra_first, uint32_t n_tiles,
-    uint32_t n_extra, uint32_t * __restrict__ grid, uint64_t n_voxels,
-    device_stats * stats)
+sum_tiles (const __grid_constant__ partition part,
+    const __grid_constant__ tiling tl, uint32_t n_extra, device_stats * stats)
 {
   extern __shared__ uint4 tile4[];
-  uint32_t *tile = (uint32_t *) tile4;
+  uint32_t *tile = (uint32_t *) tile4, size = 1u << tl.bits;
+  float *sums = (float *) (tile + size);
   typedef cub::BlockReduce < unsigned, TILE_BLOCK > TileReduce;
   __shared__ typename TileReduce::TempStorage temp;
-  uint32_t t = blockIdx.x - n_extra, part = 0, begin, end, n_in_tile;
+  uint32_t t, n_part, begin, end, n;
   unsigned occupied = 0;
   uint64_t v0;
-  bool crowded;
 
-  for (uint32_t i = threadIdx.x; i < TILE_VOXELS / 4; i += TILE_BLOCK)
+  for (uint32_t i = threadIdx.x; i < TILE_SHARED_BYTES / 16; i += TILE_BLOCK)
     tile4[i] = make_uint4 (0, 0, 0, 0);
   WAIT_FOR_PREVIOUS_GRID ();
-  if (blockIdx.x < n_extra) {
-    /* The crowded tile whose further blocks hold this one. */
-    uint32_t e = blockIdx.x, lo = 0, hi = n_tiles;
+  if (!find_tile (&part, tl.n_tiles, n_extra, blockIdx.x, &t, &n_part))
+    return;
+  begin = part.starts[t] + n_part * CROWDED_POINTS;
+  end = MIN (part.starts[t] + part.totals[t], begin + CROWDED_POINTS);
+  __syncthreads ();
+  for (uint32_t i = begin + threadIdx.x; i < end; i += TILE_BLOCK) {
+    uint32_t at = part.places[i];
 
-    if (e >= extra_first[n_tiles])
-      return;
-    while (hi - lo > 1) {
-      uint32_t mid = (lo + hi) / 2;
-
-      if (extra_first[mid] <= e)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    t = lo;
-    part = e - extra_first[lo] + 1;
+    atomicAdd (&tile[at], 1u);
+    if (MEAN)
+      atomicAdd (&sums[at], part.placed_features[i]);
   }
-  n_in_tile = totals[t];
-  crowded = n_in_tile > CROWDED_POINTS;
-  begin = starts[t] + part * CROWDED_POINTS;
-  end = MIN (starts[t] + n_in_tile, begin + CROWDED_POINTS);
   __syncthreads ();
-  for (uint32_t i = begin + threadIdx.x; i < end; i += TILE_BLOCK)
-    atomicAdd (&tile[places[i]], 1u);
-  __syncthreads ();
-  v0 = (uint64_t) t * TILE_VOXELS;
-  uint32_t n = (uint32_t) MIN ((uint64_t) TILE_VOXELS, n_voxels - v0);
-  if (!crowded) {
-    /* 16-byte stores from the tile's first 16-byte boundary: the grid of
-     * a cloud after the first of a call may start 4, 8 or 12 bytes past
-     * one (every tile the same, TILE_VOXELS words apart), and its counts
-     * are then read a word at a time. */
-    uint32_t head = MIN (n, (uint32_t) ((16 - ((uintptr_t) (grid + v0) &
-                    15)) / 4 % 4));
-    uint32_t n4 = (n - head) / 4;
-    uint4 *wide = (uint4 *) (grid + v0 + head);
-
-    for (uint32_t i = threadIdx.x; i < n4; i += TILE_BLOCK) {
-      const uint32_t *c4 = tile + head + 4 * i;
-      uint4 c = head == 0 ? tile4[i] : make_uint4 (c4[0], c4[1], c4[2],
-          c4[3]);
-
-      __stcs (wide + i, c);
-      occupied += (c.x != 0) + (c.y != 0) + (c.z != 0) + (c.w != 0);
-    }
-    for (uint32_t i = threadIdx.x; i < n - n4 * 4; i += TILE_BLOCK) {
-      uint32_t at = i < head ? i : n4 * 4 + i;
-
-      grid[v0 + at] = tile[at];
-      occupied += tile[at] != 0;
-    }
-  } else {
+  v0 = (uint64_t) t << tl.bits;
+  n = (uint32_t) MIN ((uint64_t) size, tl.n_voxels - v0);
+  if (part.totals[t] > CROWDED_POINTS && MEAN) {
+    occupied = add_crowded_mean (tile, sums, n, tl.counts + v0,
+        (float *) tl.grid + v0, part.done + t,
+        (part.totals[t] + CROWDED_POINTS - 1) / CROWDED_POINTS);
+  } else if (part.totals[t] > CROWDED_POINTS) {
     for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK)
       if (tile[i])
-        occupied += atomicAdd (grid + v0 + i, tile[i]) == 0;
+        occupied += atomicAdd (tl.grid + v0 + i, tile[i]) == 0;
+  } else if (MEAN) {
+    for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK) {
+      occupied += tile[i] != 0;
+      __stcs ((float *) tl.grid + v0 + i, tile[i] ? sums[i] /
+          (float) tile[i] : 0.0f);
+    }
+  } else {
+    occupied = write_counts (tile, n, tl.grid + v0);
   }
   occupied = TileReduce (temp).Sum (occupied);
   if (threadIdx.x == 0 && occupied)
     atomicAdd (&stats->occupied, (unsigned long long) occupied);
 }
 
-/* Shared memory of pass 2 (the block's counts, places and runs a tile,
- * and its points) and pass 3 (a tile's counts). */
+/* Shared memory of pass 2: the block's counts, places and runs a tile,
+ * and its points' voxels (and a mean's features). */
 static size_t
-place_shared_bytes (uint32_t n_tiles, int k)
+place_shared_bytes (uint32_t n_tiles, int k, bool mean)
 {
-  return (3 * (size_t) n_tiles + (size_t) KEY_BLOCK * k) * sizeof (uint32_t);
+  return (3 * (size_t) n_tiles + (size_t) KEY_BLOCK * k * (mean ? 2 : 1)) *
+      sizeof (uint32_t);
 }
 
-#define TILE_SHARED_BYTES (TILE_VOXELS * sizeof (uint32_t))
-
-rc_status
-voxelize_partition_counts (const rc_point_layout * layout,
-    const rc_voxel_grid * grid, const uint8_t * cloud, uint64_t n_points,
-    uint32_t * counts, const call_scratch * cs, device_stats * all_stats,
-    uint32_t n_clouds, device_stats * stats, bool early, cudaStream_t s,
-    bool *done)
+/* The kernels of a counts or a mean partition, their shared memory
+ * allowed; FALSE (nothing set) on a GPU of too little shared memory a
+ * block. */
+template < bool MEAN >
+static rc_status
+allow_shared (uint32_t n_tiles, bool *fits)
 {
-  uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
-  uint32_t n_tiles = (uint32_t) rc_voxel_count_tiles (n_voxels);
-  partition p = find_partition (cs->partition, n_tiles, n_points);
-  int k = key_points_per_thread (n_points), dev = 0, most = 0;
+  size_t place = place_shared_bytes (n_tiles, KEY_MAX_POINTS, MEAN);
+  int dev = 0, most = 0;
+  rc_status ret = rc_check_cuda (cudaGetDevice (&dev));
+
+  *fits = false;
+  if (ret == RC_OK)
+    ret = rc_check_cuda (cudaDeviceGetAttribute (&most,
+            cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  /* The kernels' own shared memory: under 1 KiB. */
+  if (ret != RC_OK || (size_t) most < MAX (TILE_SHARED_BYTES, place) + 1024)
+    return ret;
+  *fits = true;
+  ret = rc_check_cuda (cudaFuncSetAttribute (place_points < MEAN >,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) place));
+  if (ret == RC_OK)
+    ret = rc_check_cuda (cudaFuncSetAttribute (sum_tiles < MEAN >,
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) TILE_SHARED_BYTES));
+  return ret;
+}
+
+template < bool MEAN >
+static rc_status
+launch_passes (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    const uint8_t * cloud, uint64_t n_points, const partition * part,
+    const tiling * tl, device_stats * stats, bool early, cudaStream_t s)
+{
+  int k = key_points_per_thread (n_points);
   unsigned key_blocks = (unsigned) ((n_points + (uint64_t) KEY_BLOCK * k -
           1) / ((uint64_t) KEY_BLOCK * k));
   /* At most one further block for each CROWDED_POINTS points. */
   uint32_t n_extra = (uint32_t) (n_points / CROWDED_POINTS);
-  bool packed = xyz_is_packed_float (layout, cloud);
   rc_status ret;
 
-  *done = false;
-  ret = rc_check_cuda (cudaGetDevice (&dev));
+  ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
+      tl->n_tiles * sizeof (uint32_t), s,
+      xyz_is_packed_float (layout, cloud) ? key_points < true, MEAN > :
+      key_points < false, MEAN >, *layout, *grid, cloud, n_points, k, *part,
+      tl->n_tiles, tl->bits, stats);
   if (ret == RC_OK)
-    ret = rc_check_cuda (cudaDeviceGetAttribute (&most,
-            cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  /* GPUs of less shared memory a block (sm_86, sm_89) bin with atomics. */
-  if (ret != RC_OK || (size_t) most < TILE_SHARED_BYTES + 1024 ||
-      (size_t) most < place_shared_bytes (n_tiles, KEY_MAX_POINTS) + 1024)
+    ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
+        place_shared_bytes (tl->n_tiles, k, MEAN), s, place_points < MEAN >,
+        n_points, k, *part, *tl);
+  if (ret == RC_OK)
+    ret = rc_launch_shared (early, n_extra + tl->n_tiles, TILE_BLOCK,
+        TILE_SHARED_BYTES, s, sum_tiles < MEAN >, *part, *tl, n_extra,
+        stats);
+  return ret;
+}
+
+rc_status
+voxelize_partition (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, const uint8_t * cloud, uint64_t n_points,
+    void *out, const call_scratch * cs, device_stats * all_stats,
+    uint32_t n_clouds, device_stats * stats, bool early, cudaStream_t s,
+    bool *done)
+{
+  bool mean = grid->mode == RC_VOXEL_MEAN;
+  tiling tl = { (uint32_t) rc_voxel_partition_tiles (grid),
+    rc_voxel_partition_tile_bits (grid), rc_voxel_grid_n_voxels (grid),
+    (uint32_t *) out, mean ? cs->counts : NULL
+  };
+  partition part = find_partition (cs->partition, tl.n_tiles, n_points,
+      mean);
+  rc_status ret = mean ? allow_shared < true > (tl.n_tiles, done) :
+      allow_shared < false > (tl.n_tiles, done);
+
+  if (ret != RC_OK || !*done)
     return ret;
-  *done = true;
-  ret = rc_check_cuda (cudaFuncSetAttribute (place_points,
-          cudaFuncAttributeMaxDynamicSharedMemorySize,
-          (int) place_shared_bytes (n_tiles, KEY_MAX_POINTS)));
+  /* The header's key reset: a mean's counts are left dirty. */
+  ret = voxelize_launch_clear (NULL, 0, 1, 0, part.totals, 3 * tl.n_tiles,
+      all_stats, n_clouds, cs->header, 0, false, 3 * tl.n_tiles, s);
   if (ret == RC_OK)
-    ret = rc_check_cuda (cudaFuncSetAttribute (count_tiles,
-            cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) TILE_SHARED_BYTES));
-  if (ret == RC_OK)
-    ret = voxelize_launch_clear (NULL, 0, 1, 0, p.totals, 2 * n_tiles,
-        all_stats, n_clouds, cs->header, 0, false, 2 * n_tiles, s);
-  if (ret == RC_OK)
-    ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
-        n_tiles * sizeof (uint32_t), s, packed ? key_points < true > :
-        key_points < false >, *layout, *grid, cloud, n_points, k, p.voxels,
-        p.totals, n_tiles, stats);
-  if (ret == RC_OK)
-    ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
-        place_shared_bytes (n_tiles, k), s, place_points,
-        (const uint32_t *) p.voxels, n_points, k, (const uint32_t *) p.totals,
-        p.taken, n_tiles, p.places, p.starts, p.extra_first, counts,
-        n_voxels);
-  if (ret == RC_OK)
-    ret = rc_launch_shared (early, n_extra + n_tiles, TILE_BLOCK,
-        TILE_SHARED_BYTES, s, count_tiles, (const uint16_t *) p.places,
-        (const uint32_t *) p.starts, (const uint32_t *) p.totals,
-        (const uint32_t *) p.extra_first, n_tiles, n_extra, counts,
-        n_voxels, stats);
+    ret = mean ? launch_passes < true > (layout, grid, cloud, n_points,
+        &part, &tl, stats, early, s) : launch_passes < false > (layout, grid,
+        cloud, n_points, &part, &tl, stats, early, s);
   return ret;
 }

@@ -206,6 +206,7 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
       rc_voxelize_cuda_stats_size (n_clouds);
   uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
   uint64_t n_tiles = rc_centroid_tiles (n_voxels);
+  uint64_t sorted, partitioned;
 
   /* After a header and the statistics, used by one cloud after another:
    * the centroids' first point of each tile; the point count per voxel; the
@@ -213,8 +214,8 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
    * has at most a point for 32); the centroids' sums (a record a voxel,
    * 16-byte aligned: up to 15 bytes of padding before them), the occupied
    * voxels of each tile and a bit per voxel; a sorted mean's ranks and
-   * records (voxelize.cu lays them out in this order); partitioned counts'
-   * tiles and points. */
+   * records, or a partition's tiles and points (voxelize.cu lays them
+   * out in this order; a mean either sorts or is partitioned). */
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += n_tiles * sizeof (uint64_t);
   if (rc_voxel_mode_averages (grid->mode))
@@ -224,8 +225,9 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
   if (grid->mode == RC_VOXEL_CENTROIDS)
     size += 15 + n_voxels * rc_voxel_record_floats (layout->n_features) *
         sizeof (float) + (n_tiles + (n_voxels + 31) / 32) * sizeof (uint32_t);
-  return size + rc_voxel_mean_sort_bytes (layout, grid, max_cloud_points) +
-      rc_voxel_count_partition_bytes (grid, max_cloud_points);
+  sorted = rc_voxel_mean_sort_bytes (layout, grid, max_cloud_points);
+  partitioned = rc_voxel_partition_bytes (layout, grid, max_cloud_points);
+  return size + (sorted > partitioned ? sorted : partitioned);
 }
 
 /* Consecutive points of a sweep mostly fall into the same voxel (a ring

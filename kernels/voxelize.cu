@@ -32,10 +32,11 @@
  * of three features or more is sorted instead (voxelize-sort.cu): each point
  * keyed by its voxel, the keys radix-sorted with the points' indices, each
  * block of voxels' run of points found in the sorted keys and each voxel's
- * points summed in the cloud's order.  Counts of a large cloud into a
- * grid larger than the L2 cache are partitioned instead
- * (voxelize-partition.cu): the points put in order of their tile of the
- * grid, each tile counted in shared memory and written whole.
+ * points summed in the cloud's order.  Counts and means of one feature of
+ * a large cloud into a grid larger than the L2 cache are partitioned
+ * instead (voxelize-partition.cu): the points put in order of their tile
+ * of the grid, each tile counted (and summed) in shared memory and
+ * written whole.
  *
  * This file plans the slabs and bins; the clear, the divisions and
  * the centroids' compaction are in voxelize-output.cu. */
@@ -668,6 +669,9 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
     /* Over the counts and the list: vectors of up to 16 bytes. */
     cs.records = (float *) (((uintptr_t) cs.counts + 15) & ~(uintptr_t) 15);
     cs.sort_tail = next;
+    /* A mean either sorts (three features or more) or is partitioned
+     * (one). */
+    cs.partition = next;
   }
   if (grid->mode == RC_VOXEL_CENTROIDS) {
     /* Records of float4s: 16-byte aligned. */
@@ -806,10 +810,10 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
       ret = voxelize_sort_mean (layout, grid, cloud, cloud_sizes[c],
           (float *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
           cs.stats + c, s, &apart);
-    else if (rc_voxel_counts_partitioned (grid, cloud_sizes[c]))
-      ret = voxelize_partition_counts (layout, grid, cloud, cloud_sizes[c],
-          (uint32_t *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
-          cs.stats + c, major >= 9, s, &apart);
+    else if (rc_voxel_partitioned (layout, grid, cloud_sizes[c]))
+      ret = voxelize_partition (layout, grid, cloud, cloud_sizes[c],
+          cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds, cs.stats + c,
+          major >= 9, s, &apart);
     if (ret == RC_OK && !apart)
       ret = bin_cloud (layout, grid, &bin_grid, cloud, cloud_sizes[c],
           cloud_out, &cs, c, n_clouds, major, major >= 9, s);

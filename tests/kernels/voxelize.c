@@ -663,14 +663,17 @@ GST_START_TEST (test_cuda_scratch_sizes)
 
 GST_END_TEST;
 
-/* Counts partitioned by tile on the GPU: from a million points into more
- * than 48 MiB of counts, up to 512^3 (4,096 tiles); their scratch, 6
- * bytes a point and 4 words a tile past the statistics, only then. */
-GST_START_TEST (test_count_partition_sizes)
+/* Counts and means of one feature partitioned by tile on the GPU: from a
+ * million points (counts) or 262,144 (a mean) into more than 48 MiB of
+ * grid, of at most 4,096 tiles (2^15 voxels for counts, 2^14 for a mean);
+ * their scratch (five words a tile and one, 6 bytes a point, 14 for a
+ * mean) only then. */
+GST_START_TEST (test_partition_sizes)
 {
   rc_point_layout one = { 16, {0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
   {8, RC_TYPE_FLOAT32}, 1, {{12, RC_TYPE_FLOAT32}}
   };
+  rc_point_layout two = one;
   rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
   {256, 256, 256}, RC_VOXEL_COUNT
   };
@@ -678,35 +681,49 @@ GST_START_TEST (test_count_partition_sizes)
   rc_voxel_grid edge = { {0, 0, 0}, {1, 1, 1}, {4096, 3072, 1},
   RC_VOXEL_COUNT
   };
-  rc_voxel_grid large = cube, larger = cube, other = cube;
-  const guint64 million = 1048576;
+  rc_voxel_grid large = cube, larger = cube, mean = cube, other = cube;
+  const guint64 million = 1048576, quarter = 262144;
   guint64 base = rc_voxelize_cuda_scratch_size (&one, &cube, 2, 0);
 
+  two.n_features = 2;
+  two.features[1] = one.features[0];
   large.dims[0] = large.dims[1] = large.dims[2] = 512;
-  larger.dims[2] = 2049;        /* 4,099 tiles */
-  fail_unless_equals_uint64 (rc_voxel_count_tiles (256 * 256 * 256), 512);
-  fail_unless_equals_uint64 (rc_voxel_count_tiles (256 * 256 * 256 + 1),
-      513);
-  fail_unless (rc_voxel_counts_partitioned (&cube, million));
-  fail_if (rc_voxel_counts_partitioned (&cube, million - 1));
-  fail_if (rc_voxel_counts_partitioned (&cube, G_GUINT64_CONSTANT (1) << 32));
-  fail_if (rc_voxel_counts_partitioned (&edge, million));
+  larger.dims[2] = 2049;        /* 4,098 tiles of counts */
+  mean.mode = RC_VOXEL_MEAN;
+  fail_unless_equals_uint64 (rc_voxel_partition_tiles (&cube), 512);
+  fail_unless_equals_uint64 (rc_voxel_partition_tiles (&mean), 1024);
+  fail_unless_equals_uint64 (rc_voxel_partition_tiles (&larger), 4098);
+  fail_unless (rc_voxel_partitioned (&one, &cube, million));
+  fail_if (rc_voxel_partitioned (&one, &cube, million - 1));
+  fail_if (rc_voxel_partitioned (&one, &cube, G_GUINT64_CONSTANT (1) << 32));
+  fail_if (rc_voxel_partitioned (&one, &edge, million));
   edge.dims[2] = 2;
-  fail_unless (rc_voxel_counts_partitioned (&edge, million));
-  fail_unless (rc_voxel_counts_partitioned (&large, million));
-  fail_if (rc_voxel_counts_partitioned (&larger, million));
+  fail_unless (rc_voxel_partitioned (&one, &edge, million));
+  fail_unless (rc_voxel_partitioned (&one, &large, million));
+  fail_if (rc_voxel_partitioned (&one, &larger, million));
+  fail_unless (rc_voxel_partitioned (&one, &mean, quarter));
+  fail_if (rc_voxel_partitioned (&one, &mean, quarter - 1));
+  fail_if (rc_voxel_partitioned (&two, &mean, million));
+  /* 512^3 is 8,192 tiles of a mean's. */
+  large.mode = RC_VOXEL_MEAN;
+  fail_if (rc_voxel_partitioned (&one, &large, million));
+  large.dims[2] = 256;
+  fail_unless (rc_voxel_partitioned (&one, &large, million));
   for (int mode = RC_VOXEL_OCCUPANCY; mode <= RC_VOXEL_CENTROIDS; mode++) {
     other.mode = (rc_voxel_mode) mode;
-    fail_unless (rc_voxel_counts_partitioned (&other, million) ==
-        (mode == RC_VOXEL_COUNT));
+    fail_unless (rc_voxel_partitioned (&one, &other, million) ==
+        (mode == RC_VOXEL_COUNT || mode == RC_VOXEL_MEAN));
   }
 
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &cube, 2,
           million - 1), base);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &cube, 2,
-          million), base + (4 * 512 + 1) * 4 + million * 6);
+          million), base + (5 * 512 + 1) * 4 + million * 6);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &larger, 2,
           million), rc_voxelize_cuda_scratch_size (&one, &larger, 2, 0));
+  base = rc_voxelize_cuda_scratch_size (&one, &mean, 1, 0);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &mean, 1,
+          quarter), base + (5 * 1024 + 1) * 4 + quarter * 14);
 }
 
 GST_END_TEST;
@@ -821,7 +838,7 @@ voxelize_suite (void)
   tcase_add_test (tc, test_mean_against_recount);
   tcase_add_test (tc, test_mean_large_grid);
   tcase_add_test (tc, test_cuda_scratch_sizes);
-  tcase_add_test (tc, test_count_partition_sizes);
+  tcase_add_test (tc, test_partition_sizes);
   tcase_add_test (tc, test_bad_parameters_n);
   tcase_add_test (tc, test_scalar_types);
   return s;

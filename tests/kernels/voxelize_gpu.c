@@ -642,7 +642,7 @@ static const rc_point_layout layout20 = {
   .n_features = 1, .features = {{12, RC_TYPE_FLOAT32}},
 };
 
-/* Counts partitioned by tile (rc_voxel_counts_partitioned): a grid of a
+/* Counts partitioned by tile (rc_voxel_partitioned): a grid of a
  * partial last tile and an odd number of voxels, clouds partitioned and
  * binned in one call, points of 16, 20 and 32 bytes and the generic
  * field reader, voxels crowded into tiles that several blocks count
@@ -661,8 +661,8 @@ GST_START_TEST (test_counts_partitioned)
   gpointer scratch;
 
   fail_unless (n_voxels % 4 != 0 && n_voxels % (1u << RC_COUNT_TILE_BITS));
-  fail_unless (rc_voxel_counts_partitioned (&odd, mixed[0]));
-  fail_unless (!rc_voxel_counts_partitioned (&odd, mixed[1]));
+  fail_unless (rc_voxel_partitioned (&layout16, &odd, mixed[0]));
+  fail_unless (!rc_voxel_partitioned (&layout16, &odd, mixed[1]));
   compare (&layout16, &odd, mixed, 3);
   compare (&layout32, &odd, &million, 1);
   compare (&swapped, &odd, mixed, 3);
@@ -678,8 +678,62 @@ GST_START_TEST (test_counts_partitioned)
   compare_on (&layout16, &odd, mixed, 3, scratch);
   compare_on (&layout16, &odd, &million, 1, scratch);
   check_rc (rc_device_free (scratch));
-  fail_unless (rc_voxel_counts_partitioned (&large, million));
+  fail_unless (rc_voxel_partitioned (&layout16, &large, million));
   compare (&layout16, &large, &million, 1);
+}
+
+GST_END_TEST;
+
+/* A ring number of 16 bits (0 to 127) the one feature, in points of 32
+ * bytes. */
+static const rc_point_layout ring32 = {
+  .point_step = 32,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 1, .features = {{16, RC_TYPE_UINT16}},
+};
+
+/* Means of one feature partitioned by tile: as the counts above (a
+ * crowded tile's blocks add to it, its last divides it), and on one
+ * scratch after and before means that list their voxels in its counts'
+ * room; the largest grid of a mean's 4,096 tiles. */
+GST_START_TEST (test_means_partitioned)
+{
+  const guint64 mixed[3] = { 1048577, 2, 300000 }, listed[1] = { 100000 };
+  rc_voxel_grid odd = { {-25.5, -25.9, -25.5}, {0.2, 0.2, 0.2},
+  {255, 259, 255}, RC_VOXEL_MEAN
+  };
+  rc_voxel_grid large = { {-25.6, -25.6, -12.8}, {0.1, 0.1, 0.1},
+  {512, 512, 256}, RC_VOXEL_MEAN
+  };
+  gpointer scratch;
+
+  fail_unless (rc_voxel_partitioned (&layout16, &odd, mixed[2]));
+  fail_unless (!rc_voxel_partitioned (&layout16, &odd, listed[0]));
+  compare (&layout16, &odd, mixed, 3);
+  compare (&ring32, &odd, mixed, 3);
+  compare (&swapped, &odd, mixed, 3);
+  compare (&layout20, &odd, mixed, 3);
+  /* Integer features, summed exactly in any order: the CPU's float sum of
+   * 131,000 intensities in one voxel is itself off by more than the
+   * comparison allows. */
+  for (crowded_voxels_ = 1; crowded_voxels_ <= 3; crowded_voxels_ += 2)
+    compare (&ring32, &odd, mixed, 3);
+  crowded_voxels_ = 0;
+  run_points_ = 16;
+  compare (&layout16, &odd, mixed, 3);
+  run_points_ = 0;
+  scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&layout16,
+          &odd, 3, mixed[0]));
+  compare_on (&layout16, &odd, listed, 1, scratch);
+  crowded_voxels_ = 1;
+  compare_on (&ring32, &odd, mixed, 3, scratch);
+  crowded_voxels_ = 0;
+  compare_on (&layout16, &odd, listed, 1, scratch);
+  compare_on (&layout16, &odd, listed, 1, scratch);
+  check_rc (rc_device_free (scratch));
+  fail_unless (rc_voxel_partitioned (&layout16, &large, mixed[0]));
+  compare (&layout16, &large, mixed, 1);
 }
 
 GST_END_TEST;
@@ -695,6 +749,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_odd_grid_several_clouds);
   tcase_add_test (tc, test_large_grids);
   tcase_add_test (tc, test_counts_partitioned);
+  tcase_add_test (tc, test_means_partitioned);
   tcase_add_test (tc, test_centroids_scratch_reused);
   tcase_add_test (tc, test_mean_scratch_reused);
   tcase_add_test (tc, test_mean_slabs);
