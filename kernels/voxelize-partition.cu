@@ -46,11 +46,16 @@ static_assert (RC_COUNT_TILE_BITS <= 16 && RC_MEAN_TILE_BITS <= 16,
  * run 184). */
 #define TILE_BLOCK 1024
 #define CROWDED_POINTS 16384u
-/* A tile's tallies in shared memory: 2^15 counts, or 2^14 counts and
- * sums. */
-#define TILE_SHARED_BYTES ((1u << RC_COUNT_TILE_BITS) * sizeof (uint32_t))
-static_assert ((1u << RC_MEAN_TILE_BITS) * 2 * sizeof (uint32_t) ==
-    TILE_SHARED_BYTES, "a mean's tile takes a count tile's room");
+/* A tile's tallies in shared memory: its counts 16 bits each, two a word
+ * (a block never counts more than CROWDED_POINTS points), and a mean's
+ * float sums beside them.  64 KiB for 2^15 counts, 96 KiB for 2^14 counts
+ * and sums: two blocks an SM (run 188: one, in 128 KiB of 32-bit counts,
+ * left each SM waiting on its one block's steps). */
+static_assert (CROWDED_POINTS <= 0xffffu, "a block's counts fit 16 bits");
+#define COUNT_TILE_BYTES ((1u << RC_COUNT_TILE_BITS) * sizeof (uint16_t))
+#define MEAN_TILE_BYTES \
+  ((1u << RC_MEAN_TILE_BITS) * (sizeof (uint16_t) + sizeof (float)))
+#define TILE_BYTES(mean) ((mean) ? MEAN_TILE_BYTES : COUNT_TILE_BYTES)
 /* A point outside the grid (voxel indices stay below 2^27). */
 #define NO_VOXEL (~0u)
 
@@ -149,13 +154,24 @@ key_points (const __grid_constant__ rc_point_layout layout,
   __syncthreads ();
   for (int k0 = 0; k0 < k; k0 += 4) {
     int where[4];
-    uint64_t v[4];
+    uint32_t v[4];
+    float feature[4];
 
+    /* A mean's features loaded with the points' places, not after the
+     * atomics: each load behind an atomic waited alone (run 188). */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
       uint64_t p = first + (uint64_t) (k0 + j) * KEY_BLOCK;
-      where[j] = k0 + j < k && p < n_points ? locate_point < PACKED_XYZ >
-          (&layout, &grid, points, p, &v[j]) : -1;
+      bool here = k0 + j < k && p < n_points;
+
+      uint64_t voxel = 0;
+
+      where[j] = here ? locate_point < PACKED_XYZ > (&layout, &grid, points,
+          p, &voxel) : -1;
+      v[j] = (uint32_t) voxel;
+      if (MEAN)
+        feature[j] = here ? record_value (&layout, points +
+            p * layout.point_step, 0, UINT32_MAX) : 0.0f;
     }
 #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -168,10 +184,9 @@ key_points (const __grid_constant__ rc_point_layout layout,
       out += where[j] == RC_POINT_OUT_OF_RANGE;
       invalid += where[j] == RC_POINT_INVALID;
       if (where[j] >= 0)
-        part.voxels[p] = kept ? (uint32_t) v[j] : NO_VOXEL;
+        part.voxels[p] = kept ? v[j] : NO_VOXEL;
       if (MEAN && kept)
-        part.features[p] = record_value (&layout, points + p *
-            layout.point_step, 0, UINT32_MAX);
+        part.features[p] = feature[j];
     }
   }
   __syncthreads ();
@@ -280,15 +295,18 @@ place_points (uint64_t n_points, int k,
     own[t] = 0;
   WAIT_FOR_PREVIOUS_GRID ();
   __syncthreads ();
-  /* Each point's rank among the block's in its tile. */
+  /* Each point's rank among the block's in its tile; the voxels all
+   * loaded first, so that their loads are in flight together. */
 #pragma unroll
   for (int j = 0; j < KEY_MAX_POINTS; j++) {
     uint64_t p = first + (uint64_t) j * KEY_BLOCK;
 
     voxel[j] = j < k && p < n_points ? __ldcs (part.voxels + p) : NO_VOXEL;
+  }
+#pragma unroll
+  for (int j = 0; j < KEY_MAX_POINTS; j++)
     if (voxel[j] != NO_VOXEL)
       rank[j] = atomicAdd (&own[voxel[j] >> tl.bits], 1u);
-  }
   __syncthreads ();
   /* The block's run in each tile: the tile's start (the same sum in every
    * block) and the places blocks before took. */
@@ -297,17 +315,25 @@ place_points (uint64_t n_points, int k,
     if (own[t])
       run[t] += atomicAdd (part.taken + t, own[t]);
   n_own = block_scan (own, local, n_tiles, temp);
+  /* Each point's place among the block's, NO_VOXEL for none. */
 #pragma unroll
   for (int j = 0; j < KEY_MAX_POINTS; j++) {
-    uint32_t at;
+    rank[j] = voxel[j] == NO_VOXEL ? NO_VOXEL :
+        local[voxel[j] >> tl.bits] + rank[j];
+    if (rank[j] != NO_VOXEL)
+      stage[rank[j]] = voxel[j];
+  }
+  if (MEAN) {
+    float feature[KEY_MAX_POINTS];
 
-    if (voxel[j] == NO_VOXEL)
-      continue;
-    at = local[voxel[j] >> tl.bits] + rank[j];
-    stage[at] = voxel[j];
-    if (MEAN)
-      stage_features[at] = __ldcs (part.features + first +
-          (uint64_t) j * KEY_BLOCK);
+#pragma unroll
+    for (int j = 0; j < KEY_MAX_POINTS; j++)
+      feature[j] = rank[j] != NO_VOXEL ? __ldcs (part.features + first +
+          (uint64_t) j * KEY_BLOCK) : 0.0f;
+#pragma unroll
+    for (int j = 0; j < KEY_MAX_POINTS; j++)
+      if (rank[j] != NO_VOXEL)
+        stage_features[rank[j]] = feature[j];
   }
   __syncthreads ();
   for (uint32_t i = threadIdx.x; i < n_own; i += KEY_BLOCK) {
@@ -353,13 +379,34 @@ find_tile (const partition * p, uint32_t n_tiles, uint32_t n_extra,
   return true;
 }
 
-/* A whole tile's counts from @tile (shared memory) to the grid at @out:
- * 16-byte stores from its first 16-byte boundary (the grid of a cloud
- * after the first of a call may start 4, 8 or 12 bytes past one, every
- * tile alike, and its counts are then read a word at a time).  Returns
- * this thread's occupied voxels. */
+/* Voxel @i's count in a tile of 16-bit counts, two a word. */
+__device__ static uint32_t
+tile_count (const uint32_t * pairs, uint32_t i)
+{
+  return pairs[i >> 1] >> (i & 1) * 16 & 0xffffu;
+}
+
+/* Voxel @i's word of the grid: its count, or a mean's mean (0 where
+ * empty). */
+template < bool MEAN >
+__device__ static uint32_t
+tile_value (const uint32_t * pairs, const float *sums, uint32_t i)
+{
+  uint32_t c = tile_count (pairs, i);
+
+  if (!MEAN)
+    return c;
+  return __float_as_uint (c ? sums[i] / (float) c : 0.0f);
+}
+
+/* A whole tile from shared memory (@pairs, a mean's @sums) to the grid at
+ * @out: 16-byte stores from its first 16-byte boundary (the grid of a
+ * cloud after the first of a call may start 4, 8 or 12 bytes past one,
+ * every tile alike).  Returns this thread's occupied voxels. */
+template < bool MEAN >
 __device__ static unsigned
-write_counts (const uint32_t * tile, uint32_t n, uint32_t * out)
+write_tile (const uint32_t * pairs, const float *sums, uint32_t n,
+    uint32_t * out)
 {
   uint32_t head = MIN (n, (uint32_t) ((16 - ((uintptr_t) out & 15)) / 4 % 4));
   uint32_t n4 = (n - head) / 4;
@@ -367,18 +414,20 @@ write_counts (const uint32_t * tile, uint32_t n, uint32_t * out)
   unsigned occupied = 0;
 
   for (uint32_t i = threadIdx.x; i < n4; i += TILE_BLOCK) {
-    const uint32_t *c4 = tile + head + 4 * i;
-    uint4 c = head == 0 ? ((const uint4 *) tile)[i] : make_uint4 (c4[0],
-        c4[1], c4[2], c4[3]);
+    uint32_t v = head + 4 * i;
 
-    __stcs (wide + i, c);
-    occupied += (c.x != 0) + (c.y != 0) + (c.z != 0) + (c.w != 0);
+    __stcs (wide + i, make_uint4 (tile_value < MEAN > (pairs, sums, v),
+            tile_value < MEAN > (pairs, sums, v + 1),
+            tile_value < MEAN > (pairs, sums, v + 2),
+            tile_value < MEAN > (pairs, sums, v + 3)));
+    for (uint32_t j = 0; j < 4; j++)
+      occupied += tile_count (pairs, v + j) != 0;
   }
   for (uint32_t i = threadIdx.x; i < n - n4 * 4; i += TILE_BLOCK) {
     uint32_t at = i < head ? i : n4 * 4 + i;
 
-    out[at] = tile[at];
-    occupied += tile[at] != 0;
+    out[at] = tile_value < MEAN > (pairs, sums, at);
+    occupied += tile_count (pairs, at) != 0;
   }
   return occupied;
 }
@@ -404,16 +453,19 @@ divide_crowded (const uint32_t * counts, float *means, uint32_t n)
  * cleared tile; the last of its blocks to finish (of @n_parts) divides
  * it.  Returns this thread's occupied voxels. */
 __device__ static unsigned
-add_crowded_mean (const uint32_t * tile, const float *sums, uint32_t n,
+add_crowded_mean (const uint32_t * pairs, const float *sums, uint32_t n,
     uint32_t * counts, float *means, uint32_t * done, uint32_t n_parts)
 {
   __shared__ bool last;
 
-  for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK)
-    if (tile[i]) {
-      atomicAdd (counts + i, tile[i]);
+  for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK) {
+    uint32_t c = tile_count (pairs, i);
+
+    if (c) {
+      atomicAdd (counts + i, c);
       atomicAdd (means + i, sums[i]);
     }
+  }
   __threadfence ();
   __syncthreads ();
   if (threadIdx.x == 0)
@@ -432,20 +484,20 @@ add_crowded_mean (const uint32_t * tile, const float *sums, uint32_t n,
  * (crowded), counting its occupied voxels. */
 template < bool MEAN >
 __global__ static void
-__launch_bounds__ (TILE_BLOCK)
+__launch_bounds__ (TILE_BLOCK, 2)
 sum_tiles (const __grid_constant__ partition part,
     const __grid_constant__ tiling tl, uint32_t n_extra, device_stats * stats)
 {
   extern __shared__ uint4 tile4[];
-  uint32_t *tile = (uint32_t *) tile4, size = 1u << tl.bits;
-  float *sums = (float *) (tile + size);
+  uint32_t *pairs = (uint32_t *) tile4, size = 1u << tl.bits;
+  float *sums = (float *) (pairs + size / 2);
   typedef cub::BlockReduce < unsigned, TILE_BLOCK > TileReduce;
   __shared__ typename TileReduce::TempStorage temp;
   uint32_t t, n_part, begin, end, n;
   unsigned occupied = 0;
   uint64_t v0;
 
-  for (uint32_t i = threadIdx.x; i < TILE_SHARED_BYTES / 16; i += TILE_BLOCK)
+  for (uint32_t i = threadIdx.x; i < TILE_BYTES (MEAN) / 16; i += TILE_BLOCK)
     tile4[i] = make_uint4 (0, 0, 0, 0);
   WAIT_FOR_PREVIOUS_GRID ();
   if (!find_tile (&part, tl.n_tiles, n_extra, blockIdx.x, &t, &n_part))
@@ -456,7 +508,7 @@ sum_tiles (const __grid_constant__ partition part,
   for (uint32_t i = begin + threadIdx.x; i < end; i += TILE_BLOCK) {
     uint32_t at = part.places[i];
 
-    atomicAdd (&tile[at], 1u);
+    atomicAdd (&pairs[at >> 1], 1u << (at & 1) * 16);
     if (MEAN)
       atomicAdd (&sums[at], part.placed_features[i]);
   }
@@ -464,21 +516,18 @@ sum_tiles (const __grid_constant__ partition part,
   v0 = (uint64_t) t << tl.bits;
   n = (uint32_t) MIN ((uint64_t) size, tl.n_voxels - v0);
   if (part.totals[t] > CROWDED_POINTS && MEAN) {
-    occupied = add_crowded_mean (tile, sums, n, tl.counts + v0,
+    occupied = add_crowded_mean (pairs, sums, n, tl.counts + v0,
         (float *) tl.grid + v0, part.done + t,
         (part.totals[t] + CROWDED_POINTS - 1) / CROWDED_POINTS);
   } else if (part.totals[t] > CROWDED_POINTS) {
-    for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK)
-      if (tile[i])
-        occupied += atomicAdd (tl.grid + v0 + i, tile[i]) == 0;
-  } else if (MEAN) {
     for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK) {
-      occupied += tile[i] != 0;
-      __stcs ((float *) tl.grid + v0 + i, tile[i] ? sums[i] /
-          (float) tile[i] : 0.0f);
+      uint32_t c = tile_count (pairs, i);
+
+      if (c)
+        occupied += atomicAdd (tl.grid + v0 + i, c) == 0;
     }
   } else {
-    occupied = write_counts (tile, n, tl.grid + v0);
+    occupied = write_tile < MEAN > (pairs, sums, n, tl.grid + v0);
   }
   occupied = TileReduce (temp).Sum (occupied);
   if (threadIdx.x == 0 && occupied)
@@ -510,7 +559,7 @@ allow_shared (uint32_t n_tiles, bool *fits)
     ret = rc_check_cuda (cudaDeviceGetAttribute (&most,
             cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   /* The kernels' own shared memory: under 1 KiB. */
-  if (ret != RC_OK || (size_t) most < MAX (TILE_SHARED_BYTES, place) + 1024)
+  if (ret != RC_OK || (size_t) most < MAX (TILE_BYTES (MEAN), place) + 1024)
     return ret;
   *fits = true;
   ret = rc_check_cuda (cudaFuncSetAttribute (place_points < MEAN >,
@@ -518,7 +567,7 @@ allow_shared (uint32_t n_tiles, bool *fits)
   if (ret == RC_OK)
     ret = rc_check_cuda (cudaFuncSetAttribute (sum_tiles < MEAN >,
             cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) TILE_SHARED_BYTES));
+            (int) TILE_BYTES (MEAN)));
   return ret;
 }
 
@@ -546,7 +595,7 @@ launch_passes (const rc_point_layout * layout, const rc_voxel_grid * grid,
         n_points, k, *part, *tl);
   if (ret == RC_OK)
     ret = rc_launch_shared (early, n_extra + tl->n_tiles, TILE_BLOCK,
-        TILE_SHARED_BYTES, s, sum_tiles < MEAN >, *part, *tl, n_extra,
+        TILE_BYTES (MEAN), s, sum_tiles < MEAN >, *part, *tl, n_extra,
         stats);
   return ret;
 }

@@ -91,6 +91,19 @@ typedef struct
 typedef bench_call RunFunc;
 
 static int n_runs = 200;
+/* --only: globs of the workloads' names to run (g_pattern_match_simple),
+ * the others skipped before any work; NULL runs all. */
+static char **only_names;
+
+/* Whether --only leaves out the workload @name. */
+static gboolean
+left_out (const char *name)
+{
+  for (char **glob = only_names; glob && *glob; glob++)
+    if (g_pattern_match_simple (*glob, name))
+      return FALSE;
+  return only_names != NULL;
+}
 /* --sweep: each size once, the CPU reference timed beside it, no bound or
  * clearing rows. */
 static gboolean sweeping;
@@ -619,6 +632,8 @@ bench_resample (uint32_t batch, uint32_t n_source, uint32_t n_target,
 
   g_snprintf (r.name, sizeof (r.name), "resample-%s-%s-B%u-S%u-T%u-D%u",
       tname, methods[method], batch, n_source, n_target, channels);
+  if (left_out (r.name))
+    return;
   g_strlcpy (r.kind, "resample", sizeof (r.kind));
   g_snprintf (r.detail, sizeof (r.detail), "B=%u S=%u T=%u D=%u %s %s, "
       "edge hold", batch, n_source, n_target, channels,
@@ -964,6 +979,8 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
   Result r;
   uint64_t occupied;
 
+  if (left_out (name))
+    return;
   memset (&b, 0, sizeof (b));
   memset (&r, 0, sizeof (r));
   b.layout = layout;
@@ -1185,6 +1202,8 @@ bench_pillars (const char *name, uint64_t n_points)
   Result r;
   int32_t used;
 
+  if (left_out (name))
+    return;
   memset (&b, 0, sizeof (b));
   memset (&r, 0, sizeof (r));
   b.params.grid = bev_kitti;
@@ -1380,6 +1399,8 @@ bench_fuse (const char *name, uint32_t episodes, uint32_t n_ticks,
   else
     g_snprintf (r.name, sizeof (r.name), "fuse-f32-linear-E%u-T%u-%ustreams",
         episodes, n_ticks, n_streams);
+  if (left_out (r.name))
+    return;
   g_strlcpy (r.kind, "fuse", sizeof (r.kind));
   g_snprintf (r.detail, sizeof (r.detail), "E=%u T=%u over %g s; %u "
       "streams of 30, 100, 333 Hz in turn, %s channels in turn (a row of "
@@ -1563,6 +1584,8 @@ bench_bev (uint32_t width, uint32_t height)
   b.out_bytes = ov_bytes;
   g_snprintf (r.name, sizeof (r.name), "bev-count256x256x32-%ux%u",
       width, height);
+  if (left_out (r.name))
+    return;
   g_strlcpy (r.kind, "bev", sizeof (r.kind));
   g_snprintf (r.detail, sizeof (r.detail), "256x256x32 uint32 counts (4%% "
       "of voxels set) to %ux%u RGBA, density, automatic range, overlay",
@@ -1858,7 +1881,8 @@ usage (int code)
 {
   fprintf (code ? stderr : stdout,
       "usage: bench-kernels [--json FILE] [--runs N] [--seed S] "
-      "[--sweep voxelize|resample|fuse|all]\n"
+      "[--sweep voxelize|resample|fuse|all] [--only GLOB,..]\n"
+      "  --only runs the workloads whose names match a GLOB (* and ?)\n"
       "  sizes of --sweep, comma-separated: --points N,.. --modes "
       "count,occupancy,mean,centroids,pillars --batch B,.. --samples S,.. "
       "--channels D,.. --streams N,.. --ticks T,.. --fuse-channels C,..\n");
@@ -1911,6 +1935,8 @@ main (int argc, char **argv)
       n_runs = atoi (argv[++i]);
     else if (strcmp (argv[i], "--seed") == 0 && i + 1 < argc)
       seed = g_ascii_strtoull (argv[++i], NULL, 10);
+    else if (strcmp (argv[i], "--only") == 0 && i + 1 < argc)
+      only_names = g_strsplit (argv[++i], ",", -1);
     else if (strcmp (argv[i], "--sweep") == 0 && i + 1 < argc)
       sweep = argv[++i];
     else if (strcmp (argv[i], "--points") == 0 && i + 1 < argc)
