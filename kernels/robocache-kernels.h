@@ -384,8 +384,8 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
  * cloud of three features or more, which it radix-sorts into voxel order,
  * the sort's own scratch and the features of each point), for the
  * centroids also their sums and the bookkeeping that puts them in order,
- * and for the counts of a million points or more, or a mean of one
- * feature of 262,144 or more, into a grid larger than the L2 cache, which
+ * and for the counts of more than 524,288 points, or a mean of one
+ * feature of 131,072 or more, into a grid larger than the L2 cache, which
  * it partitions by tile of the grid, 6 bytes a point (14 for the mean)
  * and 20 a tile.
  * Only its header needs initialising, by rc_voxelize_cuda_scratch_reset

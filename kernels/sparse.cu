@@ -29,6 +29,7 @@
 #include "dependent-launch.cuh"
 #include "internal.h"
 #include "sparse-math.h"
+#include "wide-stores.cuh"
 
 #include <cuda_runtime.h>
 #include <cub/block/block_load.cuh>
@@ -505,31 +506,15 @@ slot_mean (const rc_point_layout * layout, const uint8_t * points,
     mean[a] = rc_sparse_fdiv (sum[a], (float) keep);
 }
 
-/* @count floats from @src (shared memory, 16-byte aligned; NULL: zeros)
- * to @dst by the warp, 16 bytes a store from dst's first 16-byte
- * boundary. */
+/* @count floats from @src (shared memory; NULL: zeros) to @dst by the
+ * warp, 16 bytes a store where dst allows. */
 __device__ static void
 store_run (float *dst, const float *src, uint64_t count)
 {
-  uint32_t lane = threadIdx.x % 32;
-  uint64_t head = min ((uint64_t) ((16 - ((uintptr_t) dst & 15)) & 15) / 4,
-      count), body = (count - head) / 4, tail = head + body * 4, i;
-  float4 *dst4 = (float4 *) (dst + head);
-
-  if (lane < head)
-    dst[lane] = src ? src[lane] : 0.0f;
-  for (i = lane; i < body; i += 32) {
-    float4 v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-
-    if (src && head == 0)
-      v = ((const float4 *) src)[i];
-    else if (src)
-      v = make_float4 (src[head + 4 * i], src[head + 4 * i + 1],
-          src[head + 4 * i + 2], src[head + 4 * i + 3]);
-    dst4[i] = v;
-  }
-  if (tail + lane < count)
-    dst[tail + lane] = src ? src[tail + lane] : 0.0f;
+  store_words < false, uint64_t > ((uint32_t *) dst, count,
+      threadIdx.x % 32, 32, [=](uint64_t i) {
+        return src ? __float_as_uint (src[i]) : 0u;
+      });
 }
 
 /* What write_rows needs about a slot. */

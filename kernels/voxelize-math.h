@@ -152,16 +152,20 @@ rc_voxel_mean_sorts (const rc_point_layout * layout,
  * points put in order of their tile of the grid, each tile then counted
  * (and a mean's feature summed) in shared memory and written whole, with
  * no atomic on the grid and no clear.  Tiles of 2^15 voxels for counts,
- * 2^14 for a mean (its sums beside its counts: 128 KiB either way); from
+ * 2^14 for a mean (its sums beside its counts); from
  * RC_COUNT_PARTITION_POINTS points for counts, RC_MEAN_PARTITION_POINTS
  * for a mean, into more than RC_PARTITION_GRID_BYTES of grid (4 bytes a
  * voxel) of at most RC_PARTITION_MAX_TILES tiles, whose tallies a block
- * holds in shared memory.  Means of more features keep the sorted path
- * or their atomics. */
+ * holds in shared memory.  Counts of more than 524,288 points, where the
+ * atomics would take the grid in two slabs (COUNT_SLAB_POINTS,
+ * voxelize.cu): 786,432 uniform points into 256^3 in 51.4 us against
+ * 60.5, and 524,288 in 48.1 against 39.0 with one slab (H200, run 188).
+ * Means from 131,072 points: 45.5 us against 46.3 there.  Means of more
+ * features keep the sorted path or their atomics. */
 #define RC_COUNT_TILE_BITS 15
 #define RC_MEAN_TILE_BITS 14
-#define RC_COUNT_PARTITION_POINTS 1048576
-#define RC_MEAN_PARTITION_POINTS 262144
+#define RC_COUNT_PARTITION_POINTS 524289
+#define RC_MEAN_PARTITION_POINTS 131072
 #define RC_PARTITION_GRID_BYTES (48ull << 20)
 #define RC_PARTITION_MAX_TILES 4096u
 

@@ -5,28 +5,10 @@
  * its header says for the next call. */
 #include "dependent-launch.cuh"
 #include "voxelize-cuda.cuh"
+#include "wide-stores.cuh"
 
 /* A few blocks per SM of any current GPU. */
 #define CENTROIDS_CLEAR_BLOCKS 512u
-
-/* Zeroes @n words from @words, this thread's share of a grid-stride loop:
- * 16-byte stores from the first 16-byte boundary on (a mean's counts and
- * its planes after the first start 4 or 8 bytes past one). */
-__device__ static void
-zero_words (uint32_t * __restrict__ words, uint64_t n, uint64_t i,
-    uint64_t stride)
-{
-  uint64_t head = MIN (n, (16 - ((uintptr_t) words & 15)) / 4 % 4);
-  uint64_t n4 = (n - head) / 4;
-  uint4 *wide = (uint4 *) (words + head);
-
-  if (i < head)
-    words[i] = 0;
-  for (uint64_t w = i; w < n4; w += stride)
-    wide[w] = make_uint4 (0, 0, 0, 0);
-  for (uint64_t w = head + n4 * 4 + i; w < n; w += stride)
-    words[w] = 0;
-}
 
 /* Clears a grid (and the mean's counts) and, in the same launch, the
  * statistics of the call: one launch instead of two or three memsets, whose
@@ -44,6 +26,9 @@ clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
 {
   uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
   uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+  auto zero =[](uint64_t) {
+    return 0u;
+  };
 
   /* The binning launch may be scheduled now: it writes nothing before this
    * grid has finished. */
@@ -58,10 +43,12 @@ clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
       n_planes = 0;
   }
   /* @grid_words words from each plane's start, @plane_words apart (a slab
-   * of every feature of a mean). */
+   * of every feature of a mean); a mean's counts and its planes after the
+   * first may start off a 16-byte boundary. */
   for (uint32_t p = 0; p < n_planes; p++)
-    zero_words (grid + p * plane_words, grid_words, i, stride);
-  zero_words (counts, count_words, i, stride);
+    store_words < false, uint64_t > (grid + p * plane_words, grid_words, i,
+        stride, zero);
+  store_words < false, uint64_t > (counts, count_words, i, stride, zero);
   if (stats && i < n_stats) {
     device_stats zero = { 0, 0, 0, 0 };
     stats[i] = zero;

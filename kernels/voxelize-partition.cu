@@ -17,20 +17,21 @@
  *      points, which add to it after place_points has cleared it; a
  *      mean's last block to finish divides it.
  *
- * On an H200 (run 185, against the atomics of 5020b6d), 256^3 counts of
- * 1,048,576, 2,097,152 and 4,194,304 uniform points in 55.1, 67.9 and
- * 93.3 us against 62.9, 92.0 and 148.4; a lidar sweep in the cube, its
- * points crowded near the sensor, 53.1, 71.9 and 107.0 against 64.0,
- * 94.3 and 151.5.  Below a million points the atomics were faster (the
- * probe of run 184: 524,288 uniform points 54 us against 42).  Means of
- * one feature (run 187, against d63fd00's listed and record-slab paths):
- * 262,144, 1,048,576 and 4,194,304 points in 64.1, 88.9 and 191.7 us
- * against 78.3, 178.1 and 341.8. */
+ * On an H200 (run 188), 256^3 counts of 786,432, 1,048,576, 2,097,152
+ * and 4,194,304 uniform points in 50.9, 52.8, 64.6 and 85.6 us, where
+ * the atomics took 60.0 (in two slabs), 62.9, 92.0 and 148.4 (5020b6d,
+ * runs 185 and 188); a lidar sweep in the cube, its points crowded near
+ * the sensor, 52.5, 55.2, 69.2 and 100.4.  Up to 524,288 points the
+ * atomics, in one slab, are faster (39.0 us against 48.1).  Means of one
+ * feature from 131,072 to 4,194,304 points in 45.9 to 145.9 us, where the
+ * listed and record-slab paths took 46.2 and 341.8 (d63fd00, run 187). */
 #include "dependent-launch.cuh"
 #include "voxelize-cuda.cuh"
+#include "wide-stores.cuh"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cuda_pipeline.h>
 
 static_assert (RC_COUNT_TILE_BITS <= 16 && RC_MEAN_TILE_BITS <= 16,
     "a place in a tile fits 16 bits");
@@ -41,6 +42,8 @@ static_assert (RC_COUNT_TILE_BITS <= 16 && RC_MEAN_TILE_BITS <= 16,
 #define KEY_BLOCK 512
 #define KEY_MAX_POINTS 16
 #define KEY_MIN_BLOCKS 512
+static_assert (KEY_BLOCK * KEY_MAX_POINTS < 65536,
+    "a keying block's statistics fit add_block_tally's 16 bits");
 /* A tile's block, and the most points one block of a crowded tile takes
  * (4,096 split uniform clouds' tiles: 4 million points 261 us against 81,
  * run 184). */
@@ -59,7 +62,6 @@ static_assert (CROWDED_POINTS <= 0xffffu, "a block's counts fit 16 bits");
 /* A point outside the grid (voxel indices stay below 2^27). */
 #define NO_VOXEL (~0u)
 
-typedef cub::BlockReduce < unsigned, KEY_BLOCK > KeyReduce;
 typedef cub::BlockScan < uint32_t, KEY_BLOCK > KeyScan;
 
 /* Where a partition's arrays lie in the scratch, as
@@ -118,19 +120,6 @@ key_points_per_thread (uint64_t n_points)
   return (int) (k < 1 ? 1 : k > KEY_MAX_POINTS ? KEY_MAX_POINTS : k);
 }
 
-/* The block's @value summed over its threads, into @stats' @field (an
- * atomic from the first thread). */
-__device__ static void
-add_block_sum (unsigned value, unsigned long long *field,
-    typename KeyReduce::TempStorage & temp)
-{
-  unsigned total = KeyReduce (temp).Sum (value);
-
-  if (threadIdx.x == 0 && total)
-    atomicAdd (field, (unsigned long long) total);
-  __syncthreads ();
-}
-
 /* Pass 1: @k points a thread, four loaded at a time.  A programmatic
  * dependent of the clear of the totals and statistics: it locates its
  * points while the clear runs.  Two blocks an SM: the generic field
@@ -145,9 +134,8 @@ key_points (const __grid_constant__ rc_point_layout layout,
     device_stats * stats)
 {
   extern __shared__ uint32_t block_totals[];
-  __shared__ typename KeyReduce::TempStorage temp;
   uint64_t first = (uint64_t) blockIdx.x * KEY_BLOCK * k + threadIdx.x;
-  unsigned in = 0, out = 0, invalid = 0;
+  unsigned long long tally = 0;
 
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     block_totals[t] = 0;
@@ -161,10 +149,8 @@ key_points (const __grid_constant__ rc_point_layout layout,
      * atomics: each load behind an atomic waited alone (run 188). */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
-      uint64_t p = first + (uint64_t) (k0 + j) * KEY_BLOCK;
+      uint64_t p = first + (uint64_t) (k0 + j) * KEY_BLOCK, voxel = 0;
       bool here = k0 + j < k && p < n_points;
-
-      uint64_t voxel = 0;
 
       where[j] = here ? locate_point < PACKED_XYZ > (&layout, &grid, points,
           p, &voxel) : -1;
@@ -180,9 +166,8 @@ key_points (const __grid_constant__ rc_point_layout layout,
 
       if (kept)
         atomicAdd (&block_totals[v[j] >> bits], 1u);
-      in += kept;
-      out += where[j] == RC_POINT_OUT_OF_RANGE;
-      invalid += where[j] == RC_POINT_INVALID;
+      tally += kept ? TALLY_IN_GRID : where[j] == RC_POINT_OUT_OF_RANGE ?
+          TALLY_OUT_OF_RANGE : where[j] == RC_POINT_INVALID ? TALLY_INVALID : 0;
       if (where[j] >= 0)
         part.voxels[p] = kept ? v[j] : NO_VOXEL;
       if (MEAN && kept)
@@ -195,14 +180,12 @@ key_points (const __grid_constant__ rc_point_layout layout,
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     if (block_totals[t])
       atomicAdd (part.totals + t, block_totals[t]);
-  add_block_sum (in, &stats->in_grid, temp);
-  add_block_sum (out, &stats->out_of_range, temp);
-  add_block_sum (invalid, &stats->invalid, temp);
+  add_block_tally (tally, stats);
   LET_DEPENDENTS_START ();
 }
 
 /* The exclusive sum of @n values from @in into @out (both may be shared
- * memory), by the whole block; returns the total. */
+ * memory, and the same), by the whole block; returns the total. */
 __device__ static uint32_t
 block_scan (const uint32_t * in, uint32_t * out, uint32_t n,
     typename KeyScan::TempStorage & temp)
@@ -287,6 +270,7 @@ place_points (uint64_t n_points, int k,
   uint32_t *own = room, *local = room + n_tiles, *run = room + 2 * n_tiles;
   uint32_t *stage = room + 3 * n_tiles;
   float *stage_features = (float *) (stage + KEY_BLOCK * k);
+  float *arrived = stage_features + KEY_BLOCK * k;
   __shared__ typename KeyScan::TempStorage temp;
   uint32_t voxel[KEY_MAX_POINTS], rank[KEY_MAX_POINTS], n_own;
   uint64_t first = (uint64_t) blockIdx.x * KEY_BLOCK * k + threadIdx.x;
@@ -294,6 +278,20 @@ place_points (uint64_t n_points, int k,
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     own[t] = 0;
   WAIT_FOR_PREVIOUS_GRID ();
+  /* The tiles' totals, and a mean's features in the points' order, copied
+   * to shared memory while the voxels are loaded and ranked: each waited
+   * alone after them (run 188). */
+  for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
+    __pipeline_memcpy_async (run + t, part.totals + t, sizeof (uint32_t));
+  for (int j = 0; MEAN && j < k; j++) {
+    uint64_t p = first + (uint64_t) j * KEY_BLOCK;
+
+    if (p < n_points)
+      __pipeline_memcpy_async (arrived + j * KEY_BLOCK + threadIdx.x,
+          part.features + p, sizeof (float));
+  }
+  __pipeline_commit ();
+  clear_crowded (&part, &tl, MEAN);
   __syncthreads ();
   /* Each point's rank among the block's in its tile; the voxels all
    * loaded first, so that their loads are in flight together. */
@@ -307,10 +305,11 @@ place_points (uint64_t n_points, int k,
   for (int j = 0; j < KEY_MAX_POINTS; j++)
     if (voxel[j] != NO_VOXEL)
       rank[j] = atomicAdd (&own[voxel[j] >> tl.bits], 1u);
+  __pipeline_wait_prior (0);
   __syncthreads ();
   /* The block's run in each tile: the tile's start (the same sum in every
    * block) and the places blocks before took. */
-  block_scan (part.totals, run, n_tiles, temp);
+  block_scan (run, run, n_tiles, temp);
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     if (own[t])
       run[t] += atomicAdd (part.taken + t, own[t]);
@@ -323,18 +322,10 @@ place_points (uint64_t n_points, int k,
     if (rank[j] != NO_VOXEL)
       stage[rank[j]] = voxel[j];
   }
-  if (MEAN) {
-    float feature[KEY_MAX_POINTS];
-
 #pragma unroll
-    for (int j = 0; j < KEY_MAX_POINTS; j++)
-      feature[j] = rank[j] != NO_VOXEL ? __ldcs (part.features + first +
-          (uint64_t) j * KEY_BLOCK) : 0.0f;
-#pragma unroll
-    for (int j = 0; j < KEY_MAX_POINTS; j++)
-      if (rank[j] != NO_VOXEL)
-        stage_features[rank[j]] = feature[j];
-  }
+  for (int j = 0; MEAN && j < KEY_MAX_POINTS; j++)
+    if (rank[j] != NO_VOXEL)
+      stage_features[rank[j]] = arrived[j * KEY_BLOCK + threadIdx.x];
   __syncthreads ();
   for (uint32_t i = threadIdx.x; i < n_own; i += KEY_BLOCK) {
     uint32_t v = stage[i], t = v >> tl.bits, at = run[t] + i - local[t];
@@ -343,7 +334,6 @@ place_points (uint64_t n_points, int k,
     if (MEAN)
       part.placed_features[at] = stage_features[i];
   }
-  clear_crowded (&part, &tl, MEAN);
   if (blockIdx.x == 0) {
     __syncthreads ();
     plan_tiles (&part, n_tiles, own, local, temp);
@@ -400,35 +390,19 @@ tile_value (const uint32_t * pairs, const float *sums, uint32_t i)
 }
 
 /* A whole tile from shared memory (@pairs, a mean's @sums) to the grid at
- * @out: 16-byte stores from its first 16-byte boundary (the grid of a
- * cloud after the first of a call may start 4, 8 or 12 bytes past one,
- * every tile alike).  Returns this thread's occupied voxels. */
+ * @out, 16 bytes a store.  Returns this thread's occupied voxels. */
 template < bool MEAN >
 __device__ static unsigned
 write_tile (const uint32_t * pairs, const float *sums, uint32_t n,
     uint32_t * out)
 {
-  uint32_t head = MIN (n, (uint32_t) ((16 - ((uintptr_t) out & 15)) / 4 % 4));
-  uint32_t n4 = (n - head) / 4;
-  uint4 *wide = (uint4 *) (out + head);
   unsigned occupied = 0;
 
-  for (uint32_t i = threadIdx.x; i < n4; i += TILE_BLOCK) {
-    uint32_t v = head + 4 * i;
-
-    __stcs (wide + i, make_uint4 (tile_value < MEAN > (pairs, sums, v),
-            tile_value < MEAN > (pairs, sums, v + 1),
-            tile_value < MEAN > (pairs, sums, v + 2),
-            tile_value < MEAN > (pairs, sums, v + 3)));
-    for (uint32_t j = 0; j < 4; j++)
-      occupied += tile_count (pairs, v + j) != 0;
-  }
-  for (uint32_t i = threadIdx.x; i < n - n4 * 4; i += TILE_BLOCK) {
-    uint32_t at = i < head ? i : n4 * 4 + i;
-
-    out[at] = tile_value < MEAN > (pairs, sums, at);
-    occupied += tile_count (pairs, at) != 0;
-  }
+  store_words < true, uint32_t > (out, n, threadIdx.x, TILE_BLOCK,
+      [&](uint32_t i) {
+        occupied += tile_count (pairs, i) != 0;
+        return tile_value < MEAN > (pairs, sums, i);
+      });
   return occupied;
 }
 
@@ -535,11 +509,12 @@ sum_tiles (const __grid_constant__ partition part,
 }
 
 /* Shared memory of pass 2: the block's counts, places and runs a tile,
- * and its points' voxels (and a mean's features). */
+ * and its points' voxels (and a mean's features as they arrive and in
+ * tile order). */
 static size_t
 place_shared_bytes (uint32_t n_tiles, int k, bool mean)
 {
-  return (3 * (size_t) n_tiles + (size_t) KEY_BLOCK * k * (mean ? 2 : 1)) *
+  return (3 * (size_t) n_tiles + (size_t) KEY_BLOCK * k * (mean ? 3 : 1)) *
       sizeof (uint32_t);
 }
 

@@ -663,8 +663,8 @@ GST_START_TEST (test_cuda_scratch_sizes)
 
 GST_END_TEST;
 
-/* Counts and means of one feature partitioned by tile on the GPU: from a
- * million points (counts) or 262,144 (a mean) into more than 48 MiB of
+/* Counts and means of one feature partitioned by tile on the GPU: of more
+ * than 524,288 points (counts) or from 131,072 (a mean) into more than 48 MiB of
  * grid, of at most 4,096 tiles (2^15 voxels for counts, 2^14 for a mean);
  * their scratch (five words a tile and one, 6 bytes a point, 14 for a
  * mean) only then. */
@@ -683,6 +683,7 @@ GST_START_TEST (test_partition_sizes)
   };
   rc_voxel_grid large = cube, larger = cube, mean = cube, other = cube;
   const guint64 million = 1048576, quarter = 262144;
+  const guint64 counts_least = 524289, mean_least = 131072;
   guint64 base = rc_voxelize_cuda_scratch_size (&one, &cube, 2, 0);
 
   two.n_features = 2;
@@ -693,16 +694,16 @@ GST_START_TEST (test_partition_sizes)
   fail_unless_equals_uint64 (rc_voxel_partition_tiles (&cube), 512);
   fail_unless_equals_uint64 (rc_voxel_partition_tiles (&mean), 1024);
   fail_unless_equals_uint64 (rc_voxel_partition_tiles (&larger), 4098);
-  fail_unless (rc_voxel_partitioned (&one, &cube, million));
-  fail_if (rc_voxel_partitioned (&one, &cube, million - 1));
+  fail_unless (rc_voxel_partitioned (&one, &cube, counts_least));
+  fail_if (rc_voxel_partitioned (&one, &cube, counts_least - 1));
   fail_if (rc_voxel_partitioned (&one, &cube, G_GUINT64_CONSTANT (1) << 32));
   fail_if (rc_voxel_partitioned (&one, &edge, million));
   edge.dims[2] = 2;
   fail_unless (rc_voxel_partitioned (&one, &edge, million));
   fail_unless (rc_voxel_partitioned (&one, &large, million));
   fail_if (rc_voxel_partitioned (&one, &larger, million));
-  fail_unless (rc_voxel_partitioned (&one, &mean, quarter));
-  fail_if (rc_voxel_partitioned (&one, &mean, quarter - 1));
+  fail_unless (rc_voxel_partitioned (&one, &mean, mean_least));
+  fail_if (rc_voxel_partitioned (&one, &mean, mean_least - 1));
   fail_if (rc_voxel_partitioned (&two, &mean, million));
   /* 512^3 is 8,192 tiles of a mean's. */
   large.mode = RC_VOXEL_MEAN;
@@ -716,7 +717,7 @@ GST_START_TEST (test_partition_sizes)
   }
 
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &cube, 2,
-          million - 1), base);
+          counts_least - 1), base);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &cube, 2,
           million), base + (5 * 512 + 1) * 4 + million * 6);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &larger, 2,

@@ -642,6 +642,38 @@ static const rc_point_layout layout20 = {
   .n_features = 1, .features = {{12, RC_TYPE_FLOAT32}},
 };
 
+/* A ring number of 16 bits (0 to 127) the one feature, in points of 32
+ * bytes. */
+static const rc_point_layout ring32 = {
+  .point_step = 32,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 1, .features = {{16, RC_TYPE_UINT16}},
+};
+
+/* What both partitions (rc_voxel_partitioned) are checked on, into
+ * @grid: the three clouds @mixed, partitioned and binned in one call, of
+ * points of 16 bytes, of @layout (32 bytes), of 20 bytes and through the
+ * generic field reader; of @crowd points crowded into one voxel and into
+ * three (137,000 points each: tiles several blocks count); a sweep in
+ * scan order. */
+static void
+compare_partitioned (const rc_point_layout * layout,
+    const rc_point_layout * crowd, const rc_voxel_grid * grid,
+    const guint64 * mixed)
+{
+  compare (&layout16, grid, mixed, 3);
+  compare (layout, grid, mixed, 3);
+  compare (&swapped, grid, mixed, 3);
+  compare (&layout20, grid, mixed, 3);
+  for (crowded_voxels_ = 1; crowded_voxels_ <= 3; crowded_voxels_ += 2)
+    compare (crowd, grid, mixed, 3);
+  crowded_voxels_ = 0;
+  run_points_ = 16;
+  compare (&layout16, grid, mixed, 3);
+  run_points_ = 0;
+}
+
 /* Counts partitioned by tile (rc_voxel_partitioned): a grid of a
  * partial last tile and an odd number of voxels, clouds partitioned and
  * binned in one call, points of 16, 20 and 32 bytes and the generic
@@ -651,6 +683,7 @@ static const rc_point_layout layout20 = {
 GST_START_TEST (test_counts_partitioned)
 {
   const guint64 million = 1048576, mixed[3] = { 1048577, 2, 1100000 };
+  const guint64 least = RC_COUNT_PARTITION_POINTS;
   rc_voxel_grid odd = { {-25.5, -25.9, -25.5}, {0.2, 0.2, 0.2},
   {255, 259, 255}, RC_VOXEL_COUNT
   };
@@ -663,16 +696,9 @@ GST_START_TEST (test_counts_partitioned)
   fail_unless (n_voxels % 4 != 0 && n_voxels % (1u << RC_COUNT_TILE_BITS));
   fail_unless (rc_voxel_partitioned (&layout16, &odd, mixed[0]));
   fail_unless (!rc_voxel_partitioned (&layout16, &odd, mixed[1]));
-  compare (&layout16, &odd, mixed, 3);
-  compare (&layout32, &odd, &million, 1);
-  compare (&swapped, &odd, mixed, 3);
-  compare (&layout20, &odd, mixed, 3);
-  for (crowded_voxels_ = 1; crowded_voxels_ <= 3; crowded_voxels_ += 2)
-    compare (&layout16, &odd, mixed, 3);
-  crowded_voxels_ = 0;
-  run_points_ = 16;
-  compare (&layout16, &odd, &million, 1);
-  run_points_ = 0;
+  fail_unless (rc_voxel_partitioned (&layout16, &odd, least));
+  compare_partitioned (&layout32, &layout16, &odd, mixed);
+  compare (&layout16, &odd, &least, 1);
   scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&layout16,
           &odd, 3, mixed[2]));
   compare_on (&layout16, &odd, mixed, 3, scratch);
@@ -684,15 +710,6 @@ GST_START_TEST (test_counts_partitioned)
 
 GST_END_TEST;
 
-/* A ring number of 16 bits (0 to 127) the one feature, in points of 32
- * bytes. */
-static const rc_point_layout ring32 = {
-  .point_step = 32,
-  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
-  .z = {8, RC_TYPE_FLOAT32},
-  .n_features = 1, .features = {{16, RC_TYPE_UINT16}},
-};
-
 /* Means of one feature partitioned by tile: as the counts above (a
  * crowded tile's blocks add to it, its last divides it), and on one
  * scratch after and before means that list their voxels in its counts'
@@ -700,6 +717,7 @@ static const rc_point_layout ring32 = {
 GST_START_TEST (test_means_partitioned)
 {
   const guint64 mixed[3] = { 1048577, 2, 300000 }, listed[1] = { 100000 };
+  const guint64 least = RC_MEAN_PARTITION_POINTS;
   rc_voxel_grid odd = { {-25.5, -25.9, -25.5}, {0.2, 0.2, 0.2},
   {255, 259, 255}, RC_VOXEL_MEAN
   };
@@ -710,19 +728,11 @@ GST_START_TEST (test_means_partitioned)
 
   fail_unless (rc_voxel_partitioned (&layout16, &odd, mixed[2]));
   fail_unless (!rc_voxel_partitioned (&layout16, &odd, listed[0]));
-  compare (&layout16, &odd, mixed, 3);
-  compare (&ring32, &odd, mixed, 3);
-  compare (&swapped, &odd, mixed, 3);
-  compare (&layout20, &odd, mixed, 3);
-  /* Integer features, summed exactly in any order: the CPU's float sum of
-   * 131,000 intensities in one voxel is itself off by more than the
-   * comparison allows. */
-  for (crowded_voxels_ = 1; crowded_voxels_ <= 3; crowded_voxels_ += 2)
-    compare (&ring32, &odd, mixed, 3);
-  crowded_voxels_ = 0;
-  run_points_ = 16;
-  compare (&layout16, &odd, mixed, 3);
-  run_points_ = 0;
+  compare (&layout16, &odd, &least, 1);
+  /* Crowded by integer features, summed exactly in any order: the CPU's
+   * float sum of 137,000 intensities in one voxel is itself off by more
+   * than the comparison allows. */
+  compare_partitioned (&ring32, &ring32, &odd, mixed);
   scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&layout16,
           &odd, 3, mixed[0]));
   compare_on (&layout16, &odd, listed, 1, scratch);

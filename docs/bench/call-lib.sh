@@ -1,0 +1,61 @@
+# Sourced by the device calls' scripts (docs/bench/runN/callM.sh), run as
+# `. .device/gst-env.sh && bash docs/bench/runN/callM.sh $OUT` on the GPU
+# machine: the build's libraries on the path, results under $OUT/r packed
+# into $OUT/r.tgz after each step (what a call cut short still returns),
+# and the kernel libraries of .device/fvars.tar.xz (ms/NAME/, built here
+# from other commits) to time against the build's ("new").
+#
+#   CALL_SECONDS=400 . docs/bench/call-lib.sh "$1"
+set -u
+OUT=$1
+B=$PWD/build
+export LD_LIBRARY_PATH=$B/gst:$B/kernels:${LD_LIBRARY_PATH:-}
+BASE_LD=$LD_LIBRARY_PATH
+R=$OUT/r
+mkdir -p "$R"
+t0=$(date +%s)
+V=/tmp/vars
+mkdir -p $V
+[ -f .device/fvars.tar.xz ] && tar xJf .device/fvars.tar.xz -C $V
+
+# Marks a step in timeline.txt and packs what is there so far.
+pack () {
+  echo "$(( $(date +%s) - t0 )) s: $*" >> "$R/timeline.txt"
+  tar czf "$OUT/r.$BASHPID" -C "$OUT" r && mv "$OUT/r.$BASHPID" "$OUT/r.tgz"
+}
+
+# Seconds left of CALL_SECONDS.
+left () { echo $(( ${CALL_SECONDS:-400} - ($(date +%s) - t0) )); }
+
+# LD_LIBRARY_PATH for kernel library NAME ("new": the build's).
+lib () { [ "$1" = new ] && echo "$BASE_LD" || echo "$V/ms/$1:$BASE_LD"; }
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$R/gpu.txt"
+date -u >> "$R/gpu.txt"
+
+# bench-kernels ARGS.. run with each kernel library of LIBS in turn (names
+# may repeat: alternate them), while more than 60 s are left; then
+# $R/ab-TAG.txt: each workload's one-call median (µs) a column per run, in
+# LIBS' order.
+ab_bench () {
+  local tag=$1 libs=$2 l n cols=()
+  shift 2
+  for l in $libs; do
+    [ $(left) -gt 60 ] || break
+    n=$(ls "$R"/ab-$tag-$l-*.txt 2>/dev/null | wc -l); n=$((n + 1))
+    LD_LIBRARY_PATH=$(lib $l) timeout 90 $B/tests/bench-kernels "$@" \
+      --json "$R/ab-$tag-$l-$n.json" > "$R/ab-$tag-$l-$n.txt" 2>&1
+    echo rc=$? >> "$R/ab-$tag-$l-$n.txt"
+    cols+=("$R/ab-$tag-$l-$n.txt"); pack "bench $tag $l $n"
+  done
+  [ ${#cols[@]} -gt 0 ] || return
+  local tmp=$R/.ab-$tag i=0
+  mkdir -p "$tmp"
+  grep -E '^sweep-|^[a-z]+-[a-z0-9]' "${cols[0]}" | awk '{print $1}' > "$tmp/000"
+  for c in "${cols[@]}"; do
+    i=$((i + 1))
+    grep -E '^sweep-|^[a-z]+-[a-z0-9]' "$c" | awk '{print $2}' > "$tmp/$(printf %03d $i)"
+  done
+  { echo "workload ${cols[*]##*/}"; paste -d' ' "$tmp"/*; } > "$R/ab-$tag.txt"
+  rm -rf "$tmp"
+}
