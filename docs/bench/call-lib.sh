@@ -6,7 +6,13 @@
 # from other commits) to time against the build's ("new").
 #
 #   CALL_SECONDS=400 . docs/bench/call-lib.sh "$1"
+#
+# CALL_SECONDS (400) bounds left(); ab_bench starts a run only while more
+# than AB_MARGIN (60) seconds are left.  Both are read here, while this
+# file is sourced (bash drops such prefix assignments after `.`).
 set -u
+CALL_LIMIT=${CALL_SECONDS:-400}
+AB_LIMIT=${AB_MARGIN:-60}
 OUT=$1
 B=$PWD/build
 export LD_LIBRARY_PATH=$B/gst:$B/kernels:${LD_LIBRARY_PATH:-}
@@ -25,7 +31,7 @@ pack () {
 }
 
 # Seconds left of CALL_SECONDS.
-left () { echo $(( ${CALL_SECONDS:-400} - ($(date +%s) - t0) )); }
+left () { echo $(( CALL_LIMIT - ($(date +%s) - t0) )); }
 
 # LD_LIBRARY_PATH for kernel library NAME ("new": the build's).
 lib () { [ "$1" = new ] && echo "$BASE_LD" || echo "$V/ms/$1:$BASE_LD"; }
@@ -34,14 +40,14 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$R/gpu.t
 date -u >> "$R/gpu.txt"
 
 # bench-kernels ARGS.. run with each kernel library of LIBS in turn (names
-# may repeat: alternate them), while more than 60 s are left; then
+# may repeat: alternate them), while more than AB_MARGIN s are left; then
 # $R/ab-TAG.txt: each workload's one-call median (µs) a column per run, in
 # LIBS' order.
 ab_bench () {
   local tag=$1 libs=$2 l n cols=()
   shift 2
   for l in $libs; do
-    [ $(left) -gt 60 ] || break
+    [ $(left) -gt $AB_LIMIT ] || break
     n=$(ls "$R"/ab-$tag-$l-*.txt 2>/dev/null | wc -l); n=$((n + 1))
     LD_LIBRARY_PATH=$(lib $l) timeout 90 $B/tests/bench-kernels "$@" \
       --json "$R/ab-$tag-$l-$n.json" > "$R/ab-$tag-$l-$n.txt" 2>&1
