@@ -26,7 +26,7 @@ clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
 {
   uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
   uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
-  auto zero =[](uint64_t) {
+  auto zero_word =[](uint64_t) {
     return 0u;
   };
 
@@ -47,8 +47,9 @@ clear_outputs (uint32_t * __restrict__ grid, uint64_t grid_words,
    * first may start off a 16-byte boundary. */
   for (uint32_t p = 0; p < n_planes; p++)
     store_words < false, uint64_t > (grid + p * plane_words, grid_words, i,
-        stride, zero);
-  store_words < false, uint64_t > (counts, count_words, i, stride, zero);
+        stride, zero_word);
+  store_words < false, uint64_t > (counts, count_words, i, stride,
+      zero_word);
   if (stats && i < n_stats) {
     device_stats zero = { 0, 0, 0, 0 };
     stats[i] = zero;
