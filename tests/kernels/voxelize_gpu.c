@@ -654,9 +654,9 @@ static const rc_point_layout ring32 = {
 /* What both partitions (rc_voxel_partitioned) are checked on, into
  * @grid: the three clouds @mixed, partitioned and binned in one call, of
  * points of 16 bytes, of @layout (32 bytes), of 20 bytes and through the
- * generic field reader; of @crowd points crowded into one voxel and into
- * three (137,000 points each: tiles several blocks count); a sweep in
- * scan order. */
+ * generic field reader; of @crowd points, an eighth of each cloud
+ * crowded into one voxel (131,072 points of the first) and into three:
+ * tiles several blocks count; a sweep in scan order. */
 static void
 compare_partitioned (const rc_point_layout * layout,
     const rc_point_layout * crowd, const rc_voxel_grid * grid,
@@ -730,7 +730,7 @@ GST_START_TEST (test_means_partitioned)
   fail_unless (!rc_voxel_partitioned (&layout16, &odd, listed[0]));
   compare (&layout16, &odd, &least, 1);
   /* Crowded by integer features, summed exactly in any order: the CPU's
-   * float sum of 137,000 intensities in one voxel is itself off by more
+   * float sum of 131,072 intensities in one voxel is itself off by more
    * than the comparison allows. */
   compare_partitioned (&ring32, &ring32, &odd, mixed);
   scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&layout16,
