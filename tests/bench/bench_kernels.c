@@ -2020,6 +2020,7 @@ main (int argc, char **argv)
   }
   g_free (ev_start);
   g_free (ev_end);
+  g_strfreev (only_names);
   CHECK (rc_stream_destroy (stream));
   return 0;
 }
