@@ -57,10 +57,10 @@ ab_bench () {
   [ ${#cols[@]} -gt 0 ] || return
   local tmp=$R/.ab-$tag i=0
   mkdir -p "$tmp"
-  grep -E '^sweep-|^[a-z]+-[a-z0-9]' "${cols[0]}" | awk '{print $1}' > "$tmp/000"
+  grep -E '^[a-z]+-' "${cols[0]}" | awk '{print $1}' > "$tmp/000"
   for c in "${cols[@]}"; do
     i=$((i + 1))
-    grep -E '^sweep-|^[a-z]+-[a-z0-9]' "$c" | awk '{print $2}' > "$tmp/$(printf %03d $i)"
+    grep -E '^[a-z]+-' "$c" | awk '{print $2}' > "$tmp/$(printf %03d $i)"
   done
   { echo "workload ${cols[*]##*/}"; paste -d' ' "$tmp"/*; } > "$R/ab-$tag.txt"
   rm -rf "$tmp"
