@@ -446,14 +446,18 @@ row_point (uint32_t base, uint32_t first, const uint32_t * sorted,
 
 #define MAX_CHANNELS (3 + RC_VOXELIZE_MAX_FEATURES + 6)
 
-/* The sum over the first @count lanes of @value, added in lane order,
- * onto @sum; every lane gets the same result. */
-__device__ static float
-add_in_lane_order (float sum, float value, uint32_t count)
+/* The sums over the first @count lanes of x, y and z in @row, added in
+ * lane order onto @sum; every lane gets the same sums.  The three axes in
+ * one loop: one loop's control for three shuffles. */
+template < int N >
+__device__ static void
+add_in_lane_order (float (&sum)[3], const float (&row)[N], uint32_t count)
 {
-  for (uint32_t j = 0; j < count; j++)
-    sum = rc_sparse_fadd (sum, __shfl_sync (FULL, value, j));
-  return sum;
+  for (uint32_t j = 0; j < count; j++) {
+#pragma unroll
+    for (int a = 0; a < 3; a++)
+      sum[a] = rc_sparse_fadd (sum[a], __shfl_sync (FULL, row[a], j));
+  }
 }
 
 /* x, y, z and the layout's fields of point @p (zeros for NONE), as
@@ -497,9 +501,7 @@ slot_mean (const rc_point_layout * layout, const uint8_t * points,
 
     load_raw < FEATURES, FLOATS > (points, row_point (base, first, sorted,
             keep), layout, row);
-#pragma unroll
-    for (int a = 0; a < 3; a++)
-      sum[a] = add_in_lane_order (sum[a], row[a], min (keep - base, 32u));
+    add_in_lane_order (sum, row, min (keep - base, 32u));
   }
 #pragma unroll
   for (int a = 0; a < 3; a++)
@@ -511,6 +513,18 @@ slot_mean (const rc_point_layout * layout, const uint8_t * points,
 __device__ static void
 store_run (float *dst, const float *src, uint64_t count)
 {
+  /* A run of whole 16-byte units from a 16-byte aligned start (a slot of
+   * 32 rows of 10 channels), the stage's units (a warp's stage is aligned)
+   * copied as they are: 32-bit indices and one shared load a store, where
+   * the general loop below took a word at a time in 64-bit arithmetic. */
+  if (((uintptr_t) dst & 15) == 0 && count % 4 == 0 && count < (1ull << 32)) {
+    uint32_t units = (uint32_t) (count / 4);
+
+    for (uint32_t i = threadIdx.x % 32; i < units; i += 32)
+      ((uint4 *) dst)[i] = src ? ((const uint4 *) src)[i] :
+          make_uint4 (0, 0, 0, 0);
+    return;
+  }
   store_words < false, uint64_t > ((uint32_t *) dst, count,
       threadIdx.x % 32, 32, [=](uint64_t i) {
         return src ? __float_as_uint (src[i]) : 0u;
@@ -556,10 +570,12 @@ write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
             r->keep), layout, row);
     /* Up to 32 points: the mean from the rows in hand. */
     if (pillars && r->keep <= 32) {
+      float sum[3] = { 0.0f, 0.0f, 0.0f };
+
+      add_in_lane_order (sum, row, r->keep);
 #pragma unroll
       for (int a = 0; a < 3; a++)
-        r->mean[a] = rc_sparse_fdiv (add_in_lane_order (0.0f, row[a],
-                r->keep), (float) r->keep);
+        r->mean[a] = rc_sparse_fdiv (sum[a], (float) r->keep);
     }
     if (lane < rows_here) {
 #pragma unroll
@@ -582,8 +598,9 @@ write_rows (const rc_point_layout * layout, const rc_sparse_params * params,
     store_run (rows + (uint64_t) base * c, mine, (uint64_t) rows_here * c);
     __syncwarp ();
   }
-  base = min (base, k_max);
-  store_run (rows + (uint64_t) base * c, NULL, (uint64_t) (k_max - base) * c);
+  if (base < k_max)
+    store_run (rows + (uint64_t) base * c, NULL, (uint64_t) (k_max - base) *
+        c);
 }
 
 /* Step 4's first part: slot @s's bucket (@info) in input order, its cell
@@ -639,7 +656,8 @@ write_slots (const __grid_constant__ rc_point_layout layout,
     const rc_sparse_output out, device_stats * stats)
 {
   uint32_t lane = threadIdx.x % 32, m = params.max_voxels;
-  uint64_t s = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  /* Below max-voxels, itself below 2^31. */
+  uint32_t s = blockIdx.x * (BLOCK / 32) + threadIdx.x / 32;
   uint32_t c = 3 + layout.n_features + rc_sparse_extra_channels (params.mode);
   uint32_t voxels, used;
   slot_rows r = { 0, RC_SPARSE_NONE, NULL, {0.0f, 0.0f, 0.0f}, {0, 0, 0} };
@@ -660,7 +678,7 @@ write_slots (const __grid_constant__ rc_point_layout layout,
   if (s >= used) {
     /* Most slots of a sparse sweep: zeros, and none of a voxel's work. */
     write_slot_head (&out, s, &r);
-    store_run (out.features + s * params.max_points * c, NULL,
+    store_run (out.features + (uint64_t) s * params.max_points * c, NULL,
         (uint64_t) params.max_points * c);
     return;
   }
@@ -672,7 +690,7 @@ write_slots (const __grid_constant__ rc_point_layout layout,
     slot_mean < FEATURES, FLOATS > (&layout, points, r.first, r.sorted, r.keep,
         r.mean);
   write_rows < FEATURES, FLOATS > (&layout, &params, points, &r,
-      out.features + s * params.max_points * c);
+      out.features + (uint64_t) s * params.max_points * c);
 }
 
 static unsigned
