@@ -645,9 +645,10 @@ write_slot_head (const rc_sparse_output * out, uint64_t s,
  * layouts of at most FEATURES fields. */
 template < uint32_t FEATURES, bool FLOATS >
 __global__ static void
-/* Five blocks an SM (48 registers, a few spilled on rare paths) ran a
- * little faster than the four that 64 registers allow. */
-__launch_bounds__ (BLOCK, 5)
+/* Four blocks an SM, 64 registers: since ac48a47 faster than five (48
+ * registers, 56 bytes spilled; 131,072 points 40.2 against 41.3 us, run
+ * 189 on an H200) or six (40 registers, 48.2 us). */
+__launch_bounds__ (BLOCK, 4)
 write_slots (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_sparse_params params,
     const uint8_t * __restrict__ points, uint32_t n,
