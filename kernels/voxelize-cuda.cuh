@@ -138,32 +138,6 @@ add_block_counts (device_stats * stats, unsigned long long n_in,
     atomicAdd (&stats->occupied, n_first);
 }
 
-/* A block's statistics 16 bits each in one word, for blocks of fewer
- * than 65,536 points: summed per warp, then per block, then into the
- * call's. */
-#define TALLY_IN_GRID 1ull
-#define TALLY_OUT_OF_RANGE (1ull << 16)
-#define TALLY_INVALID (1ull << 32)
-#define TALLY_FIRST (1ull << 48)
-
-__device__ static void
-add_block_tally (unsigned long long tally, device_stats * stats)
-{
-  __shared__ unsigned long long block_tally;
-
-  if (threadIdx.x == 0)
-    block_tally = 0;
-  for (unsigned d = 16; d > 0; d /= 2)
-    tally += __shfl_down_sync (0xffffffffu, tally, d);
-  __syncthreads ();
-  if (threadIdx.x % 32 == 0 && tally)
-    atomicAdd (&block_tally, tally);
-  __syncthreads ();
-  add_block_counts (stats, block_tally & 0xffff,
-      (block_tally >> 16) & 0xffff, (block_tally >> 32) & 0xffff,
-      block_tally >> 48);
-}
-
 /* Where each part of a call's scratch lies, as
  * rc_voxelize_cuda_scratch_size counts it. */
 typedef struct

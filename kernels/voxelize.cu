@@ -304,6 +304,32 @@ bin_point_run (const rc_point_layout * layout, const rc_voxel_grid * grid,
       (uint8_t *) sums, counts, mask, record);
 }
 
+/* A block's statistics 16 bits each in one word, for blocks of fewer
+ * than 65,536 points: summed per warp, then per block, then into the
+ * call's. */
+#define TALLY_IN_GRID 1ull
+#define TALLY_OUT_OF_RANGE (1ull << 16)
+#define TALLY_INVALID (1ull << 32)
+#define TALLY_FIRST (1ull << 48)
+
+__device__ static void
+add_block_tally (unsigned long long tally, device_stats * stats)
+{
+  __shared__ unsigned long long block_tally;
+
+  if (threadIdx.x == 0)
+    block_tally = 0;
+  for (unsigned d = 16; d > 0; d /= 2)
+    tally += __shfl_down_sync (0xffffffffu, tally, d);
+  __syncthreads ();
+  if (threadIdx.x % 32 == 0 && tally)
+    atomicAdd (&block_tally, tally);
+  __syncthreads ();
+  add_block_counts (stats, block_tally & 0xffff,
+      (block_tally >> 16) & 0xffff, (block_tally >> 32) & 0xffff,
+      block_tally >> 48);
+}
+
 /* Large clouds bin this many points a thread, so that each thread has as
  * many atomics in flight: into a grid larger than the L2 cache each one
  * that returns its old value waits on DRAM.  256^3 counts of 4,194,304
