@@ -785,6 +785,11 @@ typedef enum
                                  * KITTI) */
 } CloudShape;
 
+/* How the benchmarks' details name each shape. */
+static const char *const cloud_names[] = { "uniform", "lidar sweep, shuffled",
+  "lidar sweep, ring by ring", "lidar sweep, column by column"
+};
+
 typedef struct
 {
   const rc_point_layout *layout;
@@ -995,10 +1000,7 @@ bench_voxelize (const char *name, const rc_voxel_grid * grid,
   g_strlcpy (r.kind, "voxelize", sizeof (r.kind));
   g_snprintf (r.detail, sizeof (r.detail), "%" G_GUINT64_FORMAT " points "
       "stride %u, %u features (%s) into %ux%ux%u %s", n_points,
-      b.layout->point_step, b.layout->n_features,
-      shape == CLOUD_UNIFORM ? "uniform" : shape == CLOUD_LIDAR ?
-      "lidar sweep, shuffled" : shape == CLOUD_LIDAR_ROWS ?
-      "lidar sweep, ring by ring" : "lidar sweep, column by column",
+      b.layout->point_step, b.layout->n_features, cloud_names[shape],
       grid->dims[0],
       grid->dims[1], grid->dims[2], modes[grid->mode]);
   r.floor_bytes = r.set_bytes = (double) b.cloud_bytes + b.out_size;
@@ -1196,7 +1198,7 @@ check_pillars (PillarBench * b, int set, const char *name)
 }
 
 static void
-bench_pillars (const char *name, uint64_t n_points)
+bench_pillars (const char *name, uint64_t n_points, CloudShape shape)
 {
   PillarBench b;
   Result r;
@@ -1221,8 +1223,8 @@ bench_pillars (const char *name, uint64_t n_points)
   g_strlcpy (r.name, name, sizeof (r.name));
   g_strlcpy (r.kind, "voxelize", sizeof (r.kind));
   g_snprintf (r.detail, sizeof (r.detail), "%" G_GUINT64_FORMAT " points "
-      "stride 16 (lidar sweep, shuffled) into %ux%u pillars, K=%d M=%d, "
-      "10 channels (PillarVFE)", n_points, bev_kitti.dims[0],
+      "stride 16 (%s) into %ux%u pillars, K=%d M=%d, 10 channels "
+      "(PillarVFE)", n_points, cloud_names[shape], bev_kitti.dims[0],
       bev_kitti.dims[1], PILLAR_POINTS, PILLAR_SLOTS);
   /* Every output element is written, padding included. */
   r.floor_bytes = r.set_bytes = (double) b.cloud_bytes + b.out_bytes[0] +
@@ -1234,7 +1236,7 @@ bench_pillars (const char *name, uint64_t n_points)
   b.d_out = g_new0 (rc_sparse_output, b.n_sets);
   for (int s = 0; s < b.n_sets; s++) {
     b.h_cloud[s] = g_malloc (b.cloud_bytes);
-    make_points (&bev_kitti, n_points, b.h_cloud[s], CLOUD_LIDAR);
+    make_points (&bev_kitti, n_points, b.h_cloud[s], shape);
     CHECK (rc_device_alloc (&b.d_cloud[s], b.cloud_bytes));
     CHECK (rc_device_copy_async (b.d_cloud[s], b.h_cloud[s], b.cloud_bytes,
             RC_COPY_HOST_TO_DEVICE, stream));
@@ -1654,9 +1656,9 @@ static const char *const mode_names[] = { "occupancy", "count", "mean",
  * in 0.2 m voxels from lidar points in no order and lidar sweeps ring by
  * ring and column by column (the mean of intensity; the centroids of x,
  * y, z and intensity, as PCL's VoxelGrid is used); the pillars of lidar
- * points in no order (bench_pillars).  Then the same 51.2 m cube in 64^3
- * to 512^3 voxels and PointPillars' 432 x 496 BEV grid at 131,072
- * points. */
+ * points in no order and of the two sweeps (bench_pillars).  Then the
+ * same 51.2 m cube in 64^3 to 512^3 voxels and PointPillars' 432 x 496
+ * BEV grid at 131,072 points. */
 static void
 sweep_voxelize (void)
 {
@@ -1671,10 +1673,18 @@ sweep_voxelize (void)
     rc_voxel_grid grid = mode == RC_VOXEL_CENTROIDS ? kitti_leaf : cube_256;
 
     if (sweep_modes.v[m] == SWEEP_PILLARS) {
-      for (int i = 0; i < sweep_points.n; i++) {
-        g_snprintf (name, sizeof (name), "sweep-voxelize-pillars-"
-            "bev432x496-n%" G_GUINT64_FORMAT, sweep_points.v[i]);
-        bench_pillars (name, sweep_points.v[i]);
+      /* Lidar points in no order, then sweeps ring by ring and column by
+       * column, whose neighbouring points share pillars. */
+      for (int o = 0; o < 3; o++) {
+        static const char *const orders[] = { "", "rows-", "columns-" };
+
+        for (int i = 0; i < sweep_points.n; i++) {
+          g_snprintf (name, sizeof (name), "sweep-voxelize-pillars-"
+              "bev432x496-%sn%" G_GUINT64_FORMAT, orders[o],
+              sweep_points.v[i]);
+          bench_pillars (name, sweep_points.v[i], (CloudShape) (CLOUD_LIDAR +
+                  o));
+        }
       }
       continue;
     }

@@ -69,6 +69,11 @@ SERIES = [
      "points", r"^sweep-voxelize-mean-kitti0\.2-columns-n(\d+)$"),
     ("voxelize: lidar points into PointPillars' 432 x 496 pillars (K 32, "
      "M 40,000)", "points", r"^sweep-voxelize-pillars-bev432x496-n(\d+)$"),
+    ("voxelize: lidar sweeps in scan order (ring by ring) into PointPillars' "
+     "pillars", "points",
+     r"^sweep-voxelize-pillars-bev432x496-rows-n(\d+)$"),
+    ("voxelize: lidar sweeps, column by column, into PointPillars' pillars",
+     "points", r"^sweep-voxelize-pillars-bev432x496-columns-n(\d+)$"),
     ("voxelize: grid side at 131,072 points", "side",
      r"^sweep-voxelize-count-(\d+)cube-n131072$"),
     ("resample f32: batch (S=4096 T=1024 D=32)", "batch",
