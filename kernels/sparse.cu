@@ -5,7 +5,8 @@
  *   1. locate: each point's cell; per cell (cleared first) atomicMin of
  *      the point index (each cell's first point) and atomicAdd of one
  *      (its point count; the old value is the point's place in the cell's
- *      bucket, in arrival order);
+ *      bucket, in arrival order), a warp's run of neighbouring points in
+ *      one cell in one atomic each;
  *   2. one exclusive scan over the points of (1, the cell's count) at
  *      each cell's first point: the high half ranks the voxels in the
  *      order they were first reached (the CPU's slot numbers, slots >= M
@@ -29,6 +30,7 @@
 #include "dependent-launch.cuh"
 #include "internal.h"
 #include "sparse-math.h"
+#include "warp-runs.cuh"
 #include "wide-stores.cuh"
 
 #include <cuda_runtime.h>
@@ -204,6 +206,38 @@ load_coord (const uint8_t * point, rc_field field)
   return rc_load_field (point, field);
 }
 
+/* Point @p (@mine when in the grid) into cell @v: the cell's first
+ * point and count, the point's place in the cell's bucket.  A run of
+ * neighbouring lanes in one cell (a sweep in scan order: a wall or the
+ * ground near the sensor fills a pillar with dozens of neighbours) adds
+ * its count in one atomic from its first lane, which also holds the run's
+ * smallest index; its lanes take consecutive places from the old count.
+ * 4 million points ring by ring 155 us against 227, column by column 271
+ * against 308; points in no order unchanged (run 190, H200).  Every lane
+ * of the warp calls it. */
+__device__ static void
+add_to_cell (bool mine, uint32_t p, uint64_t v, uint32_t * __restrict__ place,
+    uint2 * __restrict__ cells)
+{
+  unsigned end, lane = threadIdx.x % 32;
+  bool runs, head = find_run (mine, v, &end, &runs);
+  uint32_t first = 0;
+
+  if (head) {
+    atomicMin (&cells[v].x, p);
+    first = atomicAdd (&cells[v].y, end - lane);
+  }
+  /* Warp-uniform: a warp of one-point runs (a cloud in no order) skips
+   * the ballot and shuffle. */
+  if (runs) {
+    unsigned h = run_head (__ballot_sync (FULL, head));
+
+    first = __shfl_sync (FULL, first, h) + (lane - h);
+  }
+  if (mine)
+    place[p] = first;
+}
+
 /* Step 1: each point's cell and place, each cell's first point and
  * count. */
 template < bool FLOATS >
@@ -230,12 +264,7 @@ locate_points (const __grid_constant__ rc_point_layout layout,
   /* The points read and located while the clear ran; the cells and the
    * statistics are the clear's. */
   WAIT_FOR_PREVIOUS_GRID ();
-  if (p < n) {
-    if (where == RC_POINT_IN_GRID) {
-      atomicMin (&cells[v].x, p);
-      place[p] = atomicAdd (&cells[v].y, 1u);
-    }
-  }
+  add_to_cell (where == RC_POINT_IN_GRID, p, v, place, cells);
   count_block (&stats->in_grid, where == RC_POINT_IN_GRID);
   count_block (&stats->out_of_range, where == RC_POINT_OUT_OF_RANGE);
   count_block (&stats->invalid, where == RC_POINT_INVALID);

@@ -42,6 +42,7 @@
  * the centroids' compaction are in voxelize-output.cu. */
 #include "dependent-launch.cuh"
 #include "voxelize-cuda.cuh"
+#include "warp-runs.cuh"
 
 /* A mean lists and divides only its occupied voxels when its cloud has at
  * most one point for this many voxels.  On 256^3, H100 (run 141, against
@@ -160,28 +161,6 @@ bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
         rc_voxel_grid_n_voxels_hd (grid), record, false);
     return first;
   }
-}
-
-/* The run of neighbouring lanes of the warp whose points, each @mine when
- * it is binned here, share voxel @v: TRUE for its first lane.  *@end is
- * the lane past the caller's run (its lane + 1 where the caller is not
- * binning), *@runs (when not NULL) FALSE where every run of the warp is
- * one point.  Every lane of the warp calls it. */
-__device__ static bool
-find_run (bool mine, uint64_t v, unsigned *end, bool *runs)
-{
-  unsigned lane = threadIdx.x % 32;
-  unsigned long long key = mine ? v : ~0ull;
-  unsigned long long before = __shfl_up_sync (0xffffffffu, key, 1);
-  bool head = mine && (lane == 0 || before != key);
-  /* Where runs end: at the next head, or at a lane not binning here. */
-  unsigned bounds = __ballot_sync (0xffffffffu, head || !mine);
-  unsigned later = lane == 31 ? 0 : bounds & (0xffffffffu << (lane + 1));
-
-  *end = later ? (unsigned) __ffs (later) - 1 : 32;
-  if (runs)
-    *runs = bounds != 0xffffffffu;
-  return head;
 }
 
 /* A count or occupancy point of the warp's, @mine when it is in this

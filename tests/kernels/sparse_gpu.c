@@ -267,7 +267,10 @@ GST_END_TEST;
  * selects the smallest indices 32 at a time beyond: a voxel of 31 to 34
  * points first, with K on both sides of 32; one voxel holding 180,000
  * points with K of one, several and 63 rounds; a sweep of 400,000 points
- * over the KITTI grid with a dense cluster. */
+ * over the KITTI grid with a dense cluster.  A cluster's points come
+ * first, one after another, as a sweep in scan order puts neighbours: the
+ * locate step adds such runs of a warp in one atomic, and the NaN and
+ * infinite points among them end runs. */
 GST_START_TEST (test_buckets)
 {
   guint32 ks[] = { 31, 32, 33, 64 }, big_ks[] = { 32, 300, 2000 };
