@@ -33,7 +33,7 @@ static_assert (sizeof (device_stats) == sizeof (rc_voxelize_stats),
     "stats layouts must match for the copy back");
 
 /* The start of the scratch: which centroids or mean call, if any, left
- * its scratch (sums, counts, tile counts, mask) all zero.  Any other call,
+ * its scratch (sums, counts, mask) all zero.  Any other call,
  * and every binning, sets it to 0 first; the last kernel of a centroids or
  * mean call sets it to the call's key (scratch_key), which a later call's
  * clear reads.  Then how many voxels a marked mean's binning has listed
@@ -144,7 +144,6 @@ typedef struct
 {
   scratch_header *header;
   device_stats *stats;
-  uint64_t *tile_first;         /* the centroids' */
   uint32_t *counts, *tile_counts, *mask;        /* the mask: the centroids' */
   uint32_t *listed;             /* a marked mean's occupied voxels */
   float *records;               /* a large mean's slab, in the same room */
@@ -175,15 +174,16 @@ rc_status voxelize_partition (const rc_point_layout * layout,
     bool *done);
 
 /* Clears @grid_words words of each of @n_planes planes @plane_words
- * apart from @grid, @count_words counts, and the @n_stats clouds'
- * statistics where @stats is given (clear_outputs): enough blocks for
- * @words words in all, fewer where the grid is the centroids' scratch,
- * mostly clear already. */
+ * apart from @grid, @count_words counts, the centroids' @n_tiles tile
+ * counts, and the @n_stats clouds' statistics where @stats is given
+ * (clear_outputs): enough blocks for @words words in all, fewer where the
+ * grid is the centroids' scratch, mostly clear already. */
 rc_status voxelize_launch_clear (uint32_t * grid, uint64_t grid_words,
     uint32_t n_planes, uint64_t plane_words, uint32_t * counts,
-    uint64_t count_words, device_stats * stats, uint32_t n_stats,
-    scratch_header * header, unsigned long long key, bool grid_in_scratch,
-    uint64_t words, cudaStream_t s);
+    uint64_t count_words, uint32_t * tile_counts, uint64_t n_tiles,
+    device_stats * stats, uint32_t n_stats, scratch_header * header,
+    unsigned long long key, bool grid_in_scratch, uint64_t words,
+    cudaStream_t s);
 
 /* Divides one cloud's mean sums by their counts: with @listed only the
  * voxels binning listed there, at most @n_points, leaving the scratch
@@ -202,11 +202,13 @@ rc_status voxelize_launch_record_division (const float *records,
     uint64_t v_lo, uint64_t v_hi, device_stats * stats, cudaStream_t s);
 
 /* Puts one cloud's centroids, summed in @sums and counted per tile while
- * binning, into @points, leaving the scratch clear for @key. */
+ * binning, into @points, leaving the scratch clear for @key but for the
+ * tile counts, which the next clear zeroes; with @early a programmatic
+ * dependent of binning. */
 rc_status voxelize_launch_centroids (float *sums, uint32_t * counts,
     uint32_t * mask, uint64_t n_voxels, uint32_t n_features,
-    uint32_t * tile_counts, uint64_t * tile_first, float *points,
-    scratch_header * header, unsigned long long key, cudaStream_t s);
+    const uint32_t * tile_counts, float *points, scratch_header * header,
+    unsigned long long key, bool early, cudaStream_t s);
 
 /* Float @f of @point's record: its feature @f, 1 at @count_at (a mean
  * record's count, past the features), 0 past them (padding). */

@@ -101,8 +101,8 @@ rc_voxel_mode_averages (rc_voxel_mode mode)
 }
 
 /* The GPU writes the centroids a tile of voxels per block: each tile's
- * occupied voxels are counted, the counts scanned into each tile's first
- * output point, then each tile writes its points in order. */
+ * occupied voxels are counted, then each tile sums the counts before it
+ * into its first output point and writes its points in order. */
 #define RC_CENTROID_TILE 2048
 
 /* The CUDA scratch starts with a header of this size (voxelize.cu). */

@@ -605,7 +605,7 @@ voxelize_partition (const rc_point_layout * layout,
     return ret;
   /* The header's key reset: a mean's counts are left dirty. */
   ret = voxelize_launch_clear (NULL, 0, 1, 0, part.totals, 3 * tl.n_tiles,
-      all_stats, n_clouds, cs->header, 0, false, 3 * tl.n_tiles, s);
+      NULL, 0, all_stats, n_clouds, cs->header, 0, false, 3 * tl.n_tiles, s);
   if (ret == RC_OK)
     ret = mean ? launch_passes < true > (layout, grid, cloud, n_points,
         &part, &tl, stats, early, s) : launch_passes < false > (layout, grid,

@@ -126,8 +126,8 @@ voxelize_sort_mean (const rc_point_layout * layout,
   if (ret != RC_OK || need > room.temp_bytes)
     return ret;
   *sorted = true;
-  ret = voxelize_launch_clear (NULL, 0, 1, 0, NULL, 0, all_stats, n_clouds,
-      cs->header, 0, false, 0, s);
+  ret = voxelize_launch_clear (NULL, 0, 1, 0, NULL, 0, NULL, 0, all_stats,
+      n_clouds, cs->header, 0, false, 0, s);
   if (ret != RC_OK)
     return ret;
   if (xyz_is_packed_float (layout, cloud))

@@ -209,15 +209,13 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
   uint64_t sorted, partitioned;
 
   /* After a header and the statistics, used by one cloud after another:
-   * the centroids' first point of each tile; the point count per voxel; the
-   * mean's list of occupied voxels (a word for 32 voxels: a marked cloud
-   * has at most a point for 32); the centroids' sums (a record a voxel,
-   * 16-byte aligned: up to 15 bytes of padding before them), the occupied
-   * voxels of each tile and a bit per voxel; a sorted mean's ranks and
-   * records, or a partition's tiles and points (voxelize.cu lays them
-   * out in this order; a mean either sorts or is partitioned). */
-  if (grid->mode == RC_VOXEL_CENTROIDS)
-    size += n_tiles * sizeof (uint64_t);
+   * the point count per voxel; the mean's list of occupied voxels (a word
+   * for 32 voxels: a marked cloud has at most a point for 32); the
+   * centroids' sums (a record a voxel, 16-byte aligned: up to 15 bytes of
+   * padding before them), the occupied voxels of each tile and a bit per
+   * voxel; a sorted mean's ranks and records, or a partition's tiles and
+   * points (voxelize.cu lays them out in this order; a mean either sorts
+   * or is partitioned). */
   if (rc_voxel_mode_averages (grid->mode))
     size += n_voxels * sizeof (uint32_t);
   if (grid->mode == RC_VOXEL_MEAN)

@@ -15,10 +15,11 @@
  *
  * The centroids are the mean's sums, in scratch, then put in voxel order
  * without a sort: binning also marks occupied voxels in a bit mask and
- * counts each tile's, one block scans the counts into each tile's first
- * point, each tile ranks its voxels from the mask and writes its points.
- * Writing them zeroes what binning touched, so the scratch is left clear
- * for the next call, which skips the clear (scratch_header).  A mean of
+ * counts each tile's; a block a tile sums the counts of the tiles before
+ * it into its first point, ranks its voxels from the mask and writes its
+ * points.  Writing them zeroes what binning touched, so the scratch is
+ * left clear for the next call, which skips the clear (scratch_header)
+ * but for the tile counts.  A mean of
  * a cloud small against its grid lists its occupied voxels as binning
  * finds them and divides only those, zeroing their counts as it goes: the
  * next call clears its output grid, not the counts.  A larger cloud
@@ -618,9 +619,8 @@ rc_voxelize_cuda_scratch_reset (void *scratch, void *stream)
   return rc_device_memset_async (scratch, 0, sizeof (scratch_header), stream);
 }
 
-/* The header and statistics first, then the tiles' first points: their
- * 64-bit words need 8-byte alignment, which an odd number of 4-byte counts
- * before them would break. */
+/* The header and statistics first, then the rest as
+ * rc_voxelize_cuda_scratch_size counts it. */
 static call_scratch
 find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
     void *scratch, uint32_t n_clouds)
@@ -635,10 +635,6 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
   next = (uint8_t *) cs.stats + rc_voxelize_cuda_stats_size (n_clouds);
   if (grid->mode == RC_VOXEL_COUNT)
     cs.partition = next;
-  if (grid->mode == RC_VOXEL_CENTROIDS) {
-    cs.tile_first = (uint64_t *) next;
-    next += n_tiles * sizeof (uint64_t);
-  }
   if (rc_voxel_mode_averages (grid->mode)) {
     cs.counts = (uint32_t *) next;
     next += n_voxels * sizeof (uint32_t);
@@ -722,8 +718,9 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
     ret = voxelize_launch_clear (clear_grid, clear_words,
         planes ? layout->n_features : 1, n_voxels,
         cs->counts + (planes ? lo : 0), in_records ? 0 : planes ? hi - lo :
-        scratch_words, c == 0 && k == 0 ? cs->stats : NULL, n_clouds,
-        cs->header, in_records ? 0 : cs->key, centroids, words, s);
+        scratch_words, cs->tile_counts, centroids ? n_tiles : 0,
+        c == 0 && k == 0 ? cs->stats : NULL, n_clouds, cs->header,
+        in_records ? 0 : cs->key, centroids, words, s);
     if (ret != RC_OK || n_points == 0)
       break;
     ret = launch_binning (layout, bin_grid, cloud, n_points, kind,
@@ -746,8 +743,8 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
         cs->header, cs->key, 0, n_voxels, cs->stats + c, s);
   if (ret == RC_OK && centroids && n_points > 0)
     ret = voxelize_launch_centroids (cs->sums, cs->counts, cs->mask,
-        n_voxels, layout->n_features, cs->tile_counts, cs->tile_first,
-        (float *) cloud_out, cs->header, cs->key, s);
+        n_voxels, layout->n_features, cs->tile_counts, (float *) cloud_out,
+        cs->header, cs->key, early, s);
   return ret;
 }
 
