@@ -193,13 +193,14 @@ rc_status voxelize_launch_clear (uint32_t * grid, uint64_t grid_words,
 rc_status voxelize_launch_division (uint32_t * listed, uint64_t n_points,
     float *sums, uint32_t * counts, uint64_t n_voxels, uint32_t n_features,
     scratch_header * header, unsigned long long key, uint64_t v_lo,
-    uint64_t v_hi, device_stats * stats, cudaStream_t s);
+    uint64_t v_hi, device_stats * stats, bool early, cudaStream_t s);
 
 /* Divides a slab of records, voxels [@v_lo, @v_hi) of @record floats
  * each, into the mean's planes (divide_records). */
 rc_status voxelize_launch_record_division (const float *records,
     float *means, uint64_t n_voxels, uint32_t n_features, uint32_t record,
-    uint64_t v_lo, uint64_t v_hi, device_stats * stats, cudaStream_t s);
+    uint64_t v_lo, uint64_t v_hi, device_stats * stats, bool early,
+    cudaStream_t s);
 
 /* Puts one cloud's centroids, summed in @sums and counted per tile while
  * binning, into @points, leaving the scratch clear for @key but for the

@@ -118,6 +118,7 @@ divide_means (float *__restrict__ sums, const uint32_t * __restrict__ counts,
   uint32_t n[DIVIDE_VOXELS];
   unsigned occupied = 0;
 
+  WAIT_FOR_PREVIOUS_GRID ();
 #pragma unroll
   for (int k = 0; k < DIVIDE_VOXELS; k++) {
     uint64_t v = base + (uint64_t) k * blockDim.x;
@@ -150,6 +151,7 @@ divide_records (const float *__restrict__ records, float *__restrict__ means,
   float n[DIVIDE_VOXELS];
   unsigned occupied = 0;
 
+  WAIT_FOR_PREVIOUS_GRID ();
 #pragma unroll
   for (int k = 0; k < DIVIDE_VOXELS; k++) {
     uint64_t v = base + (uint64_t) k * blockDim.x;
@@ -187,10 +189,12 @@ divide_listed_means (float *__restrict__ sums, uint32_t * __restrict__ counts,
     const uint32_t * __restrict__ listed, uint64_t n_voxels,
     uint32_t n_features, scratch_header * header, unsigned long long key)
 {
-  uint64_t n_listed = header->listed;
-  uint64_t base = (uint64_t) blockIdx.x * blockDim.x * DIVIDE_VOXELS +
-      threadIdx.x;
+  uint64_t n_listed, base = (uint64_t) blockIdx.x * blockDim.x *
+      DIVIDE_VOXELS + threadIdx.x;
   uint32_t v[DIVIDE_VOXELS], n[DIVIDE_VOXELS];
+
+  WAIT_FOR_PREVIOUS_GRID ();
+  n_listed = header->listed;
 
   /* Read only by a later launch, when every block has finished. */
   if (blockIdx.x == 0 && threadIdx.x == 0)
@@ -305,17 +309,17 @@ rc_status
 voxelize_launch_division (uint32_t * listed, uint64_t n_points,
     float *sums, uint32_t * counts, uint64_t n_voxels, uint32_t n_features,
     scratch_header * header, unsigned long long key, uint64_t v_lo,
-    uint64_t v_hi, device_stats * stats, cudaStream_t s)
+    uint64_t v_hi, device_stats * stats, bool early, cudaStream_t s)
 {
   if (listed)
-    divide_listed_means <<< MAX (1u, blocks_for ((n_points + DIVIDE_VOXELS -
-                1) / DIVIDE_VOXELS)), BLOCK, 0, s >>> (sums, counts, listed,
-        n_voxels, n_features, header, key);
-  else if (v_hi > v_lo)
-    divide_means <<< blocks_for ((v_hi - v_lo + DIVIDE_VOXELS - 1) /
-            DIVIDE_VOXELS), BLOCK, 0, s >>> (sums, counts, n_voxels,
+    return rc_launch (early, MAX (1u, blocks_for ((n_points + DIVIDE_VOXELS -
+                    1) / DIVIDE_VOXELS)), BLOCK, s, divide_listed_means, sums,
+        counts, listed, n_voxels, n_features, header, key);
+  if (v_hi > v_lo)
+    return rc_launch (early, blocks_for ((v_hi - v_lo + DIVIDE_VOXELS - 1) /
+            DIVIDE_VOXELS), BLOCK, s, divide_means, sums, counts, n_voxels,
         n_features, v_lo, v_hi, stats);
-  return rc_check_launch ();
+  return RC_OK;
 }
 
 rc_status
@@ -332,12 +336,12 @@ voxelize_launch_centroids (float *sums, uint32_t * counts,
 rc_status
 voxelize_launch_record_division (const float *records,
     float *means, uint64_t n_voxels, uint32_t n_features, uint32_t record,
-    uint64_t v_lo, uint64_t v_hi, device_stats * stats, cudaStream_t s)
+    uint64_t v_lo, uint64_t v_hi, device_stats * stats, bool early,
+    cudaStream_t s)
 {
-  divide_records <<< blocks_for ((v_hi - v_lo + DIVIDE_VOXELS - 1) /
-          DIVIDE_VOXELS), BLOCK, 0, s >>> (records, means, n_voxels,
+  return rc_launch (early, blocks_for ((v_hi - v_lo + DIVIDE_VOXELS - 1) /
+          DIVIDE_VOXELS), BLOCK, s, divide_records, records, means, n_voxels,
       n_features, record, v_lo, v_hi, stats);
-  return rc_check_launch ();
 }
 
 /* The block of RC_MEAN_SORT_BLOCK_VOXELS voxels that sorted key @key falls

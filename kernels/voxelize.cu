@@ -731,16 +731,16 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
     if (ret == RC_OK && in_records)
       ret = voxelize_launch_record_division (cs->records,
           (float *) grid_out, n_voxels, layout->n_features, record, lo, hi,
-          cs->stats + c, s);
+          cs->stats + c, early, s);
     else if (ret == RC_OK && planes)
       ret = voxelize_launch_division (NULL, 0, (float *) grid_out,
           cs->counts, n_voxels, layout->n_features, cs->header, cs->key, lo,
-          hi, cs->stats + c, s);
+          hi, cs->stats + c, early, s);
   }
   if (ret == RC_OK && grid->mode == RC_VOXEL_MEAN && !planes && !in_records)
     ret = voxelize_launch_division (marked ? cs->listed : NULL, n_points,
         (float *) grid_out, cs->counts, n_voxels, layout->n_features,
-        cs->header, cs->key, 0, n_voxels, cs->stats + c, s);
+        cs->header, cs->key, 0, n_voxels, cs->stats + c, early, s);
   if (ret == RC_OK && centroids && n_points > 0)
     ret = voxelize_launch_centroids (cs->sums, cs->counts, cs->mask,
         n_voxels, layout->n_features, cs->tile_counts, (float *) cloud_out,
