@@ -229,12 +229,13 @@ GST_START_TEST (test_unaligned_points)
 
 GST_END_TEST;
 
-/* The scan of step 2 runs in one launch up to 2048 tiles of 1024 items
- * (a cloud of 2,097,151 points) and through CUB's device scan beyond:
- * clouds on both sides of that line. */
+/* The scan of step 2 adds up its tiles of 1024 items in groups, 2^k tiles
+ * a group for up to 4^k tiles: clouds on both sides of the line between
+ * groups of 32 and of 64 (1024 tiles, a cloud of 1,048,575 points), and
+ * one whose last group is partly full. */
 GST_START_TEST (test_scan_paths)
 {
-  guint64 sizes[] = { 2048 * 1024 - 1, 2048 * 1024 + 5000 };
+  guint64 sizes[] = { 1024 * 1024 - 1, 1024 * 1024, 2048 * 1024 + 5000 };
   rc_sparse_params p = params (RC_SPARSE_PILLARS_10, 4, 3000, TRUE);
 
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
