@@ -103,7 +103,9 @@ scan_group_shift (uint64_t tiles)
   return shift;
 }
 
-/* The groups of step 2's tiles. */
+/* The groups of step 2's tiles.  A smaller cloud may have more groups
+ * than a larger one (fewer tiles a group): the scratch, laid out for the
+ * largest cloud, holds a group total a tile. */
 static uint64_t
 scan_groups (uint64_t n)
 {
@@ -130,7 +132,7 @@ layout_scratch (const rc_sparse_params * p, uint64_t n, uint8_t * base,
     TAKE (*per_point[i], uint32_t *, n * 4);
   TAKE (l->prefix, u64 *, (n + 1) * sizeof (u64));
   TAKE (l->tile_total, u64 *, scan_tiles (n) * sizeof (u64));
-  TAKE (l->group_total, u64 *, scan_groups (n) * sizeof (u64));
+  TAKE (l->group_total, u64 *, scan_tiles (n) * sizeof (u64));
   TAKE (l->slot, uint4 *, (uint64_t) p->max_voxels * sizeof (uint4));
 #undef TAKE
   l->total = at;
