@@ -10,8 +10,11 @@
  * it, the mean's slab divided right after).  On Hopper and later the
  * binning launch is a programmatic dependent of the clear: its blocks start
  * while the clear's last blocks run, read and locate their points, and wait
- * for the clear (griddepcontrol.wait) only before they write.  Elsewhere
- * the two launches are ordered by the stream as usual.
+ * for the clear (griddepcontrol.wait) only before they write.  A mean's
+ * division and the centroids' writer are dependents of binning too, which
+ * lets them start only as its blocks end: their launch overlaps binning's
+ * tail, not its work.  Elsewhere the launches are ordered by the stream as
+ * usual.
  *
  * The centroids are the mean's sums, in scratch, then put in voxel order
  * without a sort: binning also marks occupied voxels in a bit mask and
