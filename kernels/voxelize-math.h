@@ -197,22 +197,60 @@ rc_voxel_partitioned (const rc_point_layout * layout,
       rc_voxel_partition_tiles (grid) <= RC_PARTITION_MAX_TILES;
 }
 
-/* Bytes a partition of up to @n_points takes in the scratch: five words a
- * tile and one (its points, places taken and crowded blocks done, cleared
- * together; its first place; the first further block of a crowded tile,
- * one more word), then each point's voxel (4 bytes) and place in its tile
- * (2 bytes), and a mean's feature before and after (8 bytes). */
+/* A partition's arrays in the scratch, in this order: a word a tile for
+ * its points, its places taken and its crowded blocks done (cleared
+ * together), its first place, the first further block of a crowded tile
+ * (one word more); then a point's voxel, a mean's feature before and
+ * after the points are put in tile order, and a point's place in its
+ * tile. */
+typedef enum
+{
+  RC_PARTITION_TOTALS,
+  RC_PARTITION_TAKEN,
+  RC_PARTITION_DONE,
+  RC_PARTITION_STARTS,
+  RC_PARTITION_EXTRA_FIRST,
+  RC_PARTITION_VOXELS,
+  RC_PARTITION_FEATURES,
+  RC_PARTITION_PLACED_FEATURES,
+  RC_PARTITION_PLACES,
+  RC_PARTITION_ARRAYS
+} rc_voxel_partition_array;
+
+/* Each array's byte offset for @n_tiles tiles and up to @n_points points
+ * into @at, and the bytes of them all into at[RC_PARTITION_ARRAYS]; a
+ * count's features take none. */
+RC_HD void
+rc_voxel_partition_offsets (uint64_t n_tiles, uint64_t n_points, int mean,
+    uint64_t at[RC_PARTITION_ARRAYS + 1])
+{
+  uint64_t features = mean ? n_points * sizeof (float) : 0;
+  const uint64_t bytes[RC_PARTITION_ARRAYS] = {
+    n_tiles * sizeof (uint32_t), n_tiles * sizeof (uint32_t),
+    n_tiles * sizeof (uint32_t), n_tiles * sizeof (uint32_t),
+    (n_tiles + 1) * sizeof (uint32_t), n_points * sizeof (uint32_t),
+    features, features, n_points * sizeof (uint16_t)
+  };
+  int i;
+
+  at[0] = 0;
+  for (i = 0; i < RC_PARTITION_ARRAYS; i++)
+    at[i + 1] = at[i] + bytes[i];
+}
+
+/* Bytes a partition of up to @n_points takes in the scratch; 0 where the
+ * cloud is not partitioned. */
 RC_HD uint64_t
 rc_voxel_partition_bytes (const rc_point_layout * layout,
     const rc_voxel_grid * grid, uint64_t n_points)
 {
-  uint64_t per_point = sizeof (uint32_t) + sizeof (uint16_t) +
-      (grid->mode == RC_VOXEL_MEAN ? 2 * sizeof (float) : 0);
+  uint64_t at[RC_PARTITION_ARRAYS + 1];
 
   if (!rc_voxel_partitioned (layout, grid, n_points))
     return 0;
-  return (5 * rc_voxel_partition_tiles (grid) + 1) * sizeof (uint32_t) +
-      n_points * per_point;
+  rc_voxel_partition_offsets (rc_voxel_partition_tiles (grid), n_points,
+      grid->mode == RC_VOXEL_MEAN, at);
+  return at[RC_PARTITION_ARRAYS];
 }
 
 /* Room for the radix sort's own scratch (CUB's DeviceRadixSort) of

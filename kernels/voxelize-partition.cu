@@ -63,8 +63,8 @@ static_assert (CROWDED_POINTS <= 0xffffu, "a block's counts fit 16 bits");
 typedef cub::BlockScan < uint32_t, KEY_BLOCK > KeyScan;
 typedef cub::BlockReduce < unsigned, KEY_BLOCK > KeyReduce;
 
-/* Where a partition's arrays lie in the scratch, as
- * rc_voxel_partition_bytes counts them. */
+/* Where a partition's arrays lie in the scratch
+ * (rc_voxel_partition_offsets). */
 typedef struct
 {
   uint32_t *totals, *taken;     /* points a tile, places taken; cleared */
@@ -92,21 +92,20 @@ static partition
 find_partition (uint8_t * at, uint32_t n_tiles, uint64_t n_points,
     bool mean)
 {
-  partition p = { };
+  uint64_t off[RC_PARTITION_ARRAYS + 1];
+  partition p;
 
-  p.totals = (uint32_t *) at;
-  p.taken = p.totals + n_tiles;
-  p.done = p.taken + n_tiles;
-  p.starts = p.done + n_tiles;
-  p.extra_first = p.starts + n_tiles;
-  p.voxels = p.extra_first + n_tiles + 1;
-  if (mean) {
-    p.features = (float *) (p.voxels + n_points);
-    p.placed_features = p.features + n_points;
-    p.places = (uint16_t *) (p.placed_features + n_points);
-  } else {
-    p.places = (uint16_t *) (p.voxels + n_points);
-  }
+  rc_voxel_partition_offsets (n_tiles, n_points, mean, off);
+  p.totals = (uint32_t *) (at + off[RC_PARTITION_TOTALS]);
+  p.taken = (uint32_t *) (at + off[RC_PARTITION_TAKEN]);
+  p.done = (uint32_t *) (at + off[RC_PARTITION_DONE]);
+  p.starts = (uint32_t *) (at + off[RC_PARTITION_STARTS]);
+  p.extra_first = (uint32_t *) (at + off[RC_PARTITION_EXTRA_FIRST]);
+  p.voxels = (uint32_t *) (at + off[RC_PARTITION_VOXELS]);
+  p.features = mean ? (float *) (at + off[RC_PARTITION_FEATURES]) : NULL;
+  p.placed_features = mean ?
+      (float *) (at + off[RC_PARTITION_PLACED_FEATURES]) : NULL;
+  p.places = (uint16_t *) (at + off[RC_PARTITION_PLACES]);
   return p;
 }
 
