@@ -528,7 +528,9 @@ place_shared_bytes (uint32_t n_tiles, int k, bool mean)
 
 /* The kernels of a counts or a mean partition, their shared memory
  * allowed; FALSE (nothing set) on a GPU of too little shared memory a
- * block. */
+ * block.  Set on every call, not once a device: a kernel's attributes
+ * belong to a CUDA context, and one process may hold several on a device
+ * (a pipeline's own GstCudaContext, the primary context torch uses). */
 template < bool MEAN >
 static rc_status
 allow_shared (uint32_t n_tiles, bool *fits)
