@@ -216,9 +216,13 @@ def main():
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
-    fig.suptitle("robocache cost against size: %s" % doc.get("device", "?"))
-    # Room above the top row for the title, which tight_layout ignores.
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / (4 * nrows)))
+    # The title in half an inch above the top row, which tight_layout
+    # leaves free: at its default place, a fraction of a tall figure's
+    # height from the top, it would fall into the first row's panels.
+    inches = 4 * nrows
+    fig.suptitle("robocache cost against size: %s" % doc.get("device", "?"),
+                 y=1 - 0.1 / inches, va="top")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / inches))
     out = args.output or os.path.join(
         os.path.dirname(os.path.abspath(args.json[0])), "sweep.png")
     fig.savefig(out, dpi=110)
