@@ -56,6 +56,8 @@ SERIES = [
      "points", r"^sweep-voxelize-occupancy-kitti0\.2-columns-n(\d+)$"),
     ("voxelize: lidar points into KITTI 0.2 m centroids", "points",
      r"^sweep-voxelize-centroids-kitti0.2-n(\d+)$"),
+    ("voxelize: lidar points into KITTI 0.2 m centroids of x, y, z",
+     "points", r"^sweep-voxelize-centroids-xyz-kitti0\.2-n(\d+)$"),
     ("voxelize: lidar sweeps in scan order (ring by ring) into KITTI 0.2 m "
      "centroids", "points",
      r"^sweep-voxelize-centroids-kitti0\.2-rows-n(\d+)$"),
