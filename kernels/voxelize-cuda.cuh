@@ -205,11 +205,13 @@ rc_status voxelize_launch_record_division (const float *records,
 /* Puts one cloud's centroids, summed in @sums and counted per tile while
  * binning, into @points, leaving the scratch clear for @key but for the
  * tile counts, which the next clear zeroes; with @early a programmatic
- * dependent of binning. */
+ * dependent of binning.  Each voxel's count is float @count_at of its
+ * record, or with UINT32_MAX in @counts. */
 rc_status voxelize_launch_centroids (float *sums, uint32_t * counts,
     uint32_t * mask, uint64_t n_voxels, uint32_t n_features,
-    const uint32_t * tile_counts, float *points, scratch_header * header,
-    unsigned long long key, bool early, cudaStream_t s);
+    uint32_t count_at, const uint32_t * tile_counts, float *points,
+    scratch_header * header, unsigned long long key, bool early,
+    cudaStream_t s);
 
 /* Float @f of @point's record: its feature @f, 1 at @count_at (a mean
  * record's count, past the features), 0 past them (padding). */

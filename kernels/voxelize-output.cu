@@ -243,12 +243,14 @@ static_assert (RC_CENTROID_TILE == BLOCK * 8, "a mask byte per thread");
  * 23.8, of 4 million 136 against 146 (run 190, H200).  The tile's 2048
  * voxels are ranked from its 256 bytes of mask, a byte per thread, into a
  * list of its occupied voxels, which the threads then share out: only
- * those voxels' counts and sums are read, a voxel per thread.  Empty tiles
- * return at once. */
+ * those voxels' counts and sums are read, a voxel per thread (the count
+ * in the record's float @count_at, or with UINT32_MAX in @counts).  Empty
+ * tiles return at once. */
 __global__ static void
 write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
     uint32_t * __restrict__ mask, uint64_t n_voxels, uint32_t n_features,
-    uint32_t record, const uint32_t * __restrict__ tile_counts,
+    uint32_t record, uint32_t count_at,
+    const uint32_t * __restrict__ tile_counts,
     float *__restrict__ points, scratch_header * header,
     unsigned long long key)
 {
@@ -288,8 +290,8 @@ write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
 
   for (uint32_t k = threadIdx.x; k < total; k += BLOCK) {
     uint64_t v = (uint64_t) blockIdx.x * RC_CENTROID_TILE + occupied[k];
-    float n = (float) counts[v];
     float *sum = sums + v * record;
+    float n = count_at < record ? sum[count_at] : (float) counts[v];
     float *out = points + (tile_start + k) * n_features;
 
     for (uint32_t f = 0; f < n_features; f++)
@@ -301,7 +303,8 @@ write_centroids (float *__restrict__ sums, uint32_t * __restrict__ counts,
       for (uint32_t f = 0; f < record; f++)
         sum[f] = 0.0f;
     }
-    counts[v] = 0;
+    if (count_at >= record)
+      counts[v] = 0;
   }
 }
 
@@ -325,12 +328,14 @@ voxelize_launch_division (uint32_t * listed, uint64_t n_points,
 rc_status
 voxelize_launch_centroids (float *sums, uint32_t * counts,
     uint32_t * mask, uint64_t n_voxels, uint32_t n_features,
-    const uint32_t * tile_counts, float *points, scratch_header * header,
-    unsigned long long key, bool early, cudaStream_t s)
+    uint32_t count_at, const uint32_t * tile_counts, float *points,
+    scratch_header * header, unsigned long long key, bool early,
+    cudaStream_t s)
 {
   return rc_launch (early, (unsigned) rc_centroid_tiles (n_voxels), BLOCK, s,
       write_centroids, sums, counts, mask, n_voxels, n_features,
-      rc_voxel_record_floats (n_features), tile_counts, points, header, key);
+      rc_voxel_record_floats (n_features), count_at, tile_counts, points,
+      header, key);
 }
 
 rc_status

@@ -18,7 +18,10 @@
  *
  * The centroids are the mean's sums, in scratch, then put in voxel order
  * without a sort: binning also marks occupied voxels in a bit mask and
- * counts each tile's; a block a tile sums the counts of the tiles before
+ * counts each tile's.  A record with a float to spare past its sums (x, y
+ * and z, robocachevoxelize's default) holds its voxel's count there, added
+ * by the sums' vector atomic, whose old count says which point is the
+ * voxel's first (centroid_count_at); a block a tile sums the counts of the tiles before
  * it into its first point, ranks its voxels from the mask and writes its
  * points.  Writing them zeroes what binning touched, so the scratch is
  * left clear for the next call, which skips the clear (scratch_header)
@@ -287,6 +290,55 @@ bin_point_run (const rc_point_layout * layout, const rc_voxel_grid * grid,
       (uint8_t *) sums, counts, mask, record);
 }
 
+/* A centroids point of the warp's, @mine when it is binned here, with
+ * its voxel's count in its record's spare float at @count_at
+ * (centroid_count_at): a run of neighbouring lanes in one voxel
+ * (find_run) sums its values and its count across the warp, and its
+ * first lane adds them four floats an atomic, the count's atomic
+ * returning the old count.  A point is then one L2 operation where the
+ * count's own atomic made it two, and the writer reads one record where
+ * it read a count too: the KITTI region's centroids of x, y and z, 1 to 4
+ * million lidar points, 7 to 10 % faster (4 million 131 us against 122,
+ * a million 55.6 against 49.8; run 191, H200).  TRUE for the lane whose
+ * atomic made the voxel occupied, which marks it.  Every lane of the warp
+ * calls it. */
+__device__ static bool
+bin_counted_run (const rc_point_layout * layout, const uint8_t * point,
+    bool mine, uint64_t v, float *__restrict__ sums,
+    uint32_t * __restrict__ mask, uint32_t record, uint32_t count_at)
+{
+  bool first = false;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned end;
+  bool runs, head = find_run (mine, v, &end, &runs);
+
+  for (uint32_t f = 0; f < record; f += 4) {
+    float x[4] = { 0, 0, 0, 0 };
+    float4 *at = (float4 *) (sums + v * record + f);
+    unsigned c = count_at - f;  /* the count's float here, if below 4 */
+
+    for (int i = 0; mine && i < 4; i++)
+      x[i] = record_value (layout, point, f + i, count_at);
+    /* (Warp-wide: @runs is the same in every lane.) */
+    if (runs)
+      run_sums (x, end);
+    if (!head)
+      continue;
+    if (c < 4) {
+      float4 old = atomicAdd (at, make_float4 (x[0], x[1], x[2], x[3]));
+
+      first = (c == 0 ? old.x : c == 1 ? old.y : c == 2 ? old.z : old.w) ==
+          0.0f;
+    } else {
+      atomicAdd (at, make_float4 (x[0], x[1], x[2], x[3]));
+    }
+  }
+  if (first)
+    atomicOr (mask + v / 32, 1u << (v % 32));
+#endif
+  return first;
+}
+
 /* A block's statistics 16 bits each in one word, for blocks of fewer
  * than 65,536 points: summed per warp, then per block, then into the
  * call's. */
@@ -404,7 +456,7 @@ bin_points (const __grid_constant__ rc_point_layout layout,
     uint8_t * __restrict__ out, uint32_t * __restrict__ counts,
     uint32_t * __restrict__ tile_counts, uint32_t * __restrict__ mask,
     uint32_t * __restrict__ listed, scratch_header * header,
-    device_stats * stats, uint64_t v_lo, uint64_t v_hi)
+    device_stats * stats, uint64_t v_lo, uint64_t v_hi, uint32_t count_at)
 {
   uint64_t base = (uint64_t) blockIdx.x * blockDim.x * K + threadIdx.x;
   int where[K];
@@ -443,6 +495,11 @@ bin_points (const __grid_constant__ rc_point_layout layout,
      * 141 on an H100.) */
     if (KIND == BIN_PLAIN) {
       first[k] = bin_run (&grid, mine[k], v[k], out);
+      continue;
+    }
+    if (KIND == BIN_CENTROIDS && count_at != UINT32_MAX) {
+      first[k] = bin_counted_run (&layout, points + p * layout.point_step,
+          mine[k], v[k], (float *) out, mask, record, count_at);
       continue;
     }
     if (KIND == BIN_CENTROIDS || KIND == BIN_UNCOUNTED) {
@@ -537,7 +594,8 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, binning_kind kind,
     uint8_t * out, uint32_t * counts, uint32_t * tile_counts, uint32_t * mask,
     uint32_t * listed, scratch_header * header, device_stats * stats,
-    uint64_t v_lo, uint64_t v_hi, bool early, cudaStream_t s)
+    uint64_t v_lo, uint64_t v_hi, uint32_t count_at, bool early,
+    cudaStream_t s)
 {
   bool many = n_points > MANY_POINTS;
   binning_kernel kernel = xyz_is_packed_float (layout, points) ?
@@ -547,7 +605,22 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
   return rc_launch (early, blocks_for (many ? (n_points + POINTS_PER_THREAD -
               1) / POINTS_PER_THREAD : n_points), BLOCK, s, kernel, *layout,
       *grid, points, n_points, out, counts, tile_counts, mask, listed, header,
-      stats, v_lo, v_hi);
+      stats, v_lo, v_hi, count_at);
+}
+
+/* Where the centroids of a cloud of @n_points keep each voxel's count:
+ * the float of its record past its sums where the record has one
+ * (rc_voxel_record_floats: three features or more but a multiple of
+ * four), on Hopper and later (whose vector atomics return the old
+ * record), below 2^24 points (a float's exact integers); else UINT32_MAX,
+ * in the counts' own words. */
+static uint32_t
+centroid_count_at (const rc_point_layout * layout, uint64_t n_points,
+    int major)
+{
+  return major >= 9 && rc_voxel_record_floats (layout->n_features) >
+      layout->n_features && n_points < (1u << 24) ? layout->n_features :
+      UINT32_MAX;
 }
 
 /* How many slabs a cloud's grid is cleared and binned in (a mean's also
@@ -697,6 +770,8 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
       marked, out_size, n_voxels, layout->n_features, n_points);
   bool planes = slabs > 1 && grid->mode == RC_VOXEL_MEAN && !in_records;
   uint32_t record = rc_voxel_record_floats (layout->n_features + 1);
+  uint32_t count_at = centroids ? centroid_count_at (layout, n_points,
+      major) : UINT32_MAX;
   binning_kind kind = centroids ? BIN_CENTROIDS : marked ? BIN_LISTED :
       in_records ? BIN_RECORDS : grid->mode == RC_VOXEL_MEAN ?
       BIN_UNCOUNTED : BIN_PLAIN;
@@ -730,7 +805,7 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
         in_records ? (uint8_t *) cs->records : grid_out, cs->counts,
         cs->tile_counts, cs->mask, marked ? cs->listed : NULL,
         cs->key ? cs->header : NULL, cs->stats + c, lo,
-        slabs > 1 ? hi : UINT64_MAX, early, s);
+        slabs > 1 ? hi : UINT64_MAX, count_at, early, s);
     if (ret == RC_OK && in_records)
       ret = voxelize_launch_record_division (cs->records,
           (float *) grid_out, n_voxels, layout->n_features, record, lo, hi,
@@ -746,8 +821,8 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
         cs->header, cs->key, 0, n_voxels, cs->stats + c, early, s);
   if (ret == RC_OK && centroids && n_points > 0)
     ret = voxelize_launch_centroids (cs->sums, cs->counts, cs->mask,
-        n_voxels, layout->n_features, cs->tile_counts, (float *) cloud_out,
-        cs->header, cs->key, early, s);
+        n_voxels, layout->n_features, count_at, cs->tile_counts,
+        (float *) cloud_out, cs->header, cs->key, early, s);
   return ret;
 }
 
