@@ -21,7 +21,7 @@
  * counts each tile's.  A record with a float to spare past its sums (x, y
  * and z, robocachevoxelize's default) holds its voxel's count there, added
  * by the sums' vector atomic, whose old count says which point is the
- * voxel's first (centroid_count_at); a block a tile sums the counts of the tiles before
+ * voxel's first (centroid_counted); a block a tile sums the counts of the tiles before
  * it into its first point, ranks its voxels from the mask and writes its
  * points.  Writing them zeroes what binning touched, so the scratch is
  * left clear for the next call, which skips the clear (scratch_header)
@@ -123,15 +123,22 @@ add_features (const rc_point_layout * layout, const uint8_t * point,
  * leaves its occupied voxels to its division to count (bin_point), and
  * one binned in records adds its counts with its sums; the marked mean
  * lists them (list_voxels); the centroids sum in records (add_features),
- * mark occupied voxels and count each tile's. */
+ * mark occupied voxels and count each tile's, counting each voxel's
+ * points in words of their own or, counted centroids, in their records'
+ * spare float (centroid_counted). */
 enum binning_kind
 {
   BIN_PLAIN,
   BIN_UNCOUNTED,
   BIN_RECORDS,
   BIN_LISTED,
-  BIN_CENTROIDS
+  BIN_CENTROIDS,
+  BIN_COUNTED_CENTROIDS
 };
+
+/* The centroids' kinds. */
+#define CENTROIDS_KIND(kind) \
+  ((kind) == BIN_CENTROIDS || (kind) == BIN_COUNTED_CENTROIDS)
 
 /* Adds point @point to voxel @v of a mean (its sums as add_features; the
  * centroids are binned as a mean; counts and occupancy by bin_run); TRUE
@@ -292,14 +299,14 @@ bin_point_run (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
 /* A centroids point of the warp's, @mine when it is binned here, with
  * its voxel's count in its record's spare float at @count_at
- * (centroid_count_at): a run of neighbouring lanes in one voxel
+ * (centroid_counted): a run of neighbouring lanes in one voxel
  * (find_run) sums its values and its count across the warp, and its
  * first lane adds them four floats an atomic, the count's atomic
  * returning the old count.  A point is then one L2 operation where the
  * count's own atomic made it two, and the writer reads one record where
- * it read a count too: the KITTI region's centroids of x, y and z, 1 to 4
- * million lidar points, 7 to 10 % faster (4 million 131 us against 122,
- * a million 55.6 against 49.8; run 191, H200).  TRUE for the lane whose
+ * it read a count too: the KITTI region's centroids of x, y and z, 262,144
+ * to 4 million lidar points, 9 to 13 % faster (4 million 119 us against
+ * 133, a million 48.4 against 55.8; run 191, H200).  TRUE for the lane whose
  * atomic made the voxel occupied, which marks it.  Every lane of the warp
  * calls it. */
 __device__ static bool
@@ -449,14 +456,14 @@ list_voxels (const bool *first, const uint64_t * v, uint32_t * listed,
  * 353 us against 340, run 144 on an H200). */
 template < bool PACKED_XYZ, int K, binning_kind KIND >
 __global__ static void
-__launch_bounds__ (BLOCK, K == 1 ? 0 : KIND == BIN_CENTROIDS ? 4 : 5)
+__launch_bounds__ (BLOCK, K == 1 ? 0 : CENTROIDS_KIND (KIND) ? 4 : 5)
 bin_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint64_t n_points,
     uint8_t * __restrict__ out, uint32_t * __restrict__ counts,
     uint32_t * __restrict__ tile_counts, uint32_t * __restrict__ mask,
     uint32_t * __restrict__ listed, scratch_header * header,
-    device_stats * stats, uint64_t v_lo, uint64_t v_hi, uint32_t count_at)
+    device_stats * stats, uint64_t v_lo, uint64_t v_hi)
 {
   uint64_t base = (uint64_t) blockIdx.x * blockDim.x * K + threadIdx.x;
   int where[K];
@@ -465,7 +472,7 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   bool first[K];                /* this point made its voxel occupied */
   /* Points outside the grid are counted by the first slab only. */
   bool count_missed = v_lo == 0;
-  uint32_t record = KIND == BIN_CENTROIDS ?
+  uint32_t record = CENTROIDS_KIND (KIND) ?
       rc_voxel_record_floats (layout.n_features) : KIND == BIN_RECORDS ?
       rc_voxel_record_floats (layout.n_features + 1) : 0;
   unsigned long long tally = 0;
@@ -497,9 +504,9 @@ bin_points (const __grid_constant__ rc_point_layout layout,
       first[k] = bin_run (&grid, mine[k], v[k], out);
       continue;
     }
-    if (KIND == BIN_CENTROIDS && count_at != UINT32_MAX) {
+    if (KIND == BIN_COUNTED_CENTROIDS) {
       first[k] = bin_counted_run (&layout, points + p * layout.point_step,
-          mine[k], v[k], (float *) out, mask, record, count_at);
+          mine[k], v[k], (float *) out, mask, record, layout.n_features);
       continue;
     }
     if (KIND == BIN_CENTROIDS || KIND == BIN_UNCOUNTED) {
@@ -520,7 +527,7 @@ bin_points (const __grid_constant__ rc_point_layout layout,
   for (int k = 0; k < K; k++) {
     /* The centroids count each tile's occupied voxels: one atomic per
      * tile a warp's new voxels fall in (consecutive points share tiles). */
-    if (KIND == BIN_CENTROIDS) {
+    if (CENTROIDS_KIND (KIND)) {
       uint64_t tile = first[k] ? v[k] / RC_CENTROID_TILE : UINT64_MAX;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
       unsigned peers = __match_any_sync (0xffffffffu, tile);
@@ -580,6 +587,10 @@ binning_kernel_for (binning_kind kind, bool many)
     case BIN_CENTROIDS:
       return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD,
           BIN_CENTROIDS > : bin_points < PACKED_XYZ, 1, BIN_CENTROIDS >;
+    case BIN_COUNTED_CENTROIDS:
+      return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD,
+          BIN_COUNTED_CENTROIDS > : bin_points < PACKED_XYZ, 1,
+          BIN_COUNTED_CENTROIDS >;
     default:
       return many ? bin_points < PACKED_XYZ, POINTS_PER_THREAD, BIN_PLAIN > :
           bin_points < PACKED_XYZ, 1, BIN_PLAIN >;
@@ -594,8 +605,7 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * points, uint64_t n_points, binning_kind kind,
     uint8_t * out, uint32_t * counts, uint32_t * tile_counts, uint32_t * mask,
     uint32_t * listed, scratch_header * header, device_stats * stats,
-    uint64_t v_lo, uint64_t v_hi, uint32_t count_at, bool early,
-    cudaStream_t s)
+    uint64_t v_lo, uint64_t v_hi, bool early, cudaStream_t s)
 {
   bool many = n_points > MANY_POINTS;
   binning_kernel kernel = xyz_is_packed_float (layout, points) ?
@@ -605,22 +615,22 @@ launch_binning (const rc_point_layout * layout, const rc_voxel_grid * grid,
   return rc_launch (early, blocks_for (many ? (n_points + POINTS_PER_THREAD -
               1) / POINTS_PER_THREAD : n_points), BLOCK, s, kernel, *layout,
       *grid, points, n_points, out, counts, tile_counts, mask, listed, header,
-      stats, v_lo, v_hi, count_at);
+      stats, v_lo, v_hi);
 }
 
-/* Where the centroids of a cloud of @n_points keep each voxel's count:
- * the float of its record past its sums where the record has one
+/* Whether the centroids of a cloud of @n_points count each voxel in the
+ * float of its record past its sums: where the record has one
  * (rc_voxel_record_floats: three features or more but a multiple of
  * four), on Hopper and later (whose vector atomics return the old
- * record), below 2^24 points (a float's exact integers); else UINT32_MAX,
- * in the counts' own words. */
-static uint32_t
-centroid_count_at (const rc_point_layout * layout, uint64_t n_points,
+ * record), below 2^24 points (a float's exact integers).  Else in the
+ * counts' own words, by a kernel of its own: the same kernel taking
+ * either way was up to 3 % slower for four features (run 191). */
+static bool
+centroid_counted (const rc_point_layout * layout, uint64_t n_points,
     int major)
 {
   return major >= 9 && rc_voxel_record_floats (layout->n_features) >
-      layout->n_features && n_points < (1u << 24) ? layout->n_features :
-      UINT32_MAX;
+      layout->n_features && n_points < (1u << 24);
 }
 
 /* How many slabs a cloud's grid is cleared and binned in (a mean's also
@@ -770,9 +780,9 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
       marked, out_size, n_voxels, layout->n_features, n_points);
   bool planes = slabs > 1 && grid->mode == RC_VOXEL_MEAN && !in_records;
   uint32_t record = rc_voxel_record_floats (layout->n_features + 1);
-  uint32_t count_at = centroids ? centroid_count_at (layout, n_points,
-      major) : UINT32_MAX;
-  binning_kind kind = centroids ? BIN_CENTROIDS : marked ? BIN_LISTED :
+  bool counted = centroids && centroid_counted (layout, n_points, major);
+  binning_kind kind = counted ? BIN_COUNTED_CENTROIDS : centroids ?
+      BIN_CENTROIDS : marked ? BIN_LISTED :
       in_records ? BIN_RECORDS : grid->mode == RC_VOXEL_MEAN ?
       BIN_UNCOUNTED : BIN_PLAIN;
   rc_status ret = RC_OK;
@@ -805,7 +815,7 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
         in_records ? (uint8_t *) cs->records : grid_out, cs->counts,
         cs->tile_counts, cs->mask, marked ? cs->listed : NULL,
         cs->key ? cs->header : NULL, cs->stats + c, lo,
-        slabs > 1 ? hi : UINT64_MAX, count_at, early, s);
+        slabs > 1 ? hi : UINT64_MAX, early, s);
     if (ret == RC_OK && in_records)
       ret = voxelize_launch_record_division (cs->records,
           (float *) grid_out, n_voxels, layout->n_features, record, lo, hi,
@@ -821,7 +831,8 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
         cs->header, cs->key, 0, n_voxels, cs->stats + c, early, s);
   if (ret == RC_OK && centroids && n_points > 0)
     ret = voxelize_launch_centroids (cs->sums, cs->counts, cs->mask,
-        n_voxels, layout->n_features, count_at, cs->tile_counts,
+        n_voxels, layout->n_features, counted ? layout->n_features :
+        UINT32_MAX, cs->tile_counts,
         (float *) cloud_out, cs->header, cs->key, early, s);
   return ret;
 }
