@@ -21,11 +21,11 @@
  * counts each tile's.  A record with a float to spare past its sums (x, y
  * and z, robocachevoxelize's default) holds its voxel's count there, added
  * by the sums' vector atomic, whose old count says which point is the
- * voxel's first (centroid_counted); a block a tile sums the counts of the tiles before
- * it into its first point, ranks its voxels from the mask and writes its
- * points.  Writing them zeroes what binning touched, so the scratch is
- * left clear for the next call, which skips the clear (scratch_header)
- * but for the tile counts.  A mean of
+ * voxel's first (centroid_counted).  A block a tile sums the counts of
+ * the tiles before it into its first point, ranks its voxels from the
+ * mask and writes its points.  Writing them zeroes what binning touched,
+ * so the scratch is left clear for the next call, which skips the clear
+ * (scratch_header) but for the tile counts.  A mean of
  * a cloud small against its grid lists its occupied voxels as binning
  * finds them and divides only those, zeroing their counts as it goes: the
  * next call clears its output grid, not the counts.  A larger cloud
