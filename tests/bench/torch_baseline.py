@@ -372,13 +372,15 @@ def voxelize_mean(pts, origin, vsize, dims_t, dims, columns):
 
 def voxelize_centroids(pts, origin, vsize, dims_t, dims, columns):
     """PCL's VoxelGrid as a PyTorch user writes it: the occupied voxels
-    in index order (unique), the mean of x, y, z, intensity in each
-    (index_add_ over the inverse).  unique waits for the host."""
+    in index order (unique), the mean of the @columns (x, y, z and
+    intensity, or x, y, z) in each (index_add_ over the inverse).  unique
+    waits for the host."""
     lin, n_vox = voxel_index(pts, origin, vsize, dims_t, dims)
     occupied, inverse, counts = torch.unique(
         lin, sorted=True, return_inverse=True, return_counts=True)
-    sums = torch.zeros(occupied.numel(), 4, device=DEV)
-    sums.index_add_(0, inverse, pts)
+    feats = pts[:, columns]
+    sums = torch.zeros(occupied.numel(), feats.shape[1], device=DEV)
+    sums.index_add_(0, inverse, feats)
     means = sums / counts.unsqueeze(1)
     return means[occupied < n_vox]
 
@@ -629,6 +631,11 @@ def sweep(b, what, points=SWEEP_POINTS, modes=SWEEP_MODES):
                     mode, "kitti0.2" if centroids else "256cube", n), n,
                     KITTI_LEAF if centroids else CUBE, mode,
                     "lidar" if centroids else "uniform", features)
+            # The centroids of x, y and z alone, robocachevoxelize's
+            # default features.
+            for n in points if centroids else ():
+                bench_voxelize(b, "sweep-voxelize-centroids-xyz-kitti0.2-n%d"
+                               % n, n, KITTI_LEAF, mode, "lidar", 3)
             for n in points if mode in ("occupancy", "count") else ():
                 bench_voxelize(b, "sweep-voxelize-%s-256cube-lidar-n%d" % (
                     mode, n), n, CUBE, mode, "lidar")
