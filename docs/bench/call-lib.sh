@@ -8,7 +8,9 @@
 #   CALL_SECONDS=400 . docs/bench/call-lib.sh "$1"
 #
 # CALL_SECONDS (400) bounds left(); ab_bench starts a run only while more
-# than AB_MARGIN (60) seconds are left.  Both are read here, while this
+# than AB_MARGIN (60) seconds are left.  meson_tests, sanitize and
+# ncu_kernels run and file the suite's tests, compute-sanitizer and ncu
+# as the calls' scripts did by hand up to run 191.  Both are read here, while this
 # file is sourced (bash drops such prefix assignments after `.`).
 set -u
 CALL_LIMIT=${CALL_SECONDS:-400}
@@ -64,4 +66,42 @@ ab_bench () {
   done
   { echo "workload ${cols[*]##*/}"; paste -d' ' "$tmp"/*; } > "$R/ab-$tag.txt"
   rm -rf "$tmp"
+}
+
+# The meson tests NAMES.. into $R/meson-TAG.txt, and their summary.
+meson_tests () {
+  local tag=$1
+  shift
+  timeout 240 meson test -C "$B" --no-rebuild --print-errorlogs "$@" \
+    > "$R/meson-$tag.txt" 2>&1
+  echo rc=$? >> "$R/meson-$tag.txt"
+  pack "meson $tag"
+  grep -E "^Ok:|^Fail:|^Skipped:| FAIL |rc=" "$R/meson-$tag.txt"
+}
+
+# compute-sanitizer's TOOL over the check tests CHECKS (comma-separated,
+# as GST_CHECKS takes them; empty: all) of the test program PROGRAM (in
+# build/tests), into $R/TOOL-PROGRAM.txt.
+sanitize () {
+  local tool=$1 program=$2 checks=$3 out=$R/$1-$2.txt
+  GST_CHECKS=$checks timeout 150 compute-sanitizer --tool "$tool" \
+    --error-exitcode 9 "$B/tests/$program" > "$out" 2>&1
+  echo rc=$? >> "$out"
+  pack "$tool $program"
+  tail -3 "$out"
+}
+
+# ncu's METRICS (comma-separated; gpu__time_duration.sum, the kernel's
+# time, among them) of the first COUNT kernels matching REGEX in
+# bench-kernels ARGS.. with kernel library LIB, into $R/ncu-TAG.csv;
+# prints kernel, metric and value a line.
+ncu_kernels () {
+  local tag=$1 l=$2 regex=$3 count=$4 metrics=$5
+  shift 5
+  LD_LIBRARY_PATH=$(lib "$l") timeout 60 ncu --cache-control none \
+    --metrics "$metrics" -k regex:"$regex" --launch-count "$count" --csv \
+    "$B/tests/bench-kernels" "$@" > "$R/ncu-$tag.csv" 2>&1
+  pack "ncu $tag"
+  grep -E '^"[0-9]' "$R/ncu-$tag.csv" |
+    awk -F'","' '{sub(/\(.*/, "", $5); print $5, $(NF-2), $NF}' | tr -d '"'
 }
