@@ -33,11 +33,11 @@ static_assert (sizeof (device_stats) == sizeof (rc_voxelize_stats),
     "stats layouts must match for the copy back");
 
 /* The start of the scratch: which centroids or mean call, if any, left
- * its scratch (sums, counts, mask) all zero.  Any other call,
- * and every binning, sets it to 0 first; the last kernel of a centroids or
- * mean call sets it to the call's key (scratch_key), which a later call's
- * clear reads.  Then how many voxels a marked mean's binning has listed
- * (zeroed by each clear). */
+ * its scratch (sums, counts, mask; or a mean's records) all zero.  Any
+ * other call, and every binning, sets it to 0 first; the last kernel of a
+ * centroids or mean call sets it to the call's key (scratch_key), which a
+ * later call's clear reads.  Then how many voxels a marked mean's binning
+ * has listed (zeroed by each clear). */
 typedef struct
 {
   unsigned long long clean_key;
@@ -152,6 +152,7 @@ typedef struct
                                  * statistics, a mean's at the sort's */
   float *sums;                  /* the centroids', binned as the mean */
   unsigned long long key;       /* the centroids' or the mean's, else 0 */
+  unsigned long long records_key;       /* the mean's records', else 0 */
 } call_scratch;
 
 /* A sorted mean (rc_voxel_mean_sorts) of one cloud into @means
@@ -177,7 +178,8 @@ rc_status voxelize_partition (const rc_point_layout * layout,
  * apart from @grid, @count_words counts, the centroids' @n_tiles tile
  * counts, and the @n_stats clouds' statistics where @stats is given
  * (clear_outputs): enough blocks for @words words in all, fewer where the
- * grid is the centroids' scratch, mostly clear already. */
+ * grid is in the scratch (the centroids' sums, a mean's records), mostly
+ * clear already. */
 rc_status voxelize_launch_clear (uint32_t * grid, uint64_t grid_words,
     uint32_t n_planes, uint64_t plane_words, uint32_t * counts,
     uint64_t count_words, uint32_t * tile_counts, uint64_t n_tiles,
@@ -196,11 +198,12 @@ rc_status voxelize_launch_division (uint32_t * listed, uint64_t n_points,
     uint64_t v_hi, device_stats * stats, bool early, cudaStream_t s);
 
 /* Divides a slab of records, voxels [@v_lo, @v_hi) of @record floats
- * each, into the mean's planes (divide_records). */
-rc_status voxelize_launch_record_division (const float *records,
-    float *means, uint64_t n_voxels, uint32_t n_features, uint32_t record,
-    uint64_t v_lo, uint64_t v_hi, device_stats * stats, bool early,
-    cudaStream_t s);
+ * each, into the mean's planes, leaving the records clear for @key
+ * (divide_records). */
+rc_status voxelize_launch_record_division (float *records, float *means,
+    uint64_t n_voxels, uint32_t n_features, uint32_t record, uint64_t v_lo,
+    uint64_t v_hi, device_stats * stats, scratch_header * header,
+    unsigned long long key, bool early, cudaStream_t s);
 
 /* Puts one cloud's centroids, summed in @sums and counted per tile while
  * binning, into @points, leaving the scratch clear for @key but for the

@@ -147,6 +147,40 @@ rc_voxel_mean_sorts (const rc_point_layout * layout,
       RC_MEAN_SORT_VOXELS_PER_POINT;
 }
 
+/* A mean of more than RC_MEAN_SLAB_POINTS points, too many to list its
+ * voxels, is cleared, binned and divided on the GPU a slab of its sums
+ * and counts at a time, RC_MEAN_SLAB_BYTES a slab, while the L2 cache
+ * holds it (voxelize.cu).  256^3 means of one feature (134 MB, four
+ * slabs), run 134 on an H100, against one slab: 4,194,304 points 501 us
+ * against 578, a million 218 against 254, 300,000 154 against 159; slabs
+ * of 48 MiB gave 551, 229 and 150.  On Hopper and later one or three
+ * features bin in records of their sums and count, which are floats:
+ * exact up to 2^24 points a voxel, so for clouds up to
+ * RC_MEAN_RECORD_POINTS. */
+#ifndef RC_MEAN_SLAB_BYTES
+#define RC_MEAN_SLAB_BYTES (32ull << 20)
+#endif
+#define RC_MEAN_SLAB_POINTS 262144
+#define RC_MEAN_RECORD_POINTS (1ull << 24)
+
+/* Bytes, 16-byte alignment included, that the records of a mean of up to
+ * @n_points take where they fit one slab: a record a voxel of its sums and
+ * its count (rc_voxel_record_floats of one feature more, unpadded: one or
+ * three features).  They lie from the scratch's counts on, over the list
+ * and what follows it (rc_voxelize_cuda_scratch_size); 0 where no cloud
+ * of up to @n_points is binned so. */
+RC_HD uint64_t
+rc_voxel_mean_record_bytes (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, uint64_t n_points)
+{
+  uint32_t record = rc_voxel_record_floats (layout->n_features + 1);
+  uint64_t bytes = rc_voxel_grid_n_voxels_hd (grid) * record * sizeof (float);
+
+  return grid->mode == RC_VOXEL_MEAN && n_points > RC_MEAN_SLAB_POINTS &&
+      record == layout->n_features + 1 && bytes <= RC_MEAN_SLAB_BYTES ?
+      15 + bytes : 0;
+}
+
 /* GPU counts, and means of one feature, of a large cloud into a grid
  * larger than the L2 cache are partitioned (voxelize-partition.cu): the
  * points put in order of their tile of the grid, each tile then counted

@@ -206,7 +206,7 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
       rc_voxelize_cuda_stats_size (n_clouds);
   uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
   uint64_t n_tiles = rc_centroid_tiles (n_voxels);
-  uint64_t sorted, partitioned;
+  uint64_t after_stats = size, sorted, partitioned, tail, records;
 
   /* After a header and the statistics, used by one cloud after another:
    * the point count per voxel; the mean's list of occupied voxels (a word
@@ -215,7 +215,8 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
    * padding before them), the occupied voxels of each tile and a bit per
    * voxel; a sorted mean's ranks and records, or a partition's tiles and
    * points (voxelize.cu lays them out in this order; a mean either sorts
-   * or is partitioned). */
+   * or is partitioned), or a mean's records in one slab, from the counts
+   * on (rc_voxel_mean_record_bytes). */
   if (rc_voxel_mode_averages (grid->mode))
     size += n_voxels * sizeof (uint32_t);
   if (grid->mode == RC_VOXEL_MEAN)
@@ -225,7 +226,11 @@ rc_voxelize_cuda_scratch_size (const rc_point_layout * layout,
         sizeof (float) + (n_tiles + (n_voxels + 31) / 32) * sizeof (uint32_t);
   sorted = rc_voxel_mean_sort_bytes (layout, grid, max_cloud_points);
   partitioned = rc_voxel_partition_bytes (layout, grid, max_cloud_points);
-  return size + (sorted > partitioned ? sorted : partitioned);
+  tail = sorted > partitioned ? sorted : partitioned;
+  records = rc_voxel_mean_record_bytes (layout, grid, max_cloud_points);
+  if (grid->mode == RC_VOXEL_MEAN && records > size - after_stats + tail)
+    tail = records - (size - after_stats);
+  return size + tail;
 }
 
 /* Consecutive points of a sweep mostly fall into the same voxel (a ring

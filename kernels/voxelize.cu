@@ -66,13 +66,16 @@ static_assert (MEAN_MARKED_VOXELS_PER_POINT >= 32,
     "a marked mean's list fits a word for 32 voxels");
 
 
-/* What a centroids or mean call's scratch layout depends on; never 0. */
+/* What a centroids or mean call's scratch layout depends on; with
+ * @records, a mean's records' (all zero where its counts may not be);
+ * never 0. */
 static unsigned long long
 scratch_key (rc_voxel_mode mode, uint64_t n_voxels, uint32_t n_features,
-    uint32_t n_clouds)
+    uint32_t n_clouds, bool records)
 {
   unsigned long long z = n_voxels * 0x9E3779B97F4A7C15ull ^
       ((unsigned long long) n_features << 48) ^
+      ((unsigned long long) records << 56) ^
       ((unsigned long long) mode << 40) ^
       ((unsigned long long) n_clouds << 16);
 
@@ -147,8 +150,7 @@ enum binning_kind
  * which the L2 cache takes as they come), and their division counts the
  * occupied voxels.  (Counts and occupancy so, counted by a pass over the
  * grid after each slab, were slower at every size, run 142 on an H200.)
- * Binned in records, @v is the voxel's record in @out, counted with its
- * sums. */
+ * Records, a mean's and the counted centroids', take bin_record_run. */
 template < binning_kind KIND >
 __device__ static bool
 bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
@@ -156,10 +158,6 @@ bin_point (const rc_point_layout * layout, const rc_voxel_grid * grid,
     uint32_t * __restrict__ counts, uint32_t * __restrict__ mask,
     uint32_t record)
 {
-  if (KIND == BIN_RECORDS) {
-    add_features (layout, point, (float *) out, v, 0, record, true);
-    return false;
-  }
   if (KIND == BIN_UNCOUNTED) {
     atomicAdd (counts + v, 1u);
     add_features (layout, point, (float *) out, v,
@@ -252,7 +250,7 @@ bin_point_run (const rc_point_layout * layout, const rc_voxel_grid * grid,
     uint32_t record)
 {
   static_assert (KIND == BIN_CENTROIDS || KIND == BIN_UNCOUNTED,
-      "records and lists are added point by point");
+      "records take bin_record_run; lists are added point by point");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   unsigned end;
   bool runs, head = find_run (mine, v, &end, &runs), first = false;
@@ -297,41 +295,63 @@ bin_point_run (const rc_point_layout * layout, const rc_voxel_grid * grid,
       (uint8_t *) sums, counts, mask, record);
 }
 
-/* A centroids point of the warp's, @mine when it is binned here, with
- * its voxel's count in its record's spare float at @count_at
- * (centroid_counted): a run of neighbouring lanes in one voxel
- * (find_run) sums its values and its count across the warp, and its
- * first lane adds them four floats an atomic, the count's atomic
- * returning the old count.  A point is then one L2 operation where the
- * count's own atomic made it two, and the writer reads one record where
- * it read a count too: the KITTI region's centroids of x, y and z, 262,144
- * to 4 million lidar points, 9 to 13 % faster (4 million 119 us against
- * 133, a million 48.4 against 55.8; run 191, H200).  TRUE for the lane whose
- * atomic made the voxel occupied, which marks it.  Every lane of the warp
- * calls it. */
+/* A point of the warp's, @mine when it is binned here, into record @r of
+ * @records, @record floats a voxel holding its sums and, at float
+ * @count_at, its count: the counted centroids' (centroid_counted) and a
+ * mean's in slabs (record_slabs).  A run of neighbouring lanes in one
+ * voxel (find_run) sums its values and its count across the warp, and its
+ * first lane adds them, two or four floats an atomic.  A point is then one
+ * L2 operation where a count's own atomic made it two: the KITTI region's
+ * centroids of x, y and z, 262,144 to 4 million lidar points, 9 to 13 %
+ * faster (4 million 119 us against 133, a million 48.4 against 55.8; run
+ * 191, H200).  The KITTI region's means of intensity in records of one
+ * slab, against planes: 4 million lidar points in no order 78.4 us
+ * against 95.7, column by column 80.5 against 104.2, ring by ring 66.1
+ * against 67.2, whose runs added point by point had made it 86 (run 192,
+ * H200).  Where MARK (the centroids), the count's atomic returns the old
+ * count, and the lane that made it nonzero marks voxel @r in @mask and
+ * returns TRUE.  Both are chosen on Hopper and later only, whose vector
+ * atomics these are.  Every lane of the warp calls it. */
+template < bool MARK >
 __device__ static bool
-bin_counted_run (const rc_point_layout * layout, const uint8_t * point,
-    bool mine, uint64_t v, float *__restrict__ sums,
+bin_record_run (const rc_point_layout * layout, const uint8_t * point,
+    bool mine, uint64_t r, float *__restrict__ records,
     uint32_t * __restrict__ mask, uint32_t record, uint32_t count_at)
 {
   bool first = false;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   unsigned end;
-  bool runs, head = find_run (mine, v, &end, &runs);
+  bool runs, head = find_run (mine, r, &end, &runs);
 
-  for (uint32_t f = 0; f < record; f += 4) {
+  if (record == 2) {
+    float x[2] = { 0, 0 };
+    float2 *at = (float2 *) (records + r * 2);
+
+    for (int i = 0; mine && i < 2; i++)
+      x[i] = record_value (layout, point, i, count_at);
+    /* (Warp-wide: @runs is the same in every lane.) */
+    if (runs)
+      run_sums (x, end);
+    if (head && MARK) {
+      float2 old = atomicAdd (at, make_float2 (x[0], x[1]));
+
+      first = (count_at == 0 ? old.x : old.y) == 0.0f;
+    } else if (head) {
+      atomicAdd (at, make_float2 (x[0], x[1]));
+    }
+  }
+  for (uint32_t f = 0; record != 2 && f < record; f += 4) {
     float x[4] = { 0, 0, 0, 0 };
-    float4 *at = (float4 *) (sums + v * record + f);
+    float4 *at = (float4 *) (records + r * record + f);
     unsigned c = count_at - f;  /* the count's float here, if below 4 */
 
     for (int i = 0; mine && i < 4; i++)
       x[i] = record_value (layout, point, f + i, count_at);
-    /* (Warp-wide: @runs is the same in every lane.) */
     if (runs)
       run_sums (x, end);
     if (!head)
       continue;
-    if (c < 4) {
+    if (MARK && c < 4) {
       float4 old = atomicAdd (at, make_float4 (x[0], x[1], x[2], x[3]));
 
       first = (c == 0 ? old.x : c == 1 ? old.y : c == 2 ? old.z : old.w) ==
@@ -340,8 +360,11 @@ bin_counted_run (const rc_point_layout * layout, const uint8_t * point,
       atomicAdd (at, make_float4 (x[0], x[1], x[2], x[3]));
     }
   }
-  if (first)
-    atomicOr (mask + v / 32, 1u << (v % 32));
+  if (MARK && first)
+    atomicOr (mask + r / 32, 1u << (r % 32));
+#else
+  if (!MARK && mine)
+    add_features (layout, point, records, r, 0, record, true);
 #endif
   return first;
 }
@@ -399,23 +422,10 @@ add_block_tally (unsigned long long tally, device_stats * stats)
 static_assert (RC_COUNT_PARTITION_POINTS == COUNT_SLAB_POINTS + 1,
     "counts take slabs only where the partition cannot run");
 
-/* The same for a mean's sums and counts, of a cloud too large to be
- * marked (MEAN_MARKED_VOXELS_PER_POINT) and of more than
- * MEAN_SLAB_POINTS: each slab is cleared, binned and divided while the
- * L2 cache holds it.  256^3 means of one feature (134 MB, four slabs),
- * run 134 on an H100, against one slab: 4,194,304 points 501 us against
- * 578, a million 218 against 254, 300,000 154 against 159; slabs of 48
- * MiB gave 551, 229 and 150. */
-#ifndef MEAN_SLAB_BYTES
-#define MEAN_SLAB_BYTES (32ull << 20)
-#endif
-#ifndef MEAN_SLAB_POINTS
-#define MEAN_SLAB_POINTS 262144
-#endif
-
-/* Such a slab is binned in records (record_slabs), whose counts are
- * floats: exact up to 2^24 points a voxel, so for clouds up to that. */
-#define MEAN_RECORD_POINTS (1ull << 24)
+/* A mean's slabs: RC_MEAN_SLAB_BYTES and RC_MEAN_SLAB_POINTS
+ * (voxelize-math.h). */
+#define MEAN_SLAB_BYTES RC_MEAN_SLAB_BYTES
+#define MEAN_SLAB_POINTS RC_MEAN_SLAB_POINTS
 
 /* Appends the voxels that this block's @K points a thread made occupied
  * to @listed: one atomic for the block (one a warp made binning 131,072
@@ -505,8 +515,15 @@ bin_points (const __grid_constant__ rc_point_layout layout,
       continue;
     }
     if (KIND == BIN_COUNTED_CENTROIDS) {
-      first[k] = bin_counted_run (&layout, points + p * layout.point_step,
-          mine[k], v[k], (float *) out, mask, record, layout.n_features);
+      first[k] = bin_record_run < true > (&layout,
+          points + p * layout.point_step, mine[k], v[k], (float *) out, mask,
+          record, layout.n_features);
+      continue;
+    }
+    if (KIND == BIN_RECORDS) {
+      first[k] = bin_record_run < false > (&layout,
+          points + p * layout.point_step, mine[k], v[k] - v_lo, (float *) out,
+          NULL, record, layout.n_features);
       continue;
     }
     if (KIND == BIN_CENTROIDS || KIND == BIN_UNCOUNTED) {
@@ -517,8 +534,7 @@ bin_points (const __grid_constant__ rc_point_layout layout,
       continue;
     }
     first[k] = mine[k] && bin_point < KIND > (&layout, &grid,
-        points + p * layout.point_step, KIND == BIN_RECORDS ? v[k] - v_lo :
-        v[k], out, counts, mask, record);
+        points + p * layout.point_step, v[k], out, counts, mask, record);
   }
   if (KIND == BIN_LISTED)
     list_voxels < K > (first, v, listed, &header->listed);
@@ -662,39 +678,50 @@ slab_start (uint64_t words, uint32_t slabs, uint32_t k)
   return k >= slabs ? words : words / 4 * k / slabs * 4;
 }
 
+/* The most words (voxels) a slab of @slabs over @words holds. */
+static uint64_t
+largest_slab (uint64_t words, uint32_t slabs)
+{
+  uint64_t most = 0;
+
+  for (uint32_t k = 0; k < slabs; k++)
+    most = MAX (most, slab_start (words, slabs, k + 1) -
+        slab_start (words, slabs, k));
+  return most;
+}
+
 /* How many slabs a mean of @n_points too large to be marked is binned in
  * as records (its sums and its count side by side a voxel, one vector
- * atomic a point where there were two atomics or more), each slab's
- * records in the room of the counts and the list; 0 where it is not: a
- * cloud too small for slabs, or of more than MEAN_RECORD_POINTS, a record
- * that would be padded (rc_voxel_record_floats), or a grid whose slabs'
- * records would not fit that room.  256^3, run 144 on an H200, against
- * slabs of planes: one feature (8-byte records), 4,194,304 points 340 us
+ * atomic a point where there were two atomics or more); 0 where it is
+ * not: a cloud too small for slabs, or of more than RC_MEAN_RECORD_POINTS,
+ * a record that would be padded (rc_voxel_record_floats), or a grid whose
+ * slabs' records would not fit the room of the counts and the list.  A
+ * grid whose records fit one slab takes the scratch's room for them
+ * (rc_voxel_mean_record_bytes).  256^3, run 144 on an H200, against slabs
+ * of planes: one feature (8-byte records), 4,194,304 points 340 us
  * against 374, 1,048,576 177 against 193; four features (records of 32
  * bytes for 20, so more slabs, each reading the cloud again) 1,652 against
  * 1,319. */
 static uint32_t
-record_slabs (uint64_t n_voxels, uint32_t n_features, uint64_t n_points)
+record_slabs (const rc_point_layout * layout, const rc_voxel_grid * grid,
+    uint64_t n_points)
 {
-  uint32_t record = rc_voxel_record_floats (n_features + 1);
+  uint64_t n_voxels = rc_voxel_grid_n_voxels (grid);
+  uint32_t record = rc_voxel_record_floats (layout->n_features + 1);
   uint64_t record_bytes = record * sizeof (float);
   uint64_t room;
   uint32_t slabs;
 
-  if (n_points <= MEAN_SLAB_POINTS || n_points > MEAN_RECORD_POINTS ||
-      record != n_features + 1)
+  if (n_points <= MEAN_SLAB_POINTS || n_points > RC_MEAN_RECORD_POINTS ||
+      record != layout->n_features + 1)
     return 0;
   slabs = (uint32_t) ((n_voxels * record_bytes + MEAN_SLAB_BYTES - 1) /
       MEAN_SLAB_BYTES);
   if (slabs < 2)
-    return 0;
+    return rc_voxel_mean_record_bytes (layout, grid, n_points) ? 1 : 0;
   /* Less the records' alignment to 16 bytes (find_scratch). */
   room = (n_voxels + (n_voxels + 31) / 32) * sizeof (uint32_t) - 15;
-  for (uint32_t k = 0; k < slabs; k++)
-    if ((slab_start (n_voxels, slabs, k + 1) - slab_start (n_voxels, slabs,
-                k)) * record_bytes > room)
-      return 0;
-  return slabs;
+  return largest_slab (n_voxels, slabs) * record_bytes > room ? 0 : slabs;
 }
 
 extern "C" rc_status
@@ -724,13 +751,16 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
   if (rc_voxel_mode_averages (grid->mode)) {
     cs.counts = (uint32_t *) next;
     next += n_voxels * sizeof (uint32_t);
-    cs.key = scratch_key (grid->mode, n_voxels, layout->n_features, n_clouds);
+    cs.key = scratch_key (grid->mode, n_voxels, layout->n_features, n_clouds,
+        false);
   }
   if (grid->mode == RC_VOXEL_MEAN) {
     cs.listed = (uint32_t *) next;
     next += (n_voxels + 31) / 32 * sizeof (uint32_t);
     /* Over the counts and the list: vectors of up to 16 bytes. */
     cs.records = (float *) (((uintptr_t) cs.counts + 15) & ~(uintptr_t) 15);
+    cs.records_key = scratch_key (grid->mode, n_voxels, layout->n_features,
+        n_clouds, true);
     cs.sort_tail = next;
     /* A mean either sorts (three features or more) or is partitioned
      * (one). */
@@ -775,7 +805,7 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
    * adds a record's floats in one atomic (Hopper on; measured there
    * only), else of voxels in every feature's plane. */
   uint32_t in_records = grid->mode == RC_VOXEL_MEAN && !marked &&
-      major >= 9 ? record_slabs (n_voxels, layout->n_features, n_points) : 0;
+      major >= 9 ? record_slabs (layout, grid, n_points) : 0;
   uint32_t slabs = in_records ? in_records : grid_slabs (grid->mode,
       marked, out_size, n_voxels, layout->n_features, n_points);
   bool planes = slabs > 1 && grid->mode == RC_VOXEL_MEAN && !in_records;
@@ -793,14 +823,18 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
     uint64_t lo = slab_start (length, slabs, k);
     uint64_t hi = slab_start (length, slabs, k + 1);
     /* Records are cleared, not the planes, which their division writes
-     * whole; the header then says the scratch is not clear. */
+     * whole; their division zeroes them again, so that a clear finds them
+     * clear but for the first slab after another call's scratch: the
+     * largest slab's records then. */
     uint32_t *clear_grid = in_records ? (uint32_t *) cs->records :
         (uint32_t *) grid_out + lo;
-    uint64_t clear_words = in_records ? (hi - lo) * record : hi - lo;
+    uint64_t clear_words = in_records ? largest_slab (n_voxels, slabs) *
+        record : hi - lo;
 
     /* The first clear also zeroes every cloud's statistics.  The
-     * centroids' clear mostly finds its scratch clear already and does
-     * nothing: few blocks, which a full clear loops with. */
+     * centroids' and the records' clear mostly finds its scratch clear
+     * already and does nothing: few blocks, which a full clear loops
+     * with. */
     words = in_records ? clear_words : slabs > 1 ? (hi - lo) *
         (planes ? layout->n_features + 1 : 1) : words;
     ret = voxelize_launch_clear (clear_grid, clear_words,
@@ -808,7 +842,8 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
         cs->counts + (planes ? lo : 0), in_records ? 0 : planes ? hi - lo :
         scratch_words, cs->tile_counts, centroids ? n_tiles : 0,
         c == 0 && k == 0 ? cs->stats : NULL, n_clouds, cs->header,
-        in_records ? 0 : cs->key, centroids, words, s);
+        in_records ? cs->records_key : cs->key, centroids || in_records,
+        words, s);
     if (ret != RC_OK || n_points == 0)
       break;
     ret = launch_binning (layout, bin_grid, cloud, n_points, kind,
@@ -819,7 +854,7 @@ bin_cloud (const rc_point_layout * layout, const rc_voxel_grid * grid,
     if (ret == RC_OK && in_records)
       ret = voxelize_launch_record_division (cs->records,
           (float *) grid_out, n_voxels, layout->n_features, record, lo, hi,
-          cs->stats + c, early, s);
+          cs->stats + c, cs->header, cs->records_key, early, s);
     else if (ret == RC_OK && planes)
       ret = voxelize_launch_division (NULL, 0, (float *) grid_out,
           cs->counts, n_voxels, layout->n_features, cs->header, cs->key, lo,

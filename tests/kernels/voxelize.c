@@ -593,8 +593,10 @@ GST_END_TEST;
  * from 262,145 points up to one for four voxels) and the CUDA scratch
  * that follows: each block of 1,024 voxels' first point, the radix sort's
  * scratch (64 KiB and half a byte a point) and a record of four or eight
- * floats a point where the mean sorts, up to the most points that do,
- * nothing more elsewhere.  Host arithmetic: runs without a GPU. */
+ * floats a point where the mean sorts, up to the most points that do;
+ * the room for the records of one or three features where they fit one
+ * slab (rc_voxel_mean_record_bytes); nothing more elsewhere.  Host
+ * arithmetic: runs without a GPU. */
 static guint64
 sort_room (guint64 n_voxels, guint64 n_points, guint record_floats)
 {
@@ -653,8 +655,19 @@ GST_START_TEST (test_cuda_scratch_sizes)
           G_GUINT64_CONSTANT (1) << 40), base + sort_room (n_voxels, most, 8));
   /* The keys and indices, 16 bytes a point, fit the counts' room. */
   fail_unless (16 * most <= 4 * n_voxels);
+  /* One feature's records (8 bytes a voxel: 32 MiB, one slab) from the
+   * counts on, over the list and past it, from 262,145 points. */
+  base = rc_voxelize_cuda_scratch_size (&one, &grid, 1, 0);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &grid, 1,
-          some), rc_voxelize_cuda_scratch_size (&one, &grid, 1, 0));
+          262144), base);
+  fail_unless_equals_uint64 (rc_voxel_mean_record_bytes (&one, &grid,
+          some), 15 + 8 * n_voxels);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &grid, 1,
+          some), base + 15 + 8 * n_voxels - 4 * n_voxels - n_voxels / 8);
+  fail_unless_equals_uint64 (rc_voxel_mean_record_bytes (&two, &grid, some),
+      0);
+  fail_unless_equals_uint64 (rc_voxel_mean_record_bytes (&one, &count, some),
+      0);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&two, &grid, 1,
           some), rc_voxelize_cuda_scratch_size (&two, &grid, 1, 0));
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&eight, &small, 1,
@@ -664,10 +677,10 @@ GST_START_TEST (test_cuda_scratch_sizes)
 GST_END_TEST;
 
 /* Counts and means of one feature partitioned by tile on the GPU: of more
- * than 524,288 points (counts) or from 131,072 (a mean) into more than 48 MiB of
- * grid, of at most 4,096 tiles (2^15 voxels for counts, 2^14 for a mean);
- * their scratch (five words a tile and one, 6 bytes a point, 14 for a
- * mean) only then. */
+ * than 524,288 points (counts) or from 131,072 (a mean) into more than 48
+ * MiB of grid, of at most 4,096 tiles (2^15 voxels for counts, 2^14 for a
+ * mean); their scratch (five words a tile and one, 6 bytes a point, 14
+ * for a mean) only then. */
 GST_START_TEST (test_partition_sizes)
 {
   rc_point_layout one = { 16, {0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},

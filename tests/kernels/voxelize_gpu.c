@@ -396,6 +396,48 @@ GST_START_TEST (test_mean_scratch_reused)
 
 GST_END_TEST;
 
+/* A mean's records, in one slab or several, are zeroed by their division
+ * as it reads them, so that the next slab's or call's clear stores
+ * nothing: calls one after another on one scratch, of four slabs whose
+ * last is the largest (their records cleared whole after another call's
+ * scratch), of one slab, of one feature and of three, one cloud and two,
+ * with a sorted mean and a mean divided whole between them, which leave
+ * the room dirty; each against the CPU. */
+GST_START_TEST (test_mean_records_reused)
+{
+  /* 6,680,133 voxels: x, y and z's records in four slabs, the last 5
+   * voxels longer; 1,700,001 points are too dense to sort, 600,001
+   * sort. */
+  rc_voxel_grid slabs = { {-20.1, -19.9, -16.7}, {0.2, 0.2, 0.2},
+  {201, 199, 167}, RC_VOXEL_MEAN
+  };
+  /* 420,000 voxels: records in one slab from 262,145 points; 100,000
+   * points are divided whole. */
+  rc_voxel_grid one_slab = { {-15.0, -14.0, -2.0}, {0.2, 0.2, 0.2},
+  {150, 140, 20}, RC_VOXEL_MEAN
+  };
+  const guint64 dense[1] = { 1700001 }, sparse[1] = { 600001 };
+  const guint64 two[2] = { 300001, 400000 }, whole[1] = { 100000 };
+  guint64 size = MAX (rc_voxelize_cuda_scratch_size (&layout_xyz, &slabs, 1,
+          dense[0]), rc_voxelize_cuda_scratch_size (&layout_xyz, &one_slab, 2,
+          two[1]));
+  gpointer scratch = poisoned_scratch (size);
+
+  compare_on (&layout_xyz, &slabs, dense, 1, scratch);
+  compare_on (&layout_xyz, &slabs, dense, 1, scratch);
+  compare_on (&layout_xyz, &slabs, sparse, 1, scratch);
+  compare_on (&layout_xyz, &slabs, dense, 1, scratch);
+  compare_on (&layout16, &one_slab, two, 2, scratch);
+  compare_on (&layout16, &one_slab, two, 2, scratch);
+  compare_on (&layout16, &one_slab, whole, 1, scratch);
+  compare_on (&layout16, &one_slab, &two[1], 1, scratch);
+  compare_on (&layout_xyz, &one_slab, two, 2, scratch);
+  compare_on (&layout_xyz, &one_slab, two, 2, scratch);
+  check_rc (rc_device_free (scratch));
+}
+
+GST_END_TEST;
+
 /* A mean of more than 262,144 points whose sums and counts exceed 32 MiB,
  * of fewer than three features or of a cloud of more than a point for four
  * voxels (too dense to sort), is cleared, binned and divided a slab of
@@ -459,13 +501,17 @@ GST_END_TEST;
  * driver sends it): runs of neighbouring points in one voxel, of 1 to
  * hundreds of points, across warps and blocks, with points outside the
  * grid and NaN inside them, which a warp sums before its atomics.
- * Centroids' records of one float (added point by point), four and eight
- * (two sums a run); means of one, four, five and eight features, divided
- * whole (a feature's plane at a time); small clouds and large (four points
- * a thread), one and three a call. */
+ * Centroids' records of one float (added point by point), four (x, y, z
+ * counted in the fourth) and eight (two sums a run); means of one, three,
+ * four, five and eight features, divided whole (a feature's plane at a
+ * time), and past 262,144 points of one and three in records of their
+ * sums and count, in one slab; small clouds and large (four points a
+ * thread), one and three a call. */
 GST_START_TEST (test_scan_order)
 {
-  const rc_point_layout *layouts[] = { &layout16, &layout32, &five, &eight };
+  const rc_point_layout *layouts[] = { &layout16, &layout_xyz, &layout32,
+    &five, &eight
+  };
   const guint64 sizes[3] = { 5000, 0, 300001 }, one[1] = { 131072 };
   rc_voxel_grid grid = { {-3.0, 1.0, -1.0}, {0.1, 0.07, 0.3},
   {61, 37, 9}, RC_VOXEL_CENTROIDS
@@ -762,6 +808,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_means_partitioned);
   tcase_add_test (tc, test_centroids_scratch_reused);
   tcase_add_test (tc, test_mean_scratch_reused);
+  tcase_add_test (tc, test_mean_records_reused);
   tcase_add_test (tc, test_mean_slabs);
   tcase_add_test (tc, test_mean_sorted);
   tcase_add_test (tc, test_centroid_records);
