@@ -422,11 +422,6 @@ add_block_tally (unsigned long long tally, device_stats * stats)
 static_assert (RC_COUNT_PARTITION_POINTS == COUNT_SLAB_POINTS + 1,
     "counts take slabs only where the partition cannot run");
 
-/* A mean's slabs: RC_MEAN_SLAB_BYTES and RC_MEAN_SLAB_POINTS
- * (voxelize-math.h). */
-#define MEAN_SLAB_BYTES RC_MEAN_SLAB_BYTES
-#define MEAN_SLAB_POINTS RC_MEAN_SLAB_POINTS
-
 /* Appends the voxels that this block's @K points a thread made occupied
  * to @listed: one atomic for the block (one a warp made binning 131,072
  * points 31 us, run 140; 16 so, run 141), places in thread order. */
@@ -661,9 +656,10 @@ grid_slabs (rc_voxel_mode mode, bool marked, uint64_t out_size,
   if (mode == RC_VOXEL_COUNT && n_points > COUNT_SLAB_POINTS) {
     bytes = out_size;
     slab_bytes = COUNT_SLAB_BYTES;
-  } else if (mode == RC_VOXEL_MEAN && !marked && n_points > MEAN_SLAB_POINTS) {
+  } else if (mode == RC_VOXEL_MEAN && !marked &&
+      n_points > RC_MEAN_SLAB_POINTS) {
     bytes = n_voxels * 4 * ((uint64_t) n_features + 1);
-    slab_bytes = MEAN_SLAB_BYTES;
+    slab_bytes = RC_MEAN_SLAB_BYTES;
   } else {
     return 1;
   }
@@ -712,11 +708,11 @@ record_slabs (const rc_point_layout * layout, const rc_voxel_grid * grid,
   uint64_t room;
   uint32_t slabs;
 
-  if (n_points <= MEAN_SLAB_POINTS || n_points > RC_MEAN_RECORD_POINTS ||
+  if (n_points <= RC_MEAN_SLAB_POINTS || n_points > RC_MEAN_RECORD_POINTS ||
       record != layout->n_features + 1)
     return 0;
-  slabs = (uint32_t) ((n_voxels * record_bytes + MEAN_SLAB_BYTES - 1) /
-      MEAN_SLAB_BYTES);
+  slabs = (uint32_t) ((n_voxels * record_bytes + RC_MEAN_SLAB_BYTES - 1) /
+      RC_MEAN_SLAB_BYTES);
   if (slabs < 2)
     return rc_voxel_mean_record_bytes (layout, grid, n_points) ? 1 : 0;
   /* Less the records' alignment to 16 bytes (find_scratch). */
