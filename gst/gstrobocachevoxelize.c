@@ -390,7 +390,8 @@ ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
 
 /* The kernels' working set for the negotiated grid and sweeps of up to
  * @n_points points, grown (never shrunk) as sweeps need it: a large mean
- * sorts its points in it (the slots' memory is grown likewise).  New
+ * partitions or sorts its points in it (the slots' memory is grown
+ * likewise).  New
  * memory, and with @new_grid any, is marked as holding nothing from an
  * earlier grid.  The context must be current. */
 static gboolean

@@ -163,10 +163,10 @@ rc_status voxelize_sort_mean (const rc_point_layout * layout,
     float *means, const call_scratch * cs, device_stats * all_stats,
     uint32_t n_clouds, device_stats * stats, cudaStream_t s, bool *sorted);
 
-/* Counts or a mean of one feature, partitioned (rc_voxel_partitioned), of
- * one cloud into @out (with @all_stats, every cloud's statistics zeroed
- * first; voxelize-partition.cu); with @early, each launch a programmatic
- * dependent of the one before.  *@done is FALSE, and nothing is launched,
+/* Counts or a mean of up to four features, partitioned
+ * (rc_voxel_partitioned), of one cloud into @out (with @all_stats, every
+ * cloud's statistics zeroed first; voxelize-partition.cu); with @early,
+ * each launch a programmatic dependent of the one before.  *@done is FALSE, and nothing is launched,
  * on a GPU of too little shared memory a block for its tiles. */
 rc_status voxelize_partition (const rc_point_layout * layout,
     const rc_voxel_grid * grid, const uint8_t * cloud, uint64_t n_points,

@@ -128,8 +128,9 @@ rc_voxel_record_floats (uint32_t n_values)
  * than 262,144 points, at most one for four voxels) is put in voxel order
  * on the GPU by a radix sort of its points by voxel, each voxel's run then
  * summed in the points' order, instead of adding each feature with a float
- * atomic (voxelize.cu).  One feature fits a record that one vector atomic
- * adds, which the sort did not beat (run 164). */
+ * atomic (voxelize.cu), where it is not partitioned
+ * (rc_voxel_partitioned, which runs first).  One feature fits a record
+ * that one vector atomic adds, which the sort did not beat (run 164). */
 #define RC_MEAN_SORT_MIN_FEATURES 3
 #define RC_MEAN_SORT_MIN_POINTS 262145
 #define RC_MEAN_SORT_VOXELS_PER_POINT 4
@@ -181,12 +182,15 @@ rc_voxel_mean_record_bytes (const rc_point_layout * layout,
       15 + bytes : 0;
 }
 
-/* GPU counts, and means of one feature, of a large cloud into a grid
- * larger than the L2 cache are partitioned (voxelize-partition.cu): the
- * points put in order of their tile of the grid, each tile then counted
- * (and a mean's feature summed) in shared memory and written whole, with
- * no atomic on the grid and no clear.  Tiles of 2^15 voxels for counts,
- * 2^14 for a mean (its sums beside its counts); from
+/* GPU counts, and means of up to RC_PARTITION_MAX_FEATURES features, of a
+ * large cloud into a grid larger than the L2 cache are partitioned
+ * (voxelize-partition.cu): the points put in order of their tile of the
+ * grid, each tile then counted (and a mean's features summed) in shared
+ * memory and written whole, with no atomic on the grid and no clear.
+ * Tiles of 2^15 voxels for counts, 2^14 for a mean; a block sums a mean's
+ * tile in parts whose 16-bit counts and float sums fit
+ * RC_MEAN_TILE_BYTES, so that two blocks share an SM: one part for one
+ * feature, two for two or three, four for four.  From
  * RC_COUNT_PARTITION_POINTS points for counts, RC_MEAN_PARTITION_POINTS
  * for a mean, into more than RC_PARTITION_GRID_BYTES of grid (4 bytes a
  * voxel) of at most RC_PARTITION_MAX_TILES tiles, whose tallies a block
@@ -198,10 +202,20 @@ rc_voxel_mean_record_bytes (const rc_point_layout * layout,
  * features keep the sorted path or their atomics. */
 #define RC_COUNT_TILE_BITS 15
 #define RC_MEAN_TILE_BITS 14
+#define RC_MEAN_TILE_BYTES (112u << 10)
+#define RC_PARTITION_MAX_FEATURES 4
 #define RC_COUNT_PARTITION_POINTS 524289
 #define RC_MEAN_PARTITION_POINTS 131072
 #define RC_PARTITION_GRID_BYTES (48ull << 20)
 #define RC_PARTITION_MAX_TILES 4096u
+
+/* The features a partition of @grid sums: 0 for counts. */
+RC_HD uint32_t
+rc_voxel_partition_features (const rc_point_layout * layout,
+    const rc_voxel_grid * grid)
+{
+  return grid->mode == RC_VOXEL_MEAN ? layout->n_features : 0;
+}
 
 RC_HD unsigned
 rc_voxel_partition_tile_bits (const rc_voxel_grid * grid)
@@ -222,7 +236,8 @@ rc_voxel_partitioned (const rc_point_layout * layout,
     const rc_voxel_grid * grid, uint64_t n_points)
 {
   uint64_t least = grid->mode == RC_VOXEL_COUNT ? RC_COUNT_PARTITION_POINTS :
-      grid->mode == RC_VOXEL_MEAN && layout->n_features == 1 ?
+      grid->mode == RC_VOXEL_MEAN &&
+      layout->n_features <= RC_PARTITION_MAX_FEATURES ?
       RC_MEAN_PARTITION_POINTS : 0;
 
   return least && n_points >= least && n_points < (1ull << 32) &&
@@ -234,9 +249,9 @@ rc_voxel_partitioned (const rc_point_layout * layout,
 /* A partition's arrays in the scratch, in this order: a word a tile for
  * its points, its places taken and its crowded blocks done (cleared
  * together), its first place, the first further block of a crowded tile
- * (one word more); then a point's voxel, a mean's feature before and
- * after the points are put in tile order, and a point's place in its
- * tile. */
+ * (one word more); then a point's voxel, a mean's features before and
+ * after the points are put in tile order (a plane a feature), and a
+ * point's place in its tile. */
 typedef enum
 {
   RC_PARTITION_TOTALS,
@@ -252,13 +267,13 @@ typedef enum
 } rc_voxel_partition_array;
 
 /* Each array's byte offset for @n_tiles tiles and up to @n_points points
- * into @at, and the bytes of them all into at[RC_PARTITION_ARRAYS]; a
- * count's features take none. */
+ * of @n_features features (0 for counts) into @at, and the bytes of them
+ * all into at[RC_PARTITION_ARRAYS]. */
 RC_HD void
-rc_voxel_partition_offsets (uint64_t n_tiles, uint64_t n_points, int mean,
-    uint64_t at[RC_PARTITION_ARRAYS + 1])
+rc_voxel_partition_offsets (uint64_t n_tiles, uint64_t n_points,
+    uint32_t n_features, uint64_t at[RC_PARTITION_ARRAYS + 1])
 {
-  uint64_t features = mean ? n_points * sizeof (float) : 0;
+  uint64_t features = n_points * n_features * sizeof (float);
   const uint64_t bytes[RC_PARTITION_ARRAYS] = {
     n_tiles * sizeof (uint32_t), n_tiles * sizeof (uint32_t),
     n_tiles * sizeof (uint32_t), n_tiles * sizeof (uint32_t),
@@ -283,7 +298,7 @@ rc_voxel_partition_bytes (const rc_point_layout * layout,
   if (!rc_voxel_partitioned (layout, grid, n_points))
     return 0;
   rc_voxel_partition_offsets (rc_voxel_partition_tiles (grid), n_points,
-      grid->mode == RC_VOXEL_MEAN, at);
+      rc_voxel_partition_features (layout, grid), at);
   return at[RC_PARTITION_ARRAYS];
 }
 

@@ -1,17 +1,19 @@
-/* Counts, and means of one feature, of a large cloud into a grid larger
- * than the L2 cache, on the GPU, by partitioning the points by tile of
- * the grid (rc_voxel_partitioned) instead of an atomic a point on the
- * grid (voxelize.cu), each of which there waits on DRAM or queues in the
- * L2 cache's atomic units:
+/* Counts, and means of up to four features, of a large cloud into a grid
+ * larger than the L2 cache, on the GPU, by partitioning the points by
+ * tile of the grid (rc_voxel_partitioned) instead of an atomic a point on
+ * the grid (voxelize.cu), each of which there waits on DRAM or queues in
+ * the L2 cache's atomic units, or a radix sort by voxel (voxelize-sort.cu):
  *
- *   1. key_points: each point's voxel (and a mean's feature), and each
+ *   1. key_points: each point's voxel (and a mean's features), and each
  *      block's points per tile added to the tiles' totals;
  *   2. place_points: each block sorts its points by tile in shared memory,
  *      takes a run in each tile it has points in (an atomic a tile), and
- *      writes each point's place in its tile (16 bits; a mean's feature
- *      beside it) there, neighbouring threads in neighbouring places;
+ *      writes each point's place in its tile (16 bits; a mean's features
+ *      beside it, a plane each) there, neighbouring threads in
+ *      neighbouring places;
  *   3. sum_tiles: a block a tile counts its points (and sums a mean's
- *      feature) in shared memory and writes the tile whole, counts or
+ *      features, a slice of the tile at a time where they would not fit
+ *      at once) in shared memory and writes the tile whole, counts or
  *      means, so the grid needs no clear.  A crowded tile (a lidar sweep's
  *      voxels near the sensor) is split between blocks of CROWDED_POINTS
  *      points, which add to it after place_points has cleared it; a
@@ -24,7 +26,10 @@
  * the sensor, 52.5, 55.2, 69.2 and 100.4.  Up to 524,288 points the
  * atomics, in one slab, are faster (39.0 us against 48.1).  Means of one
  * feature from 131,072 to 4,194,304 points in 45.9 to 145.9 us, where the
- * listed and record-slab paths took 46.2 and 341.8 (d63fd00, run 187). */
+ * listed and record-slab paths took 46.2 and 341.8 (d63fd00, run 187);
+ * of x, y, z in 91.5 to 335.1 us, where the listed path and the radix
+ * sort took 108.4 and 478.4, of x, y, z, intensity 115.8 to 455.8, where
+ * they took 141.0 and 509.0 (run 193, call 176). */
 #include "dependent-launch.cuh"
 #include "voxelize-cuda.cuh"
 #include "wide-stores.cuh"
@@ -49,14 +54,15 @@ static_assert (RC_COUNT_TILE_BITS <= 16 && RC_MEAN_TILE_BITS <= 16,
 #define CROWDED_POINTS 16384u
 /* A tile's tallies in shared memory: its counts 16 bits each, two a word
  * (a block never counts more than CROWDED_POINTS points), and a mean's
- * float sums beside them.  64 KiB for 2^15 counts, 96 KiB for 2^14 counts
- * and sums: two blocks an SM (run 188: one, in 128 KiB of 32-bit counts,
- * left each SM waiting on its one block's steps). */
+ * float sums beside them, a plane a feature.  64 KiB for 2^15 counts, 96
+ * KiB for 2^14 counts and sums of one feature; more features are summed a
+ * slice of the tile at a time in at most RC_MEAN_TILE_BYTES: two blocks
+ * an SM (run 188: one, in 128 KiB of 32-bit counts, left each SM waiting
+ * on its one block's steps).  Smaller tiles instead, whole in 112 KiB
+ * (2^13 voxels of three features, 2^12 of four), left pass 2 short runs
+ * in twice and four times the tiles: it took 160 and 278 us of 4 million
+ * points' 415 and 618 under ncu (run 193, call 173). */
 static_assert (CROWDED_POINTS <= 0xffffu, "a block's counts fit 16 bits");
-#define COUNT_TILE_BYTES ((1u << RC_COUNT_TILE_BITS) * sizeof (uint16_t))
-#define MEAN_TILE_BYTES \
-  ((1u << RC_MEAN_TILE_BITS) * (sizeof (uint16_t) + sizeof (float)))
-#define TILE_BYTES(mean) ((mean) ? MEAN_TILE_BYTES : COUNT_TILE_BYTES)
 /* A point outside the grid (voxel indices stay below 2^27). */
 #define NO_VOXEL (~0u)
 
@@ -73,8 +79,8 @@ typedef struct
   uint32_t *extra_first;        /* the first further block of a crowded tile
                                  * (n_tiles + 1) */
   uint32_t *voxels;             /* a point's, or NO_VOXEL */
-  float *features;              /* a mean's, a point's */
-  float *placed_features;       /* a mean's, in tile order */
+  float *features;              /* a mean's, a plane a feature */
+  float *placed_features;       /* a mean's, in tile order, likewise */
   uint16_t *places;             /* the points' places in their tiles, in
                                  * tile order */
 } partition;
@@ -83,19 +89,22 @@ typedef struct
 typedef struct
 {
   uint32_t n_tiles, bits;
+  uint32_t slice_bits;          /* of a tile, that a block sums at once */
   uint64_t n_voxels;
-  uint32_t *grid;               /* the counts, or a mean's plane */
+  uint64_t n_points;            /* a feature plane's points (partition) */
+  uint32_t *grid;               /* the counts, or a mean's planes */
   uint32_t *counts;             /* a crowded tile of a mean's (scratch) */
 } tiling;
 
 static partition
 find_partition (uint8_t * at, uint32_t n_tiles, uint64_t n_points,
-    bool mean)
+    uint32_t n_features)
 {
   uint64_t off[RC_PARTITION_ARRAYS + 1];
+  bool mean = n_features > 0;
   partition p;
 
-  rc_voxel_partition_offsets (n_tiles, n_points, mean, off);
+  rc_voxel_partition_offsets (n_tiles, n_points, n_features, off);
   p.totals = (uint32_t *) (at + off[RC_PARTITION_TOTALS]);
   p.taken = (uint32_t *) (at + off[RC_PARTITION_TAKEN]);
   p.done = (uint32_t *) (at + off[RC_PARTITION_DONE]);
@@ -118,11 +127,12 @@ key_points_per_thread (uint64_t n_points)
   return (int) (k < 1 ? 1 : k > KEY_MAX_POINTS ? KEY_MAX_POINTS : k);
 }
 
-/* Pass 1: @k points a thread, four loaded at a time.  A programmatic
- * dependent of the clear of the totals and statistics: it locates its
- * points while the clear runs.  Two blocks an SM: the generic field
- * reader took 92 registers, and needs no spill at 64. */
-template < bool PACKED_XYZ, bool MEAN >
+/* Pass 1: @k points a thread, four loaded at a time, and a mean's @F
+ * features.  A programmatic dependent of the clear of the totals and
+ * statistics: it locates its points while the clear runs.  Two blocks an
+ * SM: the generic field reader took 92 registers, and needs no spill at
+ * 64. */
+template < bool PACKED_XYZ, int F >
 __global__ static void
 __launch_bounds__ (KEY_BLOCK, 2)
 key_points (const __grid_constant__ rc_point_layout layout,
@@ -142,7 +152,7 @@ key_points (const __grid_constant__ rc_point_layout layout,
   for (int k0 = 0; k0 < k; k0 += 4) {
     int where[4];
     uint32_t v[4];
-    float feature[4];
+    float feature[4][F > 0 ? F : 1];
 
     /* A mean's features loaded with the points' places, not after the
      * atomics: each load behind an atomic waited alone (run 188). */
@@ -154,9 +164,10 @@ key_points (const __grid_constant__ rc_point_layout layout,
       where[j] = here ? locate_point < PACKED_XYZ > (&layout, &grid, points,
           p, &voxel) : -1;
       v[j] = (uint32_t) voxel;
-      if (MEAN)
-        feature[j] = here ? record_value (&layout, points +
-            p * layout.point_step, 0, UINT32_MAX) : 0.0f;
+#pragma unroll
+      for (int f = 0; f < F; f++)
+        feature[j][f] = here ? record_value (&layout, points +
+            p * layout.point_step, f, UINT32_MAX) : 0.0f;
     }
 #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -170,8 +181,10 @@ key_points (const __grid_constant__ rc_point_layout layout,
       invalid += where[j] == RC_POINT_INVALID;
       if (where[j] >= 0)
         part.voxels[p] = kept ? v[j] : NO_VOXEL;
-      if (MEAN && kept)
-        part.features[p] = feature[j];
+#pragma unroll
+      for (int f = 0; f < F; f++)
+        if (kept)
+          part.features[f * n_points + p] = feature[j][f];
     }
   }
   __syncthreads ();
@@ -244,10 +257,29 @@ plan_tiles (const partition * part, uint32_t n_tiles, uint32_t * a,
     part->extra_first[n_tiles] = extra;
 }
 
-/* Zeroes the crowded tiles, which several blocks of pass 3 add to: the
- * grid's, and a mean's counts (this block's share of the tiles). */
+/* Feature @f of this thread's @k points of pass 2 (from @first, a block
+ * apart) copied into its slots of @arrived, a block apart, behind the
+ * thread's pipeline; nothing for counts (@F 0). */
+template < int F >
 __device__ static void
-clear_crowded (const partition * part, const tiling * tl, bool mean)
+fetch_feature (const partition * part, int f, uint64_t n_points,
+    uint64_t first, int k, float *arrived)
+{
+  for (int j = 0; F && j < k; j++) {
+    uint64_t p = first + (uint64_t) j * KEY_BLOCK;
+
+    if (p < n_points)
+      __pipeline_memcpy_async (arrived + j * KEY_BLOCK + threadIdx.x,
+          part->features + f * n_points + p, sizeof (float));
+  }
+  __pipeline_commit ();
+}
+
+/* Zeroes the crowded tiles, which several blocks of pass 3 add to: the
+ * grid's, and a mean's counts and @n_features planes (this block's share
+ * of the tiles). */
+__device__ static void
+clear_crowded (const partition * part, const tiling * tl, int n_features)
 {
   for (uint32_t t = blockIdx.x; t < tl->n_tiles; t += gridDim.x) {
     uint64_t v0 = (uint64_t) t << tl->bits;
@@ -257,17 +289,19 @@ clear_crowded (const partition * part, const tiling * tl, bool mean)
       continue;
     for (uint64_t i = threadIdx.x; i < n; i += KEY_BLOCK) {
       tl->grid[v0 + i] = 0;
-      if (mean)
+      for (int f = 1; f < n_features; f++)
+        tl->grid[f * tl->n_voxels + v0 + i] = 0;
+      if (n_features)
         tl->counts[v0 + i] = 0;
     }
   }
 }
 
-/* Pass 2: the block's points (@k a thread, as pass 1) sorted by tile in
- * shared memory (@stage, a mean's features in @stage_features), then
- * written to their tiles' runs.  Two blocks an SM: a mean's took 92
+/* Pass 2: the block's points (@k a thread) sorted by tile in shared
+ * memory (@stage, a mean's features in @stage_features, one at a time),
+ * then written to their tiles' runs.  Two blocks an SM: a mean's took 92
  * registers, and needs no spill at 64. */
-template < bool MEAN >
+template < int F >
 __global__ static void
 __launch_bounds__ (KEY_BLOCK, 2)
 place_points (uint64_t n_points, int k,
@@ -286,20 +320,13 @@ place_points (uint64_t n_points, int k,
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     own[t] = 0;
   WAIT_FOR_PREVIOUS_GRID ();
-  /* The tiles' totals, and a mean's features in the points' order, copied
-   * to shared memory while the voxels are loaded and ranked: each waited
-   * alone after them (run 188). */
+  /* The tiles' totals, and a mean's first feature in the points' order,
+   * copied to shared memory while the voxels are loaded and ranked: each
+   * waited alone after them (run 188). */
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     __pipeline_memcpy_async (run + t, part.totals + t, sizeof (uint32_t));
-  for (int j = 0; MEAN && j < k; j++) {
-    uint64_t p = first + (uint64_t) j * KEY_BLOCK;
-
-    if (p < n_points)
-      __pipeline_memcpy_async (arrived + j * KEY_BLOCK + threadIdx.x,
-          part.features + p, sizeof (float));
-  }
-  __pipeline_commit ();
-  clear_crowded (&part, &tl, MEAN);
+  fetch_feature < F > (&part, 0, n_points, first, k, arrived);
+  clear_crowded (&part, &tl, F);
   __syncthreads ();
   /* Each point's rank among the block's in its tile; the voxels all
    * loaded first, so that their loads are in flight together. */
@@ -330,17 +357,28 @@ place_points (uint64_t n_points, int k,
     if (rank[j] != NO_VOXEL)
       stage[rank[j]] = voxel[j];
   }
+  /* The places with the first feature, then each further feature staged
+   * while the one before is written, in the same shared memory. */
+  for (int f = 0; f < (F > 0 ? F : 1); f++) {
 #pragma unroll
-  for (int j = 0; MEAN && j < KEY_MAX_POINTS; j++)
-    if (rank[j] != NO_VOXEL)
-      stage_features[rank[j]] = arrived[j * KEY_BLOCK + threadIdx.x];
-  __syncthreads ();
-  for (uint32_t i = threadIdx.x; i < n_own; i += KEY_BLOCK) {
-    uint32_t v = stage[i], t = v >> tl.bits, at = run[t] + i - local[t];
+    for (int j = 0; F && j < KEY_MAX_POINTS; j++)
+      if (rank[j] != NO_VOXEL)
+        stage_features[rank[j]] = arrived[j * KEY_BLOCK + threadIdx.x];
+    __syncthreads ();
+    if (f + 1 < F)
+      fetch_feature < F > (&part, f + 1, n_points, first, k, arrived);
+    for (uint32_t i = threadIdx.x; i < n_own; i += KEY_BLOCK) {
+      uint32_t v = stage[i], t = v >> tl.bits, at = run[t] + i - local[t];
 
-    part.places[at] = (uint16_t) (v & mask);
-    if (MEAN)
-      part.placed_features[at] = stage_features[i];
+      if (f == 0)
+        part.places[at] = (uint16_t) (v & mask);
+      if (F)
+        part.placed_features[f * n_points + at] = stage_features[i];
+    }
+    if (f + 1 < F) {
+      __pipeline_wait_prior (0);
+      __syncthreads ();
+    }
   }
   if (blockIdx.x == 0) {
     __syncthreads ();
@@ -384,8 +422,8 @@ tile_count (const uint32_t * pairs, uint32_t i)
   return pairs[i >> 1] >> (i & 1) * 16 & 0xffffu;
 }
 
-/* Voxel @i's word of the grid: its count, or a mean's mean (0 where
- * empty). */
+/* Voxel @i's word of the grid: its count, or a mean's mean of the
+ * feature summed in @sums (0 where empty). */
 template < bool MEAN >
 __device__ static uint32_t
 tile_value (const uint32_t * pairs, const float *sums, uint32_t i)
@@ -397,28 +435,57 @@ tile_value (const uint32_t * pairs, const float *sums, uint32_t i)
   return __float_as_uint (c ? sums[i] / (float) c : 0.0f);
 }
 
-/* A whole tile from shared memory (@pairs, a mean's @sums) to the grid at
- * @out, 16 bytes a store.  Returns this thread's occupied voxels. */
-template < bool MEAN >
+/* Bytes of a slice of 2^@bits voxels' counts and sums of @n_features. */
+__host__ __device__ static uint32_t
+slice_bytes (uint32_t n_features, unsigned bits)
+{
+  return (uint32_t) (sizeof (uint16_t) + n_features * sizeof (float)) << bits;
+}
+
+/* The largest slice of a tile of 2^@bits voxels of @n_features that
+ * RC_MEAN_TILE_BYTES holds (counts: the tile). */
+static unsigned
+slice_bits (uint32_t n_features, unsigned bits)
+{
+  while (n_features && slice_bytes (n_features, bits) > RC_MEAN_TILE_BYTES)
+    bits--;
+  return bits;
+}
+
+/* A slice of @n voxels from shared memory (@pairs, a mean's @F planes of
+ * @sums, @size apart) to the grid at @out (its planes @plane apart), 16
+ * bytes a store.  Returns this thread's occupied voxels. */
+template < int F >
 __device__ static unsigned
-write_tile (const uint32_t * pairs, const float *sums, uint32_t n,
-    uint32_t * out)
+write_slice (const uint32_t * pairs, const float *sums, uint32_t size,
+    uint32_t n, uint32_t * out, uint64_t plane)
 {
   unsigned occupied = 0;
 
   store_words < true, uint32_t > (out, n, threadIdx.x, TILE_BLOCK,
       [&](uint32_t i) {
         occupied += tile_count (pairs, i) != 0;
-        return tile_value < MEAN > (pairs, sums, i);
+        return tile_value < (F > 0) > (pairs, sums, i);
       });
+  /* The further planes a word a store: 16 bytes a store spilled. */
+  for (uint32_t i = threadIdx.x; F > 1 && i < n; i += TILE_BLOCK) {
+    uint32_t c = tile_count (pairs, i);
+
+#pragma unroll
+    for (int f = 1; f < F; f++)
+      __stcs ((float *) out + f * plane + i, c ? sums[f * size + i] /
+          (float) c : 0.0f);
+  }
   return occupied;
 }
 
 /* A crowded tile's last block, once every block has added its counts and
- * sums at @counts and @means: the means divided in place.  Returns this
- * thread's occupied voxels. */
+ * sums at @counts and @means (@F planes @plane apart): the means divided
+ * in place.  Returns this thread's occupied voxels. */
+template < int F >
 __device__ static unsigned
-divide_crowded (const uint32_t * counts, float *means, uint32_t n)
+divide_crowded (const uint32_t * counts, float *means, uint32_t n,
+    uint64_t plane)
 {
   unsigned occupied = 0;
 
@@ -426,28 +493,44 @@ divide_crowded (const uint32_t * counts, float *means, uint32_t n)
     uint32_t c = __ldcg (counts + i);
 
     occupied += c != 0;
-    means[i] = c ? __ldcg (means + i) / (float) c : 0.0f;
+#pragma unroll
+    for (int f = 0; f < F; f++)
+      means[f * plane + i] = c ? __ldcg (means + f * plane + i) /
+          (float) c : 0.0f;
   }
   return occupied;
 }
 
-/* A mean's crowded tile: this block's counts and sums added to the
- * cleared tile; the last of its blocks to finish (of @n_parts) divides
- * it.  Returns this thread's occupied voxels. */
-__device__ static unsigned
-add_crowded_mean (const uint32_t * pairs, const float *sums, uint32_t n,
-    uint32_t * counts, float *means, uint32_t * done, uint32_t n_parts)
+/* A slice of a mean's crowded tile: this block's counts and sums (@F
+ * planes @size apart) added to the cleared grid at @counts and @means
+ * (planes @plane apart). */
+template < int F >
+__device__ static void
+add_crowded_slice (const uint32_t * pairs, const float *sums, uint32_t size,
+    uint32_t n, uint32_t * counts, float *means, uint64_t plane)
 {
-  __shared__ bool last;
-
   for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK) {
     uint32_t c = tile_count (pairs, i);
 
     if (c) {
       atomicAdd (counts + i, c);
-      atomicAdd (means + i, sums[i]);
+#pragma unroll
+      for (int f = 0; f < F; f++)
+        atomicAdd (means + f * plane + i, sums[f * size + i]);
     }
   }
+}
+
+/* A mean's crowded tile of @n voxels, once this block has added every
+ * slice: the last of its blocks to finish (of @n_parts) divides it.
+ * Returns this thread's occupied voxels. */
+template < int F >
+__device__ static unsigned
+finish_crowded_mean (const uint32_t * counts, float *means, uint32_t n,
+    uint64_t plane, uint32_t * done, uint32_t n_parts)
+{
+  __shared__ bool last;
+
   __threadfence ();
   __syncthreads ();
   if (threadIdx.x == 0)
@@ -456,61 +539,107 @@ add_crowded_mean (const uint32_t * pairs, const float *sums, uint32_t n,
   if (!last)
     return 0;
   __threadfence ();
-  return divide_crowded (counts, means, n);
+  return divide_crowded < F > (counts, means, n, plane);
+}
+
+/* Voxels [@lo, @lo + @n) of the tile at @v0 (@size of them a slice), from
+ * its points [@begin, @end): counted (and a mean's @F features summed) in
+ * shared memory, cleared, at @pairs and @sums, then written, or added to
+ * the grid where the tile is @crowded.  Returns this thread's occupied
+ * voxels, but for a mean's crowded tile. */
+template < int F >
+__device__ static unsigned
+sum_slice (const partition * part, const tiling * tl, uint32_t * pairs,
+    float *sums, uint32_t size, uint32_t begin, uint32_t end, uint64_t v0,
+    uint32_t lo, uint32_t n, bool crowded)
+{
+  unsigned occupied = 0;
+
+  __syncthreads ();
+  /* A place below the slice wraps past it. */
+  for (uint32_t i = begin + threadIdx.x; i < end; i += TILE_BLOCK) {
+    uint32_t at = part->places[i] - lo;
+
+    if (F > 1 && at >= size)
+      continue;
+    atomicAdd (&pairs[at >> 1], 1u << (at & 1) * 16);
+#pragma unroll
+    for (int f = 0; f < F; f++)
+      atomicAdd (&sums[f * size + at],
+          part->placed_features[f * tl->n_points + i]);
+  }
+  __syncthreads ();
+  if (crowded && F) {
+    add_crowded_slice < F > (pairs, sums, size, n, tl->counts + v0 + lo,
+        (float *) tl->grid + v0 + lo, tl->n_voxels);
+  } else if (crowded) {
+    for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK) {
+      uint32_t c = tile_count (pairs, i);
+
+      if (c)
+        occupied += atomicAdd (tl->grid + v0 + lo + i, c) == 0;
+    }
+  } else {
+    occupied = write_slice < F > (pairs, sums, size, n, tl->grid + v0 + lo,
+        tl->n_voxels);
+  }
+  return occupied;
 }
 
 /* Pass 3: a block a tile, then one for each further CROWDED_POINTS points
  * of a crowded tile (@n_extra places for those, launched first so that
  * they are not the last wave's).  Counts the tile's points (and sums a
- * mean's features) in shared memory, then writes it whole, or adds to it
- * (crowded), counting its occupied voxels. */
-template < bool MEAN >
+ * mean's @F features) in shared memory, a slice of the tile at a time,
+ * then writes each slice whole, or adds it to the grid (crowded),
+ * counting its occupied voxels. */
+template < int F >
 __global__ static void
 __launch_bounds__ (TILE_BLOCK, 2)
 sum_tiles (const __grid_constant__ partition part,
     const __grid_constant__ tiling tl, uint32_t n_extra, device_stats * stats)
 {
   extern __shared__ uint4 tile4[];
-  uint32_t *pairs = (uint32_t *) tile4, size = 1u << tl.bits;
+  uint32_t *pairs = (uint32_t *) tile4, size = 1u << tl.slice_bits;
   float *sums = (float *) (pairs + size / 2);
   typedef cub::BlockReduce < unsigned, TILE_BLOCK > TileReduce;
   __shared__ typename TileReduce::TempStorage temp;
+  /* A tile of one slice: its bits known when compiled. */
+  uint32_t words = slice_bytes (F, F > 1 ? tl.slice_bits :
+      F ? RC_MEAN_TILE_BITS : RC_COUNT_TILE_BITS) / 16;
   uint32_t t, n_part, begin, end, n;
   unsigned occupied = 0;
+  bool crowded;
   uint64_t v0;
 
-  for (uint32_t i = threadIdx.x; i < TILE_BYTES (MEAN) / 16; i += TILE_BLOCK)
+  for (uint32_t i = threadIdx.x; i < words; i += TILE_BLOCK)
     tile4[i] = make_uint4 (0, 0, 0, 0);
   WAIT_FOR_PREVIOUS_GRID ();
   if (!find_tile (&part, tl.n_tiles, n_extra, blockIdx.x, &t, &n_part))
     return;
   begin = part.starts[t] + n_part * CROWDED_POINTS;
   end = MIN (part.starts[t] + part.totals[t], begin + CROWDED_POINTS);
-  __syncthreads ();
-  for (uint32_t i = begin + threadIdx.x; i < end; i += TILE_BLOCK) {
-    uint32_t at = part.places[i];
-
-    atomicAdd (&pairs[at >> 1], 1u << (at & 1) * 16);
-    if (MEAN)
-      atomicAdd (&sums[at], part.placed_features[i]);
-  }
-  __syncthreads ();
   v0 = (uint64_t) t << tl.bits;
-  n = (uint32_t) MIN ((uint64_t) size, tl.n_voxels - v0);
-  if (part.totals[t] > CROWDED_POINTS && MEAN) {
-    occupied = add_crowded_mean (pairs, sums, n, tl.counts + v0,
-        (float *) tl.grid + v0, part.done + t,
-        (part.totals[t] + CROWDED_POINTS - 1) / CROWDED_POINTS);
-  } else if (part.totals[t] > CROWDED_POINTS) {
-    for (uint32_t i = threadIdx.x; i < n; i += TILE_BLOCK) {
-      uint32_t c = tile_count (pairs, i);
-
-      if (c)
-        occupied += atomicAdd (tl.grid + v0 + i, c) == 0;
+  n = (uint32_t) MIN ((uint64_t) 1 << tl.bits, tl.n_voxels - v0);
+  crowded = part.totals[t] > CROWDED_POINTS;
+  /* A tile of one feature or none is one slice, summed with no loop: a
+   * loop cost a mean of one feature 2 to 8 us (run 193, calls 174 and
+   * 175). */
+  if (F <= 1)
+    occupied = sum_slice < F > (&part, &tl, pairs, sums, size, begin, end,
+        v0, 0, n, crowded);
+  for (uint32_t lo = 0; F > 1 && lo < n; lo += size) {
+    if (lo > 0) {
+      __syncthreads ();
+      for (uint32_t i = threadIdx.x; i < words; i += TILE_BLOCK)
+        tile4[i] = make_uint4 (0, 0, 0, 0);
     }
-  } else {
-    occupied = write_tile < MEAN > (pairs, sums, n, tl.grid + v0);
+    occupied += sum_slice < F > (&part, &tl, pairs, sums, size, begin, end,
+        v0, lo, MIN (size, n - lo), crowded);
   }
+  if (crowded && F)
+    occupied = finish_crowded_mean < F > (tl.counts + v0,
+        (float *) tl.grid + v0, n, tl.n_voxels, part.done + t,
+        (part.totals[t] + CROWDED_POINTS - 1) / CROWDED_POINTS);
   occupied = TileReduce (temp).Sum (occupied);
   if (threadIdx.x == 0 && occupied)
     atomicAdd (&stats->occupied, (unsigned long long) occupied);
@@ -531,11 +660,12 @@ place_shared_bytes (uint32_t n_tiles, int k, bool mean)
  * block.  Set on every call, not once a device: a kernel's attributes
  * belong to a CUDA context, and one process may hold several on a device
  * (a pipeline's own GstCudaContext, the primary context torch uses). */
-template < bool MEAN >
+template < int F >
 static rc_status
-allow_shared (uint32_t n_tiles, bool *fits)
+allow_shared (const tiling * tl, bool *fits)
 {
-  size_t place = place_shared_bytes (n_tiles, KEY_MAX_POINTS, MEAN);
+  size_t place = place_shared_bytes (tl->n_tiles, KEY_MAX_POINTS, F > 0);
+  size_t tile = slice_bytes (F, tl->slice_bits);
   int dev = 0, most = 0;
   rc_status ret = rc_check_cuda (cudaGetDevice (&dev));
 
@@ -544,19 +674,18 @@ allow_shared (uint32_t n_tiles, bool *fits)
     ret = rc_check_cuda (cudaDeviceGetAttribute (&most,
             cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   /* The kernels' own shared memory: under 1 KiB. */
-  if (ret != RC_OK || (size_t) most < MAX (TILE_BYTES (MEAN), place) + 1024)
+  if (ret != RC_OK || (size_t) most < MAX (tile, place) + 1024)
     return ret;
   *fits = true;
-  ret = rc_check_cuda (cudaFuncSetAttribute (place_points < MEAN >,
+  ret = rc_check_cuda (cudaFuncSetAttribute (place_points < F >,
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) place));
   if (ret == RC_OK)
-    ret = rc_check_cuda (cudaFuncSetAttribute (sum_tiles < MEAN >,
-            cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) TILE_BYTES (MEAN)));
+    ret = rc_check_cuda (cudaFuncSetAttribute (sum_tiles < F >,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) tile));
   return ret;
 }
 
-template < bool MEAN >
+template < int F >
 static rc_status
 launch_passes (const rc_point_layout * layout, const rc_voxel_grid * grid,
     const uint8_t * cloud, uint64_t n_points, const partition * part,
@@ -571,17 +700,39 @@ launch_passes (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
   ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
       tl->n_tiles * sizeof (uint32_t), s,
-      xyz_is_packed_float (layout, cloud) ? key_points < true, MEAN > :
-      key_points < false, MEAN >, *layout, *grid, cloud, n_points, k, *part,
+      xyz_is_packed_float (layout, cloud) ? key_points < true, F > :
+      key_points < false, F >, *layout, *grid, cloud, n_points, k, *part,
       tl->n_tiles, tl->bits, stats);
   if (ret == RC_OK)
     ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
-        place_shared_bytes (tl->n_tiles, k, MEAN), s, place_points < MEAN >,
+        place_shared_bytes (tl->n_tiles, k, F > 0), s, place_points < F >,
         n_points, k, *part, *tl);
   if (ret == RC_OK)
     ret = rc_launch_shared (early, n_extra + tl->n_tiles, TILE_BLOCK,
-        TILE_BYTES (MEAN), s, sum_tiles < MEAN >, *part, *tl, n_extra,
-        stats);
+        slice_bytes (F, tl->slice_bits), s, sum_tiles < F >, *part, *tl,
+        n_extra, stats);
+  return ret;
+}
+
+/* The partition's passes of a mean of @F features, or counts (0). */
+template < int F >
+static rc_status
+partition_features (const rc_point_layout * layout,
+    const rc_voxel_grid * grid, const uint8_t * cloud, uint64_t n_points,
+    const partition * part, const tiling * tl, const call_scratch * cs,
+    device_stats * all_stats, uint32_t n_clouds, device_stats * stats,
+    bool early, cudaStream_t s, bool *done)
+{
+  rc_status ret = allow_shared < F > (tl, done);
+
+  if (ret != RC_OK || !*done)
+    return ret;
+  /* The header's key reset: a mean's counts are left dirty. */
+  ret = voxelize_launch_clear (NULL, 0, 1, 0, part->totals, 3 * tl->n_tiles,
+      NULL, 0, all_stats, n_clouds, cs->header, 0, false, 3 * tl->n_tiles, s);
+  if (ret == RC_OK)
+    ret = launch_passes < F > (layout, grid, cloud, n_points, part, tl,
+        stats, early, s);
   return ret;
 }
 
@@ -592,24 +743,26 @@ voxelize_partition (const rc_point_layout * layout,
     uint32_t n_clouds, device_stats * stats, bool early, cudaStream_t s,
     bool *done)
 {
-  bool mean = grid->mode == RC_VOXEL_MEAN;
-  tiling tl = { (uint32_t) rc_voxel_partition_tiles (grid),
-    rc_voxel_partition_tile_bits (grid), rc_voxel_grid_n_voxels (grid),
-    (uint32_t *) out, mean ? cs->counts : NULL
+  uint32_t n_features = rc_voxel_partition_features (layout, grid);
+  unsigned bits = rc_voxel_partition_tile_bits (grid);
+  tiling tl = { (uint32_t) rc_voxel_partition_tiles (grid), bits,
+    slice_bits (n_features, bits), rc_voxel_grid_n_voxels (grid), n_points,
+    (uint32_t *) out, n_features ? cs->counts : NULL
   };
   partition part = find_partition (cs->partition, tl.n_tiles, n_points,
-      mean);
-  rc_status ret = mean ? allow_shared < true > (tl.n_tiles, done) :
-      allow_shared < false > (tl.n_tiles, done);
+      n_features);
+  rc_status (*passes) (const rc_point_layout *, const rc_voxel_grid *,
+      const uint8_t *, uint64_t, const partition *, const tiling *,
+      const call_scratch *, device_stats *, uint32_t, device_stats *, bool,
+      cudaStream_t, bool *) = n_features == 0 ? partition_features < 0 > :
+      n_features == 1 ? partition_features < 1 > : n_features == 2 ?
+      partition_features < 2 > : n_features == 3 ? partition_features < 3 > :
+      partition_features < 4 >;
 
-  if (ret != RC_OK || !*done)
-    return ret;
-  /* The header's key reset: a mean's counts are left dirty. */
-  ret = voxelize_launch_clear (NULL, 0, 1, 0, part.totals, 3 * tl.n_tiles,
-      NULL, 0, all_stats, n_clouds, cs->header, 0, false, 3 * tl.n_tiles, s);
-  if (ret == RC_OK)
-    ret = mean ? launch_passes < true > (layout, grid, cloud, n_points,
-        &part, &tl, stats, early, s) : launch_passes < false > (layout, grid,
-        cloud, n_points, &part, &tl, stats, early, s);
-  return ret;
+  static_assert (RC_PARTITION_MAX_FEATURES == 4, "a pass for each count");
+  *done = false;
+  if (n_features > RC_PARTITION_MAX_FEATURES)
+    return RC_OK;
+  return passes (layout, grid, cloud, n_points, &part, &tl, cs, all_stats,
+      n_clouds, stats, early, s, done);
 }

@@ -39,11 +39,11 @@
  * of three features or more is sorted instead (voxelize-sort.cu): each point
  * keyed by its voxel, the keys radix-sorted with the points' indices, each
  * block of voxels' run of points found in the sorted keys and each voxel's
- * points summed in the cloud's order.  Counts and means of one feature of
- * a large cloud into a grid larger than the L2 cache are partitioned
- * instead (voxelize-partition.cu): the points put in order of their tile
- * of the grid, each tile counted (and summed) in shared memory and
- * written whole.
+ * points summed in the cloud's order.  Counts and means of up to four
+ * features of a large cloud into a grid larger than the L2 cache are
+ * partitioned before all these (voxelize-partition.cu): the points put in
+ * order of their tile of the grid, each tile counted (and summed) in
+ * shared memory and written whole.
  *
  * This file plans the slabs and bins; the clear, the divisions and
  * the centroids' compaction are in voxelize-output.cu. */
@@ -758,8 +758,7 @@ find_scratch (const rc_point_layout * layout, const rc_voxel_grid * grid,
     cs.records_key = scratch_key (grid->mode, n_voxels, layout->n_features,
         n_clouds, true);
     cs.sort_tail = next;
-    /* A mean either sorts (three features or more) or is partitioned
-     * (one). */
+    /* A mean either sorts or is partitioned, in the same room. */
     cs.partition = next;
   }
   if (grid->mode == RC_VOXEL_CENTROIDS) {
@@ -904,14 +903,16 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
     if (cloud_sizes[c] > 0 && (!cloud || !out))
       return RC_ERROR_INVALID_ARGUMENT;
     apart = false;
-    if (rc_voxel_mean_sorts (layout, grid, cloud_sizes[c]))
-      ret = voxelize_sort_mean (layout, grid, cloud, cloud_sizes[c],
-          (float *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
-          cs.stats + c, s, &apart);
-    else if (rc_voxel_partitioned (layout, grid, cloud_sizes[c]))
+    /* A GPU whose blocks cannot hold a partition's tiles sorts or bins. */
+    if (rc_voxel_partitioned (layout, grid, cloud_sizes[c]))
       ret = voxelize_partition (layout, grid, cloud, cloud_sizes[c],
           cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds, cs.stats + c,
           major >= 9, s, &apart);
+    if (ret == RC_OK && !apart &&
+        rc_voxel_mean_sorts (layout, grid, cloud_sizes[c]))
+      ret = voxelize_sort_mean (layout, grid, cloud, cloud_sizes[c],
+          (float *) cloud_out, &cs, c == 0 ? cs.stats : NULL, n_clouds,
+          cs.stats + c, s, &apart);
     if (ret == RC_OK && !apart)
       ret = bin_cloud (layout, grid, &bin_grid, cloud, cloud_sizes[c],
           cloud_out, &cs, c, n_clouds, major, major >= 9, s);

@@ -676,17 +676,17 @@ GST_START_TEST (test_cuda_scratch_sizes)
 
 GST_END_TEST;
 
-/* Counts and means of one feature partitioned by tile on the GPU: of more
- * than 524,288 points (counts) or from 131,072 (a mean) into more than 48
- * MiB of grid, of at most 4,096 tiles (2^15 voxels for counts, 2^14 for a
- * mean); their scratch (five words a tile and one, 6 bytes a point, 14
- * for a mean) only then. */
+/* Counts and means of up to four features partitioned by tile on the GPU:
+ * of more than 524,288 points (counts) or from 131,072 (a mean) into more
+ * than 48 MiB of grid, of at most 4,096 tiles (2^15 voxels for counts,
+ * 2^14 for a mean); their scratch (five words a tile and one, 6 bytes a
+ * point and 8 a mean's feature) only then. */
 GST_START_TEST (test_partition_sizes)
 {
   rc_point_layout one = { 16, {0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
   {8, RC_TYPE_FLOAT32}, 1, {{12, RC_TYPE_FLOAT32}}
   };
-  rc_point_layout two = one;
+  rc_point_layout two = one, four = one, five = one;
   rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
   {256, 256, 256}, RC_VOXEL_COUNT
   };
@@ -701,6 +701,10 @@ GST_START_TEST (test_partition_sizes)
 
   two.n_features = 2;
   two.features[1] = one.features[0];
+  four.n_features = 4;
+  five.n_features = 5;
+  for (int f = 1; f < 5; f++)
+    four.features[f] = five.features[f] = one.features[0];
   large.dims[0] = large.dims[1] = large.dims[2] = 512;
   larger.dims[2] = 2049;        /* 4,098 tiles of counts */
   mean.mode = RC_VOXEL_MEAN;
@@ -717,7 +721,9 @@ GST_START_TEST (test_partition_sizes)
   fail_if (rc_voxel_partitioned (&one, &larger, million));
   fail_unless (rc_voxel_partitioned (&one, &mean, mean_least));
   fail_if (rc_voxel_partitioned (&one, &mean, mean_least - 1));
-  fail_if (rc_voxel_partitioned (&two, &mean, million));
+  fail_unless (rc_voxel_partitioned (&two, &mean, million));
+  fail_unless (rc_voxel_partitioned (&four, &mean, mean_least));
+  fail_if (rc_voxel_partitioned (&five, &mean, million));
   /* 512^3 is 8,192 tiles of a mean's. */
   large.mode = RC_VOXEL_MEAN;
   fail_if (rc_voxel_partitioned (&one, &large, million));
@@ -738,6 +744,9 @@ GST_START_TEST (test_partition_sizes)
   base = rc_voxelize_cuda_scratch_size (&one, &mean, 1, 0);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &mean, 1,
           quarter), base + (5 * 1024 + 1) * 4 + quarter * 14);
+  base = rc_voxelize_cuda_scratch_size (&two, &mean, 1, 0);
+  fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&two, &mean, 1,
+          quarter), base + (5 * 1024 + 1) * 4 + quarter * 22);
 }
 
 GST_END_TEST;

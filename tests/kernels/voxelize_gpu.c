@@ -232,6 +232,14 @@ static const rc_point_layout layout_xyz = {
       {8, RC_TYPE_FLOAT32}},
 };
 
+/* Two features (intensity and time), whose records are two floats. */
+static const rc_point_layout layout_two = {
+  .point_step = 32,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 2, .features = {{12, RC_TYPE_FLOAT32}, {20, RC_TYPE_FLOAT32}},
+};
+
 /* Five features of mixed types (records of eight floats, three of them
  * padding) and eight (records full). */
 static const rc_point_layout five = {
@@ -534,21 +542,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_centroid_records)
 {
-  static const rc_point_layout two = {
-    .point_step = 32,
-    .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
-    .z = {8, RC_TYPE_FLOAT32},
-    .n_features = 2, .features = {{12, RC_TYPE_FLOAT32},
-        {20, RC_TYPE_FLOAT32}},
+  const rc_point_layout *layouts[] = { &layout_two, &layout_xyz, &five,
+    &eight
   };
-  static const rc_point_layout three = {
-    .point_step = 16,
-    .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
-    .z = {8, RC_TYPE_FLOAT32},
-    .n_features = 3, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
-        {8, RC_TYPE_FLOAT32}},
-  };
-  const rc_point_layout *layouts[] = { &two, &three, &five, &eight };
   const guint64 sizes[3] = { 3000, 0, 300001 }, one[1] = { 20000 };
   rc_voxel_grid grid = { {-3.0, 1.0, -1.0}, {0.1, 0.07, 0.3},
   {61, 37, 9}, RC_VOXEL_CENTROIDS
@@ -567,7 +563,7 @@ GST_START_TEST (test_centroid_records)
   scratch = poisoned_scratch (rc_voxelize_cuda_scratch_size (&eight, &grid,
           3, sizes[2]));
   compare_on (&eight, &grid, sizes, 3, scratch);
-  compare_on (&three, &grid, one, 1, scratch);
+  compare_on (&layout_xyz, &grid, one, 1, scratch);
   compare_on (&five, &grid, sizes, 3, scratch);
   compare_on (&eight, &grid, one, 1, scratch);
   check_rc (rc_device_free (scratch));
@@ -794,6 +790,84 @@ GST_START_TEST (test_means_partitioned)
 
 GST_END_TEST;
 
+/* Integer features summed exactly in any order, as a crowded tile's
+ * blocks sum them: the ring number and bytes of the time's mantissa, in
+ * points of 32 bytes; three and four features. */
+static const rc_point_layout rings3 = {
+  .point_step = 32,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 3, .features = {{16, RC_TYPE_UINT16}, {20, RC_TYPE_UINT8},
+      {16, RC_TYPE_UINT8}},
+};
+
+static const rc_point_layout rings4 = {
+  .point_step = 32,
+  .x = {0, RC_TYPE_FLOAT32}, .y = {4, RC_TYPE_FLOAT32},
+  .z = {8, RC_TYPE_FLOAT32},
+  .n_features = 4, .features = {{16, RC_TYPE_UINT16}, {20, RC_TYPE_UINT8},
+      {21, RC_TYPE_UINT8}, {16, RC_TYPE_UINT8}},
+};
+
+/* Means of two to four features partitioned by tile (their sums a plane
+ * a feature, a tile summed in two slices, four for four features), on a
+ * grid of a partial last tile: clouds partitioned and binned in one call,
+ * the generic field reader, a sweep in scan order, tiles crowded with
+ * integer features (three voxels of 43,690 points), and one scratch shared
+ * with a mean of one feature's partition and with listed means. */
+GST_START_TEST (test_means_partitioned_features)
+{
+  /* x and y swapped: the generic field reader. */
+  static const rc_point_layout swapped_xyz = {
+    .point_step = 16,
+    .x = {4, RC_TYPE_FLOAT32}, .y = {0, RC_TYPE_FLOAT32},
+    .z = {8, RC_TYPE_FLOAT32},
+    .n_features = 3, .features = {{0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
+        {8, RC_TYPE_FLOAT32}},
+  };
+  const rc_point_layout *layouts[] = { &layout_two, &layout_xyz,
+    &swapped_xyz, &layout32
+  };
+  const guint64 mixed[3] = { 1048577, 2, 300000 }, listed[1] = { 100000 };
+  const guint64 least = RC_MEAN_PARTITION_POINTS;
+  /* 16,709,385 voxels: 1,020 tiles, the last of 14,089 (its last slice
+   * 5,897 voxels of 2^13, 1,801 of 2^12). */
+  rc_voxel_grid odd = { {-25.5, -25.9, -25.3}, {0.2, 0.2, 0.2},
+  {255, 259, 253}, RC_VOXEL_MEAN
+  };
+  guint64 size = 0;
+  gpointer scratch;
+
+  fail_unless (rc_voxel_partition_tiles (&odd) == 1020);
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
+    fail_unless (rc_voxel_partitioned (layouts[l], &odd, least));
+    compare (layouts[l], &odd, mixed, 3);
+    size = MAX (size, rc_voxelize_cuda_scratch_size (layouts[l], &odd, 3,
+            mixed[0]));
+  }
+  compare (&layout32, &odd, &least, 1);
+  run_points_ = 16;
+  compare (&layout_xyz, &odd, mixed, 3);
+  run_points_ = 0;
+  crowded_voxels_ = 3;
+  compare (&rings3, &odd, mixed, 3);
+  compare (&rings4, &odd, mixed, 3);
+  crowded_voxels_ = 0;
+
+  size = MAX (size, rc_voxelize_cuda_scratch_size (&layout16, &odd, 3,
+          mixed[0]));
+  scratch = poisoned_scratch (size);
+  compare_on (&layout16, &odd, mixed, 3, scratch);
+  compare_on (&layout_xyz, &odd, mixed, 3, scratch);
+  compare_on (&layout_xyz, &odd, listed, 1, scratch);
+  compare_on (&layout32, &odd, mixed, 3, scratch);
+  compare_on (&layout16, &odd, listed, 1, scratch);
+  compare_on (&layout_two, &odd, mixed, 3, scratch);
+  check_rc (rc_device_free (scratch));
+}
+
+GST_END_TEST;
+
 static Suite *
 voxelize_gpu_suite (void)
 {
@@ -806,6 +880,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_large_grids);
   tcase_add_test (tc, test_counts_partitioned);
   tcase_add_test (tc, test_means_partitioned);
+  tcase_add_test (tc, test_means_partitioned_features);
   tcase_add_test (tc, test_centroids_scratch_reused);
   tcase_add_test (tc, test_mean_scratch_reused);
   tcase_add_test (tc, test_mean_records_reused);
