@@ -467,7 +467,7 @@ write_slice (const uint32_t * pairs, const float *sums, uint32_t size,
         occupied += tile_count (pairs, i) != 0;
         return tile_value < (F > 0) > (pairs, sums, i);
       });
-  /* The further planes a word a store: 16 bytes a store spilled. */
+  /* The further planes a word a store (16 bytes a store spilled). */
   for (uint32_t i = threadIdx.x; F > 1 && i < n; i += TILE_BLOCK) {
     uint32_t c = tile_count (pairs, i);
 
@@ -751,15 +751,13 @@ voxelize_partition (const rc_point_layout * layout,
   };
   partition part = find_partition (cs->partition, tl.n_tiles, n_points,
       n_features);
-  rc_status (*passes) (const rc_point_layout *, const rc_voxel_grid *,
-      const uint8_t *, uint64_t, const partition *, const tiling *,
-      const call_scratch *, device_stats *, uint32_t, device_stats *, bool,
-      cudaStream_t, bool *) = n_features == 0 ? partition_features < 0 > :
-      n_features == 1 ? partition_features < 1 > : n_features == 2 ?
-      partition_features < 2 > : n_features == 3 ? partition_features < 3 > :
-      partition_features < 4 >;
+  decltype (&partition_features < 0 >) passes = n_features == 0 ?
+      partition_features < 0 > : n_features == 1 ? partition_features < 1 > :
+      n_features == 2 ? partition_features < 2 > : n_features == 3 ?
+      partition_features < 3 > : partition_features < 4 >;
 
-  static_assert (RC_PARTITION_MAX_FEATURES == 4, "a pass for each count");
+  static_assert (RC_PARTITION_MAX_FEATURES == 4,
+      "the passes of each number of features");
   *done = false;
   if (n_features > RC_PARTITION_MAX_FEATURES)
     return RC_OK;
