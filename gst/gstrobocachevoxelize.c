@@ -367,8 +367,9 @@ parse_src_caps (GstCaps * caps, rc_voxel_grid * grid, guint * n_features,
   return gst_robocache_voxels_caps_parse (caps, grid, n_features, error);
 }
 
-/* Grows the CPU scratch to @size bytes; it is never shrunk, so that
- * steady state allocates nothing. */
+/* Grows the CPU scratch to @size bytes, within the memory limits with the
+ * grids in flight (as check_grid counted them); it is never shrunk, so
+ * that steady state allocates nothing. */
 static gboolean
 ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
 {
@@ -376,13 +377,19 @@ ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
 
   if (size <= st->host_scratch_size)
     return TRUE;
+  if (!gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
+          GST_ROBOCACHE_MEMORY_HOST, st->out_size *
+          (guint64) GST_ROBOCACHE_BUFFERS_IN_FLIGHT + size,
+          "the voxel grids in flight and the scratch of this sweep's mean",
+          "the grid (dims, voxel-size, mode, features) or the sweep's points"))
+    return FALSE;
   g_free (st->host_scratch);
   st->host_scratch = g_try_malloc (size);
   st->host_scratch_size = st->host_scratch ? size : 0;
   if (!st->host_scratch) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("cannot allocate %" G_GSIZE_FORMAT " bytes of voxel counts", size),
-        (NULL));
+        ("cannot allocate %" G_GSIZE_FORMAT " bytes of voxelization scratch",
+            size), (NULL));
     return FALSE;
   }
   return TRUE;
@@ -442,10 +449,9 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   st->out_size = rc_voxelize_output_size (&st->layout, &st->grid);
   st->out_step = st->layout.n_features * sizeof (gfloat);
-  /* The centroids' CPU scratch depends on the sweep: ensure_host_scratch
-   * grows it per buffer. */
-  scratch = st->grid.mode == RC_VOXEL_CENTROIDS ? 0 :
-      rc_voxelize_scratch_size (&st->layout, &st->grid, 0);
+  /* A mean's or the centroids' CPU scratch grows with the sweep
+   * (voxelize_cpu): a table row for each voxel its points can reach. */
+  scratch = rc_voxelize_scratch_size (&st->layout, &st->grid, 0);
 
   if (st->gpu->use_gpu) {
     ok = gst_robocache_gpu_push (st->gpu);
@@ -542,8 +548,8 @@ voxelize_cpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
   GstMapInfo in, out;
   rc_status ret;
 
-  if (st->grid.mode == RC_VOXEL_CENTROIDS && !ensure_host_scratch (self,
-          rc_voxelize_scratch_size (&st->layout, &st->grid, n_points)))
+  if (!ensure_host_scratch (self, rc_voxelize_scratch_size (&st->layout,
+              &st->grid, n_points)))
     return GST_FLOW_ERROR;
   if (!gst_robocache_base_transform_map_cpu (GST_ROBOCACHE_BASE_TRANSFORM
           (self), inbuf, &in, outbuf, &out))

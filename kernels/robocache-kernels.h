@@ -360,7 +360,9 @@ uint64_t rc_voxelize_centroids_size (const rc_point_layout * layout,
 /* Bytes of scratch the caller provides to rc_voxelize_cpu (0 if none is
  * needed), 4-byte aligned; its contents need not be initialised.
  * @max_cloud_points, the most points of any one cloud of a call, matters
- * only in RC_VOXEL_CENTROIDS. */
+ * in RC_VOXEL_MEAN and RC_VOXEL_CENTROIDS: a bit and a word per voxel,
+ * and a row (2 + n_features words) for each voxel that many points can
+ * reach. */
 uint64_t rc_voxelize_scratch_size (const rc_point_layout * layout,
     const rc_voxel_grid * grid, uint64_t max_cloud_points);
 

@@ -566,12 +566,30 @@ GST_START_TEST (test_grid_too_large_for_memory_n)
 GST_END_TEST;
 
 /* max-memory raised lets a grid above the default through, exactly as far
- * as the refusal said. */
+ * as the refusals said: counts need only their grids, known at
+ * negotiation; a mean on the CPU also a table row for each voxel its
+ * sweep can reach, known when the sweep comes, so its first buffer is
+ * refused once more, naming that scratch. */
 GST_START_TEST (test_max_memory_n)
 {
-  check_max_memory ("robocachelidarsrc num-buffers=2 points-per-sweep=64 ! "
-      "robocachevoxelize backend=cpu dims=\"<128,128,16>\" mode=mean "
-      "features=intensity %s ! fakesink");
+  gchar *text;
+
+  fail_unless_equals_int (check_max_memory ("robocachelidarsrc num-buffers=2 "
+          "points-per-sweep=64 ! robocachevoxelize backend=cpu "
+          "dims=\"<128,128,16>\" mode=count %s ! fakesink"), 1);
+  fail_unless_equals_int (check_max_memory ("robocachelidarsrc num-buffers=2 "
+          "points-per-sweep=64 ! robocachevoxelize backend=cpu "
+          "dims=\"<128,128,16>\" mode=mean features=intensity %s ! "
+          "fakesink"), 2);
+  /* 4 MiB of grids in flight and 1 MiB of mask and words a voxel at
+   * negotiation (5,275,648 bytes), then 4,096 rows of 12 bytes. */
+  text = launch_error ("robocachelidarsrc num-buffers=2 points-per-sweep=4096 "
+      "! robocachevoxelize backend=cpu dims=\"<128,128,16>\" mode=mean "
+      "features=intensity max-memory=5275648 ! fakesink", TRUE);
+  fail_unless (text && strstr (text, "the voxel grids in flight and the "
+          "scratch of this sweep's mean would take 5324800 bytes of host "
+          "memory"), "%s", text);
+  g_free (text);
 }
 
 GST_END_TEST;

@@ -100,15 +100,18 @@ GST_START_TEST (test_mean_hand)
   rc_point_layout layout = xyzi;
   uint64_t n = N_HAND;
   float out[24 * 2];
-  /* A bit per voxel, a word per voxel, and a table row per voxel: its
-   * index, count and two sums. */
-  uint32_t scratch[1 + 24 + 24 * (2 + 2)];
+  /* A bit per voxel, a word per voxel, and a table row for each voxel the
+   * 9 points can reach: its index, count and two sums. */
+  uint32_t scratch[1 + 24 + N_HAND * (2 + 2)];
 
   /* Two features: intensity and x. */
   layout.n_features = 2;
   layout.features[1] = layout.x;
-  fail_unless_equals_int (rc_voxelize_scratch_size (&layout, &grid, 0),
+  fail_unless_equals_int (rc_voxelize_scratch_size (&layout, &grid, N_HAND),
       sizeof (scratch));
+  /* No more rows than voxels, however large the cloud. */
+  fail_unless_equals_int (rc_voxelize_scratch_size (&layout, &grid, 1000),
+      (1 + 24 + 24 * (2 + 2)) * sizeof (uint32_t));
   memset (out, 0xAB, sizeof (out));
   fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, hand_points, &n, 1,
           out, scratch, NULL), RC_OK);
@@ -193,7 +196,7 @@ GST_START_TEST (test_stride32_float64)
   };
   const guint16 ring[3] = { 4, 8, 30 };
   float out[64];
-  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid, 0));
+  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid, 3));
   uint64_t n = 3;
 
   memset (cloud, 0x5A, sizeof (cloud));
@@ -363,14 +366,14 @@ check_against_recount (const rc_point_layout * layout, const uint8_t * points,
   float *means = g_malloc (rc_voxelize_output_size (layout, &grid));
   uint32_t *counts, *want_counts = g_new0 (uint32_t, n_voxels);
   double *want_sums = g_new0 (double, n_voxels * n_features);
-  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (layout, &grid, 0));
+  uint32_t *scratch = g_malloc (rc_voxelize_scratch_size (layout, &grid, n));
   rc_voxelize_stats stats, count_stats, want = { 0, 0, 0, 0 };
 
   count_grid.mode = RC_VOXEL_COUNT;
   counts = g_malloc (rc_voxelize_output_size (layout, &count_grid));
   /* Garbage where the kernel must write zeros. */
   memset (means, 0x7f, rc_voxelize_output_size (layout, &grid));
-  memset (scratch, 0x5a, rc_voxelize_scratch_size (layout, &grid, 0));
+  memset (scratch, 0x5a, rc_voxelize_scratch_size (layout, &grid, n));
 
   for (uint64_t p = 0; p < n; p++) {
     const uint8_t *point = points + p * layout->point_step;
@@ -531,7 +534,7 @@ check_filled_mean (uint64_t n_filled, uint64_t span)
   layout.n_features = 2;
   layout.features[1] = layout.x;
   out = g_malloc (rc_voxelize_output_size (&layout, &grid));
-  scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid, 0));
+  scratch = g_malloc (rc_voxelize_scratch_size (&layout, &grid, n));
   /* 7919 is odd: i -> 7919 i mod 2^k visits every voxel of the span
    * once. */
   for (uint64_t i = 0; i < n_filled; i++) {
@@ -554,7 +557,7 @@ check_filled_mean (uint64_t n_filled, uint64_t span)
     cloud[n_filled + 1 + e] = p;
   }
   memset (out, 0x7f, rc_voxelize_output_size (&layout, &grid));
-  memset (scratch, 0x5a, rc_voxelize_scratch_size (&layout, &grid, 0));
+  memset (scratch, 0x5a, rc_voxelize_scratch_size (&layout, &grid, n));
 
   fail_unless_equals_int (rc_voxelize_cpu (&layout, &grid, cloud, &n, 1, out,
           scratch, &stats), RC_OK);
@@ -574,10 +577,10 @@ check_filled_mean (uint64_t n_filled, uint64_t span)
   g_free (scratch);
 }
 
-/* The mean on two threads: fewer occupied voxels than the table has rows
- * (2^18), then more, where it falls back to summing in the output planes,
- * with the same result; and all of them in the first quarter of the grid,
- * so that one thread has nearly all the means to write. */
+/* The mean on two threads: 200,000 and 300,000 occupied voxels (more than
+ * the 2^18 rows its table once stopped at), each a row of a table as long
+ * as the cloud; and all of them in the first quarter of the grid, so that
+ * one thread has nearly all the means to write. */
 GST_START_TEST (test_mean_large_grid)
 {
   const uint64_t n_voxels = 1024 * 512;
