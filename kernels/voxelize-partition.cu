@@ -4,13 +4,14 @@
  * the grid (voxelize.cu), each of which there waits on DRAM or queues in
  * the L2 cache's atomic units, or a radix sort by voxel (voxelize-sort.cu):
  *
- *   1. key_points: each point's voxel (and a mean's features), and each
- *      block's points per tile added to the tiles' totals;
+ *   1. key_points: each point's voxel (and a mean of one feature's
+ *      feature), and each block's points per tile added to the tiles'
+ *      totals;
  *   2. place_points: each block sorts its points by tile in shared memory,
  *      takes a run in each tile it has points in (an atomic a tile), and
  *      writes each point's place in its tile (16 bits; a mean's features
- *      beside it, a plane each) there, neighbouring threads in
- *      neighbouring places;
+ *      beside it, a plane each, read again from the cloud where there are
+ *      two or more) there, neighbouring threads in neighbouring places;
  *   3. sum_tiles: a block a tile counts its points (and sums a mean's
  *      features, a slice of the tile at a time where they would not fit
  *      at once) in shared memory and writes the tile whole, counts or
@@ -29,7 +30,9 @@
  * listed and record-slab paths took 46.2 and 341.8 (d63fd00, run 187);
  * of x, y, z in 91.5 to 335.1 us, where the listed path and the radix
  * sort took 108.4 and 478.4, of x, y, z, intensity 115.8 to 455.8, where
- * they took 141.0 and 509.0 (run 193, call 176). */
+ * they took 141.0 and 509.0 (run 193, call 176); since their features
+ * are read from the cloud in pass 2, not kept in planes by pass 1, in
+ * 89.6 to 283.7 and 113.9 to 381.5 (run 194, call 180). */
 #include "dependent-launch.cuh"
 #include "voxelize-cuda.cuh"
 #include "wide-stores.cuh"
@@ -128,10 +131,10 @@ key_points_per_thread (uint64_t n_points)
 }
 
 /* Pass 1: @k points a thread, four loaded at a time, and a mean's @F
- * features.  A programmatic dependent of the clear of the totals and
- * statistics: it locates its points while the clear runs.  Two blocks an
- * SM: the generic field reader took 92 registers, and needs no spill at
- * 64. */
+ * features (KEYED: one or none).  A programmatic dependent of the clear
+ * of the totals and statistics: it locates its points while the clear
+ * runs.  Two blocks an SM: the generic field reader took 92 registers,
+ * and needs no spill at 64. */
 template < bool PACKED_XYZ, int F >
 __global__ static void
 __launch_bounds__ (KEY_BLOCK, 2)
@@ -257,20 +260,44 @@ plan_tiles (const partition * part, uint32_t n_tiles, uint32_t * a,
     part->extra_first[n_tiles] = extra;
 }
 
+/* The features pass 1 keeps in planes of their own: one feature's; two
+ * or more pass 2 reads from the cloud, which costs it one point's sectors
+ * for all of them: x, y, z of 4 million points 283.7 us against 331.7,
+ * pass 1 47.5 against 104.7 under ncu, pass 2 110.8 against 107.5 (run
+ * 194, call 180, an H200).  One feature's plane is 4 bytes a point where
+ * the cloud's sectors are 16. */
+template < int F > constexpr int KEYED = F == 1 ? 1 : 0;
+
 /* Feature @f of this thread's @k points of pass 2 (from @first, a block
  * apart) copied into its slots of @arrived, a block apart, behind the
- * thread's pipeline; nothing for counts (@F 0). */
+ * thread's pipeline: from pass 1's plane, or from the cloud @points
+ * (a float32 field copied as it is, others converted); nothing for counts
+ * (@F 0). */
 template < int F >
 __device__ static void
-fetch_feature (const partition * part, int f, uint64_t n_points,
-    uint64_t first, int k, float *arrived)
+fetch_feature (const partition * part, const rc_point_layout * layout,
+    const uint8_t * points, int f, uint64_t n_points, uint64_t first, int k,
+    float *arrived)
 {
+  const rc_field field = layout->features[f];
+  const uint8_t *at = points + field.offset;
+  bool raw = field.type == RC_TYPE_FLOAT32 && layout->point_step % 4 == 0
+      && ((uintptr_t) at & 3) == 0;
+
   for (int j = 0; F && j < k; j++) {
     uint64_t p = first + (uint64_t) j * KEY_BLOCK;
+    float *slot = arrived + j * KEY_BLOCK + threadIdx.x;
 
-    if (p < n_points)
-      __pipeline_memcpy_async (arrived + j * KEY_BLOCK + threadIdx.x,
-          part->features + f * n_points + p, sizeof (float));
+    if (p >= n_points)
+      continue;
+    if (KEYED < F >)
+      __pipeline_memcpy_async (slot, part->features + f * n_points + p,
+          sizeof (float));
+    else if (raw)
+      __pipeline_memcpy_async (slot, at + p * layout->point_step,
+          sizeof (float));
+    else
+      *slot = (float) rc_load_field (points + p * layout->point_step, field);
   }
   __pipeline_commit ();
 }
@@ -304,7 +331,8 @@ clear_crowded (const partition * part, const tiling * tl, int n_features)
 template < int F >
 __global__ static void
 __launch_bounds__ (KEY_BLOCK, 2)
-place_points (uint64_t n_points, int k,
+place_points (const __grid_constant__ rc_point_layout layout,
+    const uint8_t * __restrict__ points, uint64_t n_points, int k,
     const __grid_constant__ partition part, const __grid_constant__ tiling tl)
 {
   extern __shared__ uint32_t room[];
@@ -325,7 +353,8 @@ place_points (uint64_t n_points, int k,
    * waited alone after them (run 188). */
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     __pipeline_memcpy_async (run + t, part.totals + t, sizeof (uint32_t));
-  fetch_feature < F > (&part, 0, n_points, first, k, arrived);
+  fetch_feature < F > (&part, &layout, points, 0, n_points, first, k,
+      arrived);
   clear_crowded (&part, &tl, F);
   __syncthreads ();
   /* Each point's rank among the block's in its tile; the voxels all
@@ -366,7 +395,8 @@ place_points (uint64_t n_points, int k,
         stage_features[rank[j]] = arrived[j * KEY_BLOCK + threadIdx.x];
     __syncthreads ();
     if (f + 1 < F)
-      fetch_feature < F > (&part, f + 1, n_points, first, k, arrived);
+      fetch_feature < F > (&part, &layout, points, f + 1, n_points, first, k,
+          arrived);
     for (uint32_t i = threadIdx.x; i < n_own; i += KEY_BLOCK) {
       uint32_t v = stage[i], t = v >> tl.bits, at = run[t] + i - local[t];
 
@@ -700,13 +730,13 @@ launch_passes (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
   ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
       tl->n_tiles * sizeof (uint32_t), s,
-      xyz_is_packed_float (layout, cloud) ? key_points < true, F > :
-      key_points < false, F >, *layout, *grid, cloud, n_points, k, *part,
-      tl->n_tiles, tl->bits, stats);
+      xyz_is_packed_float (layout, cloud) ? key_points < true, KEYED < F > > :
+      key_points < false, KEYED < F > >, *layout, *grid, cloud, n_points, k,
+      *part, tl->n_tiles, tl->bits, stats);
   if (ret == RC_OK)
     ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
         place_shared_bytes (tl->n_tiles, k, F > 0), s, place_points < F >,
-        n_points, k, *part, *tl);
+        *layout, cloud, n_points, k, *part, *tl);
   if (ret == RC_OK)
     ret = rc_launch_shared (early, n_extra + tl->n_tiles, TILE_BLOCK,
         slice_bytes (F, tl->slice_bits), s, sum_tiles < F >, *part, *tl,
