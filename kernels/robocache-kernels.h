@@ -389,7 +389,7 @@ rc_status rc_voxelize_cpu (const rc_point_layout * layout,
  * and for the counts of more than 524,288 points, or a mean of up to four
  * features of 131,072 or more, into a grid larger than the L2 cache, which
  * it partitions by tile of the grid, 6 bytes a point (a mean 4 more a
- * feature, 8 for one feature alone) and 20 a tile.
+ * feature) and 20 a tile.
  * Only its header needs initialising, by rc_voxelize_cuda_scratch_reset
  * before its first call (new memory could hold what looks like a clear
  * scratch); after that it is robocache's: the centroids leave their sums

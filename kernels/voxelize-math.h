@@ -249,10 +249,8 @@ rc_voxel_partitioned (const rc_point_layout * layout,
 /* A partition's arrays in the scratch, in this order: a word a tile for
  * its points, its places taken and its crowded blocks done (cleared
  * together), its first place, the first further block of a crowded tile
- * (one word more); then a point's voxel, a mean of one feature's feature
- * as the keying pass read it (two or more, the placing pass reads from
- * the cloud: voxelize-partition.cu's KEYED), a mean's features in tile
- * order (a plane a feature), and a point's place in its tile. */
+ * (one word more); then a point's voxel, a mean's features in tile order
+ * (a plane a feature), and a point's place in its tile. */
 typedef enum
 {
   RC_PARTITION_TOTALS,
@@ -261,7 +259,6 @@ typedef enum
   RC_PARTITION_STARTS,
   RC_PARTITION_EXTRA_FIRST,
   RC_PARTITION_VOXELS,
-  RC_PARTITION_FEATURES,
   RC_PARTITION_PLACED_FEATURES,
   RC_PARTITION_PLACES,
   RC_PARTITION_ARRAYS
@@ -274,13 +271,11 @@ RC_HD void
 rc_voxel_partition_offsets (uint64_t n_tiles, uint64_t n_points,
     uint32_t n_features, uint64_t at[RC_PARTITION_ARRAYS + 1])
 {
-  uint64_t placed = n_points * n_features * sizeof (float);
-  uint64_t keyed = n_features == 1 ? n_points * sizeof (float) : 0;
   const uint64_t bytes[RC_PARTITION_ARRAYS] = {
     n_tiles * sizeof (uint32_t), n_tiles * sizeof (uint32_t),
     n_tiles * sizeof (uint32_t), n_tiles * sizeof (uint32_t),
     (n_tiles + 1) * sizeof (uint32_t), n_points * sizeof (uint32_t),
-    keyed, placed, n_points * sizeof (uint16_t)
+    n_points * n_features * sizeof (float), n_points * sizeof (uint16_t)
   };
   int i;
 

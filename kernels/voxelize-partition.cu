@@ -4,14 +4,13 @@
  * the grid (voxelize.cu), each of which there waits on DRAM or queues in
  * the L2 cache's atomic units, or a radix sort by voxel (voxelize-sort.cu):
  *
- *   1. key_points: each point's voxel (and a mean of one feature's
- *      feature), and each block's points per tile added to the tiles'
- *      totals;
+ *   1. key_points: each point's voxel, and each block's points per tile
+ *      added to the tiles' totals;
  *   2. place_points: each block sorts its points by tile in shared memory,
  *      takes a run in each tile it has points in (an atomic a tile), and
- *      writes each point's place in its tile (16 bits; a mean's features
- *      beside it, a plane each, read again from the cloud where there are
- *      two or more) there, neighbouring threads in neighbouring places;
+ *      writes each point's place in its tile (16 bits; a mean's features,
+ *      read from the cloud, beside it, a plane each) there, neighbouring
+ *      threads in neighbouring places;
  *   3. sum_tiles: a block a tile counts its points (and sums a mean's
  *      features, a slice of the tile at a time where they would not fit
  *      at once) in shared memory and writes the tile whole, counts or
@@ -30,9 +29,10 @@
  * listed and record-slab paths took 46.2 and 341.8 (d63fd00, run 187);
  * of x, y, z in 91.5 to 335.1 us, where the listed path and the radix
  * sort took 108.4 and 478.4, of x, y, z, intensity 115.8 to 455.8, where
- * they took 141.0 and 509.0 (run 193, call 176); since their features
+ * they took 141.0 and 509.0 (run 193, call 176); since the features
  * are read from the cloud in pass 2, not kept in planes by pass 1, in
- * 89.6 to 283.7 and 113.9 to 381.5 (run 194, call 180). */
+ * 89.6 to 283.7 and 113.9 to 381.5 (run 194, call 180), one feature in
+ * 46.4 to 141.7 (call 182). */
 #include "dependent-launch.cuh"
 #include "voxelize-cuda.cuh"
 #include "wide-stores.cuh"
@@ -82,8 +82,8 @@ typedef struct
   uint32_t *extra_first;        /* the first further block of a crowded tile
                                  * (n_tiles + 1) */
   uint32_t *voxels;             /* a point's, or NO_VOXEL */
-  float *features;              /* a mean's, a plane a feature */
-  float *placed_features;       /* a mean's, in tile order, likewise */
+  float *placed_features;       /* a mean's, in tile order, a plane a
+                                 * feature */
   uint16_t *places;             /* the points' places in their tiles, in
                                  * tile order */
 } partition;
@@ -114,7 +114,6 @@ find_partition (uint8_t * at, uint32_t n_tiles, uint64_t n_points,
   p.starts = (uint32_t *) (at + off[RC_PARTITION_STARTS]);
   p.extra_first = (uint32_t *) (at + off[RC_PARTITION_EXTRA_FIRST]);
   p.voxels = (uint32_t *) (at + off[RC_PARTITION_VOXELS]);
-  p.features = mean ? (float *) (at + off[RC_PARTITION_FEATURES]) : NULL;
   p.placed_features = mean ?
       (float *) (at + off[RC_PARTITION_PLACED_FEATURES]) : NULL;
   p.places = (uint16_t *) (at + off[RC_PARTITION_PLACES]);
@@ -130,12 +129,11 @@ key_points_per_thread (uint64_t n_points)
   return (int) (k < 1 ? 1 : k > KEY_MAX_POINTS ? KEY_MAX_POINTS : k);
 }
 
-/* Pass 1: @k points a thread, four loaded at a time, and a mean's @F
- * features (KEYED: one or none).  A programmatic dependent of the clear
- * of the totals and statistics: it locates its points while the clear
- * runs.  Two blocks an SM: the generic field reader took 92 registers,
- * and needs no spill at 64. */
-template < bool PACKED_XYZ, int F >
+/* Pass 1: @k points a thread, four loaded at a time.  A programmatic
+ * dependent of the clear of the totals and statistics: it locates its
+ * points while the clear runs.  Two blocks an SM: the generic field
+ * reader took 92 registers, and needs no spill at 64. */
+template < bool PACKED_XYZ >
 __global__ static void
 __launch_bounds__ (KEY_BLOCK, 2)
 key_points (const __grid_constant__ rc_point_layout layout,
@@ -155,10 +153,7 @@ key_points (const __grid_constant__ rc_point_layout layout,
   for (int k0 = 0; k0 < k; k0 += 4) {
     int where[4];
     uint32_t v[4];
-    float feature[4][F > 0 ? F : 1];
 
-    /* A mean's features loaded with the points' places, not after the
-     * atomics: each load behind an atomic waited alone (run 188). */
 #pragma unroll
     for (int j = 0; j < 4; j++) {
       uint64_t p = first + (uint64_t) (k0 + j) * KEY_BLOCK, voxel = 0;
@@ -167,10 +162,6 @@ key_points (const __grid_constant__ rc_point_layout layout,
       where[j] = here ? locate_point < PACKED_XYZ > (&layout, &grid, points,
           p, &voxel) : -1;
       v[j] = (uint32_t) voxel;
-#pragma unroll
-      for (int f = 0; f < F; f++)
-        feature[j][f] = here ? record_value (&layout, points +
-            p * layout.point_step, f, UINT32_MAX) : 0.0f;
     }
 #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -184,10 +175,6 @@ key_points (const __grid_constant__ rc_point_layout layout,
       invalid += where[j] == RC_POINT_INVALID;
       if (where[j] >= 0)
         part.voxels[p] = kept ? v[j] : NO_VOXEL;
-#pragma unroll
-      for (int f = 0; f < F; f++)
-        if (kept)
-          part.features[f * n_points + p] = feature[j][f];
     }
   }
   __syncthreads ();
@@ -260,24 +247,18 @@ plan_tiles (const partition * part, uint32_t n_tiles, uint32_t * a,
     part->extra_first[n_tiles] = extra;
 }
 
-/* The features pass 1 keeps in planes of their own: one feature's; two
- * or more pass 2 reads from the cloud, which costs it one point's sectors
- * for all of them: x, y, z of 4 million points 283.7 us against 331.7,
- * pass 1 47.5 against 104.7 under ncu, pass 2 110.8 against 107.5 (run
- * 194, call 180, an H200).  One feature's plane is 4 bytes a point where
- * the cloud's sectors are 16. */
-template < int F > constexpr int KEYED = F == 1 ? 1 : 0;
-
 /* Feature @f of this thread's @k points of pass 2 (from @first, a block
- * apart) copied into its slots of @arrived, a block apart, behind the
- * thread's pipeline: from pass 1's plane, or from the cloud @points
- * (a float32 field copied as it is, others converted); nothing for counts
- * (@F 0). */
+ * apart) copied from the cloud @points (a float32 field as it is, others
+ * converted) into its slots of @arrived, a block apart, behind the
+ * thread's pipeline; nothing for counts (@F 0).  Pass 1 kept the features
+ * in planes for pass 2 to read until run 194: storing them took it 104.7
+ * us of 4 million points of x, y, z under ncu, against 47.5 for the
+ * voxels alone, and pass 2, reading the points' whole sectors for each
+ * feature, takes 110.8 against 107.5 (call 180, an H200). */
 template < int F >
 __device__ static void
-fetch_feature (const partition * part, const rc_point_layout * layout,
-    const uint8_t * points, int f, uint64_t n_points, uint64_t first, int k,
-    float *arrived)
+fetch_feature (const rc_point_layout * layout, const uint8_t * points, int f,
+    uint64_t n_points, uint64_t first, int k, float *arrived)
 {
   const rc_field field = layout->features[f];
   const uint8_t *at = points + field.offset;
@@ -290,10 +271,7 @@ fetch_feature (const partition * part, const rc_point_layout * layout,
 
     if (p >= n_points)
       continue;
-    if (KEYED < F >)
-      __pipeline_memcpy_async (slot, part->features + f * n_points + p,
-          sizeof (float));
-    else if (raw)
+    if (raw)
       __pipeline_memcpy_async (slot, at + p * layout->point_step,
           sizeof (float));
     else
@@ -353,8 +331,7 @@ place_points (const __grid_constant__ rc_point_layout layout,
    * waited alone after them (run 188). */
   for (uint32_t t = threadIdx.x; t < n_tiles; t += KEY_BLOCK)
     __pipeline_memcpy_async (run + t, part.totals + t, sizeof (uint32_t));
-  fetch_feature < F > (&part, &layout, points, 0, n_points, first, k,
-      arrived);
+  fetch_feature < F > (&layout, points, 0, n_points, first, k, arrived);
   clear_crowded (&part, &tl, F);
   __syncthreads ();
   /* Each point's rank among the block's in its tile; the voxels all
@@ -395,7 +372,7 @@ place_points (const __grid_constant__ rc_point_layout layout,
         stage_features[rank[j]] = arrived[j * KEY_BLOCK + threadIdx.x];
     __syncthreads ();
     if (f + 1 < F)
-      fetch_feature < F > (&part, &layout, points, f + 1, n_points, first, k,
+      fetch_feature < F > (&layout, points, f + 1, n_points, first, k,
           arrived);
     for (uint32_t i = threadIdx.x; i < n_own; i += KEY_BLOCK) {
       uint32_t v = stage[i], t = v >> tl.bits, at = run[t] + i - local[t];
@@ -730,9 +707,9 @@ launch_passes (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
   ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
       tl->n_tiles * sizeof (uint32_t), s,
-      xyz_is_packed_float (layout, cloud) ? key_points < true, KEYED < F > > :
-      key_points < false, KEYED < F > >, *layout, *grid, cloud, n_points, k,
-      *part, tl->n_tiles, tl->bits, stats);
+      xyz_is_packed_float (layout, cloud) ? key_points < true > :
+      key_points < false >, *layout, *grid, cloud, n_points, k, *part,
+      tl->n_tiles, tl->bits, stats);
   if (ret == RC_OK)
     ret = rc_launch_shared (early, key_blocks, KEY_BLOCK,
         place_shared_bytes (tl->n_tiles, k, F > 0), s, place_points < F >,

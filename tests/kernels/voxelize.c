@@ -683,8 +683,7 @@ GST_END_TEST;
  * of more than 524,288 points (counts) or from 131,072 (a mean) into more
  * than 48 MiB of grid, of at most 4,096 tiles (2^15 voxels for counts,
  * 2^14 for a mean); their scratch (five words a tile and one, 6 bytes a
- * point, 4 a mean's feature and 4 more for one feature alone) only
- * then. */
+ * point and 4 a mean's feature) only then. */
 GST_START_TEST (test_partition_sizes)
 {
   rc_point_layout one = { 16, {0, RC_TYPE_FLOAT32}, {4, RC_TYPE_FLOAT32},
@@ -747,9 +746,7 @@ GST_START_TEST (test_partition_sizes)
           million), rc_voxelize_cuda_scratch_size (&one, &larger, 2, 0));
   base = rc_voxelize_cuda_scratch_size (&one, &mean, 1, 0);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&one, &mean, 1,
-          quarter), base + (5 * 1024 + 1) * 4 + quarter * 14);
-  /* Two features or more: no plane as keyed, the placing pass reads them
-   * from the cloud. */
+          quarter), base + (5 * 1024 + 1) * 4 + quarter * 10);
   base = rc_voxelize_cuda_scratch_size (&two, &mean, 1, 0);
   fail_unless_equals_uint64 (rc_voxelize_cuda_scratch_size (&two, &mean, 1,
           quarter), base + (5 * 1024 + 1) * 4 + quarter * 14);
