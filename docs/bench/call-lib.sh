@@ -8,9 +8,10 @@
 #   CALL_SECONDS=400 . docs/bench/call-lib.sh "$1"
 #
 # CALL_SECONDS (400) bounds left(); ab_bench starts a run only while more
-# than AB_MARGIN (60) seconds are left.  meson_tests, sanitize and
-# ncu_kernels run and file the suite's tests, compute-sanitizer and ncu
-# as the calls' scripts did by hand up to run 191.  Both are read here, while this
+# than AB_MARGIN (60) seconds are left.  meson_tests, test_programs,
+# sanitize and ncu_kernels run and file the suite's tests, test programs,
+# compute-sanitizer and ncu as the calls' scripts did by hand up to run
+# 191 (test_programs: run 194).  Both limits are read here, while this
 # file is sourced (bash drops such prefix assignments after `.`).
 set -u
 CALL_LIMIT=${CALL_SECONDS:-400}
@@ -66,6 +67,18 @@ ab_bench () {
   done
   { echo "workload ${cols[*]##*/}"; paste -d' ' "$tmp"/*; } > "$R/ab-$tag.txt"
   rm -rf "$tmp"
+}
+
+# The test programs NAMES.. of build/tests run directly (a lean carry has
+# no meson build), each into $R/test-NAME.txt; their last lines.
+test_programs () {
+  local t
+  for t in "$@"; do
+    timeout 150 "$B/tests/$t" > "$R/test-$t.txt" 2>&1
+    echo rc=$? >> "$R/test-$t.txt"
+    tail -2 "$R/test-$t.txt"
+  done
+  pack tests
 }
 
 # The meson tests NAMES.. into $R/meson-TAG.txt, and their summary.

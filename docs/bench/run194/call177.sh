@@ -7,11 +7,7 @@
 # Carried lean (.device/lean.tar.xz: bench-kernels, the two voxelize test
 # programs and the kernel library).
 CALL_SECONDS=420 . docs/bench/call-lib.sh "$1"
-for t in kernels_voxelize_gpu kernels_voxelize; do
-  timeout 150 $B/tests/$t > $R/test-$t.txt 2>&1; echo rc=$? >> $R/test-$t.txt
-  tail -2 $R/test-$t.txt
-done
-pack tests
+test_programs kernels_voxelize_gpu kernels_voxelize
 sanitize memcheck kernels_voxelize_gpu test_means_partitioned_features,test_means_partitioned,test_counts_partitioned
 timeout $(( $(left) - 10 )) $B/tests/bench-kernels --sweep voxelize --modes mean --runs 30 --json $R/sweep-means.json > $R/sweep-means.txt 2>&1
 echo rc=$? >> $R/sweep-means.txt; pack sweep

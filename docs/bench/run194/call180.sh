@@ -7,11 +7,7 @@
 # on it, then 256^3 means against 143927f ("base"), alternated, and ncu
 # of the three passes at 4 million points of x, y, z.  Carried lean.
 CALL_SECONDS=470 AB_MARGIN=45 . docs/bench/call-lib.sh "$1"
-for t in kernels_voxelize_gpu kernels_voxelize; do
-  timeout 150 $B/tests/$t > $R/test-$t.txt 2>&1; echo rc=$? >> $R/test-$t.txt
-  tail -2 $R/test-$t.txt
-done
-pack tests
+test_programs kernels_voxelize_gpu kernels_voxelize
 sanitize memcheck kernels_voxelize_gpu test_means_partitioned_features,test_means_partitioned,test_counts_partitioned
 ab_bench means "base new new base" --sweep voxelize --modes mean --points 131072,262144,1048576,4194304 --only 'sweep-voxelize-mean-*256cube-*' --runs 30
 cat $R/ab-means.txt
