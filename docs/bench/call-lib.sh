@@ -67,6 +67,7 @@ ab_bench () {
   done
   { echo "workload ${cols[*]##*/}"; paste -d' ' "$tmp"/*; } > "$R/ab-$tag.txt"
   rm -rf "$tmp"
+  pack "ab $tag"
 }
 
 # The test programs NAMES.. of build/tests run directly (a lean carry has
