@@ -380,7 +380,7 @@ ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
   if (!gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
           GST_ROBOCACHE_MEMORY_HOST, st->out_size *
           (guint64) GST_ROBOCACHE_BUFFERS_IN_FLIGHT + size,
-          "the voxel grids in flight and the scratch of this sweep's mean",
+          "the outputs in flight and the scratch for this sweep's points",
           "the grid (dims, voxel-size, mode, features) or the sweep's points"))
     return FALSE;
   g_free (st->host_scratch);

@@ -586,8 +586,8 @@ GST_START_TEST (test_max_memory_n)
   text = launch_error ("robocachelidarsrc num-buffers=2 points-per-sweep=4096 "
       "! robocachevoxelize backend=cpu dims=\"<128,128,16>\" mode=mean "
       "features=intensity max-memory=5275648 ! fakesink", TRUE);
-  fail_unless (text && strstr (text, "the voxel grids in flight and the "
-          "scratch of this sweep's mean would take 5324800 bytes of host "
+  fail_unless (text && strstr (text, "the outputs in flight and the "
+          "scratch for this sweep's points would take 5324800 bytes of host "
           "memory"), "%s", text);
   g_free (text);
 }
