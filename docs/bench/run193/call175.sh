@@ -6,11 +6,7 @@
 # means of one, three and four features alternated; ncu of the one
 # feature's passes, base and new.
 CALL_SECONDS=420 AB_MARGIN=40 . docs/bench/call-lib.sh "$1"
-for t in kernels_voxelize_gpu kernels_voxelize; do
-  timeout 150 $B/tests/$t > $R/test-$t.txt 2>&1; echo rc=$? >> $R/test-$t.txt
-  tail -2 $R/test-$t.txt
-done
-pack tests
+test_programs kernels_voxelize_gpu kernels_voxelize
 sanitize memcheck kernels_voxelize_gpu test_means_partitioned_features,test_means_partitioned,test_counts_partitioned
 ab_bench means "base new new base" --sweep voxelize --modes mean --points 131072,262144,1048576,2097152,4194304 --only 'sweep-voxelize-mean-*256cube-*' --runs 30
 cat $R/ab-means.txt
