@@ -703,6 +703,7 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
   rc_voxelize_stats s = { 0, 0, 0, 0 };
   mean_helper h = { &sink, out_size, layout, grid, points, n_points };
   uint64_t n_words = mean_mask_words (n_voxels);
+  uint64_t rows = reachable_voxels (grid, n_points);
   cloud_tail tail;
   pthread_t helper;
   int helping = 0;
@@ -718,12 +719,12 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
 
   /* The centroids bin as the mean does. */
   sink.mode = RC_VOXEL_MEAN;
-  table_init (&sink, scratch, reachable_voxels (grid, n_points));
+  table_init (&sink, scratch, rows);
   if (helper_worthwhile (layout, grid, n_points)
       && pthread_barrier_init (&h.binned, NULL, 2) == 0) {
     /* The tail's room follows the table (rc_voxelize_scratch_size). */
     cloud_tail_init (&tail, n_points, sink.row_sums +
-        reachable_voxels (grid, n_points) * layout->n_features);
+        rows * layout->n_features);
     h.tail = &tail;
     helping = pthread_create (&helper, NULL, help_with_mean, &h) == 0;
     if (!helping)
