@@ -32,7 +32,10 @@
  * they took 141.0 and 509.0 (run 193, call 176); since the features
  * are read from the cloud in pass 2, not kept in planes by pass 1, in
  * 89.6 to 283.7 and 113.9 to 381.5 (run 194, call 180), one feature in
- * 46.4 to 141.7 (call 182). */
+ * 46.4 to 141.7 (call 182); since pass 3 loads its points a batch at a
+ * time, x, y, z of 1 to 4 million points in 141.4 to 269.0 against 148.2
+ * to 285.1, x, y, z, intensity 185.6 to 350.8 against 191.2 to 387.1
+ * (run 195, call 183). */
 #include "dependent-launch.cuh"
 #include "voxelize-cuda.cuh"
 #include "wide-stores.cuh"
@@ -54,6 +57,10 @@ static_assert (RC_COUNT_TILE_BITS <= 16 && RC_MEAN_TILE_BITS <= 16,
  * (4,096 split uniform clouds' tiles: 4 million points 261 us against 81,
  * run 184). */
 #define TILE_BLOCK 1024
+/* The points a thread of pass 3 loads at once: two took x, y, z of 4
+ * million points 276.0 us, four 269.0 (run 195, call 183); F 3 and 4
+ * spill a word at four (32 registers, two blocks an SM). */
+#define TILE_BATCH 4
 #define CROWDED_POINTS 16384u
 /* A tile's tallies in shared memory: its counts 16 bits each, two a word
  * (a block never counts more than CROWDED_POINTS points), and a mean's
@@ -563,17 +570,35 @@ sum_slice (const partition * part, const tiling * tl, uint32_t * pairs,
   unsigned occupied = 0;
 
   __syncthreads ();
-  /* A place below the slice wraps past it. */
-  for (uint32_t i = begin + threadIdx.x; i < end; i += TILE_BLOCK) {
-    uint32_t at = part->places[i] - lo;
+  /* TILE_BATCH points at a time: their places loaded together, then their
+   * features, so that a thread waits on two loads a batch, not two a
+   * point.  A place below the slice wraps past it. */
+  for (uint32_t i0 = begin + threadIdx.x; i0 < end;
+      i0 += TILE_BATCH * TILE_BLOCK) {
+    uint32_t at[TILE_BATCH];
+    float value[TILE_BATCH][F > 0 ? F : 1];
 
-    if (F > 1 && at >= size)
-      continue;
-    atomicAdd (&pairs[at >> 1], 1u << (at & 1) * 16);
 #pragma unroll
-    for (int f = 0; f < F; f++)
-      atomicAdd (&sums[f * size + at],
-          part->placed_features[f * tl->n_points + i]);
+    for (int j = 0; j < TILE_BATCH; j++) {
+      uint32_t i = i0 + j * TILE_BLOCK;
+
+      at[j] = i < end ? part->places[i] - lo : ~0u;
+    }
+#pragma unroll
+    for (int j = 0; j < TILE_BATCH; j++)
+#pragma unroll
+      for (int f = 0; f < F; f++)
+        value[j][f] = at[j] < size ? part->placed_features[f * tl->n_points
+            + i0 + j * TILE_BLOCK] : 0.0f;
+#pragma unroll
+    for (int j = 0; j < TILE_BATCH; j++) {
+      if (at[j] >= size)
+        continue;
+      atomicAdd (&pairs[at[j] >> 1], 1u << (at[j] & 1) * 16);
+#pragma unroll
+      for (int f = 0; f < F; f++)
+        atomicAdd (&sums[f * size + at[j]], value[j][f]);
+    }
   }
   __syncthreads ();
   if (crowded && F) {
