@@ -835,6 +835,10 @@ GST_START_TEST (test_means_partitioned_features)
   rc_voxel_grid odd = { {-25.5, -25.9, -25.3}, {0.2, 0.2, 0.2},
   {255, 259, 253}, RC_VOXEL_MEAN
   };
+  /* 15,876,252 voxels: 970 tiles, the last of 156, less than a slice. */
+  rc_voxel_grid short_last = { {-25.1, -25.2, -25.1}, {0.2, 0.2, 0.2},
+  {251, 252, 251}, RC_VOXEL_MEAN
+  };
   guint64 size = 0;
   gpointer scratch;
 
@@ -853,6 +857,10 @@ GST_START_TEST (test_means_partitioned_features)
   compare (&rings3, &odd, mixed, 3);
   compare (&rings4, &odd, mixed, 3);
   crowded_voxels_ = 0;
+  fail_unless (rc_voxel_partition_tiles (&short_last) == 970);
+  fail_unless (rc_voxel_partitioned (&rings4, &short_last, least));
+  compare (&layout_xyz, &short_last, mixed, 3);
+  compare (&rings4, &short_last, mixed, 3);
 
   size = MAX (size, rc_voxelize_cuda_scratch_size (&layout16, &odd, 3,
           mixed[0]));
