@@ -59,8 +59,9 @@ static_assert (RC_COUNT_TILE_BITS <= 16 && RC_MEAN_TILE_BITS <= 16,
  * run 184). */
 #define TILE_BLOCK 1024
 /* The points a thread of pass 3 loads at once: two took x, y, z of 4
- * million points 276.0 us, four 269.0 (run 195, call 183); F 3 and 4
- * spill a word at four (32 registers, two blocks an SM). */
+ * million points 276.0 us, four 269.0 (run 195, call 183).  At 32
+ * registers (two blocks an SM) four fit without a spill since the means
+ * are divided by __fdividef. */
 #define TILE_BATCH 4
 #define CROWDED_POINTS 16384u
 /* A tile's tallies in shared memory: its counts 16 bits each, two a word
