@@ -176,6 +176,27 @@ interp_bfloat16 (uint32_t n, int cubic, float w, const float cw[4],
               (r1[c]), rc_rs_bf16_to_float (r2[c]), w));
 }
 
+/* The same for a float64 row, in double.  Each helper's restrict
+ * pointers live only in it: the angle and quaternion loops after it
+ * write the same output row through another pointer. */
+static void
+interp_float64 (uint32_t n, int cubic, double w, const double cw[4],
+    const double *restrict r0, const double *restrict r1,
+    const double *restrict r2, const double *restrict r3,
+    double *restrict out)
+{
+  uint32_t c;
+
+  if (cubic)
+#pragma omp simd
+    for (c = 0; c < n; c++)
+      out[c] = rc_rs_cubic_d (r0[c], r1[c], r2[c], r3[c], cw);
+  else
+#pragma omp simd
+    for (c = 0; c < n; c++)
+      out[c] = rc_rs_lerp_d (r1[c], r2[c], w);
+}
+
 /* LINEAR or CUBIC between rows[1] and rows[2] (rows[0] and rows[3]: the
  * outer neighbours, CUBIC only), in float. */
 static void
@@ -237,23 +258,13 @@ interp_row_d (const rc_resample_params * p, const rc_rs_loc * loc,
 {
   const int cubic = p->method == RC_INTERP_CUBIC;
   const double w = loc->w;
-  const double *restrict r0 = (const double *) rows[0];
-  const double *restrict r1 = (const double *) rows[1];
-  const double *restrict r2 = (const double *) rows[2];
-  const double *restrict r3 = (const double *) rows[3];
-  double *restrict o = (double *) out;
   double v[4], qa[4], qb[4], q[4];
   uint32_t g, c;
   int k;
 
-  if (cubic)
-#pragma omp simd
-    for (c = 0; c < p->channels; c++)
-      o[c] = rc_rs_cubic_d (r0[c], r1[c], r2[c], r3[c], loc->c);
-  else
-#pragma omp simd
-    for (c = 0; c < p->channels; c++)
-      o[c] = rc_rs_lerp_d (r1[c], r2[c], w);
+  interp_float64 (p->channels, cubic, w, loc->c, (const double *) rows[0],
+      (const double *) rows[1], (const double *) rows[2],
+      (const double *) rows[3], (double *) out);
 
   for (g = 0; g < p->n_angle_ranges; g++) {
     const rc_channel_range *a = &p->angle_ranges[g];
