@@ -557,8 +557,9 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
    * (buffers), dropped-off-grid (chunk samples whose times cannot be
    * placed on the grid), gaps (longer than max-gap) and small-on-cpu
    * (kernel calls on system memory that backend=auto, with a GPU in use,
-   * made on the CPU because they were small: the live path's, one
-   * sample's grid times at a time; docs/elements.md).
+   * made on the CPU because the CPU was expected to finish them sooner,
+   * copies counted: every call of the live path and small chunks;
+   * docs/elements.md).
    */
   gst_robocache_fields_install_stats (gobject_class, PROP_STATS,
       "Totals since start");

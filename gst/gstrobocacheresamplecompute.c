@@ -125,10 +125,9 @@ resample_compute (GstRobocacheResample * self, guint batch, guint n_source,
   p.n_target = n_target;
   if (!st->gpu->use_gpu)
     return compute_on_cpu (self, &p, src_t, src_v, tgt, out);
-  /* A launch, four copies and a wait cost more than the CPU's whole
-   * work below the crossover; forced backend=gpu still goes there. */
-  if (st->backend_auto && (guint64) batch * n_target * p.channels <
-      RESAMPLE_AUTO_CPU_BELOW) {
+  /* Four copies, a launch and a wait cost more than the CPU's whole work
+   * below the crossover; forced backend=gpu still goes there. */
+  if (st->backend_auto && rc_resample_prefers_cpu (&p)) {
     GST_OBJECT_LOCK (self);
     self->totals.small_on_cpu++;
     GST_OBJECT_UNLOCK (self);

@@ -20,16 +20,6 @@ G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_robocache_resample_debug);
 /* Grid times per kernel call in the live path, so that the device scratch
  * allocated at negotiation is enough for good. */
 #define RESAMPLE_LIVE_MAX_TARGETS 256
-/* backend=auto computes a call on host data on the CPU below this many
- * output values (batch x grid times x channels).  From the H200 sweep
- * (docs/performance.md, "Cost against size"): the GPU's single call never
- * took less than 8.2 us, before any copy, and the CPU reference made an
- * output value in 2.7 ns, so below about 3,000 values the CPU wins before
- * the four copies and the wait the GPU call adds to host data.  Since its
- * channel loops are vectorized the CPU makes one in 1.0 to 3.4 ns (the
- * 2-core CI machine), so under this bound it wins by more; how far above
- * it the CPU now wins was not measured again on a GPU's host. */
-#define RESAMPLE_AUTO_CPU_BELOW 4096
 
 /* Property values, under the object lock. */
 typedef struct

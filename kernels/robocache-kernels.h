@@ -571,6 +571,15 @@ rc_status rc_resample_cuda (const rc_resample_params * params,
     const int64_t * source_times, const void *source_values,
     const int64_t * target_times, void *out, void *stream);
 
+/* Whether rc_resample_cpu is expected to finish @params on data in system
+ * memory sooner than the GPU would, copies included (three page-locked
+ * copies in, rc_resample_cuda, one copy out, a wait on the stream): 1 if
+ * so, 0 if not.  backend=auto's choice.  A cost model whose constants were
+ * measured on an H200's host (docs/performance.md, "backend=auto for
+ * resample"); on other machines the crossover moves, never the results.
+ * Angles and quaternions, which cost the CPU more, are not counted. */
+int rc_resample_prefers_cpu (const rc_resample_params * params);
+
 
 /* ------------------------------------------------------------------ */
 /* Bird's-eye view: a voxel grid drawn as an RGBA picture              */
