@@ -109,9 +109,13 @@ rc_fuse_cpu (const rc_fuse_params * params, const int64_t * tick_times,
 
   row_channels = rc_fuse_row_channels (p);
   for (e = 0; e < p->episodes; e++) {
+    /* Each stream's last answer: ticks in order search on from it. */
+    uint32_t ub[RC_FUSE_MAX_STREAMS] = { 0 };
+
     for (t = 0; t < p->n_ticks; t++) {
       const size_t tick = (size_t) e * p->n_ticks + t;
       const int64_t target = tick_times[tick];
+      const int in_order = t > 0 && target >= tick_times[tick - 1];
       float *o = out + tick * row_channels;
 
       for (s = 0; s < p->n_streams; s++) {
@@ -121,8 +125,9 @@ rc_fuse_cpu (const rc_fuse_params * params, const int64_t * tick_times,
         const size_t base = (size_t) e * n * D;
         rc_rs_loc loc;
 
-        rc_rs_locate (ts, n, target, rc_rs_search (ts, n, target),
-            st->method, p->edge, &loc);
+        ub[s] = in_order ? rc_rs_search_from (ts, n, target, ub[s]) :
+            rc_rs_search (ts, n, target);
+        rc_rs_locate (ts, n, target, ub[s], st->method, p->edge, &loc);
         switch (loc.kind) {
           case RC_RS_NAN:
             for (c = 0; c < D; c++)

@@ -138,6 +138,23 @@ rc_rs_search (const int64_t * ts, uint32_t n, int64_t t)
   return rc_rs_upper_bound (ts, lo, hi, t);
 }
 
+/* rc_rs_upper_bound (ts, 0, n, t) for a target at or after one whose
+ * answer was @from: targets in order, as a grid's are, search forward from
+ * the last answer, galloping then bisecting, instead of from a guess. */
+RC_RS_FN uint32_t
+rc_rs_search_from (const int64_t * ts, uint32_t n, int64_t t, uint32_t from)
+{
+  uint32_t lo = from, hi = from;
+  uint64_t step = 1;            /* 64 bits: doubling must not wrap */
+
+  while (hi < n && ts[hi] <= t) {
+    lo = hi + 1;
+    hi = (uint32_t) (from + step < n ? from + step : n);
+    step *= 2;
+  }
+  return rc_rs_upper_bound (ts, lo, hi, t);
+}
+
 typedef enum
 {
   RC_RS_PICK,                   /* copy sample idx[1] */

@@ -318,6 +318,8 @@ rc_resample_cpu (const rc_resample_params * params,
     const uint8_t *vals = (const uint8_t *) source_values +
         (size_t) b * p->n_source * row_bytes;
 
+    uint32_t ub = 0;
+
     for (t = 0; t < p->n_target; t++) {
       const size_t row = (size_t) b * p->n_target + t;
       const int64_t target = target_times[row];
@@ -326,8 +328,11 @@ rc_resample_cpu (const rc_resample_params * params,
       rc_rs_loc loc;
       int k;
 
-      rc_rs_locate (ts, p->n_source, target,
-          rc_rs_search (ts, p->n_source, target), p->method, p->edge, &loc);
+      /* A grid's targets come in order: search on from the last one. */
+      ub = t > 0 && target >= target_times[row - 1] ?
+          rc_rs_search_from (ts, p->n_source, target, ub) :
+          rc_rs_search (ts, p->n_source, target);
+      rc_rs_locate (ts, p->n_source, target, ub, p->method, p->edge, &loc);
       switch (loc.kind) {
         case RC_RS_NAN:
           store_nan_row (p, o);

@@ -15,6 +15,14 @@
       "%s = %.17g, expected %.17g (tolerance %g)", #got, (double) (got), \
       (double) (want), (double) (tol))
 
+static int
+compare_int64 (const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+  return (x > y) - (x < y);
+}
+
 static rc_resample_params
 make_params (uint32_t batch, uint32_t n_source, uint32_t n_target,
     uint32_t channels, rc_scalar_type type, rc_interp_method method,
@@ -618,6 +626,10 @@ GST_START_TEST (test_random_vs_naive)
     }
     for (uint32_t i = 0; i < B * S * D; i++)
       sv[i] = g_rand_double_range (rand, -10, 10);
+    /* Every other case's targets in order: searched on from the last. */
+    if (iter % 2)
+      for (uint32_t b = 0; b < B; b++)
+        qsort (tt + b * T, T, sizeof (int64_t), compare_int64);
 
     run_d (&p, st, sv, tt, out);
     for (uint32_t b = 0; b < B; b++) {
@@ -675,17 +687,24 @@ GST_START_TEST (test_search_uneven)
   }
   for (uint32_t i = 0; i < T; i++)
     tt[i] = st[0] - 5 + (int64_t) (g_rand_double (rand) * (now - st[0] + 10));
-  run_d (&p, st, sv, tt, out);
-  for (uint32_t i = 0; i < T; i++) {
-    uint32_t last = 0;
-    for (uint32_t j = 0; j < S && st[j] <= tt[i]; j++)
-      last = j;
-    /* Before the start: the first time's last sample. */
-    if (tt[i] < st[0])
-      while (last + 1 < S && st[last + 1] == st[0])
-        last++;
-    ck_assert_msg (out[i] == last + 1, "target %" G_GINT64_FORMAT
-        ": sample %g, expected %u", tt[i], out[i] - 1, last);
+  /* As drawn (each target searched afresh), then in order (each searched
+   * on from the one before, as a grid's are). */
+  for (int sorted = 0; sorted < 2; sorted++) {
+    if (sorted)
+      qsort (tt, T, sizeof (int64_t), compare_int64);
+    run_d (&p, st, sv, tt, out);
+    for (uint32_t i = 0; i < T; i++) {
+      uint32_t last = 0;
+      for (uint32_t j = 0; j < S && st[j] <= tt[i]; j++)
+        last = j;
+      /* Before the start: the first time's last sample. */
+      if (tt[i] < st[0])
+        while (last + 1 < S && st[last + 1] == st[0])
+          last++;
+      ck_assert_msg (out[i] == last + 1, "target %" G_GINT64_FORMAT
+          ": sample %g, expected %u (sorted %d)", tt[i], out[i] - 1, last,
+          sorted);
+    }
   }
   g_free (st);
   g_free (tt);
