@@ -125,7 +125,8 @@ rc_fuse_cpu (const rc_fuse_params * params, const int64_t * tick_times,
         const size_t base = (size_t) e * n * D;
         rc_rs_loc loc;
 
-        ub[s] = in_order ? rc_rs_search_from (ts, n, target, ub[s]) :
+        ub[s] = in_order && rc_rs_search_from_pays (n, p->n_ticks) ?
+            rc_rs_search_from (ts, n, target, ub[s]) :
             rc_rs_search (ts, n, target);
         rc_rs_locate (ts, n, target, ub[s], st->method, p->edge, &loc);
         switch (loc.kind) {

@@ -93,6 +93,9 @@ rc_rs_span (int64_t a, int64_t b)
   return (double) ((uint64_t) b - (uint64_t) a);
 }
 
+/* Samples a target, on average, up to which rc_rs_search_from is used. */
+#define RC_RS_FROM_MAX_SPACING 8
+
 /* rc_rs_upper_bound (ts, 0, n, t), starting from where @t would sit if the
  * times were evenly spaced.  Sensor streams nearly are, so the answer is
  * usually a few indices (one cache line) from that guess rather than
@@ -153,6 +156,16 @@ rc_rs_search_from (const int64_t * ts, uint32_t n, int64_t t, uint32_t from)
     step *= 2;
   }
   return rc_rs_upper_bound (ts, lo, hi, t);
+}
+
+/* Whether @n_target targets in order over @n_source samples are found
+ * sooner by rc_rs_search_from: when they lie a few samples apart (4 was
+ * faster on both CPUs measured), not when the grid is much sparser than
+ * the samples (100 was slower: the guess lands closer). */
+RC_RS_FN int
+rc_rs_search_from_pays (uint32_t n_source, uint32_t n_target)
+{
+  return (uint64_t) n_source <= (uint64_t) n_target * RC_RS_FROM_MAX_SPACING;
 }
 
 typedef enum

@@ -304,6 +304,7 @@ rc_resample_cpu (const rc_resample_params * params,
   rc_status ret = rc_resample_check (p);
   size_t row_bytes;
   uint32_t b, t;
+  int from_last;
 
   if (ret != RC_OK)
     return ret;
@@ -313,11 +314,11 @@ rc_resample_cpu (const rc_resample_params * params,
     return RC_ERROR_INVALID_ARGUMENT;
 
   row_bytes = (size_t) p->channels * rc_scalar_type_size (p->type);
+  from_last = rc_rs_search_from_pays (p->n_source, p->n_target);
   for (b = 0; b < p->batch; b++) {
     const int64_t *ts = source_times + (size_t) b * p->n_source;
     const uint8_t *vals = (const uint8_t *) source_values +
         (size_t) b * p->n_source * row_bytes;
-
     uint32_t ub = 0;
 
     for (t = 0; t < p->n_target; t++) {
@@ -329,7 +330,7 @@ rc_resample_cpu (const rc_resample_params * params,
       int k;
 
       /* A grid's targets come in order: search on from the last one. */
-      ub = t > 0 && target >= target_times[row - 1] ?
+      ub = from_last && t > 0 && target >= target_times[row - 1] ?
           rc_rs_search_from (ts, p->n_source, target, ub) :
           rc_rs_search (ts, p->n_source, target);
       rc_rs_locate (ts, p->n_source, target, ub, p->method, p->edge, &loc);

@@ -1,5 +1,6 @@
-/* CPU resample ns per target, one trajectory of S samples to (S - 4) / 4
- * grid times, 1, 7 and 32 channels: loc [CUBIC [S [REPS]]]; best of REPS. */
+/* CPU resample ns per target, one trajectory of S samples to (S - 4) / R
+ * grid times, 1, 7 and 32 channels, float32:
+ *   cpulocate [CUBIC [S [REPS [R]]]]     (0 65540 2000 4; best of REPS) */
 #include "robocache-kernels.h"
 #include <glib.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 int main (int argc, char **argv)
 {
   uint32_t Ds[] = {1, 7, 32};
-  uint32_t B = 1, S = argc > 2 ? atoi (argv[2]) : 4100, T = (S - 4) / 4;
+  uint32_t B = 1, S = argc > 2 ? atoi (argv[2]) : 4100, T = (S - 4) / (argc > 4 ? atoi (argv[4]) : 4);
   int cubic = argc > 1 && atoi (argv[1]);
   GRand *r = g_rand_new_with_seed (5);
   for (int di = 0; di < 3; di++) {
