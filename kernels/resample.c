@@ -358,13 +358,14 @@ rc_resample_cpu (const rc_resample_params * params,
 /* backend=auto's cost model.  The constants are fit
  * (docs/bench/run196/fit_auto.py) to the CPU reference and the element's
  * GPU path for host data timed side by side on an H200's host, one thread
- * of an Intel Xeon (docs/bench/run196/autocross.c, 735 shapes twice).  The
- * CPU locates each target (a gallop and a bisection: a step per bit of the
- * source count), then makes its values; the GPU path pays a fixed cost
- * (four copies queued, a launch, a wait) and the bus for every byte in and
- * out, the output into plain memory. */
-#define CPU_NS_PER_TARGET_SEARCH_STEP 2.25
-#define GPU_HOST_PATH_FIXED_NS 29000.0
+ * of an Intel Xeon (docs/bench/run196/autocross.c, 735 shapes twice, call
+ * 191).  The CPU locates each target (a grid's on from the last), then
+ * makes its values; the GPU path pays a fixed cost (four copies queued, a
+ * launch, a wait) and the bus for every byte in and out, the output into
+ * plain memory.  They are the rule's best fit, not each part's cost
+ * alone: the per-value ones trade against the per-target one. */
+#define CPU_NS_PER_TARGET 27.5
+#define GPU_HOST_PATH_FIXED_NS 28000.0
 #define GPU_BUS_BYTES_PER_NS 28.0
 
 /* The CPU's cost of one output value after its target is located. */
@@ -373,16 +374,16 @@ cpu_ns_per_value (rc_scalar_type type, rc_interp_method method)
 {
   const int cubic = method == RC_INTERP_CUBIC;
 
-  /* A row copied: measured for float32, taken for every type. */
+  /* A row copied: fit for float32, taken for every type. */
   if (method == RC_INTERP_NEAREST || method == RC_INTERP_PREVIOUS)
-    return 0.85;
+    return 0.6;
   switch (type) {
     case RC_TYPE_FLOAT64:
-      return 2.3;
+      return 1.5;
     case RC_TYPE_BFLOAT16:
-      return cubic ? 2.1 : 1.75;
+      return cubic ? 0.9 : 0.45;
     default:
-      return cubic ? 1.45 : 1.05;
+      return 0.75;
   }
 }
 
@@ -393,15 +394,11 @@ rc_resample_prefers_cpu (const rc_resample_params * params)
   const double targets = (double) p->batch * p->n_target;
   const double row_bytes = (double) sizeof (int64_t) +
       (double) p->channels * rc_scalar_type_size (p->type);
-  double steps = 0, cpu_ns, bytes, gpu_ns;
-  uint32_t n;
-
-  for (n = p->n_source; n > 0; n >>= 1)
-    steps++;
-  cpu_ns = targets * (CPU_NS_PER_TARGET_SEARCH_STEP * steps +
+  const double cpu_ns = targets * (CPU_NS_PER_TARGET +
       p->channels * cpu_ns_per_value (p->type, p->method));
   /* Times and values in, values out. */
-  bytes = ((double) p->batch * p->n_source + targets) * row_bytes;
-  gpu_ns = GPU_HOST_PATH_FIXED_NS + bytes / GPU_BUS_BYTES_PER_NS;
-  return cpu_ns < gpu_ns;
+  const double bytes = ((double) p->batch * p->n_source + targets) *
+      row_bytes;
+
+  return cpu_ns < GPU_HOST_PATH_FIXED_NS + bytes / GPU_BUS_BYTES_PER_NS;
 }

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """backend=auto's constants for robocacheresample from autocross outputs.
 
-  python3 fit_auto.py call190-out/autocross-196.txt call190-out/autocross-7.txt
+  python3 fit_auto.py call191-out/autocross-196.txt call191-out/autocross-7.txt
 
 The GPU path with the element's host memory ("element" column): a fixed
 cost and a bus rate, by least squares weighted by 1/t^2 (relative error).
-The CPU: a cost per target and search step (bit length of S, one per
-bisection or gallop step) shared by every kind, and a cost per output
-value for each kind, chosen on a grid to make the side the rule picks as
-close as possible to the better side, on average over every shape of
-every file.  Then, per file and GPU path, what rc_resample_prefers_cpu's
+The CPU: a cost per target (locating it: since 8a01cea a grid's targets
+are searched on from the last one's answer, so no longer a step per bit
+of S) shared by every kind, and a cost per output value for each kind,
+chosen on a grid to make the side the rule picks as close as possible to
+the better side, on average over every shape of every file.  Then, per file and GPU path, what rc_resample_prefers_cpu's
 rule costs against the better side (worst, mean, shapes over 1.1) and,
 as the noise floor, what the better side of one file costs in the other.
 """
@@ -48,9 +48,8 @@ def fit_gpu(rows, path):
     return (sy - slope * sx) / sw, 1 / slope      # us, bytes per ns
 
 
-def on_cpu(r, step_ns, value_ns, fixed_us, rate):
-    cpu = r["B"] * r["T"] * (step_ns * r["S"].bit_length() +
-                             value_ns * r["D"]) / 1e3
+def on_cpu(r, target_ns, value_ns, fixed_us, rate):
+    cpu = r["B"] * r["T"] * (target_ns + value_ns * r["D"]) / 1e3
     return cpu < fixed_us + bus_bytes(r) / rate / 1e3
 
 
@@ -72,23 +71,23 @@ def main():
         fixed_us, rate))
     kinds = sorted({r["kind"] for r in rows})
     best = None
-    for step_ns in [x / 4 for x in range(2, 17)]:
+    for target_ns in [x / 2 for x in range(2, 80)]:
         values, total = {}, 0.0
         for kind in kinds:
             mine = [r for r in rows if r["kind"] == kind]
-            score = min((sum(cost(r, on_cpu(r, step_ns, v, fixed_us, rate), 1)
+            score = min((sum(cost(r, on_cpu(r, target_ns, v, fixed_us, rate), 1)
                              for r in mine), v)
                         for v in [x / 20 for x in range(1, 81)])
             values[kind] = score[1]
             total += score[0]
         if best is None or total < best[0]:
-            best = (total, step_ns, values)
-    _, step_ns, values = best
-    print("CPU: %.2f ns per target and search step; per value: %s" % (
-        step_ns, ", ".join("%s %.2f" % kv for kv in sorted(values.items()))))
+            best = (total, target_ns, values)
+    _, target_ns, values = best
+    print("CPU: %.2f ns per target; per value: %s" % (
+        target_ns, ", ".join("%s %.2f" % kv for kv in sorted(values.items()))))
     for name, f in zip(sys.argv[1:], files):
         for path in range(3):
-            picks = [on_cpu(r, step_ns, values[r["kind"]], fixed_us, rate)
+            picks = [on_cpu(r, target_ns, values[r["kind"]], fixed_us, rate)
                      for r in f]
             print("%s, %s: the rule worst %.2f, mean %.4f, %d over 1.1" % (
                 (name, PATHS[path]) + summary(f, picks, path)))
