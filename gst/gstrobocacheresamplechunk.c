@@ -284,11 +284,44 @@ chunk_samples (GstRobocacheResample * self, gsize size, Chunk * c)
   return TRUE;
 }
 
+/* backend=auto with a GPU in use: whether the chunk in @buf, in system
+ * memory, is small enough that the CPU finishes it before the GPU would
+ * with its copies (rc_resample_prefers_cpu on its size, its grid times
+ * estimated from its span and the rate). */
+static gboolean
+chunk_for_cpu (GstRobocacheResample * self, GstBuffer * buf, const Chunk * c)
+{
+  State *st = &self->state;
+  rc_resample_params p = st->params;
+  GstMapInfo map;
+  gint64 first = G_MAXINT64, last = G_MININT64;
+
+  if (!st->backend_auto ||
+      gst_robocache_is_cuda_memory (gst_buffer_peek_memory (buf, 0)) ||
+      !gst_buffer_map (buf, &map, GST_MAP_READ))
+    return FALSE;
+  for (guint b = 0; b < c->batch; b++) {
+    first = MIN (first, ((const gint64 *) map.data)[b * c->n_in]);
+    last = MAX (last, ((const gint64 *) map.data)[b * c->n_in + c->n_in - 1]);
+  }
+  gst_buffer_unmap (buf, &map);
+  /* Out of order or beyond any grid: the checks after mapping say so. */
+  if (last < first || (guint64) last - (guint64) first > MAX_PLACEABLE_TIME)
+    return FALSE;
+  p.batch = c->batch;
+  p.n_source = (guint32) MIN (c->n_in + 1, G_MAXUINT32);
+  p.n_target = (guint32) MIN (gst_util_uint64_scale ((guint64) last -
+          (guint64) first, st->rate_n, GST_SECOND * st->rate_d) + 1,
+      G_MAXUINT32);
+  return rc_resample_prefers_cpu (&p);
+}
+
 /* Maps @buf with its timestamps on the host and, on the GPU, the chunk on
  * the device: in place in CUDA memory, else uploaded into device scratch
  * on the element's stream (at the bus's full speed from page-locked
- * memory, while the host checks the timestamps).  FALSE on error (posted,
- * @buf unmapped). */
+ * memory, while the host checks the timestamps), unless backend=auto
+ * leaves a small chunk to the CPU.  FALSE on error (posted, @buf
+ * unmapped). */
 static gboolean
 map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
 {
@@ -297,7 +330,7 @@ map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
   gconstpointer dev = NULL;
   gboolean ok;
 
-  c->on_device = st->gpu->use_gpu;
+  c->on_device = st->gpu->use_gpu && !chunk_for_cpu (self, buf, c);
   if (!c->on_device) {
     ok = gst_buffer_map (buf, &c->map, GST_MAP_READ);
     if (!ok)

@@ -796,6 +796,7 @@ typedef struct
 {
   GByteArray *times;
   GArray *values;
+  guint64 small_on_cpu;         /* run_chunks_in: the element's stat */
 } Outputs;
 
 static void
@@ -1035,6 +1036,7 @@ run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
   }
   push_eos (h);
   collect (h, TRUE, B, D, RC_TYPE_BFLOAT16, o);
+  o->small_on_cpu = stat_of (resample_of (h), "small-on-cpu");
   gst_harness_teardown (h);
   if (allocator)
     gst_object_unref (allocator);
@@ -1119,12 +1121,25 @@ GST_START_TEST (test_gpu_matches_cpu)
         methods[m]);
     gchar *gpu = g_strdup_printf ("backend=gpu rate=500 method=%s",
         methods[m]);
+    gchar *autob = g_strdup_printf ("backend=auto rate=500 method=%s",
+        methods[m]);
     Outputs a, b;
 
     run_chunks (cpu, &a);
     run_chunks (gpu, &b);
     fail_unless (a.values->len > 3 * 3 * 70 * 6);
     compare_outputs (gpu, &a, &b, RC_TYPE_BFLOAT16);
+    fail_unless_equals_uint64 (b.small_on_cpu, 0);
+    outputs_clear (&b);
+    /* backend=auto leaves these small chunks in system memory to the CPU
+     * (counted), and takes those in CUDA memory on the GPU. */
+    run_chunks (autob, &b);
+    compare_outputs (autob, &a, &b, RC_TYPE_BFLOAT16);
+    fail_unless (b.small_on_cpu > 0, "%s: no chunk on the CPU", autob);
+    outputs_clear (&b);
+    run_chunks_in (autob, TRUE, NULL, FALSE, FALSE, &b);
+    compare_outputs ("backend=auto, CUDA in", &a, &b, RC_TYPE_BFLOAT16);
+    fail_unless_equals_uint64 (b.small_on_cpu, 0);
     outputs_clear (&b);
     /* Chunks in CUDA memory stay on the GPU, out in CUDA memory or not;
      * the consecutive chunks also take the path that puts the previous
@@ -1150,6 +1165,7 @@ GST_START_TEST (test_gpu_matches_cpu)
     outputs_clear (&b);
     g_free (cpu);
     g_free (gpu);
+    g_free (autob);
   }
 }
 
