@@ -89,6 +89,9 @@ struct Args
   rc_fuse_params p;
   uint32_t offset[RC_FUSE_MAX_STREAMS];  /* first output column */
   uint32_t vec[RC_FUSE_MAX_STREAMS];     /* channels per access: 1, 2, 4 */
+  /* 4 channels an access into rows that are only 8-byte aligned every
+   * other row (a row of 2 mod 4 floats): such a store goes as two. */
+  uint32_t split[RC_FUSE_MAX_STREAMS];
   /* Bytes one staging copy moves: 16, 8 or 4; 0, never staged.  Wider
    * than an access where only the output row holds the access back. */
   uint32_t stage_unit[RC_FUSE_MAX_STREAMS];
@@ -135,6 +138,26 @@ store (float *dst, const float (&y)[4])
 {
   __stcs (reinterpret_cast < float4 * >(dst), make_float4 (y[0], y[1], y[2],
           y[3]));
+}
+
+/* store of 4 where @dst may be only 8-byte aligned (Args::split): then
+ * as two stores of two. */
+__device__ __forceinline__ void
+store_split (float *dst, const float (&y)[4])
+{
+  if (((uintptr_t) dst & 15) != 0) {
+    __stcs (reinterpret_cast < float2 * >(dst), make_float2 (y[0], y[1]));
+    __stcs (reinterpret_cast < float2 * >(dst + 2), make_float2 (y[2], y[3]));
+  } else {
+    store (dst, y);
+  }
+}
+
+template < int V >
+__device__ __forceinline__ void
+store_split (float *dst, const float (&y)[V])
+{
+  store (dst, y);
 }
 
 /* Asynchronous copy of one B-byte unit into shared memory. */
@@ -203,8 +226,8 @@ stage_stream (const Args & a, uint32_t s, const Stage & sg, uint32_t e,
 }
 
 /* Writes stream @s's segments of the tile's @nk rows starting at @o, from
- * @rows (input row r at rows[(r - lo) * units]). */
-template < typename St, int V >
+ * @rows (input row r at rows[(r - lo) * units]); @Split: Args::split. */
+template < typename St, int V, bool Split >
 __device__ __forceinline__ void
 sweep (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
     const Pack < St, V > *rows, uint32_t lo, float *o)
@@ -238,7 +261,10 @@ sweep (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
               Load < St >::get (x2.v[j]), l.w);
       }
     }
-    store (o + (uint64_t) k * a.row + u * V, y);
+    if (Split)
+      store_split (o + (uint64_t) k * a.row + u * V, y);
+    else
+      store (o + (uint64_t) k * a.row + u * V, y);
   }
 }
 
@@ -297,9 +323,9 @@ sweep_unaligned (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
   }
 }
 
-/* Sweeps stream @s, with its type and access width as template
- * arguments. */
-template < typename St, int V >
+/* Sweeps stream @s, with its type, access width and Args::split as
+ * template arguments. */
+template < typename St, int V, bool Split = false >
 __device__ __forceinline__ void
 sweep_stream (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
     const Stage & sg, const uint8_t * buf, uint32_t e, float *o)
@@ -311,13 +337,14 @@ sweep_stream (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
       sweep_unaligned < St > (a, s, locs, nk,
           reinterpret_cast < const St * >(buf + sg.offset), sg.lo, o);
     else
-      sweep < St, V > (a, s, locs, nk, reinterpret_cast <
+      sweep < St, V, Split > (a, s, locs, nk, reinterpret_cast <
           const Pack < St, V > *>(buf + sg.offset), sg.lo, o);
   } else if (V == 1) {
     sweep_unaligned < St > (a, s, locs, nk, reinterpret_cast < const St * >
         (episode_rows < St, V > (a, s, e)), 0, o);
   } else {
-    sweep < St, V > (a, s, locs, nk, episode_rows < St, V > (a, s, e), 0, o);
+    sweep < St, V, Split > (a, s, locs, nk, episode_rows < St, V > (a, s,
+            e), 0, o);
   }
 }
 
@@ -329,7 +356,11 @@ sweep_dispatch (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
 
   switch (a.vec[s]) {
     case 4:
-      if (bf16)
+      if (a.split[s] && bf16)
+        sweep_stream < uint16_t, 4, true > (a, s, locs, nk, sg, buf, e, o);
+      else if (a.split[s])
+        sweep_stream < float, 4, true > (a, s, locs, nk, sg, buf, e, o);
+      else if (bf16)
         sweep_stream < uint16_t, 4 > (a, s, locs, nk, sg, buf, e, o);
       else
         sweep_stream < float, 4 > (a, s, locs, nk, sg, buf, e, o);
@@ -471,18 +502,30 @@ stage_estimate (const Args * a, uint32_t k)
 }
 
 /* The widest access (4, 2 or 1 channels) that keeps every load and store
- * of stream @s aligned. */
+ * of stream @s aligned; or 4 with *@split set where 4 channels load
+ * aligned but their stores are 8-byte aligned only in some rows (a row of
+ * 2 mod 4 floats, as two streams of the reference's kinds make, or
+ * eight), those stores then going as two: such rows took 1.55 and 1.71
+ * times their floor at 2 and 8 streams, two channels an access, where 4
+ * and 16 took 1.47 and 1.52; so 2 streams 40.5 -> 39.2 us, 8 streams
+ * 139.5 -> 130.9 (run 196, call 196). */
 uint32_t
 vector_width (const rc_fuse_stream * st, uint32_t offset, uint32_t row,
-    const float *out)
+    const float *out, uint32_t * split)
 {
   const size_t esize = st->type == RC_TYPE_BFLOAT16 ? 2 : 4;
+  const uintptr_t values = (uintptr_t) st->values;
 
+  *split = 0;
   for (uint32_t v = 4; v > 1; v /= 2) {
     if (st->channels % v == 0 && offset % v == 0 && row % v == 0
-        && (uintptr_t) out % (4 * v) == 0
-        && (uintptr_t) st->values % (esize * v) == 0)
+        && (uintptr_t) out % (4 * v) == 0 && values % (esize * v) == 0)
       return v;
+    if (v == 4 && st->channels % 4 == 0 && offset % 2 == 0 && row % 2 == 0
+        && (uintptr_t) out % 8 == 0 && values % (esize * 4) == 0) {
+      *split = 1;
+      return 4;
+    }
   }
   return 1;
 }
@@ -525,7 +568,8 @@ rc_fuse_cuda (const rc_fuse_params * params, const int64_t * tick_times,
   a.row = rc_fuse_row_channels (params);
   for (uint32_t s = 0; s < params->n_streams; s++) {
     a.offset[s] = offset;
-    a.vec[s] = vector_width (&params->streams[s], offset, a.row, out);
+    a.vec[s] = vector_width (&params->streams[s], offset, a.row, out,
+        &a.split[s]);
     a.stage_unit[s] = stage_unit (&params->streams[s]);
     offset += params->streams[s].channels;
   }

@@ -296,6 +296,26 @@ GST_START_TEST (test_vectorised)
 
 GST_END_TEST;
 
+/* Rows of 2 mod 4 floats: a stream of a multiple of 4 channels is read 4
+ * at a time and stored 16 bytes at a time in every other row, as two of 8
+ * in the rest. */
+GST_START_TEST (test_split_rows)
+{
+  /* Row 526: the 512 channels at offset 0, staged. */
+  run_one (&(Case) {8, 100, 50, 2, {{60, 512, F32, 30}, {200, 14, F32, 100}},
+      .regular = TRUE});
+  /* Row 518: 512 bfloat16 channels at offset 6, times repeated. */
+  run_one (&(Case) {8, 100, 50, 2, {{666, 6, F32, 333}, {60, 512, BF16,
+              30}}});
+  /* Eight streams of the reference's kinds: row 1,590. */
+  run_one (&(Case) {4, 200, 50, 8, {{120, 512, F32, 30}, {400, 14, F32, 100},
+          {1332, 6, F32, 333}, {120, 512, F32, 30}, {400, 14, F32, 100},
+          {1332, 6, F32, 333}, {120, 512, F32, 30}, {400, 14, F32, 100}},
+      .regular = TRUE});
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_misaligned)
 {
   run_one (&(Case) {3, 80, 50, 3, {{30, 64, F32, 30}, {100, 8, BF16, 100},
@@ -380,6 +400,7 @@ kernels_fuse_gpu_suite (void)
   tcase_add_test (tc, test_tiny);
   tcase_add_test (tc, test_odd_channels);
   tcase_add_test (tc, test_vectorised);
+  tcase_add_test (tc, test_split_rows);
   tcase_add_test (tc, test_misaligned);
   tcase_add_test (tc, test_many_streams);
   tcase_add_test (tc, test_long_and_wide);
