@@ -558,7 +558,7 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
    * placed on the grid), gaps (longer than max-gap) and small-on-cpu
    * (kernel calls on system memory that backend=auto, with a GPU in use,
    * made on the CPU because the CPU was expected to finish them sooner,
-   * copies counted: every call of the live path and small chunks;
+   * copies counted: the live path's calls and small chunks;
    * docs/elements.md).
    */
   gst_robocache_fields_install_stats (gobject_class, PROP_STATS,
