@@ -572,9 +572,9 @@ rc_status rc_resample_cuda (const rc_resample_params * params,
     const int64_t * target_times, void *out, void *stream);
 
 /* Whether rc_resample_cpu is expected to finish @params on data in system
- * memory sooner than the GPU would, copies included (three page-locked
- * copies in, rc_resample_cuda, one copy out, a wait on the stream): 1 if
- * so, 0 if not.  backend=auto's choice.  A cost model whose constants were
+ * memory sooner than the GPU would, copies included (three copies in, the
+ * sources page-locked, rc_resample_cuda, one copy out, a wait on the
+ * stream): 1 if so, 0 if not.  backend=auto's choice.  A cost model whose constants were
  * measured on an H200's host (docs/performance.md, "backend=auto for
  * resample"); on other machines the crossover moves, never the results.
  * Angles and quaternions, which cost the CPU more, are not counted. */
