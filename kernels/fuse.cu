@@ -62,10 +62,12 @@ const uint32_t kTileFloats = 8192;
  * or eight).  On an H200 four still left 8 streams, whose staged rows
  * stopped their tiles at four, with half the stalls at barriers: six,
  * the streams that do not fit read from global memory, took 8 streams
- * from 167 to 143 us and 16 from 286 to 255, every other size of the
- * sweep unchanged (run 148; eight: 138 and 260, but 100 ticks 36 us
- * against 29). */
-const uint32_t kMinTileTicks = 6;
+ * from 167 to 143 us and 16 from 286 to 255 (run 148).  Since the stage
+ * is planned without a barrier of its own, eight: 8 streams 120.8 ->
+ * 116.0 us, 4 streams 75.6 -> 72.8, a row of 529 floats at 8 streams
+ * 160 -> 152 but at 16 326 -> 330; ten lost at 16 streams (run 197,
+ * call 199). */
+const uint32_t kMinTileTicks = 8;
 /* Below this many tiles, tiles shrink (down to one tick) to fill the GPU. */
 const uint64_t kMinTiles = 2048;
 /* Marks a NaN segment (edge INVALID); a pick has i1 == i2. */
@@ -606,9 +608,17 @@ rc_fuse_cuda (const rc_fuse_params * params, const int64_t * tick_times,
    * kMinTileTicks: shorter ones cost more than staging saves. */
   while (k > kMinTileTicks && stage_estimate (&a, k) > kStageBytes)
     k--;
-  while (k > 1 && (uint64_t) params->episodes *
-      ((params->n_ticks + k - 1) / k) < kMinTiles)
-    k = (k + 1) / 2;
+  if ((uint64_t) params->episodes * ((params->n_ticks + k - 1) / k) <
+      kMinTiles) {
+    /* Tiles an episode for kMinTiles in all, at most one a tick: at
+     * once, where halving could overshoot (100 ticks of 3 streams: from
+     * 8 ticks to 2, 33.8 us against 28.2 with 3; run 197). */
+    const uint64_t per_episode = (kMinTiles + params->episodes - 1) /
+        params->episodes;
+
+    k = per_episode >= params->n_ticks ? 1 :
+        (uint32_t) (params->n_ticks / per_episode);
+  }
   a.tile = k;
   a.tiles = (params->n_ticks + k - 1) / k;
 
