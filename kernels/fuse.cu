@@ -143,16 +143,23 @@ store (float *dst, const float (&y)[4])
           y[3]));
 }
 
-/* store of 4 where @dst may be only 8-byte aligned (Args::split): then
- * as two stores of two. */
+/* store of 4 where @dst may be only 4-byte aligned (Args::split): as
+ * two stores of two where it is 8-byte aligned, else as one, two and
+ * one. */
 __device__ __forceinline__ void
 store_split (float *dst, const float (&y)[4])
 {
-  if (((uintptr_t) dst & 15) != 0) {
+  const uintptr_t misaligned = (uintptr_t) dst & 15;
+
+  if (misaligned == 0) {
+    store (dst, y);
+  } else if (misaligned == 8) {
     __stcs (reinterpret_cast < float2 * >(dst), make_float2 (y[0], y[1]));
     __stcs (reinterpret_cast < float2 * >(dst + 2), make_float2 (y[2], y[3]));
   } else {
-    store (dst, y);
+    __stcs (dst, y[0]);
+    __stcs (reinterpret_cast < float2 * >(dst + 1), make_float2 (y[1], y[2]));
+    __stcs (dst + 3, y[3]);
   }
 }
 
@@ -272,9 +279,9 @@ sweep (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
 }
 
 /* sweep for a stream whose segments allow one float an access (an odd
- * row or width, an unaligned buffer): each thread writes a 16-byte unit of
- * the output, partly where a segment begins or ends inside it, and reads
- * its floats one at a time (@rows: input row r at rows[(r - lo) *
+ * width in an odd row, an unaligned buffer): each thread writes a 16-byte
+ * unit of the output, partly where a segment begins or ends inside it,
+ * and reads its floats one at a time (@rows: input row r at rows[(r - lo) *
  * channels]).  A row of 529 floats (512, 7 and 10 channels), 8 streams:
  * 172 us against 187 a float at a time, 10,000 ticks 671 against 798;
  * streams of two floats an access lost up to a third so (run 154, H200). */
@@ -526,12 +533,17 @@ stage_estimate (const Args * a, uint32_t k)
 
 /* The widest access (4, 2 or 1 channels) that keeps every load and store
  * of stream @s aligned; or 4 with *@split set where 4 channels load
- * aligned but their stores are 8-byte aligned only in some rows (a row of
- * 2 mod 4 floats, as two streams of the reference's kinds make, or
- * eight), those stores then going as two: such rows took 1.55 and 1.71
- * times their floor at 2 and 8 streams, two channels an access, where 4
- * and 16 took 1.47 and 1.52; so 2 streams 40.5 -> 39.2 us, 8 streams
- * 139.5 -> 130.9 (run 196, call 196). */
+ * aligned but their stores are not 16-byte aligned in every row, those
+ * stores then going as two (a row of 2 mod 4 floats, as two streams of
+ * the reference's kinds make, or eight) or as one, two and one (an odd
+ * row).  Two channels an access, rows of 2 mod 4 floats took 1.55 and
+ * 1.71 times their floor at 2 and 8 streams, where 4 and 16 took 1.47
+ * and 1.52; split, 2 streams 40.5 -> 39.2 us, 8 streams 139.5 -> 130.9
+ * (run 196, call 196).  A float an access, a row of 529 floats (512, 7
+ * and 10 channels) took 1.73 to 1.99 times its floor from 2 streams;
+ * its 512 channels split, 8 streams 151.6 -> 124.4 us, 16 streams 326.5
+ * -> 255.4, 10,000 ticks 662.5 -> 526.5 (1.45 to 1.60 times; run 197,
+ * call 200). */
 uint32_t
 vector_width (const rc_fuse_stream * st, uint32_t offset, uint32_t row,
     const float *out, uint32_t * split)
@@ -544,8 +556,8 @@ vector_width (const rc_fuse_stream * st, uint32_t offset, uint32_t row,
     if (st->channels % v == 0 && offset % v == 0 && row % v == 0
         && (uintptr_t) out % (4 * v) == 0 && values % (esize * v) == 0)
       return v;
-    if (v == 4 && st->channels % 4 == 0 && offset % 2 == 0 && row % 2 == 0
-        && (uintptr_t) out % 8 == 0 && values % (esize * 4) == 0) {
+    if (v == 4 && st->channels % 4 == 0 && (uintptr_t) out % 4 == 0
+        && values % (esize * 4) == 0) {
       *split = 1;
       return 4;
     }

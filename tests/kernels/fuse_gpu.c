@@ -296,9 +296,10 @@ GST_START_TEST (test_vectorised)
 
 GST_END_TEST;
 
-/* Rows of 2 mod 4 floats: a stream of a multiple of 4 channels is read 4
- * at a time and stored 16 bytes at a time in every other row, as two of 8
- * in the rest. */
+/* Rows not a multiple of 4 floats: a stream of a multiple of 4 channels
+ * is read 4 at a time and stored 16 bytes at a time where the row allows,
+ * elsewhere as two of 8 (rows of 2 mod 4 floats) or as 4, 8 and 4 bytes
+ * (odd rows). */
 GST_START_TEST (test_split_rows)
 {
   /* Row 526: the 512 channels at offset 0, staged. */
@@ -312,6 +313,13 @@ GST_START_TEST (test_split_rows)
           {1332, 6, F32, 333}, {120, 512, F32, 30}, {400, 14, F32, 100},
           {1332, 6, F32, 333}, {120, 512, F32, 30}, {400, 14, F32, 100}},
       .regular = TRUE});
+  /* Row 529 (odd): the 512 channels, staged, at every offset mod 4. */
+  run_one (&(Case) {8, 100, 50, 3, {{60, 512, F32, 30}, {200, 7, F32, 100},
+          {666, 10, F32, 333}}, .regular = TRUE});
+  /* Row 23 (odd): 8 bfloat16 and 12 float channels at offsets 3 and 11,
+   * read from global memory where the ticks are out of order. */
+  run_one (&(Case) {8, 100, 50, 3, {{200, 3, F32, 100}, {60, 8, BF16, 30},
+          {666, 12, F32, 333}}});
 }
 
 GST_END_TEST;
