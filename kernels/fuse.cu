@@ -163,6 +163,19 @@ store_split (float *dst, const float (&y)[4])
   }
 }
 
+/* store of 2 where @dst may be only 4-byte aligned (Args::split): as
+ * two stores of one where it is not 8-byte aligned. */
+__device__ __forceinline__ void
+store_split (float *dst, const float (&y)[2])
+{
+  if (((uintptr_t) dst & 7) == 0) {
+    store (dst, y);
+  } else {
+    __stcs (dst, y[0]);
+    __stcs (dst + 1, y[1]);
+  }
+}
+
 template < int V >
 __device__ __forceinline__ void
 store_split (float *dst, const float (&y)[V])
@@ -271,7 +284,10 @@ sweep (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
               Load < St >::get (x2.v[j]), l.w);
       }
     }
-    if (Split)
+    /* Two channels check their alignment whatever the row: their own
+     * instantiations for odd rows cost the reference 1 % at 10,000 ticks
+     * (run 197, call 203). */
+    if (Split || V == 2)
       store_split (o + (uint64_t) k * a.row + u * V, y);
     else
       store (o + (uint64_t) k * a.row + u * V, y);
@@ -532,18 +548,19 @@ stage_estimate (const Args * a, uint32_t k)
 }
 
 /* The widest access (4, 2 or 1 channels) that keeps every load and store
- * of stream @s aligned; or 4 with *@split set where 4 channels load
- * aligned but their stores are not 16-byte aligned in every row, those
- * stores then going as two (a row of 2 mod 4 floats, as two streams of
- * the reference's kinds make, or eight) or as one, two and one (an odd
- * row).  Two channels an access, rows of 2 mod 4 floats took 1.55 and
+ * of stream @s aligned; or 4 or 2 with *@split set where that many
+ * channels load aligned but their stores are not aligned in every row,
+ * stores of 4 then going as two (a row of 2 mod 4 floats, as two streams
+ * of the reference's kinds make, or eight) or as one, two and one (an
+ * odd row), stores of 2 as two of one (an odd row).  Two channels an access, rows of 2 mod 4 floats took 1.55 and
  * 1.71 times their floor at 2 and 8 streams, where 4 and 16 took 1.47
  * and 1.52; split, 2 streams 40.5 -> 39.2 us, 8 streams 139.5 -> 130.9
  * (run 196, call 196).  A float an access, a row of 529 floats (512, 7
  * and 10 channels) took 1.73 to 1.99 times its floor from 2 streams;
  * its 512 channels split, 8 streams 151.6 -> 124.4 us, 16 streams 326.5
  * -> 255.4, 10,000 ticks 662.5 -> 526.5 (1.45 to 1.60 times; run 197,
- * call 200). */
+ * call 200); its 10 channels split too, 8 streams 124.8 -> 119.1, 16
+ * streams 255.7 -> 242.7, 10,000 ticks 526.7 -> 513.6 (call 204). */
 uint32_t
 vector_width (const rc_fuse_stream * st, uint32_t offset, uint32_t row,
     const float *out, uint32_t * split)
@@ -556,10 +573,10 @@ vector_width (const rc_fuse_stream * st, uint32_t offset, uint32_t row,
     if (st->channels % v == 0 && offset % v == 0 && row % v == 0
         && (uintptr_t) out % (4 * v) == 0 && values % (esize * v) == 0)
       return v;
-    if (v == 4 && st->channels % 4 == 0 && (uintptr_t) out % 4 == 0
-        && values % (esize * 4) == 0) {
+    if (st->channels % v == 0 && (uintptr_t) out % 4 == 0
+        && values % (esize * v) == 0) {
       *split = 1;
-      return 4;
+      return v;
     }
   }
   return 1;
