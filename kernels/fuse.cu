@@ -92,8 +92,9 @@ struct Args
   rc_fuse_params p;
   uint32_t offset[RC_FUSE_MAX_STREAMS];  /* first output column */
   uint32_t vec[RC_FUSE_MAX_STREAMS];     /* channels per access: 1, 2, 4 */
-  /* 4 channels an access into rows that are only 8-byte aligned every
-   * other row (a row of 2 mod 4 floats): such a store goes as two. */
+  /* 4 channels an access into rows whose 16-byte alignment varies (rows
+   * of 2 mod 4 floats, odd rows): each store checks its own (vector_width;
+   * stores of 2 always do). */
   uint32_t split[RC_FUSE_MAX_STREAMS];
   /* Bytes one staging copy moves: 16, 8 or 4; 0, never staged.  Wider
    * than an access where only the output row holds the access back. */
@@ -547,20 +548,20 @@ stage_estimate (const Args * a, uint32_t k)
   return total;
 }
 
-/* The widest access (4, 2 or 1 channels) that keeps every load and store
- * of stream @s aligned; or 4 or 2 with *@split set where that many
- * channels load aligned but their stores are not aligned in every row,
- * stores of 4 then going as two (a row of 2 mod 4 floats, as two streams
- * of the reference's kinds make, or eight) or as one, two and one (an
- * odd row), stores of 2 as two of one (an odd row).  Two channels an access, rows of 2 mod 4 floats took 1.55 and
- * 1.71 times their floor at 2 and 8 streams, where 4 and 16 took 1.47
- * and 1.52; split, 2 streams 40.5 -> 39.2 us, 8 streams 139.5 -> 130.9
- * (run 196, call 196).  A float an access, a row of 529 floats (512, 7
- * and 10 channels) took 1.73 to 1.99 times its floor from 2 streams;
- * its 512 channels split, 8 streams 151.6 -> 124.4 us, 16 streams 326.5
- * -> 255.4, 10,000 ticks 662.5 -> 526.5 (1.45 to 1.60 times; run 197,
- * call 200); its 10 channels split too, 8 streams 124.8 -> 119.1, 16
- * streams 255.7 -> 242.7, 10,000 ticks 526.7 -> 513.6 (call 204). */
+/* The widest access (4, 2 or 1 channels) that keeps every load and store of
+ * stream @s aligned; or 4 or 2 with *@split set where that many channels
+ * load aligned but their stores are not aligned in every row, stores of 4
+ * then going as two (a row of 2 mod 4 floats, as two streams of the
+ * reference's kinds make, or eight) or as one, two and one (an odd row),
+ * stores of 2 as two of one (an odd row).  Two channels an access, rows of 2
+ * mod 4 floats took 1.55 and 1.71 times their floor at 2 and 8 streams,
+ * where 4 and 16 took 1.47 and 1.52; split, 2 streams 40.5 -> 39.2 us, 8
+ * streams 139.5 -> 130.9 (run 196, call 196).  A float an access, a row of
+ * 529 floats (512, 7 and 10 channels) took 1.73 to 1.99 times its floor from
+ * 2 streams; its 512 channels split, 8 streams 151.6 -> 124.4 us, 16 streams
+ * 326.5 -> 255.4, 10,000 ticks 662.5 -> 526.5 (1.45 to 1.60 times; run 197,
+ * call 200); its 10 channels split too, 8 streams 124.8 -> 119.1, 16 streams
+ * 255.7 -> 242.7, 10,000 ticks 526.7 -> 513.6 (call 204). */
 uint32_t
 vector_width (const rc_fuse_stream * st, uint32_t offset, uint32_t row,
     const float *out, uint32_t * split)
