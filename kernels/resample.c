@@ -130,28 +130,36 @@ pick_row (const rc_resample_params * p, const uint8_t * src, size_t row_bytes,
   }
 }
 
-/* Every channel of a float32 row, LINEAR (@w) or CUBIC (@cw): a loop for
- * each, nothing branching inside, which `omp simd` vectorizes (the
- * pragma alone, -fopenmp-simd, no OpenMP runtime).  The same operations
- * in the same order, so the same bytes as the loop over load_f and
- * store_f it replaced, at 1.3 to 3.8 times its speed (B 64, S 4,096,
- * T 1,024, D 32, the 2-core CI machine; docs/performance.md). */
-static void
-interp_float32 (uint32_t n, int cubic, float w, const float cw[4],
-    const float *restrict r0, const float *restrict r1,
-    const float *restrict r2, const float *restrict r3, float *restrict out)
-{
-  uint32_t c;
-
-  if (cubic)
-#pragma omp simd
-    for (c = 0; c < n; c++)
-      out[c] = rc_rs_cubic_f (r0[c], r1[c], r2[c], r3[c], cw);
-  else
-#pragma omp simd
-    for (c = 0; c < n; c++)
-      out[c] = rc_rs_lerp_f (r1[c], r2[c], w);
+/* interp_float32 and interp_float64: every channel of a row of @type,
+ * LINEAR (@w) or CUBIC (@cw), with the shared helpers @cubic_fn and
+ * @lerp_fn: a loop for each, nothing branching inside, which `omp simd`
+ * vectorizes (the pragma alone, -fopenmp-simd, no OpenMP runtime).  The
+ * same operations in the same order, so the same bytes as the loop over
+ * load_f and store_f it replaced, at 1.3 to 3.8 times its speed (B 64, S
+ * 4,096, T 1,024, D 32, the 2-core CI machine; docs/performance.md).
+ * Each helper's restrict pointers live only in it: the angle and
+ * quaternion loops after it write the same output row through another
+ * pointer. */
+#define DEFINE_INTERP(name, type, cubic_fn, lerp_fn)                        \
+static void                                                                 \
+name (uint32_t n, int cubic, type w, const type cw[4],                      \
+    const type *restrict r0, const type *restrict r1,                       \
+    const type *restrict r2, const type *restrict r3, type *restrict out)   \
+{                                                                           \
+  uint32_t c;                                                               \
+                                                                            \
+  if (cubic)                                                                \
+    _Pragma ("omp simd")                                                    \
+    for (c = 0; c < n; c++)                                                 \
+      out[c] = cubic_fn (r0[c], r1[c], r2[c], r3[c], cw);                   \
+  else                                                                      \
+    _Pragma ("omp simd")                                                    \
+    for (c = 0; c < n; c++)                                                 \
+      out[c] = lerp_fn (r1[c], r2[c], w);                                   \
 }
+
+DEFINE_INTERP (interp_float32, float, rc_rs_cubic_f, rc_rs_lerp_f);
+DEFINE_INTERP (interp_float64, double, rc_rs_cubic_d, rc_rs_lerp_d);
 
 /* The same for a bfloat16 row, computed in float. */
 static void
@@ -174,27 +182,6 @@ interp_bfloat16 (uint32_t n, int cubic, float w, const float cw[4],
     for (c = 0; c < n; c++)
       out[c] = rc_rs_float_to_bf16 (rc_rs_lerp_f (rc_rs_bf16_to_float
               (r1[c]), rc_rs_bf16_to_float (r2[c]), w));
-}
-
-/* The same for a float64 row, in double.  Each helper's restrict
- * pointers live only in it: the angle and quaternion loops after it
- * write the same output row through another pointer. */
-static void
-interp_float64 (uint32_t n, int cubic, double w, const double cw[4],
-    const double *restrict r0, const double *restrict r1,
-    const double *restrict r2, const double *restrict r3,
-    double *restrict out)
-{
-  uint32_t c;
-
-  if (cubic)
-#pragma omp simd
-    for (c = 0; c < n; c++)
-      out[c] = rc_rs_cubic_d (r0[c], r1[c], r2[c], r3[c], cw);
-  else
-#pragma omp simd
-    for (c = 0; c < n; c++)
-      out[c] = rc_rs_lerp_d (r1[c], r2[c], w);
 }
 
 /* LINEAR or CUBIC between rows[1] and rows[2] (rows[0] and rows[3]: the
