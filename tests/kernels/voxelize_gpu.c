@@ -303,6 +303,72 @@ GST_START_TEST (test_odd_grid_several_clouds)
 
 GST_END_TEST;
 
+/* Occupancy of crowded clouds, more points than voxels, whose warps look
+ * at a voxel's byte before setting it (warp_crowded): three fresh clouds
+ * one after another into one output on one scratch, each against the
+ * CPU, so that a byte one call set and the next call's clear zeroed is
+ * never taken as set; then a uniform cloud, whose warps do not look. */
+GST_START_TEST (test_occupancy_crowded)
+{
+  const guint64 sizes[4] = { 300001, 1048577, 262145, 600001 };
+  rc_voxel_grid small = { {-3.0, 1.0, -1.0}, {0.1, 0.07, 0.3},
+  {61, 37, 9}, RC_VOXEL_OCCUPANCY
+  };
+  rc_voxel_grid cube = { {-25.6, -25.6, -25.6}, {0.2, 0.2, 0.2},
+  {256, 256, 256}, RC_VOXEL_OCCUPANCY
+  };
+  guint64 most = rc_voxelize_output_size (&layout16, &cube);
+  guint64 cpu_scratch_size = MAX (rc_voxelize_scratch_size (&layout16,
+          &small, sizes[1]), rc_voxelize_scratch_size (&layout16, &cube,
+          sizes[3]));
+  guint64 gpu_scratch_size = MAX (rc_voxelize_cuda_scratch_size (&layout16,
+          &small, 1, sizes[1]), rc_voxelize_cuda_scratch_size (&layout16,
+          &cube, 1, sizes[3]));
+  guint8 *cpu_out = g_malloc (most), *gpu_out = g_malloc (most);
+  guint8 *cpu_scratch = g_malloc (cpu_scratch_size + 1);
+  gpointer d_cloud, d_out, scratch;
+  rc_voxelize_stats cpu_stats, *gpu_stats;
+
+  check_rc (rc_device_alloc (&d_cloud, sizes[1] * layout16.point_step));
+  check_rc (rc_device_alloc (&d_out, most));
+  check_rc (rc_host_alloc ((void **) &gpu_stats, sizeof (*gpu_stats)));
+  scratch = poisoned_scratch (gpu_scratch_size);
+  for (guint run = 0; run < G_N_ELEMENTS (sizes); run++) {
+    /* The last cloud spread over the 256^3 cube: 28 voxels a point. */
+    const rc_voxel_grid *grid = run < 3 ? &small : &cube;
+    guint64 n = sizes[run], size = rc_voxelize_output_size (&layout16, grid);
+    guint8 *cloud = random_cloud (n, layout16.point_step, grid);
+
+    check_rc (rc_voxelize_cpu (&layout16, grid, cloud, &n, 1, cpu_out,
+            cpu_scratch, &cpu_stats));
+    check_rc (rc_device_copy_async (d_cloud, cloud, n * layout16.point_step,
+            RC_COPY_HOST_TO_DEVICE, NULL));
+    check_rc (rc_device_memset_async (d_out, 0xFF, size, NULL));
+    check_rc (rc_voxelize_cuda (&layout16, grid, d_cloud, &n, 1, d_out,
+            scratch, gpu_stats, NULL));
+    check_rc (rc_device_copy_async (gpu_out, d_out, size,
+            RC_COPY_DEVICE_TO_HOST, NULL));
+    check_rc (rc_stream_synchronize (NULL));
+    fail_unless (memcmp (cpu_out, gpu_out, size) == 0,
+        "occupancy grids differ, cloud %u of %" G_GUINT64_FORMAT " points",
+        run, n);
+    fail_unless_equals_int (gpu_stats->occupied, cpu_stats.occupied);
+    fail_unless_equals_int (gpu_stats->in_grid, cpu_stats.in_grid);
+    /* Crowded: nearly every voxel of the small grid holds a point. */
+    fail_unless (run == 3 || cpu_stats.occupied * 10 > size * 9);
+    g_free (cloud);
+  }
+  check_rc (rc_device_free (d_cloud));
+  check_rc (rc_device_free (d_out));
+  check_rc (rc_device_free (scratch));
+  check_rc (rc_host_free (gpu_stats));
+  g_free (cpu_out);
+  g_free (gpu_out);
+  g_free (cpu_scratch);
+}
+
+GST_END_TEST;
+
 /* 256^3 counts and centroids, 512^3 occupancy: the large grids; counts
  * and occupancy of a million points, past the L2 cache's knee
  * (docs/performance.md); counts of a batch of large clouds on a grid of
@@ -886,6 +952,7 @@ voxelize_gpu_suite (void)
   tcase_add_test (tc, test_modes_sizes_strides);
   tcase_add_test (tc, test_odd_grid_several_clouds);
   tcase_add_test (tc, test_large_grids);
+  tcase_add_test (tc, test_occupancy_crowded);
   tcase_add_test (tc, test_counts_partitioned);
   tcase_add_test (tc, test_means_partitioned);
   tcase_add_test (tc, test_means_partitioned_features);
