@@ -232,7 +232,8 @@ GST_END_TEST;
 /* The scan of step 2 adds up its tiles of 1024 items in groups, 2^k tiles
  * a group for up to 4^k tiles: clouds on both sides of the line between
  * groups of 32 and of 64 (1024 tiles, a cloud of 1,048,575 points), and
- * one whose last group is partly full. */
+ * one whose last group is partly full.  Clouds this large also take the
+ * locate step's look before a cell's first-point atomic (add_to_cell). */
 GST_START_TEST (test_scan_paths)
 {
   guint64 sizes[] = { 1024 * 1024 - 1, 1024 * 1024, 2048 * 1024 + 5000 };
