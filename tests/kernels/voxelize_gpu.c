@@ -307,7 +307,8 @@ GST_END_TEST;
  * at a voxel's byte before setting it (warp_crowded): three fresh clouds
  * one after another into one output on one scratch, each against the
  * CPU, so that a byte one call set and the next call's clear zeroed is
- * never taken as set; then a uniform cloud, whose warps do not look. */
+ * never taken as set; then a sparse cloud, whose warps mostly do not
+ * look. */
 GST_START_TEST (test_occupancy_crowded)
 {
   const guint64 sizes[4] = { 300001, 1048577, 262145, 600001 };
