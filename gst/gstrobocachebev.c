@@ -7,9 +7,12 @@
  * x to the right and y up, as rviz and Foxglove show a robot's
  * surroundings, one pixel per voxel column by default.  Runs on the GPU
  * when there is one (backend=auto) and on the CPU otherwise, with the same
- * pixels, byte for byte.  Grids may come in system or CUDA memory; the
- * pictures leave in system memory or in GStreamer's CUDA memory
- * (memory:CUDAMemory), which nvcodec's cudadownload and encoders take.
+ * pixels, byte for byte, from the same grid (a mean grid that
+ * robocachevoxelize summed on the GPU may differ from the CPU's in a last
+ * bit, and a colour drawn from it by one step).  Grids may come in
+ * system or CUDA memory; the pictures leave in system memory or in
+ * GStreamer's CUDA memory (memory:CUDAMemory), which nvcodec's
+ * cudadownload and encoders take.
  *
  * What a column shows (#GstRobocacheBev:value): its density (points in a
  * count grid, occupied voxels otherwise), the height of its highest
