@@ -306,21 +306,29 @@ rc_rs_locate (const int64_t * ts, uint32_t n, int64_t t, uint32_t ub,
 #define RC_RS_NAME(name) name##_f
 #define RC_RS_PI 3.14159265358979323846f
 #define RC_RS_NLERP_ANGLE 1e-4f
+#define RC_RS_MUL_RN __fmul_rn
+#define RC_RS_ADD_RN __fadd_rn
 #include "resample-math.h"
 #undef RC_RS_REAL
 #undef RC_RS_NAME
 #undef RC_RS_PI
 #undef RC_RS_NLERP_ANGLE
+#undef RC_RS_MUL_RN
+#undef RC_RS_ADD_RN
 
 #define RC_RS_REAL double
 #define RC_RS_NAME(name) name##_d
 #define RC_RS_PI 3.14159265358979323846
 #define RC_RS_NLERP_ANGLE 1e-8
+#define RC_RS_MUL_RN __dmul_rn
+#define RC_RS_ADD_RN __dadd_rn
 #include "resample-math.h"
 #undef RC_RS_REAL
 #undef RC_RS_NAME
 #undef RC_RS_PI
 #undef RC_RS_NLERP_ANGLE
+#undef RC_RS_MUL_RN
+#undef RC_RS_ADD_RN
 
 #endif /* ROBOCACHE_RESAMPLE_MATH_H */
 
@@ -376,11 +384,29 @@ RC_RS_NAME (rc_rs_angle_cubic) (R p0, R p1, R p2, R p3, const R c[4])
           c));
 }
 
+/* a . b, each product and sum rounded on its own on the GPU as on the CPU
+ * (built with -ffp-contract=off): a fused multiply-add there would move a
+ * dot product near 0 across the sign that picks a slerp's arc. */
+RC_RS_FN R
+RC_RS_NAME (rc_rs_dot4) (const R a[4], const R b[4])
+{
+#ifdef __CUDA_ARCH__
+  R sum = RC_RS_MUL_RN (a[0], b[0]);
+  int k;
+
+  for (k = 1; k < 4; k++)
+    sum = RC_RS_ADD_RN (sum, RC_RS_MUL_RN (a[k], b[k]));
+  return sum;
+#else
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+#endif
+}
+
 /* Scales @q to unit length; a zero (or NaN) quaternion is left as is. */
 RC_RS_FN void
 RC_RS_NAME (rc_rs_quat_normalise) (R q[4])
 {
-  R n = sqrt (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  R n = sqrt (RC_RS_NAME (rc_rs_dot4) (q, q));
 
   if (n > 0) {
     R inv = 1 / n;
@@ -397,7 +423,7 @@ RC_RS_NAME (rc_rs_quat_normalise) (R q[4])
 RC_RS_FN void
 RC_RS_NAME (rc_rs_quat_slerp) (const R a[4], const R b[4], R w, R out[4])
 {
-  R qa[4], qb[4], sum2 = 0, diff2 = 0, dot = 0, theta, ka, kb;
+  R qa[4], qb[4], sum2 = 0, diff2 = 0, dot, theta, ka, kb;
   int k;
 
   for (k = 0; k < 4; k++) {
@@ -406,8 +432,7 @@ RC_RS_NAME (rc_rs_quat_slerp) (const R a[4], const R b[4], R w, R out[4])
   }
   RC_RS_NAME (rc_rs_quat_normalise) (qa);
   RC_RS_NAME (rc_rs_quat_normalise) (qb);
-  for (k = 0; k < 4; k++)
-    dot += qa[k] * qb[k];
+  dot = RC_RS_NAME (rc_rs_dot4) (qa, qb);
   if (dot < 0) {
     for (k = 0; k < 4; k++)
       qb[k] = -qb[k];

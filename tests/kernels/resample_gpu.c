@@ -1,6 +1,7 @@
 /* CUDA resampling against the CPU reference on fresh random trajectories:
  * every method and edge policy, the three value types, odd and vectorised
- * channel counts, quaternion and angle groups, misaligned buffers.  Exits
+ * channel counts, quaternion and angle groups (and the slerp's arc where
+ * a fused dot product would pick the other), misaligned buffers.  Exits
  * 77 (SKIP) without a usable GPU. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
@@ -281,6 +282,122 @@ GST_START_TEST (test_quaternion)
 
 GST_END_TEST;
 
+/* a . b one product and one sum at a time, each rounded (volatile: no
+ * contraction whatever this file's flags), as the CPU reference adds. */
+static float
+dot_rounded (const float *a, const float *b)
+{
+  volatile float sum = a[0] * b[0];
+
+  for (int k = 1; k < 4; k++) {
+    volatile float product = a[k] * b[k];
+    sum = sum + product;
+  }
+  return sum;
+}
+
+/* a . b through fused multiply-adds, as nvcc contracts a sum of products. */
+static float
+dot_fused (const float *a, const float *b)
+{
+  float sum = a[0] * b[0];
+
+  for (int k = 1; k < 4; k++)
+    sum = fmaf (a[k], b[k], sum);
+  return sum;
+}
+
+/* A float unit quaternion that the slerp's normalisation leaves as it is
+ * (its sum of squares within an ulp of 1, added either way): at random, or
+ * orthogonal to @orthogonal_to where given, up to float rounding. */
+static void
+exact_unit_quaternion (GRand * rand, const float *orthogonal_to, float *q)
+{
+  for (;;) {
+    double r[4], n = 0, along = 0;
+
+    for (int k = 0; k < 4; k++)
+      r[k] = g_rand_double_range (rand, -1, 1);
+    if (orthogonal_to) {
+      for (int k = 0; k < 4; k++)
+        along += r[k] * orthogonal_to[k];
+      for (int k = 0; k < 4; k++)
+        r[k] -= along * orthogonal_to[k];
+    }
+    for (int k = 0; k < 4; k++)
+      n += r[k] * r[k];
+    if (n < 1e-3)
+      continue;
+    for (int k = 0; k < 4; k++)
+      q[k] = (float) (r[k] / sqrt (n));
+    if (sqrtf (dot_rounded (q, q)) == 1.0f && sqrtf (dot_fused (q, q)) == 1.0f)
+      return;
+  }
+}
+
+/* The slerp's arc follows the sign of the two quaternions' dot product.
+ * Pairs whose dot product is below 0 added as the CPU adds and not below
+ * it through fused multiply-adds (or the other way round) must take the
+ * same arc on the GPU: halfway between them, the two arcs' quaternions are
+ * (a + b) / sqrt 2 and (a - b) / sqrt 2. */
+GST_START_TEST (test_quaternion_arc)
+{
+  enum
+  { PAIRS = 16 };
+  const Case arc = { PAIRS, 2, 1, 4, RC_TYPE_FLOAT32, .n_quaternions = 1 };
+  GRand *rand = test_rand_new ();
+  rc_resample_params p;
+  int64_t st[PAIRS * 2], tt[PAIRS];
+  float sv[PAIRS * 2 * 4], ref[PAIRS * 4], got[PAIRS * 4];
+  void *d_st, *d_tt, *d_sv, *d_out;
+  guint found = 0;
+
+  make_params (&arc, &p);
+  p.method = RC_INTERP_LINEAR;
+  for (guint tries = 0; found < PAIRS && tries < 1000000; tries++) {
+    float *a = &sv[found * 8], *b = a + 4;
+
+    exact_unit_quaternion (rand, NULL, a);
+    exact_unit_quaternion (rand, a, b);
+    if ((dot_rounded (a, b) < 0) == (dot_fused (a, b) < 0))
+      continue;
+    st[found * 2] = 1000;
+    st[found * 2 + 1] = 2000;
+    tt[found] = 1500;
+    found++;
+  }
+  fail_unless_equals_int (found, PAIRS);
+
+  fail_unless_equals_int (rc_resample_cpu (&p, st, sv, tt, ref), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&d_st, sizeof (st)), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&d_tt, sizeof (tt)), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&d_sv, sizeof (sv)), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&d_out, sizeof (got)), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (d_st, st, sizeof (st),
+          RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (d_tt, tt, sizeof (tt),
+          RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (d_sv, sv, sizeof (sv),
+          RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
+  fail_unless_equals_int (rc_resample_cuda (&p, d_st, d_sv, d_tt, d_out,
+          NULL), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (got, d_out, sizeof (got),
+          RC_COPY_DEVICE_TO_HOST, NULL), RC_OK);
+  fail_unless_equals_int (rc_stream_synchronize (NULL), RC_OK);
+  for (guint i = 0; i < PAIRS * 4; i++)
+    fail_unless (close_enough (RC_TYPE_FLOAT32, got[i], ref[i], FALSE),
+        "pair %u, component %u: GPU %.9g, CPU %.9g (the other arc?)",
+        i / 4, i % 4, got[i], ref[i]);
+
+  fail_unless_equals_int (rc_device_free (d_st), RC_OK);
+  fail_unless_equals_int (rc_device_free (d_tt), RC_OK);
+  fail_unless_equals_int (rc_device_free (d_sv), RC_OK);
+  fail_unless_equals_int (rc_device_free (d_out), RC_OK);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_angles)
 {
   run_all_types ((Case) {3, 40, 60, 6, .n_angle_ranges = 2});
@@ -316,6 +433,7 @@ kernels_resample_gpu_suite (void)
   tcase_add_test (tc, test_vectorised);
   tcase_add_test (tc, test_misaligned);
   tcase_add_test (tc, test_quaternion);
+  tcase_add_test (tc, test_quaternion_arc);
   tcase_add_test (tc, test_angles);
   tcase_add_test (tc, test_reference_size);
   return s;
