@@ -107,7 +107,19 @@ robocache_build () {
   local dir=${1:-$ROBOCACHE_BUILD}
   shift || true
   if [ ! -f "$dir/build.ninja" ]; then
-    meson setup "$dir" "$ROBOCACHE_ROOT" "$@"
+    # Meson before 1.4 gives nvcc no depfile to write, so that an edited
+    # kernel header would not rebuild the CUDA objects: a machine file runs
+    # nvcc through kernels/nvcc-depfile.sh, which writes it.
+    local native=()
+    if command -v nvcc >/dev/null 2>&1 &&
+      [ "$(printf '%s\n' 1.4 "$(meson --version)" | sort -V | head -n 1)" != 1.4 ]
+    then
+      mkdir -p "$dir"
+      printf "[binaries]\ncuda = ['%s', 'nvcc']\n" \
+        "$ROBOCACHE_ROOT/kernels/nvcc-depfile.sh" > "$dir/nvcc-depfile.ini"
+      native=(--native-file "$dir/nvcc-depfile.ini")
+    fi
+    meson setup "${native[@]}" "$dir" "$ROBOCACHE_ROOT" "$@"
   fi
   meson compile -C "$dir"
 }
