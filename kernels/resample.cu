@@ -244,7 +244,7 @@ locate_target (const rc_resample_params & p,
     mine.c[e] = (R) loc.c[e];
 }
 
-template <typename St, int V, bool GROUPS, bool CUBIC>
+template <typename St, int V, bool GROUPS, bool CUBIC, bool WIDE>
 __global__ void __launch_bounds__ (kBlock)
 resample_kernel (const rc_resample_params p,
     const int64_t * __restrict__ src_times, const St * __restrict__ src_values,
@@ -255,9 +255,10 @@ resample_kernel (const rc_resample_params p,
   typedef typename X::Real R;
   typedef Pack<St, V> P;
   /* Targets whose rows a lane group loads together, so that enough bytes
-   * are in flight with one warp per 32 targets; one with groups, whose
-   * second pass would otherwise need a dynamically indexed array. */
-  const int U = GROUPS ? 1 : CUBIC ? 2 : 4;
+   * are in flight with one warp per 32 targets: four where WIDE (linear
+   * only), else two; one with groups, whose second pass would otherwise
+   * need a dynamically indexed array. */
+  const int U = GROUPS ? 1 : (CUBIC || !WIDE) ? 2 : 4;
   const uint32_t lane = threadIdx.x & 31;
   const uint32_t G = 1u << g_log2;      /* lanes per target in the row pass */
   const uint32_t rank = lane & (G - 1);
@@ -353,24 +354,51 @@ resample_kernel (const rc_resample_params p,
   }
 }
 
-template <typename St, int V, bool GROUPS, bool CUBIC>
+template <typename St, int V, bool GROUPS, bool CUBIC, bool WIDE = false>
 void
 launch_one (const rc_resample_params * p, const int64_t * source_times,
     const void *source_values, const int64_t * target_times, void *out,
     uint32_t g_log2, unsigned blocks, cudaStream_t stream)
 {
-  resample_kernel<St, V, GROUPS, CUBIC> <<<blocks, kBlock, 0, stream>>>
-      (*p, source_times, static_cast<const St *>(source_values),
+  resample_kernel<St, V, GROUPS, CUBIC, WIDE> <<<blocks, kBlock, 0,
+      stream>>> (*p, source_times, static_cast<const St *>(source_values),
       target_times, static_cast<St *>(out), g_log2);
 }
 
+/* Whether the wide linear kernel can hold a warp for each 32 of
+ * @n_targets on the GPU at once.  Four targets' rows in flight a lane
+ * group take it to about 100 registers, half the warps an SM of two's;
+ * where they do not fit in one wave, each wave is a locate and then a row
+ * pass, and twice the warps resident beat more bytes in flight a warp
+ * (run 199, call 218, an H200: S = T = 4,096 29.0 -> 25.0 us, a batch of
+ * 1,024 122 -> 109; within one wave two were 0.8 to 1.2 us slower).
+ * Asked on every call: occupancy belongs to the device in use. */
 template <typename St, int V>
-void
+rc_status
+wide_fits (uint64_t n_targets, bool *fits)
+{
+  int dev = 0, sms = 0, blocks = 0;
+  rc_status ret = rc_check_cuda (cudaGetDevice (&dev));
+
+  if (ret == RC_OK)
+    ret = rc_check_cuda (cudaDeviceGetAttribute (&sms,
+            cudaDevAttrMultiProcessorCount, dev));
+  if (ret == RC_OK)
+    ret = rc_check_cuda (cudaOccupancyMaxActiveBlocksPerMultiprocessor
+        (&blocks, resample_kernel<St, V, false, false, true>, kBlock, 0));
+  *fits = n_targets <= (uint64_t) blocks * sms * kBlock;
+  return ret;
+}
+
+template <typename St, int V>
+rc_status
 launch_vec (const rc_resample_params * p, const int64_t * source_times,
     const void *source_values, const int64_t * target_times, void *out,
     uint32_t g_log2, unsigned blocks, cudaStream_t stream)
 {
   const bool groups = p->n_quaternions > 0 || p->n_angle_ranges > 0;
+  bool wide = false;
+  rc_status ret = RC_OK;
 
   if (p->method == RC_INTERP_CUBIC) {
     if (groups)
@@ -379,14 +407,21 @@ launch_vec (const rc_resample_params * p, const int64_t * source_times,
     else
       launch_one<St, V, false, true> (p, source_times, source_values,
           target_times, out, g_log2, blocks, stream);
+  } else if (groups) {
+    launch_one<St, V, true, false> (p, source_times, source_values,
+        target_times, out, g_log2, blocks, stream);
   } else {
-    if (groups)
-      launch_one<St, V, true, false> (p, source_times, source_values,
+    ret = wide_fits<St, V> ((uint64_t) p->batch * p->n_target, &wide);
+    if (ret != RC_OK)
+      return ret;
+    if (wide)
+      launch_one<St, V, false, false, true> (p, source_times, source_values,
           target_times, out, g_log2, blocks, stream);
     else
       launch_one<St, V, false, false> (p, source_times, source_values,
           target_times, out, g_log2, blocks, stream);
   }
+  return rc_check_launch ();
 }
 
 template <typename St>
@@ -413,12 +448,10 @@ launch (const rc_resample_params * p, const int64_t * source_times,
     blocks = INT_MAX;
 
   if (vec)
-    launch_vec<St, 16 / sizeof (St)> (p, source_times, source_values,
+    return launch_vec<St, 16 / sizeof (St)> (p, source_times, source_values,
         target_times, out, g_log2, (unsigned) blocks, stream);
-  else
-    launch_vec<St, 1> (p, source_times, source_values, target_times, out,
-        g_log2, (unsigned) blocks, stream);
-  return rc_check_launch ();
+  return launch_vec<St, 1> (p, source_times, source_values, target_times,
+      out, g_log2, (unsigned) blocks, stream);
 }
 
 }                               /* namespace */

@@ -409,6 +409,18 @@ GST_START_TEST (test_angles)
 
 GST_END_TEST;
 
+/* More targets than the wide linear kernel's warps the GPU holds at once
+ * (a few thousand warps of 32 targets on a GPU of a hundred-odd SMs), so
+ * that the kernel of two targets' rows in flight runs, vectorised and
+ * not. */
+GST_START_TEST (test_many_targets)
+{
+  run_all_types ((Case) {64, 500, 4500, 8});
+  run_all_types ((Case) {48, 300, 6000, 7});
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reference_size)
 {
   GRand *rand = test_rand_new ();
@@ -435,6 +447,7 @@ kernels_resample_gpu_suite (void)
   tcase_add_test (tc, test_quaternion);
   tcase_add_test (tc, test_quaternion_arc);
   tcase_add_test (tc, test_angles);
+  tcase_add_test (tc, test_many_targets);
   tcase_add_test (tc, test_reference_size);
   return s;
 }
