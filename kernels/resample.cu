@@ -255,10 +255,10 @@ resample_kernel (const rc_resample_params p,
   typedef typename X::Real R;
   typedef Pack<St, V> P;
   /* Targets whose rows a lane group loads together, so that enough bytes
-   * are in flight with one warp per 32 targets: four where WIDE (linear
-   * only), else two; one with groups, whose second pass would otherwise
-   * need a dynamically indexed array. */
-  const int U = GROUPS ? 1 : (CUBIC || !WIDE) ? 2 : 4;
+   * are in flight with one warp per 32 targets: four (linear) or two
+   * (cubic, twice the rows) where WIDE, else half that; one with groups,
+   * whose second pass would otherwise need a dynamically indexed array. */
+  const int U = GROUPS ? 1 : (WIDE ? 4 : 2) / (CUBIC ? 2 : 1);
   const uint32_t lane = threadIdx.x & 31;
   const uint32_t G = 1u << g_log2;      /* lanes per target in the row pass */
   const uint32_t rank = lane & (G - 1);
@@ -365,15 +365,15 @@ launch_one (const rc_resample_params * p, const int64_t * source_times,
       target_times, static_cast<St *>(out), g_log2);
 }
 
-/* Whether the wide linear kernel can hold a warp for each 32 of
- * @n_targets on the GPU at once.  Four targets' rows in flight a lane
- * group take it to about 100 registers, half the warps an SM of two's;
- * where they do not fit in one wave, each wave is a locate and then a row
- * pass, and twice the warps resident beat more bytes in flight a warp
- * (run 199, call 218, an H200: S = T = 4,096 29.0 -> 25.0 us, a batch of
- * 1,024 122 -> 109; within one wave two were 0.8 to 1.2 us slower).
- * Asked on every call: occupancy belongs to the device in use. */
-template <typename St, int V>
+/* Whether the wide kernel can hold a warp for each 32 of @n_targets on
+ * the GPU at once.  Four linear targets' rows in flight a lane group take
+ * it to about 100 registers, half the warps an SM of two's; where they do
+ * not fit in one wave, each wave is a locate and then a row pass, and
+ * twice the warps resident beat more bytes in flight a warp (run 199,
+ * call 218, an H200: S = T = 4,096 29.0 -> 25.0 us, a batch of 1,024
+ * 122 -> 109; within one wave two were 0.8 to 1.2 us slower).  Asked on
+ * every call: occupancy belongs to the device in use. */
+template <typename St, int V, bool CUBIC>
 rc_status
 wide_fits (uint64_t n_targets, bool *fits)
 {
@@ -385,9 +385,32 @@ wide_fits (uint64_t n_targets, bool *fits)
             cudaDevAttrMultiProcessorCount, dev));
   if (ret == RC_OK)
     ret = rc_check_cuda (cudaOccupancyMaxActiveBlocksPerMultiprocessor
-        (&blocks, resample_kernel<St, V, false, false, true>, kBlock, 0));
+        (&blocks, resample_kernel<St, V, false, CUBIC, true>, kBlock, 0));
   *fits = n_targets <= (uint64_t) blocks * sms * kBlock;
   return ret;
+}
+
+/* Without groups: the wide kernel where its warps fit at once, else the
+ * narrow one. */
+template <typename St, int V, bool CUBIC>
+rc_status
+launch_plain (const rc_resample_params * p, const int64_t * source_times,
+    const void *source_values, const int64_t * target_times, void *out,
+    uint32_t g_log2, unsigned blocks, cudaStream_t stream)
+{
+  bool wide = false;
+  rc_status ret = wide_fits<St, V, CUBIC> ((uint64_t) p->batch *
+      p->n_target, &wide);
+
+  if (ret != RC_OK)
+    return ret;
+  if (wide)
+    launch_one<St, V, false, CUBIC, true> (p, source_times, source_values,
+        target_times, out, g_log2, blocks, stream);
+  else
+    launch_one<St, V, false, CUBIC> (p, source_times, source_values,
+        target_times, out, g_log2, blocks, stream);
+  return rc_check_launch ();
 }
 
 template <typename St, int V>
@@ -397,30 +420,19 @@ launch_vec (const rc_resample_params * p, const int64_t * source_times,
     uint32_t g_log2, unsigned blocks, cudaStream_t stream)
 {
   const bool groups = p->n_quaternions > 0 || p->n_angle_ranges > 0;
-  bool wide = false;
-  rc_status ret = RC_OK;
+  const bool cubic = p->method == RC_INTERP_CUBIC;
 
-  if (p->method == RC_INTERP_CUBIC) {
-    if (groups)
-      launch_one<St, V, true, true> (p, source_times, source_values,
-          target_times, out, g_log2, blocks, stream);
-    else
-      launch_one<St, V, false, true> (p, source_times, source_values,
-          target_times, out, g_log2, blocks, stream);
-  } else if (groups) {
+  if (!groups)
+    return cubic ? launch_plain<St, V, true> (p, source_times, source_values,
+        target_times, out, g_log2, blocks, stream) :
+        launch_plain<St, V, false> (p, source_times, source_values,
+        target_times, out, g_log2, blocks, stream);
+  if (cubic)
+    launch_one<St, V, true, true> (p, source_times, source_values,
+        target_times, out, g_log2, blocks, stream);
+  else
     launch_one<St, V, true, false> (p, source_times, source_values,
         target_times, out, g_log2, blocks, stream);
-  } else {
-    ret = wide_fits<St, V> ((uint64_t) p->batch * p->n_target, &wide);
-    if (ret != RC_OK)
-      return ret;
-    if (wide)
-      launch_one<St, V, false, false, true> (p, source_times, source_values,
-          target_times, out, g_log2, blocks, stream);
-    else
-      launch_one<St, V, false, false> (p, source_times, source_values,
-          target_times, out, g_log2, blocks, stream);
-  }
   return rc_check_launch ();
 }
 

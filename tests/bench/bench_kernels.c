@@ -1761,7 +1761,8 @@ sweep_voxelize (void)
 
 /* Linear float32 from B=64 S=4096 T=1024 D=32 along each axis: the batch
  * (--batch, 1 to 1,024), the samples S = T (--samples, 256 to 65,536), the
- * channels (--channels, 1 to 128); then the batch again in bfloat16. */
+ * channels (--channels, 1 to 128); then the batch again in bfloat16, and
+ * cubic. */
 static void
 sweep_resample (void)
 {
@@ -1778,6 +1779,9 @@ sweep_resample (void)
   for (int i = 0; i < sweep_batch.n; i++)
     bench_resample (sweep_batch.v[i], 4096, 1024, 32, RC_TYPE_BFLOAT16,
         RC_INTERP_LINEAR);
+  for (int i = 0; i < sweep_batch.n; i++)
+    bench_resample (sweep_batch.v[i], 4096, 1024, 32, RC_TYPE_FLOAT32,
+        RC_INTERP_CUBIC);
 }
 
 /* The workloads the project quotes (docs/performance.md). */

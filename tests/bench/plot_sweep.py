@@ -5,9 +5,9 @@
                         [-o sweep.png]
 
 One log-log panel per swept series (voxelize: points in each mode, grid;
-resample: batch, samples, channels, batch in bfloat16; fuse: streams,
-ticks, and again for each set of --fuse-channels widths): time against
-the swept size,
+resample: batch, samples, channels, batch in bfloat16 and in cubic; fuse:
+streams, ticks, and again for each set of --fuse-channels widths): time
+against the swept size,
 for the GPU (one call between events, and per call back to back), the CPU
 reference, the floor (the bytes the work must move over the device's copy
 bandwidth) and PyTorch where a torch_baseline.py file has the same
@@ -86,6 +86,8 @@ SERIES = [
      r"^resample-f32-linear-B64-S4096-T1024-D(\d+)$"),
     ("resample bf16: batch (S=4096 T=1024 D=32)", "batch",
      r"^resample-bf16-linear-B(\d+)-S4096-T1024-D32$"),
+    ("resample f32 cubic: batch (S=4096 T=1024 D=32)", "batch",
+     r"^resample-f32-cubic-B(\d+)-S4096-T1024-D32$"),
     ("fuse f32: streams (E=64 T=500)", "streams",
      r"^sweep-fuse-f32-E64-T500-S(\d+)$"),
     ("fuse f32: ticks (E=64, 3 streams)", "ticks",
