@@ -366,13 +366,14 @@ launch_one (const rc_resample_params * p, const int64_t * source_times,
 }
 
 /* Whether the wide kernel can hold a warp for each 32 of @n_targets on
- * the GPU at once.  Four linear targets' rows in flight a lane group take
- * it to about 100 registers, half the warps an SM of two's; where they do
- * not fit in one wave, each wave is a locate and then a row pass, and
- * twice the warps resident beat more bytes in flight a warp (run 199,
- * call 218, an H200: S = T = 4,096 29.0 -> 25.0 us, a batch of 1,024
- * 122 -> 109; within one wave two were 0.8 to 1.2 us slower).  Asked on
- * every call: occupancy belongs to the device in use. */
+ * the GPU at once.  Four linear targets' rows in flight a lane group (two
+ * cubic targets') take it to about 100 registers, half the warps an SM of
+ * the narrow kernel's; where they do not fit in one wave, each wave is a
+ * locate and then a row pass, and twice the warps resident beat more
+ * bytes in flight a warp (run 199, an H200: linear S = T = 4,096 29.4 ->
+ * 25.2 us, a batch of 1,024 123 -> 108, call 219; cubic 198 -> 156, call
+ * 221; within one wave the narrow kernel was 0.8 to 1.2 us slower, call
+ * 218).  Asked on every call: occupancy belongs to the device in use. */
 template <typename St, int V, bool CUBIC>
 rc_status
 wide_fits (uint64_t n_targets, bool *fits)
