@@ -110,10 +110,9 @@ robocache_build () {
     # Meson before 1.4 gives nvcc no depfile to write, so that an edited
     # kernel header would not rebuild the CUDA objects: a machine file runs
     # nvcc through kernels/nvcc-depfile.sh, which writes it.
-    local native=()
-    if command -v nvcc >/dev/null 2>&1 &&
-      [ "$(printf '%s\n' 1.4 "$(meson --version)" | sort -V | head -n 1)" != 1.4 ]
-    then
+    local native=() older
+    older=$(printf '%s\n' "$(meson --version)" 1.4 | sort -V | head -n 1)
+    if command -v nvcc >/dev/null 2>&1 && [ "$older" != 1.4 ]; then
       mkdir -p "$dir"
       printf "[binaries]\ncuda = ['%s', 'nvcc']\n" \
         "$ROBOCACHE_ROOT/kernels/nvcc-depfile.sh" > "$dir/nvcc-depfile.ini"
