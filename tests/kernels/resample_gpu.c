@@ -131,36 +131,69 @@ close_enough (rc_scalar_type type, double got, double want, gboolean angle)
   }
 }
 
+/* rc_resample_cuda of @p over device copies of @st, @sv and @tt, the
+ * values and the output @off bytes past their buffers' alignment and the
+ * output poisoned first (all bits set: a NaN no kernel writes); its output
+ * back in @got. */
+static void
+resample_on_device (const rc_resample_params * p, const int64_t * st,
+    const void *sv, const int64_t * tt, void *got, size_t off)
+{
+  const size_t esize = rc_scalar_type_size (p->type);
+  const size_t n_st = (size_t) p->batch * p->n_source;
+  const size_t n_tt = (size_t) p->batch * p->n_target;
+  const size_t sv_bytes = n_st * p->channels * esize;
+  const size_t out_bytes = n_tt * p->channels * esize;
+  void *d_st = NULL, *d_tt = NULL, *d_sv = NULL, *d_out = NULL;
+  uint8_t *dv, *dout;
+
+  fail_unless_equals_int (rc_device_alloc (&d_st, n_st * 8), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&d_tt, n_tt * 8), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&d_sv, sv_bytes + off), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&d_out, out_bytes + off), RC_OK);
+  dv = (uint8_t *) d_sv + off;
+  dout = (uint8_t *) d_out + off;
+  fail_unless_equals_int (rc_device_copy_async (d_st, st, n_st * 8,
+          RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (d_tt, tt, n_tt * 8,
+          RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (dv, sv, sv_bytes,
+          RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
+  fail_unless_equals_int (rc_device_memset_async (dout, 0xff, out_bytes,
+          NULL), RC_OK);
+  fail_unless_equals_int (rc_resample_cuda (p, d_st, dv, d_tt, dout, NULL),
+      RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (got, dout, out_bytes,
+          RC_COPY_DEVICE_TO_HOST, NULL), RC_OK);
+  fail_unless_equals_int (rc_stream_synchronize (NULL), RC_OK);
+  fail_unless_equals_int (rc_device_free (d_st), RC_OK);
+  fail_unless_equals_int (rc_device_free (d_tt), RC_OK);
+  fail_unless_equals_int (rc_device_free (d_sv), RC_OK);
+  fail_unless_equals_int (rc_device_free (d_out), RC_OK);
+}
+
 static void
 run_case (GRand * rand, const Case * k)
 {
   rc_resample_params p;
   const size_t esize = rc_scalar_type_size (k->type);
   const size_t off = k->misalign ? esize : 0;
-  size_t n_st, n_tt, sv_bytes, out_bytes;
+  size_t n_st, n_tt, out_bytes;
   int64_t *st, *tt;
   uint8_t *sv, *ref, *got;
-  void *d_st = NULL, *d_tt = NULL, *d_sv = NULL, *d_out = NULL;
 
   make_params (k, &p);
   n_st = (size_t) k->batch * k->n_source;
   n_tt = (size_t) k->batch * k->n_target;
-  sv_bytes = n_st * k->channels * esize;
   out_bytes = n_tt * k->channels * esize;
   st = g_new (int64_t, n_st);
   tt = g_new (int64_t, MAX (n_tt, 1));
-  sv = g_malloc (sv_bytes);
+  sv = g_malloc (n_st * k->channels * esize);
   ref = g_malloc (MAX (out_bytes, 1));
   got = g_malloc (MAX (out_bytes, 1));
 
-  fail_unless_equals_int (rc_device_alloc (&d_st, n_st * 8), RC_OK);
-  fail_unless_equals_int (rc_device_alloc (&d_tt, n_tt * 8), RC_OK);
-  fail_unless_equals_int (rc_device_alloc (&d_sv, sv_bytes + off), RC_OK);
-  fail_unless_equals_int (rc_device_alloc (&d_out, out_bytes + off), RC_OK);
-
   for (int m = 0; m <= RC_INTERP_CUBIC; m++) {
     for (int e = 0; e <= RC_EDGE_INVALID; e++) {
-      uint8_t *dv = (uint8_t *) d_sv + off, *dout = (uint8_t *) d_out + off;
       size_t bad = 0;
 
       p.method = (rc_interp_method) m;
@@ -169,20 +202,7 @@ run_case (GRand * rand, const Case * k)
       make_values (rand, &p, sv);
 
       fail_unless_equals_int (rc_resample_cpu (&p, st, sv, tt, ref), RC_OK);
-
-      fail_unless_equals_int (rc_device_copy_async (d_st, st, n_st * 8,
-              RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
-      fail_unless_equals_int (rc_device_copy_async (d_tt, tt, n_tt * 8,
-              RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
-      fail_unless_equals_int (rc_device_copy_async (dv, sv, sv_bytes,
-              RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
-      fail_unless_equals_int (rc_device_memset_async (dout, 0xff, out_bytes,
-              NULL), RC_OK);
-      fail_unless_equals_int (rc_resample_cuda (&p, d_st, dv, d_tt, dout,
-              NULL), RC_OK);
-      fail_unless_equals_int (rc_device_copy_async (got, dout, out_bytes,
-              RC_COPY_DEVICE_TO_HOST, NULL), RC_OK);
-      fail_unless_equals_int (rc_stream_synchronize (NULL), RC_OK);
+      resample_on_device (&p, st, sv, tt, got, off);
 
       for (size_t i = 0; i < n_tt * k->channels; i++) {
         const uint32_t c = i % k->channels;
@@ -208,10 +228,6 @@ run_case (GRand * rand, const Case * k)
     }
   }
 
-  fail_unless_equals_int (rc_device_free (d_st), RC_OK);
-  fail_unless_equals_int (rc_device_free (d_tt), RC_OK);
-  fail_unless_equals_int (rc_device_free (d_sv), RC_OK);
-  fail_unless_equals_int (rc_device_free (d_out), RC_OK);
   g_free (st);
   g_free (tt);
   g_free (sv);
@@ -349,7 +365,6 @@ GST_START_TEST (test_quaternion_arc)
   rc_resample_params p;
   int64_t st[PAIRS * 2], tt[PAIRS];
   float sv[PAIRS * 2 * 4], ref[PAIRS * 4], got[PAIRS * 4];
-  void *d_st, *d_tt, *d_sv, *d_out;
   guint found = 0;
 
   make_params (&arc, &p);
@@ -369,30 +384,12 @@ GST_START_TEST (test_quaternion_arc)
   fail_unless_equals_int (found, PAIRS);
 
   fail_unless_equals_int (rc_resample_cpu (&p, st, sv, tt, ref), RC_OK);
-  fail_unless_equals_int (rc_device_alloc (&d_st, sizeof (st)), RC_OK);
-  fail_unless_equals_int (rc_device_alloc (&d_tt, sizeof (tt)), RC_OK);
-  fail_unless_equals_int (rc_device_alloc (&d_sv, sizeof (sv)), RC_OK);
-  fail_unless_equals_int (rc_device_alloc (&d_out, sizeof (got)), RC_OK);
-  fail_unless_equals_int (rc_device_copy_async (d_st, st, sizeof (st),
-          RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
-  fail_unless_equals_int (rc_device_copy_async (d_tt, tt, sizeof (tt),
-          RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
-  fail_unless_equals_int (rc_device_copy_async (d_sv, sv, sizeof (sv),
-          RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
-  fail_unless_equals_int (rc_resample_cuda (&p, d_st, d_sv, d_tt, d_out,
-          NULL), RC_OK);
-  fail_unless_equals_int (rc_device_copy_async (got, d_out, sizeof (got),
-          RC_COPY_DEVICE_TO_HOST, NULL), RC_OK);
-  fail_unless_equals_int (rc_stream_synchronize (NULL), RC_OK);
+  resample_on_device (&p, st, sv, tt, got, 0);
   for (guint i = 0; i < PAIRS * 4; i++)
     fail_unless (close_enough (RC_TYPE_FLOAT32, got[i], ref[i], FALSE),
         "pair %u, component %u: GPU %.9g, CPU %.9g (the other arc?)",
         i / 4, i % 4, got[i], ref[i]);
 
-  fail_unless_equals_int (rc_device_free (d_st), RC_OK);
-  fail_unless_equals_int (rc_device_free (d_tt), RC_OK);
-  fail_unless_equals_int (rc_device_free (d_sv), RC_OK);
-  fail_unless_equals_int (rc_device_free (d_out), RC_OK);
   g_rand_free (rand);
 }
 
