@@ -20,6 +20,12 @@ rc_error_detail (void)
   return error_detail;
 }
 
+void
+rc_clear_error_detail (void)
+{
+  error_detail[0] = '\0';
+}
+
 const char *
 rc_status_message (rc_status status)
 {

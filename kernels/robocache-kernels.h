@@ -37,8 +37,13 @@ typedef enum
 /* Static, human-readable text for @status. */
 const char *rc_status_message (rc_status status);
 
-/* Text of the last CUDA error seen on this thread ("" if none). */
+/* Text of the last CUDA error, or detail of an invalid argument, seen on
+ * this thread ("" if none since rc_clear_error_detail). */
 const char *rc_error_detail (void);
+
+/* Empties this thread's rc_error_detail(), so that the detail read after a
+ * failure is that failure's own. */
+void rc_clear_error_detail (void);
 
 /* ------------------------------------------------------------------ */
 /* Scalar types (the PointCloud2 set, plus bfloat16 storage)           */
