@@ -151,7 +151,12 @@ def _view_numpy(array, name):
     dtype_name = _numpy_dtype_names.get(dtype)
     if dtype_name is None:
         # dtype.name is slow enough to matter at a few microseconds a call.
-        dtype_name = _numpy_dtype_names[dtype] = dtype.name
+        # It leaves the byte order out: a swapped one is a dtype no check
+        # accepts.
+        dtype_name = dtype.name if dtype.isnative else (
+            "%s in the other byte order (%r; .astype(%r) converts it)"
+            % (dtype.name, dtype.str, dtype.newbyteorder("=").str))
+        _numpy_dtype_names[dtype] = dtype_name
     v.dtype = dtype_name
     v.device, v.device_id = CPU, 0
     if not _contiguous(v.shape, face.get("strides"), array.itemsize):
@@ -297,10 +302,42 @@ def torch_from_new(address):
         raise
 
 
+# NumPy's array-interface type strings of robocache's host dtypes.
+_TYPESTR = {name: ("<" if sys.byteorder == "little" else ">") + code
+            for name, code in (("int8", "i1"), ("uint8", "u1"),
+                               ("int16", "i2"), ("uint16", "u2"),
+                               ("int32", "i4"), ("uint32", "u4"),
+                               ("int64", "i8"), ("uint64", "u8"),
+                               ("float16", "f2"), ("float32", "f4"),
+                               ("float64", "f8"))}
+
+
+class _HostArray:
+    """An Exported host array as NumPy's array interface: numpy.asarray
+    makes a writable array over it, whose base this object is, keeping the
+    memory.  (numpy.from_dlpack makes a read-only one: a DLPack capsule
+    before version 1 cannot say that its memory may be written.)"""
+
+    __slots__ = ("__array_interface__", "_exported")
+
+    def __init__(self, exported, typestr):
+        t = exported._managed.contents.dl_tensor
+        self.__array_interface__ = {
+            "version": 3, "typestr": typestr,
+            "shape": tuple(t.shape[i] for i in range(t.ndim)),
+            "data": ((t.data or 0) + t.byte_offset, False)}
+        self._exported = exported
+
+
 def hand_over(exported, like):
     """`exported` as an array of `like`'s kind: torch, numpy, or whichever
     library `like` is from (its module's from_dlpack); where that library
     has no from_dlpack, `exported` itself (any from_dlpack can take it)."""
+    if like == "numpy" and exported._device[0] == CPU:
+        t = exported._managed.contents.dl_tensor
+        typestr = _TYPESTR.get(_DTYPES.get((t.dtype.code, t.dtype.bits)))
+        if typestr is not None and t.dtype.lanes == 1:
+            return sys.modules["numpy"].asarray(_HostArray(exported, typestr))
     if like == "torch":
         torch = sys.modules["torch"]
         # Made on torch's current stream: the capsule needs no handshake.

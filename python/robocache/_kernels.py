@@ -49,6 +49,8 @@ class _Call:
         return self.views[0].kind
 
     def __enter__(self):
+        # A failure's detail is its own, not an earlier call's.
+        k.rc_clear_error_detail()
         return self
 
     def start(self):
@@ -390,9 +392,7 @@ def resample(source_data, source_times, target_times, method="linear", *,
 
 def _triple(what, name, value, cast, positive):
     try:
-        values = ([value] * 3 if isinstance(value, (int, float))
-                  else list(value))
-        values = [cast(x) for x in values]
+        values = [cast(x) for x in _lib.one_or_three(value)]
     except (TypeError, ValueError):
         raise TypeError("robocache.%s: %s must be a number or three; got %r"
                         % (what, name, value)) from None
@@ -424,6 +424,10 @@ def _grid_call(what, call, points, voxel_size, origin, dims, mode,
     size = _triple(what, "voxel_size", voxel_size, float, True)
     corner = _triple(what, "origin", origin, float, False)
     shape = _triple(what, "dims", dims, operator.index, True)
+    if math.prod(shape) > 0xFFFFFFFF:
+        # Before the C grid's 32-bit dims, which would wrap.
+        raise ValueError("robocache.%s: dims %s make %d voxels; at most "
+                         "2^32 - 1" % (what, tuple(shape), math.prod(shape)))
     layout = _lib.PointLayout(point_step=4 * f)
     layout.x = _lib.Field(0, _lib.TYPE["float32"])
     layout.y = _lib.Field(4, _lib.TYPE["float32"])
@@ -546,7 +550,12 @@ def _sparse_voxelize(points, voxel_size, origin, dims, mode, features,
                                        origin, dims, "count", features)
         for name, v in (("max_points_per_voxel", max_points),
                         ("max_voxels", max_voxels)):
-            if operator.index(v) < 1 or v > 2**31 - 1:
+            try:
+                operator.index(v)
+            except TypeError:
+                raise TypeError("robocache.voxelize: %s must be an integer; "
+                                "got %r" % (name, v)) from None
+            if v < 1 or v > 2**31 - 1:
                 raise ValueError("robocache.voxelize: %s must be in "
                                  "[1, 2^31 - 1]; got %r" % (name, v))
         params = _lib.SparseParams(grid=grid, mode=_lib.SPARSE_MODE[

@@ -167,6 +167,7 @@ P = ctypes.POINTER
 _PROTOTYPES = {
     "rc_status_message": (ctypes.c_char_p, [c_int]),
     "rc_error_detail": (ctypes.c_char_p, []),
+    "rc_clear_error_detail": (None, []),
     "rc_device_count": (c_int, [P(ctypes.c_char_p)]),
     "rc_device_select": (c_int, [c_int]),
     "rc_device_current": (c_int, [P(c_int)]),
@@ -230,6 +231,15 @@ kernels = _load(KERNELS_NAME, "ROBOCACHE_KERNELS_LIBRARY")
 for _name, (_res, _args) in _PROTOTYPES.items():
     _fn = getattr(kernels, _name)
     _fn.restype, _fn.argtypes = _res, _args
+
+
+def one_or_three(value):
+    """The values of `value`, or three of it where it is one number (a
+    Python or NumPy scalar, a 0-d array: anything not iterable)."""
+    try:
+        return list(value)
+    except TypeError:
+        return [value] * 3
 
 
 def check(status, what):

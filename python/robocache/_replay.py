@@ -6,6 +6,8 @@ import pathlib
 
 import numpy as np
 
+from . import _lib
+
 _NS = 10**9
 
 
@@ -35,9 +37,8 @@ def _vector(values):
 
 def _three(name, value, cast, positive, who="robocache.RecordingDataset"):
     """(x, y, z) from one number or three, checked."""
-    values = [value] * 3 if isinstance(value, (int, float)) else value
     try:
-        values = [cast(v) for v in values]
+        values = [cast(v) for v in _lib.one_or_three(value)]
     except (TypeError, ValueError):
         values = []
     if len(values) != 3 or any(positive and v <= 0 or v != v

@@ -150,8 +150,37 @@ class Resample(unittest.TestCase):
                 x, st[:, ::-1].copy(), tt)),
             (ValueError, "not finite", lambda: robocache.resample(
                 x, np.full(st.shape, np.nan), tt.astype(np.float64))),
+            # The other byte order: numpy's dtype name leaves it out.
+            (TypeError, "source_data must be", lambda: robocache.resample(
+                x.astype(">f4"), st, tt)),
+            (TypeError, "source_times must be", lambda: robocache.resample(
+                x, st.astype(">i8"), tt.astype(">i8"))),
+            (TypeError, "target_times must", lambda: robocache.resample(
+                x, st, tt.astype(">i8"))),
         ]
         expect_errors(self, cases)
+
+    def test_results_are_writable(self):
+        """NumPy out is an ordinary array: writable, and its memory kept
+        while it (or a view of it) lives."""
+        st, x, tt = self.batch()
+        out = robocache.resample(x, st, tt)
+        self.assertTrue(out.flags.writeable)
+        want = out.copy()
+        row = out[1]
+        del out
+        row += 1
+        np.testing.assert_array_equal(row, want[1] + 1)
+
+    def test_error_detail_is_the_failures_own(self):
+        """A failure's text carries no detail left by an earlier one."""
+        st, x, tt = self.batch()
+        with self.assertRaises(ValueError):
+            robocache.resample(x, np.full(st.shape, np.nan),
+                               tt.astype(np.float64))
+        self.assertNotEqual(robocache._lib.kernels.rc_error_detail(), b"")
+        robocache.resample(x, st, tt)
+        self.assertEqual(robocache._lib.kernels.rc_error_detail(), b"")
 
     def test_empty_targets(self):
         st, x, tt = self.batch()
@@ -190,11 +219,17 @@ class Voxelize(unittest.TestCase):
         self.assertGreater(int(out.any(axis=0).sum()), 100)
 
     def test_scalar_voxel_size(self):
-        out = robocache.voxelize(self.points, 0.5, (-10, -8, -6),
-                                 (40, 40, 20))
         want = ref.voxelize(self.points, (0.5,) * 3, (-10, -8, -6),
                             (40, 40, 20), "count")
-        np.testing.assert_array_equal(out, want)
+        # A Python number, NumPy scalars and a 0-d array alike.
+        for size in (0.5, np.float32(0.5), np.float64(0.5), np.array(0.5)):
+            with self.subTest(size=type(size).__name__):
+                out = robocache.voxelize(self.points, size, (-10, -8, -6),
+                                         np.array([40, 40, 20]))
+                np.testing.assert_array_equal(out, want)
+        self.assertTrue(out.flags.writeable)
+        out[out > 1] = 1
+        self.assertEqual(int(out.max()), 1)
 
     def test_centroids(self):
         out = robocache.centroids(self.points, features=(0, 1, 2, 3),
@@ -225,6 +260,15 @@ class Voxelize(unittest.TestCase):
                 p, 1, (0, 0, 0), (0, 2, 2))),
             (ValueError, "2^32", lambda: robocache.voxelize(
                 p, 1, (0, 0, 0), (4096, 4096, 4096))),
+            # One dim past 32 bits must not wrap to a small grid.
+            (ValueError, "2^32", lambda: robocache.voxelize(
+                p, 1, (0, 0, 0), (2**32 + 2, 1, 1))),
+            (ValueError, "2^32", lambda: robocache.centroids(
+                p, 1, (0, 0, 0), (2**32 + 1, 1, 1))),
+            (TypeError, "points must be", lambda: robocache.voxelize(
+                p.astype(">f4"), **g)),
+            (TypeError, "max_voxels", lambda: robocache.voxelize(
+                p, mode="pillars", max_voxels=10.0, **g)),
             (ValueError, "mode", lambda: robocache.voxelize(
                 p, mode="max", **g)),
             (ValueError, "features", lambda: robocache.voxelize(
@@ -279,6 +323,8 @@ class Fuse(unittest.TestCase):
                 [(t.astype(np.float64), v)], t)),
             (ValueError, "decrease", lambda: robocache.fuse(
                 [(t[:, ::-1].copy(), v)], t)),
+            (TypeError, "streams[0] values", lambda: robocache.fuse(
+                [(t, v.astype(">f4"))], t)),
         ]
         expect_errors(self, cases)
 
