@@ -703,28 +703,59 @@ create_decoders (GstRobocacheRecordingSrc * self, GPtrArray * topics)
   return ok;
 }
 
-/* The header.stamp of the first message played, 0 if unstamped. */
+/* The header.stamp of topic @t's first message into @stamp, 0 if
+ * unstamped. */
 static gboolean
-first_stamp (State * st, guint64 * stamp, GError ** error)
+topic_first_stamp (State * st, guint t, guint64 * stamp, GError ** error)
 {
+  const guint64 first = rc_reader_get_topic (st->reader, t)->first_time;
   RcMessage msg;
 
   *stamp = 0;
-  rc_reader_seek (st->reader, 0);
-  switch (rc_reader_next (st->reader, &msg, error)) {
-    case RC_READER_FAILED:
-      return FALSE;
-    case RC_READER_END:
+  rc_reader_seek (st->reader, first);
+  for (;;) {
+    switch (rc_reader_next (st->reader, &msg, error)) {
+      case RC_READER_FAILED:
+        return FALSE;
+      case RC_READER_END:
+        return TRUE;
+      case RC_READER_OK:
+        break;
+    }
+    /* Other topics' messages recorded at the same time may come first. */
+    if (msg.time > first)
       return TRUE;
-    case RC_READER_OK:
-      break;
+    if (msg.topic == t)
+      return gst_robocache_ros_decoder_stamp (st->decoders[t], msg.data,
+          msg.size, stamp, error);
   }
-  return gst_robocache_ros_decoder_stamp (st->decoders[msg.topic], msg.data,
-      msg.size, stamp, error);
 }
 
-/* The time origin (the first message played) and the duration; FALSE with
- * @error set if the first message cannot be read. */
+/* The earliest header.stamp of the played topics' first messages, 0 if
+ * none is stamped.  Not the first message's alone: a driver stamps a
+ * sweep when it began, 50 to 100 ms before it is recorded, so a lidar's
+ * first sweep can be stamped before a joint state recorded earlier. */
+static gboolean
+earliest_stamp (State * st, guint64 * earliest, GError ** error)
+{
+  *earliest = 0;
+  for (guint t = 0; t < rc_reader_n_topics (st->reader); t++) {
+    guint64 stamp;
+
+    if (st->stream_of[t] < 0 ||
+        rc_reader_get_topic (st->reader, t)->n_messages == 0)
+      continue;
+    if (!topic_first_stamp (st, t, &stamp, error))
+      return FALSE;
+    if (stamp != 0 && (*earliest == 0 || stamp < *earliest))
+      *earliest = stamp;
+  }
+  return TRUE;
+}
+
+/* The time origin (the first message played, or the earliest stamp of
+ * the played topics' first messages) and the duration; FALSE with @error
+ * set if a first message cannot be read. */
 static gboolean
 find_time_origin (State * st, GError ** error)
 {
@@ -745,7 +776,7 @@ find_time_origin (State * st, GError ** error)
   if (!any)
     return TRUE;
   if (st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER &&
-      !first_stamp (st, &stamp, error))
+      !earliest_stamp (st, &stamp, error))
     return FALSE;
   st->base = stamp != 0 ? stamp : first;
   st->duration = last > st->base ? last - st->base : 0;

@@ -213,7 +213,8 @@ const OUSTER_TOPIC = topic("/ouster/points", PC2, 100, "os_sensor", (rng, h) =>
 const MS = 1000000n;
 
 // Every message of @topics over @seconds, in log_time order: period plus a
-// random delay of up to 2 ms, all times distinct.
+// random delay of up to 2 ms, all times distinct; a topic's offsetMs, if
+// any, starts it that much later.
 function schedule(seed, topics, seconds) {
   const start = 1700000000n * 1000n * MS + BigInt(seed % 100000) * MS;
   const events = [];
@@ -223,7 +224,8 @@ function schedule(seed, topics, seconds) {
     const n = Math.round((seconds * 1000) / t.periodMs);
     for (let index = 0; index < n; index++) {
       const delay = BigInt(rng.below(2000000));
-      const logTime = start + phase + BigInt(index * t.periodMs) * MS + delay;
+      const logTime =
+        start + BigInt(t.offsetMs ?? 0) * MS + phase + BigInt(index * t.periodMs) * MS + delay;
       events.push({ topic: t, index, logTime });
     }
   }
@@ -234,10 +236,10 @@ function schedule(seed, topics, seconds) {
   return events;
 }
 
-// header.stamp is log_time - 3 ms.
+// header.stamp is log_time - 3 ms, or less the topic's stampLagMs.
 function makeMessage(seed, event) {
   const rng = new Rng(seed, topicHash(event.topic.topic), event.index);
-  const stamp = event.logTime - 3n * MS;
+  const stamp = event.logTime - BigInt(event.topic.stampLagMs ?? 3) * MS;
   const header = {
     stamp: { sec: Number(stamp / 1000000000n), nanosec: Number(stamp % 1000000000n) },
     frame_id: event.topic.frame,

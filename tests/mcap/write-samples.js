@@ -19,7 +19,8 @@
 //   /camera/ir/image_raw    Image mono16
 //   /chatter, /pose         std_msgs/String and geometry_msgs/PoseStamped:
 //                           types robocache does not play (to be skipped)
-// header.stamp is always log_time - 3 ms, so a test can tell which is used.
+// header.stamp is log_time - 3 ms (but in stamp-lag.mcap), so a test can
+// tell which is used.
 // Padding bytes in points and image rows are random, not zero.
 //
 // The files, and why a user meets each:
@@ -67,6 +68,11 @@
 //                         check-samples.js decodes them with MessageReader.
 //                         PointCloud2.data keeps is_bigendian false: only
 //                         the CDR fields are big-endian, not the points.
+//   stamp-lag.mcap        as zstd.mcap but /points stamped 80 ms before it
+//                         is recorded, and its first sweep recorded after
+//                         the other topics' first messages: a lidar driver
+//                         stamps a sweep when it began, so the earliest
+//                         stamp is not the first message's.
 //   large-zstd.mcap       (--large only) 100 sweeps of 131072 points and
 //                         10 s of the other topics, zstd, zeros in the
 //                         point gaps (so it compresses like a real
@@ -275,6 +281,7 @@ const VARIANTS = [
   { name: "small-chunks", compress: zstdChunk, compression: "zstd", options: { chunkSize: 4096 } },
   { name: "two-lidars", compress: zstdChunk, compression: "zstd", options: {}, extra: true },
   { name: "big-endian", compress: zstdChunk, compression: "zstd", options: {}, bigEndian: true },
+  { name: "stamp-lag", compress: zstdChunk, compression: "zstd", options: {}, lagged: true },
 ];
 
 async function writeVariant(outDir, seed, variant, topics, events, payload) {
@@ -439,13 +446,19 @@ async function main() {
   const events = gen.schedule(args.seed, topics, 2);
   const twoLidars = topics.concat([gen.OUSTER_TOPIC]);
   const twoLidarEvents = gen.schedule(args.seed, twoLidars, 2);
+  const lagged = topics.map((t) => (t.topic === "/points" ? { ...t, offsetMs: 25, stampLagMs: 80 } : t));
+  const laggedEvents = gen.schedule(args.seed, lagged, 2);
   let zstdFile = null;
   for (const variant of VARIANTS.map(indexedByDefault)) {
     if (variant.name === "lz4" && !lz4Available()) {
       console.log("write-samples: lz4.mcap not written: no lz4 command to compress with");
       continue;
     }
-    const [t, e] = variant.extra ? [twoLidars, twoLidarEvents] : [topics, events];
+    const [t, e] = variant.extra
+      ? [twoLidars, twoLidarEvents]
+      : variant.lagged
+        ? [lagged, laggedEvents]
+        : [topics, events];
     const p = variant.bigEndian ? payloadMaker(args.seed, false, true) : payload;
     const result = await writeVariant(args.outDir, args.seed, variant, t, e, p);
     if (variant.name === "zstd") zstdFile = result;
