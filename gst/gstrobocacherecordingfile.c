@@ -42,20 +42,27 @@ post_recovery (GstElement * self, RcReader * reader, const gchar * location)
 }
 
 /* The file to read at @location: itself, or in a folder (a rosbag2
- * recording: metadata.yaml beside one .mcap or .bag file) that file.  NULL
- * and an element error for a folder with none or several. */
+ * recording: metadata.yaml beside one .mcap or .bag file) that file; or,
+ * where there is none, its one file compressed whole (.mcap.zstd), which
+ * the reader then refuses saying why.  NULL and an element error for a
+ * folder with none or several. */
 static gchar *
 recording_file (GstElement * self, const gchar * location)
 {
   GDir *dir;
   const gchar *name;
-  gchar *found = NULL;
-  guint n = 0;
+  gchar *found = NULL, *compressed = NULL;
+  guint n = 0, n_compressed = 0;
 
   if (!g_file_test (location, G_FILE_TEST_IS_DIR))
     return g_strdup (location);
   dir = g_dir_open (location, 0, NULL);
   while (dir && (name = g_dir_read_name (dir))) {
+    if (g_str_has_suffix (name, ".mcap.zstd")) {
+      n_compressed++;
+      g_free (compressed);
+      compressed = g_build_filename (location, name, NULL);
+    }
     if (!g_str_has_suffix (name, ".mcap") && !g_str_has_suffix (name, ".bag"))
       continue;
     n++;
@@ -64,6 +71,11 @@ recording_file (GstElement * self, const gchar * location)
   }
   if (dir)
     g_dir_close (dir);
+  if (n == 0 && n_compressed == 1) {
+    g_free (found);
+    return compressed;
+  }
+  g_free (compressed);
   if (n == 1)
     return found;
   g_free (found);
@@ -85,19 +97,19 @@ gst_robocache_recording_open (GstElement * self, const gchar * location,
   if (!file)
     return NULL;
   reader = rc_reader_open_full (file, flags, &error);
-  g_free (file);
   if (reader) {
     post_recovery (self, reader, location);
-    return reader;
-  }
-  if (error->code == RC_READER_ERROR_IO)
+  } else if (error->code == RC_READER_ERROR_IO) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", error->message),
         (NULL));
-  else
-    GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", location,
-            error->message), (NULL));
-  g_error_free (error);
-  return NULL;
+  } else {
+    /* The file, where a folder's was chosen. */
+    GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", file, error->message),
+        (NULL));
+  }
+  g_clear_error (&error);
+  g_free (file);
+  return reader;
 }
 
 GstMemory *

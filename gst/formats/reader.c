@@ -41,11 +41,24 @@ rc_reader_fail (GError ** error, RcReaderError code, const gchar * format, ...)
 }
 
 /* "not a ROS bag: the file does not start with "#ROSBAG V2.0"", naming
- * every format. */
+ * every format; or, for @data compressed whole by zstd (rosbag2's
+ * file compression), what to do. */
 static void
-fail_unknown_format (GError ** error)
+fail_unknown_format (const guint8 * data, gsize size, GError ** error)
 {
+  static const guint8 zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
   GString *names = g_string_new (NULL), *signatures = g_string_new (NULL);
+
+  if (size >= sizeof (zstd_magic) && !memcmp (data, zstd_magic,
+          sizeof (zstd_magic))) {
+    rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "a file "
+        "compressed whole by zstd (rosbag2's --compression-mode file writes "
+        "them, *.mcap.zstd), which is not read: decompress it first "
+        "(zstd -d FILE), or record with --compression-mode message");
+    g_string_free (names, TRUE);
+    g_string_free (signatures, TRUE);
+    return;
+  }
 
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
     const gchar *sep = i == 0 ? "" : " or ";
@@ -78,7 +91,7 @@ rc_reader_open_data_full (const guint8 * data, gsize size,
     }
     return reader;
   }
-  fail_unknown_format (error);
+  fail_unknown_format (data, size, error);
   return NULL;
 }
 

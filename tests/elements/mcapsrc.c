@@ -648,6 +648,20 @@ GST_START_TEST (test_folder)
   err = play_error (dir, "topics=/points", 1);
   fail_unless (strstr (err, "2 recording files") != NULL, "%s", err);
   g_free (err);
+  g_free (dir);
+
+  /* rosbag2's --compression-mode file: the one .mcap.zstd is named, and
+   * why it is not read. */
+  dir = sample_path ("compressed");
+  g_mkdir (dir, 0755);
+  dst = g_build_filename (dir, "run_0.mcap.zstd", NULL);
+  fail_unless (g_file_set_contents (dst, "\x28\xb5\x2f\xfd\x04\x58", 6,
+          NULL));
+  g_free (dst);
+  err = play_error (dir, "topics=/points", 1);
+  fail_unless (strstr (err, "run_0.mcap.zstd") && strstr (err, "zstd -d"),
+      "%s", err);
+  g_free (err);
   g_free (data);
   g_free (dir);
 }
