@@ -111,6 +111,7 @@ mb_new (void)
   b->ends = g_array_new (FALSE, FALSE, sizeof (guint64));
   b->chunk_offsets = g_array_new (FALSE, FALSE, sizeof (guint64));
   b->message_indexes = TRUE;
+  b->repeat_schemas = b->repeat_channels = TRUE;
   g_byte_array_append (b->file, (const guint8 *) MAGIC, 8);
   put_string (header, "ros2");
   put_string (header, "robocache test builder");
@@ -393,8 +394,10 @@ put_summary (McapBuilder * b, guint64 * summary_start, guint64 * offsets_start)
   GByteArray *offsets = g_byte_array_new (), *statistics = g_byte_array_new ();
 
   *summary_start = b->file->len;
-  put_group (b, 0x03, b->schemas, offsets);
-  put_group (b, 0x04, b->channels, offsets);
+  if (b->repeat_schemas)
+    put_group (b, 0x03, b->schemas, offsets);
+  if (b->repeat_channels)
+    put_group (b, 0x04, b->channels, offsets);
   put_group (b, 0x08, b->chunk_indexes, offsets);
   put_statistics (b, statistics);
   put_group (b, 0x0b, statistics, offsets);

@@ -31,6 +31,9 @@ typedef struct
   gboolean message_indexes;
   GByteArray *chunk_indexes;    /* chunk index records for the summary */
   GByteArray *schemas, *channels;       /* copies for the summary */
+  /* Whether the summary repeats them (default TRUE), as @mcap/core's
+   * repeatSchemas and repeatChannels. */
+  gboolean repeat_schemas, repeat_channels;
   GHashTable *topics;           /* channel -> topic name */
   GArray *messages;             /* MbMessage, in file order */
   GArray *ends;                 /* guint64: each top-level record's end */
@@ -56,7 +59,8 @@ void mb_chunk_begin (McapBuilder * b, const gchar * compression);
 void mb_chunk_end (McapBuilder * b);
 
 /* Data end (with the data section's CRC), with @summary the summary
- * (schemas, channels, chunk indexes, statistics) and its summary offsets,
+ * (schemas and channels unless repeat_schemas and repeat_channels say
+ * not, chunk indexes, statistics) and its summary offsets,
  * the footer and the magic.  Returns the file (free with g_free). */
 guint8 *mb_finish (McapBuilder * b, gboolean summary, gsize * size);
 
