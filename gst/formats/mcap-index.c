@@ -6,10 +6,15 @@
  * looked for (the specification says that such files put every message in
  * a chunk), and the data section's CRC is not checked (that would read the
  * whole file at open).  A chunk whose index lists no message index is
- * decompressed at open to find its messages. */
+ * decompressed at open to find its messages.  Schemas and channels that
+ * the summary leaves out are looked for in the data section, as far as
+ * the first message that needs them (read_definitions). */
 #include "mcap-reader.h"
 
 #include <string.h>
+
+static gboolean read_definitions (McapReader * self, guint64 limit,
+    guint32 channel, GError ** error);
 
 static gboolean
 add_message (McapReader * self, const McapRecord * record, guint32 chunk,
@@ -20,6 +25,13 @@ add_message (McapReader * self, const McapRecord * record, guint32 chunk,
   gint topic;
 
   if (!mcap_parse_message (record, &message, error))
+    return FALSE;
+  topic = mcap_reader_channel_topic (self, message.channel_id);
+  /* A chunk read at open whose channel only the data section before it
+   * defines (nothing there is read when scanning). */
+  if (topic < 0 && !read_definitions (self, record->chunk_offset ==
+          MCAP_NO_CHUNK ? record->offset : record->chunk_offset,
+          message.channel_id, error))
     return FALSE;
   topic = mcap_reader_channel_topic (self, message.channel_id);
   if (topic < 0)
@@ -54,14 +66,12 @@ check_data_end (McapReader * self, const McapRecord * record, GError ** error)
 static gboolean read_chunk_now (McapReader * self, const McapRecord * record,
     GError ** error);
 
-/* A record of the data section (@chunk MCAP_NOT_CHUNKED) or of chunk
- * @chunk's records.  Records of unknown kinds are skipped, as the
- * specification says, and counted. */
+/* A schema or channel record of the data section or of a chunk (other
+ * records are left alone). */
 static gboolean
-read_record (McapReader * self, const McapRecord * record, guint32 chunk,
+read_definition (McapReader * self, const McapRecord * record,
     GError ** error)
 {
-  gboolean in_chunk = chunk != MCAP_NOT_CHUNKED;
   McapSchema schema;
   McapChannel channel;
 
@@ -73,7 +83,25 @@ read_record (McapReader * self, const McapRecord * record, guint32 chunk,
       return TRUE;
     case MCAP_OP_CHANNEL:
       return mcap_parse_channel (record, &channel, error)
-          && mcap_reader_add_channel (self, record, &channel, error);
+          && mcap_reader_add_channel (self, record, &channel, FALSE, error);
+    default:
+      return TRUE;
+  }
+}
+
+/* A record of the data section (@chunk MCAP_NOT_CHUNKED) or of chunk
+ * @chunk's records.  Records of unknown kinds are skipped, as the
+ * specification says, and counted. */
+static gboolean
+read_record (McapReader * self, const McapRecord * record, guint32 chunk,
+    GError ** error)
+{
+  gboolean in_chunk = chunk != MCAP_NOT_CHUNKED;
+
+  switch (record->opcode) {
+    case MCAP_OP_SCHEMA:
+    case MCAP_OP_CHANNEL:
+      return read_definition (self, record, error);
     case MCAP_OP_MESSAGE:
       return add_message (self, record, chunk, error);
     case MCAP_OP_CHUNK:
@@ -156,6 +184,98 @@ read_chunk_now (McapReader * self, const McapRecord * record, GError ** error)
   return ok;
 }
 
+/* read_definitions' @channel to say: until no channel waits. */
+#define WAITING_CHANNELS G_MAXUINT32
+
+static gboolean
+still_missing (McapReader * self, guint32 channel)
+{
+  if (channel == WAITING_CHANNELS)
+    return self->waiting->len > 0;
+  return mcap_reader_channel_topic (self, channel) < 0;
+}
+
+/* Fails for channel @channel (any, with WAITING_CHANNELS) if it still
+ * waits for its schema. */
+static gboolean
+check_waiting (McapReader * self, guint32 channel, GError ** error)
+{
+  for (guint i = 0; i < self->waiting->len; i++) {
+    const McapWaitingChannel *waiting = &g_array_index (self->waiting,
+        McapWaitingChannel, i);
+
+    if (channel == WAITING_CHANNELS || channel == waiting->channel.id)
+      return mcap_record_fail (&waiting->record, error,
+          RC_READER_ERROR_FORMAT, "channel %u names schema %u, which the "
+          "file does not define", waiting->channel.id,
+          waiting->channel.schema_id);
+  }
+  return TRUE;
+}
+
+/* The schemas and channels of the chunk @record. */
+static gboolean
+read_chunk_definitions (McapReader * self, const McapRecord * record,
+    GError ** error)
+{
+  McapChunk chunk;
+  McapRecord inner;
+  const guint8 *records;
+  gboolean owned, ok = TRUE;
+
+  if (!mcap_parse_chunk (record, &chunk, error)
+      || !mcap_chunk_check (&chunk, record->offset, error)
+      || !mcap_chunk_decompress (&chunk, record->offset, self->check_crc,
+          NULL, &records, &owned, error))
+    return FALSE;
+  for (gsize pos = 0; ok && pos < chunk.uncompressed_size;
+      pos += MCAP_RECORD_PREFIX + inner.length) {
+    if (mcap_record_at (records, chunk.uncompressed_size, pos,
+            record->offset, &inner) != MCAP_RECORD_OK)
+      ok = rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: chunk at "
+          "offset %" G_GUINT64_FORMAT ": the record at offset %" G_GSIZE_FORMAT
+          " of its records runs past their end (%" G_GUINT64_FORMAT
+          " bytes)", record->offset, pos, chunk.uncompressed_size);
+    else
+      ok = read_definition (self, &inner, error);
+  }
+  if (owned)
+    g_free ((guint8 *) records);
+  return ok;
+}
+
+/* Where the summary leaves out schemas or channels (rosbag2's
+ * noRepeatedSchemas and noRepeatedChannels, @mcap/core's repeatSchemas and
+ * repeatChannels false), they are only in the data section.  This reads
+ * its schema and channel records (decompressing chunks) from defs_pos on,
+ * the records that start before @limit, and stops as soon as channel
+ * @channel is known (WAITING_CHANNELS: no channel waits for its schema).
+ * The specification puts each definition before what uses it, so a file
+ * that repeats little is read only as far as its first uses: usually its
+ * first chunk. */
+static gboolean
+read_definitions (McapReader * self, guint64 limit, guint32 channel,
+    GError ** error)
+{
+  McapRecord record;
+
+  limit = MIN (limit, self->defs_end);
+  while (self->defs_pos < limit && still_missing (self, channel)) {
+    if (mcap_record_at (self->data, self->defs_end, self->defs_pos,
+            MCAP_NO_CHUNK, &record) != MCAP_RECORD_OK)
+      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: the "
+          "record at offset %" G_GSIZE_FORMAT " runs past the data "
+          "section's end at offset %" G_GSIZE_FORMAT, self->defs_pos,
+          self->defs_end);
+    self->defs_pos += MCAP_RECORD_PREFIX + record.length;
+    if (record.opcode == MCAP_OP_CHUNK
+        ? !read_chunk_definitions (self, &record, error)
+        : !read_definition (self, &record, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 mcap_index_by_scanning (McapReader * self, GError ** error)
 {
@@ -164,6 +284,8 @@ mcap_index_by_scanning (McapReader * self, GError ** error)
   gboolean in_data = TRUE, whole = FALSE;
   McapRecord record;
 
+  /* Every definition is read in its place, before what uses it. */
+  self->defs_end = 0;
   recovery->end_offset = pos;
   /* Opcode 0 is never written: zeros are where a recorder preallocated
    * the file and stopped. */
@@ -186,7 +308,7 @@ mcap_index_by_scanning (McapReader * self, GError ** error)
    * lost nothing: only a file that ends early is reported recovered. */
   recovery->scanned = !whole;
   recovery->n_messages = self->entries->len;
-  return TRUE;
+  return check_waiting (self, WAITING_CHANNELS, error);
 }
 
 /* The message index record at @offset for @channel's messages in chunk
@@ -212,11 +334,21 @@ load_message_index (McapReader * self, guint32 chunk, guint16 channel,
         "none", info->offset, offset);
   if (!mcap_parse_message_index (&record, &index, error))
     return FALSE;
-  topic = mcap_reader_channel_topic (self, index.channel_id);
-  if (index.channel_id != channel || topic < 0)
+  if (index.channel_id != channel)
     return mcap_record_fail (&record, error, RC_READER_ERROR_FORMAT, "it is "
-        "for channel %u, the chunk index says channel %u, the summary "
-        "defines it: %s", index.channel_id, channel, topic < 0 ? "no" : "yes");
+        "for channel %u, the chunk index says channel %u", index.channel_id,
+        channel);
+  /* Defined at the latest in the chunk, before its first message; the
+   * rest of the data section is read only for a file out of that order,
+   * or to say what is missing. */
+  if (!read_definitions (self, info->offset + 1, channel, error)
+      || !read_definitions (self, self->defs_end, channel, error)
+      || !check_waiting (self, channel, error))
+    return FALSE;
+  topic = mcap_reader_channel_topic (self, channel);
+  if (topic < 0)
+    return mcap_record_fail (&record, error, RC_READER_ERROR_FORMAT, "it is "
+        "for channel %u, which the file does not define", channel);
   entry.chunk = chunk;
   entry.topic = topic;
   entry.channel = channel;
@@ -378,7 +510,7 @@ summary_record (McapReader * self, const McapRecord * record,
   switch (record->opcode) {
     case MCAP_OP_CHANNEL:
       return mcap_parse_channel (record, &channel, error)
-          && mcap_reader_add_channel (self, record, &channel, error);
+          && mcap_reader_add_channel (self, record, &channel, TRUE, error);
     case MCAP_OP_CHUNK_INDEX:
       if (!mcap_parse_chunk_index (record, &index, error))
         return FALSE;
@@ -440,9 +572,16 @@ mcap_index_from_summary (McapReader * self, const McapFooter * footer,
       && walk_summary (self, footer->summary_start, end, summary_schema,
       indexes, error)
       && walk_summary (self, footer->summary_start, end, summary_record,
-      indexes, error)
-      && load_chunks (self, indexes, footer->summary_start, error);
+      indexes, error);
+  self->defs_pos = self->data_start;
+  self->defs_end = footer->summary_start;
+  ok = ok && load_chunks (self, indexes, footer->summary_start, error);
   *indexed = indexes->len > 0;
+  /* The schemas of channels that no message index needed (a topic
+   * without messages), wherever they are. */
+  if (ok && *indexed)
+    ok = read_definitions (self, self->defs_end, WAITING_CHANNELS, error)
+        && check_waiting (self, WAITING_CHANNELS, error);
   g_array_unref (indexes);
   return ok;
 }

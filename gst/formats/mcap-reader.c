@@ -2,16 +2,18 @@
  * name, the first channel giving the type, encoding and schema); at open
  * an index of every message (log time, channel, chunk, offset) is built,
  * from the summary's chunk indexes and the message indexes after each
- * chunk where the file has them (mcap-index.c), else by scanning the data
- * section, which also reads a file cut off mid-recording up to its last
- * complete record.  Messages are then read in log-time order, each chunk
- * decompressed when a message in it is first needed and kept in a small
- * cache.
+ * chunk where the file has them (mcap-index.c; schemas and channels the
+ * summary does not repeat are taken from the data section), else by
+ * scanning the data section, which also reads a file cut off
+ * mid-recording up to its last complete record.  Messages are then read
+ * in log-time order, each chunk decompressed when a message in it is
+ * first needed and kept in a small cache.
  *
  * CRCs (0: not written, not checked; none with RC_READER_FLAG_SKIP_CRC):
  * a chunk's is checked whenever it is decompressed, so at open for the
- * chunks that are scanned (no summary or no message index) and otherwise
- * at the first message read from it, which then fails.  The data
+ * chunks that are scanned (no summary or no message index) or read for
+ * the schemas and channels the summary leaves out, and otherwise at the
+ * first message read from it, which then fails.  The data
  * section's and the attachments' are checked when the data section is
  * scanned; the summary's whenever the summary is used. */
 #include "mcap-reader.h"
@@ -55,6 +57,19 @@ mcap_reader_add_schema (McapReader * self, const McapSchema * schema)
   stored->data = g_memdup2 (schema->data.data, schema->data.size);
   stored->size = schema->data.size;
   g_hash_table_insert (self->schemas, GUINT_TO_POINTER (schema->id), stored);
+  for (guint i = 0; i < self->waiting->len;) {
+    McapWaitingChannel waiting = g_array_index (self->waiting,
+        McapWaitingChannel, i);
+
+    if (waiting.channel.schema_id != schema->id) {
+      i++;
+      continue;
+    }
+    g_array_remove_index (self->waiting, i);
+    /* Cannot fail: its schema is known now. */
+    mcap_reader_add_channel (self, &waiting.record, &waiting.channel, FALSE,
+        NULL);
+  }
 }
 
 static guint
@@ -78,7 +93,7 @@ add_topic (McapReader * self, const gchar * name,
 
 gboolean
 mcap_reader_add_channel (McapReader * self, const McapRecord * record,
-    const McapChannel * channel, GError ** error)
+    const McapChannel * channel, gboolean can_wait, GError ** error)
 {
   McapStoredSchema *schema = NULL;
   gchar *name;
@@ -90,6 +105,12 @@ mcap_reader_add_channel (McapReader * self, const McapRecord * record,
   if (channel->schema_id != 0) {
     schema = g_hash_table_lookup (self->schemas,
         GUINT_TO_POINTER (channel->schema_id));
+    if (!schema && can_wait) {
+      McapWaitingChannel waiting = { *record, *channel };
+
+      g_array_append_val (self->waiting, waiting);
+      return TRUE;
+    }
     if (!schema)
       return mcap_record_fail (record, error, RC_READER_ERROR_FORMAT,
           "channel %u names schema %u, which the file has not defined",
@@ -190,6 +211,7 @@ mcap_reader_clear (RcReader * reader)
   g_hash_table_unref (self->schemas);
   g_hash_table_unref (self->channel_topics);
   g_hash_table_unref (self->topic_of_name);
+  g_array_unref (self->waiting);
   g_array_unref (self->chunks);
   g_array_unref (self->entries);
 }
@@ -282,6 +304,7 @@ mcap_reader_new (const guint8 * data, gsize size, RcReaderFlags flags)
       stored_schema_free);
   self->channel_topics = g_hash_table_new (g_direct_hash, g_direct_equal);
   self->topic_of_name = g_hash_table_new (g_str_hash, g_str_equal);
+  self->waiting = g_array_new (FALSE, FALSE, sizeof (McapWaitingChannel));
   self->chunks = g_array_new (FALSE, FALSE, sizeof (McapChunkInfo));
   self->entries = g_array_new (FALSE, FALSE, sizeof (McapEntry));
   return self;

@@ -40,6 +40,14 @@ typedef struct
   guint64 last_use;
 } McapCachedChunk;
 
+/* A channel of the summary naming a schema that the summary leaves out:
+ * it waits for the schema, from the data section. */
+typedef struct
+{
+  McapRecord record;            /* in the file */
+  McapChannel channel;
+} McapWaitingChannel;
+
 typedef struct
 {
   RcReader parent;
@@ -50,6 +58,10 @@ typedef struct
   GHashTable *schemas;          /* id -> McapStoredSchema */
   GHashTable *channel_topics;   /* id -> topic + 1 */
   GHashTable *topic_of_name;    /* name -> topic + 1 */
+  GArray *waiting;              /* McapWaitingChannel */
+  /* Where the summary leaves out schemas or channels: the data section,
+   * up to defs_end (0 when scanning), read for them from defs_pos on. */
+  gsize defs_pos, defs_end;
   GArray *chunks;               /* McapChunkInfo, in file order */
   GArray *entries;              /* McapEntry, by time then file order */
   gsize next;                   /* in entries */
@@ -68,13 +80,16 @@ const guint8 *mcap_reader_get_chunk (McapReader * self, guint32 chunk,
 /* Frees the cached chunks and the decompressing threads. */
 void mcap_reader_clear_chunks (McapReader * self);
 
-/* Remembers a schema (copied); ignores id 0 and repeated ids. */
+/* Remembers a schema (copied), and adds the channels that waited for it;
+ * ignores id 0 and repeated ids. */
 void mcap_reader_add_schema (McapReader * self, const McapSchema * schema);
 
 /* Remembers a channel, making its topic when it is the first of its
- * name; FALSE when it names a schema not seen before. */
+ * name.  One naming a schema not seen before fails, unless @can_wait (a
+ * record of the summary, in the file): it then waits in self->waiting. */
 gboolean mcap_reader_add_channel (McapReader * self,
-    const McapRecord * record, const McapChannel * channel, GError ** error);
+    const McapRecord * record, const McapChannel * channel,
+    gboolean can_wait, GError ** error);
 
 /* The topic of a channel seen before, or -1. */
 gint mcap_reader_channel_topic (McapReader * self, guint16 channel);

@@ -207,6 +207,159 @@ test_chunked (void)
   }
 }
 
+/* A summary that leaves out the schemas, the channels or both (rosbag2's
+ * noRepeatedSchemas and noRepeatedChannels, @mcap/core's repeatSchemas and
+ * repeatChannels false): the reader finds them in the data section, for
+ * messages outside chunks and in chunks of each kind. */
+static void
+test_summary_without_definitions (void)
+{
+  const gchar *layouts[] = { "unchunked", "none", "zstd",
+    "lz4-no-message-index"
+  };
+  const gchar *left_out[] = { "schemas", "channels", "both" };
+
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
+    for (guint o = 0; o < G_N_ELEMENTS (left_out); o++) {
+      McapBuilder *b = mb_new ();
+      gchar *name = g_strdup_printf ("summary-without-%s-%s", left_out[o],
+          layouts[l]);
+      guint8 *data;
+      gsize size;
+
+      b->repeat_schemas = o == 1;
+      b->repeat_channels = o == 0;
+      if (l == 0) {
+        add_channels (b);
+        add_messages (b, 40, T0);
+      } else {
+        b->message_indexes = l < 3;
+        add_chunks (b, l == 1 ? "" : l == 2 ? "zstd" : "lz4", 4);
+      }
+      data = mb_finish (b, TRUE, &size);
+      check_file (name, data, size, b);
+      g_free (data);
+      g_free (name);
+      mb_free (b);
+    }
+  }
+}
+
+/* The same with the definitions spread over the data section: a chunk
+ * defines what the next one uses, and channel 3, outside chunks, is first
+ * used by a chunk without message indexes, so that only its messages say
+ * the reader needs it. */
+static void
+test_summary_without_late_definitions (void)
+{
+  for (gint o = 0; o < 2; o++) {
+    McapBuilder *b = mb_new ();
+    guint8 *data;
+    gsize size;
+
+    b->repeat_schemas = o == 1;
+    b->repeat_channels = FALSE;
+    mb_chunk_begin (b, "zstd");
+    mb_schema (b, 1, "sensor_msgs/msg/PointCloud2", "ros2msg", points_schema);
+    mb_channel (b, 1, 1, "/points", "cdr");
+    mb_message (b, 1, T0, 10);
+    mb_chunk_end (b);
+    mb_chunk_begin (b, "zstd");
+    mb_schema (b, 2, "sensor_msgs/msg/JointState", "ros2msg", joints_schema);
+    mb_channel (b, 2, 2, "/joints", "cdr");
+    mb_message (b, 2, T0 + SEC, 10);
+    mb_message (b, 1, T0 + SEC, 10);
+    mb_chunk_end (b);
+    mb_channel (b, 3, 1, "/points", "cdr");
+    b->message_indexes = FALSE;
+    mb_chunk_begin (b, "lz4");
+    add_messages (b, 12, T0 + 2 * SEC);
+    mb_chunk_end (b);
+    data = mb_finish (b, TRUE, &size);
+    check_file (o ? "summary-without-late-channels" :
+        "summary-without-late-definitions", data, size, b);
+    g_free (data);
+    mb_free (b);
+  }
+}
+
+/* A channel naming a schema that the file defines nowhere is an error
+ * whatever the summary leaves out, used by messages or not; so is a
+ * message index for a channel defined nowhere. */
+static void
+test_undefined_schema (void)
+{
+  for (guint layout = 0; layout < 6; layout++) {
+    McapBuilder *b = mb_new ();
+    guint8 *data;
+    gsize size;
+
+    /* 0, 1: chunks, summary without schemas (1: channel 3 unused);
+     * 2: chunks, summary without channels; 3: unchunked; 4: unchunked
+     * without summary; 5: every summary record there. */
+    b->repeat_schemas = layout == 2 || layout == 5;
+    b->repeat_channels = layout != 2;
+    if (layout < 3 || layout == 5)
+      mb_chunk_begin (b, "zstd");
+    mb_schema (b, 1, "sensor_msgs/msg/PointCloud2", "ros2msg", points_schema);
+    mb_channel (b, 1, 1, "/points", "cdr");
+    mb_channel (b, 3, 9, "/nine", "cdr");
+    mb_message (b, 1, T0, 10);
+    if (layout != 1)
+      mb_message (b, 3, T0 + 1, 10);
+    if (layout < 3 || layout == 5)
+      mb_chunk_end (b);
+    data = mb_finish (b, layout != 4, &size);
+    assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT,
+        "channel 3 names schema 9, which the file");
+    g_free (data);
+    mb_free (b);
+  }
+  /* Channel 3 only in the summary: its record in the data section made
+   * one of an unknown kind (the data section's CRC is then wrong). */
+  for (guint layout = 0; layout < 3; layout++) {
+    McapBuilder *b = mb_new ();
+    guint8 *data;
+    gsize size;
+
+    /* 0, 1: chunks (1: channel 3 unused); 2: unchunked. */
+    b->repeat_schemas = FALSE;
+    mb_channel (b, 3, 9, "/nine", "cdr");
+    if (layout < 2)
+      mb_chunk_begin (b, "zstd");
+    mb_schema (b, 1, "sensor_msgs/msg/PointCloud2", "ros2msg", points_schema);
+    mb_channel (b, 1, 1, "/points", "cdr");
+    mb_message (b, 1, T0, 10);
+    if (layout == 0)
+      mb_message (b, 3, T0 + 1, 10);
+    if (layout < 2)
+      mb_chunk_end (b);
+    data = mb_finish (b, TRUE, &size);
+    data[g_array_index (b->ends, guint64, 0)] = 0x80;
+    assert_open_fails (data, size, RC_READER_FLAG_SKIP_CRC,
+        RC_READER_ERROR_FORMAT, "channel 3 names schema 9, which the file "
+        "does not define");
+    g_free (data);
+    mb_free (b);
+  }
+  for (gint repeat = 0; repeat < 2; repeat++) {
+    McapBuilder *b = mb_new ();
+    guint8 *data;
+    gsize size;
+
+    b->repeat_channels = repeat;
+    add_chunks (b, "zstd", 2);
+    mb_chunk_begin (b, "zstd");
+    mb_message (b, 7, T0, 10);
+    mb_chunk_end (b);
+    data = mb_finish (b, TRUE, &size);
+    assert_open_fails (data, size, 0, RC_READER_ERROR_FORMAT, "it is for "
+        "channel 7, which the file does not define");
+    g_free (data);
+    mb_free (b);
+  }
+}
+
 /* Records of an unknown opcode in the data section and in a chunk are
  * skipped and counted. */
 static void
@@ -725,6 +878,11 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/mcap/unchunked", test_unchunked);
   g_test_add_func ("/mcap/chunked", test_chunked);
+  g_test_add_func ("/mcap/summary-without-definitions",
+      test_summary_without_definitions);
+  g_test_add_func ("/mcap/summary-without-late-definitions",
+      test_summary_without_late_definitions);
+  g_test_add_func ("/mcap/undefined-schema", test_undefined_schema);
   g_test_add_func ("/mcap/unknown-opcode", test_unknown_opcode);
   g_test_add_func ("/mcap/cut", test_cut);
   g_test_add_func ("/mcap/bad-magic", test_bad_magic);
