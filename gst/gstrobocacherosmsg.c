@@ -493,9 +493,9 @@ gst_robocache_ros_decoder_new (const RcTopic * topic, GError ** error)
 
   g_return_val_if_fail (kind_of_topic (topic, &decoder->kind), NULL);
   if (!strcmp (topic->encoding, "cdr")) {
-    /* Without a stored schema, the standard definition is used. */
-    decoder->cdr = rc_ros2_decoder_new (topic->type, topic->schema,
-        topic->schema_size, error);
+    /* Without a stored ros2msg schema, the standard definition is used. */
+    decoder->cdr = rc_ros2_decoder_new (topic->type, topic->schema_encoding,
+        topic->schema, topic->schema_size, error);
     if (!decoder->cdr)
       g_clear_pointer (&decoder, g_free);
   }

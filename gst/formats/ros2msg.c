@@ -326,15 +326,25 @@ static const WantedField image_fields[] = {
 /* *INDENT-ON* */
 
 RcRos2Decoder *
-rc_ros2_decoder_new (const gchar * type, const gchar * schema,
-    gsize schema_size, GError ** error)
+rc_ros2_decoder_new (const gchar * type, const gchar * schema_encoding,
+    const gchar * schema, gsize schema_size, GError ** error)
 {
   RcRos2Decoder *decoder;
   RcMsgSchema *parsed;
+  gboolean stored = schema && schema_size > 0;
 
   g_return_val_if_fail (type != NULL, NULL);
-  if (!schema || schema_size == 0) {
+  /* The CDR bytes of a type are the same whatever language its schema
+   * was stored in, so the type's own definition reads them. */
+  if (!stored || g_strcmp0 (schema_encoding, "ros2msg")) {
     schema = rc_ros2_type_definition (type);
+    if (!schema && stored) {
+      rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "%s: the file "
+          "stores its schema in encoding \"%s\", which robocache does not "
+          "read (only \"ros2msg\"), and robocache knows no definition of "
+          "the type", type, schema_encoding ? schema_encoding : "(none)");
+      return NULL;
+    }
     if (!schema) {
       rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "%s: the file "
           "stores no schema and robocache knows no definition of it", type);

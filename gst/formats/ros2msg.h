@@ -25,11 +25,15 @@
 G_BEGIN_DECLS typedef struct _RcRos2Decoder RcRos2Decoder;
 
 /* A decoder for messages of @type ("sensor_msgs/msg/PointCloud2" or
- * "sensor_msgs/PointCloud2", ...) described by the ros2msg @schema text of
- * @schema_size bytes; when @schema is NULL or empty, the definition of
- * ros2types.h is used (error if the type has none). */
-RcRos2Decoder *rc_ros2_decoder_new (const gchar * type, const gchar * schema,
-    gsize schema_size, GError ** error);
+ * "sensor_msgs/PointCloud2", ...) described by the @schema text of
+ * @schema_size bytes in @schema_encoding, which is parsed when it is
+ * "ros2msg".  When @schema is NULL or empty, or in another encoding
+ * (rosbag2 stores some types as "ros2idl"; robocache parses no IDL), the
+ * definition of ros2types.h is used: an RC_READER_ERROR_UNSUPPORTED
+ * error, naming the encoding, if the type has none. */
+RcRos2Decoder *rc_ros2_decoder_new (const gchar * type,
+    const gchar * schema_encoding, const gchar * schema, gsize schema_size,
+    GError ** error);
 void rc_ros2_decoder_free (RcRos2Decoder * decoder);
 
 /* The message's std_msgs/Header (a top-level field named "header" of that

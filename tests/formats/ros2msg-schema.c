@@ -165,20 +165,90 @@ test_too_deep (void)
   g_string_free (text, TRUE);
 }
 
-/* Decoders: no schema and no builtin definition; a schema error passed
- * on. */
+/* JointState as rosbag2 stores it in IDL (schema encoding "ros2idl"),
+ * for types generated from .idl files. */
+static const gchar joint_state_idl[] =
+    "================================================================"
+    "================\n"
+    "IDL: sensor_msgs/msg/JointState\n"
+    "module sensor_msgs { module msg { struct JointState {\n"
+    "  std_msgs::msg::Header header; sequence<string> name;\n"
+    "  sequence<double> position; sequence<double> velocity;\n"
+    "  sequence<double> effort; }; }; };\n"
+    "================================================================"
+    "================\n"
+    "IDL: std_msgs/msg/Header\n"
+    "module std_msgs { module msg { struct Header {\n"
+    "  builtin_interfaces::msg::Time stamp; string frame_id; }; }; };\n"
+    "================================================================"
+    "================\n"
+    "IDL: builtin_interfaces/msg/Time\n"
+    "module builtin_interfaces { module msg { struct Time {\n"
+    "  int32 sec; uint32 nanosec; }; }; };\n";
+
+/* A schema in an encoding other than ros2msg is not parsed: the type's
+ * builtin definition reads its messages.  The same text said to be
+ * ros2msg is parsed, and refused. */
+static void
+test_other_encodings (void)
+{
+  const gchar *encodings[] = { "ros2idl", "omgidl", "", NULL };
+  GError *error = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (encodings); i++) {
+    RcRos2Decoder *decoder = rc_ros2_decoder_new (RC_ROS2_TYPE_JOINT_STATE,
+        encodings[i], joint_state_idl, strlen (joint_state_idl), &error);
+    RcJointState want, got;
+    gsize size;
+    guint8 *msg;
+
+    g_assert_no_error (error);
+    g_assert_nonnull (decoder);
+    random_joints (&want, i);
+    msg = encode_joints (&want, FALSE, FALSE, &size);
+    g_assert_true (rc_ros2_parse_joint_state (decoder, msg, size, &got,
+            &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (got.header.stamp, ==, want.header.stamp);
+    g_assert_cmpstr (got.header.frame_id, ==, want.header.frame_id);
+    g_assert_cmpuint (got.n_names, ==, want.n_names);
+    g_assert_cmpuint (got.n_position, ==, want.n_position);
+    g_assert_cmpmem (got.effort, got.n_effort * sizeof (gdouble),
+        want.effort, want.n_effort * sizeof (gdouble));
+    rc_ros_joint_state_clear (&got);
+    rc_ros_joint_state_clear (&want);
+    g_free (msg);
+    rc_ros2_decoder_free (decoder);
+  }
+  g_assert_null (rc_ros2_decoder_new (RC_ROS2_TYPE_JOINT_STATE, "ros2msg",
+          joint_state_idl, strlen (joint_state_idl), &error));
+  g_assert_error (error, RC_READER_ERROR, RC_READER_ERROR_FORMAT);
+  g_assert_nonnull (strstr (error->message, "IDL: sensor_msgs/msg/"));
+  g_clear_error (&error);
+}
+
+/* Decoders: no schema and no builtin definition; a schema in another
+ * encoding and no builtin definition, naming the encoding and what is
+ * read; a schema error passed on. */
 static void
 test_decoder_errors (void)
 {
   GError *error = NULL;
 
-  g_assert_null (rc_ros2_decoder_new ("geometry_msgs/msg/Pose", NULL, 0,
-          &error));
+  g_assert_null (rc_ros2_decoder_new ("geometry_msgs/msg/Pose", NULL, NULL,
+          0, &error));
   g_assert_error (error, RC_READER_ERROR, RC_READER_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "geometry_msgs/msg/Pose"));
   g_clear_error (&error);
-  g_assert_null (rc_ros2_decoder_new ("sensor_msgs/Image", "foo/Bar x\n",
-          10, &error));
+  g_assert_null (rc_ros2_decoder_new ("geometry_msgs/msg/Pose", "ros2idl",
+          joint_state_idl, strlen (joint_state_idl), &error));
+  g_assert_error (error, RC_READER_ERROR, RC_READER_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "geometry_msgs/msg/Pose: the "
+          "file stores its schema in encoding \"ros2idl\", which robocache "
+          "does not read (only \"ros2msg\")"));
+  g_clear_error (&error);
+  g_assert_null (rc_ros2_decoder_new ("sensor_msgs/Image", "ros2msg",
+          "foo/Bar x\n", 10, &error));
   g_assert_error (error, RC_READER_ERROR, RC_READER_ERROR_FORMAT);
   g_clear_error (&error);
 }
@@ -190,5 +260,6 @@ add_schema_tests (void)
   g_test_add_func ("/ros2msg/schema/builtin", test_builtin_definitions);
   g_test_add_func ("/ros2msg/schema/errors", test_errors);
   g_test_add_func ("/ros2msg/schema/too-deep", test_too_deep);
+  g_test_add_func ("/ros2msg/schema/other-encodings", test_other_encodings);
   g_test_add_func ("/ros2msg/schema/decoder-errors", test_decoder_errors);
 }

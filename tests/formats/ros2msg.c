@@ -268,7 +268,7 @@ RcRos2Decoder *
 new_decoder (const gchar * type, const gchar * schema)
 {
   GError *error = NULL;
-  RcRos2Decoder *decoder = rc_ros2_decoder_new (type, schema,
+  RcRos2Decoder *decoder = rc_ros2_decoder_new (type, "ros2msg", schema,
       schema ? strlen (schema) : 0, &error);
 
   g_assert_no_error (error);

@@ -185,8 +185,8 @@ open_topics (RcReader * reader, GError ** error)
     rc_reader_select_topic (reader, i, topics[i].kind != KIND_NONE);
     if (topics[i].kind == KIND_NONE || strcmp (rt->encoding, "cdr"))
       continue;
-    topics[i].cdr = rc_ros2_decoder_new (rt->type, rt->schema,
-        rt->schema_size, error);
+    topics[i].cdr = rc_ros2_decoder_new (rt->type, rt->schema_encoding,
+        rt->schema, rt->schema_size, error);
     if (!topics[i].cdr)
       return topics;
   }

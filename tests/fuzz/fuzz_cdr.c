@@ -47,11 +47,12 @@ parse_builtin (const guint8 * msg, gsize size)
   static RcRos2Decoder *decoders[3];
 
   if (!decoders[0]) {
-    decoders[0] = rc_ros2_decoder_new (RC_ROS2_TYPE_POINT_CLOUD2, NULL, 0,
+    decoders[0] = rc_ros2_decoder_new (RC_ROS2_TYPE_POINT_CLOUD2, NULL,
+        NULL, 0, NULL);
+    decoders[1] = rc_ros2_decoder_new (RC_ROS2_TYPE_JOINT_STATE, NULL,
+        NULL, 0, NULL);
+    decoders[2] = rc_ros2_decoder_new (RC_ROS2_TYPE_IMAGE, NULL, NULL, 0,
         NULL);
-    decoders[1] = rc_ros2_decoder_new (RC_ROS2_TYPE_JOINT_STATE, NULL, 0,
-        NULL);
-    decoders[2] = rc_ros2_decoder_new (RC_ROS2_TYPE_IMAGE, NULL, 0, NULL);
   }
   for (guint i = 0; i < G_N_ELEMENTS (decoders); i++)
     parse_all (decoders[i], msg, size);
@@ -85,7 +86,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     (void) rc_cdr_walk (rc_msg_schema_root (parsed), data, size, NULL, NULL);
     rc_msg_schema_free (parsed);
   }
-  decoder = rc_ros2_decoder_new (type, schema, schema_size, NULL);
+  decoder = rc_ros2_decoder_new (type, "ros2msg", schema, schema_size, NULL);
   if (decoder) {
     parse_all (decoder, data, size);
     rc_ros2_decoder_free (decoder);
