@@ -4,6 +4,7 @@ own memory: robocache.Pipeline and robocache.Sample (docs/python.md,
 import ctypes
 import re
 import sys
+import threading
 
 from . import _arrays, _lib
 from ._lib import RobocacheError
@@ -65,6 +66,11 @@ class _Bin:
     run() share."""
 
     def __init__(self, description, device=None):
+        # One pull at a time (the merge and the bus are not shared), and
+        # close() waits for the pull in flight in another thread.
+        self._pulling = threading.Lock()
+        self._close_lock = threading.Lock()
+        self._closing = False
         self._pipeline = None
         self._bus = None
         self._sinks = []
@@ -103,9 +109,36 @@ class _Bin:
             # One bin (PLACE_IN_BIN): a pipeline gives it a bus and clock.
             pipeline = gst.gst.gst_pipeline_new(None)
             gst.gst.gst_object_ref_sink(pipeline)
-            gst.gst.gst_bin_add(pipeline, element)   # takes our reference
+            # The element is ours (sunk above), so the bin takes a
+            # reference of its own: without this unref the bin and
+            # everything in it outlived close().
+            gst.gst.gst_bin_add(pipeline, element)
+            gst.gst.gst_object_unref(element)
             element = pipeline
         return element
+
+    def _appsinks(self, element):
+        gst = self._g
+        found = {}
+        it = gst.gst.gst_bin_iterate_all_by_element_factory_name(
+            element, b"appsink")
+        value = gst.GValue()
+        try:
+            while True:
+                res = gst.gst.gst_iterator_next(it, ctypes.byref(value))
+                if res == gst.ITERATOR_OK:
+                    obj = gst.gobject.g_value_get_object(ctypes.byref(value))
+                    found[obj] = gst.object_name(obj)
+                    gst.gobject.g_value_unset(ctypes.byref(value))
+                elif res == gst.ITERATOR_RESYNC:
+                    found.clear()
+                    gst.gst.gst_iterator_resync(it)
+                else:
+                    break
+        finally:
+            gst.gst.gst_iterator_free(it)
+        # The pipeline holds the sinks while it lives.
+        return [_Sink(obj, name) for obj, name in found.items()]
 
     def _use_device(self, device):
         if device == "cpu" or device == -1:
@@ -189,13 +222,25 @@ class _Bin:
 
     def close(self):
         """Sets the pipeline to NULL and lets it go; arrays already handed
-        out stay valid (their buffers are freed when they die)."""
-        gst = getattr(self, "_g", None)
-        if gst is None or getattr(self, "_pipeline", None) is None:
+        out stay valid (their buffers are freed when they die).  A pull in
+        flight in another thread ends its iteration (StopIteration there);
+        a later pull raises RobocacheError."""
+        close_lock = getattr(self, "_close_lock", None)
+        if close_lock is None:
             return
+        with close_lock:
+            gst = getattr(self, "_g", None)
+            if gst is None or self._pipeline is None:
+                return
+            self._closing = True
+            # Flushing wakes a pull waiting on the appsinks.
+            gst.gst.gst_element_set_state(self._pipeline, gst.STATE_NULL)
+            with self._pulling:
+                self._release(gst)
+
+    def _release(self, gst):
         pipeline, self._pipeline = self._pipeline, None
         self._done = True
-        gst.gst.gst_element_set_state(pipeline, gst.STATE_NULL)
         merge, self._merge = self._merge, None
         if merge:
             gst.robocache.robocache_merge_free(merge)
@@ -288,29 +333,6 @@ class Pipeline(_Bin):
                                             b"enable-last-sample", b"false")
         return element
 
-    def _appsinks(self, element):
-        gst = self._g
-        found = {}
-        it = gst.gst.gst_bin_iterate_all_by_element_factory_name(
-            element, b"appsink")
-        value = gst.GValue()
-        try:
-            while True:
-                res = gst.gst.gst_iterator_next(it, ctypes.byref(value))
-                if res == gst.ITERATOR_OK:
-                    obj = gst.gobject.g_value_get_object(ctypes.byref(value))
-                    found[obj] = gst.object_name(obj)
-                    gst.gobject.g_value_unset(ctypes.byref(value))
-                elif res == gst.ITERATOR_RESYNC:
-                    found.clear()
-                    gst.gst.gst_iterator_resync(it)
-                else:
-                    break
-        finally:
-            gst.gst.gst_iterator_free(it)
-        # The pipeline holds the sinks while it lives.
-        return [_Sink(obj, name) for obj, name in found.items()]
-
     @property
     def streams(self):
         """The appsink names, in the order ties are broken."""
@@ -374,6 +396,12 @@ class Pipeline(_Bin):
         """The sink and GstSample (a reference the caller drops) that come
         next in time order (robocache_merge_next); StopIteration at the
         end."""
+        with self._pulling:
+            return self._pull_head()
+
+    def _pull_head(self):
+        if self._pipeline is None:
+            raise RobocacheError("robocache.Pipeline: closed")
         if self._done and self._failed is None:
             raise StopIteration
         self._begin()
@@ -388,6 +416,11 @@ class Pipeline(_Bin):
             status = gst.robocache.robocache_merge_next(
                 self._merge, _POLL_NS, ctypes.byref(sample),
                 ctypes.byref(index))
+            if self._closing:
+                # close() in another thread waits for this pull.
+                if status == gst.MERGE_SAMPLE:
+                    gst.gst.gst_mini_object_unref(sample.value)
+                raise StopIteration
             self._read_bus()
             if status == gst.MERGE_SAMPLE:
                 return self._sinks[index.value], sample.value
@@ -511,11 +544,25 @@ class _Aligner:
     def next(self):
         """True with `out` (RobocacheAligned) holding the next lead, whose
         lead and frame references the caller drops; False at the end."""
+        with self._pipeline._pulling:
+            return self._pull()
+
+    def _pull(self):
         gst, pipeline = self._g, self._pipeline
+        if pipeline._pipeline is None:
+            raise RobocacheError("robocache.Pipeline: closed")
         while True:
             error = ctypes.POINTER(gst.GError)()
             status = gst.robocache.robocache_align_next(
                 self._handle, _POLL_NS, self._out_ref, ctypes.byref(error))
+            if pipeline._closing:
+                if status == gst.ALIGN_ITEM:
+                    gst.gst.gst_mini_object_unref(self.out.lead)
+                    if self.out.frame:
+                        gst.gst.gst_mini_object_unref(self.out.frame)
+                elif status == gst.ALIGN_ERROR:
+                    gst.take_error(error)
+                return False
             if status == gst.ALIGN_ERROR:
                 pipeline._read_bus()
                 raise RobocacheError("robocache.Pipeline: streams %s: %s"
@@ -559,8 +606,19 @@ def run(description, device=None, timeout=None):
     for Pipeline.  Raises RobocacheError on an ERROR (naming the element)
     or after `timeout` seconds."""
     import time
+    if timeout is not None and (isinstance(timeout, bool) or
+                                not isinstance(timeout, (int, float))
+                                or not timeout > 0):
+        raise ValueError("robocache.run: timeout=%r; accepted: None or "
+                         "seconds > 0" % (timeout,))
     with _Bin(description, device) as p:
         gst = p._g
+        if p._appsinks(p._pipeline):
+            # Nothing would pull them: the pipeline would stop at the
+            # first full appsink and never reach EOS.
+            raise RobocacheError("robocache.run: %r has an appsink, which "
+                                 "run() does not pull; pull it with "
+                                 "robocache.Pipeline" % description)
         p.start()
         end = None if timeout is None else time.monotonic() + timeout
         while end is None or time.monotonic() < end:

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -283,6 +284,56 @@ class Pipelines(unittest.TestCase):
         p.close()
         p.close()
 
+    def test_closed_pipeline_raises_n(self):
+        with robocache.Pipeline("robocachelidarsrc num-buffers=2 "
+                                "points-per-sweep=8", device="cpu") as p:
+            pass
+        with self.assertRaisesRegex(RobocacheError, "closed"):
+            list(p)
+
+    def test_close_from_another_thread(self):
+        """A pull waiting in one thread ends when another thread closes
+        the pipeline: StopIteration there, nothing freed under it."""
+        for _ in range(3):
+            p = robocache.Pipeline("appsrc ! appsink", device="cpu")
+            got = []
+            pulling = threading.Thread(
+                target=lambda: got.append(len(list(p))))
+            pulling.start()
+            time.sleep(0.3)
+            p.close()
+            pulling.join(10)
+            self.assertFalse(pulling.is_alive())
+            self.assertEqual(got, [0])
+
+    def test_threads_share_one_iteration(self):
+        """Threads iterating one pipeline take turns: every buffer comes
+        out once."""
+        n = 400
+        p = robocache.Pipeline(
+            "robocachelidarsrc num-buffers=%d points-per-sweep=8 ! "
+            'robocachevoxelize dims="<8,8,8>" ! appsink name=a sync=false '
+            "robocachejointsrc num-buffers=%d ! appsink name=b sync=false"
+            % (n, n), device="cpu")
+        counts = []
+        threads = [threading.Thread(
+            target=lambda: counts.append(sum(1 for _ in p)))
+            for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        p.close()
+        self.assertEqual(sum(counts), 2 * n)
+
+    def test_run_refuses_appsinks_n(self):
+        """Nothing would pull them: the pipeline would wait for ever."""
+        with self.assertRaisesRegex(RobocacheError, "appsink"):
+            robocache.run("robocachelidarsrc num-buffers=1 ! appsink",
+                          device="cpu", timeout=30)
+        with self.assertRaisesRegex(ValueError, "timeout"):
+            robocache.run("fakesrc num-buffers=1 ! fakesink", timeout=0)
+
     def test_like_torch_needs_torch(self):
         try:
             import torch
@@ -498,6 +549,26 @@ class Memory(unittest.TestCase):
         print("VmRSS %d kB -> %d kB over %d buffers" % (before, after, n),
               file=sys.stderr)
         self.assertLess(after - before, 4096)
+
+    def test_rss_flat_over_pipelines(self):
+        """A closed pipeline lets go of its elements, pools and buffers
+        (each of these holds an 8 MiB count grid)."""
+        def play(n):
+            for _ in range(n):
+                with robocache.Pipeline(
+                        "robocachelidarsrc num-buffers=2 points-per-sweep=64 "
+                        "! robocachevoxelize backend=cpu", device="cpu") as p:
+                    for _ in p:
+                        pass
+            gc.collect()
+
+        play(20)
+        before = rss_kib()
+        play(100)
+        after = rss_kib()
+        print("VmRSS %d kB -> %d kB over 100 pipelines" % (before, after),
+              file=sys.stderr)
+        self.assertLess(after - before, 16384)
 
 
 if __name__ == "__main__":
