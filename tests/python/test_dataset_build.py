@@ -417,6 +417,43 @@ class Build(unittest.TestCase):
                 self.assertEqual(item["image"].shape, (6, 8, 3))
                 np.testing.assert_array_equal(item["image"], best[1])
 
+    def test_no_camera_and_wrong_topic_type(self):
+        """Without a camera a sample's image_time is -1, as the layout
+        says; a lidar topic of images fails its recording saying why."""
+        good = os.path.join(REC, GOOD[0])
+        out = os.path.join(TMP, "nocamera")
+        conf = write_config(os.path.join(TMP, "nocamera.json"), dict(
+            CONFIG, topics=dict(CONFIG["topics"], camera=None)))
+        status, log = cli("-c", conf, "-o", out, "--device", "cpu", good)
+        self.assertEqual(status, 0, log)
+        samples, _ = read_shards(out)
+        self.assertTrue(samples)
+        for item in samples.values():
+            self.assertEqual(item["json"]["image_time"], -1)
+            self.assertNotIn("image", item)
+        out = os.path.join(TMP, "wrongtype")
+        conf = write_config(os.path.join(TMP, "wrongtype.json"), dict(
+            CONFIG, topics=dict(CONFIG["topics"], lidar="/camera/rgb",
+                                camera=None)))
+        status, log = cli("-c", conf, "-o", out, "--device", "cpu", good)
+        self.assertEqual(status, 1, log)
+        (entry,) = read_manifest(out)["recordings"]
+        self.assertIn("topics.lidar PointCloud2", entry["error"])
+
+    def test_shards_keep_to_max_bytes(self):
+        """A shard ends before a sample that would take its tar, padded to
+        whole records as closed, past max_bytes."""
+        from robocache.dataset import _shards
+        with tempfile.TemporaryDirectory() as d:
+            writer = _shards.ShardWriter(d, "k", 1000, 35000)
+            for i in range(5):
+                writer.add("k-%06d" % i, {"a.bin": [bytes(15000)]})
+            shards = writer.finish()
+            for s in shards:
+                size = os.path.getsize(os.path.join(d, s["name"]))
+                self.assertTrue(size <= 35000 or s["samples"] == 1, s)
+        self.assertEqual(sum(s["samples"] for s in shards), 5)
+
     def test_configuration_files(self):
         from robocache import dataset
         toml = os.path.join(TMP, "c.toml")
@@ -457,6 +494,13 @@ class Build(unittest.TestCase):
              "topics.camera"),
             ({"topics": {"lidar": "points"}}, "topics.lidar.*starting "
              "with /"),
+            # A comma would split the recording source's topics list.
+            ({"topics": {"joints": "/a,/b"}}, "topics.joints.*letters"),
+            # Each dim fits 32 bits, the grid does not.
+            ({"grid": {"dims": [100000, 100000, 100]}},
+             r"grid.dims.*2\^32"),
+            ({"topics": {"lidar": "/a", "joints": "/a"}},
+             "topics.joints = '/a'.*no other stream"),
             ({"topic": {}}, "section = 'topic'; accepted: camera, grid, "
              "joints, shards, topics"),
             ({"grid": {"size": 1}}, "grid key = 'size'; accepted:"),

@@ -95,10 +95,14 @@ def build_recording(out, rec, conf, conf_hash, device="cpu",
         writer.abort()
         _shards.remove_key(folder, rec.key)
         # The message, without GStreamer's debug text (source lines and
-        # the pipeline's name, which would make manifests differ).
-        entry.update(status="failed", samples=0, shards=[],
-                     error="%s: %s" % (type(err).__name__,
-                                       str(err).split("\n")[0]))
+        # the pipeline's name, which would make manifests differ), but for
+        # what its reason means here.
+        error = "%s: %s" % (type(err).__name__, str(err).split("\n")[0])
+        if "not-negotiated" in str(err):
+            error += (" (not negotiated: a topic's messages are not of the "
+                      "type its stream takes: topics.lidar PointCloud2, "
+                      "topics.joints JointState, topics.camera Image)")
+        entry.update(status="failed", samples=0, shards=[], error=error)
         entry.setdefault("size", None)
     _shards.write_json(path, entry)
     return entry

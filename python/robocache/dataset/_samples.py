@@ -116,10 +116,10 @@ def samples(conf, path, device="cpu"):
                     else _pillars(conf["grid"], lidar))
             item["joints"] = _joints(conf, span, targets)
             item["joint_times"] = targets
-            item["meta"] = {"time": int(time)}
+            item["meta"] = {"time": int(time), "image_time": -1}
             if camera:
                 item["image"] = (np.zeros((0, 0, 0), np.uint8)
                                  if frame is None else frame[1].array)
-                item["meta"]["image_time"] = (-1 if frame is None
-                                              else int(frame[0]))
+                if frame is not None:
+                    item["meta"]["image_time"] = int(frame[0])
             yield item

@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import pathlib
+import re
 import sys
 
 FORMAT = "robocache-dataset/1"
@@ -134,6 +135,8 @@ def _grid(grid):
                                   False, True)
     grid["origin"] = _numbers("grid.origin", grid["origin"], False, False)
     grid["dims"] = _numbers("grid.dims", grid["dims"], True, True)
+    if math.prod(grid["dims"]) > 0xFFFFFFFF:
+        _fail("grid.dims", grid["dims"], "at most 2^32 - 1 voxels in all")
     if grid["mode"] not in GRID_MODES[kind]:
         _fail("grid.mode", grid["mode"], "for kind %s: %s"
               % (kind, ", ".join(GRID_MODES[kind])))
@@ -191,12 +194,20 @@ def normalise(raw):
     whose canonical form is hashed."""
     conf = _merge(raw or {})
     topics = conf["topics"]
-    for key in ("lidar", "joints", "camera"):
+    streams = ("lidar", "joints", "camera")
+    for i, key in enumerate(streams):
         value = topics[key]
         if value is None and key == "camera":
             continue
-        if not isinstance(value, str) or not value.startswith("/"):
-            _fail("topics." + key, value, "a topic name starting with /")
+        # A ROS name's characters: others (a comma, a space, a quote)
+        # would break the recording source's topics list.
+        if (not isinstance(value, str)
+                or not re.fullmatch(r"/[A-Za-z0-9_/~{}]*", value)):
+            _fail("topics." + key, value, "a topic name starting with /, "
+                  "of letters, digits, _ and /")
+        if value in [topics[k] for k in streams[:i]]:
+            _fail("topics." + key, value, "a topic that no other stream "
+                  "takes")
     _grid(conf["grid"])
     _joints(conf["joints"])
     camera = conf["camera"]

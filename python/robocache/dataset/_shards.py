@@ -137,6 +137,13 @@ class _Hashing:
         return self.f.write(data)
 
 
+def _tar_end(offset):
+    """The size of a tar whose members end at `offset`, once closed (_close:
+    two zero blocks, then zeros to a whole record)."""
+    end = offset + 2 * _BLOCK
+    return end + -end % tarfile.RECORDSIZE
+
+
 class ShardWriter:
     """Writes the samples of one recording into shards <key>-00000.tar,
     <key>-00001.tar, ... in `folder`: a new shard once the next sample
@@ -198,7 +205,7 @@ class ShardWriter:
         order."""
         if self._tar is not None and (
                 self._samples >= self.max_samples
-                or self._offset + sample_bytes(members) + 2 * _BLOCK
+                or _tar_end(self._offset + sample_bytes(members))
                 > self.max_bytes):
             self._close()
         if self._tar is None:
