@@ -1,8 +1,11 @@
 /* ROS 1 bags behind reader.h: the bag's connections become topics (one per
- * topic name), its index (or, for a recording cut off, what a scan of its
- * chunks found) the message order. */
+ * topic name; connections of one name that differ in type or md5sum make
+ * a topic of several definitions, reader.h), its index (or, for a
+ * recording cut off, what a scan of its chunks found) the message order. */
 #include "reader-impl.h"
 #include "robocachebag.h"
+
+#include <string.h>
 
 typedef struct
 {
@@ -13,7 +16,26 @@ typedef struct
 } BagReader;
 
 /* A topic recorded by several connections (publishers) takes the type of
- * the last one, as robocachebagsrc always did. */
+ * the last one, as robocachebagsrc always did; the type and md5sum of
+ * each are its definition, as ROS 1 decodes by them. */
+static void
+add_definition (BagReader * self, guint topic, const RcBagConnection * conn)
+{
+  const gchar *md5sum = conn->md5sum ? conn->md5sum : "";
+  /* Two strings without NULs: the first's NUL ends it in the key. */
+  gsize type_size = strlen (conn->type) + 1;
+  gsize size = type_size + strlen (md5sum);
+  gchar *key = g_malloc (size);
+  gchar *label = g_strdup_printf ("%s (md5sum %s)", conn->type,
+      conn->md5sum ? conn->md5sum : "none");
+
+  memcpy (key, conn->type, type_size);
+  memcpy (key + type_size, md5sum, size - type_size);
+  rc_reader_add_topic_definition (&self->parent, topic, label, key, size);
+  g_free (label);
+  g_free (key);
+}
+
 static void
 add_topics (BagReader * self)
 {
@@ -39,6 +61,8 @@ add_topics (BagReader * self)
       g_hash_table_insert (topic_of_name, (gpointer) name, topic);
     }
     self->topic_of[c] = GPOINTER_TO_UINT (topic);
+    add_definition (self, self->topic_of[c],
+        rc_bag_get_connection (self->bag, c));
   }
   g_hash_table_unref (topic_of_name);
   g_hash_table_unref (last_of_name);

@@ -1,5 +1,7 @@
 /* MCAP files behind reader.h.  Its channels become topics (one per topic
- * name, the first channel giving the type, encoding and schema); at open
+ * name, the first channel giving the type, encoding and schema; channels
+ * of one name that differ in them make a topic of several definitions,
+ * reader.h); at open
  * an index of every message (log time, channel, chunk, offset) is built,
  * from the summary's chunk indexes and the message indexes after each
  * chunk where the file has them (mcap-index.c; schemas and channels the
@@ -91,6 +93,49 @@ add_topic (McapReader * self, const gchar * name,
   return topic;
 }
 
+static void
+append_field (GByteArray * key, const void *data, gsize size)
+{
+  guint64 length = size;
+
+  g_byte_array_append (key, (const guint8 *) &length, sizeof (length));
+  g_byte_array_append (key, data, size);
+}
+
+/* Counts @channel's definition for @topic: its message encoding and
+ * schema, which together say how its messages decode. */
+static void
+add_definition (McapReader * self, guint topic, const McapChannel * channel,
+    const McapStoredSchema * schema)
+{
+  GByteArray *key = g_byte_array_new ();
+  gchar *encoding = bytes_to_string (&channel->message_encoding);
+  gchar *label;
+
+  append_field (key, encoding, strlen (encoding));
+  if (schema) {
+    gchar *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256,
+        (const guchar *) schema->data, schema->size);
+
+    append_field (key, schema->name, strlen (schema->name));
+    append_field (key, schema->encoding, strlen (schema->encoding));
+    append_field (key, schema->data, schema->size);
+    /* The checksum tells apart schemas of one name and size. */
+    label = g_strdup_printf ("%s (message encoding %s, schema %s of %"
+        G_GSIZE_FORMAT " bytes, sha256 %.8s)", schema->name, encoding,
+        schema->encoding, schema->size, sum);
+    g_free (sum);
+  } else {
+    label = g_strdup_printf ("no type (message encoding %s, no schema)",
+        encoding);
+  }
+  rc_reader_add_topic_definition (&self->parent, topic, label, key->data,
+      key->len);
+  g_free (label);
+  g_free (encoding);
+  g_byte_array_unref (key);
+}
+
 gboolean
 mcap_reader_add_channel (McapReader * self, const McapRecord * record,
     const McapChannel * channel, gboolean can_wait, GError ** error)
@@ -120,6 +165,7 @@ mcap_reader_add_channel (McapReader * self, const McapRecord * record,
   topic = GPOINTER_TO_UINT (g_hash_table_lookup (self->topic_of_name, name));
   if (topic == 0)
     topic = add_topic (self, name, channel, schema) + 1;
+  add_definition (self, topic - 1, channel, schema);
   g_free (name);
   g_hash_table_insert (self->channel_topics, GUINT_TO_POINTER (channel->id),
       GUINT_TO_POINTER (topic));

@@ -27,6 +27,8 @@ struct _RcReader
   gboolean mapped_shareable;    /* private and writable (reader.c) */
   const gchar *format_name;     /* set by reader.c */
   RcReaderRecovery recovery;    /* filled in by the format */
+  /* Per topic, the definitions of its publishers (reader.c). */
+  GPtrArray *definitions;
 };
 
 /* Sets up the base of a newly allocated (zeroed) format reader. */
@@ -40,6 +42,13 @@ guint rc_reader_add_topic (RcReader * reader, const gchar * name,
 void rc_reader_set_topic_schema (RcReader * reader, guint topic,
     const gchar * name, const gchar * encoding, const guint8 * data,
     gsize size);
+
+/* Counts a publisher of @topic (an MCAP channel, a ROS bag connection)
+ * with its definition: @key, @key_size bytes equal exactly when two
+ * publishers' messages decode the same way, and @label, what names it in
+ * RcTopic.definitions.  Call it for every publisher, the first too. */
+void rc_reader_add_topic_definition (RcReader * reader, guint topic,
+    const gchar * label, gconstpointer key, gsize key_size);
 
 /* The topic, for its format to fill in its counts and times. */
 RcTopic *rc_reader_topic (RcReader * reader, guint topic);

@@ -179,6 +179,7 @@ rc_reader_free (RcReader * reader)
   }
   g_array_unref (reader->topics);
   g_array_unref (reader->selected);
+  g_ptr_array_unref (reader->definitions);
   if (reader->mapped)
     g_mapped_file_unref (reader->mapped);
   g_free (reader);
@@ -246,12 +247,30 @@ rc_reader_seek (RcReader * reader, guint64 time)
   reader->funcs->seek (reader, time);
 }
 
+/* The different definitions of one topic's publishers. */
+typedef struct
+{
+  GHashTable *keys;             /* GBytes, the set of definitions */
+  GString *labels;              /* RcTopic.definitions */
+} Definitions;
+
+static void
+definitions_free (gpointer data)
+{
+  Definitions *defs = data;
+
+  g_hash_table_unref (defs->keys);
+  g_string_free (defs->labels, TRUE);
+  g_free (defs);
+}
+
 void
 rc_reader_init (RcReader * reader, const RcReaderFuncs * funcs)
 {
   reader->funcs = funcs;
   reader->topics = g_array_new (FALSE, TRUE, sizeof (RcTopic));
   reader->selected = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  reader->definitions = g_ptr_array_new_with_free_func (definitions_free);
 }
 
 guint
@@ -266,7 +285,32 @@ rc_reader_add_topic (RcReader * reader, const gchar * name,
   t.encoding = g_strdup (encoding);
   g_array_append_val (reader->topics, t);
   g_array_append_val (reader->selected, selected);
+  g_ptr_array_add (reader->definitions, NULL);
   return reader->topics->len - 1;
+}
+
+void
+rc_reader_add_topic_definition (RcReader * reader, guint topic,
+    const gchar * label, gconstpointer key, gsize key_size)
+{
+  Definitions *defs = g_ptr_array_index (reader->definitions, topic);
+  RcTopic *t = rc_reader_topic (reader, topic);
+  GBytes *bytes = g_bytes_new (key, key_size);
+
+  if (!defs) {
+    defs = g_new0 (Definitions, 1);
+    defs->keys = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+        (GDestroyNotify) g_bytes_unref, NULL);
+    defs->labels = g_string_new (NULL);
+    g_ptr_array_index (reader->definitions, topic) = defs;
+  }
+  if (!g_hash_table_add (defs->keys, bytes))
+    return;
+  g_string_append_printf (defs->labels, "%s%s", defs->labels->len ? "; " :
+      "", label);
+  t->n_definitions = g_hash_table_size (defs->keys);
+  /* Named only where there is a choice to report. */
+  t->definitions = t->n_definitions > 1 ? defs->labels->str : NULL;
 }
 
 void

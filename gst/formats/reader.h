@@ -32,7 +32,7 @@ typedef enum
 typedef struct _RcReader RcReader;
 
 /* One topic of the file.  A topic with several publishers (ROS bag
- * connections) is listed once. */
+ * connections, MCAP channels) is listed once. */
 typedef struct
 {
   const gchar *name;            /* e.g. "/velodyne_points" */
@@ -47,6 +47,17 @@ typedef struct
   const gchar *schema_encoding;
   const gchar *schema;
   gsize schema_size;
+  /* How many different definitions its publishers have: what decodes a
+   * message (an MCAP channel's message encoding, schema name, encoding
+   * and bytes; a ROS bag connection's type and md5sum).  1, unless the
+   * file records the topic with several (one publisher's message changed
+   * in between, or another message sent on the same name): the type,
+   * encoding and schema above are then those of one of them only, and
+   * would decode the others' messages wrongly, so such a topic is not to
+   * be decoded.  @definitions then names each ("TYPE (...)", "; " between)
+   * for messages; NULL when there is one. */
+  guint n_definitions;
+  const gchar *definitions;
 } RcTopic;
 
 /* How a file was read, for those who report it (an element message). */

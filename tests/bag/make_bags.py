@@ -32,6 +32,15 @@ bad-points.bag holds one topic per PointField layout that robocachebagsrc
 must skip (BAD_CLOUDS below): messages 0 and 2 are the bad layout, message
 1 is the /velodyne_points cloud 1.
 
+mixed-connections.bag records topics on two connections each, as rosbag
+record does for two publishers: message i on the first when i is even,
+on the second when odd, at record_time(i, line).  /joint_states (line 0)
+JointState on both, one definition; /mixed (line 1) JointState, then
+PointCloud2 (cloud(i, False)); /stale_md5 (line 2) JointState on both, the
+second connection's md5sum another (a changed definition); and
+/velodyne_points (line 3) on one connection.  robocachebagsrc plays
+/joint_states and /velodyne_points and refuses the other two.
+
 For the recovery of cut-off recordings (tests/formats/reader.c, bagsrc.c):
 killed-C.bag (C: none, bz2, lz4) is all-C.bag as rosbag had written it on
 disk after its first KILLED_AT messages, what a killed rosbag record
@@ -183,6 +192,40 @@ def write(path, compression, topics, n, killed=None):
                     killed = None
 
 
+def write_mixed_connections(path):
+    """mixed-connections.bag (above)."""
+    topics = [
+        ("/joint_states", joints, joints),
+        ("/mixed", joints, lambda i: cloud(i, False)),
+        ("/stale_md5", joints, joints),
+        ("/velodyne_points", lambda i: cloud(i, False), None),
+    ]
+    second_conns = {}
+    with rosbag.Bag(path, "w", chunk_threshold=2048) as bag:
+        for i in range(N):
+            for line, (topic, first, second) in enumerate(topics):
+                if second is None or i % 2 == 0:
+                    bag.write(topic, first(i), record_time(i, line))
+                    continue
+                msg = second(i)
+                header = None
+                if topic == "/stale_md5":
+                    header = {"topic": topic, "type": msg._type,
+                              "md5sum": "0" * 32,
+                              "message_definition": msg._full_text}
+                # The python writer keeps one connection per topic: swapping
+                # in the topic's second makes it write there (opening it the
+                # first time), as a second publisher does in rosbag record.
+                conns = bag._topic_connections
+                first_conn = conns.pop(topic)
+                if topic in second_conns:
+                    conns[topic] = second_conns[topic]
+                bag.write(topic, msg, record_time(i, line),
+                          connection_header=header)
+                second_conns[topic] = conns[topic]
+                conns[topic] = first_conn
+
+
 def write_ends(path):
     """PATH.ends (see above), from rosbag's index of the finished bag."""
     lines = []
@@ -218,6 +261,7 @@ def main():
     write_bad_points(os.path.join(out, "bad-points.bag"))
     write(os.path.join(out, "unplayable-camera.bag"), "none",
           ["/velodyne_points", "/joint_states", "/camera/yuv"], 40)
+    write_mixed_connections(os.path.join(out, "mixed-connections.bag"))
 
 
 if __name__ == "__main__":

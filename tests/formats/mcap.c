@@ -150,6 +150,9 @@ check_file (const gchar * name, const guint8 * data, gsize size,
   g_assert_cmpstr (points->schema_name, ==, "sensor_msgs/msg/PointCloud2");
   g_assert_cmpmem (points->schema, points->schema_size, points_schema,
       strlen (points_schema));
+  /* Its two channels share one schema: an ordinary topic. */
+  g_assert_cmpuint (points->n_definitions, ==, 1);
+  g_assert_null (points->definitions);
   check_topics (reader, expected);
   rc_reader_get_recovery (reader, &recovery);
   g_assert_false (recovery.scanned);
@@ -773,6 +776,95 @@ test_select (void)
   mb_free (b);
 }
 
+/* One topic on several channels: /same's agree (one topic of one
+ * definition, as rosbag2 writes a channel per publisher QoS); each other
+ * topic has a second channel that differs from its first in one of what
+ * decodes a message, and is marked with both definitions, named.  Its
+ * messages are still read, all under the one topic: refusing them is for
+ * whoever decodes (robocachemcapsrc, rosdump). */
+static void
+test_mixed_definitions (void)
+{
+  static const gchar joints_v2[] =
+      "std_msgs/Header header\nuint8 mode\nstring[] name\n";
+  const struct
+  {
+    const gchar *topic;
+    guint n_definitions;
+    const gchar *second;        /* in the second definition's label */
+  } expected[] = {
+    {"/same", 1, NULL},
+    {"/schema-bytes", 2, "schema ros2msg of 48 bytes"},
+    {"/schema-name", 2, "sensor_msgs/msg/PointCloud2 (message"},
+    {"/schema-encoding", 2, "schema ros2idl"},
+    {"/message-encoding", 2, "message encoding json"},
+    {"/no-schema", 2, "no type (message encoding cdr, no schema)"},
+  };
+
+  for (gint summary = 0; summary < 2; summary++) {
+    McapBuilder *b = mb_new ();
+    GArray *all;
+    RcReader *reader;
+    guint8 *data;
+    gsize size;
+
+    mb_chunk_begin (b, "zstd");
+    mb_schema (b, 1, "sensor_msgs/msg/JointState", "ros2msg", joints_schema);
+    mb_schema (b, 2, "sensor_msgs/msg/JointState", "ros2msg", joints_v2);
+    mb_schema (b, 3, "sensor_msgs/msg/PointCloud2", "ros2msg", joints_schema);
+    mb_schema (b, 4, "sensor_msgs/msg/JointState", "ros2idl", joints_schema);
+    /* Channel 2t + 1 is each topic's first, on schema 1. */
+    mb_channel (b, 1, 1, "/same", "cdr");
+    mb_channel (b, 2, 1, "/same", "cdr");
+    mb_channel (b, 3, 1, "/schema-bytes", "cdr");
+    mb_channel (b, 4, 2, "/schema-bytes", "cdr");
+    mb_channel (b, 5, 1, "/schema-name", "cdr");
+    mb_channel (b, 6, 3, "/schema-name", "cdr");
+    mb_channel (b, 7, 1, "/schema-encoding", "cdr");
+    mb_channel (b, 8, 4, "/schema-encoding", "cdr");
+    mb_channel (b, 9, 1, "/message-encoding", "cdr");
+    mb_channel (b, 10, 1, "/message-encoding", "json");
+    mb_channel (b, 11, 1, "/no-schema", "cdr");
+    mb_channel (b, 12, 0, "/no-schema", "cdr");
+    for (guint i = 0; i < 48; i++)
+      mb_message (b, 1 + i % 12, T0 + i * 10 * 1000000, 16);
+    mb_chunk_end (b);
+    data = mb_finish (b, summary, &size);
+    mb_write_seed (summary ? "mixed-definitions" : "mixed-definitions-scan",
+        data, size);
+    reader = open_ok (data, size, 0);
+    g_assert_cmpuint (rc_reader_n_topics (reader), ==, G_N_ELEMENTS (expected));
+    for (guint t = 0; t < G_N_ELEMENTS (expected); t++) {
+      const RcTopic *topic = rc_reader_find_topic (reader, expected[t].topic);
+
+      g_assert_nonnull (topic);
+      g_assert_cmpuint (topic->n_messages, ==, 8);
+      g_assert_cmpuint (topic->n_definitions, ==, expected[t].n_definitions);
+      /* The first channel still gives the type, encoding and schema. */
+      g_assert_cmpstr (topic->type, ==, "sensor_msgs/msg/JointState");
+      g_assert_cmpstr (topic->encoding, ==, "cdr");
+      g_assert_cmpmem (topic->schema, topic->schema_size, joints_schema,
+          strlen (joints_schema));
+      if (!expected[t].second) {
+        g_assert_null (topic->definitions);
+        continue;
+      }
+      g_assert_nonnull (topic->definitions);
+      if (!g_str_has_prefix (topic->definitions, "sensor_msgs/msg/JointState "
+              "(message encoding cdr, schema ros2msg of 37 bytes, sha256 ")
+          || !strstr (topic->definitions, "; ")
+          || !strstr (strstr (topic->definitions, "; "), expected[t].second))
+        g_error ("%s: definitions \"%s\"", topic->name, topic->definitions);
+    }
+    all = mb_messages_in_time_order (b);
+    check_messages (reader, all);
+    g_array_unref (all);
+    rc_reader_free (reader);
+    g_free (data);
+    mb_free (b);
+  }
+}
+
 /* <name>.mcap of @dir read as "time topic hex" lines, against
  * <name>.txt; both files are removed. */
 static void
@@ -892,6 +984,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcap/chunk-size", test_chunk_size);
   g_test_add_func ("/mcap/seek", test_seek);
   g_test_add_func ("/mcap/select", test_select);
+  g_test_add_func ("/mcap/mixed-definitions", test_mixed_definitions);
   g_test_add_func ("/mcap/bad-message-index", test_bad_message_index);
   g_test_add_func ("/mcap/third-party", test_third_party);
   return g_test_run ();

@@ -71,6 +71,46 @@ test_topics (void)
   g_assert_cmpuint (t->n_messages, ==, N_MSGS);
   g_assert_cmpuint (t->first_time, ==, record_time (0, 2));
   g_assert_cmpuint (t->last_time, ==, record_time (N_MSGS - 1, 2));
+  g_assert_cmpuint (t->n_definitions, ==, 1);
+  g_assert_null (t->definitions);
+  rc_reader_free (reader);
+}
+
+/* Topics on two connections (make_bags.py's mixed-connections.bag):
+ * /joint_states's agree and it is an ordinary topic; /mixed's differ in
+ * type, /stale_md5's in md5sum, and both are marked with the two
+ * definitions named.  Every message is still read under its topic. */
+static void
+test_mixed_connections (void)
+{
+  RcReader *reader = open_bag ("mixed-connections.bag");
+  const RcTopic *t;
+  GError *error = NULL;
+  RcMessage msg;
+  guint n = 0;
+
+  g_assert_cmpuint (rc_reader_n_topics (reader), ==, 4);
+  t = rc_reader_find_topic (reader, "/joint_states");
+  g_assert_cmpuint (t->n_messages, ==, N_MSGS);
+  g_assert_cmpuint (t->n_definitions, ==, 1);
+  g_assert_null (t->definitions);
+  t = rc_reader_find_topic (reader, "/velodyne_points");
+  g_assert_cmpuint (t->n_definitions, ==, 1);
+  t = rc_reader_find_topic (reader, "/mixed");
+  g_assert_cmpuint (t->n_messages, ==, N_MSGS);
+  g_assert_cmpuint (t->n_definitions, ==, 2);
+  g_assert_cmpstr (t->definitions, ==, "sensor_msgs/JointState (md5sum "
+      "3066dcd76a6cfaef579bd0f34173e9fd); sensor_msgs/PointCloud2 (md5sum "
+      "1158d486dd51d683ce2f1be655c3c181)");
+  t = rc_reader_find_topic (reader, "/stale_md5");
+  g_assert_cmpuint (t->n_definitions, ==, 2);
+  g_assert_cmpstr (t->definitions, ==, "sensor_msgs/JointState (md5sum "
+      "3066dcd76a6cfaef579bd0f34173e9fd); sensor_msgs/JointState (md5sum "
+      "00000000000000000000000000000000)");
+  while (rc_reader_next (reader, &msg, &error) == RC_READER_OK)
+    n++;
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 4 * N_MSGS);
   rc_reader_free (reader);
 }
 
@@ -584,6 +624,7 @@ main (int argc, char **argv)
   }
   g_test_add_func ("/reader/topics", test_topics);
   g_test_add_func ("/reader/all-messages", test_all_messages);
+  g_test_add_func ("/reader/mixed-connections", test_mixed_connections);
   g_test_add_func ("/reader/select-and-seek", test_select_and_seek);
   g_test_add_func ("/reader/errors", test_errors);
   g_test_add_func ("/reader/version-errors", test_version_errors);
