@@ -998,7 +998,8 @@ gst_robocache_recording_src_class_init (GstRobocacheRecordingSrcClass * klass)
    * caps cannot describe), skipped-unsupported (big-endian clouds, other
    * image encodings, JointState without one position per name) and, when
    * every playable topic plays (topics empty), skipped-other-types: the
-   * messages of the topics of other types, which are not read; loops:
+   * messages of the topics of other types or of several definitions
+   * (channels or connections that disagree), which are not read; loops:
    * the passes restarted by #GstRobocacheRecordingSrc:loop.
    */
   gst_robocache_fields_install_stats (gobject_class, PROP_STATS,

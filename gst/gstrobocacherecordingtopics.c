@@ -18,8 +18,13 @@ compare_topic_names (gconstpointer a, gconstpointer b)
   return strcmp (x->name, y->name);
 }
 
+/* What is said of a topic recorded with several definitions. */
+#define MIXED_ACCEPTED "a topic plays only when all its channels or " \
+    "connections share one definition (type, message encoding and schema)"
+
 /* The topics of @wanted (comma-separated) into @topics; FALSE (and an
- * element error) if one is missing, unsupported or listed twice. */
+ * element error) if one is missing, of several definitions, unsupported
+ * or listed twice. */
 static gboolean
 add_requested_topics (GstElement * element, RcReader * reader,
     const gchar * location, const gchar * wanted, GPtrArray * topics)
@@ -37,6 +42,14 @@ add_requested_topics (GstElement * element, RcReader * reader,
     if (!topic) {
       GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND, ("topic %s is not in "
               "%s", *n, location), (NULL));
+      goto out;
+    }
+    /* Before the type: the type is one channel's, not the topic's. */
+    if (topic->n_definitions > 1) {
+      GST_ELEMENT_ERROR (element, STREAM, WRONG_TYPE, ("topic %s of %s is "
+              "recorded with %u different definitions: %s; "
+              MIXED_ACCEPTED, *n, location, topic->n_definitions,
+              topic->definitions), (NULL));
       goto out;
     }
     if (!gst_robocache_ros_topic_is_playable (topic)) {
@@ -59,23 +72,26 @@ out:
   return ok;
 }
 
-/* Every topic of a supported type into @topics, in name order; the others
- * are warned about. */
+/* Every topic of a supported type and one definition into @topics, in
+ * name order; the others are warned about. */
 static void
 add_supported_topics (GstElement * element, RcReader * reader,
     GPtrArray * topics, guint64 * skipped_messages)
 {
-  GString *skipped = g_string_new (NULL);
+  GString *skipped = g_string_new (NULL), *mixed = g_string_new (NULL);
 
   for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
     const RcTopic *topic = rc_reader_get_topic (reader, t);
 
-    if (gst_robocache_ros_topic_is_playable (topic)) {
+    if (topic->n_definitions > 1)
+      g_string_append_printf (mixed, "%s%s (%s)", mixed->len ? ", " : "",
+          topic->name, topic->definitions);
+    else if (gst_robocache_ros_topic_is_playable (topic)) {
       g_ptr_array_add (topics, (gpointer) topic);
       continue;
-    }
-    g_string_append_printf (skipped, "%s%s (%s)", skipped->len ? ", " : "",
-        topic->name, topic->type);
+    } else
+      g_string_append_printf (skipped, "%s%s (%s)", skipped->len ? ", " : "",
+          topic->name, topic->type);
     GST_OBJECT_LOCK (element);
     *skipped_messages += topic->n_messages;
     GST_OBJECT_UNLOCK (element);
@@ -84,7 +100,12 @@ add_supported_topics (GstElement * element, RcReader * reader,
   if (skipped->len)
     GST_ELEMENT_WARNING (element, STREAM, CODEC_NOT_FOUND, ("skipping topics "
             "of unsupported types: %s", skipped->str), (NULL));
+  if (mixed->len)
+    GST_ELEMENT_WARNING (element, STREAM, WRONG_TYPE, ("skipping topics "
+            "recorded with several definitions: %s; " MIXED_ACCEPTED,
+            mixed->str), (NULL));
   g_string_free (skipped, TRUE);
+  g_string_free (mixed, TRUE);
 }
 
 GPtrArray *

@@ -481,6 +481,9 @@ gst_robocache_ros_topic_is_playable (const RcTopic * topic)
 {
   MessageKind kind;
 
+  /* The topic's type and schema are one publisher's of several. */
+  if (topic->n_definitions > 1)
+    return FALSE;
   return kind_of_topic (topic, &kind);
 }
 

@@ -52,7 +52,8 @@ typedef struct
 /* Turns the messages of one topic into buffers. */
 typedef struct _GstRobocacheRosDecoder GstRobocacheRosDecoder;
 
-/* Whether the messages of @topic are of a type and encoding played. */
+/* Whether the messages of @topic are of a type and encoding played, all
+ * of one definition (RcTopic.n_definitions). */
 gboolean gst_robocache_ros_topic_is_playable (const RcTopic * topic);
 
 /* A decoder for the messages of @topic (playable); NULL with @error set

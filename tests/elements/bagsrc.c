@@ -882,6 +882,61 @@ GST_START_TEST (test_bad_topic_n)
 
 GST_END_TEST;
 
+/* make_bags.py's mixed-connections.bag without topics: /joint_states (two
+ * connections of one definition, every message) and /velodyne_points
+ * play; /mixed (JointState, then PointCloud2) and /stale_md5 (two
+ * md5sums) are skipped, named in a warning and counted. */
+GST_START_TEST (test_mixed_connections)
+{
+  GstElement *p = bag_pipeline ("mixed-connections.bag", NULL, 2);
+  GstElement *b = gst_bin_get_by_name (GST_BIN (p), "b");
+  GPtrArray **samples;
+  gchar *warning = NULL;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  samples = pull_all_warning (p, 2, &warning);
+  check_joints (samples[0], 0, N_MSGS);
+  check_points (samples[1], FALSE, 0, N_MSGS);
+  free_samples (samples, 2);
+  fail_unless (warning && strstr (warning, "several definitions") &&
+      strstr (warning, "/mixed (sensor_msgs/JointState (md5sum") &&
+      strstr (warning, "sensor_msgs/PointCloud2 (md5sum") &&
+      strstr (warning, "/stale_md5"), "%s", warning);
+  g_free (warning);
+  fail_unless_equals_int (b->numsrcpads, 2);
+  fail_unless_equals_uint64 (stats_counter (p, "skipped-other-types"),
+      2 * N_MSGS);
+  gst_object_unref (b);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* Naming a topic of two definitions is an error that names it, its
+ * definitions and what is played, whichever connection comes first. */
+GST_START_TEST (test_mixed_topic_n)
+{
+  const gchar *topics[] = { "/mixed", "/stale_md5" };
+  gsize size;
+  guint8 *data = read_bag ("mixed-connections.bag", &size);
+
+  for (guint i = 0; i < G_N_ELEMENTS (topics); i++) {
+    gchar *props = g_strdup_printf ("topics=/joint_states,%s", topics[i]);
+    gchar *text = play_bad (data, size, props);
+
+    fail_unless (strstr (text, topics[i]) &&
+        strstr (text, "2 different definitions") &&
+        strstr (text, "sensor_msgs/JointState (md5sum 3066dcd7") &&
+        strstr (text, "share one definition"), "%s", text);
+    g_free (text);
+    g_free (props);
+  }
+  g_free (data);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_missing_file_n)
 {
   GstElement *p = gst_parse_launch ("robocachebagsrc "
@@ -917,6 +972,8 @@ bagsrc_suite (void)
   tcase_add_test (tc, test_wrong_version_n);
   tcase_add_test (tc, test_huge_length_n);
   tcase_add_test (tc, test_bad_topic_n);
+  tcase_add_test (tc, test_mixed_connections);
+  tcase_add_test (tc, test_mixed_topic_n);
   tcase_add_test (tc, test_missing_file_n);
   return s;
 }

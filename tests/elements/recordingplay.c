@@ -5,7 +5,8 @@
  * elements are tested on recordings written by robocachemcapsink (the
  * real writer, no other tool needed; both elements read either format):
  * for the controls, 20 joint states at 10 Hz, stamped 0, 0.1, ..., 1.9 s
- * from the first. */
+ * from the first; and a topic recorded on channels of two types, which
+ * is refused when named and skipped by default. */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
 #include <string.h>
@@ -21,6 +22,7 @@ static const gchar *elements[] = { "robocachebagsrc", "robocachemcapsrc" };
 static gchar *rec_dir;
 static gchar *rec_path;
 static gchar *gaps_path;
+static gchar *mixed_path;
 
 /* Sets @p PLAYING and waits for its EOS. */
 static void
@@ -552,6 +554,105 @@ GST_START_TEST (test_gaps)
 
 GST_END_TEST;
 
+/* A recording of one topic on channels of two types, /mixed (points,
+ * then joints), and of one on two channels of one type, /joints: what
+ * robocachemcapsink writes with two pads on one topic. */
+static void
+write_mixed_recording (void)
+{
+  record (g_strdup_printf ("robocachemcapsink name=m location=\"%s\" "
+          "base-time=1000000000000 sink_0::topic=/mixed "
+          "sink_1::topic=/mixed sink_2::topic=/joints sink_3::topic=/joints "
+          "robocachelidarsrc num-buffers=5 points-per-sweep=100 ! m.sink_0 "
+          "robocachejointsrc num-buffers=10 jitter=0 ! m.sink_1 "
+          "robocachejointsrc num-buffers=10 jitter=0 ! m.sink_2 "
+          "robocachejointsrc num-buffers=10 jitter=0 ! m.sink_3",
+          mixed_path));
+}
+
+/* @element playing the mixed recording with @props into appsink s. */
+static GstElement *
+mixed_player (const gchar * element, const gchar * props)
+{
+  gchar *desc = g_strdup_printf ("%s name=src location=\"%s\" %s ! "
+      "appsink name=s sync=false", element, mixed_path, props);
+  GError *error = NULL;
+  GstElement *p = gst_parse_launch (desc, &error);
+
+  g_assert_no_error (error);
+  g_free (desc);
+  return p;
+}
+
+/* Without topics, /mixed is skipped with a warning naming it and its
+ * two definitions; /joints plays every message of both its channels. */
+GST_START_TEST (test_mixed_default_topics)
+{
+  GstElement *p, *src;
+  GPtrArray *out;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *err = NULL;
+
+  write_mixed_recording ();
+  p = mixed_player (elements[__i__], "");
+  out = pull_to_eos (p);
+  fail_unless_equals_int (out->len, 20);
+  for (guint k = 0; k < out->len; k++)
+    fail_unless (gst_structure_has_name (gst_caps_get_structure
+            (gst_sample_get_caps (g_ptr_array_index (out, k)), 0),
+            GST_ROBOCACHE_VECTORS_MEDIA_TYPE));
+  g_ptr_array_unref (out);
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  fail_unless_equals_int (src->numsrcpads, 1);
+  gst_object_unref (src);
+  bus = gst_element_get_bus (p);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning");
+  gst_message_parse_warning (msg, &err, NULL);
+  /* The channels' order is the order their first buffers came in. */
+  fail_unless (strstr (err->message, "several definitions: /mixed (") &&
+      strstr (err->message, "sensor_msgs/msg/PointCloud2 (message "
+          "encoding cdr, schema ros2msg of ") &&
+      strstr (err->message, "sensor_msgs/msg/JointState (message "
+          "encoding cdr, schema ros2msg of ") &&
+      !strstr (err->message, "/joints"), "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* topics=/mixed is an element error naming the topic, both definitions
+ * and what is accepted; nothing plays. */
+GST_START_TEST (test_mixed_topic_n)
+{
+  GstElement *p;
+  GstMessage *msg;
+  GError *err = NULL;
+
+  write_mixed_recording ();
+  p = mixed_player (elements[__i__], "topics=/joints,/mixed");
+  msg = run_to_end (p, 10 * GST_SECOND);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (g_error_matches (err, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_WRONG_TYPE), "%s", err->message);
+  fail_unless (strstr (err->message, "topic /mixed of ") &&
+      strstr (err->message, "2 different definitions: ") &&
+      strstr (err->message, "sensor_msgs/msg/PointCloud2 (") &&
+      strstr (err->message, "sensor_msgs/msg/JointState (") &&
+      strstr (err->message, "share one definition"), "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 recordingplay_suite (void)
 {
@@ -572,6 +673,8 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_seek_paused_playing, 0, n);
   tcase_add_loop_test (tc, test_seek_reverse_n, 0, n);
   tcase_add_loop_test (tc, test_gaps, 0, n);
+  tcase_add_loop_test (tc, test_mixed_default_topics, 0, n);
+  tcase_add_loop_test (tc, test_mixed_topic_n, 0, n);
   return s;
 }
 
@@ -584,11 +687,13 @@ main (int argc, char **argv)
   g_assert_nonnull (rec_dir);
   rec_path = g_build_filename (rec_dir, "joints.mcap", NULL);
   gaps_path = g_build_filename (rec_dir, "gaps.mcap", NULL);
+  mixed_path = g_build_filename (rec_dir, "mixed.mcap", NULL);
   gst_check_init (&argc, &argv);
   ret = gst_check_run_suite (recordingplay_suite (), "recordingplay", __FILE__);
   test_remove_tree (rec_dir);
   g_free (rec_path);
   g_free (gaps_path);
+  g_free (mixed_path);
   g_free (rec_dir);
   return ret;
 }

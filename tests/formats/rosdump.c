@@ -4,9 +4,11 @@
  * "topics": [{"name", "type", "encoding", "messages"}]}, then per message
  * {"topic", "log_time", "stamp", "frame_id", ...the message's values}, in
  * the form tests/mcap/write-samples.js writes its expectations
- * (tests/mcap/compare.py compares them); with --topics the first line
- * only.  Exit status 1 with the error on
- * stderr when the file or a message cannot be read. */
+ * (tests/mcap/compare.py compares them; a topic recorded with several
+ * definitions, reader.h, has "definitions": N and its list as
+ * "definition_list"); with --topics the first line only.  Exit status 1
+ * with the error on stderr when the file or a message cannot be read, or
+ * a topic has several definitions (the element refuses such a topic). */
 #include <glib.h>
 #include <string.h>
 
@@ -165,8 +167,13 @@ print_topics (RcReader * reader)
     const RcTopic *t = rc_reader_get_topic (reader, i);
 
     g_string_append_printf (out, "%s{\"name\": \"%s\", \"type\": \"%s\", "
-        "\"encoding\": \"%s\", \"messages\": %" G_GUINT64_FORMAT "}",
+        "\"encoding\": \"%s\", \"messages\": %" G_GUINT64_FORMAT,
         i ? ", " : "", t->name, t->type, t->encoding, t->n_messages);
+    if (t->n_definitions > 1) {
+      g_string_append_printf (out, ", \"definitions\": %u", t->n_definitions);
+      append_string (out, "definition_list", t->definitions);
+    }
+    g_string_append (out, "}");
   }
   g_print ("%s]}\n", out->str);
   g_string_free (out, TRUE);
@@ -181,6 +188,14 @@ open_topics (RcReader * reader, GError ** error)
   for (guint i = 0; i < n; i++) {
     const RcTopic *rt = rc_reader_get_topic (reader, i);
 
+    /* Its type and schema are those of one publisher only. */
+    if (rt->n_definitions > 1) {
+      g_set_error (error, RC_READER_ERROR, RC_READER_ERROR_UNSUPPORTED,
+          "topic %s is recorded with %u different definitions: %s; a topic "
+          "is decoded only when all its channels or connections share one",
+          rt->name, rt->n_definitions, rt->definitions);
+      return topics;
+    }
     topics[i].kind = kind_of (rt);
     rc_reader_select_topic (reader, i, topics[i].kind != KIND_NONE);
     if (topics[i].kind == KIND_NONE || strcmp (rt->encoding, "cdr"))
