@@ -309,7 +309,9 @@ class Pipeline(_Bin):
 
     def _build(self, description):
         gst = self._g
-        appended = not re.search(r"(^|[\s!(])appsink\b", description)
+        # An appsink element, not the word inside a quoted value.
+        unquoted = re.sub(r'"(\\.|[^"\\])*"|\'[^\']*\'', '""', description)
+        appended = not re.search(r"(^|[\s!(])appsink\b", unquoted)
         if appended:
             self.description = description.rstrip() + " ! appsink name=out"
         element = self._parse(self.description, " (the description has "

@@ -284,6 +284,15 @@ class Pipelines(unittest.TestCase):
         p.close()
         p.close()
 
+    def test_appsink_in_a_quoted_value(self):
+        """Only an appsink element counts, not the word in a value: the
+        appsink is appended here."""
+        with robocache.Pipeline("robocachelidarsrc num-buffers=2 "
+                                "points-per-sweep=8 ! identity "
+                                'name="not an appsink"', device="cpu") as p:
+            self.assertEqual(p.streams, ["out"])
+            self.assertEqual(len(list(p)), 2)
+
     def test_closed_pipeline_raises_n(self):
         with robocache.Pipeline("robocachelidarsrc num-buffers=2 "
                                 "points-per-sweep=8", device="cpu") as p:
