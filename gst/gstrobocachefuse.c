@@ -114,8 +114,13 @@ typedef struct
 
 typedef struct
 {
+  /* The rate the element started with: a change of the property waits for
+   * the next start, as the ticks, durations and caps hang on it. */
+  gint rate_n, rate_d;
   gboolean have_tick;
-  guint64 tick_index;           /* rate mode: the next tick is index k */
+  /* Rate mode: the next tick is index k; before the first tick, the tick
+   * the live wait times out at. */
+  guint64 tick_index;
   GstClockTime last_rt;         /* latest buffer running time on any pad */
   gchar *stream_names;          /* of the caps last set on the src pad */
   GstClockTime latency;         /* the wait reported for the pads */
@@ -337,6 +342,11 @@ gst_robocache_fuse_start (GstAggregator * agg)
 
   if (!gst_robocache_gpu_start (&self->gpu, GST_ELEMENT (self)))
     return FALSE;
+  GST_OBJECT_LOCK (self);
+  self->state.rate_n = self->settings.rate_n;
+  self->state.rate_d = self->settings.rate_d;
+  self->state.tick_index = 0;
+  GST_OBJECT_UNLOCK (self);
   self->state.have_tick = FALSE;
   self->state.last_rt = GST_CLOCK_TIME_NONE;
   self->state.latency = 0;
@@ -371,6 +381,7 @@ gst_robocache_fuse_flush (GstAggregator * agg)
 
   GST_OBJECT_LOCK (self);
   self->state.have_tick = FALSE;
+  self->state.tick_index = 0;
   self->state.last_rt = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
@@ -383,8 +394,8 @@ gst_robocache_fuse_flush (GstAggregator * agg)
 static GstClockTime
 tick_time (GstRobocacheFuse * self, guint64 k)
 {
-  return gst_util_uint64_scale (k, GST_SECOND * (guint64) self->settings.rate_d,
-      self->settings.rate_n);
+  return gst_util_uint64_scale (k, GST_SECOND * (guint64) self->state.rate_d,
+      self->state.rate_n);
 }
 
 /* The running time of @buf on @pad into *rt; FALSE (with an element error)
@@ -707,6 +718,8 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
   GST_OBJECT_LOCK (self);
   settings = self->settings;
   GST_OBJECT_UNLOCK (self);
+  settings.rate_n = self->state.rate_n;
+  settings.rate_d = self->state.rate_d;
 
   if (!pads) {
     ret = timeout ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
@@ -757,7 +770,7 @@ gst_robocache_fuse_get_next_time (GstAggregator * agg)
   gint rate_n;
 
   GST_OBJECT_LOCK (self);
-  rate_n = self->settings.rate_n;
+  rate_n = self->state.rate_n;
   if (rate_n > 0 && self->state.have_tick)
     next = tick_time (self, self->state.tick_index);
   GST_OBJECT_UNLOCK (self);
@@ -806,7 +819,9 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
    * GstRobocacheFuse:rate:
    *
    * Ticks per second, aligned to running time 0; 0/1 ticks once per buffer
-   * of the master pad.
+   * of the master pad.  Read at start (READY to PAUSED): a value set later
+   * takes effect at the next start, so the ticks, their durations and the
+   * caps' framerate never change mid-stream.
    */
   g_object_class_install_property (gobject_class, PROP_RATE,
       gst_param_spec_fraction ("rate", "Rate",

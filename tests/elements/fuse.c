@@ -890,6 +890,67 @@ GST_START_TEST (test_max_memory_n)
 
 GST_END_TEST;
 
+/* rate is read at start: set while playing it waits for the next start,
+ * so the ticks keep their spacing, their durations and the caps'
+ * framerate (a change mid-stream left holes and sent PTS backwards). */
+GST_START_TEST (test_rate_change_waits_for_restart)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_0", NULL);
+  GstElement *f = by_name (pipeline, "f"), *a = by_name (pipeline, "a");
+  GstElement *sink = by_name (pipeline, "sink");
+  GstSample *sample;
+  GPtrArray *out;
+  gint n, d;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i <= 50; i++) {
+    float v = (float) i;
+    push_sample (a, i * 10 * GST_MSECOND, &v, 1);
+  }
+  /* The tick at 400 ms is out: the element runs at 10/1 by now. */
+  for (guint k = 0; k < 5; k++) {
+    sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+    fail_unless (sample != NULL);
+    gst_sample_unref (sample);
+  }
+  gst_util_set_object_arg (G_OBJECT (f), "rate", "100/1");
+  for (guint i = 51; i <= 100; i++) {
+    float v = (float) i;
+    push_sample (a, i * 10 * GST_MSECOND, &v, 1);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  out = pull_all (sink, 1000);
+  fail_unless_equals_int (out->len, 6);         /* 500 ms .. 1 s */
+  for (guint k = 0; k < out->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+    GstStructure *caps = gst_caps_get_structure (gst_sample_get_caps
+        (out->pdata[k]), 0);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf),
+        (5 + k) * 100 * GST_MSECOND);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (buf), 100 * GST_MSECOND);
+    fail_unless (gst_structure_get_fraction (caps, "framerate", &n, &d));
+    fail_unless (n == 10 && d == 1, "framerate %d/%d", n, d);
+  }
+  g_ptr_array_unref (out);
+  /* Restarted, the element takes the new rate. */
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i <= 10; i++) {
+    float v = (float) i;
+    push_sample (a, i * 10 * GST_MSECOND, &v, 1);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  out = pull_all (sink, 1000);
+  fail_unless_equals_int (out->len, 11);
+  g_ptr_array_unref (out);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 fuse_suite (void)
 {
@@ -914,6 +975,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_no_timestamp_n);
   tcase_add_test (tc, test_mismatched_caps_n);
   tcase_add_test (tc, test_max_memory_n);
+  tcase_add_test (tc, test_rate_change_waits_for_restart);
   return s;
 }
 
