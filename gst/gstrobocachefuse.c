@@ -37,7 +37,12 @@
  * max-age) plus the aggregator's #GstAggregator:latency property.  A pad
  * that stops delivering never blocks beyond that: the tick is produced
  * with that stream stale (or dropped, #GstRobocacheFuse:stale-policy), and
- * it recovers when data comes back.  Pads may come and go while playing.
+ * it recovers when data comes back.  With a rate this holds from the
+ * start: a pad that never delivers (not even caps) does not hold the first
+ * tick, as the wait for the first data ends at a tick of the grid plus the
+ * latency.  With rate=0/1 the ticks are the master's buffers: while the
+ * master delivers nothing, nothing is output.  Pads may come and go while
+ * playing.
  * Offline (not live) the element waits for data on every pad, so the same
  * inputs give byte-identical outputs.
  *
@@ -552,8 +557,31 @@ master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
   return GST_FLOW_OK;
 }
 
+/* Before the first tick, live, with no data on any pad: moves the tick the
+ * wait times out at (state.tick_index) to the first after the clock's
+ * running time now. */
+static void
+skip_past_clock (GstRobocacheFuse * self, gint rate_n, gint rate_d)
+{
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
+  GstClockTime now = clock ? gst_clock_get_time (clock) : GST_CLOCK_TIME_NONE;
+  guint64 k = self->state.tick_index + 1;
+
+  if (GST_CLOCK_TIME_IS_VALID (now) && now > base)
+    k = MAX (k, gst_util_uint64_scale (now - base, rate_n,
+            GST_SECOND * (guint64) rate_d) + 1);
+  gst_clear_object (&clock);
+  GST_OBJECT_LOCK (self);
+  self->state.tick_index = k;
+  GST_OBJECT_UNLOCK (self);
+}
+
 /* At a fixed rate, the first tick: the first on the grid at or after the
- * earliest data.  state.have_tick says whether it was found. */
+ * earliest data.  state.have_tick says whether it was found.  Live, the
+ * wait for every pad's first buffer ends at the tick state.tick_index
+ * (plus the latency; see get_next_time): a pad that never delivers does
+ * not hold the others. */
 static GstFlowReturn
 first_rate_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
     gint rate_n, gint rate_d)
@@ -584,8 +612,15 @@ first_rate_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
   if (!GST_CLOCK_TIME_IS_VALID (first)) {
     for (GList * l = pads; l; l = l->next)
       eos &= gst_aggregator_pad_is_eos (l->data);
-    return eos ? GST_FLOW_EOS : timeout ? GST_FLOW_OK :
-        GST_AGGREGATOR_FLOW_NEED_DATA;
+    if (eos)
+      return GST_FLOW_EOS;
+    if (!timeout)
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    /* Live, and no pad delivered by the awaited tick: the next wait is
+     * for the first tick still to come, not this one again (that would
+     * time out at once, over and over). */
+    skip_past_clock (self, rate_n, rate_d);
+    return GST_FLOW_OK;
   }
   self->state.tick_index = gst_util_uint64_scale_ceil (first, rate_n,
       GST_SECOND * (guint64) rate_d);
@@ -762,6 +797,28 @@ gst_robocache_fuse_clip (GstAggregator * agg, GstAggregatorPad * aggpad,
       (aggpad), buf);
 }
 
+/* rate=0/1: the tick is the master's queued buffer, and the live wait for
+ * the other pads ends at its time (plus the latency).  Without one there
+ * is no tick to make: the wait is for data, not for the clock (a clock
+ * wait would time out at once again and again). */
+static GstClockTime
+master_next_time (GstRobocacheFuse * self)
+{
+  GList *pads = ref_sink_pads (self);
+  GstRobocacheFusePad *master = master_pad (pads);
+  GstClockTime next = GST_CLOCK_TIME_NONE;
+  GstBuffer *buf;
+
+  if (master && (buf = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD
+              (master)))) {
+    next = gst_robocache_fuse_pad_running_time (GST_AGGREGATOR_PAD (master),
+        buf);
+    gst_buffer_unref (buf);
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return next;
+}
+
 static GstClockTime
 gst_robocache_fuse_get_next_time (GstAggregator * agg)
 {
@@ -771,11 +828,14 @@ gst_robocache_fuse_get_next_time (GstAggregator * agg)
 
   GST_OBJECT_LOCK (self);
   rate_n = self->state.rate_n;
-  if (rate_n > 0 && self->state.have_tick)
+  /* The tick grid is known from the start: before the first tick too the
+   * live wait ends at a tick (the aggregator adds the latency), so that
+   * a pad that never delivers cannot hold the others forever. */
+  if (rate_n > 0)
     next = tick_time (self, self->state.tick_index);
   GST_OBJECT_UNLOCK (self);
   if (rate_n == 0)
-    next = gst_aggregator_simple_get_next_time (agg);
+    next = master_next_time (self);
   return next;
 }
 

@@ -951,6 +951,74 @@ GST_START_TEST (test_rate_change_waits_for_restart)
 
 GST_END_TEST;
 
+/* Live, a pad that never delivers a buffer (not even caps: a closed valve)
+ * holds nobody: ticks come at the rate with its stream stale and without
+ * memory, with ignore-inactive-pads true or false.  Before, the first
+ * tick waited for every pad's first buffer with no timeout. */
+GST_START_TEST (test_live_dead_pad_from_start)
+{
+  for (gint ignore = 0; ignore <= 1; ignore++) {
+    gchar *desc = g_strdup_printf ("robocachefuse name=f rate=20/1 "
+        "ignore-inactive-pads=%s ! appsink name=sink sync=false "
+        "robocachejointsrc is-live=true rate=100/1 ! queue ! f.sink_0 "
+        "robocachejointsrc is-live=true rate=100/1 ! valve drop=true ! "
+        "queue ! f.sink_1", ignore ? "true" : "false");
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstElement *sink = by_name (pipeline, "sink");
+    guint n = 0;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    for (; n < 5; n++) {
+      GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+          2 * GST_SECOND);
+      GstBuffer *buf;
+      const GstRobocacheFusedStream *s;
+
+      fail_unless (sample != NULL, "ignore-inactive-pads=%d: tick %u never "
+          "came", ignore, n);
+      buf = gst_sample_get_buffer (sample);
+      fail_if (stream_of (buf, "sink_0")->stale);
+      s = stream_of (buf, "sink_1");
+      fail_unless (s->stale);
+      fail_unless_equals_int (s->memory_index, -1);
+      fail_unless_equals_uint64 (GST_BUFFER_DURATION (buf), 50 * GST_MSECOND);
+      gst_sample_unref (sample);
+    }
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
+/* rate=0/1, live: the ticks are the master's buffers, and a silent other
+ * pad holds them no longer than the latency; a silent master gives no
+ * tick (there is no time to make one at) and no busy loop. */
+GST_START_TEST (test_live_master_dead_pad)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=0/1 "
+      "! appsink name=sink sync=false "
+      "robocachejointsrc is-live=true rate=50/1 ! queue ! f.sink_0 "
+      "robocachejointsrc is-live=true rate=100/1 ! valve name=v drop=true ! "
+      "queue ! f.sink_1", NULL);
+  GstElement *sink = by_name (pipeline, "sink");
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint n = 0; n < 5; n++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        2 * GST_SECOND);
+
+    fail_unless (sample != NULL, "tick %u never came", n);
+    fail_unless (stream_of (gst_sample_get_buffer (sample), "sink_1")->stale);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 fuse_suite (void)
 {
@@ -976,6 +1044,8 @@ fuse_suite (void)
   tcase_add_test (tc, test_mismatched_caps_n);
   tcase_add_test (tc, test_max_memory_n);
   tcase_add_test (tc, test_rate_change_waits_for_restart);
+  tcase_add_test (tc, test_live_dead_pad_from_start);
+  tcase_add_test (tc, test_live_master_dead_pad);
   return s;
 }
 
