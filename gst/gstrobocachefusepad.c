@@ -337,16 +337,30 @@ gst_robocache_fuse_pad_running_time (GstAggregatorPad * pad, GstBuffer * buf)
 }
 
 /* With a video meta (strided or padded frames, e.g. CUDA memory), the
- * meta's planes must lie inside the buffer. */
+ * meta's planes must lie inside the buffer: each plane takes its stride
+ * times its rows from its offset.  Computed here rather than with
+ * gst_video_meta_get_plane_size, which (GStreamer 1.22) refuses strides
+ * that are not a multiple of 4, as a ROS image's step often is (mono8
+ * width 5; rgb8 1242 wide, step 3726). */
 static gboolean
 video_meta_fits (GstVideoMeta * meta, gsize size)
 {
-  gsize plane_size[GST_VIDEO_MAX_PLANES] = { 0 };
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info (meta->format);
+  guint height = meta->height + meta->alignment.padding_top +
+      meta->alignment.padding_bottom;
 
-  if (!gst_video_meta_get_plane_size (meta, plane_size))
+  if (!finfo || GST_VIDEO_FORMAT_INFO_IS_TILED (finfo) ||
+      meta->n_planes > GST_VIDEO_MAX_PLANES)
     return FALSE;
   for (guint i = 0; i < meta->n_planes; i++) {
-    if (meta->offset[i] + plane_size[i] > size)
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    guint64 rows;
+
+    gst_video_format_info_component (finfo, i, comp);
+    if (comp[0] < 0 || meta->stride[i] <= 0)
+      return FALSE;
+    rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comp[0], height);
+    if ((guint64) meta->offset[i] + (guint64) meta->stride[i] * rows > size)
       return FALSE;
   }
   return TRUE;
