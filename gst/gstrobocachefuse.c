@@ -692,8 +692,15 @@ push_tick (GstRobocacheFuse * self, GstBuffer * out, GstClockTime tick,
       GST_FORMAT_TIME, tick);
 
   GST_BUFFER_PTS (out) = pts;
-  if (!master)
-    GST_BUFFER_DURATION (out) = tick_time (self, self->state.tick_index) - tick;
+  /* Up to the next tick (tick_index has moved on to it), converted like
+   * the PTS: at a segment rate other than 1 stream time and running time
+   * differ. */
+  if (!master) {
+    GstClockTime next = gst_segment_position_from_running_time (segment,
+        GST_FORMAT_TIME, tick_time (self, self->state.tick_index));
+    if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (next))
+      GST_BUFFER_DURATION (out) = next > pts ? next - pts : pts - next;
+  }
   segment->position = pts;
   GST_LOG_OBJECT (self, "tick %" GST_TIME_FORMAT ", %u stale",
       GST_TIME_ARGS (tick), n_stale);

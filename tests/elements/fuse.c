@@ -1088,6 +1088,42 @@ GST_START_TEST (test_live_master_dead_pad)
 
 GST_END_TEST;
 
+/* After a seek at rate 2 the output segment's stream time runs twice as
+ * fast as running time: the durations are stream time like the PTS (the
+ * gap to the next tick's PTS), not the tick period in running time. */
+GST_START_TEST (test_duration_at_segment_rate)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc ! "
+      "video/x-raw,format=GRAY8,width=8,height=8,framerate=50/1 ! "
+      "robocachefuse rate=10/1 ! appsink name=sink sync=false", NULL);
+  GstElement *sink = by_name (pipeline, "sink");
+  GstBuffer *prev = NULL;
+  GPtrArray *out;
+
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_seek (pipeline, 2.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_SET,
+          2 * GST_SECOND));
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  out = pull_all (sink, 100);
+  fail_unless (out->len >= 5, "%u ticks", out->len);
+  for (guint k = 0; k < out->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (buf), 200 * GST_MSECOND);
+    if (prev)
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (buf) - GST_BUFFER_PTS (prev),
+          GST_BUFFER_DURATION (prev));
+    prev = buf;
+  }
+  g_ptr_array_unref (out);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 fuse_suite (void)
 {
@@ -1116,6 +1152,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_rate_change_waits_for_restart);
   tcase_add_test (tc, test_live_dead_pad_from_start);
   tcase_add_test (tc, test_live_master_dead_pad);
+  tcase_add_test (tc, test_duration_at_segment_rate);
   return s;
 }
 
