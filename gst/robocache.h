@@ -220,12 +220,21 @@ gboolean robocache_pipeline_use_cuda_device (GstElement * pipeline,
  * comes once every appsink not at EOS has one waiting and none of those
  * is earlier (ties: the order of @appsinks); a sample without a PTS comes
  * as soon as it is pulled.  Not thread-safe: one consumer.
- * robocache.Pipeline iterates with it. */
+ * robocache.Pipeline iterates with it.
+ *
+ * An appsink counts as ended only when it runs (PAUSED or PLAYING) and is
+ * at EOS: one not started yet is waited for, so the merge may be asked
+ * before the pipeline plays.  Restarts: an ended appsink stays ended while
+ * the pipeline is stopped (END again); once it runs a new stream (the
+ * pipeline back to NULL or READY, then playing; or a flushing seek) it
+ * takes part again, so one merge serves run after run.  Stopping an
+ * appsink before its EOS drops the sample held of it. */
 typedef struct _RobocacheMerge RobocacheMerge;
 
 typedef enum
 {
-  ROBOCACHE_MERGE_END = 0,      /* every appsink is at EOS, all handed out */
+  ROBOCACHE_MERGE_END = 0,      /* every appsink reached EOS, all handed
+                                 * out */
   ROBOCACHE_MERGE_SAMPLE = 1,   /* *sample (transfer full) from appsink
                                  * *index */
   ROBOCACHE_MERGE_WAITING = 2   /* nothing within the timeout (a pipeline
@@ -298,7 +307,9 @@ RobocacheAlign *robocache_align_new (GstElement * lead, GstElement * vectors,
 
 /* Waits up to @timeout (GST_CLOCK_TIME_NONE: for ever) for the next lead
  * buffer.  On ROBOCACHE_ALIGN_ITEM the caller owns out->lead and
- * out->frame. */
+ * out->frame.  Appsinks not started yet are waited for (as
+ * robocache_merge_next); after ROBOCACHE_ALIGN_END, a restarted pipeline
+ * is aligned afresh: nothing of the run that ended is kept. */
 RobocacheAlignResult robocache_align_next (RobocacheAlign * align,
     GstClockTime timeout, RobocacheAligned * out, GError ** error);
 

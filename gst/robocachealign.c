@@ -381,6 +381,23 @@ hand_out (RobocacheAlign * align, RobocacheAligned * out)
   align->handed_time = time;
 }
 
+/* Drops what was kept of a run that ended: a restarted pipeline's
+ * streams begin again at their start, and none of it belongs with
+ * them. */
+static void
+forget_run (RobocacheAlign * align)
+{
+  g_queue_clear_full (&align->frames, timed_sample_free);
+  g_array_set_size (align->vector_times, 0);
+  g_array_set_size (align->vector_values, 0);
+  align->vectors_first = 0;
+  align->channels = 0;
+  gst_caps_replace (&align->vector_caps, NULL);
+  align->handed_out = FALSE;
+  align->merged_any = FALSE;
+  align->merged_pts = GST_CLOCK_TIME_NONE;
+}
+
 RobocacheAlignResult
 robocache_align_next (RobocacheAlign * align, GstClockTime timeout,
     RobocacheAligned * out, GError ** error)
@@ -413,8 +430,10 @@ robocache_align_next (RobocacheAlign * align, GstClockTime timeout,
       return ROBOCACHE_ALIGN_WAITING;
     if (merged == ROBOCACHE_MERGE_END) {
       /* Every stream ended: the leads still waiting get what there is. */
-      if (g_queue_is_empty (&align->leads))
+      if (g_queue_is_empty (&align->leads)) {
+        forget_run (align);
         return ROBOCACHE_ALIGN_END;
+      }
       hand_out (align, out);
       return ROBOCACHE_ALIGN_ITEM;
     }

@@ -3,7 +3,14 @@
  * sample can only be known to come next once every stream that has not
  * ended has one waiting, or has said with a GAP event that it has nothing
  * before it (the recording sources do so for topics that fall behind), so
- * each appsink's next sample is held here until its turn. */
+ * each appsink's next sample is held here until its turn.
+ *
+ * gst_app_sink_is_eos () is also TRUE for an appsink that is not started
+ * (before the pipeline leaves READY, or after it went back), so an input
+ * counts as ended only when its appsink runs and says EOS; one that is not
+ * started yet is waited for.  An ended input stays ended until its appsink
+ * runs a new stream (the pipeline restarted, or a flushing seek), and then
+ * takes part again. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -11,6 +18,9 @@
 #include "robocache.h"
 
 #include <gst/app/gstappsink.h>
+
+/* How often a wait for an appsink that is not started looks again. */
+#define POLL_US 5000
 
 typedef struct
 {
@@ -71,6 +81,62 @@ robocache_merge_ended (const RobocacheMerge * merge, guint index)
   return merge->inputs[index].eos;
 }
 
+typedef enum
+{
+  SINK_STOPPED,                 /* below PAUSED, or on its way down there */
+  SINK_STARTING,                /* on its way up to PAUSED */
+  SINK_RUNNING                  /* PAUSED or PLAYING */
+} SinkRun;
+
+static SinkRun
+sink_run (GstAppSink * sink)
+{
+  GstState current, pending;
+
+  GST_OBJECT_LOCK (sink);
+  current = GST_STATE (sink);
+  pending = GST_STATE_PENDING (sink);
+  GST_OBJECT_UNLOCK (sink);
+  if (pending != GST_STATE_VOID_PENDING && pending < GST_STATE_PAUSED)
+    return SINK_STOPPED;
+  if (current >= GST_STATE_PAUSED)
+    return SINK_RUNNING;
+  return pending != GST_STATE_VOID_PENDING ? SINK_STARTING : SINK_STOPPED;
+}
+
+/* Whether @sink's stream reached EOS with its queue drained: is_eos while
+ * the sink runs, before and after, so that an appsink stopped or not yet
+ * started (is_eos TRUE as well) is not taken for one that ended. */
+static gboolean
+sink_ended (GstAppSink * sink)
+{
+  return sink_run (sink) == SINK_RUNNING && gst_app_sink_is_eos (sink)
+      && sink_run (sink) == SINK_RUNNING;
+}
+
+/* Follows the appsink's restarts: a stopped appsink flushed its stream, so
+ * what is held of it goes too; an ended input whose appsink runs a new
+ * stream takes part again. */
+static void
+input_follow (MergeInput * input)
+{
+  SinkRun run = sink_run (input->sink);
+
+  if (run == SINK_STOPPED) {
+    /* An ended input stays ended while stopped: END until a restart. */
+    if (!input->eos) {
+      g_clear_pointer (&input->head, gst_sample_unref);
+      input->reached = GST_CLOCK_TIME_NONE;
+    }
+    return;
+  }
+  if (input->eos && (run == SINK_STARTING
+          || !gst_app_sink_is_eos (input->sink))) {
+    input->eos = FALSE;
+    input->reached = GST_CLOCK_TIME_NONE;
+  }
+}
+
 /* Takes the appsink's next sample as the head, or the GAP events and
  * other serialized events before it, waiting up to @timeout for the
  * first. */
@@ -84,7 +150,7 @@ input_pull (MergeInput * input, GstClockTime timeout)
     GstBuffer *buffer;
 
     if (object == NULL) {
-      input->eos = gst_app_sink_is_eos (input->sink);
+      input->eos = sink_ended (input->sink);
       return;
     }
     if (GST_IS_SAMPLE (object)) {
@@ -143,6 +209,7 @@ robocache_merge_next (RobocacheMerge * merge, GstClockTime timeout,
     for (i = 0; i < merge->n_inputs; i++) {
       MergeInput *input = &merge->inputs[i];
 
+      input_follow (input);
       if (input->eos)
         continue;
       if (input->head == NULL)
@@ -165,13 +232,16 @@ robocache_merge_next (RobocacheMerge * merge, GstClockTime timeout,
     if (waiting == NULL)
       return earliest < 0 ? ROBOCACHE_MERGE_END :
           take (merge, earliest, sample, index);
-    if (deadline < 0) {
-      input_pull (waiting, GST_CLOCK_TIME_NONE);
+    now = g_get_monotonic_time ();
+    if (deadline >= 0 && now >= deadline)
+      return ROBOCACHE_MERGE_WAITING;
+    if (sink_run (waiting->sink) != SINK_RUNNING) {
+      /* A stopped or starting appsink returns from a pull at once: poll
+       * until it runs. */
+      g_usleep (deadline < 0 ? POLL_US : MIN (POLL_US, deadline - now));
       continue;
     }
-    now = g_get_monotonic_time ();
-    if (now >= deadline)
-      return ROBOCACHE_MERGE_WAITING;
-    input_pull (waiting, (deadline - now) * GST_USECOND);
+    input_pull (waiting, deadline < 0 ? GST_CLOCK_TIME_NONE :
+        (GstClockTime) (deadline - now) * GST_USECOND);
   }
 }

@@ -657,6 +657,150 @@ GST_START_TEST (test_merge_gap)
 
 GST_END_TEST;
 
+/* Two joint sources, 10 and 4 buffers, not live. */
+static GstElement *
+joints_pipeline (GstElement * sinks[2])
+{
+  GstElement *pipeline = gst_parse_launch ("robocachejointsrc is-live=false "
+      "num-buffers=10 rate=100 ! appsink name=a sync=false "
+      "robocachejointsrc is-live=false num-buffers=4 rate=40 "
+      "! appsink name=b sync=false", NULL);
+
+  fail_unless (pipeline != NULL);
+  sinks[0] = by_name (pipeline, "a");
+  sinks[1] = by_name (pipeline, "b");
+  return pipeline;
+}
+
+/* Drains @merge: the samples count, in PTS order, then END. */
+static guint
+merge_drain (RobocacheMerge * merge)
+{
+  GstClockTime last = 0;
+  RobocacheMergeResult result;
+  GstSample *sample;
+  guint n = 0, index;
+
+  while ((result = robocache_merge_next (merge, 10 * GST_SECOND, &sample,
+              &index)) == ROBOCACHE_MERGE_SAMPLE) {
+    GstClockTime pts = GST_BUFFER_PTS (gst_sample_get_buffer (sample));
+
+    fail_unless (pts >= last);
+    last = pts;
+    n++;
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_int (result, ROBOCACHE_MERGE_END);
+  return n;
+}
+
+static gpointer
+play_later (gpointer pipeline)
+{
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  return NULL;
+}
+
+/* Asked before the pipeline starts, the merge waits: an appsink not yet
+ * started is not at EOS (gst_app_sink_is_eos says TRUE for it). */
+GST_START_TEST (test_merge_before_start)
+{
+  GstElement *sinks[2];
+  GstElement *pipeline = joints_pipeline (sinks);
+  RobocacheMerge *merge = robocache_merge_new (sinks, 2);
+  GstSample *sample;
+  GThread *thread;
+  guint index;
+
+  fail_unless_equals_int (robocache_merge_next (merge, 50 * MS, &sample,
+          &index), ROBOCACHE_MERGE_WAITING);
+  fail_unless_equals_int (robocache_merge_next (merge, 0, &sample,
+          &index), ROBOCACHE_MERGE_WAITING);
+  fail_if (robocache_merge_ended (merge, 0));
+  fail_if (robocache_merge_ended (merge, 1));
+  /* Without a timeout it waits for the start, then the samples come. */
+  thread = g_thread_new ("play-later", play_later, pipeline);
+  fail_unless_equals_int (robocache_merge_next (merge, GST_CLOCK_TIME_NONE,
+          &sample, &index), ROBOCACHE_MERGE_SAMPLE);
+  gst_sample_unref (sample);
+  g_thread_join (thread);
+  fail_unless_equals_int (merge_drain (merge), 13);
+  fail_unless (robocache_merge_ended (merge, 0));
+  fail_unless (robocache_merge_ended (merge, 1));
+  robocache_merge_free (merge);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* After END, the merge stays at END while the pipeline is stopped; a
+ * restart brings the new run's samples through the same merge. */
+GST_START_TEST (test_merge_restart)
+{
+  GstElement *sinks[2];
+  GstElement *pipeline = joints_pipeline (sinks);
+  RobocacheMerge *merge = robocache_merge_new (sinks, 2);
+  GstSample *sample;
+  guint index, run;
+
+  for (run = 0; run < 2; run++) {
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    fail_unless_equals_int (merge_drain (merge), 14);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    fail_unless_equals_int (robocache_merge_next (merge, 0, &sample,
+            &index), ROBOCACHE_MERGE_END);
+  }
+  robocache_merge_free (merge);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* robocache_align asked before the start waits too, and runs again after
+ * a restart with none of the first run's vectors. */
+GST_START_TEST (test_align_restart)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachejointsrc "
+      "is-live=false num-buffers=3 rate=10 ! appsink name=lead sync=false "
+      "robocachejointsrc is-live=false num-buffers=30 rate=100 "
+      "! appsink name=vec sync=false", NULL);
+  RobocacheAlign *align = robocache_align_new (by_name (pipeline, "lead"),
+      by_name (pipeline, "vec"), NULL, -50 * MS, 50 * MS);
+  RobocacheAligned out;
+  GError *err = NULL;
+  guint run, items;
+
+  fail_unless_equals_int (robocache_align_next (align, 50 * MS, &out, &err),
+      ROBOCACHE_ALIGN_WAITING);
+  for (run = 0; run < 2; run++) {
+    RobocacheAlignResult result;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    items = 0;
+    while ((result = robocache_align_next (align, 10 * GST_SECOND, &out,
+                &err)) == ROBOCACHE_ALIGN_ITEM) {
+      /* The source stamps with jitter: about every 100 ms from 0. */
+      fail_unless (out.time < (items + 1) * 100 * MS);
+      /* From 50 ms before to 50 ms after: this run's vectors only. */
+      fail_unless (out.n_vectors > 0);
+      fail_unless ((gint64) out.vector_times[0] >= (gint64) out.time - 60 * MS);
+      fail_unless (out.vector_times[out.n_vectors - 1] <=
+          (gint64) (out.time + 60 * MS));
+      gst_sample_unref (out.lead);
+      items++;
+    }
+    fail_unless_equals_int (result, ROBOCACHE_ALIGN_END);
+    fail_unless_equals_int (items, 3);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+  }
+  robocache_align_free (align);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Leads at 100, 200 and 300 ms, vectors every 40 ms with 200 missing
  * and 40 late,
  * frames at 90, 130, 210, 260 ms, one untimed buffer in each stream; a
@@ -1040,6 +1184,9 @@ embed_suite (void)
   tcase_add_test (tc, test_voxels_info_n);
   tcase_add_test (tc, test_merge_order);
   tcase_add_test (tc, test_merge_gap);
+  tcase_add_test (tc, test_merge_before_start);
+  tcase_add_test (tc, test_merge_restart);
+  tcase_add_test (tc, test_align_restart);
   tcase_add_test (tc, test_align_windows);
   tcase_add_test (tc, test_align_drop_out);
   tcase_add_test (tc, test_align_waiting);
