@@ -16,7 +16,12 @@
 
 G_BEGIN_DECLS
 
-/* Errors of this API (domain ROBOCACHE_ERROR). */
+/* Errors of this API (domain ROBOCACHE_ERROR): input that may come from
+ * outside (a message's fields, a stream's caps) fails with a GError.
+ * NULL where a pointer is required is a programming error instead: it is
+ * reported as a critical (g_return_val_if_fail) and the call returns
+ * NULL, FALSE or 0 without doing anything; pointers that may be NULL say
+ * so. */
 #define ROBOCACHE_ERROR (robocache_error_quark ())
 GQuark robocache_error_quark (void);
 

@@ -139,12 +139,14 @@ robocache_align_free (RobocacheAlign * align)
 void
 robocache_align_set_patience (RobocacheAlign * align, GstClockTime patience)
 {
+  g_return_if_fail (align != NULL);
   align->patience = patience;
 }
 
 guint64
 robocache_align_get_untimed (const RobocacheAlign * align)
 {
+  g_return_val_if_fail (align != NULL, 0);
   return align->untimed;
 }
 

@@ -118,6 +118,7 @@ robocache_points_buffer_new_rows (const guint8 * data, guint width,
   GstBuffer *buf;
   GstMapInfo map;
 
+  g_return_val_if_fail (data != NULL || row == 0 || height == 0, NULL);
   g_return_val_if_fail (row_step >= row, NULL);
   if (row_step == row)
     return robocache_points_buffer_new (data, row * height, pts);
@@ -214,6 +215,8 @@ robocache_image_info_from_ros (const gchar * encoding, guint width,
   GstVideoFormat format = GST_VIDEO_FORMAT_UNKNOWN;
   guint row;
 
+  g_return_val_if_fail (info != NULL, FALSE);
+
   for (guint i = 0; i < G_N_ELEMENTS (image_encodings); i++) {
     if (g_strcmp0 (encoding, image_encodings[i].encoding) == 0)
       format = image_encodings[i].format;
@@ -283,6 +286,7 @@ robocache_voxels_info_from_caps (const GstCaps * caps,
   guint n_features = 0;
   GError *perr = NULL;
 
+  g_return_val_if_fail (info != NULL, FALSE);
   memset (info, 0, sizeof (*info));
   if (!gst_robocache_voxels_caps_parse (caps, &grid, &n_features, &perr)) {
     g_set_error_literal (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
@@ -304,6 +308,7 @@ robocache_voxels_info_from_caps (const GstCaps * caps,
 gsize
 robocache_voxels_size (const RobocacheVoxelsInfo * info)
 {
+  g_return_val_if_fail (info != NULL, 0);
   switch (info->mode) {
     case RC_VOXEL_OCCUPANCY:
       return (info->n_voxels + 3) & ~(guint64) 3;
@@ -436,6 +441,7 @@ robocache_time_map_to_ros (const RobocacheTimeMap * map, GstClockTime running,
 {
   gint64 ns;
 
+  g_return_val_if_fail (sec != NULL && nsec != NULL, FALSE);
   if (!map || !map->valid || !GST_CLOCK_TIME_IS_VALID (running) ||
       running > G_MAXINT64)
     return FALSE;

@@ -657,6 +657,56 @@ GST_START_TEST (test_merge_gap)
 
 GST_END_TEST;
 
+/* NULL where a pointer is required: a critical and a refusal, never a
+ * crash. */
+GST_START_TEST (test_null_args_n)
+{
+  GstCaps *caps = gst_caps_from_string (GST_ROBOCACHE_VOXELS_MEDIA_TYPE
+      ",layout=dense,mode=occupancy,format=uint8,grid-x=2,grid-y=2,"
+      "grid-z=2,origin-x=0.0,origin-y=0.0,origin-z=0.0,voxel-size-x=1.0,"
+      "voxel-size-y=1.0,voxel-size-z=1.0");
+  GstElement *sink = gst_element_factory_make ("appsink", NULL);
+  RobocacheAlign *align = robocache_align_new (sink, NULL, NULL, 0, 0);
+  RobocacheTimeMap map;
+  guint32 sec;
+  gboolean ok = TRUE;
+  GstBuffer *buf = NULL;
+  gsize size = 1;
+
+  fail_unless (caps != NULL && align != NULL);
+  ASSERT_CRITICAL (ok = robocache_voxels_info_from_caps (caps, NULL, NULL));
+  fail_if (ok);
+  ASSERT_CRITICAL (size = robocache_voxels_size (NULL));
+  fail_unless_equals_int (size, 0);
+  ASSERT_CRITICAL (buf = robocache_points_buffer_new_rows (NULL, 2, 2, 16,
+          40, 0));
+  fail_unless (buf == NULL);
+  robocache_time_map_init (&map, 10, 0, 0);
+  ok = TRUE;
+  ASSERT_CRITICAL (ok = robocache_time_map_to_ros (&map, 5, NULL, NULL));
+  fail_if (ok);
+  ok = TRUE;
+  ASSERT_CRITICAL (ok = robocache_time_map_to_ros (&map, 5, &sec, NULL));
+  fail_if (ok);
+  ok = TRUE;
+  ASSERT_CRITICAL (ok = robocache_image_info_from_ros ("rgb8", 2, 2, 6,
+          NULL, NULL));
+  fail_if (ok);
+  ASSERT_CRITICAL (robocache_align_set_patience (NULL, 0));
+  size = 1;
+  ASSERT_CRITICAL (size = robocache_align_get_untimed (NULL));
+  fail_unless_equals_int (size, 0);
+  /* Empty rows need no data. */
+  buf = robocache_points_buffer_new_rows (NULL, 0, 2, 16, 40, 0);
+  fail_unless (buf != NULL);
+  gst_buffer_unref (buf);
+  robocache_align_free (align);
+  gst_object_unref (sink);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* Two joint sources, 10 and 4 buffers, not live. */
 static GstElement *
 joints_pipeline (GstElement * sinks[2])
@@ -1182,6 +1232,7 @@ embed_suite (void)
   tcase_add_test (tc, test_image_encoding_n);
   tcase_add_test (tc, test_joints_n);
   tcase_add_test (tc, test_voxels_info_n);
+  tcase_add_test (tc, test_null_args_n);
   tcase_add_test (tc, test_merge_order);
   tcase_add_test (tc, test_merge_gap);
   tcase_add_test (tc, test_merge_before_start);
