@@ -351,9 +351,14 @@ array_caps (GstCaps * caps, gboolean times, GError ** error)
 
   if (!caps || !GST_IS_CAPS (caps) || gst_caps_get_size (caps) != 1 ||
       !gst_caps_is_fixed (caps)) {
+    /* g_set_error formats with GLib's printf, which knows nothing of
+     * GST_PTR_FORMAT: the caps go in as text. */
+    gchar *text = caps == NULL ? g_strdup ("no caps") : !GST_IS_CAPS (caps)
+        ? g_strdup ("something that is not caps") : gst_caps_to_string (caps);
+
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
-        "the buffer's caps must be fixed (one structure); got %"
-        GST_PTR_FORMAT, caps);
+        "the buffer's caps must be fixed (one structure); got %s", text);
+    g_free (text);
     return NULL;
   }
   st = gst_caps_get_structure (caps, 0);

@@ -707,6 +707,34 @@ GST_START_TEST (test_null_args_n)
 
 GST_END_TEST;
 
+/* Caps that are not fixed, or none: the error holds the caps as text (not
+ * a pointer printed by a printf that knows no GST_PTR_FORMAT). */
+GST_START_TEST (test_array_unfixed_caps_n)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 8, NULL);
+  GstCaps *caps = gst_caps_from_string (GST_ROBOCACHE_VECTORS_MEDIA_TYPE
+      ",channels=1,format={float32,float64},layout=sample");
+  rc_dl_managed_tensor *array = NULL;
+  GError *err = NULL;
+  const gchar *c;
+
+  fail_if (robocache_buffer_to_array (buf, caps, &array, &err));
+  fail_unless (err != NULL);
+  fail_unless (strstr (err->message, "format=(string){ float32, float64 }")
+      != NULL, "%s", err->message);
+  for (c = err->message; *c; c++)
+    fail_if ((guchar) * c < 0x20, "control byte in \"%s\"", err->message);
+  g_clear_error (&err);
+  fail_if (robocache_buffer_to_array (buf, NULL, &array, &err));
+  fail_unless (strstr (err->message, "got no caps") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
 /* Two joint sources, 10 and 4 buffers, not live. */
 static GstElement *
 joints_pipeline (GstElement * sinks[2])
@@ -1233,6 +1261,7 @@ embed_suite (void)
   tcase_add_test (tc, test_joints_n);
   tcase_add_test (tc, test_voxels_info_n);
   tcase_add_test (tc, test_null_args_n);
+  tcase_add_test (tc, test_array_unfixed_caps_n);
   tcase_add_test (tc, test_merge_order);
   tcase_add_test (tc, test_merge_gap);
   tcase_add_test (tc, test_merge_before_start);
