@@ -107,6 +107,7 @@ typedef struct
   GstRobocacheScratch device_out;
   GstRobocacheScratch device_scratch;
   GstRobocacheScratch device_overlay;
+  gchar *last_refusal;          /* posted once, not at every re-send */
 } State;
 
 struct _GstRobocacheBev
@@ -246,10 +247,31 @@ feature_index (const gchar * wanted, const gchar * names)
   return found;
 }
 
-/* Fills @p from the grid caps and the settings; FALSE with an error that
- * names what cannot be drawn and what can. */
+/* Posts a refusal of caps as an element error once: the base transform
+ * tries set_caps again with every buffer that follows a refusal, and
+ * would post the same error each time. */
+static void
+post_refusal (GstRobocacheBev * self, GQuark domain, gint code,
+    gchar * text, gchar * debug)
+{
+  State *st = &self->state;
+
+  if (st->last_refusal && g_str_equal (st->last_refusal, text)) {
+    g_free (text);
+    g_free (debug);
+    return;
+  }
+  g_free (st->last_refusal);
+  st->last_refusal = g_strdup (text);
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain,
+      code, text, debug, __FILE__, GST_FUNCTION, __LINE__);
+}
+
+/* Fills @p from the grid caps and the settings; FALSE with @why (to free)
+ * naming what cannot be drawn and what can. */
 static gboolean
-params_from_caps (GstRobocacheBev * self, GstCaps * caps, rc_bev_params * p)
+params_from_caps (GstRobocacheBev * self, GstCaps * caps, rc_bev_params * p,
+    gchar ** why)
 {
   const GstStructure *s = gst_caps_get_structure (caps, 0);
   Settings *set = &self->settings;
@@ -260,14 +282,14 @@ params_from_caps (GstRobocacheBev * self, GstCaps * caps, rc_bev_params * p)
 
   memset (p, 0, sizeof (*p));
   if (!gst_robocache_voxels_caps_parse (caps, &p->grid, &n_features, &error)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", error->message), (NULL));
+    *why = g_strdup (error->message);
     g_clear_error (&error);
     return FALSE;
   }
   if (p->grid.dims[0] > RC_BEV_MAX_SIZE || p->grid.dims[1] > RC_BEV_MAX_SIZE) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("a grid of %u x %u columns is "
-            "too large to draw: grid-x and grid-y up to %d are accepted",
-            p->grid.dims[0], p->grid.dims[1], RC_BEV_MAX_SIZE), (NULL));
+    *why = g_strdup_printf ("a grid of %u x %u columns is too large to "
+        "draw: grid-x and grid-y up to %d are accepted", p->grid.dims[0],
+        p->grid.dims[1], RC_BEV_MAX_SIZE);
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
@@ -275,10 +297,9 @@ params_from_caps (GstRobocacheBev * self, GstCaps * caps, rc_bev_params * p)
   feature = g_strdup (set->feature);
   GST_OBJECT_UNLOCK (self);
   if (p->value == RC_BEV_FEATURE && p->grid.mode != RC_VOXEL_MEAN) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("value=feature draws mean "
-            "grids only, and this grid is mode=%s: value=density or "
-            "value=height draw it", gst_robocache_voxel_mode_to_string
-            (p->grid.mode)), (NULL));
+    *why = g_strdup_printf ("value=feature draws mean grids only, and this "
+        "grid is mode=%s: value=density or value=height draw it",
+        gst_robocache_voxel_mode_to_string (p->grid.mode));
     g_free (feature);
     return FALSE;
   }
@@ -287,9 +308,8 @@ params_from_caps (GstRobocacheBev * self, GstCaps * caps, rc_bev_params * p)
 
     index = feature_index (feature, names);
     if (index < 0 || (guint) index >= n_features) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("feature \"%s\" is not one "
-              "of the grid's features (%s)", feature, names ? names : ""),
-          (NULL));
+      *why = g_strdup_printf ("feature \"%s\" is not one of the grid's "
+          "features (%s)", feature, names ? names : "");
       g_free (feature);
       return FALSE;
     }
@@ -419,21 +439,35 @@ gst_robocache_bev_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   rc_bev_params *p = &st->params;
   gdouble rings, bar;
   gboolean ego;
+  gchar *why = NULL;
 
-  if (!params_from_caps (self, incaps, p))
+  if (!params_from_caps (self, incaps, p, &why)) {
+    post_refusal (self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, why,
+        NULL);
     return FALSE;
+  }
   if (!gst_video_info_from_caps (&st->out_info, outcaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("bad output caps %"
-            GST_PTR_FORMAT, outcaps), (NULL));
+    gchar *text = gst_caps_to_string (outcaps);
+
+    post_refusal (self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        g_strdup_printf ("bad output caps %s", text), NULL);
+    g_free (text);
     return FALSE;
   }
   p->width = GST_VIDEO_INFO_WIDTH (&st->out_info);
   p->height = GST_VIDEO_INFO_HEIGHT (&st->out_info);
   if (rc_bev_check (p) != RC_OK) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("cannot draw %"
-            GST_PTR_FORMAT " as %" GST_PTR_FORMAT, incaps, outcaps), (NULL));
+    gchar *in = gst_caps_to_string (incaps);
+    gchar *out = gst_caps_to_string (outcaps);
+
+    post_refusal (self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        g_strdup_printf ("cannot draw %s as %s", in, out), NULL);
+    g_free (in);
+    g_free (out);
     return FALSE;
   }
+  /* Caps drawn: a later refusal, even one said before, is news. */
+  g_clear_pointer (&st->last_refusal, g_free);
   st->in_size = rc_bev_input_size (p);
   st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
   GST_OBJECT_LOCK (self);
@@ -498,6 +532,7 @@ gst_robocache_bev_stop (GstBaseTransform * trans)
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   g_free (st->overlay);
   g_free (st->host_scratch);
+  g_free (st->last_refusal);
   memset (st, 0, sizeof (*st));
   st->gpu = gpu;
   return TRUE;

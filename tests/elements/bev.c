@@ -173,6 +173,46 @@ GST_START_TEST (test_feature_of_count_grid_n)
 
 GST_END_TEST;
 
+/* One refused caps, one error: the base transform tries set_caps again
+ * with every buffer that follows, and each try posted the error again. */
+GST_START_TEST (test_refusal_posted_once_n)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachelidarsrc num-buffers=5 "
+      "points-per-sweep=1024 ! robocachevoxelize backend=cpu mode=count "
+      "dims=\"<16,16,4>\" ! robocachebev name=b backend=cpu value=feature "
+      "! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  guint n = 0;
+
+  fail_unless (pipeline != NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  /* Every error the run brings, until the bus has been quiet a while. */
+  while ((msg = gst_bus_timed_pop_filtered (bus, n ? 500 * GST_MSECOND :
+              30 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS))) {
+    gboolean eos = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+
+    if (!eos && g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "b")) {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      fail_unless (strstr (err->message, "value=feature draws mean grids "
+              "only") != NULL, "%s", err->message);
+      g_clear_error (&err);
+      n++;
+    }
+    gst_message_unref (msg);
+    if (eos)
+      break;
+  }
+  fail_unless_equals_int (n, 1);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_unknown_feature_n)
 {
   rc_voxel_grid g = { {0, 0, 0}, {1, 1, 1}, {4, 4, 2}, RC_VOXEL_MEAN };
@@ -352,6 +392,7 @@ bev_suite (void)
   tcase_add_test (tc, test_default_size_and_aspect);
   tcase_add_test (tc, test_feature_of_count_grid_n);
   tcase_add_test (tc, test_unknown_feature_n);
+  tcase_add_test (tc, test_refusal_posted_once_n);
   tcase_add_test (tc, test_grid_too_large_n);
   tcase_add_test (tc, test_all_nan_means);
   tcase_add_test (tc, test_lidar_to_png);
