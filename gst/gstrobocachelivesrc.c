@@ -43,6 +43,9 @@ typedef struct
    * object lock since the latency query reads them too. */
   gboolean configured;
   GstRobocacheLiveSrcConfig config;
+  /* The latency last answered (GST_CLOCK_TIME_NONE: none yet), under the
+   * object lock: a change from it is posted as a LATENCY message. */
+  GstClockTime answered;
   guint64 n_samples;            /* nominal index of the next sample */
 } GstRobocacheLiveSrcPrivate;
 
@@ -154,6 +157,7 @@ gst_robocache_live_src_init (GstRobocacheLiveSrc * self)
 
   priv->is_live = DEFAULT_IS_LIVE;
   priv->seed = DEFAULT_SEED;
+  priv->answered = GST_CLOCK_TIME_NONE;
 
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_live (GST_BASE_SRC (self), DEFAULT_IS_LIVE);
@@ -186,13 +190,43 @@ gst_robocache_live_src_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* One period of the stream's rate once caps are set, else of the rate
+ * property (what set_caps will take).  Object lock held. */
+static GstClockTime
+current_latency (GstRobocacheLiveSrcPrivate * priv)
+{
+  gint n = priv->configured ? priv->config.rate_n : priv->rate_n;
+  gint d = priv->configured ? priv->config.rate_d : priv->rate_d;
+
+  return n > 0 ? gst_util_uint64_scale (GST_SECOND, d, n) : 0;
+}
+
+/* Posts a LATENCY message when the latency is no longer the one answered,
+ * so that the pipeline queries it again and sets its own. */
+static void
+post_latency_if_changed (GstRobocacheLiveSrc * self)
+{
+  GstRobocacheLiveSrcPrivate *priv = GET_PRIV (self);
+  gboolean changed;
+
+  GST_OBJECT_LOCK (self);
+  changed = priv->answered != GST_CLOCK_TIME_NONE
+      && priv->answered != current_latency (priv);
+  GST_OBJECT_UNLOCK (self);
+  if (changed && gst_base_src_is_live (GST_BASE_SRC (self))) {
+    GST_DEBUG_OBJECT (self, "latency changed");
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  }
+}
+
 static void
 gst_robocache_live_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstRobocacheLiveSrcPrivate *priv =
       GET_PRIV (GST_ROBOCACHE_LIVE_SRC (object));
-  gboolean set_live = FALSE;
+  gboolean set_live = FALSE, set_rate = FALSE;
 
   /* The subclass's own, which it registered as fields. */
   if (prop_id > GST_ROBOCACHE_LIVE_SRC_PROP_LAST) {
@@ -209,6 +243,7 @@ gst_robocache_live_src_set_property (GObject * object, guint prop_id,
     case PROP_RATE:
       priv->rate_n = gst_value_get_fraction_numerator (value);
       priv->rate_d = gst_value_get_fraction_denominator (value);
+      set_rate = TRUE;
       break;
     case PROP_SEED:
       priv->seed = g_value_get_uint (value);
@@ -222,6 +257,9 @@ gst_robocache_live_src_set_property (GObject * object, guint prop_id,
   /* gst_base_src_set_live() takes the object lock itself. */
   if (set_live)
     gst_base_src_set_live (GST_BASE_SRC (object), g_value_get_boolean (value));
+  /* Before caps the latency follows the property. */
+  if (set_rate)
+    post_latency_if_changed (GST_ROBOCACHE_LIVE_SRC (object));
 }
 
 static void
@@ -290,6 +328,8 @@ gst_robocache_live_src_set_caps (GstBaseSrc * bsrc, GstCaps * caps)
   priv->config = config;
   priv->configured = TRUE;
   GST_OBJECT_UNLOCK (self);
+  /* The rate may have changed since a query answered before. */
+  post_latency_if_changed (self);
 
   gst_base_src_set_blocksize (bsrc, klass->get_sample_size (self));
   return TRUE;
@@ -319,12 +359,12 @@ gst_robocache_live_src_decide_allocation (GstBaseSrc * bsrc,
   return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (bsrc, query);
 }
 
-/* One period (0 while the rate is not known yet) as the minimum, as
- * videotestsrc reports one frame: a sample is pushed at its start time but
- * only complete one period later.  No maximum: the sources make data on
- * demand and never drop it.  Also before caps, where GstBaseSrc would
- * answer a maximum of 0, which leaves an aggregator downstream no room for
- * its own latency. */
+/* One period as the minimum, as videotestsrc reports one frame: a sample
+ * is pushed at its start time but only complete one period later.  No
+ * maximum: the sources make data on demand and never drop it.  Also before
+ * caps (one period of the rate property, the one set_caps will take),
+ * where GstBaseSrc would answer a maximum of 0, which leaves an aggregator
+ * downstream no room for its own latency. */
 static gboolean
 gst_robocache_live_src_query (GstBaseSrc * bsrc, GstQuery * query)
 {
@@ -332,13 +372,11 @@ gst_robocache_live_src_query (GstBaseSrc * bsrc, GstQuery * query)
       GET_PRIV (GST_ROBOCACHE_LIVE_SRC (bsrc));
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
-    GstClockTime latency = 0;
+    GstClockTime latency;
 
     GST_OBJECT_LOCK (bsrc);
-    if (priv->configured) {
-      latency = gst_util_uint64_scale (GST_SECOND, priv->config.rate_d,
-          priv->config.rate_n);
-    }
+    latency = current_latency (priv);
+    priv->answered = latency;
     GST_OBJECT_UNLOCK (bsrc);
 
     GST_DEBUG_OBJECT (bsrc, "latency %" GST_TIME_FORMAT,

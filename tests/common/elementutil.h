@@ -98,27 +98,47 @@ run_to_end_or (GstElement * pipeline, GstClockTime timeout,
   return msg;
 }
 
-/* Before caps, a live @factory source reports no maximum latency:
- * GstBaseSrc's own answer (a maximum of 0) made an aggregator downstream
- * (robocachefuse) warn that it could not configure its latency. */
+/* Before caps, a live @factory source reports one period of its rate
+ * property as its minimum latency and no maximum: GstBaseSrc's own answer
+ * (a maximum of 0) made an aggregator downstream (robocachefuse) warn that
+ * it could not configure its latency.  A new rate posts a LATENCY message
+ * so that the pipeline asks again. */
 static inline void
 check_latency_before_caps (const gchar * factory)
 {
   GstElement *src = gst_element_factory_make (factory, NULL);
   GstPad *pad = gst_element_get_static_pad (src, "src");
+  GstBus *bus = gst_bus_new ();
   GstQuery *query = gst_query_new_latency ();
   gboolean live = FALSE;
   GstClockTime min = 1, max = 0;
+  GstMessage *msg;
 
-  g_object_set (src, "is-live", TRUE, NULL);
+  gst_element_set_bus (src, bus);
+  g_object_set (src, "is-live", TRUE, "rate", 25, 1, NULL);
   gst_element_set_state (src, GST_STATE_READY);
   fail_unless (gst_pad_query (pad, query));
   gst_query_parse_latency (query, &live, &min, &max);
   fail_unless (live);
-  fail_unless_equals_clocktime (min, 0);
+  fail_unless_equals_clocktime (min, 40 * GST_MSECOND);
   fail_unless_equals_clocktime (max, GST_CLOCK_TIME_NONE);
+  fail_if (gst_bus_pop_filtered (bus, GST_MESSAGE_LATENCY));
+
+  g_object_set (src, "rate", 50, 1, NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_LATENCY);
+  fail_unless (msg != NULL, "no LATENCY message for a new rate");
+  gst_message_unref (msg);
+  fail_unless (gst_pad_query (pad, query));
+  gst_query_parse_latency (query, &live, &min, &max);
+  fail_unless_equals_clocktime (min, 20 * GST_MSECOND);
+  /* The same rate again: nothing changed, nothing posted. */
+  g_object_set (src, "rate", 50, 1, NULL);
+  fail_if (gst_bus_pop_filtered (bus, GST_MESSAGE_LATENCY));
+
   gst_query_unref (query);
   gst_element_set_state (src, GST_STATE_NULL);
+  gst_element_set_bus (src, NULL);
+  gst_object_unref (bus);
   gst_object_unref (pad);
   gst_object_unref (src);
 }
