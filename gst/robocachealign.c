@@ -550,6 +550,29 @@ write_lead (const rc_dl_tensor * t, guint64 count,
       "float32", ret);
 }
 
+/* Whether @out's resampling request can be met, said before anything is
+ * written: the kernel's check would only say "invalid argument". */
+static gboolean
+check_targets (const RobocacheAlignOutput * out, GError ** error)
+{
+  if ((guint) out->method > RC_INTERP_CUBIC) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "interpolation method %d is unknown; accepted: %d (RC_INTERP_LINEAR), "
+        "%d (RC_INTERP_NEAREST), %d (RC_INTERP_PREVIOUS), %d "
+        "(RC_INTERP_CUBIC)", out->method, RC_INTERP_LINEAR, RC_INTERP_NEAREST,
+        RC_INTERP_PREVIOUS, RC_INTERP_CUBIC);
+    return FALSE;
+  }
+  if (out->n_targets == 0 || out->targets == NULL) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "the vectors are asked for with %s; accepted: targets holding "
+        "n_targets >= 1 times (ns, host memory), or vectors = NULL",
+        out->targets == NULL ? "targets = NULL" : "n_targets = 0");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 write_vectors (RobocacheAlign * align, const RobocacheAligned * item,
     const RobocacheAlignOutput * out, GError ** error)
@@ -682,6 +705,8 @@ robocache_align_write (RobocacheAlign * align, const RobocacheAligned * item,
         "the item has no frame; accepted: frame = NULL where it has none");
     return FALSE;
   }
+  if (out->vectors && !check_targets (out, error))
+    return FALSE;
   if (out->lead && (!(lead = sample_array (item->lead, "lead", error))
           || !check_lead (&lead->dl_tensor, out, &count, error))) {
     rc_array_free (lead);

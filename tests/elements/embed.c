@@ -1068,7 +1068,16 @@ GST_START_TEST (test_align_write)
   check_write_refused (align, &item, &bad, "CUDA device");
   bad = out;
   bad.method = 17;
-  check_write_refused (align, &item, &bad, "resampling");
+  check_write_refused (align, &item, &bad, "interpolation method 17 is "
+      "unknown; accepted: 0 (RC_INTERP_LINEAR), 1 (RC_INTERP_NEAREST), 2 "
+      "(RC_INTERP_PREVIOUS), 3 (RC_INTERP_CUBIC)");
+  bad = out;
+  bad.targets = NULL;
+  check_write_refused (align, &item, &bad, "with targets = NULL; accepted: "
+      "targets holding n_targets >= 1 times");
+  bad = out;
+  bad.n_targets = 0;
+  check_write_refused (align, &item, &bad, "with n_targets = 0");
   gst_sample_unref (item.frame);
   item.frame = NULL;
   check_write_refused (align, &item, &out, "no frame");
