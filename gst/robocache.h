@@ -83,9 +83,10 @@ GstBuffer *robocache_joints_buffer_new (const gdouble * positions,
 /* ---- sensor_msgs/Image ----------------------------------------------- */
 
 /* Video info for an Image: encoding rgb8 (RGB), bgr8 (BGR), rgba8
- * (RGBA), bgra8 (BGRA), mono8 (GRAY8) or mono16 (GRAY16_LE); @step is
- * the message's row stride (>= width * bytes per pixel).  FALSE and
- * @error on another encoding or a bad size. */
+ * (RGBA), bgra8 (BGRA), mono8 or 8UC1 (GRAY8), mono16 or 16UC1
+ * (GRAY16_LE); @step is the message's row stride (>= width * bytes per
+ * pixel, <= G_MAXINT, a multiple of 2 for 16-bit samples).  FALSE and
+ * @error on another encoding, a bad size or a bad step. */
 gboolean robocache_image_info_from_ros (const gchar * encoding, guint width,
     guint height, guint step, GstVideoInfo * info, GError ** error);
 
@@ -95,7 +96,8 @@ GstCaps *robocache_image_caps_from_ros (const gchar * encoding, guint width,
 
 /* A copy of the @height * @step bytes of @data, PTS @pts; with a
  * GstVideoMeta giving the stride when @step is not @info's default
- * stride. */
+ * stride.  A @step robocache_image_info_from_ros refuses (shorter than a
+ * row, above G_MAXINT) is a programming error (NULL, a critical). */
 GstBuffer *robocache_image_buffer_new (const GstVideoInfo * info,
     guint step, const guint8 * data, GstClockTime pts);
 

@@ -213,7 +213,8 @@ robocache_image_info_from_ros (const gchar * encoding, guint width,
     guint height, guint step, GstVideoInfo * info, GError ** error)
 {
   GstVideoFormat format = GST_VIDEO_FORMAT_UNKNOWN;
-  guint row;
+  guint64 row64;
+  guint sample;
 
   g_return_val_if_fail (info != NULL, FALSE);
 
@@ -222,9 +223,16 @@ robocache_image_info_from_ros (const gchar * encoding, guint width,
       format = image_encodings[i].format;
   }
   if (format == GST_VIDEO_FORMAT_UNKNOWN) {
+    /* Listed from the table, so that the message names every one. */
+    GString *accepted = g_string_new (NULL);
+
+    for (guint i = 0; i < G_N_ELEMENTS (image_encodings); i++)
+      g_string_append_printf (accepted, "%s%s", i ? ", " : "",
+          image_encodings[i].encoding);
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_UNSUPPORTED,
-        "image encoding \"%s\" is not supported (rgb8, bgr8, rgba8, bgra8, "
-        "mono8, mono16 are)", GST_STR_NULL (encoding));
+        "image encoding \"%s\" is not supported; accepted: %s",
+        GST_STR_NULL (encoding), accepted->str);
+    g_string_free (accepted, TRUE);
     return FALSE;
   }
   if (width == 0 || height == 0 || width > G_MAXINT || height > G_MAXINT ||
@@ -233,10 +241,28 @@ robocache_image_info_from_ros (const gchar * encoding, guint width,
         "bad image size %ux%u", width, height);
     return FALSE;
   }
-  row = width * GST_VIDEO_FORMAT_INFO_PSTRIDE (info->finfo, 0);
-  if (step < row) {
+  /* The row in 64 bits: width x bytes per pixel may pass G_MAXUINT. */
+  row64 = (guint64) width * GST_VIDEO_FORMAT_INFO_PSTRIDE (info->finfo, 0);
+  sample = (GST_VIDEO_FORMAT_INFO_BITS (info->finfo) + 7) / 8;
+  if (step < row64) {
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
-        "image step %u is below width x bytes per pixel (%u)", step, row);
+        "image step %u is below width x bytes per pixel (%" G_GUINT64_FORMAT
+        ")", step, row64);
+    return FALSE;
+  }
+  /* GStreamer's strides are gint. */
+  if (step > G_MAXINT) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "image step %u is above %d bytes, the largest row stride accepted",
+        step, G_MAXINT);
+    return FALSE;
+  }
+  /* A row of 16-bit samples starts on a sample: an array over the buffer
+   * has its row stride in samples. */
+  if (step % sample != 0) {
+    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
+        "image step %u of %s is not a multiple of its %u-byte samples",
+        step, encoding, sample);
     return FALSE;
   }
   return TRUE;
@@ -261,6 +287,10 @@ robocache_image_buffer_new (const GstVideoInfo * info, guint step,
   GstBuffer *buf;
 
   g_return_val_if_fail (info != NULL && data != NULL, NULL);
+  /* Steps robocache_image_info_from_ros refuses: a row longer than the
+   * step, or a stride GStreamer's gint cannot hold. */
+  g_return_val_if_fail (step >= (guint64) GST_VIDEO_INFO_WIDTH (info) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, 0) && step <= G_MAXINT, NULL);
 
   buf = gst_buffer_new_memdup (data, (gsize) step * GST_VIDEO_INFO_HEIGHT
       (info));

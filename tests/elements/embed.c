@@ -460,6 +460,50 @@ GST_START_TEST (test_image_encoding_n)
 
 GST_END_TEST;
 
+/* Steps that would fail or overflow later are refused up front: an odd
+ * step of 16-bit samples, a step above G_MAXINT (a negative gint stride);
+ * robocache_image_buffer_new refuses a step shorter than a row.  The
+ * unsupported-encoding error lists every accepted encoding. */
+GST_START_TEST (test_image_step_n)
+{
+  GError *err = NULL;
+  GstVideoInfo info;
+  GstBuffer *buf = NULL;
+  guint8 data[64] = { 0, };
+
+  fail_if (robocache_image_info_from_ros ("mono16", 4, 4, 9, &info, &err));
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID));
+  fail_unless (strstr (err->message, "not a multiple of its 2-byte samples")
+      != NULL, "%s", err->message);
+  g_clear_error (&err);
+  fail_if (robocache_image_info_from_ros ("16UC1", 4, 4, 9, &info, &err));
+  g_clear_error (&err);
+  fail_unless (robocache_image_info_from_ros ("mono16", 4, 4, 10, &info,
+          &err));
+  fail_unless (robocache_image_info_from_ros ("mono8", 4, 4, 7, &info, &err));
+
+  fail_if (robocache_image_info_from_ros ("mono8", 4, 4,
+          (guint) G_MAXINT + 1, &info, &err));
+  fail_unless (g_error_matches (err, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID));
+  fail_unless (strstr (err->message, "the largest row stride") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+
+  fail_unless (robocache_image_info_from_ros ("rgb8", 4, 4, 12, &info, &err));
+  ASSERT_CRITICAL (buf = robocache_image_buffer_new (&info, 2, data, 0));
+  fail_unless (buf == NULL);
+  buf = robocache_image_buffer_new (&info, 16, data, 0);
+  fail_unless (buf != NULL);
+  gst_buffer_unref (buf);
+
+  fail_if (robocache_image_info_from_ros ("bgr16", 4, 4, 24, &info, &err));
+  fail_unless (strstr (err->message, "accepted: rgb8, bgr8, rgba8, bgra8, "
+          "mono8, 8UC1, mono16, 16UC1") != NULL, "%s", err->message);
+  g_clear_error (&err);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_joints_n)
 {
   static const gchar *const comma[] = { "a", "b,c" };
@@ -1267,6 +1311,7 @@ embed_suite (void)
   tcase_add_test (tc, test_points_huge_offset_n);
   tcase_add_test (tc, test_points_no_xyz_n);
   tcase_add_test (tc, test_image_encoding_n);
+  tcase_add_test (tc, test_image_step_n);
   tcase_add_test (tc, test_joints_n);
   tcase_add_test (tc, test_voxels_info_n);
   tcase_add_test (tc, test_null_args_n);
