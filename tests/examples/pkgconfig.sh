@@ -11,7 +11,15 @@ build=$1
 src=$2
 shift 2
 if ! command -v pkg-config > /dev/null; then
-  echo "pkg-config not found"; exit 77
+  echo "SKIP: pkg-config not found"; exit 77
+fi
+# GStreamer's development files (a machine with its libraries alone, as
+# the GPU machine has them, cannot build an application).
+if ! pkg-config --exists gstreamer-1.0 gstreamer-video-1.0 \
+    gstreamer-app-1.0; then
+  echo "SKIP: GStreamer's development files (gstreamer-1.0.pc," \
+    "gstreamer-video-1.0.pc, gstreamer-app-1.0.pc) are not installed"
+  exit 77
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
