@@ -495,6 +495,18 @@ update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
   self->state.stream_names = g_string_free (names, FALSE);
 }
 
+/* GstAggregator's negotiation would fixate the src template before the
+ * first tick (framerate 0/1, no streams) and send those caps first; the
+ * caps name the streams, known at a tick, where update_src_caps sets
+ * them.  Until then the base class waits. */
+static GstFlowReturn
+gst_robocache_fuse_update_src_caps (GstAggregator * agg, GstCaps * downstream,
+    GstCaps ** caps)
+{
+  *caps = NULL;
+  return GST_AGGREGATOR_FLOW_NEED_DATA;
+}
+
 /* Reports the longest wait a tick may need: the largest sample interval
  * seen on any pad, each bounded by its max-age. */
 static void
@@ -958,6 +970,8 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_set_context);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_robocache_fuse_aggregate);
   agg_class->clip = GST_DEBUG_FUNCPTR (gst_robocache_fuse_clip);
+  agg_class->update_src_caps =
+      GST_DEBUG_FUNCPTR (gst_robocache_fuse_update_src_caps);
   agg_class->get_next_time =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_get_next_time);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_robocache_fuse_sink_event);

@@ -396,6 +396,50 @@ offline_run (void)
   return sum;
 }
 
+static GstPadProbeReturn
+check_caps_event (GstPad * pad, GstPadProbeInfo * info, gpointer n_caps)
+{
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+  GstCaps *caps;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    gchar *text;
+
+    gst_event_parse_caps (event, &caps);
+    text = gst_caps_to_string (caps);
+    fail_unless (gst_structure_has_field (gst_caps_get_structure (caps, 0),
+            "streams"), "caps without streams: %s", text);
+    g_free (text);
+    (*(guint *) n_caps)++;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Every caps event downstream names the streams: none of the template
+ * fixated before the first tick (framerate 0/1, no streams). */
+GST_START_TEST (test_caps_name_streams)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=25/1 "
+      "! appsink name=sink sync=false "
+      "robocachejointsrc num-buffers=20 ! f.sink_0", NULL);
+  GstPad *src = gst_element_get_static_pad (by_name (pipeline, "f"), "src");
+  GPtrArray *out;
+  guint n_caps = 0;
+
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      check_caps_event, &n_caps, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  out = pull_all (by_name (pipeline, "sink"), 100);
+  fail_unless (out->len > 0);
+  fail_unless_equals_int (n_caps, 1);
+  g_ptr_array_unref (out);
+  gst_object_unref (src);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_offline_deterministic)
 {
   GChecksum *a = offline_run (), *b = offline_run ();
@@ -1137,6 +1181,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_staleness_and_drop);
   tcase_add_test (tc, test_master_pad);
   tcase_add_test (tc, test_offline_deterministic);
+  tcase_add_test (tc, test_caps_name_streams);
   tcase_add_test (tc, test_zero_copy_three_sensors);
   tcase_add_test (tc, test_pillars_carried);
   tcase_add_test (tc, test_memory_referenced);
