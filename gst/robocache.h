@@ -229,13 +229,15 @@ gboolean robocache_pipeline_use_cuda_device (GstElement * pipeline,
  * as soon as it is pulled.  Not thread-safe: one consumer.
  * robocache.Pipeline iterates with it.
  *
- * An appsink counts as ended only when it runs (PAUSED or PLAYING) and is
- * at EOS: one not started yet is waited for, so the merge may be asked
- * before the pipeline plays.  Restarts: an ended appsink stays ended while
- * the pipeline is stopped (END again); once it runs a new stream (the
- * pipeline back to NULL or READY, then playing; or a flushing seek) it
- * takes part again, so one merge serves run after run.  Stopping an
- * appsink before its EOS drops the sample held of it. */
+ * An appsink counts as ended when it runs (PAUSED or PLAYING) and is at
+ * EOS, or when it stops after it ran: one not started yet is waited for,
+ * so the merge may be asked before the pipeline plays, and a pipeline
+ * stopped from another thread ends a wait without a timeout (END).
+ * Restarts: an ended appsink stays ended while the pipeline is stopped
+ * (END again); once it runs a new stream (the pipeline back to NULL or
+ * READY, then playing; or a flushing seek) it takes part again, so one
+ * merge serves run after run.  Stopping an appsink before its EOS drops
+ * the sample held of it. */
 typedef struct _RobocacheMerge RobocacheMerge;
 
 typedef enum

@@ -7,10 +7,12 @@
  *
  * gst_app_sink_is_eos () is also TRUE for an appsink that is not started
  * (before the pipeline leaves READY, or after it went back), so an input
- * counts as ended only when its appsink runs and says EOS; one that is not
- * started yet is waited for.  An ended input stays ended until its appsink
- * runs a new stream (the pipeline restarted, or a flushing seek), and then
- * takes part again. */
+ * counts as ended when its appsink runs and says EOS, or when it stops
+ * after it ran (its stream is over: a node stopping its pipeline from
+ * another thread ends a wait without a timeout); one not started yet is
+ * waited for.  An ended input stays ended until its appsink runs a new
+ * stream (the pipeline restarted, or a flushing seek), and then takes
+ * part again. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -30,6 +32,7 @@ typedef struct
   /* The end of the last GAP: no buffer before it is to come. */
   GstClockTime reached;
   gboolean eos;
+  gboolean ran;                 /* its appsink ran since it last stopped */
 } MergeInput;
 
 struct _RobocacheMerge
@@ -115,8 +118,8 @@ sink_ended (GstAppSink * sink)
 }
 
 /* Follows the appsink's restarts: a stopped appsink flushed its stream, so
- * what is held of it goes too; an ended input whose appsink runs a new
- * stream takes part again. */
+ * what is held of it goes too, and one that ran has ended; an ended input
+ * whose appsink runs a new stream takes part again. */
 static void
 input_follow (MergeInput * input)
 {
@@ -127,9 +130,13 @@ input_follow (MergeInput * input)
     if (!input->eos) {
       g_clear_pointer (&input->head, gst_sample_unref);
       input->reached = GST_CLOCK_TIME_NONE;
+      input->eos = input->ran;
     }
+    input->ran = FALSE;
     return;
   }
+  if (run == SINK_RUNNING)
+    input->ran = TRUE;
   if (input->eos && (run == SINK_STARTING
           || !gst_app_sink_is_eos (input->sink))) {
     input->eos = FALSE;

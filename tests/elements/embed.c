@@ -857,6 +857,42 @@ GST_START_TEST (test_merge_before_start)
 
 GST_END_TEST;
 
+static gpointer
+stop_later (gpointer pipeline)
+{
+  g_usleep (200 * G_TIME_SPAN_MILLISECOND);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  return NULL;
+}
+
+/* A live pipeline stopped from another thread (a node shutting down)
+ * while the merge waits without a timeout ends the merge: END, not a wait
+ * for a start that will not come. */
+GST_START_TEST (test_merge_stopped_while_waiting)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachejointsrc is-live=true "
+      "rate=10 ! appsink name=a sync=false", NULL);
+  GstElement *sink = by_name (pipeline, "a");
+  RobocacheMerge *merge = robocache_merge_new (&sink, 1);
+  RobocacheMergeResult result;
+  GstSample *sample;
+  GThread *thread;
+  guint index;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  thread = g_thread_new ("stop-later", stop_later, pipeline);
+  while ((result = robocache_merge_next (merge, GST_CLOCK_TIME_NONE,
+              &sample, &index)) == ROBOCACHE_MERGE_SAMPLE)
+    gst_sample_unref (sample);
+  fail_unless_equals_int (result, ROBOCACHE_MERGE_END);
+  fail_unless (robocache_merge_ended (merge, 0));
+  g_thread_join (thread);
+  robocache_merge_free (merge);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* After END, the merge stays at END while the pipeline is stopped; a
  * restart brings the new run's samples through the same merge. */
 GST_START_TEST (test_merge_restart)
@@ -1320,6 +1356,7 @@ embed_suite (void)
   tcase_add_test (tc, test_merge_gap);
   tcase_add_test (tc, test_merge_before_start);
   tcase_add_test (tc, test_merge_restart);
+  tcase_add_test (tc, test_merge_stopped_while_waiting);
   tcase_add_test (tc, test_align_restart);
   tcase_add_test (tc, test_align_windows);
   tcase_add_test (tc, test_align_drop_out);
