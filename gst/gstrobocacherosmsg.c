@@ -186,6 +186,17 @@ points_layout_problem (const RcPointCloud2 * msg)
   return problem;
 }
 
+/* The header's frame_id in @caps ("frame-id", which robocachemcapsink
+ * writes back), so that a recording played into a recorder keeps its
+ * frames. */
+static void
+add_frame_id (GstCaps * caps, const RcRosHeader * header)
+{
+  if (header->frame_id && header->frame_id[0])
+    gst_caps_set_simple (caps, "frame-id", G_TYPE_STRING, header->frame_id,
+        NULL);
+}
+
 /* Points caps with the cloud's fields (points_layout_problem found none
  * wrong); a field with count > 1 becomes name_0, name_1, ... */
 static GstCaps *
@@ -275,6 +286,7 @@ points_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
     set_skip (skip, GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT, "%s", problem);
   else if (points_fit (&msg, error)) {
     *caps = points_caps (&msg);
+    add_frame_id (*caps, &msg.header);
     buf = points_copy (decoder, &msg);
   }
   g_free (problem);
@@ -332,6 +344,7 @@ joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   if (eff)
     append_names (names, &msg, ".effort");
   *caps = gst_robocache_vectors_caps_new (&info, names->str, FALSE);
+  add_frame_id (*caps, &msg.header);
   g_string_free (names, TRUE);
 
   buf = decoder_alloc (decoder, info.channels * sizeof (gdouble));
@@ -432,6 +445,7 @@ image_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   }
   gst_video_info_set_format (&vinfo, format, msg.width, msg.height);
   *caps = gst_video_info_to_caps (&vinfo);
+  add_frame_id (*caps, &msg.header);
   /* Rows as the caps lay them out: the message's data is the frame. */
   if ((gint64) msg.step == GST_VIDEO_INFO_PLANE_STRIDE (&vinfo, 0) &&
       GST_VIDEO_INFO_SIZE (&vinfo) <= msg.data_size &&

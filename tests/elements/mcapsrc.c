@@ -297,9 +297,14 @@ check_message (GstSample * sample, const gchar * line, guint64 base,
   const GstStructure *s = gst_caps_get_structure (gst_sample_get_caps
       (sample), 0);
   guint64 t = json_u64 (line, log_time ? "log_time" : "stamp");
-  gchar *sha = json_value (line, "data_sha256"), *got;
+  gchar *sha = json_value (line, "data_sha256"), *got, *frame;
 
   fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), t - base);
+  /* The frame, for a recorder downstream (robocachemcapsink). */
+  frame = json_value (line, "frame_id");
+  fail_unless_equals_string (gst_structure_get_string (s, "frame-id"),
+      frame[0] ? frame : NULL);
+  g_free (frame);
   if (gst_structure_has_name (s, GST_ROBOCACHE_VECTORS_MEDIA_TYPE)) {
     GArray *position = json_doubles (line, "position");
     GArray *velocity = json_doubles (line, "velocity");
