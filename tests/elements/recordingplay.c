@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "elementutil.h"
+#include "formats/mcap-writer.h"
+#include "formats/ros2enc.h"
+#include "formats/ros2types.h"
 #include "testutil.h"
 
 #define N_MSGS 20
@@ -554,20 +557,69 @@ GST_START_TEST (test_gaps)
 
 GST_END_TEST;
 
-/* A recording of one topic on channels of two types, /mixed (points,
- * then joints), and of one on two channels of one type, /joints: what
- * robocachemcapsink writes with two pads on one topic. */
+/* Adds a ros2msg schema of @type to @w; its id. */
+static guint16
+add_schema (RcMcapWriter * w, const gchar * type)
+{
+  const gchar *text = rc_ros2_type_definition (type);
+  guint16 id = 0;
+
+  fail_unless (rc_mcap_writer_add_schema (w, type, "ros2msg", text,
+          strlen (text), &id, NULL));
+  return id;
+}
+
+/* A recording of one topic on channels of two types, /mixed (5 clouds
+ * and 10 joint states), and of one on two channels of one type, /joints
+ * (10 joint states each): what two publishers of a topic leave, written
+ * with the format's writer (robocachemcapsink records one type a
+ * topic). */
 static void
 write_mixed_recording (void)
 {
-  record (g_strdup_printf ("robocachemcapsink name=m location=\"%s\" "
-          "base-time=1000000000000 sink_0::topic=/mixed "
-          "sink_1::topic=/mixed sink_2::topic=/joints sink_3::topic=/joints "
-          "robocachelidarsrc num-buffers=5 points-per-sweep=100 ! m.sink_0 "
-          "robocachejointsrc num-buffers=10 jitter=0 ! m.sink_1 "
-          "robocachejointsrc num-buffers=10 jitter=0 ! m.sink_2 "
-          "robocachejointsrc num-buffers=10 jitter=0 ! m.sink_3",
-          mixed_path));
+  static const gchar *names[] = { "j0", "j1" };
+  static RcPointField xyz[] = { {(gchar *) "x", 0, 7, 1},
+  {(gchar *) "y", 4, 7, 1}, {(gchar *) "z", 8, 7, 1}
+  };
+  RcMcapWriter *w = rc_mcap_writer_new (mixed_path, "ros2",
+      RC_MCAP_COMPRESSION_NONE, 1 << 16, NULL);
+  GByteArray *out = g_byte_array_new ();
+  guint16 clouds, joints, ch[4];
+  gfloat points[100 * 3];
+
+  fail_unless (w != NULL);
+  clouds = add_schema (w, "sensor_msgs/msg/PointCloud2");
+  joints = add_schema (w, "sensor_msgs/msg/JointState");
+  fail_unless (rc_mcap_writer_add_channel (w, "/mixed", "cdr", clouds, NULL,
+          &ch[0], NULL));
+  for (guint c = 1; c < 4; c++)
+    fail_unless (rc_mcap_writer_add_channel (w, c == 1 ? "/mixed" :
+            "/joints", "cdr", joints, NULL, &ch[c], NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (points); i++)
+    points[i] = (gfloat) i / 10;
+  for (guint k = 0; k < 10; k++) {
+    const guint64 t = 1000000000000 + k * 100 * GST_MSECOND;
+    gdouble position[2] = { k, -(gdouble) k };
+    RcJointState js = { {0, t, (gchar *) "base"}, 2, (gchar **) names, 2,
+      0, 0, position, NULL, NULL
+    };
+    RcPointCloud2 pc = { {0, t, (gchar *) "lidar"}, 1, 100, 3, xyz, FALSE,
+      12, 1200, (const guint8 *) points, sizeof (points), TRUE
+    };
+
+    rc_ros2_encode_joint_state (out, &js);
+    for (guint c = 1; c < 4; c++)
+      fail_unless (rc_mcap_writer_write_message (w, ch[c], k, t, t,
+              out->data, out->len, NULL));
+    if (k % 2)
+      continue;
+    rc_ros2_encode_point_cloud2 (out, &pc);
+    fail_unless (rc_mcap_writer_write_message (w, ch[0], k, t, t, out->data,
+            out->len, NULL));
+  }
+  fail_unless (rc_mcap_writer_finish (w, NULL));
+  rc_mcap_writer_free (w);
+  g_byte_array_unref (out);
 }
 
 /* @element playing the mixed recording with @props into appsink s. */
