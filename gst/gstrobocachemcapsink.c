@@ -380,6 +380,29 @@ ensure_channel (GstRobocacheMcapSink * self, GstRobocacheMcapSinkPad * pad,
     st->schema_of[kind] = id;
   }
   c.topic = pad_topic (self, pad, kind);
+  for (guint i = 0; i < st->channels->len; i++) {
+    const Channel *o = &g_array_index (st->channels, Channel, i);
+
+    if (g_strcmp0 (o->topic, c.topic) != 0)
+      continue;
+    /* ROS 2 records one type a topic, and readers (robocache's among
+     * them) refuse a topic of two. */
+    if (g_strcmp0 (o->type, type) != 0) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "topic %s already carries %s and %s would add %s to it; one type "
+          "a topic is accepted: give the stream a topic of its own (the "
+          "pad's topic property)", c.topic, o->type, GST_PAD_NAME (pad), type);
+      g_free (c.topic);
+      return FALSE;
+    }
+    /* Another stream of that type: one channel, as one publisher, so that
+     * metadata.yaml lists the topic once. */
+    g_free (c.topic);
+    pad->channel_id = o->id;
+    pad->channel_kind = kind;
+    pad->sequence = 0;
+    return TRUE;
+  }
   if (!rc_mcap_writer_add_channel (st->writer, c.topic, "cdr",
           st->schema_of[kind], metadata, &c.id, error)) {
     g_free (c.topic);
@@ -409,8 +432,14 @@ set_caps (GstRobocacheMcapSink * self, GstRobocacheMcapSinkPad * pad,
   }
   g_mutex_lock (&self->lock);
   ok = ensure_channel (self, pad, format.kind, &error);
-  if (!ok)
+  if (!ok && error->domain == GST_STREAM_ERROR) {
+    /* The stream's, not the file's: the others go on being written. */
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s: %s", GST_PAD_NAME (pad),
+            error->message), (NULL));
+    g_error_free (error);
+  } else if (!ok) {
     post_write_error (self, error);
+  }
   g_mutex_unlock (&self->lock);
   mcap_format_clear (&pad->format);
   pad->format = format;

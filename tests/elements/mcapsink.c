@@ -790,6 +790,39 @@ GST_START_TEST (test_refused_caps)
 
 GST_END_TEST;
 
+/* One type a topic, as ROS 2 records it: a second stream of another type
+ * on a topic is refused, naming both; one of the same type shares the
+ * topic's channel, and the file plays as one topic. */
+GST_START_TEST (test_one_type_a_topic)
+{
+  gchar *path = tmp_path ("one-topic.mcap");
+  gchar *desc = g_strdup_printf ("robocachemcapsink name=m location=\"%s\" "
+      "sink_0::topic=/x sink_1::topic=/x robocachejointsrc num-buffers=10 ! "
+      "m.sink_0 robocachelidarsrc num-buffers=2 points-per-sweep=100 ! "
+      "m.sink_1", path);
+  gchar *text = launch_error (desc, FALSE);
+
+  fail_unless (text != NULL, "two types recorded on /x");
+  fail_unless (strstr (text, "/x") && strstr (text, "one type a topic"),
+      "%s", text);
+  g_free (text);
+  g_free (desc);
+  desc = g_strdup_printf ("robocachemcapsink name=m location=\"%s\" "
+      "sink_0::topic=/x sink_1::topic=/x robocachejointsrc num-buffers=10 ! "
+      "m.sink_0 robocachejointsrc num-buffers=10 seed=2 ! m.sink_1", path);
+  text = launch_error (desc, FALSE);
+  fail_unless (text == NULL, "%s", text);
+  g_free (desc);
+  desc = g_strdup_printf ("robocachemcapsrc location=\"%s\" topics=/x ! "
+      "fakesink", path);
+  text = launch_error (desc, FALSE);
+  fail_unless (text == NULL, "%s", text);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static void
 check_unwritable (const gchar * location)
 {
@@ -972,6 +1005,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_stopped);
   tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_refused_caps);
+  tcase_add_test (tc, test_one_type_a_topic);
   tcase_add_test (tc, test_unwritable);
 }
 
