@@ -505,6 +505,15 @@ emit_message (gpointer user_data, guint64 stamp, GByteArray * cdr,
   State *st = &t->self->state;
   gboolean ok;
 
+  /* builtin_interfaces/Time holds int32 seconds: a later stamp would
+   * wrap to 1901 in the message while its log_time stays right. */
+  if (stamp / GST_SECOND > G_MAXINT32) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "stamp %"
+        G_GUINT64_FORMAT " ns is after 2038-01-19 03:14:07 UTC, the last "
+        "time a ROS 2 header (int32 seconds) holds: the base-time property "
+        "or the running time is too large", stamp);
+    return FALSE;
+  }
   g_mutex_lock (&t->self->lock);
   ok = st->writer && !st->finished && !st->failed;
   if (!ok)

@@ -823,6 +823,25 @@ GST_START_TEST (test_one_type_a_topic)
 
 GST_END_TEST;
 
+/* A stamp past 2038 wraps in a ROS 2 header's int32 seconds: refused,
+ * saying so, rather than written as 1901. */
+GST_START_TEST (test_stamp_after_2038_n)
+{
+  gchar *path = tmp_path ("y2040.mcap");
+  gchar *desc = g_strdup_printf ("robocachejointsrc num-buffers=3 ! "
+      "robocachemcapsink location=\"%s\" base-time=2500000000000000000",
+      path);
+  gchar *text = launch_error (desc, FALSE);
+
+  fail_unless (text != NULL, "a stamp after 2038 was written");
+  fail_unless (strstr (text, "2038") != NULL, "%s", text);
+  g_free (text);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static void
 check_unwritable (const gchar * location)
 {
@@ -1006,6 +1025,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_refused_caps);
   tcase_add_test (tc, test_one_type_a_topic);
+  tcase_add_test (tc, test_stamp_after_2038_n);
   tcase_add_test (tc, test_unwritable);
 }
 
