@@ -349,6 +349,31 @@ pad_topic (GstRobocacheMcapSink * self, GstRobocacheMcapSinkPad * pad,
       g_strdup_printf ("%s_%u", mcap_kind_topic (kind), n);
 }
 
+/* Whether @topic is a ROS 2 topic name as rosbag2 records it: "/", then
+ * tokens of letters, digits and _ joined by "/", none starting with a
+ * digit, no empty token. */
+static gboolean
+ros_topic_name (const gchar * topic)
+{
+  gboolean token_start = TRUE;
+
+  if (topic[0] != '/' || !topic[1])
+    return FALSE;
+  for (const gchar * p = topic + 1; *p; p++) {
+    if (*p == '/') {
+      if (token_start)
+        return FALSE;
+      token_start = TRUE;
+    } else if (g_ascii_isalpha (*p) || *p == '_' ||
+        (!token_start && g_ascii_isdigit (*p))) {
+      token_start = FALSE;
+    } else {
+      return FALSE;
+    }
+  }
+  return !token_start;
+}
+
 /* A channel for @pad's messages of @kind (one per pad, a new one when its
  * message type changes); with the write lock held. */
 static gboolean
@@ -380,6 +405,14 @@ ensure_channel (GstRobocacheMcapSink * self, GstRobocacheMcapSinkPad * pad,
     st->schema_of[kind] = id;
   }
   c.topic = pad_topic (self, pad, kind);
+  if (!ros_topic_name (c.topic)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "topic "
+        "\"%s\" is not a ROS 2 topic name; accepted: \"/\", then tokens of "
+        "letters, digits and _ joined by \"/\", none starting with a digit "
+        "(e.g. /velodyne_points)", c.topic);
+    g_free (c.topic);
+    return FALSE;
+  }
   for (guint i = 0; i < st->channels->len; i++) {
     const Channel *o = &g_array_index (st->channels, Channel, i);
 

@@ -823,6 +823,29 @@ GST_START_TEST (test_one_type_a_topic)
 
 GST_END_TEST;
 
+/* Topics rosbag2 could not record (or YAML would read as null) are
+ * refused, naming the topic and what is accepted. */
+GST_START_TEST (test_bad_topic_names_n)
+{
+  const gchar *bad[] = { "null", "/a:b", "/a//b", "/a/", "/1a", "/" };
+  gchar *path = tmp_path ("bad-topic.mcap");
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    gchar *desc = g_strdup_printf ("robocachemcapsink name=m "
+        "location=\"%s\" sink_0::topic=\"%s\" robocachejointsrc "
+        "num-buffers=2 ! m.sink_0", path, bad[i]);
+    gchar *text = launch_error (desc, FALSE);
+
+    fail_unless (text != NULL, "topic %s was written", bad[i]);
+    fail_unless (strstr (text, "not a ROS 2 topic name"), "%s", text);
+    g_free (text);
+    g_free (desc);
+  }
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A stamp past 2038 wraps in a ROS 2 header's int32 seconds: refused,
  * saying so, rather than written as 1901. */
 GST_START_TEST (test_stamp_after_2038_n)
@@ -1026,6 +1049,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_refused_caps);
   tcase_add_test (tc, test_one_type_a_topic);
   tcase_add_test (tc, test_stamp_after_2038_n);
+  tcase_add_test (tc, test_bad_topic_names_n);
   tcase_add_test (tc, test_unwritable);
 }
 
