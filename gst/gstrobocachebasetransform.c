@@ -113,6 +113,21 @@ gst_robocache_base_transform_get_property (GObject * object, guint prop_id,
 /* Buffers in flight                                                   */
 /* ------------------------------------------------------------------ */
 
+void
+gst_robocache_base_transform_post_refusal (GstRobocacheBaseTransform * self,
+    gchar ** last, GQuark domain, gint code, gchar * text, gchar * debug)
+{
+  if (*last && g_str_equal (*last, text)) {
+    g_free (text);
+    g_free (debug);
+    return;
+  }
+  g_free (*last);
+  *last = g_strdup (text);
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain,
+      code, text, debug, __FILE__, GST_FUNCTION, __LINE__);
+}
+
 gboolean
 gst_robocache_base_transform_upstream_live (GstBaseTransform * trans)
 {

@@ -66,6 +66,15 @@ GstRobocacheGpu *gst_robocache_base_transform_get_gpu (GstRobocacheBaseTransform
 gboolean gst_robocache_base_transform_may_offer_cuda (GstRobocacheBaseTransform
     * self);
 
+/* Posts @text (and @debug; both taken) as an element error of @domain and
+ * @code, unless it is *@last, the refusal posted before: a refused caps
+ * comes back with every buffer and renegotiation, and would post the same
+ * error each time.  *@last keeps the text; the caller clears it once caps
+ * are accepted, and frees it. */
+void gst_robocache_base_transform_post_refusal (GstRobocacheBaseTransform *
+    self, gchar ** last, GQuark domain, gint code, gchar * text,
+    gchar * debug);
+
 /* Whether upstream says it is live (a LATENCY query on @trans's sink
  * pad's peer). */
 gboolean gst_robocache_base_transform_upstream_live (GstBaseTransform *

@@ -247,24 +247,14 @@ feature_index (const gchar * wanted, const gchar * names)
   return found;
 }
 
-/* Posts a refusal of caps as an element error once: the base transform
- * tries set_caps again with every buffer that follows a refusal, and
- * would post the same error each time. */
+/* Posts a refusal of caps once (the base transform tries set_caps again
+ * with every buffer that follows a refusal). */
 static void
 post_refusal (GstRobocacheBev * self, GQuark domain, gint code,
     gchar * text, gchar * debug)
 {
-  State *st = &self->state;
-
-  if (st->last_refusal && g_str_equal (st->last_refusal, text)) {
-    g_free (text);
-    g_free (debug);
-    return;
-  }
-  g_free (st->last_refusal);
-  st->last_refusal = g_strdup (text);
-  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain,
-      code, text, debug, __FILE__, GST_FUNCTION, __LINE__);
+  gst_robocache_base_transform_post_refusal (GST_ROBOCACHE_BASE_TRANSFORM
+      (self), &self->state.last_refusal, domain, code, text, debug);
 }
 
 /* Fills @p from the grid caps and the settings; FALSE with @why (to free)

@@ -176,23 +176,14 @@ count_features (const gchar * features)
   return n;
 }
 
-/* Posts a refusal as an element error once: sticky caps and
- * renegotiations bring the same refusal again and again. */
+/* Posts a refusal once (sticky caps and renegotiations bring the same
+ * refusal again and again). */
 static void
 post_refusal (GstRobocacheVoxelize * self, GQuark domain, gint code,
     gchar * text, gchar * debug)
 {
-  State *st = &self->state;
-
-  if (st->last_refusal && g_str_equal (st->last_refusal, text)) {
-    g_free (text);
-    g_free (debug);
-    return;
-  }
-  g_free (st->last_refusal);
-  st->last_refusal = g_strdup (text);
-  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain,
-      code, text, debug, __FILE__, GST_FUNCTION, __LINE__);
+  gst_robocache_base_transform_post_refusal (GST_ROBOCACHE_BASE_TRANSFORM
+      (self), &self->state.last_refusal, domain, code, text, debug);
 }
 
 /* The grid the properties describe, and the features, or why the
