@@ -41,12 +41,18 @@ typedef struct
   const guint8 *dev;            /* on_device: the chunk on the device */
   gint64 first, last;           /* buffer times, over every trajectory */
   GstClockTime rt_first, rt_last;
-  /* The kernel's sources: the chunk, or with the previous chunk's last
-   * samples in front (n_source = n_in + 1), on the device when on_device;
-   * span_first is then their earliest time. */
+  /* The kernel's sources: the chunk, or with the samples kept from the
+   * previous chunks in front (n_prev of them, n_source = n_prev + n_in),
+   * on the device when on_device; span_first is then their earliest
+   * time. */
+  gsize n_prev;
   gsize n_source;
   gconstpointer src_t, src_v;
   gint64 span_first;
+  /* Grid times before @cut are produced; the last n_keep sources of each
+   * trajectory are kept for the later ones. */
+  gint64 cut;
+  gsize n_keep;
   guint64 k_a, k_b;             /* the grid times produced */
   gsize n_target;
 } Chunk;
@@ -94,57 +100,75 @@ read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
   return (const gint64 *) st->host_times.ptr;
 }
 
-/* Copies @batch rows of @n_in items of @size bytes from @in (device) to
- * @dst (device), each row one item further on, with the row's item of
- * @prev (one per row, in host or device memory as @prev_kind says) in the
- * gap. */
+/* Copies @batch rows of @c->n_in items of @size bytes from @in (device)
+ * to @dst (device), each row @c->n_prev items further on, with the row's
+ * items of @prev (@c->n_prev per row, in host or device memory as
+ * @prev_kind says) in the gap. */
 static rc_status
-put_previous_in_front (gpointer dst, gconstpointer prev, rc_copy_kind prev_kind,
-    gconstpointer in, guint batch, gsize n_in, gsize size, gpointer stream)
+put_previous_in_front (const Chunk * c, gpointer dst, gconstpointer prev,
+    rc_copy_kind prev_kind, gconstpointer in, gsize size, gpointer stream)
 {
-  rc_status ret = rc_device_copy_2d_async (dst, (n_in + 1) * size, prev,
-      size, size, batch, prev_kind, stream);
+  gsize row = c->n_source * size, front = c->n_prev * size;
+  rc_status ret = rc_device_copy_2d_async (dst, row, prev, front, front,
+      c->batch, prev_kind, stream);
 
   if (ret == RC_OK)
-    ret = rc_device_copy_2d_async ((guint8 *) dst + size, (n_in + 1) * size,
-        in, n_in * size, n_in * size, batch, RC_COPY_DEVICE_TO_DEVICE, stream);
+    ret = rc_device_copy_2d_async ((guint8 *) dst + front, row, in,
+        c->n_in * size, c->n_in * size, c->batch, RC_COPY_DEVICE_TO_DEVICE,
+        stream);
   return ret;
 }
 
 /* The device scratch a chunk's sources need, with the context pushed:
- * its last values, and with @extend room for the chunk with the previous
- * samples in front and those samples' times in page-locked memory. */
+ * with @extend room for the chunk with the samples kept in front and
+ * those samples' times in page-locked memory. */
 static gboolean
 ensure_source_scratch (GstRobocacheResample * self, const Chunk * c,
     gboolean extend)
 {
   State *st = &self->state;
   GstElement *element = GST_ELEMENT (self);
-  gsize ss = st->sample_size, ts = sizeof (gint64), n = c->n_in + 1;
+  gsize ss = st->sample_size, ts = sizeof (gint64), n = c->n_source;
 
-  if (!gst_robocache_gpu_ensure_device (st->gpu, element, &st->device_prev_v,
-          (gsize) c->batch * ss, "last values"))
-    return FALSE;
   return !extend
       || (gst_robocache_gpu_ensure_device (st->gpu, element,
           &st->device_src_t, (gsize) c->batch * n * ts, "source times")
       && gst_robocache_gpu_ensure_device (st->gpu, element,
           &st->device_src_v, (gsize) c->batch * n * ss, "source values")
       && gst_robocache_gpu_ensure_pinned (st->gpu, element, &st->host_prev_t,
-          (gsize) c->batch * ts, "last times"));
+          (gsize) c->batch * c->n_prev * ts, "kept times"));
+}
+
+/* Keeps the last c->n_keep source values of each trajectory on the device
+ * for the next chunk, queued behind the copies that read the previous
+ * ones (growing the scratch frees it only once those are done: cudaFree
+ * waits for the device). */
+static rc_status
+keep_device_values (GstRobocacheResample * self, const Chunk * c)
+{
+  State *st = &self->state;
+  gsize ss = st->sample_size, width = c->n_keep * ss;
+
+  if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
+          &st->device_prev_v, (gsize) c->batch * width, "kept values"))
+    return RC_ERROR_OUT_OF_MEMORY;
+  return rc_device_copy_2d_async (st->device_prev_v.ptr, width,
+      (const guint8 *) c->src_v + (c->n_source - c->n_keep) * ss,
+      c->n_source * ss, width, c->batch, RC_COPY_DEVICE_TO_DEVICE,
+      st->gpu->stream);
 }
 
 /* The chunk's sources on the device: the chunk itself, or with @extend a
- * copy in device scratch with the previous chunk's last sample in front of
- * each trajectory.  Then keeps this chunk's last values on the device as
- * the next one's (the caller keeps the times).  Every copy is queued on
- * the stream without waiting for the chunk's upload.  FALSE on error
+ * copy in device scratch with the samples kept from the previous chunks in
+ * front of each trajectory.  Then keeps the values the next chunk needs on
+ * the device (the caller keeps the times).  Every copy is queued on the
+ * stream without waiting for the chunk's upload.  FALSE on error
  * (posted). */
 static gboolean
 stage_device_sources (GstRobocacheResample * self, Chunk * c, gboolean extend)
 {
   State *st = &self->state;
-  gsize ss = st->sample_size, ts = sizeof (gint64), n_in = c->n_in;
+  gsize ss = st->sample_size, ts = sizeof (gint64);
   gpointer stream = st->gpu->stream;
   rc_status ret = RC_OK;
 
@@ -157,24 +181,22 @@ stage_device_sources (GstRobocacheResample * self, Chunk * c, gboolean extend)
     return FALSE;
   }
   if (extend) {
-    memcpy (st->host_prev_t.ptr, st->prev_t, c->batch * ts);
-    ret = put_previous_in_front (st->device_src_t.ptr, st->host_prev_t.ptr,
-        RC_COPY_HOST_TO_DEVICE, c->dev, c->batch, n_in, ts, stream);
+    memcpy (st->host_prev_t.ptr, st->prev_t, c->batch * c->n_prev * ts);
+    ret = put_previous_in_front (c, st->device_src_t.ptr, st->host_prev_t.ptr,
+        RC_COPY_HOST_TO_DEVICE, c->dev, ts, stream);
     /* After a chunk on the host (rare), its values are in pageable
      * memory, which makes this copy wait. */
     if (ret == RC_OK)
-      ret = put_previous_in_front (st->device_src_v.ptr, st->prev_on_device ?
-          st->device_prev_v.ptr : (gpointer) st->prev_v, st->prev_on_device ?
-          RC_COPY_DEVICE_TO_DEVICE : RC_COPY_HOST_TO_DEVICE, c->in_v,
-          c->batch, n_in, ss, stream);
+      ret = put_previous_in_front (c, st->device_src_v.ptr,
+          st->prev_on_device ? st->device_prev_v.ptr : (gpointer) st->prev_v,
+          st->prev_on_device ? RC_COPY_DEVICE_TO_DEVICE :
+          RC_COPY_HOST_TO_DEVICE, c->in_v, ss, stream);
     c->src_t = st->device_src_t.ptr;
     c->src_v = st->device_src_v.ptr;
   }
   /* Queued after the copies above, which read the previous values. */
   if (ret == RC_OK)
-    ret = rc_device_copy_2d_async (st->device_prev_v.ptr, ss,
-        c->in_v + (n_in - 1) * ss, n_in * ss, ss, c->batch,
-        RC_COPY_DEVICE_TO_DEVICE, stream);
+    ret = keep_device_values (self, c);
   gst_robocache_gpu_pop (st->gpu);
   if (ret != RC_OK) {
     resample_gpu_failed (self, ret);
@@ -184,17 +206,19 @@ stage_device_sources (GstRobocacheResample * self, Chunk * c, gboolean extend)
   return TRUE;
 }
 
-/* The previous chunk's last values in st->prev_v, downloaded when a chunk
- * on the device left them there; FALSE on error (posted). */
+/* The values kept from the previous chunks in st->prev_v, downloaded when
+ * a chunk on the device left them there; FALSE on error (posted). */
 static gboolean
 previous_values_on_host (GstRobocacheResample * self, guint batch)
 {
   State *st = &self->state;
+  gsize size = (gsize) batch * st->n_prev * st->sample_size;
 
   if (!st->prev_on_device)
     return TRUE;
-  if (!resample_push_context (self) || !download_and_pop (self, st->prev_v,
-          st->device_prev_v.ptr, (gsize) batch * st->sample_size))
+  if (!resample_ensure_host (self, &st->prev_v, &st->prev_v_size, size) ||
+      !resample_push_context (self) || !download_and_pop (self, st->prev_v,
+          st->device_prev_v.ptr, size))
     return FALSE;
   st->prev_on_device = FALSE;
   return TRUE;
@@ -309,7 +333,7 @@ chunk_for_cpu (GstRobocacheResample * self, GstBuffer * buf, const Chunk * c)
   if (last < first || (guint64) last - (guint64) first > MAX_PLACEABLE_TIME)
     return FALSE;
   p.batch = c->batch;
-  p.n_source = (guint32) MIN (c->n_in + 1, G_MAXUINT32);
+  p.n_source = (guint32) MIN (c->n_in + st->n_prev, G_MAXUINT32);
   p.n_target = (guint32) MIN (gst_util_uint64_scale ((guint64) last -
           (guint64) first, st->rate_n, GST_SECOND * st->rate_d) + 1,
       G_MAXUINT32);
@@ -501,39 +525,111 @@ chunk_times (GstRobocacheResample * self, Chunk * c)
   return TRUE;
 }
 
-/* Whether the previous chunk's last samples extend this chunk: each must
- * come strictly before its trajectory's first new sample, and the gap
- * between the chunks be at most max-gap (else a GAP event for the grid
- * times inside it). */
+/* The last sample kept of trajectory @b. */
+static gint64
+kept_last (const State * st, guint b)
+{
+  return st->prev_t[b * st->n_prev + st->n_prev - 1];
+}
+
+/* Whether the samples kept from the previous chunks extend this chunk:
+ * each trajectory's last must come strictly before its first new sample,
+ * and the gap between the chunks be at most max-gap (else a GAP event for
+ * the grid times inside it).  When they do not, the grid times they still
+ * decide are produced first, into *@flow. */
 static gboolean
-continue_chunk (GstRobocacheResample * self, const Chunk * c)
+continue_chunk (GstRobocacheResample * self, const Chunk * c,
+    GstFlowReturn * flow)
 {
   State *st = &self->state;
   gint64 prev_last = G_MININT64;
+  gboolean overlap = FALSE;
 
+  *flow = GST_FLOW_OK;
   if (!st->have_prev)
     return FALSE;
   for (guint b = 0; b < c->batch; b++) {
     /* Overlapping chunks: this one alone, and no grid time twice. */
-    if (st->prev_t[b] >= c->in_t[b * c->n_in])
-      return FALSE;
-    prev_last = MAX (prev_last, st->prev_t[b]);
+    overlap |= kept_last (st, b) >= c->in_t[b * c->n_in];
+    prev_last = MAX (prev_last, kept_last (st, b));
   }
-  if ((guint64) (c->first - prev_last) > st->max_gap) {
+  if (!overlap && (guint64) (c->first - prev_last) <= st->max_gap)
+    return TRUE;
+  *flow = resample_drain_chunk (self);
+  if (!overlap && *flow == GST_FLOW_OK)
     resample_skip_gap (self, c->rt_first);
-    return FALSE;
-  }
-  return TRUE;
+  return FALSE;
 }
 
-/* On the host: each trajectory with the previous chunk's last sample in
- * front, in host scratch. */
+/* The time of source @i of trajectory @b: the samples kept in front, then
+ * the chunk's. */
+static gint64
+source_time (const State * st, const Chunk * c, guint b, gsize i)
+{
+  if (i < c->n_prev)
+    return st->prev_t[b * c->n_prev + i];
+  return c->in_t[b * c->n_in + i - c->n_prev];
+}
+
+/* How many sources trajectory @b must keep for the grid times after @cut:
+ * from the one at or before @cut (the left end of the interval
+ * holding it; all of them when none is), with cubic also its left
+ * neighbour, which the interval's tangent reads. */
+static gsize
+sources_needed (const State * st, const Chunk * c, guint b, gint64 cut)
+{
+  gsize i = c->n_source - 1;
+
+  while (i > 0 && source_time (st, c, b, i) > cut)
+    i--;
+  if (st->params.method == RC_INTERP_CUBIC && i > 0)
+    i--;
+  return c->n_source - i;
+}
+
+/* Where the chunk's grid times stop (c->cut) and how many sources each
+ * trajectory keeps for the later ones (c->n_keep).  A grid time is
+ * produced once every trajectory has the samples that decide it: up to
+ * the earliest of the trajectories' last samples, with cubic their last
+ * but one (the last interval's tangent needs the sample after it).  The
+ * rest waits for the next chunk, or EOS.
+ *
+ * A trajectory far ahead of another would keep ever more samples: at most
+ * a chunk's worth plus the interval's ends are kept, the cut moved on to
+ * where that suffices; the trajectories behind then hold their last
+ * value up to it, as at EOS. */
+static void
+plan_cut (GstRobocacheResample * self, Chunk * c)
+{
+  State *st = &self->state;
+  gsize back = st->params.method == RC_INTERP_CUBIC ? 2 : 1;
+  gsize cap = c->n_in + back;
+
+  c->cut = G_MAXINT64;
+  for (guint b = 0; b < c->batch; b++)
+    c->cut = c->n_source < back ? G_MININT64 :
+        MIN (c->cut, source_time (st, c, b, c->n_source - back));
+  c->n_keep = 0;
+  for (guint b = 0; b < c->batch; b++)
+    c->n_keep = MAX (c->n_keep, sources_needed (st, c, b, c->cut));
+  if (c->n_keep <= cap)
+    return;
+  GST_DEBUG_OBJECT (self, "trajectories too far apart: %" G_GSIZE_FORMAT
+      " samples would be kept, %" G_GSIZE_FORMAT " are", c->n_keep, cap);
+  c->n_keep = cap;
+  for (guint b = 0; b < c->batch; b++)
+    c->cut = MAX (c->cut, source_time (st, c, b, c->n_source - cap + back -
+            1));
+}
+
+/* On the host: each trajectory with the samples kept in front, in host
+ * scratch. */
 static gboolean
 stage_host_sources (GstRobocacheResample * self, Chunk * c)
 {
   State *st = &self->state;
   gsize ss = st->sample_size, n_in = c->n_in, n_source = c->n_source;
-  gsize times = c->batch * n_source * sizeof (gint64);
+  gsize n_prev = c->n_prev, times = c->batch * n_source * sizeof (gint64);
 
   if (!previous_values_on_host (self, c->batch)
       || !resample_ensure_host (self, &st->src_scratch, &st->src_scratch_size,
@@ -543,63 +639,108 @@ stage_host_sources (GstRobocacheResample * self, Chunk * c)
     gint64 *t = (gint64 *) st->src_scratch + b * n_source;
     guint8 *v = st->src_scratch + times + b * n_source * ss;
 
-    t[0] = st->prev_t[b];
-    memcpy (t + 1, c->in_t + b * n_in, n_in * sizeof (gint64));
-    memcpy (v, st->prev_v + b * ss, ss);
-    memcpy (v + ss, c->in_v + b * n_in * ss, n_in * ss);
+    memcpy (t, st->prev_t + b * n_prev, n_prev * sizeof (gint64));
+    memcpy (t + n_prev, c->in_t + b * n_in, n_in * sizeof (gint64));
+    memcpy (v, st->prev_v + b * n_prev * ss, n_prev * ss);
+    memcpy (v + n_prev * ss, c->in_v + b * n_in * ss, n_in * ss);
   }
   c->src_t = st->src_scratch;
   c->src_v = st->src_scratch + times;
   return TRUE;
 }
 
-/* The kernel's sources, then this chunk's last samples kept for the next;
- * FALSE on error (posted). */
+static void
+swap_scratch (guint8 ** a, gsize * a_size, guint8 ** b, gsize * b_size)
+{
+  guint8 *p = *a;
+  gsize size = *a_size;
+
+  *a = *b;
+  *a_size = *b_size;
+  *b = p;
+  *b_size = size;
+}
+
+/* Keeps the last c->n_keep sources of each trajectory for the next chunk:
+ * the times always on the host, the values too unless staged on the
+ * device (which kept them there).  Written aside, then swapped in: the
+ * sources may be the samples kept before. */
 static gboolean
-stage_sources (GstRobocacheResample * self, Chunk * c)
+keep_sources (GstRobocacheResample * self, const Chunk * c)
 {
   State *st = &self->state;
-  gsize ss = st->sample_size, n_in = c->n_in;
-  gboolean extend = continue_chunk (self, c);
+  gsize ss = st->sample_size, n = c->n_keep, from = c->n_source - n;
 
-  c->src_t = c->in_t;
-  c->src_v = c->in_v;
-  c->n_source = extend ? n_in + 1 : n_in;
-  c->span_first = c->first;
-  for (guint b = 0; extend && b < c->batch; b++)
-    c->span_first = MIN (c->span_first, st->prev_t[b]);
-  if (c->on_device) {
-    if (!stage_device_sources (self, c, extend))
-      return FALSE;
-  } else if (extend && !stage_host_sources (self, c)) {
+  if (!resample_ensure_host (self, (guint8 **) & st->keep_t,
+          &st->keep_t_size, c->batch * n * sizeof (gint64)) ||
+      (!c->on_device && !resample_ensure_host (self, &st->keep_v,
+              &st->keep_v_size, c->batch * n * ss)))
     return FALSE;
-  }
-
   for (guint b = 0; b < c->batch; b++) {
-    st->prev_t[b] = c->in_t[b * n_in + n_in - 1];
+    for (gsize i = 0; i < n; i++)
+      st->keep_t[b * n + i] = source_time (st, c, b, from + i);
     if (!c->on_device)
-      memcpy (st->prev_v + b * ss, c->in_v + (b * n_in + n_in - 1) * ss, ss);
+      memcpy (st->keep_v + b * n * ss, (const guint8 *) c->src_v +
+          (b * c->n_source + from) * ss, n * ss);
   }
+  swap_scratch ((guint8 **) & st->prev_t, &st->prev_t_size,
+      (guint8 **) & st->keep_t, &st->keep_t_size);
   if (!c->on_device)
-    st->prev_on_device = FALSE;
+    swap_scratch (&st->prev_v, &st->prev_v_size, &st->keep_v,
+        &st->keep_v_size);
+  st->prev_on_device = c->on_device;
+  st->n_prev = n;
   st->have_prev = TRUE;
   return TRUE;
 }
 
+/* The kernel's sources, where the grid times stop, and the samples kept
+ * for the next chunk. */
+static GstFlowReturn
+stage_sources (GstRobocacheResample * self, Chunk * c)
+{
+  State *st = &self->state;
+  GstFlowReturn flow;
+  gboolean extend = continue_chunk (self, c, &flow);
+
+  if (flow != GST_FLOW_OK)
+    return flow;
+  c->n_prev = extend ? st->n_prev : 0;
+  c->n_source = c->n_prev + c->n_in;
+  c->src_t = c->in_t;
+  c->src_v = c->in_v;
+  c->span_first = c->first;
+  for (guint b = 0; extend && b < c->batch; b++)
+    c->span_first = MIN (c->span_first, st->prev_t[b * c->n_prev]);
+  plan_cut (self, c);
+  if (c->on_device) {
+    if (!stage_device_sources (self, c, extend))
+      return GST_FLOW_ERROR;
+  } else if (extend && !stage_host_sources (self, c)) {
+    return GST_FLOW_ERROR;
+  }
+  return keep_sources (self, c) ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
 /* The grid times the chunk produces, [k_a, k_b): those not produced yet
- * from its sources' first sample to its last; FALSE when there are
- * none. */
+ * from its sources' first sample up to its cut (one at the cut is a
+ * sample's own time, which the kernel picks exactly, whatever follows);
+ * FALSE when there are none. */
 static gboolean
 locate_grid_range (GstRobocacheResample * self, Chunk * c)
 {
   State *st = &self->state;
   GstClockTime rt_span = gst_segment_to_running_time (&st->segment,
       GST_FORMAT_TIME, c->span_first);
+  GstClockTime rt_cut = c->cut < 0 ? GST_CLOCK_TIME_NONE :
+      gst_segment_to_running_time (&st->segment, GST_FORMAT_TIME, c->cut);
 
+  if (!GST_CLOCK_TIME_IS_VALID (rt_cut))
+    return FALSE;
   if (!GST_CLOCK_TIME_IS_VALID (rt_span))
     rt_span = c->rt_first;
   c->k_a = MAX (st->k_next, resample_grid_index_ge (st, rt_span));
-  c->k_b = resample_grid_index_gt (st, c->rt_last);
+  c->k_b = resample_grid_index_gt (st, rt_cut);
   if (c->k_b <= c->k_a || c->k_b - c->k_a > G_MAXUINT32)
     return FALSE;
   c->n_target = c->k_b - c->k_a;
@@ -654,6 +795,49 @@ compute_chunk (GstRobocacheResample * self, const Chunk * c, GstBuffer ** out)
   return *out ? flow : GST_FLOW_ERROR;
 }
 
+/* Produces the grid times still owed from the samples kept up to the
+ * latest of them (EOS, DISCONT, a new segment, a GAP, or a chunk that
+ * does not continue them): nothing follows, so a trajectory that ended
+ * earlier holds its last value (the kernel's edge), on the host.  The
+ * samples kept are spent. */
+GstFlowReturn
+resample_drain_chunk (GstRobocacheResample * self)
+{
+  State *st = &self->state;
+  Chunk c = { 0, };
+  GstClockTime rt_last;
+  GstBuffer *out = NULL;
+  GstFlowReturn flow;
+
+  if (!st->have_prev)
+    return GST_FLOW_OK;
+  st->have_prev = FALSE;
+  c.batch = st->in_info.batch;
+  c.n_source = st->n_prev;
+  c.last = G_MININT64;
+  for (guint b = 0; b < c.batch; b++)
+    c.last = MAX (c.last, kept_last (st, b));
+  rt_last = gst_segment_to_running_time (&st->segment, GST_FORMAT_TIME,
+      c.last);
+  if (!GST_CLOCK_TIME_IS_VALID (rt_last))
+    return GST_FLOW_OK;
+  c.k_a = st->k_next;
+  c.k_b = resample_grid_index_gt (st, rt_last);
+  if (c.k_b <= c.k_a || c.k_b - c.k_a > G_MAXUINT32)
+    return GST_FLOW_OK;
+  c.n_target = c.k_b - c.k_a;
+  if (!previous_values_on_host (self, c.batch))
+    return GST_FLOW_ERROR;
+  c.src_t = st->prev_t;
+  c.src_v = st->prev_v;
+  flow = compute_chunk (self, &c, &out);
+  st->k_next = c.k_b;
+  if (flow != GST_FLOW_OK || !out)
+    return flow;
+  return resample_push_output (self, out, c.k_a, c.k_b,
+      (guint64) c.batch * c.n_target);
+}
+
 /* Everything between mapping the chunk and pushing its output *@out
  * (NULL when there is nothing to push). */
 static GstFlowReturn
@@ -666,14 +850,18 @@ resample_mapped_chunk (GstRobocacheResample * self, Chunk * c, GstBuffer ** out)
       !chunk_times (self, c))
     return flow;
   resample_count_inputs (self, c->n_accepted);
-  if (c->discont)
+  if (c->discont) {
+    /* What the samples kept still decide comes first. */
+    flow = resample_drain_chunk (self);
     resample_reset_history (st);
+    if (flow != GST_FLOW_OK)
+      return flow;
+  }
   if (!st->aligned)
     resample_align_grid (st, c->rt_first);
-  if (!stage_sources (self, c))
-    return GST_FLOW_ERROR;
-  if (!locate_grid_range (self, c))
-    return GST_FLOW_OK;
+  flow = stage_sources (self, c);
+  if (flow != GST_FLOW_OK || !locate_grid_range (self, c))
+    return flow;
   flow = compute_chunk (self, c, out);
   st->k_next = c->k_b;
   if (flow != GST_FLOW_OK)

@@ -107,6 +107,8 @@ resample_drain (GstRobocacheResample * self)
 
   if (!st->configured)
     return GST_FLOW_OK;
+  if (st->in_info.layout == GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK)
+    return resample_drain_chunk (self);
   if (st->n_hist > 0)
     flow = emit_until (self, resample_grid_index_gt (st,
             st->hist_t[st->n_hist - 1]));

@@ -213,6 +213,10 @@ resample_free_buffers (State * st)
   g_clear_pointer (&st->chunk_v, g_free);
   g_clear_pointer (&st->prev_t, g_free);
   g_clear_pointer (&st->prev_v, g_free);
+  g_clear_pointer (&st->keep_t, g_free);
+  g_clear_pointer (&st->keep_v, g_free);
+  st->prev_t_size = st->prev_v_size = 0;
+  st->keep_t_size = st->keep_v_size = 0;
   g_clear_pointer (&st->scratch, g_free);
   st->scratch_size = 0;
   g_clear_pointer (&st->src_scratch, g_free);
@@ -240,6 +244,8 @@ allocate_buffers (GstRobocacheResample * self)
   if (chunk_in) {
     st->prev_t = g_try_new0 (gint64, n);
     st->prev_v = g_try_malloc0 (n * ss);
+    st->prev_t_size = n * sizeof (gint64);
+    st->prev_v_size = n * ss;
   }
   if (st->samples_per_buffer > 1) {
     n = st->samples_per_buffer;

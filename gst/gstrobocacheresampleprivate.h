@@ -90,12 +90,20 @@ typedef struct
   guint n_chunk;
   guint64 chunk_k;
 
-  /* Layout chunk in: the last sample of each trajectory of the previous
-   * chunk (buffer times), so that the grid times between two chunks are
-   * interpolated too. */
+  /* Layout chunk in: the samples of each trajectory that decide the grid
+   * times not produced yet (buffer times), n_prev per trajectory, so that
+   * the grid times between two chunks are interpolated too and a chunk's
+   * outputs do not depend on where the recording was cut.  keep_t and
+   * keep_v receive the next chunk's while these are still read; the two
+   * are then swapped.  Grown with n_prev. */
   gboolean have_prev;
+  gsize n_prev;
   gint64 *prev_t;
   guint8 *prev_v;
+  gsize prev_t_size, prev_v_size;
+  gint64 *keep_t;
+  guint8 *keep_v;
+  gsize keep_t_size, keep_v_size;
   /* After a chunk on the device, its last values stay there
    * (device_prev_v), not in prev_v. */
   gboolean prev_on_device;
@@ -202,6 +210,7 @@ GstFlowReturn resample_drain (GstRobocacheResample * self);
  * @push: a flush, stop); GST_FLOW_OK when there is none. */
 GstFlowReturn resample_finish_chunk (GstRobocacheResample * self,
     gboolean push);
+GstFlowReturn resample_drain_chunk (GstRobocacheResample * self);
 GstFlowReturn resample_process_chunk (GstRobocacheResample * self,
     GstBuffer * buf);
 
