@@ -534,15 +534,16 @@ kept_last (const State * st, guint b)
 
 /* Whether the samples kept from the previous chunks extend this chunk:
  * each trajectory's last must come strictly before its first new sample,
- * and the gap between the chunks be at most max-gap (else a GAP event for
- * the grid times inside it).  When they do not, the grid times they still
- * decide are produced first, into *@flow. */
+ * at most max-gap before it (else a GAP event for the grid times after
+ * the chunks' last kept sample; trajectories of a batch interleave, so
+ * the gap is each trajectory's own).  When they do not, the grid times
+ * they still decide are produced first, into *@flow. */
 static gboolean
 continue_chunk (GstRobocacheResample * self, const Chunk * c,
     GstFlowReturn * flow)
 {
   State *st = &self->state;
-  gint64 prev_last = G_MININT64;
+  guint64 gap = 0;
   gboolean overlap = FALSE;
 
   *flow = GST_FLOW_OK;
@@ -551,9 +552,9 @@ continue_chunk (GstRobocacheResample * self, const Chunk * c,
   for (guint b = 0; b < c->batch; b++) {
     /* Overlapping chunks: this one alone, and no grid time twice. */
     overlap |= kept_last (st, b) >= c->in_t[b * c->n_in];
-    prev_last = MAX (prev_last, kept_last (st, b));
+    gap = MAX (gap, (guint64) (c->in_t[b * c->n_in] - kept_last (st, b)));
   }
-  if (!overlap && (guint64) (c->first - prev_last) <= st->max_gap)
+  if (!overlap && gap <= st->max_gap)
     return TRUE;
   *flow = resample_drain_chunk (self);
   if (!overlap && *flow == GST_FLOW_OK)

@@ -790,6 +790,232 @@ GST_START_TEST (test_chunk_continuity_and_gap)
 
 GST_END_TEST;
 
+/* A chunk of @batch trajectories of one float64 channel: samples [a, b)
+ * of each row of @times and @values (@n samples per row). */
+static GstBuffer *
+f64_batch_chunk (const gint64 * times, const double *values, guint batch,
+    guint n, guint a, guint b)
+{
+  guint m = b - a;
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, batch * m * 16, NULL);
+
+  for (guint r = 0; r < batch; r++) {
+    gst_buffer_fill (buf, r * m * 8, times + r * n + a, m * 8);
+    gst_buffer_fill (buf, (batch + r) * m * 8, values + r * n + a, m * 8);
+  }
+  GST_BUFFER_PTS (buf) = times[a];
+  return buf;
+}
+
+/* Every grid time and value put out, trajectory by trajectory (whatever
+ * the output chunks): row r's at [r * cap, r * cap + *n). */
+static void
+pull_trajectories (GstHarness * h, guint batch, guint cap, gint64 * t,
+    double *v, guint * n)
+{
+  GstBuffer *buf;
+
+  *n = 0;
+  while ((buf = gst_harness_try_pull (h))) {
+    GstMapInfo map;
+    guint m;
+
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    m = map.size / (batch * 16);
+    fail_unless (*n + m <= cap);
+    for (guint r = 0; r < batch; r++) {
+      memcpy (t + r * cap + *n, map.data + r * m * 8, m * 8);
+      memcpy (v + r * cap + *n, map.data + (batch + r) * m * 8, m * 8);
+    }
+    *n += m;
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+}
+
+/* Pushes @times and @values (@n samples a row) through robocacheresample
+ * @props cut before each sample index in @cuts (ending with 0), then EOS;
+ * the outputs as pull_trajectories. */
+static void
+run_cut (const gchar * props, const gint64 * times, const double *values,
+    guint batch, guint n, const guint * cuts, guint cap, gint64 * t,
+    double *v, guint * n_out)
+{
+  gchar *caps = g_strdup_printf (GST_ROBOCACHE_VECTORS_MEDIA_TYPE
+      ", channels=(int)1, format=(string)float64, layout=(string)chunk, "
+      "batch=(int)%u", batch);
+  GstHarness *h = resample_harness (props, caps);
+  guint a = 0;
+
+  for (guint i = 0;; i++) {
+    guint b = cuts[i] ? cuts[i] : n;
+
+    fail_unless_equals_int (gst_harness_push (h, f64_batch_chunk (times,
+                values, batch, n, a, b)), GST_FLOW_OK);
+    a = b;
+    if (!cuts[i])
+      break;
+  }
+  push_eos (h);
+  pull_trajectories (h, batch, cap, t, v, n_out);
+  gst_harness_teardown (h);
+  g_free (caps);
+}
+
+#define CUT_SAMPLES 12
+#define CUT_CAP 64
+
+/* 3 trajectories sampled at different times, none on the grid; row 0
+ * alone is the batch-1 case. */
+static void
+cut_trajectories (gint64 * t, double *v)
+{
+  for (guint r = 0; r < 3; r++) {
+    for (guint i = 0; i < CUT_SAMPLES; i++) {
+      double s;
+
+      t[r * CUT_SAMPLES + i] = (gint64) (i * 10 + (i * 7 + r * 3) % 6) * MS
+          + r * 4 * MS + 1000;
+      s = t[r * CUT_SAMPLES + i] / (double) GST_SECOND;
+      v[r * CUT_SAMPLES + i] = sin (20 * s + r) + 30 * s * s;
+    }
+  }
+}
+
+/* A recording's outputs do not depend on where it is cut into chunks: bit
+ * for bit the same as one chunk, and as the kernel on the whole
+ * trajectories, for every method, one trajectory or three. */
+GST_START_TEST (test_chunk_cut_invariance)
+{
+  const gchar *methods[] = { "linear", "nearest", "previous", "cubic" };
+  static const guint cuts[][4] = {
+    {0}, {4, 8, 0}, {1, 11, 0}, {6, 0}, {2, 3, 9, 0}, {10, 0}
+  };
+  gint64 times[3 * CUT_SAMPLES], t0[3 * CUT_CAP], t[3 * CUT_CAP];
+  double values[3 * CUT_SAMPLES], v0[3 * CUT_CAP], v[3 * CUT_CAP];
+  double ref[3 * CUT_CAP];
+
+  cut_trajectories (times, values);
+  for (guint m = 0; m < G_N_ELEMENTS (methods); m++) {
+    gchar *props = g_strdup_printf ("backend=cpu rate=200 method=%s",
+        methods[m]);
+
+    for (guint batch = 1; batch <= 3; batch += 2) {
+      rc_resample_params p = { 0, };
+      guint n0, n;
+      gint64 *tgt = g_new (gint64, batch * CUT_CAP);
+
+      run_cut (props, times, values, batch, CUT_SAMPLES, cuts[0], CUT_CAP,
+          t0, v0, &n0);
+      fail_unless (n0 > 20, "%s: %u outputs", props, n0);
+      for (guint c = 1; c < G_N_ELEMENTS (cuts); c++) {
+        run_cut (props, times, values, batch, CUT_SAMPLES, cuts[c], CUT_CAP,
+            t, v, &n);
+        fail_unless_equals_int (n, n0);
+        for (guint r = 0; r < batch; r++) {
+          fail_unless (memcmp (t + r * CUT_CAP, t0 + r * CUT_CAP, n * 8) == 0,
+              "%s batch %u cut %u: times differ", props, batch, c);
+          fail_unless (memcmp (v + r * CUT_CAP, v0 + r * CUT_CAP, n * 8) == 0,
+              "%s batch %u cut %u: values differ", props, batch, c);
+        }
+      }
+      /* The kernel on the whole trajectories, at the same grid times. */
+      for (guint r = 0; r < batch; r++)
+        memcpy (tgt + r * n0, t0 + r * CUT_CAP, n0 * 8);
+      p.batch = batch;
+      p.n_source = CUT_SAMPLES;
+      p.n_target = n0;
+      p.channels = 1;
+      p.type = RC_TYPE_FLOAT64;
+      p.method = (rc_interp_method) m;
+      p.edge = RC_EDGE_HOLD;
+      fail_unless_equals_int (rc_resample_cpu (&p, times, values, tgt, ref),
+          RC_OK);
+      for (guint r = 0; r < batch; r++)
+        fail_unless (memcmp (ref + r * n0, v0 + r * CUT_CAP, n0 * 8) == 0,
+            "%s batch %u: not the kernel's values", props, batch);
+      g_free (tgt);
+    }
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
+/* Trajectories of one chunk that end at different times: the one that
+ * ends first is interpolated across to the next chunk, not held, and the
+ * grid times after its last sample wait for that chunk. */
+GST_START_TEST (test_chunk_batch_edge)
+{
+  gint64 times[12] = { 0, 100 * MS, 200 * MS, 300 * MS, 400 * MS, 500 * MS,
+    0, 100 * MS, 250 * MS, 300 * MS, 400 * MS, 500 * MS
+  };
+  double values[12];
+  static const guint cuts[] = { 3, 0 };
+  gint64 t[2 * CUT_CAP];
+  double v[2 * CUT_CAP];
+  guint n;
+  GstHarness *h = resample_harness ("backend=cpu rate=20",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)1, "
+      "format=(string)float64, layout=(string)chunk, batch=(int)2");
+
+  for (guint i = 0; i < 12; i++)
+    values[i] = (i < 6 ? 1.0 : 10.0) * times[i] / (100.0 * MS);
+  /* The first chunk alone: up to traj 0's last sample (200 ms). */
+  fail_unless_equals_int (gst_harness_push (h, f64_batch_chunk (times,
+              values, 2, 6, 0, 3)), GST_FLOW_OK);
+  pull_trajectories (h, 2, CUT_CAP, t, v, &n);
+  fail_unless_equals_int (n, 5);
+  fail_unless_equals_int64 (t[4], 200 * MS);
+  gst_harness_teardown (h);
+
+  run_cut ("backend=cpu rate=20", times, values, 2, 6, cuts, CUT_CAP, t, v,
+      &n);
+  fail_unless_equals_int (n, 11);
+  for (guint r = 0; r < 2; r++) {
+    for (guint k = 0; k < n; k++) {
+      fail_unless_equals_int64 (t[r * CUT_CAP + k], k * 50 * MS);
+      fail_unless (fabs (v[r * CUT_CAP + k] - (r ? 10.0 : 1.0) * k * 0.5) <
+          1e-12, "traj %u at %u ms: %g", r, k * 50, v[r * CUT_CAP + k]);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* A trajectory that starts later than another of its batch: the grid
+ * starts at the batch's first sample, and it holds its first value
+ * before its own (the kernel's hold edge), however the chunks are cut. */
+GST_START_TEST (test_chunk_batch_start)
+{
+  gint64 times[8] = { 0, 100 * MS, 200 * MS, 300 * MS,
+    100 * MS, 150 * MS, 200 * MS, 300 * MS
+  };
+  double values[8] = { 0, 1, 2, 3, 10, 15, 20, 30 };
+  static const guint one[] = { 0 }, two[] = { 1, 0 };
+  double expect[2][7] = { {0, 0.5, 1, 1.5, 2, 2.5, 3},
+  {10, 10, 10, 15, 20, 25, 30}
+  };
+  gint64 t[2 * CUT_CAP];
+  double v[2 * CUT_CAP];
+  guint n;
+
+  for (guint c = 0; c < 2; c++) {
+    run_cut ("backend=cpu rate=20", times, values, 2, 4, c ? two : one,
+        CUT_CAP, t, v, &n);
+    fail_unless_equals_int (n, 7);
+    for (guint r = 0; r < 2; r++) {
+      for (guint k = 0; k < n; k++) {
+        fail_unless_equals_int64 (t[r * CUT_CAP + k], k * 50 * MS);
+        fail_unless (fabs (v[r * CUT_CAP + k] - expect[r][k]) < 1e-12,
+            "cut %u traj %u at %u ms: %g", c, r, k * 50, v[r * CUT_CAP + k]);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* Everything a run put out: buffer times and chunk timestamps as bytes,
  * the values widened to double. */
 typedef struct
@@ -1281,6 +1507,9 @@ resample_suite (void)
   tcase_add_test (tc, test_sample_in_chunk_out);
   tcase_add_test (tc, test_bfloat16_chunks);
   tcase_add_test (tc, test_chunk_continuity_and_gap);
+  tcase_add_test (tc, test_chunk_cut_invariance);
+  tcase_add_test (tc, test_chunk_batch_edge);
+  tcase_add_test (tc, test_chunk_batch_start);
   tcase_add_test (tc, test_chunk_off_grid_times_dropped_n);
   tcase_add_test (tc, test_gpu_matches_cpu);
   tcase_add_test (tc, test_gpu_chunk_in_flight_flushed);
