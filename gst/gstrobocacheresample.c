@@ -55,19 +55,30 @@
  *
  * With layout "chunk" in, every buffer (batch trajectories of S samples,
  * their timestamps in buffer time like a PTS) is resampled in one kernel
- * call onto the grid times not yet produced up to its latest sample (a
- * trajectory that ends earlier holds its last value), and comes out as one
- * chunk with the same batch.  The last sample
- * of each trajectory is kept for the next chunk, so that the grid times
- * between two chunks are interpolated too, unless the chunks are more than
- * max-gap apart (a GAP event, as above), overlap in time, or the next is
- * DISCONT.  A chunk sample whose time cannot be placed on the grid (a
- * negative buffer time, or 2^62 ns and beyond, such as INT64_MAX) is
- * dropped, counted ("dropped-off-grid") and warned about once; the rest of
- * its trajectory is resampled, unless none is left, which drops the
- * chunk.  Inside a chunk, max-gap does not apply; cubic has no neighbour
- * beyond a chunk's end.  The last samples kept (batch x (8 + the
- * vector's size)) count in max-memory too: larger caps are refused.
+ * call and comes out as one chunk with the same batch, holding the grid
+ * times not yet produced up to the earliest of its trajectories' last
+ * samples (with cubic, their last but one: the last interval needs the
+ * sample after it), the grid times every trajectory already decides.  The
+ * later ones wait for the next chunk: each trajectory keeps its samples
+ * from the one at or before that cut (cubic: and the one before it), so
+ * that the grid times between two chunks are interpolated too and the
+ * outputs do not depend on where a recording was cut into chunks.  EOS, a
+ * DISCONT chunk, a new segment, a GAP event, or a next chunk more than
+ * max-gap after a trajectory's last sample (then a GAP event, as above)
+ * or overlapping it in time first produce the remaining grid times up to
+ * the latest sample kept, in a chunk of their own: a trajectory that ended
+ * earlier holds its last value there.  The grid starts at the batch's
+ * first sample: a trajectory that starts later holds its first value
+ * until its own (the kernel's hold edge).  A chunk sample whose time
+ * cannot be placed on the grid (a negative buffer time, or 2^62 ns and
+ * beyond, such as INT64_MAX) is dropped, counted ("dropped-off-grid") and
+ * warned about once; the rest of its trajectory is resampled, unless none
+ * is left, which drops the chunk.  Inside a chunk, max-gap does not
+ * apply.  The samples kept count in max-memory too (at negotiation, one
+ * per trajectory, batch x (8 + the vector's size): larger caps are
+ * refused); a trajectory far ahead of another keeps at most a chunk's
+ * worth and two more, the cut then moving on, the trajectories behind
+ * holding their last value up to it.
  *
  * Latency: upstream's plus max-gap (twice max-gap with cubic), the longest
  * the element waits for the sample that lets it produce an output.

@@ -1,7 +1,9 @@
 /* robocacheresample, layout chunk in: each buffer holds batch trajectories
  * of S samples and is resampled in one kernel call onto the grid times not
- * yet produced up to its latest sample, coming out as one chunk.  The last
- * sample of each trajectory is kept for the next chunk.
+ * yet produced that every trajectory decides (up to the earliest last
+ * sample; cubic, last but one), coming out as one chunk.  Each trajectory
+ * keeps the samples the later grid times need for the next chunk, or for
+ * EOS and the other ends, which produce them (resample_drain_chunk).
  *
  * A chunk in CUDA memory of the element's own context keeps its values on
  * the GPU: only its timestamps come back to the host (they are checked and
