@@ -1363,9 +1363,12 @@ GST_START_TEST (test_gpu_matches_cpu)
     compare_outputs (autob, &a, &b, RC_TYPE_BFLOAT16);
     fail_unless (b.small_on_cpu > 0, "%s: no chunk on the CPU", autob);
     outputs_clear (&b);
+    /* Only the grid times still owed at EOS, a few from the samples kept
+     * on the host, are a call small enough for the CPU. */
     run_chunks_in (autob, TRUE, NULL, FALSE, FALSE, &b);
     compare_outputs ("backend=auto, CUDA in", &a, &b, RC_TYPE_BFLOAT16);
-    fail_unless_equals_uint64 (b.small_on_cpu, 0);
+    fail_unless (b.small_on_cpu <= 1, "%s, CUDA in: %" G_GUINT64_FORMAT
+        " calls on the CPU", autob, b.small_on_cpu);
     outputs_clear (&b);
     /* Chunks in CUDA memory stay on the GPU, out in CUDA memory or not;
      * the consecutive chunks also take the path that puts the previous
@@ -1504,6 +1507,11 @@ GST_START_TEST (test_gpu_chunk_cuts)
         methods[m]);
     gchar *gpu = g_strdup_printf ("backend=gpu rate=200 method=%s",
         methods[m]);
+    /* 500 ms: 51 grid times at 100 Hz. */
+    gchar *edge_cpu = g_strdup_printf ("backend=cpu rate=100 method=%s",
+        methods[m]);
+    gchar *edge_gpu = g_strdup_printf ("backend=gpu rate=100 method=%s",
+        methods[m]);
 
     for (guint batch = 1; batch <= 3; batch += 2) {
       for (guint c = 0; c < G_N_ELEMENTS (cuts); c++) {
@@ -1526,21 +1534,24 @@ GST_START_TEST (test_gpu_chunk_cuts)
         }
       }
     }
-    run_cut (cpu, edge_t, edge_v, 2, 6, edge_cut, CUT_CAP, tc, vc, &nc);
-    run_cut (gpu, edge_t, edge_v, 2, 6, edge_cut, CUT_CAP, tg, vg, &ng);
-    fail_unless (nc > 20, "%s: %u outputs", cpu, nc);
+    run_cut (edge_cpu, edge_t, edge_v, 2, 6, edge_cut, CUT_CAP, tc, vc, &nc);
+    run_cut (edge_gpu, edge_t, edge_v, 2, 6, edge_cut, CUT_CAP, tg, vg, &ng);
+    fail_unless_equals_int (nc, 51);
     fail_unless_equals_int (ng, nc);
     for (guint r = 0; r < 2; r++) {
       fail_unless (memcmp (tg + r * CUT_CAP, tc + r * CUT_CAP, nc * 8) == 0,
-          "%s batch edge: times differ", gpu);
+          "%s batch edge: times differ", edge_gpu);
       for (guint k = 0; k < nc; k++)
         fail_unless (fabs (vc[r * CUT_CAP + k] - vg[r * CUT_CAP + k]) <=
             1e-12 * MAX (1.0, fabs (vc[r * CUT_CAP + k])),
             "%s batch edge traj %u output %u: %.17g on the GPU, %.17g on "
-            "the CPU", gpu, r, k, vg[r * CUT_CAP + k], vc[r * CUT_CAP + k]);
+            "the CPU", edge_gpu, r, k, vg[r * CUT_CAP + k],
+            vc[r * CUT_CAP + k]);
     }
     g_free (cpu);
     g_free (gpu);
+    g_free (edge_cpu);
+    g_free (edge_gpu);
   }
 }
 
