@@ -47,6 +47,8 @@ typedef struct
   gboolean live;
   GstClockTime last_pts;
   GstClockTime period;
+  /* The caps refusal posted last (post_refusal), until stop. */
+  gchar *last_refusal;
 } GstRobocacheBaseTransformPrivate;
 
 #define gst_robocache_base_transform_parent_class parent_class
@@ -115,8 +117,10 @@ gst_robocache_base_transform_get_property (GObject * object, guint prop_id,
 
 void
 gst_robocache_base_transform_post_refusal (GstRobocacheBaseTransform * self,
-    gchar ** last, GQuark domain, gint code, gchar * text, gchar * debug)
+    GQuark domain, gint code, gchar * text, gchar * debug)
 {
+  gchar **last = &get_priv (self)->last_refusal;
+
   if (*last && g_str_equal (*last, text)) {
     g_free (text);
     g_free (debug);
@@ -126,6 +130,12 @@ gst_robocache_base_transform_post_refusal (GstRobocacheBaseTransform * self,
   *last = g_strdup (text);
   gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR, domain,
       code, text, debug, __FILE__, GST_FUNCTION, __LINE__);
+}
+
+void
+gst_robocache_base_transform_forget_refusal (GstRobocacheBaseTransform * self)
+{
+  g_clear_pointer (&get_priv (self)->last_refusal, g_free);
 }
 
 gboolean
@@ -407,6 +417,8 @@ gst_robocache_base_transform_stop (GstBaseTransform * trans)
   drain (trans, FALSE);
   reset_ring (get_priv (trans));
   gst_robocache_gpu_stop (get_gpu (trans), GST_ELEMENT (trans));
+  gst_robocache_base_transform_forget_refusal (GST_ROBOCACHE_BASE_TRANSFORM
+      (trans));
   return TRUE;
 }
 
@@ -455,6 +467,7 @@ static void
 gst_robocache_base_transform_finalize (GObject * object)
 {
   gst_robocache_gpu_finalize (get_gpu (object));
+  g_free (get_priv (object)->last_refusal);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 

@@ -67,13 +67,14 @@ gboolean gst_robocache_base_transform_may_offer_cuda (GstRobocacheBaseTransform
     * self);
 
 /* Posts @text (and @debug; both taken) as an element error of @domain and
- * @code, unless it is *@last, the refusal posted before: a refused caps
- * comes back with every buffer and renegotiation, and would post the same
- * error each time.  *@last keeps the text; the caller clears it once caps
- * are accepted, and frees it. */
+ * @code, unless it is the refusal posted before: a refused caps comes back
+ * with every buffer and renegotiation, and would post the same error each
+ * time.  The base keeps the text until stop, or until forget_refusal once
+ * caps are accepted (a later refusal, even the same, is then news). */
 void gst_robocache_base_transform_post_refusal (GstRobocacheBaseTransform *
-    self, gchar ** last, GQuark domain, gint code, gchar * text,
-    gchar * debug);
+    self, GQuark domain, gint code, gchar * text, gchar * debug);
+void gst_robocache_base_transform_forget_refusal (GstRobocacheBaseTransform *
+    self);
 
 /* Whether upstream says it is live (a LATENCY query on @trans's sink
  * pad's peer). */

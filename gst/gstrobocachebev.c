@@ -107,7 +107,6 @@ typedef struct
   GstRobocacheScratch device_out;
   GstRobocacheScratch device_scratch;
   GstRobocacheScratch device_overlay;
-  gchar *last_refusal;          /* posted once, not at every re-send */
 } State;
 
 struct _GstRobocacheBev
@@ -245,16 +244,6 @@ feature_index (const gchar * wanted, const gchar * names)
   }
   g_strfreev (list);
   return found;
-}
-
-/* Posts a refusal of caps once (the base transform tries set_caps again
- * with every buffer that follows a refusal). */
-static void
-post_refusal (GstRobocacheBev * self, GQuark domain, gint code,
-    gchar * text, gchar * debug)
-{
-  gst_robocache_base_transform_post_refusal (GST_ROBOCACHE_BASE_TRANSFORM
-      (self), &self->state.last_refusal, domain, code, text, debug);
 }
 
 /* Fills @p from the grid caps and the settings; FALSE with @why (to free)
@@ -425,6 +414,7 @@ gst_robocache_bev_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstRobocacheBev *self = GST_ROBOCACHE_BEV (trans);
+  GstRobocacheBaseTransform *base = GST_ROBOCACHE_BASE_TRANSFORM (trans);
   State *st = &self->state;
   rc_bev_params *p = &st->params;
   gdouble rings, bar;
@@ -432,15 +422,16 @@ gst_robocache_bev_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gchar *why = NULL;
 
   if (!params_from_caps (self, incaps, p, &why)) {
-    post_refusal (self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, why,
-        NULL);
+    gst_robocache_base_transform_post_refusal (base, GST_STREAM_ERROR,
+        GST_STREAM_ERROR_FORMAT, why, NULL);
     return FALSE;
   }
   if (!gst_video_info_from_caps (&st->out_info, outcaps)) {
     gchar *text = gst_caps_to_string (outcaps);
 
-    post_refusal (self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        g_strdup_printf ("bad output caps %s", text), NULL);
+    gst_robocache_base_transform_post_refusal (base, GST_CORE_ERROR,
+        GST_CORE_ERROR_NEGOTIATION, g_strdup_printf ("bad output caps %s",
+            text), NULL);
     g_free (text);
     return FALSE;
   }
@@ -450,14 +441,15 @@ gst_robocache_bev_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     gchar *in = gst_caps_to_string (incaps);
     gchar *out = gst_caps_to_string (outcaps);
 
-    post_refusal (self, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        g_strdup_printf ("cannot draw %s as %s", in, out), NULL);
+    gst_robocache_base_transform_post_refusal (base, GST_CORE_ERROR,
+        GST_CORE_ERROR_NEGOTIATION, g_strdup_printf ("cannot draw %s as %s",
+            in, out), NULL);
     g_free (in);
     g_free (out);
     return FALSE;
   }
   /* Caps drawn: a later refusal, even one said before, is news. */
-  g_clear_pointer (&st->last_refusal, g_free);
+  gst_robocache_base_transform_forget_refusal (base);
   st->in_size = rc_bev_input_size (p);
   st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
   GST_OBJECT_LOCK (self);
@@ -522,7 +514,6 @@ gst_robocache_bev_stop (GstBaseTransform * trans)
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   g_free (st->overlay);
   g_free (st->host_scratch);
-  g_free (st->last_refusal);
   memset (st, 0, sizeof (*st));
   st->gpu = gpu;
   return TRUE;

@@ -90,7 +90,6 @@ typedef struct
    * the base at stop. */
   GstRobocacheScratch device_scratch;
   Flight flights[GST_ROBOCACHE_MAX_DEPTH];
-  gchar *last_refusal;          /* posted once, not at every re-send */
   gpointer host_scratch;
   gsize host_scratch_size;
 } State;
@@ -176,16 +175,6 @@ count_features (const gchar * features)
   return n;
 }
 
-/* Posts a refusal once (sticky caps and renegotiations bring the same
- * refusal again and again). */
-static void
-post_refusal (GstRobocacheVoxelize * self, GQuark domain, gint code,
-    gchar * text, gchar * debug)
-{
-  gst_robocache_base_transform_post_refusal (GST_ROBOCACHE_BASE_TRANSFORM
-      (self), &self->state.last_refusal, domain, code, text, debug);
-}
-
 /* The grid the properties describe, and the features, or why the
  * properties cannot be used. */
 static gchar *
@@ -231,8 +220,9 @@ gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
     }
     ret = gst_caps_new_empty ();
     if (problem)
-      post_refusal (self, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-          problem, NULL);
+      gst_robocache_base_transform_post_refusal (GST_ROBOCACHE_BASE_TRANSFORM
+          (self), GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, problem,
+          NULL);
     for (gint cuda = gpu; cuda >= 0 && !problem; cuda--) {
       if (grid.mode == RC_VOXEL_CENTROIDS)
         gst_caps_append (ret, gst_robocache_centroids_caps_new (&grid,
@@ -272,7 +262,8 @@ parse_sink_caps (GstRobocacheVoxelize * self, GstCaps * caps,
   if (!ok) {
     gchar *text = gst_caps_to_string (caps);
 
-    post_refusal (self, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+    gst_robocache_base_transform_post_refusal (GST_ROBOCACHE_BASE_TRANSFORM
+        (self), GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         g_strdup (error->message), g_strdup_printf ("input caps %s", text));
     g_free (text);
     g_clear_error (&error);
@@ -310,8 +301,8 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
   gboolean ok;
 
   if (problem) {
-    post_refusal (self, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-        problem, NULL);
+    gst_robocache_base_transform_post_refusal (GST_ROBOCACHE_BASE_TRANSFORM
+        (self), GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, problem, NULL);
     return FALSE;
   }
   if (rc_voxelize_check (layout, grid) != RC_OK) {
@@ -525,7 +516,6 @@ gst_robocache_voxelize_stop (GstBaseTransform * trans)
   /* The base frees the GPU scratch; the host side is the element's. */
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   g_free (st->host_scratch);
-  g_free (st->last_refusal);
   memset (st, 0, sizeof (*st));
   st->gpu = gpu;
   return TRUE;
