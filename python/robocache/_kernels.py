@@ -472,6 +472,8 @@ def _voxelize_into(call, pts, layout, grid, out_ptr, stats):
 
 
 _GRID_DTYPE = {"occupancy": "uint8", "count": "uint32", "mean": "float32"}
+# What voxelize's mode takes: the dense grids, then the sparse voxels.
+_VOXELIZE_MODES = dict.fromkeys(list(_GRID_DTYPE) + ["pillars", "voxels"])
 
 
 def voxelize(points, voxel_size, origin, dims, mode="count", features=None,
@@ -486,7 +488,7 @@ def voxelize(points, voxel_size, origin, dims, mode="count", features=None,
     dims        voxels along (x, y, z)
     mode        "occupancy" (uint8 0/1), "count" (uint32) or "mean"
                 (float32: the mean of the `features` columns per voxel, 0
-                where empty)
+                where empty); "pillars" or "voxels": below
     features    mean mode: the columns averaged (default (0, 1, 2), the
                 voxel's centroid)
 
@@ -510,12 +512,12 @@ def voxelize(points, voxel_size, origin, dims, mode="count", features=None,
     The same bytes on the CPU and on CUDA.
     """
     what = "voxelize"
+    _choice(what, "mode", mode, _VOXELIZE_MODES)
     if mode in ("pillars", "voxels"):
         return _sparse_voxelize(points, voxel_size, origin, dims, mode,
                                 features, max_points_per_voxel, max_voxels,
                                 paper_features)
     with _Call(what) as call:
-        _choice(what, "mode", mode, _GRID_DTYPE)
         pts, layout, grid = _grid_call(what, call, points, voxel_size,
                                        origin, dims, mode, features)
         x, y, z = grid.dims

@@ -271,6 +271,9 @@ class Voxelize(unittest.TestCase):
                 p, mode="pillars", max_voxels=10.0, **g)),
             (ValueError, "mode", lambda: robocache.voxelize(
                 p, mode="max", **g)),
+            # The refusal lists every mode, the sparse ones too.
+            (ValueError, "mean, pillars, voxels", lambda: robocache.voxelize(
+                p, mode="max", **g)),
             (ValueError, "features", lambda: robocache.voxelize(
                 p, mode="mean", features=(4,), **g)),
             (ValueError, "features", lambda: robocache.voxelize(
