@@ -22,8 +22,10 @@
  * whole number of points is dropped and counted.
  *
  * ## Example launch line
+ * A KITTI sweep, read whole (a blocksize at least the file's: a buffer is
+ * a sweep):
  * |[
- * gst-launch-1.0 filesrc location=000000.bin ! \
+ * gst-launch-1.0 filesrc location=000000.bin blocksize=4194304 ! \
  *     'other/x-robocache-points,point-step=16,fields="x:float32:0,y:float32:4,z:float32:8,intensity:float32:12"' ! \
  *     robocachepillars ! fakesink
  * ]|
