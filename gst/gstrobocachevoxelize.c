@@ -349,18 +349,24 @@ parse_src_caps (GstCaps * caps, rc_voxel_grid * grid, guint * n_features,
   return gst_robocache_voxels_caps_parse (caps, grid, n_features, error);
 }
 
-/* Grows the CPU scratch to @size bytes, within the memory limits with the
- * grids in flight (as check_grid counted them); it is never shrunk, so
- * that steady state allocates nothing. */
+/* Grows the CPU scratch to @size bytes for sweeps of @n_points points,
+ * within the memory limits with the outputs in flight: grids (as
+ * check_grid counted them), or centroids in system memory, each the
+ * room of such a sweep (transform_size), not of a point per voxel.  It is
+ * never shrunk, so that steady state allocates nothing. */
 static gboolean
-ensure_host_scratch (GstRobocacheVoxelize * self, gsize size)
+ensure_host_scratch (GstRobocacheVoxelize * self, gsize size,
+    guint64 n_points)
 {
   State *st = &self->state;
+  guint64 output = st->grid.mode == RC_VOXEL_CENTROIDS && !st->out_cuda ?
+      rc_voxelize_centroids_size (&st->layout, &st->grid, n_points) :
+      st->out_size;
 
   if (size <= st->host_scratch_size)
     return TRUE;
   if (!gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
-          GST_ROBOCACHE_MEMORY_HOST, st->out_size *
+          GST_ROBOCACHE_MEMORY_HOST, output *
           (guint64) GST_ROBOCACHE_BUFFERS_IN_FLIGHT + size,
           "the outputs in flight and the scratch for this sweep's points",
           "the grid (dims, voxel-size, mode, features) or the sweep's points"))
@@ -440,7 +446,7 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     ok = ok && ensure_gpu_scratch (self, 0, TRUE);
     gst_robocache_gpu_pop (st->gpu);
   } else {
-    ok = ensure_host_scratch (self, scratch);
+    ok = ensure_host_scratch (self, scratch, 0);
   }
   if (!ok)
     return FALSE;
@@ -530,7 +536,7 @@ voxelize_cpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
   rc_status ret;
 
   if (!ensure_host_scratch (self, rc_voxelize_scratch_size (&st->layout,
-              &st->grid, n_points)))
+              &st->grid, n_points), n_points))
     return GST_FLOW_ERROR;
   if (!gst_robocache_base_transform_map_cpu (GST_ROBOCACHE_BASE_TRANSFORM
           (self), inbuf, &in, outbuf, &out))

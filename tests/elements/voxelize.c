@@ -590,6 +590,17 @@ GST_START_TEST (test_max_memory_n)
           "scratch for this sweep's points would take 5324800 bytes of host "
           "memory"), "%s", text);
   g_free (text);
+  /* Centroids in system memory are a sweep's room each, not a point per
+   * voxel: README's PCL-like downsampling (16.7 M voxels, whose room
+   * would be 1 GiB in flight) runs within the default. */
+  fail_unless_equals_int (check_max_memory ("robocachelidarsrc "
+          "num-buffers=2 points-per-sweep=4096 ! robocachevoxelize "
+          "backend=cpu mode=centroids features=x,y,z,intensity "
+          "voxel-size=\"<0.1>\" dims=\"<512,512,64>\" %s ! fakesink"), 2);
+  text = launch_error ("robocachelidarsrc num-buffers=2 ! robocachevoxelize "
+      "backend=cpu mode=centroids features=x,y,z,intensity "
+      "voxel-size=\"<0.1>\" dims=\"<512,512,64>\" ! fakesink", TRUE);
+  fail_unless (text == NULL, "%s", text);
 }
 
 GST_END_TEST;
