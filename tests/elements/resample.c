@@ -1473,11 +1473,41 @@ GST_START_TEST (test_gpu_chunk_in_flight_flushed)
 
 GST_END_TEST;
 
+/* Runs @times and @values (@n samples in each of @batch rows) cut at
+ * @cuts through robocacheresample @cpu and @gpu: the same number of
+ * outputs (at least @min_outputs), the same times to the nanosecond,
+ * values within rounding. */
+static void
+gpu_cut_matches_cpu (const gchar * cpu, const gchar * gpu,
+    const gint64 * times, const double *values, guint batch, guint n,
+    const guint * cuts, guint min_outputs)
+{
+  gint64 tc[3 * CUT_CAP], tg[3 * CUT_CAP];
+  double vc[3 * CUT_CAP], vg[3 * CUT_CAP];
+  guint nc, ng;
+
+  fail_unless (batch <= 3);
+  run_cut (cpu, times, values, batch, n, cuts, CUT_CAP, tc, vc, &nc);
+  run_cut (gpu, times, values, batch, n, cuts, CUT_CAP, tg, vg, &ng);
+  fail_unless (nc >= min_outputs, "%s: %u outputs", cpu, nc);
+  fail_unless_equals_int (ng, nc);
+  for (guint r = 0; r < batch; r++) {
+    fail_unless (memcmp (tg + r * CUT_CAP, tc + r * CUT_CAP, nc * 8) == 0,
+        "%s batch %u cut at %u: times differ", gpu, batch, cuts[0]);
+    for (guint k = 0; k < nc; k++) {
+      double a = vc[r * CUT_CAP + k], b = vg[r * CUT_CAP + k];
+
+      fail_unless (fabs (a - b) <= 1e-12 * MAX (1.0, fabs (a)),
+          "%s batch %u cut at %u, traj %u output %u: %.17g on the GPU, "
+          "%.17g on the CPU", gpu, batch, cuts[0], r, k, b, a);
+    }
+  }
+}
+
 /* On the GPU, a recording cut anywhere into chunks of trajectories that
  * end at different times gives the CPU's outputs: the samples each
  * trajectory keeps (one to several, as far as it runs ahead) are put in
- * front of the next chunk on the device.  Times to the nanosecond, values
- * within rounding. */
+ * front of the next chunk on the device. */
 GST_START_TEST (test_gpu_chunk_cuts)
 {
   const gchar *methods[] = { "linear", "nearest", "previous", "cubic" };
@@ -1485,14 +1515,12 @@ GST_START_TEST (test_gpu_chunk_cuts)
     {0}, {4, 8, 0}, {1, 11, 0}, {6, 0}, {2, 3, 9, 0}, {10, 0}
   };
   static const guint edge_cut[] = { 3, 0 };
-  gint64 times[3 * CUT_SAMPLES], tc[3 * CUT_CAP], tg[3 * CUT_CAP];
+  gint64 times[3 * CUT_SAMPLES];
   gint64 edge_t[12] = { 0, 100 * MS, 200 * MS, 300 * MS, 400 * MS, 500 * MS,
     0, 100 * MS, 250 * MS, 300 * MS, 400 * MS, 500 * MS
   };
-  double values[3 * CUT_SAMPLES], vc[3 * CUT_CAP], vg[3 * CUT_CAP];
-  double edge_v[12];
+  double values[3 * CUT_SAMPLES], edge_v[12];
   const char *why = NULL;
-  guint nc, ng;
 
   if (!ROBOCACHE_HAVE_CUDA || rc_device_count (&why) <= 0) {
     g_print ("GPU case skipped: no usable CUDA device (%s)\n",
@@ -1503,55 +1531,24 @@ GST_START_TEST (test_gpu_chunk_cuts)
   for (guint i = 0; i < 12; i++)
     edge_v[i] = (i < 6 ? 1.0 : 10.0) * edge_t[i] / (100.0 * MS) + 0.25 * i;
   for (guint m = 0; m < G_N_ELEMENTS (methods); m++) {
-    gchar *cpu = g_strdup_printf ("backend=cpu rate=200 method=%s",
-        methods[m]);
-    gchar *gpu = g_strdup_printf ("backend=gpu rate=200 method=%s",
-        methods[m]);
-    /* 500 ms: 51 grid times at 100 Hz. */
-    gchar *edge_cpu = g_strdup_printf ("backend=cpu rate=100 method=%s",
-        methods[m]);
-    gchar *edge_gpu = g_strdup_printf ("backend=gpu rate=100 method=%s",
-        methods[m]);
+    gchar *props[2], *edge[2];
 
-    for (guint batch = 1; batch <= 3; batch += 2) {
-      for (guint c = 0; c < G_N_ELEMENTS (cuts); c++) {
-        run_cut (cpu, times, values, batch, CUT_SAMPLES, cuts[c], CUT_CAP,
-            tc, vc, &nc);
-        run_cut (gpu, times, values, batch, CUT_SAMPLES, cuts[c], CUT_CAP,
-            tg, vg, &ng);
-        fail_unless (nc > 20, "%s: %u outputs", cpu, nc);
-        fail_unless_equals_int (ng, nc);
-        for (guint r = 0; r < batch; r++) {
-          fail_unless (memcmp (tg + r * CUT_CAP, tc + r * CUT_CAP, nc * 8)
-              == 0, "%s batch %u cut %u: times differ", gpu, batch, c);
-          for (guint k = 0; k < nc; k++) {
-            double a = vc[r * CUT_CAP + k], b = vg[r * CUT_CAP + k];
-
-            fail_unless (fabs (a - b) <= 1e-12 * MAX (1.0, fabs (a)),
-                "%s batch %u cut %u traj %u output %u: %.17g on the GPU, "
-                "%.17g on the CPU", gpu, batch, c, r, k, b, a);
-          }
-        }
-      }
+    for (guint g = 0; g < 2; g++) {
+      props[g] = g_strdup_printf ("backend=%s rate=200 method=%s",
+          g ? "gpu" : "cpu", methods[m]);
+      /* 500 ms: 51 grid times at 100 Hz. */
+      edge[g] = g_strdup_printf ("backend=%s rate=100 method=%s",
+          g ? "gpu" : "cpu", methods[m]);
     }
-    run_cut (edge_cpu, edge_t, edge_v, 2, 6, edge_cut, CUT_CAP, tc, vc, &nc);
-    run_cut (edge_gpu, edge_t, edge_v, 2, 6, edge_cut, CUT_CAP, tg, vg, &ng);
-    fail_unless_equals_int (nc, 51);
-    fail_unless_equals_int (ng, nc);
-    for (guint r = 0; r < 2; r++) {
-      fail_unless (memcmp (tg + r * CUT_CAP, tc + r * CUT_CAP, nc * 8) == 0,
-          "%s batch edge: times differ", edge_gpu);
-      for (guint k = 0; k < nc; k++)
-        fail_unless (fabs (vc[r * CUT_CAP + k] - vg[r * CUT_CAP + k]) <=
-            1e-12 * MAX (1.0, fabs (vc[r * CUT_CAP + k])),
-            "%s batch edge traj %u output %u: %.17g on the GPU, %.17g on "
-            "the CPU", edge_gpu, r, k, vg[r * CUT_CAP + k],
-            vc[r * CUT_CAP + k]);
+    for (guint batch = 1; batch <= 3; batch += 2)
+      for (guint c = 0; c < G_N_ELEMENTS (cuts); c++)
+        gpu_cut_matches_cpu (props[0], props[1], times, values, batch,
+            CUT_SAMPLES, cuts[c], 21);
+    gpu_cut_matches_cpu (edge[0], edge[1], edge_t, edge_v, 2, 6, edge_cut, 51);
+    for (guint g = 0; g < 2; g++) {
+      g_free (props[g]);
+      g_free (edge[g]);
     }
-    g_free (cpu);
-    g_free (gpu);
-    g_free (edge_cpu);
-    g_free (edge_gpu);
   }
 }
 
