@@ -17,8 +17,15 @@ static void
 append_flat (GstRobocacheFusePad * pad, GstMemory * mem, float *flat)
 {
   guint d = pad->vectors.channels;
+  gsize need = (gsize) d * rc_scalar_type_size (pad->vectors.type);
   GstMapInfo map;
 
+  if (mem && mem->size < need) {
+    /* Not the caps' vector (the pad's set_caps drops what it held). */
+    GST_WARNING_OBJECT (pad, "a memory of %" G_GSIZE_FORMAT " bytes for "
+        "a vector of %" G_GSIZE_FORMAT, mem->size, need);
+    mem = NULL;
+  }
   if (!mem || !gst_memory_map (mem, &map, GST_MAP_READ)) {
     for (guint c = 0; c < d; c++)
       flat[c] = NAN;

@@ -321,6 +321,15 @@ gst_robocache_fuse_pad_set_caps (GstRobocacheFusePad * pad,
     g_clear_error (&error);
     return FALSE;
   }
+  /* The buffer held was made under the old caps: read through the new
+   * ones (another channel count, format or point layout) it would be
+   * garbage or read past its end.  The stream starts afresh with the
+   * first buffer under the new caps. */
+  if (pad->caps && !gst_caps_is_equal (pad->caps, caps)) {
+    GST_INFO_OBJECT (pad, "caps changed: the held buffer is dropped");
+    gst_clear_buffer (&pad->prev);
+    pad->prev_rt = GST_CLOCK_TIME_NONE;
+  }
   pad->kind = kind;
   gst_caps_replace (&pad->caps, caps);
   return TRUE;

@@ -943,6 +943,74 @@ GST_START_TEST (test_mismatched_caps_n)
 
 GST_END_TEST;
 
+/* A pad's caps changing within its kind (2 float32 channels to 64
+ * float64): every frame reads each stream through the caps it was made
+ * under; the buffer held from before the change is dropped, never read
+ * through the new caps (past its end: garbage in the flat output). */
+GST_START_TEST (test_caps_change_within_kind)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=200/1 "
+      "flat-output=true backend=cpu ! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (2) "\" ! f.sink_0", NULL);
+  GstElement *a = by_name (pipeline, "a");
+  GstCaps *wide = gst_caps_from_string (GST_ROBOCACHE_VECTORS_MEDIA_TYPE
+      ", channels=(int)64, format=(string)float64, layout=(string)sample");
+  GPtrArray *out;
+  guint wide_frames = 0;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i < 10; i++) {
+    float v[2] = { 100.0f + i, 200.0f + i };
+    push_sample (a, i * 10 * GST_MSECOND, v, 2);
+  }
+  g_object_set (a, "caps", wide, NULL);
+  for (guint i = 10; i < 20; i++) {
+    double v[64];
+    GstBuffer *buf;
+
+    for (guint c = 0; c < 64; c++)
+      v[c] = 100.0 * (c + 1) + i;
+    buf = gst_buffer_new_memdup (v, sizeof (v));
+    GST_BUFFER_PTS (buf) = i * 10 * GST_MSECOND;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (a), buf),
+        GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  out = pull_all (by_name (pipeline, "sink"), 1000);
+  fail_unless (out->len > 30, "%u frames", out->len);
+  for (guint k = 0; k < out->len; k++) {
+    GstBuffer *buf = gst_sample_get_buffer (out->pdata[k]);
+    const GstRobocacheFusedStream *s = stream_of (buf, "sink_0");
+    GstRobocacheVectorsInfo info;
+    GstMapInfo map;
+
+    fail_unless (gst_robocache_vectors_caps_parse (s->caps, &info, NULL));
+    if (s->memory_index >= 0) {
+      fail_unless (gst_robocache_fused_map_stream (buf, "sink_0", &map,
+              FALSE));
+      fail_unless_equals_int (map.size, info.channels *
+          rc_scalar_type_size (info.type));
+      gst_memory_unmap (map.memory, &map);
+    }
+    fail_unless (gst_robocache_fused_map_flat (buf, &map));
+    for (gsize c = 0; c < map.size / sizeof (float); c++) {
+      float v = ((const float *) map.data)[c];
+
+      fail_unless (isnan (v) || (v >= 100.0f && v <= 6420.0f),
+          "frame %u channel %" G_GSIZE_FORMAT ": %g", k, c, v);
+    }
+    wide_frames += map.size == 64 * sizeof (float);
+    gst_memory_unmap (map.memory, &map);
+  }
+  fail_unless (wide_frames > 10, "%u frames of 64 channels", wide_frames);
+  g_ptr_array_unref (out);
+  gst_caps_unref (wide);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Pillars in a fused frame: robocachepillars' buffer as it left the
  * element (its memory referenced, the same bytes as a tee'd copy), the
  * stream's caps the sparse caps, beside a joints stream. */
@@ -1196,6 +1264,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_out_of_order_dropped);
   tcase_add_test (tc, test_no_timestamp_n);
   tcase_add_test (tc, test_mismatched_caps_n);
+  tcase_add_test (tc, test_caps_change_within_kind);
   tcase_add_test (tc, test_max_memory_n);
   tcase_add_test (tc, test_rate_change_waits_for_restart);
   tcase_add_test (tc, test_live_dead_pad_from_start);
