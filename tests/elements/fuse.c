@@ -1239,6 +1239,129 @@ GST_START_TEST (test_duration_at_segment_rate)
 
 GST_END_TEST;
 
+/* A recording source's rate and start-time set in its segment (not by a
+ * seek) stamp the frames in the recording's time, as the same seek does:
+ * the output segment is the stream's.  Ticks stay 10 a second of running
+ * time, 0.2 s of the recording apart at rate 2. */
+GST_START_TEST (test_stream_segment_adopted)
+{
+  static GstStaticPadTemplate src_any = GST_STATIC_PAD_TEMPLATE ("src",
+      GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+  static GstStaticPadTemplate sink_any = GST_STATIC_PAD_TEMPLATE ("sink",
+      GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+  GstElement *fuse = gst_element_factory_make ("robocachefuse", NULL);
+  GstHarness *h;
+  GstCaps *caps = gst_caps_from_string (VEC_CAPS (1));
+  const GstSegment *out_segment = NULL;
+  GstSegment segment;
+  GstEvent *event;
+  GstBuffer *buf;
+  guint n = 0, n_segments = 0;
+
+  gst_util_set_object_arg (G_OBJECT (fuse), "rate", "10/1");
+  h = gst_harness_new_full (fuse, &src_any, "sink_0", &sink_any, "src");
+  gst_object_unref (fuse);
+  gst_harness_set_live (h, FALSE);
+  gst_harness_play (h);
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.rate = 2.0;
+  segment.start = segment.time = segment.position = 500 * GST_MSECOND;
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_stream_start ("recording")));
+  fail_unless (gst_harness_push_event (h, gst_event_new_caps (caps)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  for (guint i = 0; i < 100; i++) {
+    float v = (float) i;
+
+    buf = gst_buffer_new_memdup (&v, sizeof (v));
+    GST_BUFFER_PTS (buf) = 500 * GST_MSECOND + i * 10 * GST_MSECOND;
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  /* Every event up to EOS (the frames are all queued by then). */
+  while ((event = gst_harness_pull_event (h))) {
+    gboolean eos = GST_EVENT_TYPE (event) == GST_EVENT_EOS;
+
+    if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
+      gst_event_parse_segment (event, &out_segment);
+      fail_unless_equals_float (out_segment->rate, 2.0);
+      fail_unless_equals_uint64 (out_segment->start, 500 * GST_MSECOND);
+      fail_unless_equals_uint64 (out_segment->time, 500 * GST_MSECOND);
+      out_segment = NULL;
+      n_segments++;
+    }
+    gst_event_unref (event);
+    if (eos)
+      break;
+  }
+  fail_unless_equals_int (n_segments, 1);
+  while ((buf = gst_harness_try_pull (h))) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), 500 * GST_MSECOND +
+        n * 200 * GST_MSECOND);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (buf), 200 * GST_MSECOND);
+    fail_unless_equals_float (value_of (buf, "sink_0", 0), n * 20.0f);
+    gst_buffer_unref (buf);
+    n++;
+  }
+  fail_unless (n >= 5, "%u frames", n);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A second stream at another segment rate than the one adopted: a
+ * warning naming both rates (its buffers are placed by running time). */
+GST_START_TEST (test_stream_segment_rates_differ)
+{
+  static GstStaticPadTemplate src_any = GST_STATIC_PAD_TEMPLATE ("src",
+      GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+  static GstStaticPadTemplate sink_any = GST_STATIC_PAD_TEMPLATE ("sink",
+      GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+  GstElement *fuse = gst_element_factory_make ("robocachefuse", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstCaps *caps = gst_caps_from_string (VEC_CAPS (1));
+  GstHarness *h[2];
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (fuse, bus);
+  h[0] = gst_harness_new_full (fuse, &src_any, "sink_0", &sink_any, "src");
+  h[1] = gst_harness_new_with_element (fuse, "sink_1", NULL);
+  gst_object_unref (fuse);
+  /* The aggregator takes its pads' events in turn, the first pad's first:
+   * sink_0's segment (rate 2) is adopted. */
+  for (guint i = 0; i < 2; i++) {
+    GstSegment segment;
+    gchar *id = g_strdup_printf ("stream-%u", i);
+
+    gst_harness_set_live (h[i], FALSE);
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    segment.rate = i ? 1.0 : 2.0;
+    fail_unless (gst_harness_push_event (h[i],
+            gst_event_new_stream_start (id)));
+    fail_unless (gst_harness_push_event (h[i], gst_event_new_caps (caps)));
+    fail_unless (gst_harness_push_event (h[i],
+            gst_event_new_segment (&segment)));
+    g_free (id);
+  }
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "sink_1 plays at rate 1, the output "
+          "at 2") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_harness_teardown (h[1]);
+  gst_harness_teardown (h[0]);
+  gst_element_set_bus (fuse, NULL);
+  gst_object_unref (bus);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 static Suite *
 fuse_suite (void)
 {
@@ -1270,6 +1393,8 @@ fuse_suite (void)
   tcase_add_test (tc, test_live_dead_pad_from_start);
   tcase_add_test (tc, test_live_master_dead_pad);
   tcase_add_test (tc, test_duration_at_segment_rate);
+  tcase_add_test (tc, test_stream_segment_adopted);
+  tcase_add_test (tc, test_stream_segment_rates_differ);
   return s;
 }
 

@@ -1,0 +1,72 @@
+/* Private to robocachefuse: the element's instance (settings, totals,
+ * streaming state) shared by its negotiation and lifecycle
+ * (gstrobocachefuse.c) and its timeline (gstrobocachefusetimeline.c). */
+#ifndef __GST_ROBOCACHE_FUSE_PRIVATE_H__
+#define __GST_ROBOCACHE_FUSE_PRIVATE_H__
+
+#include "gstrobocachefuse.h"
+#include "gstrobocachefusepad.h"
+#include "gstrobocachegpu.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  STALE_MARK,
+  STALE_DROP
+} StalePolicy;
+
+typedef struct
+{
+  gint rate_n, rate_d;
+  gboolean flat_output;
+  StalePolicy stale_policy;
+} Settings;
+
+typedef struct
+{
+  guint64 ticks;
+  guint64 dropped_ticks;
+  guint64 stale_streams;
+} Totals;
+
+typedef struct
+{
+  /* The rate the element started with: a change of the property waits for
+   * the next start, as the ticks, durations and caps hang on it. */
+  gint rate_n, rate_d;
+  gboolean have_tick;
+  /* Whether the output segment took a stream's, since start or flush. */
+  gboolean segment_adopted;
+  /* Rate mode: the next tick is index k; before the first tick, the tick
+   * the live wait times out at. */
+  guint64 tick_index;
+  GstClockTime last_rt;         /* latest buffer running time on any pad */
+  gchar *stream_names;          /* of the caps last set on the src pad */
+  GstClockTime latency;         /* the wait reported for the pads */
+} State;
+
+struct _GstRobocacheFuse
+{
+  GstAggregator parent;
+
+  /* The GPU side, as the CUDA filters' base holds it: the fused data is
+   * referenced, but CUDA streams fused here share one context, and
+   * another device's are copied onto it on the stream. */
+  GstRobocacheGpu gpu;
+  Settings settings;
+  Totals totals;
+  State state;
+};
+
+/* The timeline's vfuncs (gstrobocachefusetimeline.c). */
+GstFlowReturn gst_robocache_fuse_aggregate (GstAggregator * agg,
+    gboolean timeout);
+GstBuffer *gst_robocache_fuse_clip (GstAggregator * agg,
+    GstAggregatorPad * aggpad, GstBuffer * buf);
+GstFlowReturn gst_robocache_fuse_update_src_caps (GstAggregator * agg,
+    GstCaps * downstream, GstCaps ** caps);
+GstClockTime gst_robocache_fuse_get_next_time (GstAggregator * agg);
+
+G_END_DECLS
+#endif /* __GST_ROBOCACHE_FUSE_PRIVATE_H__ */

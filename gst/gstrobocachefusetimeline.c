@@ -1,0 +1,476 @@
+/* robocachefuse's timeline: where the ticks fall (a rate's grid or the
+ * master pad's buffers), each pad's samples moved up to a tick, the live
+ * wait, the output caps naming the streams, and each tick's frame made
+ * and pushed.  The element (gstrobocachefuse.c) negotiates, starts and
+ * stops; these are its aggregate, clip, update_src_caps and get_next_time
+ * vfuncs. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocachefuseprivate.h"
+#include "gstrobocachefuseframe.h"
+
+#define GST_CAT_DEFAULT gst_robocache_fuse_debug
+
+static GstClockTime
+tick_time (GstRobocacheFuse * self, guint64 k)
+{
+  return gst_util_uint64_scale (k, GST_SECOND * (guint64) self->state.rate_d,
+      self->state.rate_n);
+}
+
+/* The running time of @buf on @pad into *rt; FALSE (with an element error)
+ * when it has none: streams are aligned by their timestamps. */
+static gboolean
+timed_running_time (GstRobocacheFuse * self, GstAggregatorPad * pad,
+    GstBuffer * buf, GstClockTime * rt)
+{
+  *rt = gst_robocache_fuse_pad_running_time (pad, buf);
+  if (GST_CLOCK_TIME_IS_VALID (*rt))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("a buffer on %s has no timestamp (or one outside the segment); "
+          "robocachefuse aligns streams by their PTS", GST_PAD_NAME (pad)),
+      (NULL));
+  return FALSE;
+}
+
+/* The chosen master pad: master=true, else the first. */
+static GstRobocacheFusePad *
+master_pad (GList * pads)
+{
+  for (GList * l = pads; l; l = l->next) {
+    if (gst_robocache_fuse_pad_get_settings (l->data).master)
+      return l->data;
+  }
+  return pads ? pads->data : NULL;
+}
+
+/* Moves every queued buffer at or before @tick into pad->prev and leaves
+ * the first later one queued; *has_next says whether there is one.  The
+ * answer comes from the same look at the queue that stopped the loop: a
+ * buffer arriving just after it may still be at or before the tick, and
+ * must not pass for the one after it.  FALSE (with an element error) on a
+ * buffer without timestamp. */
+static gboolean
+advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
+    GstClockTime tick, gboolean * has_next)
+{
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
+  GstBuffer *buf;
+
+  *has_next = FALSE;
+  while ((buf = gst_aggregator_pad_peek_buffer (aggpad))) {
+    GstClockTime rt;
+
+    if (!timed_running_time (self, aggpad, buf, &rt)) {
+      gst_buffer_unref (buf);
+      return FALSE;
+    }
+    if (!GST_CLOCK_TIME_IS_VALID (self->state.last_rt) ||
+        rt > self->state.last_rt)
+      self->state.last_rt = rt;
+    if (rt > tick) {
+      gst_buffer_unref (buf);
+      *has_next = TRUE;
+      break;
+    }
+    if (GST_CLOCK_TIME_IS_VALID (pad->prev_rt) && rt > pad->prev_rt)
+      pad->interval = MAX (pad->interval, rt - pad->prev_rt);
+    gst_buffer_unref (buf);
+    gst_clear_buffer (&pad->prev);
+    pad->prev = gst_aggregator_pad_pop_buffer (aggpad);
+    pad->prev_rt = rt;
+  }
+  return TRUE;
+}
+
+/* Sets the src caps when the set of streams changed. */
+static void
+update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
+    gint rate_d)
+{
+  GString *names = g_string_new (NULL);
+  GstCaps *caps;
+
+  for (GList * l = pads; l; l = l->next) {
+    gchar *name = gst_robocache_fuse_pad_stream_name (l->data);
+    g_string_append_printf (names, "%s%s", names->len ? "," : "", name);
+    g_free (name);
+  }
+  if (g_strcmp0 (names->str, self->state.stream_names) == 0) {
+    g_string_free (names, TRUE);
+    return;
+  }
+  caps = gst_caps_new_simple (GST_ROBOCACHE_FUSED_MEDIA_TYPE,
+      "streams", G_TYPE_STRING, names->str,
+      "framerate", GST_TYPE_FRACTION, rate_n, rate_d, NULL);
+  gst_aggregator_set_src_caps (GST_AGGREGATOR (self), caps);
+  gst_caps_unref (caps);
+  g_free (self->state.stream_names);
+  self->state.stream_names = g_string_free (names, FALSE);
+}
+
+/* GstAggregator's negotiation would fixate the src template before the
+ * first tick (framerate 0/1, no streams) and send those caps first; the
+ * caps name the streams, known at a tick, where update_src_caps sets
+ * them.  Until then the base class waits. */
+GstFlowReturn
+gst_robocache_fuse_update_src_caps (GstAggregator * agg, GstCaps * downstream,
+    GstCaps ** caps)
+{
+  *caps = NULL;
+  return GST_AGGREGATOR_FLOW_NEED_DATA;
+}
+
+/* Reports the longest wait a tick may need: the largest sample interval
+ * seen on any pad, each bounded by its max-age. */
+static void
+update_latency (GstRobocacheFuse * self, GList * pads)
+{
+  GstClockTime wait = 0;
+
+  for (GList * l = pads; l; l = l->next) {
+    GstRobocacheFusePad *pad = l->data;
+    FusePadSettings settings = gst_robocache_fuse_pad_get_settings (pad);
+
+    wait = MAX (wait, MIN (pad->interval, settings.max_age));
+  }
+  if (wait > self->state.latency) {
+    self->state.latency = wait;
+    GST_INFO_OBJECT (self, "waiting up to %" GST_TIME_FORMAT " for a pad",
+        GST_TIME_ARGS (wait));
+    gst_aggregator_set_latency (GST_AGGREGATOR (self), wait, wait);
+  }
+}
+
+static gpointer
+ref_pad (gconstpointer pad, gpointer unused)
+{
+  return gst_object_ref ((gpointer) pad);
+}
+
+static GList *
+ref_sink_pads (GstRobocacheFuse * self)
+{
+  GList *pads;
+
+  GST_OBJECT_LOCK (self);
+  pads = g_list_copy_deep (GST_ELEMENT (self)->sinkpads, ref_pad, NULL);
+  GST_OBJECT_UNLOCK (self);
+  return pads;
+}
+
+/* rate=0/1: the tick is at the master's queued buffer, which stays queued
+ * until the tick is certain to be produced. */
+static GstFlowReturn
+master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
+    GstClockTime * tick)
+{
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (master);
+  GstBuffer *m = gst_aggregator_pad_peek_buffer (aggpad);
+
+  if (!m)
+    return gst_aggregator_pad_is_eos (aggpad) ? GST_FLOW_EOS :
+        GST_AGGREGATOR_FLOW_NEED_DATA;
+  if (!GST_BUFFER_PTS_IS_VALID (m)) {
+    gst_buffer_unref (m);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("a buffer on %s has no timestamp; robocachefuse aligns streams "
+            "by their PTS", GST_PAD_NAME (master)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  *tick = gst_robocache_fuse_pad_running_time (aggpad, m);
+  gst_buffer_unref (m);
+  return GST_FLOW_OK;
+}
+
+/* Before the first tick, live, with no data on any pad: moves the tick the
+ * wait times out at (state.tick_index) to the first after the clock's
+ * running time now. */
+static void
+skip_past_clock (GstRobocacheFuse * self, gint rate_n, gint rate_d)
+{
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
+  GstClockTime now = clock ? gst_clock_get_time (clock) : GST_CLOCK_TIME_NONE;
+  guint64 k = self->state.tick_index + 1;
+
+  if (GST_CLOCK_TIME_IS_VALID (now) && now > base)
+    k = MAX (k, gst_util_uint64_scale (now - base, rate_n,
+            GST_SECOND * (guint64) rate_d) + 1);
+  gst_clear_object (&clock);
+  GST_OBJECT_LOCK (self);
+  self->state.tick_index = k;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* At a fixed rate, the first tick: the first on the grid at or after the
+ * earliest data.  state.have_tick says whether it was found.  Live, the
+ * wait for every pad's first buffer ends at the tick state.tick_index
+ * (plus the latency; see get_next_time): a pad that never delivers does
+ * not hold the others. */
+static GstFlowReturn
+first_rate_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
+    gint rate_n, gint rate_d)
+{
+  GstClockTime first = GST_CLOCK_TIME_NONE;
+  gboolean eos = TRUE;
+
+  for (GList * l = pads; l; l = l->next) {
+    GstAggregatorPad *aggpad = l->data;
+    GstBuffer *b = gst_aggregator_pad_peek_buffer (aggpad);
+    GstClockTime rt;
+    gboolean timed;
+    /* The aggregator also wakes up for a pad's events alone: the origin
+     * waits for every pad's first buffer (unless the live timeout says to
+     * go on), so that it never depends on which stream happened to arrive
+     * first. */
+    if (!b && !timeout && !gst_aggregator_pad_is_eos (aggpad) &&
+        !gst_aggregator_pad_is_inactive (aggpad))
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    if (!b)
+      continue;
+    timed = timed_running_time (self, aggpad, b, &rt);
+    gst_buffer_unref (b);
+    if (!timed)
+      return GST_FLOW_ERROR;
+    first = MIN (first, rt);
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (first)) {
+    for (GList * l = pads; l; l = l->next)
+      eos &= gst_aggregator_pad_is_eos (l->data);
+    if (eos)
+      return GST_FLOW_EOS;
+    if (!timeout)
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    /* Live, and no pad delivered by the awaited tick: the next wait is
+     * for the first tick still to come, not this one again (that would
+     * time out at once, over and over). */
+    skip_past_clock (self, rate_n, rate_d);
+    return GST_FLOW_OK;
+  }
+  self->state.tick_index = gst_util_uint64_scale_ceil (first, rate_n,
+      GST_SECOND * (guint64) rate_d);
+  self->state.have_tick = TRUE;
+  return GST_FLOW_OK;
+}
+
+/* The running time of the tick to make now into *tick, and with rate=0/1
+ * the master pad into *master.  FALSE, with *ret, when there is none. */
+static gboolean
+next_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
+    const Settings * settings, GstRobocacheFusePad ** master,
+    GstClockTime * tick, GstFlowReturn * ret)
+{
+  if (settings->rate_n == 0) {
+    *master = master_pad (pads);
+    *ret = master_tick (self, *master, tick);
+    return *ret == GST_FLOW_OK;
+  }
+  if (!self->state.have_tick) {
+    *ret = first_rate_tick (self, pads, timeout, settings->rate_n,
+        settings->rate_d);
+    if (!self->state.have_tick)
+      return FALSE;
+  }
+  *tick = tick_time (self, self->state.tick_index);
+  return TRUE;
+}
+
+/* Advances every pad but the master to @tick.  *all_ready: every pad that
+ * can still deliver has its sample after the tick; *all_eos: every pad
+ * has ended, with no sample after it.  FALSE on a buffer without
+ * timestamp. */
+static gboolean
+advance_pads (GstRobocacheFuse * self, GList * pads,
+    GstRobocacheFusePad * master, GstClockTime tick, gboolean * all_ready,
+    gboolean * all_eos)
+{
+  *all_ready = TRUE;
+  *all_eos = TRUE;
+  for (GList * l = pads; l; l = l->next) {
+    GstRobocacheFusePad *pad = l->data;
+    GstAggregatorPad *aggpad = l->data;
+    gboolean has_next;
+
+    if (pad == master)
+      has_next = TRUE;
+    else if (!advance_pad (self, pad, tick, &has_next))
+      return FALSE;
+    /* Live, a timeout can find every queue empty while no pad has ended
+     * (every sensor late at once): that is no end of stream. */
+    if (has_next || !gst_aggregator_pad_is_eos (aggpad))
+      *all_eos = FALSE;
+    if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
+        !gst_aggregator_pad_is_inactive (aggpad))
+      *all_ready = FALSE;
+  }
+  return TRUE;
+}
+
+/* Stamps the fused buffer with its tick and pushes it. */
+static GstFlowReturn
+push_tick (GstRobocacheFuse * self, GstBuffer * out, GstClockTime tick,
+    GstRobocacheFusePad * master, guint n_stale)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstSegment *segment = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+  GstClockTime pts = gst_segment_position_from_running_time (segment,
+      GST_FORMAT_TIME, tick);
+
+  GST_BUFFER_PTS (out) = pts;
+  /* Up to the next tick (tick_index has moved on to it), converted like
+   * the PTS: at a segment rate other than 1 stream time and running time
+   * differ. */
+  if (!master) {
+    GstClockTime next = gst_segment_position_from_running_time (segment,
+        GST_FORMAT_TIME, tick_time (self, self->state.tick_index));
+    if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (next))
+      GST_BUFFER_DURATION (out) = next > pts ? next - pts : pts - next;
+  }
+  segment->position = pts;
+  GST_LOG_OBJECT (self, "tick %" GST_TIME_FORMAT ", %u stale",
+      GST_TIME_ARGS (tick), n_stale);
+  return gst_aggregator_finish_buffer (agg, out);
+}
+
+/* Makes the tick at @tick, now certain to be produced (or dropped by the
+ * stale policy), and counts it. */
+static GstFlowReturn
+produce_tick (GstRobocacheFuse * self, GList * pads,
+    GstRobocacheFusePad * master, GstClockTime tick, const Settings * settings)
+{
+  gboolean master_has_next;
+  GstFlowReturn ret;
+  GstBuffer *out;
+  guint n_stale;
+
+  /* The master's buffer is the tick's own: consumed only now. */
+  if (master && !advance_pad (self, master, tick, &master_has_next))
+    return GST_FLOW_ERROR;
+  update_src_caps (self, pads, settings->rate_n, settings->rate_d);
+  out = gst_robocache_fuse_frame_make (GST_ELEMENT (self), &self->gpu, pads,
+      tick, settings->flat_output, settings->stale_policy == STALE_DROP,
+      &n_stale, &ret);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (!master)
+    self->state.tick_index++;
+
+  GST_OBJECT_LOCK (self);
+  self->totals.stale_streams += n_stale;
+  if (out)
+    self->totals.ticks++;
+  else
+    self->totals.dropped_ticks++;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!out) {
+    GST_DEBUG_OBJECT (self, "tick %" GST_TIME_FORMAT " dropped: %u stale",
+        GST_TIME_ARGS (tick), n_stale);
+    return GST_FLOW_OK;
+  }
+  return push_tick (self, out, tick, master, n_stale);
+}
+
+GstFlowReturn
+gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  GList *pads = ref_sink_pads (self);
+  GstRobocacheFusePad *master = NULL;
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean all_ready, all_eos;
+  Settings settings;
+  GstClockTime tick;
+
+  GST_OBJECT_LOCK (self);
+  settings = self->settings;
+  GST_OBJECT_UNLOCK (self);
+  settings.rate_n = self->state.rate_n;
+  settings.rate_d = self->state.rate_d;
+
+  if (!pads) {
+    ret = timeout ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
+    goto done;
+  }
+  if (!next_tick (self, pads, timeout, &settings, &master, &tick, &ret))
+    goto done;
+  if (!advance_pads (self, pads, master, tick, &all_ready, &all_eos)) {
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  update_latency (self, pads);
+
+  if (!all_ready && !timeout) {
+    ret = GST_AGGREGATOR_FLOW_NEED_DATA;
+    goto done;
+  }
+  /* Every pad ended: ticks go on up to the last data, then EOS. */
+  if (all_eos && (!GST_CLOCK_TIME_IS_VALID (self->state.last_rt) ||
+          tick > self->state.last_rt)) {
+    ret = GST_FLOW_EOS;
+    goto done;
+  }
+  ret = produce_tick (self, pads, master, tick, &settings);
+
+done:
+  for (GList * l = pads; l; l = l->next)
+    gst_robocache_fuse_pad_post_warnings (l->data, GST_ELEMENT (self));
+  g_list_free_full (pads, gst_object_unref);
+  return ret;
+}
+
+/* Buffers are checked as they reach the head of their pad's queue, after
+ * the caps and segment before them: a bad one never reaches a tick. */
+GstBuffer *
+gst_robocache_fuse_clip (GstAggregator * agg, GstAggregatorPad * aggpad,
+    GstBuffer * buf)
+{
+  return gst_robocache_fuse_pad_check_arrival (GST_ROBOCACHE_FUSE_PAD
+      (aggpad), buf);
+}
+
+/* rate=0/1: the tick is the master's queued buffer, and the live wait for
+ * the other pads ends at its time (plus the latency).  Without one there
+ * is no tick to make: the wait is for data, not for the clock (a clock
+ * wait would time out at once again and again). */
+static GstClockTime
+master_next_time (GstRobocacheFuse * self)
+{
+  GList *pads = ref_sink_pads (self);
+  GstRobocacheFusePad *master = master_pad (pads);
+  GstClockTime next = GST_CLOCK_TIME_NONE;
+  GstBuffer *buf;
+
+  if (master && (buf = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD
+              (master)))) {
+    next = gst_robocache_fuse_pad_running_time (GST_AGGREGATOR_PAD (master),
+        buf);
+    gst_buffer_unref (buf);
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return next;
+}
+
+GstClockTime
+gst_robocache_fuse_get_next_time (GstAggregator * agg)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  GstClockTime next = GST_CLOCK_TIME_NONE;
+  gint rate_n;
+
+  GST_OBJECT_LOCK (self);
+  rate_n = self->state.rate_n;
+  /* The tick grid is known from the start: before the first tick too the
+   * live wait ends at a tick (the aggregator adds the latency), so that
+   * a pad that never delivers cannot hold the others forever. */
+  if (rate_n > 0)
+    next = tick_time (self, self->state.tick_index);
+  GST_OBJECT_UNLOCK (self);
+  if (rate_n == 0)
+    next = master_next_time (self);
+  return next;
+}
