@@ -43,9 +43,13 @@
  * The element is a plain GstElement with the sink flag, not an
  * aggregator: it has no output to aggregate, and messages are written as
  * they arrive, each pad's chain serialised with the others by one lock.
- * It does not synchronise to the clock.  When every pad has had EOS the
- * file is finished (index and summary written) and EOS is posted; going
- * from PAUSED to READY finishes it too.  Chunks are written whole with
+ * It does not synchronise to the clock, but while PAUSED a buffer or EOS
+ * waits for PLAYING, as a sink's after preroll (a pipeline paused, seeked
+ * and played records from the seek; gstrobocachemcapsinkgate.c, which
+ * also passes a pipeline's seek upstream out of every pad and answers
+ * the position).  When every pad has had EOS the file is finished (index
+ * and summary written) and EOS is posted; going from PAUSED to READY
+ * finishes it too.  Chunks are written whole with
  * their index, so a recording killed mid-way, or stopped by a write error,
  * still holds every chunk closed before, readable by scanning.  Write
  * errors are resource errors.
@@ -133,6 +137,7 @@ struct _GstRobocacheMcapSink
   Settings settings;
   GMutex lock;                  /* the write lock */
   State state;
+  McapGate gate;                /* PAUSED holds buffers back */
   guint next_pad;               /* under the object lock */
 };
 
@@ -595,6 +600,10 @@ sink_chain (GstPad * gpad, GstObject * parent, GstBuffer * buf)
             GST_PAD_NAME (pad)), (NULL));
     return GST_FLOW_NOT_NEGOTIATED;
   }
+  if (mcap_gate_wait (&self->gate, pad) != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_FLUSHING;
+  }
   stamp.base = stamp_base (self);
   GST_OBJECT_LOCK (pad);
   frame_id = g_strdup (pad->frame_id ? pad->frame_id :
@@ -604,6 +613,12 @@ sink_chain (GstPad * gpad, GstObject * parent, GstBuffer * buf)
   ok = mcap_format_encode (&pad->format, buf, &stamp, pad->scratch,
       emit_message, &target, &error);
   g_free (frame_id);
+  if (ok) {
+    GST_OBJECT_LOCK (pad);
+    pad->position = gst_segment_to_stream_time (&pad->segment,
+        GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+    GST_OBJECT_UNLOCK (pad);
+  }
   gst_buffer_unref (buf);
   if (ok)
     return GST_FLOW_OK;
@@ -673,11 +688,16 @@ sink_event (GstPad * gpad, GstObject * parent, GstEvent * event)
     case GST_EVENT_SEGMENT:
       gst_event_copy_segment (event, &pad->segment);
       break;
+    case GST_EVENT_FLUSH_START:
+      mcap_gate_flush (&self->gate, pad, TRUE);
+      break;
     case GST_EVENT_FLUSH_STOP:
       gst_segment_init (&pad->segment, GST_FORMAT_TIME);
+      mcap_gate_flush (&self->gate, pad, FALSE);
       break;
     case GST_EVENT_EOS:
-      pad_eos (self, pad, gst_event_get_seqnum (event));
+      if (mcap_gate_wait (&self->gate, pad) == GST_FLOW_OK)
+        pad_eos (self, pad, gst_event_get_seqnum (event));
       break;
     default:
       break;
@@ -781,10 +801,18 @@ gst_robocache_mcap_sink_change_state (GstElement * element,
       pad->channel_id = 0;
       pad->warned_caps = FALSE;
       pad->last_running_time = 0;
+      pad->position = GST_CLOCK_TIME_NONE;
     }
     if (!start (self))
       return GST_STATE_CHANGE_FAILURE;
   }
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED ||
+      transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
+    mcap_gate_set (&self->gate, FALSE, FALSE);
+  else if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+    mcap_gate_set (&self->gate, TRUE, FALSE);
+  else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    mcap_gate_set (&self->gate, FALSE, TRUE);
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
   if (ret == GST_STATE_CHANGE_FAILURE) {
     if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
@@ -812,6 +840,7 @@ gst_robocache_mcap_sink_finalize (GObject * object)
 
   g_free (self->settings.location);
   g_mutex_clear (&self->lock);
+  mcap_gate_clear (&self->gate);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -881,6 +910,8 @@ gst_robocache_mcap_sink_class_init (GstRobocacheMcapSinkClass * klass)
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_robocache_mcap_sink_change_state);
+  element_class->send_event = GST_DEBUG_FUNCPTR (mcap_sink_send_event);
+  element_class->query = GST_DEBUG_FUNCPTR (mcap_sink_query);
   element_class->request_new_pad =
       GST_DEBUG_FUNCPTR (gst_robocache_mcap_sink_request_new_pad);
   element_class->release_pad =
@@ -901,5 +932,6 @@ gst_robocache_mcap_sink_init (GstRobocacheMcapSink * self)
 {
   gst_robocache_fields_init (self, fields);
   g_mutex_init (&self->lock);
+  mcap_gate_init (&self->gate);
   GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SINK);
 }

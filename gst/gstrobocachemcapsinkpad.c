@@ -79,5 +79,6 @@ gst_robocache_mcap_sink_pad_init (GstRobocacheMcapSinkPad * pad)
   pad->topic = DEFAULT_TOPIC;
   pad->frame_id = DEFAULT_FRAME_ID;
   pad->scratch = g_byte_array_new ();
+  pad->position = GST_CLOCK_TIME_NONE;
   gst_segment_init (&pad->segment, GST_FORMAT_TIME);
 }

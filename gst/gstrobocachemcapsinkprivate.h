@@ -96,12 +96,38 @@ struct _GstRobocacheMcapSinkPad
   GstClockTime last_running_time;
   gboolean warned_caps;
 
+  /* Under the gate's lock (gstrobocachemcapsinkgate.c). */
+  gboolean flushing;
+  /* Under the pad's object lock: the stream time last written. */
+  GstClockTime position;
+
   /* Under the element's write lock. */
   guint16 channel_id;           /* 0: none yet */
   McapKind channel_kind;
   guint32 sequence;
   gboolean eos;
 };
+
+/* What holds buffers back while the element is PAUSED
+ * (gstrobocachemcapsinkgate.c). */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean playing;
+  gboolean closed;              /* going down to READY: no wait */
+} McapGate;
+
+void mcap_gate_init (McapGate * gate);
+void mcap_gate_clear (McapGate * gate);
+void mcap_gate_set (McapGate * gate, gboolean playing, gboolean closed);
+void mcap_gate_flush (McapGate * gate, GstRobocacheMcapSinkPad * pad,
+    gboolean flushing);
+GstFlowReturn mcap_gate_wait (McapGate * gate, GstRobocacheMcapSinkPad * pad);
+
+/* The element's send_event and query. */
+gboolean mcap_sink_send_event (GstElement * element, GstEvent * event);
+gboolean mcap_sink_query (GstElement * element, GstQuery * query);
 
 G_END_DECLS
 #endif

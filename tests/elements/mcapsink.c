@@ -823,6 +823,63 @@ GST_START_TEST (test_one_type_a_topic)
 
 GST_END_TEST;
 
+/* As a GStreamer sink: a pipeline paused, seeked to 2 s and played
+ * records from 2 s (PAUSED holds buffers back); the seek reaches the
+ * source through the sink; LATENCY is taken; the position is the stream
+ * time last written. */
+GST_START_TEST (test_paused_seek_play)
+{
+  gchar *source = tmp_path ("seek-source.mcap");
+  gchar *path = tmp_path ("seek.mcap");
+  gchar *desc = g_strdup_printf ("robocachejointsrc num-buffers=300 "
+      "rate=100/1 dof=3 ! robocachemcapsink location=\"%s\"", source);
+  GstElement *pipeline, *sink;
+  GstMessage *msg;
+  GPtrArray *joints;
+  gchar **lines;
+  gint64 position = -1;
+
+  fail_unless (play_to_end (gst_parse_launch (desc, NULL)));
+  g_free (desc);
+  desc = g_strdup_printf ("robocachemcapsrc location=\"%s\" topics=/joints "
+      "! robocachemcapsink name=m location=\"%s\"", source, path);
+  pipeline = gst_parse_launch (desc, NULL);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "m");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND)
+      != GST_STATE_CHANGE_FAILURE);
+  /* Time for the source to push all it would while PAUSED. */
+  g_usleep (G_USEC_PER_SEC / 2);
+  fail_unless (gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, 2 * GST_SECOND), "the seek was refused");
+  fail_unless (gst_element_send_event (sink, gst_event_new_latency (0)));
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless (gst_element_query_position (pipeline, GST_FORMAT_TIME,
+          &position));
+  /* The last sample's time: 2.99 s give or take jointsrc's jitter. */
+  fail_unless (position > 2980 * GST_MSECOND && position < 3 * GST_SECOND,
+      "position %" G_GINT64_FORMAT, position);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+
+  lines = dump_lines (path, NULL);
+  joints = lines_of_topic (lines, "/joints");
+  fail_unless_equals_int (joints->len, 100);
+  g_ptr_array_unref (joints);
+  g_strfreev (lines);
+  g_free (desc);
+  g_free (path);
+  g_free (source);
+}
+
+GST_END_TEST;
+
 /* Topics rosbag2 could not record (or YAML would read as null) are
  * refused, naming the topic and what is accepted. */
 GST_START_TEST (test_bad_topic_names_n)
@@ -1048,6 +1105,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_refused_caps);
   tcase_add_test (tc, test_one_type_a_topic);
+  tcase_add_test (tc, test_paused_seek_play);
   tcase_add_test (tc, test_stamp_after_2038_n);
   tcase_add_test (tc, test_bad_topic_names_n);
   tcase_add_test (tc, test_unwritable);

@@ -1,0 +1,144 @@
+/* robocachemcapsink as a GStreamer sink: what it holds back while PAUSED,
+ * the upstream events it passes on (a pipeline's seek), and the queries
+ * it answers (position) or asks upstream.  The element
+ * (gstrobocachemcapsink.c) writes; this decides when and says where. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocachemcapsinkprivate.h"
+
+#define GST_CAT_DEFAULT gst_robocache_mcap_sink_debug
+
+void
+mcap_gate_init (McapGate * gate)
+{
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->cond);
+  gate->playing = FALSE;
+  gate->closed = FALSE;
+}
+
+void
+mcap_gate_clear (McapGate * gate)
+{
+  g_cond_clear (&gate->cond);
+  g_mutex_clear (&gate->lock);
+}
+
+/* Opens the gate (PLAYING) or shuts it (PAUSED); with @closed, every wait
+ * ends at once (on the way down to READY, so that the pads' streaming
+ * threads let go before the pads are deactivated). */
+void
+mcap_gate_set (McapGate * gate, gboolean playing, gboolean closed)
+{
+  g_mutex_lock (&gate->lock);
+  gate->playing = playing;
+  gate->closed = closed;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+}
+
+/* A flush on @pad ends its wait (FLUSH_START) or is over (FLUSH_STOP). */
+void
+mcap_gate_flush (McapGate * gate, GstRobocacheMcapSinkPad * pad,
+    gboolean flushing)
+{
+  g_mutex_lock (&gate->lock);
+  pad->flushing = flushing;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+}
+
+/* As GstBaseSink after its preroll: a buffer or EOS reaching @pad while
+ * the element is PAUSED waits for PLAYING, so that a pipeline paused,
+ * seeked and played records from the seek on, not all that came before.
+ * GST_FLOW_FLUSHING when a flush or the way down to READY ends the wait
+ * (the data is then dropped). */
+GstFlowReturn
+mcap_gate_wait (McapGate * gate, GstRobocacheMcapSinkPad * pad)
+{
+  GstFlowReturn ret;
+
+  g_mutex_lock (&gate->lock);
+  if (!gate->playing && !gate->closed && !pad->flushing)
+    GST_DEBUG_OBJECT (pad, "waiting for PLAYING");
+  while (!gate->playing && !gate->closed && !pad->flushing)
+    g_cond_wait (&gate->cond, &gate->lock);
+  ret = gate->closed || pad->flushing ? GST_FLOW_FLUSHING : GST_FLOW_OK;
+  g_mutex_unlock (&gate->lock);
+  return ret;
+}
+
+/* The element's sink pads, referenced (free with g_list_free_full and
+ * gst_object_unref). */
+static GList *
+ref_sink_pads (GstElement * element)
+{
+  GList *pads = NULL;
+
+  GST_OBJECT_LOCK (element);
+  for (GList * l = element->sinkpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (element);
+  return g_list_reverse (pads);
+}
+
+/* Events sent to the element: LATENCY is taken (the sink does not wait
+ * for the clock), an upstream event (a pipeline's seek) goes out of every
+ * sink pad, as a sink's does out of its one; TRUE if any upstream took
+ * it (recording sources handle a seek once, whichever pad it comes by). */
+gboolean
+mcap_sink_send_event (GstElement * element, GstEvent * event)
+{
+  gboolean taken = FALSE;
+  GList *pads;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_LATENCY) {
+    gst_event_unref (event);
+    return TRUE;
+  }
+  if (!GST_EVENT_IS_UPSTREAM (event)) {
+    GST_DEBUG_OBJECT (element, "%s refused", GST_EVENT_TYPE_NAME (event));
+    gst_event_unref (event);
+    return FALSE;
+  }
+  pads = ref_sink_pads (element);
+  for (GList * l = pads; l; l = l->next)
+    taken |= gst_pad_push_event (l->data, gst_event_ref (event));
+  g_list_free_full (pads, gst_object_unref);
+  gst_event_unref (event);
+  return taken;
+}
+
+/* The latest stream time written on any pad (POSITION in TIME); the other
+ * queries (DURATION, SEEKING, ...) asked of the pads' peers, the first
+ * answer taken. */
+gboolean
+mcap_sink_query (GstElement * element, GstQuery * query)
+{
+  gboolean answered = FALSE;
+  GstClockTime position = GST_CLOCK_TIME_NONE;
+  GstFormat format;
+  GList *pads = ref_sink_pads (element);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION) {
+    gst_query_parse_position (query, &format, NULL);
+    for (GList * l = pads; l && format == GST_FORMAT_TIME; l = l->next) {
+      GstRobocacheMcapSinkPad *pad = l->data;
+
+      GST_OBJECT_LOCK (pad);
+      if (GST_CLOCK_TIME_IS_VALID (pad->position) &&
+          (!GST_CLOCK_TIME_IS_VALID (position) || pad->position > position))
+        position = pad->position;
+      GST_OBJECT_UNLOCK (pad);
+    }
+    if ((answered = GST_CLOCK_TIME_IS_VALID (position)))
+      gst_query_set_position (query, GST_FORMAT_TIME, position);
+  } else {
+    for (GList * l = pads; l && !answered; l = l->next)
+      answered = gst_pad_peer_query (l->data, query);
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return answered;
+}
