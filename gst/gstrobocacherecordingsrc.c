@@ -10,7 +10,7 @@
 #include "config.h"
 #endif
 
-#include "gstrobocacherecordingsrc.h"
+#include "gstrobocacherecordingsrcprivate.h"
 #include "gstrobocachefields.h"
 #include "gstrobocachecaps.h"
 #include "gstrobocacherosmsg.h"
@@ -49,62 +49,6 @@ enum
   PROP_STOP_TIME,
   PROP_RATE,
   PROP_LOOP
-};
-
-typedef struct
-{
-  GstPad *pad;
-  gchar *topic;
-  GstCaps *caps;                /* last sent */
-  /* What downstream proposed for these caps (NULL: system memory). */
-  GstAllocator *allocator;
-  GstAllocationParams params;
-  gboolean need_start;
-  gboolean need_segment;
-  gboolean warned[GST_ROBOCACHE_ROS_SKIP_KINDS];
-  guint reader_topic;           /* its topic's index in the reader */
-  /* Where the stream is known to have reached: its last buffer's PTS or
-   * its last GAP's end. */
-  GstClockTime position;
-  gboolean peeked;              /* caps looked up ahead of its messages */
-} Stream;
-
-/* Since start, under the object lock. */
-typedef struct
-{
-  guint64 messages;             /* pushed */
-  guint64 skipped[GST_ROBOCACHE_ROS_SKIP_KINDS];
-  guint64 skipped_other_types;  /* messages of topics not played */
-  guint64 loops;                /* passes restarted by loop */
-} Totals;
-
-/* Built in READY->PAUSED, dropped in PAUSED->READY; the streaming task
- * and seeks use it under the stream lock of the first pad. */
-typedef struct
-{
-  RcReader *reader;
-  GPtrArray *streams;           /* Stream */
-  gint *stream_of;              /* per topic: stream index or -1 */
-  GstRobocacheRosDecoder **decoders;    /* per topic, NULL if not played */
-  GstFlowCombiner *combiner;
-  GstRobocacheBagTimestamps timestamps;
-  guint64 base;                 /* ns: the stamp of the first message */
-  GstClockTime duration;
-  GstSegment segment;
-  guint32 seqnum;
-  guint32 seek_seqnum;          /* of the last seek handled */
-  guint group_id;               /* one group: the streams of one bag */
-  gchar *location;
-  gchar *stream_id_prefix;
-  GstRobocachePlaySettings play;
-  guint64 pass_pushed;          /* buffers pushed since the pass began */
-  GstClockTime newest;          /* the latest PTS pushed in this segment */
-} State;
-
-struct _GstRobocacheRecordingSrcPrivate
-{
-  State state;
-  Totals totals;
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
@@ -225,14 +169,14 @@ message_buffer (GstRobocacheRecordingSrc * self, Stream * s,
 /* Streaming                                                           */
 /* ------------------------------------------------------------------ */
 
-static GstPad *
-first_pad (GstRobocacheRecordingSrc * self)
+GstPad *
+recording_first_pad (GstRobocacheRecordingSrc * self)
 {
   return ((Stream *) g_ptr_array_index (self->priv->state.streams, 0))->pad;
 }
 
-static void
-push_event_all (GstRobocacheRecordingSrc * self, GstEvent * event)
+void
+recording_push_event_all (GstRobocacheRecordingSrc * self, GstEvent * event)
 {
   for (guint i = 0; i < self->priv->state.streams->len; i++) {
     Stream *s = g_ptr_array_index (self->priv->state.streams, i);
@@ -245,8 +189,8 @@ static void prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
     GstCaps * caps);
 
 /* Stops the task and ends every stream. */
-static void
-pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad)
+void
+recording_pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad)
 {
   GstEvent *eos = gst_event_new_eos ();
 
@@ -257,7 +201,7 @@ pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad)
     prepare_stream (self, g_ptr_array_index (self->priv->state.streams, i),
         NULL);
   gst_event_set_seqnum (eos, self->priv->state.seqnum);
-  push_event_all (self, eos);
+  recording_push_event_all (self, eos);
 }
 
 static void
@@ -268,7 +212,7 @@ pause_on_error (GstRobocacheRecordingSrc * self, GstPad * pad,
           error->message), ("message %" G_GUINT64_FORMAT " of the index",
           msg->index));
   g_error_free (error);
-  pause_with_eos (self, pad);
+  recording_pause_with_eos (self, pad);
 }
 
 /* Asks downstream of @s which allocator its buffers of @caps should come
@@ -323,8 +267,8 @@ prepare_stream (GstRobocacheRecordingSrc * self, Stream * s, GstCaps * caps)
 
 /* Reads from the segment's start again; every stream gets the new
  * segment before its next buffer or GAP. */
-static void
-restart_streams (State * st)
+void
+recording_restart_streams (State * st)
 {
   rc_reader_seek (st->reader, st->base + st->segment.start);
   st->newest = st->segment.start;
@@ -382,35 +326,13 @@ push_buffer (GstRobocacheRecordingSrc * self, GstPad * task_pad, Stream * s,
     return;
   GST_DEBUG_OBJECT (self, "pausing: %s", gst_flow_get_name (ret));
   if (ret == GST_FLOW_EOS) {
-    pause_with_eos (self, task_pad);
+    recording_pause_with_eos (self, task_pad);
   } else if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) {
     GST_ELEMENT_FLOW_ERROR (self, ret);
-    pause_with_eos (self, task_pad);
+    recording_pause_with_eos (self, task_pad);
   } else {
     gst_pad_pause_task (task_pad);
   }
-}
-
-/* The end of the messages to play: EOS, or with loop the next pass (an
- * empty pass ends the loop, so that an empty range cannot spin). */
-static void
-end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
-{
-  State *st = &self->priv->state;
-
-  if (!st->play.loop || st->pass_pushed == 0) {
-    GST_DEBUG_OBJECT (self, "end of the recording");
-    pause_with_eos (self, pad);
-    return;
-  }
-  gst_robocache_recording_play_next_pass (&st->segment,
-      gst_robocache_recording_play_pass_end (st->reader, st->stream_of,
-          st->base, &st->segment));
-  st->pass_pushed = 0;
-  restart_streams (st);
-  GST_OBJECT_LOCK (self);
-  self->priv->totals.loops++;
-  GST_OBJECT_UNLOCK (self);
 }
 
 /* GAP events on the streams that fell GAP_LAG behind the newest buffer:
@@ -473,11 +395,11 @@ gst_robocache_recording_src_loop (GstPad * pad)
       pause_on_error (self, pad, &msg, error);
       return;
     case RC_READER_END:
-      end_of_pass (self, pad);
+      recording_end_of_pass (self, pad);
       return;
   }
   if (recorded_after_stop (st, &msg)) {
-    end_of_pass (self, pad);
+    recording_end_of_pass (self, pad);
     return;
   }
   s = g_ptr_array_index (st->streams, st->stream_of[msg.topic]);
@@ -501,115 +423,13 @@ gst_robocache_recording_src_loop (GstPad * pad)
   }
 }
 
-static void
-start_task (GstRobocacheRecordingSrc * self)
+void
+recording_start_task (GstRobocacheRecordingSrc * self)
 {
-  GstPad *pad0 = first_pad (self);
+  GstPad *pad0 = recording_first_pad (self);
 
   gst_pad_start_task (pad0, (GstTaskFunction) gst_robocache_recording_src_loop,
       pad0, NULL);
-}
-
-/* ------------------------------------------------------------------ */
-/* Seeking and queries                                                 */
-/* ------------------------------------------------------------------ */
-
-static gboolean
-do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
-{
-  State *st = &self->priv->state;
-  GstPad *pad0;
-  GstFormat format;
-  GstSeekFlags flags;
-  GstSeekType start_type, stop_type;
-  gint64 start, stop;
-  gdouble rate;
-  gboolean update;
-  guint32 seqnum = gst_event_get_seqnum (event);
-  GstEvent *ev;
-
-  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
-      &stop_type, &stop);
-  if (format != GST_FORMAT_TIME || rate <= 0.0 ||
-      !(flags & GST_SEEK_FLAG_FLUSH)) {
-    GST_WARNING_OBJECT (self, "only flushing seeks in TIME at a positive "
-        "rate are supported");
-    return FALSE;
-  }
-  /* A pipeline seek reaches every linked pad: handle it once. */
-  GST_OBJECT_LOCK (self);
-  if (!st->streams || st->seek_seqnum == seqnum) {
-    GST_OBJECT_UNLOCK (self);
-    return st->streams != NULL;
-  }
-  st->seek_seqnum = seqnum;
-  GST_OBJECT_UNLOCK (self);
-  pad0 = first_pad (self);
-
-  ev = gst_event_new_flush_start ();
-  gst_event_set_seqnum (ev, seqnum);
-  push_event_all (self, ev);
-  gst_pad_pause_task (pad0);
-
-  GST_PAD_STREAM_LOCK (pad0);
-  gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
-      stop_type, stop, &update);
-  st->seqnum = seqnum;
-  st->pass_pushed = 0;
-  restart_streams (st);
-  ev = gst_event_new_flush_stop (TRUE);
-  gst_event_set_seqnum (ev, seqnum);
-  push_event_all (self, ev);
-  gst_flow_combiner_reset (st->combiner);
-  GST_DEBUG_OBJECT (self, "seek to %" GST_TIME_FORMAT,
-      GST_TIME_ARGS (st->segment.start));
-  start_task (self);
-  GST_PAD_STREAM_UNLOCK (pad0);
-  return TRUE;
-}
-
-static gboolean
-gst_robocache_recording_src_src_event (GstPad * pad, GstObject * parent,
-    GstEvent * event)
-{
-  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (parent);
-  gboolean ret;
-
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_SEEK:
-      ret = do_seek (self, event);
-      gst_event_unref (event);
-      return ret;
-    default:
-      return gst_pad_event_default (pad, parent, event);
-  }
-}
-
-static gboolean
-gst_robocache_recording_src_src_query (GstPad * pad, GstObject * parent,
-    GstQuery * query)
-{
-  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (parent);
-  GstFormat format;
-
-  switch (GST_QUERY_TYPE (query)) {
-    case GST_QUERY_DURATION:
-      gst_query_parse_duration (query, &format, NULL);
-      if (format != GST_FORMAT_TIME)
-        return FALSE;
-      gst_query_set_duration (query, GST_FORMAT_TIME,
-          self->priv->state.duration);
-      return TRUE;
-    case GST_QUERY_SEEKING:
-      gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
-      if (format != GST_FORMAT_TIME)
-        return FALSE;
-      gst_query_set_seeking (query, GST_FORMAT_TIME, TRUE, 0,
-          self->priv->state.duration);
-      return TRUE;
-    default:
-      return gst_pad_query_default (pad, parent, query);
-  }
 }
 
 /* ------------------------------------------------------------------ */
@@ -656,9 +476,9 @@ create_streams (GstRobocacheRecordingSrc * self, GPtrArray * topics)
     s->pad = gst_pad_new_from_static_template (&src_template, name);
     g_free (name);
     gst_pad_set_event_function (s->pad,
-        GST_DEBUG_FUNCPTR (gst_robocache_recording_src_src_event));
+        GST_DEBUG_FUNCPTR (recording_src_event));
     gst_pad_set_query_function (s->pad,
-        GST_DEBUG_FUNCPTR (gst_robocache_recording_src_src_query));
+        GST_DEBUG_FUNCPTR (recording_src_query));
     gst_pad_use_fixed_caps (s->pad);
     g_ptr_array_add (st->streams, s);
   }
@@ -826,7 +646,7 @@ add_pads (GstRobocacheRecordingSrc * self)
   st->pass_pushed = 0;
   st->seqnum = gst_util_seqnum_next ();
   st->group_id = gst_util_group_id_next ();
-  restart_streams (st);
+  recording_restart_streams (st);
   for (guint i = 0; i < st->streams->len; i++) {
     Stream *s = g_ptr_array_index (st->streams, i);
     gst_pad_set_active (s->pad, TRUE);
@@ -917,12 +737,12 @@ gst_robocache_recording_src_change_state (GstElement * element,
 
   switch (transition) {
     case GST_STATE_CHANGE_READY_TO_PAUSED:
-      start_task (self);
+      recording_start_task (self);
       break;
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       /* The pads are flushing now: the task stops at its next push. */
       if (self->priv->state.streams)
-        gst_pad_stop_task (first_pad (self));
+        gst_pad_stop_task (recording_first_pad (self));
       stop (self);
       break;
     default:

@@ -1,0 +1,130 @@
+/* The recording sources' ends of a pass (EOS, the next pass of a loop,
+ * SEGMENT_DONE after a segment seek) and their seeks and queries; the
+ * streaming loop (gstrobocacherecordingsrc.c) reads and pushes. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstrobocacherecordingsrcprivate.h"
+
+#define GST_CAT_DEFAULT gst_robocache_recording_src_debug
+
+/* The end of the messages to play: EOS, or with loop the next pass (an
+ * empty pass ends the loop, so that an empty range cannot spin). */
+void
+recording_end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
+{
+  State *st = &self->priv->state;
+
+  if (!st->play.loop || st->pass_pushed == 0) {
+    GST_DEBUG_OBJECT (self, "end of the recording");
+    recording_pause_with_eos (self, pad);
+    return;
+  }
+  gst_robocache_recording_play_next_pass (&st->segment,
+      gst_robocache_recording_play_pass_end (st->reader, st->stream_of,
+          st->base, &st->segment));
+  st->pass_pushed = 0;
+  recording_restart_streams (st);
+  GST_OBJECT_LOCK (self);
+  self->priv->totals.loops++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
+{
+  State *st = &self->priv->state;
+  GstPad *pad0;
+  GstFormat format;
+  GstSeekFlags flags;
+  GstSeekType start_type, stop_type;
+  gint64 start, stop;
+  gdouble rate;
+  gboolean update;
+  guint32 seqnum = gst_event_get_seqnum (event);
+  GstEvent *ev;
+
+  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
+      &stop_type, &stop);
+  if (format != GST_FORMAT_TIME || rate <= 0.0 ||
+      !(flags & GST_SEEK_FLAG_FLUSH)) {
+    GST_WARNING_OBJECT (self, "only flushing seeks in TIME at a positive "
+        "rate are supported");
+    return FALSE;
+  }
+  /* A pipeline seek reaches every linked pad: handle it once. */
+  GST_OBJECT_LOCK (self);
+  if (!st->streams || st->seek_seqnum == seqnum) {
+    GST_OBJECT_UNLOCK (self);
+    return st->streams != NULL;
+  }
+  st->seek_seqnum = seqnum;
+  GST_OBJECT_UNLOCK (self);
+  pad0 = recording_first_pad (self);
+
+  ev = gst_event_new_flush_start ();
+  gst_event_set_seqnum (ev, seqnum);
+  recording_push_event_all (self, ev);
+  gst_pad_pause_task (pad0);
+
+  GST_PAD_STREAM_LOCK (pad0);
+  gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
+      stop_type, stop, &update);
+  st->seqnum = seqnum;
+  st->pass_pushed = 0;
+  recording_restart_streams (st);
+  ev = gst_event_new_flush_stop (TRUE);
+  gst_event_set_seqnum (ev, seqnum);
+  recording_push_event_all (self, ev);
+  gst_flow_combiner_reset (st->combiner);
+  GST_DEBUG_OBJECT (self, "seek to %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (st->segment.start));
+  recording_start_task (self);
+  GST_PAD_STREAM_UNLOCK (pad0);
+  return TRUE;
+}
+
+gboolean
+recording_src_event (GstPad * pad, GstObject * parent,
+    GstEvent * event)
+{
+  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (parent);
+  gboolean ret;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_SEEK:
+      ret = do_seek (self, event);
+      gst_event_unref (event);
+      return ret;
+    default:
+      return gst_pad_event_default (pad, parent, event);
+  }
+}
+
+gboolean
+recording_src_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (parent);
+  GstFormat format;
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_DURATION:
+      gst_query_parse_duration (query, &format, NULL);
+      if (format != GST_FORMAT_TIME)
+        return FALSE;
+      gst_query_set_duration (query, GST_FORMAT_TIME,
+          self->priv->state.duration);
+      return TRUE;
+    case GST_QUERY_SEEKING:
+      gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
+      if (format != GST_FORMAT_TIME)
+        return FALSE;
+      gst_query_set_seeking (query, GST_FORMAT_TIME, TRUE, 0,
+          self->priv->state.duration);
+      return TRUE;
+    default:
+      return gst_pad_query_default (pad, parent, query);
+  }
+}

@@ -1,0 +1,96 @@
+/* Private to the recording sources (gstrobocacherecordingsrc.h): the
+ * instance's streams and playback state, shared by the streaming loop
+ * (gstrobocacherecordingsrc.c) and the ends of a pass and seeks
+ * (gstrobocacherecordingseek.c). */
+#ifndef __GST_ROBOCACHE_RECORDING_SRC_PRIVATE_H__
+#define __GST_ROBOCACHE_RECORDING_SRC_PRIVATE_H__
+
+#include "gstrobocacherecordingsrc.h"
+#include "gstrobocacherecordingplay.h"
+#include "gstrobocacherosmsg.h"
+#include "formats/reader.h"
+
+#include <gst/base/gstflowcombiner.h>
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_robocache_recording_src_debug);
+
+typedef struct
+{
+  GstPad *pad;
+  gchar *topic;
+  GstCaps *caps;                /* last sent */
+  /* What downstream proposed for these caps (NULL: system memory). */
+  GstAllocator *allocator;
+  GstAllocationParams params;
+  gboolean need_start;
+  gboolean need_segment;
+  gboolean warned[GST_ROBOCACHE_ROS_SKIP_KINDS];
+  guint reader_topic;           /* its topic's index in the reader */
+  /* Where the stream is known to have reached: its last buffer's PTS or
+   * its last GAP's end. */
+  GstClockTime position;
+  gboolean peeked;              /* caps looked up ahead of its messages */
+} Stream;
+
+/* Since start, under the object lock. */
+typedef struct
+{
+  guint64 messages;             /* pushed */
+  guint64 skipped[GST_ROBOCACHE_ROS_SKIP_KINDS];
+  guint64 skipped_other_types;  /* messages of topics not played */
+  guint64 loops;                /* passes restarted by loop */
+} Totals;
+
+/* Built in READY->PAUSED, dropped in PAUSED->READY; the streaming task
+ * and seeks use it under the stream lock of the first pad. */
+typedef struct
+{
+  RcReader *reader;
+  GPtrArray *streams;           /* Stream */
+  gint *stream_of;              /* per topic: stream index or -1 */
+  GstRobocacheRosDecoder **decoders;    /* per topic, NULL if not played */
+  GstFlowCombiner *combiner;
+  GstRobocacheBagTimestamps timestamps;
+  guint64 base;                 /* ns: the stamp of the first message */
+  GstClockTime duration;
+  GstSegment segment;
+  guint32 seqnum;
+  guint32 seek_seqnum;          /* of the last seek handled */
+  guint group_id;               /* one group: the streams of one bag */
+  gchar *location;
+  gchar *stream_id_prefix;
+  GstRobocachePlaySettings play;
+  guint64 pass_pushed;          /* buffers pushed since the pass began */
+  GstClockTime newest;          /* the latest PTS pushed in this segment */
+} State;
+
+struct _GstRobocacheRecordingSrcPrivate
+{
+  State state;
+  Totals totals;
+};
+
+/* The streaming loop's (gstrobocacherecordingsrc.c); the task runs on the
+ * first pad, seeks and the loop hold its stream lock. */
+GstPad *recording_first_pad (GstRobocacheRecordingSrc * self);
+void recording_push_event_all (GstRobocacheRecordingSrc * self,
+    GstEvent * event);
+/* Stops the task and ends every stream with EOS. */
+void recording_pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad);
+/* Reads from the segment's start again; every stream gets the new
+ * segment before its next buffer or GAP. */
+void recording_restart_streams (State * st);
+void recording_start_task (GstRobocacheRecordingSrc * self);
+
+/* gstrobocacherecordingseek.c: the end of a pass (EOS, the next pass of
+ * a loop, or SEGMENT_DONE), and the source pads' events and queries. */
+void recording_end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad);
+gboolean recording_src_event (GstPad * pad, GstObject * parent,
+    GstEvent * event);
+gboolean recording_src_query (GstPad * pad, GstObject * parent,
+    GstQuery * query);
+
+G_END_DECLS
+#endif /* __GST_ROBOCACHE_RECORDING_SRC_PRIVATE_H__ */
