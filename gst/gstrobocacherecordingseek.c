@@ -9,13 +9,48 @@
 
 #define GST_CAT_DEFAULT gst_robocache_recording_src_debug
 
-/* The end of the messages to play: EOS, or with loop the next pass (an
- * empty pass ends the loop, so that an empty range cannot spin). */
+/* After a segment seek: SEGMENT_DONE (message, and event on every pad) in
+ * place of EOS at the end of the pass, and the task paused, so that the
+ * application's next seek (non-flushing) plays on without a gap, as in
+ * any GStreamer player.  The position is where the pass ends (as loop
+ * takes it): the next segment's running time starts there. */
+static void
+segment_done (GstRobocacheRecordingSrc * self, GstPad * pad)
+{
+  State *st = &self->priv->state;
+  GstClockTime end = gst_robocache_recording_play_pass_end (st->reader,
+      st->stream_of, st->base, &st->segment);
+  GstMessage *msg;
+  GstEvent *ev;
+
+  GST_DEBUG_OBJECT (self, "segment done at %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (end));
+  gst_pad_pause_task (pad);
+  for (guint i = 0; i < st->streams->len; i++)
+    recording_prepare_stream (self, g_ptr_array_index (st->streams, i),
+        NULL);
+  st->segment.position = end;
+  msg = gst_message_new_segment_done (GST_OBJECT (self), GST_FORMAT_TIME,
+      end);
+  gst_message_set_seqnum (msg, st->seqnum);
+  gst_element_post_message (GST_ELEMENT (self), msg);
+  ev = gst_event_new_segment_done (GST_FORMAT_TIME, end);
+  gst_event_set_seqnum (ev, st->seqnum);
+  recording_push_event_all (self, ev);
+}
+
+/* The end of the messages to play: SEGMENT_DONE after a segment seek,
+ * else EOS, or with loop the next pass (an empty pass ends the loop, so
+ * that an empty range cannot spin). */
 void
 recording_end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
 {
   State *st = &self->priv->state;
 
+  if (st->segment.flags & GST_SEGMENT_FLAG_SEGMENT) {
+    segment_done (self, pad);
+    return;
+  }
   if (!st->play.loop || st->pass_pushed == 0) {
     GST_DEBUG_OBJECT (self, "end of the recording");
     recording_pause_with_eos (self, pad);
@@ -41,18 +76,18 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   GstSeekType start_type, stop_type;
   gint64 start, stop;
   gdouble rate;
-  gboolean update;
+  gboolean update, flush;
   guint32 seqnum = gst_event_get_seqnum (event);
   GstEvent *ev;
 
   gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
       &stop_type, &stop);
-  if (format != GST_FORMAT_TIME || rate <= 0.0 ||
-      !(flags & GST_SEEK_FLAG_FLUSH)) {
-    GST_WARNING_OBJECT (self, "only flushing seeks in TIME at a positive "
-        "rate are supported");
+  if (format != GST_FORMAT_TIME || rate <= 0.0) {
+    GST_WARNING_OBJECT (self, "only seeks in TIME at a positive rate are "
+        "supported");
     return FALSE;
   }
+  flush = (flags & GST_SEEK_FLAG_FLUSH) != 0;
   /* A pipeline seek reaches every linked pad: handle it once. */
   GST_OBJECT_LOCK (self);
   if (!st->streams || st->seek_seqnum == seqnum) {
@@ -63,23 +98,30 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   GST_OBJECT_UNLOCK (self);
   pad0 = recording_first_pad (self);
 
-  ev = gst_event_new_flush_start ();
-  gst_event_set_seqnum (ev, seqnum);
-  recording_push_event_all (self, ev);
-  gst_pad_pause_task (pad0);
+  if (flush) {
+    ev = gst_event_new_flush_start ();
+    gst_event_set_seqnum (ev, seqnum);
+    recording_push_event_all (self, ev);
+    gst_pad_pause_task (pad0);
+  }
 
+  /* Without a flush, between two messages of the running task (or after
+   * SEGMENT_DONE paused it): the new segment's running time goes on from
+   * the position reached. */
   GST_PAD_STREAM_LOCK (pad0);
   gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
       stop_type, stop, &update);
   st->seqnum = seqnum;
   st->pass_pushed = 0;
   recording_restart_streams (st);
-  ev = gst_event_new_flush_stop (TRUE);
-  gst_event_set_seqnum (ev, seqnum);
-  recording_push_event_all (self, ev);
-  gst_flow_combiner_reset (st->combiner);
-  GST_DEBUG_OBJECT (self, "seek to %" GST_TIME_FORMAT,
-      GST_TIME_ARGS (st->segment.start));
+  if (flush) {
+    ev = gst_event_new_flush_stop (TRUE);
+    gst_event_set_seqnum (ev, seqnum);
+    recording_push_event_all (self, ev);
+    gst_flow_combiner_reset (st->combiner);
+  }
+  GST_DEBUG_OBJECT (self, "%s seek to %" GST_TIME_FORMAT, flush ? "flushing" :
+      "non-flushing", GST_TIME_ARGS (st->segment.start));
   recording_start_task (self);
   GST_PAD_STREAM_UNLOCK (pad0);
   return TRUE;

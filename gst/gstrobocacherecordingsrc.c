@@ -37,6 +37,10 @@ GST_DEBUG_CATEGORY (gst_robocache_recording_src_debug);
 /* A GAP needs caps before its segment: for a topic that has not played
  * yet, how many of its first messages are read ahead for them. */
 #define PEEK_MESSAGES 64
+/* With timestamps=header, a message recorded this long after the stop is
+ * taken to be stamped after it too (a header stamp is older than the
+ * record time by the message's way to the recorder): reading ends there. */
+#define STOP_SLACK GST_SECOND
 
 enum
 {
@@ -185,9 +189,6 @@ recording_push_event_all (GstRobocacheRecordingSrc * self, GstEvent * event)
   gst_event_unref (event);
 }
 
-static void prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
-    GstCaps * caps);
-
 /* Stops the task and ends every stream. */
 void
 recording_pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad)
@@ -198,7 +199,7 @@ recording_pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad)
   /* A topic without messages (or none after a seek) still gets its
    * stream-start and segment before EOS. */
   for (guint i = 0; i < self->priv->state.streams->len; i++)
-    prepare_stream (self, g_ptr_array_index (self->priv->state.streams, i),
+    recording_prepare_stream (self, g_ptr_array_index (self->priv->state.streams, i),
         NULL);
   gst_event_set_seqnum (eos, self->priv->state.seqnum);
   recording_push_event_all (self, eos);
@@ -232,8 +233,9 @@ query_allocator (Stream * s, GstCaps * caps)
 
 /* Stream-start, caps (unless @caps is NULL) and segment, as far as they
  * are due. */
-static void
-prepare_stream (GstRobocacheRecordingSrc * self, Stream * s, GstCaps * caps)
+void
+recording_prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
+    GstCaps * caps)
 {
   State *st = &self->priv->state;
 
@@ -276,14 +278,17 @@ recording_restart_streams (State * st)
     ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
 }
 
-/* With timestamps=record, a message recorded after the segment ends the
- * playback. */
+/* Whether @msg, read in record order, ends the pass: recorded after the
+ * segment's stop, with timestamps=header STOP_SLACK after it, so that a
+ * stop early in a long recording does not read (and decode) the rest. */
 static gboolean
 recorded_after_stop (const State * st, const RcMessage * msg)
 {
-  return st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD &&
-      GST_CLOCK_TIME_IS_VALID (st->segment.stop) &&
-      msg->time > st->base + st->segment.stop;
+  GstClockTime slack = st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD ?
+      0 : STOP_SLACK;
+
+  return GST_CLOCK_TIME_IS_VALID (st->segment.stop) &&
+      msg->time > st->base + st->segment.stop + slack;
 }
 
 /* Sets the buffer's times from @stamp (header.stamp) or the record time;
@@ -361,10 +366,10 @@ push_gaps (GstRobocacheRecordingSrc * self, Stream * current)
        * after it. */
       s->peeked = TRUE;
       if (caps)
-        prepare_stream (self, s, caps);
+        recording_prepare_stream (self, s, caps);
       gst_clear_caps (&caps);
     }
-    prepare_stream (self, s, NULL);
+    recording_prepare_stream (self, s, NULL);
     GST_LOG_OBJECT (self, "%s: gap from %" GST_TIME_FORMAT " to %"
         GST_TIME_FORMAT, s->topic, GST_TIME_ARGS (s->position),
         GST_TIME_ARGS (until));
@@ -413,7 +418,7 @@ gst_robocache_recording_src_loop (GstPad * pad)
     gst_buffer_unref (buf);
     gst_caps_unref (caps);
   } else {
-    prepare_stream (self, s, caps);
+    recording_prepare_stream (self, s, caps);
     gst_caps_unref (caps);
     st->pass_pushed++;
     s->position = MAX (s->position, GST_BUFFER_PTS (buf));

@@ -83,6 +83,10 @@ void recording_pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad);
  * segment before its next buffer or GAP. */
 void recording_restart_streams (State * st);
 void recording_start_task (GstRobocacheRecordingSrc * self);
+/* Stream-start, caps (unless @caps is NULL) and segment, as far as they
+ * are due. */
+void recording_prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
+    GstCaps * caps);
 
 /* gstrobocacherecordingseek.c: the end of a pass (EOS, the next pass of
  * a loop, or SEGMENT_DONE), and the source pads' events and queries. */

@@ -353,6 +353,118 @@ GST_START_TEST (test_seek_paused_playing)
 
 GST_END_TEST;
 
+/* A segment seek ends with SEGMENT_DONE (at the pass's end), not EOS; a
+ * non-flushing segment seek from there plays the range again, running
+ * times going on without a gap, as a GStreamer player loops. */
+GST_START_TEST (test_segment_seek)
+{
+  GstElement *p = player (elements[__i__], NULL, FALSE);
+  GstBus *bus = gst_element_get_bus (p);
+  GstClockTime last_rt = 0;
+
+  wait_paused (p);
+  fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET,
+          5 * STEP, GST_SEEK_TYPE_SET, 10 * STEP));
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (guint pass = 0; pass < 2; pass++) {
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_SEGMENT_DONE | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    GstFormat format;
+    gint64 position;
+
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_SEGMENT_DONE,
+        "pass %u: no SEGMENT_DONE", pass);
+    gst_message_parse_segment_done (msg, &format, &position);
+    fail_unless_equals_int (format, GST_FORMAT_TIME);
+    fail_unless_equals_int64 (position, 10 * STEP);
+    gst_message_unref (msg);
+    for (guint k = 0; k < 5; k++) {
+      GstSample *sample = gst_app_sink_try_pull_sample (sink_of (p),
+          10 * GST_SECOND);
+
+      fail_unless (sample != NULL, "pass %u: %u samples", pass, k);
+      fail_unless_equals_clocktime (pts_of (sample), (5 + k) * STEP);
+      fail_unless_equals_clocktime (running_time_of (sample),
+          (pass * 5 + k) * STEP);
+      fail_unless (pass + k == 0 || running_time_of (sample) > last_rt);
+      last_rt = running_time_of (sample);
+      gst_sample_unref (sample);
+    }
+    if (pass == 0)
+      fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
+              GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET, 5 * STEP,
+              GST_SEEK_TYPE_SET, 10 * STEP), "the non-flushing seek");
+  }
+  fail_if (gst_app_sink_is_eos (sink_of (p)));
+  gst_object_unref (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* With timestamps=header, a stop early in a recording ends the reading a
+ * second of record time after it: the rest is not read, so a message
+ * that cannot be played at 2.5 s is not decoded, nor skipped and counted
+ * (it is, without a stop). */
+GST_START_TEST (test_stop_reads_no_further)
+{
+  static const gchar *names[] = { "j0", "j1" };
+  gchar *path = g_build_filename (rec_dir, "late-bad.mcap", NULL);
+  RcMcapWriter *w = rc_mcap_writer_new (path, "ros2",
+      RC_MCAP_COMPRESSION_NONE, 1 << 12, NULL);
+  const gchar *text = rc_ros2_type_definition ("sensor_msgs/msg/JointState");
+  GByteArray *out = g_byte_array_new ();
+  guint16 schema, channel;
+
+  fail_unless (w != NULL);
+  fail_unless (rc_mcap_writer_add_schema (w, "sensor_msgs/msg/JointState",
+          "ros2msg", text, strlen (text), &schema, NULL));
+  fail_unless (rc_mcap_writer_add_channel (w, "/joints", "cdr", schema, NULL,
+          &channel, NULL));
+  for (guint k = 0; k < 30; k++) {
+    const guint64 t = 1000000000000 + k * STEP;
+    gdouble position[2] = { k, -(gdouble) k };
+    /* At 2.5 s, one position for two names: skipped, warned about. */
+    RcJointState js = { {0, t, (gchar *) "base"}, 2, (gchar **) names,
+      k == 25 ? 1 : 2, 0, 0, position, NULL, NULL
+    };
+
+    rc_ros2_encode_joint_state (out, &js);
+    fail_unless (rc_mcap_writer_write_message (w, channel, k, t, t,
+            out->data, out->len, NULL));
+  }
+  fail_unless (rc_mcap_writer_finish (w, NULL));
+  rc_mcap_writer_free (w);
+  g_byte_array_unref (out);
+
+  for (guint stop = 0; stop < 2; stop++) {
+    gchar *desc = g_strdup_printf ("%s name=src location=\"%s\" %s ! "
+        "fakesink", elements[__i__], path, stop ? "stop-time=1000000000" : "");
+    GstElement *p = gst_parse_launch (desc, NULL);
+    GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+    GstStructure *stats = NULL;
+    guint64 messages = 0, skipped = 0;
+
+    play_to_eos (p);
+    g_object_get (src, "stats", &stats, NULL);
+    fail_unless (gst_structure_get_uint64 (stats, "messages", &messages));
+    fail_unless (gst_structure_get_uint64 (stats, "skipped-unsupported",
+            &skipped));
+    fail_unless_equals_uint64 (messages, stop ? 10 : 29);
+    fail_unless_equals_uint64 (skipped, stop ? 0 : 1);
+    gst_structure_free (stats);
+    gst_object_unref (src);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+    g_free (desc);
+  }
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* Reverse playback is refused (the seek fails, playback goes on). */
 GST_START_TEST (test_seek_reverse_n)
 {
@@ -724,6 +836,8 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_uri_plays, 0, n);
   tcase_add_loop_test (tc, test_seek_paused_playing, 0, n);
   tcase_add_loop_test (tc, test_seek_reverse_n, 0, n);
+  tcase_add_loop_test (tc, test_segment_seek, 0, n);
+  tcase_add_loop_test (tc, test_stop_reads_no_further, 0, n);
   tcase_add_loop_test (tc, test_gaps, 0, n);
   tcase_add_loop_test (tc, test_mixed_default_topics, 0, n);
   tcase_add_loop_test (tc, test_mixed_topic_n, 0, n);
