@@ -1239,16 +1239,28 @@ GST_START_TEST (test_duration_at_segment_rate)
 
 GST_END_TEST;
 
+/* A harness on @fuse's request pad sink_0 and src, any caps both ways,
+ * not live (the aggregator waits for data, not the clock). */
+static GstHarness *
+fuse_harness (GstElement * fuse)
+{
+  static GstStaticPadTemplate src_any = GST_STATIC_PAD_TEMPLATE ("src",
+      GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+  static GstStaticPadTemplate sink_any = GST_STATIC_PAD_TEMPLATE ("sink",
+      GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+  GstHarness *h = gst_harness_new_full (fuse, &src_any, "sink_0", &sink_any,
+      "src");
+
+  gst_harness_set_live (h, FALSE);
+  return h;
+}
+
 /* A recording source's rate and start-time set in its segment (not by a
  * seek) stamp the frames in the recording's time, as the same seek does:
  * the output segment is the stream's.  Ticks stay 10 a second of running
  * time, 0.2 s of the recording apart at rate 2. */
 GST_START_TEST (test_stream_segment_adopted)
 {
-  static GstStaticPadTemplate src_any = GST_STATIC_PAD_TEMPLATE ("src",
-      GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
-  static GstStaticPadTemplate sink_any = GST_STATIC_PAD_TEMPLATE ("sink",
-      GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
   GstElement *fuse = gst_element_factory_make ("robocachefuse", NULL);
   GstHarness *h;
   GstCaps *caps = gst_caps_from_string (VEC_CAPS (1));
@@ -1259,9 +1271,8 @@ GST_START_TEST (test_stream_segment_adopted)
   guint n = 0, n_segments = 0;
 
   gst_util_set_object_arg (G_OBJECT (fuse), "rate", "10/1");
-  h = gst_harness_new_full (fuse, &src_any, "sink_0", &sink_any, "src");
+  h = fuse_harness (fuse);
   gst_object_unref (fuse);
-  gst_harness_set_live (h, FALSE);
   gst_harness_play (h);
   gst_segment_init (&segment, GST_FORMAT_TIME);
   segment.rate = 2.0;
@@ -1314,10 +1325,6 @@ GST_END_TEST;
  * warning naming both rates (its buffers are placed by running time). */
 GST_START_TEST (test_stream_segment_rates_differ)
 {
-  static GstStaticPadTemplate src_any = GST_STATIC_PAD_TEMPLATE ("src",
-      GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
-  static GstStaticPadTemplate sink_any = GST_STATIC_PAD_TEMPLATE ("sink",
-      GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
   GstElement *fuse = gst_element_factory_make ("robocachefuse", NULL);
   GstBus *bus = gst_bus_new ();
   GstCaps *caps = gst_caps_from_string (VEC_CAPS (1));
@@ -1326,8 +1333,9 @@ GST_START_TEST (test_stream_segment_rates_differ)
   GError *err = NULL;
 
   gst_element_set_bus (fuse, bus);
-  h[0] = gst_harness_new_full (fuse, &src_any, "sink_0", &sink_any, "src");
+  h[0] = fuse_harness (fuse);
   h[1] = gst_harness_new_with_element (fuse, "sink_1", NULL);
+  gst_harness_set_live (h[1], FALSE);
   gst_object_unref (fuse);
   /* The aggregator takes its pads' events in turn, the first pad's first:
    * sink_0's segment (rate 2) is adopted. */
@@ -1335,7 +1343,6 @@ GST_START_TEST (test_stream_segment_rates_differ)
     GstSegment segment;
     gchar *id = g_strdup_printf ("stream-%u", i);
 
-    gst_harness_set_live (h[i], FALSE);
     gst_segment_init (&segment, GST_FORMAT_TIME);
     segment.rate = i ? 1.0 : 2.0;
     fail_unless (gst_harness_push_event (h[i],
