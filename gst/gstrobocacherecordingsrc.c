@@ -199,8 +199,8 @@ recording_pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad)
   /* A topic without messages (or none after a seek) still gets its
    * stream-start and segment before EOS. */
   for (guint i = 0; i < self->priv->state.streams->len; i++)
-    recording_prepare_stream (self, g_ptr_array_index (self->priv->state.streams, i),
-        NULL);
+    recording_prepare_stream (self,
+        g_ptr_array_index (self->priv->state.streams, i), NULL);
   gst_event_set_seqnum (eos, self->priv->state.seqnum);
   recording_push_event_all (self, eos);
 }
