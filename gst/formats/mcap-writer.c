@@ -346,11 +346,13 @@ put_channel (GByteArray * b, const Channel * c)
   end_record (b, at);
 }
 
-/* Writes the record built in @b and frees @b. */
+/* Writes the record(s) built in @b (@summary: after the data section, as
+ * for write_all()) and frees @b. */
 static gboolean
-write_record (RcMcapWriter * w, GByteArray * b, GError ** error)
+write_record (RcMcapWriter * w, GByteArray * b, gboolean summary,
+    GError ** error)
 {
-  gboolean ok = write_bytes (w, b, error);
+  gboolean ok = write_all (w, b->data, b->len, summary, error);
 
   g_byte_array_unref (b);
   return ok;
@@ -380,7 +382,7 @@ rc_mcap_writer_add_schema (RcMcapWriter * w, const gchar * name,
   *id = s->id;
   b = g_byte_array_new ();
   put_schema (b, s);
-  return write_record (w, b, error);
+  return write_record (w, b, FALSE, error);
 }
 
 gboolean
@@ -411,7 +413,7 @@ rc_mcap_writer_add_channel (RcMcapWriter * w, const gchar * topic,
   *id = c->id;
   b = g_byte_array_new ();
   put_channel (b, c);
-  return write_record (w, b, error);
+  return write_record (w, b, FALSE, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -557,6 +559,16 @@ rc_mcap_writer_flush (RcMcapWriter * w, GError ** error)
   return TRUE;
 }
 
+/* Makes [*start, *end], the log times of @count messages so far, take in
+ * @log_time. */
+static void
+widen_time_range (guint64 * start, guint64 * end, guint64 count,
+    guint64 log_time)
+{
+  *start = count ? MIN (*start, log_time) : log_time;
+  *end = count ? MAX (*end, log_time) : log_time;
+}
+
 gboolean
 rc_mcap_writer_write_message (RcMcapWriter * w, guint16 channel_id,
     guint32 sequence, guint64 log_time, guint64 publish_time,
@@ -585,12 +597,10 @@ rc_mcap_writer_write_message (RcMcapWriter * w, guint16 channel_id,
   g_byte_array_append (w->records, data, size);
   end_record (w->records, at);
 
-  w->chunk_start = w->chunk_messages ? MIN (w->chunk_start, log_time) :
-      log_time;
-  w->chunk_end = w->chunk_messages ? MAX (w->chunk_end, log_time) : log_time;
+  widen_time_range (&w->chunk_start, &w->chunk_end, w->chunk_messages,
+      log_time);
+  widen_time_range (&w->start_time, &w->end_time, w->message_count, log_time);
   w->chunk_messages++;
-  w->start_time = w->message_count ? MIN (w->start_time, log_time) : log_time;
-  w->end_time = w->message_count ? MAX (w->end_time, log_time) : log_time;
   w->message_count++;
   c->message_count++;
   if (w->records->len >= w->chunk_size)
@@ -718,7 +728,6 @@ rc_mcap_writer_finish (RcMcapWriter * w, GError ** error)
 {
   GByteArray *b;
   gsize at;
-  gboolean ok;
 
   if (!rc_mcap_writer_flush (w, error))
     return FALSE;
@@ -726,14 +735,10 @@ rc_mcap_writer_finish (RcMcapWriter * w, GError ** error)
   at = begin_record (b, OP_DATA_END);
   put_u32 (b, w->data_crc);
   end_record (b, at);
-  ok = write_all (w, b->data, b->len, TRUE, error);
-  g_byte_array_unref (b);
-  if (!ok)
+  if (!write_record (w, b, TRUE, error))
     return FALSE;
-  b = build_summary (w, w->offset);
-  ok = write_all (w, b->data, b->len, TRUE, error);
-  g_byte_array_unref (b);
-  if (!ok)
+  /* The summary starts where DataEnd, now written, ends. */
+  if (!write_record (w, build_summary (w, w->offset), TRUE, error))
     return FALSE;
   w->finished = TRUE;
   if (close (w->fd) != 0) {
