@@ -64,6 +64,26 @@ decoder_share (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   return buf;
 }
 
+/* A buffer of @size bytes holding @rows rows of @row_bytes, @dst_stride
+ * apart, copied from @src, where they are @src_stride apart. */
+static GstBuffer *
+decoder_copy_rows (const GstRobocacheRosDecoder * decoder, gsize size,
+    gsize dst_stride, const guint8 * src, gsize src_stride, guint32 rows,
+    gsize row_bytes)
+{
+  GstBuffer *buf = decoder_alloc (decoder, size);
+  GstMapInfo map;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  if (dst_stride == row_bytes && src_stride == row_bytes)
+    memcpy (map.data, src, rows * row_bytes);
+  else
+    for (guint32 r = 0; r < rows; r++)
+      memcpy (map.data + r * dst_stride, src + r * src_stride, row_bytes);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
 typedef GstBuffer *(*ConvertFunc) (const GstRobocacheRosDecoder * decoder,
     const guint8 * data, gsize size, guint64 * stamp, GstCaps ** caps,
     GstRobocacheRosSkip * skip, GError ** error);
@@ -244,23 +264,14 @@ points_copy (const GstRobocacheRosDecoder * decoder, const RcPointCloud2 * msg)
   guint64 points = (guint64) msg->width * msg->height;
   guint64 row_bytes = (guint64) msg->width * msg->point_step;
   GstBuffer *buf;
-  GstMapInfo map;
 
   if (points == 0)
     return gst_buffer_new ();
   if ((msg->height <= 1 || msg->row_step == row_bytes) &&
       (buf = decoder_share (decoder, msg->data, points * msg->point_step)))
     return buf;
-  buf = decoder_alloc (decoder, points * msg->point_step);
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  if (msg->height <= 1 || msg->row_step == row_bytes)
-    memcpy (map.data, msg->data, points * msg->point_step);
-  else
-    for (guint32 r = 0; r < msg->height; r++)
-      memcpy (map.data + r * row_bytes, msg->data + (gsize) r * msg->row_step,
-          row_bytes);
-  gst_buffer_unmap (buf, &map);
-  return buf;
+  return decoder_copy_rows (decoder, points * msg->point_step, row_bytes,
+      msg->data, msg->row_step, msg->height, row_bytes);
 }
 
 static GstBuffer *
@@ -418,7 +429,6 @@ image_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   GstVideoFormat format;
   GstVideoInfo vinfo;
   GstBuffer *buf = NULL;
-  GstMapInfo map;
   guint bpp = 0;
   guint64 row_bytes;
 
@@ -451,13 +461,9 @@ image_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
       GST_VIDEO_INFO_SIZE (&vinfo) <= msg.data_size &&
       (buf = decoder_share (decoder, msg.data, GST_VIDEO_INFO_SIZE (&vinfo))))
     goto out;
-  buf = decoder_alloc (decoder, GST_VIDEO_INFO_SIZE (&vinfo));
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (guint32 r = 0; r < msg.height; r++) {
-    memcpy (map.data + (gsize) r * GST_VIDEO_INFO_PLANE_STRIDE (&vinfo, 0),
-        msg.data + (gsize) r * msg.step, row_bytes);
-  }
-  gst_buffer_unmap (buf, &map);
+  buf = decoder_copy_rows (decoder, GST_VIDEO_INFO_SIZE (&vinfo),
+      GST_VIDEO_INFO_PLANE_STRIDE (&vinfo, 0), msg.data, msg.step, msg.height,
+      row_bytes);
 out:
   rc_ros_image_clear (&msg);
   return buf;
