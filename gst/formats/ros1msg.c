@@ -25,25 +25,38 @@ need (FieldReader * r, guint64 n, const gchar * field)
   return TRUE;
 }
 
+/* The next @n bytes, consumed; NULL (the error set) if fewer are left. */
+static const guint8 *
+take (FieldReader * r, guint64 n, const gchar * field)
+{
+  const guint8 *p = r->p;
+
+  if (!need (r, n, field))
+    return NULL;
+  r->p += n;
+  r->left -= n;
+  return p;
+}
+
 static gboolean
 read_u8 (FieldReader * r, guint8 * v, const gchar * field)
 {
-  if (!need (r, 1, field))
+  const guint8 *p = take (r, 1, field);
+
+  if (!p)
     return FALSE;
-  *v = r->p[0];
-  r->p++;
-  r->left--;
+  *v = p[0];
   return TRUE;
 }
 
 static gboolean
 read_u32 (FieldReader * r, guint32 * v, const gchar * field)
 {
-  if (!need (r, 4, field))
+  const guint8 *p = take (r, 4, field);
+
+  if (!p)
     return FALSE;
-  *v = rc_get_u32 (r->p);
-  r->p += 4;
-  r->left -= 4;
+  *v = rc_get_u32 (p);
   return TRUE;
 }
 
@@ -51,12 +64,7 @@ static gboolean
 read_bytes (FieldReader * r, const guint8 ** v, guint32 * n,
     const gchar * field)
 {
-  if (!read_u32 (r, n, field) || !need (r, *n, field))
-    return FALSE;
-  *v = r->p;
-  r->p += *n;
-  r->left -= *n;
-  return TRUE;
+  return read_u32 (r, n, field) && (*v = take (r, *n, field));
 }
 
 static gboolean
@@ -76,18 +84,18 @@ read_string (FieldReader * r, gchar ** v, const gchar * field)
 static gboolean
 read_doubles (FieldReader * r, gdouble ** v, guint * n, const gchar * field)
 {
+  const guint8 *p;
   guint32 count;
 
-  if (!read_u32 (r, &count, field) || !need (r, (guint64) count * 8, field))
+  if (!read_u32 (r, &count, field) ||
+      !(p = take (r, (guint64) count * 8, field)))
     return FALSE;
   *n = count;
   *v = count ? g_new (gdouble, count) : NULL;
   for (guint32 i = 0; i < count; i++) {
-    guint64 bits = rc_get_u64 (r->p + i * 8);
+    guint64 bits = rc_get_u64 (p + i * 8);
     memcpy (&(*v)[i], &bits, 8);
   }
-  r->p += count * (gsize) 8;
-  r->left -= count * (gsize) 8;
   return TRUE;
 }
 
