@@ -120,27 +120,39 @@ read_record (McapReader * self, const McapRecord * record, guint32 chunk,
   }
 }
 
-/* Every record of a chunk's decompressed records, which must be whole. */
+typedef gboolean (*ChunkRecordFunc) (McapReader * self,
+    const McapRecord * record, guint32 chunk, GError ** error);
+
+/* Decompresses @chunk, the chunk record at @offset, and calls @func on each
+ * of its records, which must be whole, with @index (its place in
+ * self->chunks, or MCAP_NOT_CHUNKED). */
 static gboolean
-read_chunk_records (McapReader * self, guint32 chunk, const guint8 * records,
-    GError ** error)
+walk_chunk (McapReader * self, const McapChunk * chunk, guint64 offset,
+    guint32 index, ChunkRecordFunc func, GError ** error)
 {
-  const McapChunkInfo *info = &g_array_index (self->chunks, McapChunkInfo,
-      chunk);
-  gsize size = info->chunk.uncompressed_size;
+  gsize size = chunk->uncompressed_size;
+  const guint8 *records;
+  gboolean owned, ok = TRUE;
   McapRecord record;
 
-  for (gsize pos = 0; pos < size; pos += MCAP_RECORD_PREFIX + record.length) {
-    if (mcap_record_at (records, size, pos, info->offset, &record)
-        != MCAP_RECORD_OK)
-      return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: chunk at "
+  if (!mcap_chunk_decompress (chunk, offset, self->check_crc, NULL, &records,
+          &owned, error))
+    return FALSE;
+  for (gsize pos = 0; ok && pos < size;
+      pos += MCAP_RECORD_PREFIX + record.length) {
+    if (mcap_record_at (records, size, pos, offset, &record)
+        != MCAP_RECORD_OK) {
+      ok = rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: chunk at "
           "offset %" G_GUINT64_FORMAT ": the record at offset %" G_GSIZE_FORMAT
           " of its records runs past their end (%" G_GSIZE_FORMAT " bytes)",
-          info->offset, pos, size);
-    if (!read_record (self, &record, chunk, error))
-      return FALSE;
+          offset, pos, size);
+      break;
+    }
+    ok = func (self, &record, index, error);
   }
-  return TRUE;
+  if (owned)
+    g_free ((guint8 *) records);
+  return ok;
 }
 
 /* Adds the chunk record @record to self->chunks (its size and compression
@@ -167,21 +179,14 @@ add_chunk (McapReader * self, const McapRecord * record, guint32 * chunk,
 static gboolean
 read_chunk_now (McapReader * self, const McapRecord * record, GError ** error)
 {
-  const McapChunkInfo *info;
-  const guint8 *records;
-  gboolean owned, ok;
+  McapChunkInfo info;
   guint32 chunk;
 
   if (!add_chunk (self, record, &chunk, error))
     return FALSE;
-  info = &g_array_index (self->chunks, McapChunkInfo, chunk);
-  if (!mcap_chunk_decompress (&info->chunk, info->offset, self->check_crc,
-          NULL, &records, &owned, error))
-    return FALSE;
-  ok = read_chunk_records (self, chunk, records, error);
-  if (owned)
-    g_free ((guint8 *) records);
-  return ok;
+  info = g_array_index (self->chunks, McapChunkInfo, chunk);
+  return walk_chunk (self, &info.chunk, info.offset, chunk, read_record,
+      error);
 }
 
 /* read_definitions' @channel to say: until no channel waits. */
@@ -213,35 +218,25 @@ check_waiting (McapReader * self, guint32 channel, GError ** error)
   return TRUE;
 }
 
+/* walk_chunk()'s function for the definitions alone. */
+static gboolean
+chunk_definition (McapReader * self, const McapRecord * record,
+    guint32 chunk, GError ** error)
+{
+  return read_definition (self, record, error);
+}
+
 /* The schemas and channels of the chunk @record. */
 static gboolean
 read_chunk_definitions (McapReader * self, const McapRecord * record,
     GError ** error)
 {
   McapChunk chunk;
-  McapRecord inner;
-  const guint8 *records;
-  gboolean owned, ok = TRUE;
 
-  if (!mcap_parse_chunk (record, &chunk, error)
-      || !mcap_chunk_check (&chunk, record->offset, error)
-      || !mcap_chunk_decompress (&chunk, record->offset, self->check_crc,
-          NULL, &records, &owned, error))
-    return FALSE;
-  for (gsize pos = 0; ok && pos < chunk.uncompressed_size;
-      pos += MCAP_RECORD_PREFIX + inner.length) {
-    if (mcap_record_at (records, chunk.uncompressed_size, pos,
-            record->offset, &inner) != MCAP_RECORD_OK)
-      ok = rc_reader_fail (error, RC_READER_ERROR_FORMAT, "MCAP: chunk at "
-          "offset %" G_GUINT64_FORMAT ": the record at offset %" G_GSIZE_FORMAT
-          " of its records runs past their end (%" G_GUINT64_FORMAT
-          " bytes)", record->offset, pos, chunk.uncompressed_size);
-    else
-      ok = read_definition (self, &inner, error);
-  }
-  if (owned)
-    g_free ((guint8 *) records);
-  return ok;
+  return mcap_parse_chunk (record, &chunk, error)
+      && mcap_chunk_check (&chunk, record->offset, error)
+      && walk_chunk (self, &chunk, record->offset, MCAP_NOT_CHUNKED,
+      chunk_definition, error);
 }
 
 /* Where the summary leaves out schemas or channels (rosbag2's
