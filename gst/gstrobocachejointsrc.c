@@ -293,6 +293,13 @@ format_to_string (GstRobocacheJointSrcFormat format)
       RC_TYPE_FLOAT32);
 }
 
+/* Values per vector: the joints, then the quaternion if any. */
+static guint
+settings_channels (const GstRobocacheJointSrcSettings * settings)
+{
+  return settings->dof + (settings->quaternion ? QUATERNION_CHANNELS : 0);
+}
+
 static GstCaps *
 gst_robocache_joint_src_get_caps (GstRobocacheLiveSrc * src)
 {
@@ -310,8 +317,7 @@ gst_robocache_joint_src_get_caps (GstRobocacheLiveSrc * src)
     g_string_append (names, ",qx,qy,qz,qw");
 
   caps = gst_caps_new_simple (GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
-      "channels", G_TYPE_INT,
-      (gint) (settings.dof + (settings.quaternion ? QUATERNION_CHANNELS : 0)),
+      "channels", G_TYPE_INT, (gint) settings_channels (&settings),
       "format", G_TYPE_STRING, format_to_string (settings.format),
       "layout", G_TYPE_STRING, "sample",
       "names", G_TYPE_STRING, names->str, NULL);
@@ -373,7 +379,7 @@ gst_robocache_joint_src_configure (GstRobocacheLiveSrc * src, GstCaps * caps,
   gst_robocache_fields_read_locked (self, &self->settings, &settings,
       sizeof (settings));
 
-  channels = settings.dof + (settings.quaternion ? QUATERNION_CHANNELS : 0);
+  channels = settings_channels (&settings);
   if (!gst_structure_get_int (s, "channels", &caps_channels) ||
       caps_channels != (gint) channels ||
       g_strcmp0 (gst_structure_get_string (s, "format"),
