@@ -279,10 +279,10 @@ gst_robocache_joint_src_class_init (GstRobocacheJointSrcClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_JOINT_SRC_FORMAT, 0);
 }
 
+/* The base class sets the fields to their defaults. */
 static void
 gst_robocache_joint_src_init (GstRobocacheJointSrc * self)
 {
-  gst_robocache_fields_init (self, fields);
 }
 
 static const gchar *

@@ -292,10 +292,10 @@ gst_robocache_lidar_src_class_init (GstRobocacheLidarSrcClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_lidar_src_make_sample);
 }
 
+/* The base class sets the fields to their defaults. */
 static void
 gst_robocache_lidar_src_init (GstRobocacheLidarSrc * self)
 {
-  gst_robocache_fields_init (self, fields);
 }
 
 static GstCaps *

@@ -137,6 +137,7 @@ gst_robocache_live_src_class_install_properties (GstRobocacheLiveSrcClass *
   gobject_class->set_property = gst_robocache_live_src_set_property;
   gobject_class->get_property = gst_robocache_live_src_get_property;
   gst_robocache_fields_register (gobject_class, fields);
+  klass->fields = fields;
 
   g_object_class_install_property (gobject_class, PROP_RATE,
       gst_param_spec_fraction ("rate", "Rate", rate_blurb, 1, 1,
@@ -163,19 +164,22 @@ gst_robocache_live_src_init (GstRobocacheLiveSrc * self)
   gst_base_src_set_live (GST_BASE_SRC (self), DEFAULT_IS_LIVE);
 }
 
-/* The default rate is the subclass's, known from its class only now (the
- * instance init sees the base class); properties are set after this. */
+/* The default rate and the defaults of the subclass's fields are its
+ * class's, known only now (the instance init sees the base class);
+ * properties are set after this. */
 static void
 gst_robocache_live_src_constructed (GObject * object)
 {
-  GstRobocacheLiveSrcPrivate *priv =
-      GET_PRIV (GST_ROBOCACHE_LIVE_SRC (object));
+  GstRobocacheLiveSrc *self = GST_ROBOCACHE_LIVE_SRC (object);
+  GstRobocacheLiveSrcPrivate *priv = GET_PRIV (self);
   GParamSpec *rate =
       g_object_class_find_property (G_OBJECT_GET_CLASS (object), "rate");
 
   g_return_if_fail (GST_IS_PARAM_SPEC_FRACTION (rate));
   priv->rate_n = GST_PARAM_SPEC_FRACTION (rate)->def_num;
   priv->rate_d = GST_PARAM_SPEC_FRACTION (rate)->def_den;
+  gst_robocache_fields_init (self,
+      GST_ROBOCACHE_LIVE_SRC_GET_CLASS (self)->fields);
 
   G_OBJECT_CLASS (parent_class)->constructed (object);
 }

@@ -29,6 +29,8 @@ typedef struct
 /**
  * GstRobocacheLiveSrcClass:
  * @sample_name: what one buffer is called in messages ("sweep")
+ * @fields: the subclass's own properties, as
+ *     gst_robocache_live_src_class_install_properties() was given them
  * @get_caps: the one fixed caps the settings give (no filter)
  * @configure: checks the negotiated caps against the settings and prepares
  *     the streaming state for @config; FALSE, changing nothing, if they do
@@ -49,6 +51,7 @@ struct _GstRobocacheLiveSrcClass
   GstPushSrcClass parent_class;
 
   const gchar *sample_name;
+  const GstRobocacheField *fields;
 
   GstCaps *(*get_caps) (GstRobocacheLiveSrc * src);
   gboolean (*configure) (GstRobocacheLiveSrc * src, GstCaps * caps,
@@ -66,7 +69,8 @@ struct _GstRobocacheLiveSrcClass
  * class_init, before installing its own): their blurbs, range and default
  * rate are the element's own; the base class keeps and uses their values.
  * The base's set_property and get_property then serve the subclass's own
- * properties too, kept in @fields (static, ending with a 0 id). */
+ * properties too, kept in @fields (static, ending with a 0 id), which it
+ * also sets to their defaults in each new instance. */
 void gst_robocache_live_src_class_install_properties
     (GstRobocacheLiveSrcClass * klass, const GstRobocacheField * fields,
     const gchar * rate_blurb, gint max_rate_n, gint default_rate_n,
