@@ -21,7 +21,6 @@ segment_done (GstRobocacheRecordingSrc * self, GstPad * pad)
   GstClockTime end = gst_robocache_recording_play_pass_end (st->reader,
       st->stream_of, st->base, &st->segment);
   GstMessage *msg;
-  GstEvent *ev;
 
   GST_DEBUG_OBJECT (self, "segment done at %" GST_TIME_FORMAT,
       GST_TIME_ARGS (end));
@@ -34,9 +33,8 @@ segment_done (GstRobocacheRecordingSrc * self, GstPad * pad)
       end);
   gst_message_set_seqnum (msg, st->seqnum);
   gst_element_post_message (GST_ELEMENT (self), msg);
-  ev = gst_event_new_segment_done (GST_FORMAT_TIME, end);
-  gst_event_set_seqnum (ev, st->seqnum);
-  recording_push_event_all (self, ev);
+  recording_push_event_all (self, gst_event_new_segment_done (GST_FORMAT_TIME,
+          end), st->seqnum);
 }
 
 /* The end of the messages to play: SEGMENT_DONE after a segment seek,
@@ -78,7 +76,6 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   gdouble rate;
   gboolean update, flush;
   guint32 seqnum = gst_event_get_seqnum (event);
-  GstEvent *ev;
 
   gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
       &stop_type, &stop);
@@ -99,9 +96,7 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   pad0 = recording_first_pad (self);
 
   if (flush) {
-    ev = gst_event_new_flush_start ();
-    gst_event_set_seqnum (ev, seqnum);
-    recording_push_event_all (self, ev);
+    recording_push_event_all (self, gst_event_new_flush_start (), seqnum);
     gst_pad_pause_task (pad0);
   }
 
@@ -115,9 +110,7 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   st->pass_pushed = 0;
   recording_restart_streams (st);
   if (flush) {
-    ev = gst_event_new_flush_stop (TRUE);
-    gst_event_set_seqnum (ev, seqnum);
-    recording_push_event_all (self, ev);
+    recording_push_event_all (self, gst_event_new_flush_stop (TRUE), seqnum);
     gst_flow_combiner_reset (st->combiner);
   }
   GST_DEBUG_OBJECT (self, "%s seek to %" GST_TIME_FORMAT, flush ? "flushing" :

@@ -180,8 +180,10 @@ recording_first_pad (GstRobocacheRecordingSrc * self)
 }
 
 void
-recording_push_event_all (GstRobocacheRecordingSrc * self, GstEvent * event)
+recording_push_event_all (GstRobocacheRecordingSrc * self, GstEvent * event,
+    guint32 seqnum)
 {
+  gst_event_set_seqnum (event, seqnum);
   for (guint i = 0; i < self->priv->state.streams->len; i++) {
     Stream *s = g_ptr_array_index (self->priv->state.streams, i);
     gst_pad_push_event (s->pad, gst_event_ref (event));
@@ -201,8 +203,7 @@ recording_pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad)
   for (guint i = 0; i < self->priv->state.streams->len; i++)
     recording_prepare_stream (self,
         g_ptr_array_index (self->priv->state.streams, i), NULL);
-  gst_event_set_seqnum (eos, self->priv->state.seqnum);
-  recording_push_event_all (self, eos);
+  recording_push_event_all (self, eos, self->priv->state.seqnum);
 }
 
 static void

@@ -75,8 +75,9 @@ struct _GstRobocacheRecordingSrcPrivate
 /* The streaming loop's (gstrobocacherecordingsrc.c); the task runs on the
  * first pad, seeks and the loop hold its stream lock. */
 GstPad *recording_first_pad (GstRobocacheRecordingSrc * self);
+/* Pushes @event (taken), numbered @seqnum, on every pad. */
 void recording_push_event_all (GstRobocacheRecordingSrc * self,
-    GstEvent * event);
+    GstEvent * event, guint32 seqnum);
 /* Stops the task and ends every stream with EOS. */
 void recording_pause_with_eos (GstRobocacheRecordingSrc * self, GstPad * pad);
 /* Reads from the segment's start again; every stream gets the new
