@@ -70,18 +70,20 @@ mcap_gate_wait (McapGate * gate, GstRobocacheMcapSinkPad * pad)
   return ret;
 }
 
-/* The element's sink pads, referenced (free with g_list_free_full and
- * gst_object_unref). */
-static GList *
-ref_sink_pads (GstElement * element)
+/* An upstream event and whether any pad's peer took it. */
+typedef struct
 {
-  GList *pads = NULL;
+  GstEvent *event;
+  gboolean taken;
+} Upstream;
 
-  GST_OBJECT_LOCK (element);
-  for (GList * l = element->sinkpads; l; l = l->next)
-    pads = g_list_prepend (pads, gst_object_ref (l->data));
-  GST_OBJECT_UNLOCK (element);
-  return g_list_reverse (pads);
+static gboolean
+push_upstream (GstElement * element, GstPad * pad, gpointer user_data)
+{
+  Upstream *up = user_data;
+
+  up->taken |= gst_pad_push_event (pad, gst_event_ref (up->event));
+  return TRUE;
 }
 
 /* Events sent to the element: LATENCY is taken (the sink does not wait
@@ -91,24 +93,49 @@ ref_sink_pads (GstElement * element)
 gboolean
 mcap_sink_send_event (GstElement * element, GstEvent * event)
 {
-  gboolean taken = FALSE;
-  GList *pads;
+  Upstream up = { event, FALSE };
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_LATENCY) {
     gst_event_unref (event);
     return TRUE;
   }
-  if (!GST_EVENT_IS_UPSTREAM (event)) {
+  if (GST_EVENT_IS_UPSTREAM (event))
+    gst_element_foreach_sink_pad (element, push_upstream, &up);
+  else
     GST_DEBUG_OBJECT (element, "%s refused", GST_EVENT_TYPE_NAME (event));
-    gst_event_unref (event);
-    return FALSE;
-  }
-  pads = ref_sink_pads (element);
-  for (GList * l = pads; l; l = l->next)
-    taken |= gst_pad_push_event (l->data, gst_event_ref (event));
-  g_list_free_full (pads, gst_object_unref);
   gst_event_unref (event);
-  return taken;
+  return up.taken;
+}
+
+/* A query and whether it has its answer. */
+typedef struct
+{
+  GstQuery *query;
+  gboolean answered;
+  GstClockTime position;
+} Question;
+
+static gboolean
+latest_position (GstElement * element, GstPad * gpad, gpointer user_data)
+{
+  GstRobocacheMcapSinkPad *pad = GST_ROBOCACHE_MCAP_SINK_PAD (gpad);
+  Question *q = user_data;
+
+  GST_OBJECT_LOCK (pad);
+  if (GST_CLOCK_TIME_IS_VALID (pad->position) &&
+      (!GST_CLOCK_TIME_IS_VALID (q->position) || pad->position > q->position))
+    q->position = pad->position;
+  GST_OBJECT_UNLOCK (pad);
+  return TRUE;
+}
+
+static gboolean
+ask_upstream (GstElement * element, GstPad * pad, gpointer user_data)
+{
+  Question *q = user_data;
+
+  q->answered = gst_pad_peer_query (pad, q->query);
+  return !q->answered;
 }
 
 /* The latest stream time written on any pad (POSITION in TIME); the other
@@ -117,28 +144,19 @@ mcap_sink_send_event (GstElement * element, GstEvent * event)
 gboolean
 mcap_sink_query (GstElement * element, GstQuery * query)
 {
-  gboolean answered = FALSE;
-  GstClockTime position = GST_CLOCK_TIME_NONE;
+  Question q = { query, FALSE, GST_CLOCK_TIME_NONE };
   GstFormat format;
-  GList *pads = ref_sink_pads (element);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_POSITION) {
-    gst_query_parse_position (query, &format, NULL);
-    for (GList * l = pads; l && format == GST_FORMAT_TIME; l = l->next) {
-      GstRobocacheMcapSinkPad *pad = l->data;
-
-      GST_OBJECT_LOCK (pad);
-      if (GST_CLOCK_TIME_IS_VALID (pad->position) &&
-          (!GST_CLOCK_TIME_IS_VALID (position) || pad->position > position))
-        position = pad->position;
-      GST_OBJECT_UNLOCK (pad);
-    }
-    if ((answered = GST_CLOCK_TIME_IS_VALID (position)))
-      gst_query_set_position (query, GST_FORMAT_TIME, position);
-  } else {
-    for (GList * l = pads; l && !answered; l = l->next)
-      answered = gst_pad_peer_query (l->data, query);
+  if (GST_QUERY_TYPE (query) != GST_QUERY_POSITION) {
+    gst_element_foreach_sink_pad (element, ask_upstream, &q);
+    return q.answered;
   }
-  g_list_free_full (pads, gst_object_unref);
-  return answered;
+  gst_query_parse_position (query, &format, NULL);
+  if (format != GST_FORMAT_TIME)
+    return FALSE;
+  gst_element_foreach_sink_pad (element, latest_position, &q);
+  if (!GST_CLOCK_TIME_IS_VALID (q.position))
+    return FALSE;
+  gst_query_set_position (query, GST_FORMAT_TIME, q.position);
+  return TRUE;
 }
