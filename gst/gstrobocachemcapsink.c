@@ -802,6 +802,8 @@ gst_robocache_mcap_sink_change_state (GstElement * element,
       pad->warned_caps = FALSE;
       pad->last_running_time = 0;
       pad->position = GST_CLOCK_TIME_NONE;
+      /* A flush that began before the last stop has no FLUSH_STOP. */
+      mcap_gate_flush (&self->gate, pad, FALSE);
     }
     if (!start (self))
       return GST_STATE_CHANGE_FAILURE;

@@ -880,6 +880,39 @@ GST_START_TEST (test_paused_seek_play)
 
 GST_END_TEST;
 
+/* A flush that began (FLUSH_START) and never stopped before the element
+ * went down does not hold back the next run's buffers. */
+GST_START_TEST (test_flush_left_open)
+{
+  gchar *path = tmp_path ("after-flush.mcap");
+  gchar *desc = g_strdup_printf ("robocachejointsrc num-buffers=20 dof=2 ! "
+      "robocachemcapsink name=m location=\"%s\"", path);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "m");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink_0");
+  GPtrArray *joints;
+  gchar **lines;
+
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND)
+      != GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_pad_send_event (pad, gst_event_new_flush_start ()));
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless (play_to_end (gst_object_ref (pipeline)));
+  lines = dump_lines (path, NULL);
+  joints = lines_of_topic (lines, "/joints");
+  fail_unless_equals_int (joints->len, 20);
+  g_ptr_array_unref (joints);
+  g_strfreev (lines);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* Topics rosbag2 could not record (or YAML would read as null) are
  * refused, naming the topic and what is accepted. */
 GST_START_TEST (test_bad_topic_names_n)
@@ -1106,6 +1139,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_refused_caps);
   tcase_add_test (tc, test_one_type_a_topic);
   tcase_add_test (tc, test_paused_seek_play);
+  tcase_add_test (tc, test_flush_left_open);
   tcase_add_test (tc, test_stamp_after_2038_n);
   tcase_add_test (tc, test_bad_topic_names_n);
   tcase_add_test (tc, test_unwritable);
