@@ -26,11 +26,9 @@ segment_done (GstRobocacheRecordingSrc * self, GstPad * pad)
       GST_TIME_ARGS (end));
   gst_pad_pause_task (pad);
   for (guint i = 0; i < st->streams->len; i++)
-    recording_prepare_stream (self, g_ptr_array_index (st->streams, i),
-        NULL);
+    recording_prepare_stream (self, g_ptr_array_index (st->streams, i), NULL);
   st->segment.position = end;
-  msg = gst_message_new_segment_done (GST_OBJECT (self), GST_FORMAT_TIME,
-      end);
+  msg = gst_message_new_segment_done (GST_OBJECT (self), GST_FORMAT_TIME, end);
   gst_message_set_seqnum (msg, st->seqnum);
   gst_element_post_message (GST_ELEMENT (self), msg);
   recording_push_event_all (self, gst_event_new_segment_done (GST_FORMAT_TIME,
@@ -121,8 +119,7 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
 }
 
 gboolean
-recording_src_event (GstPad * pad, GstObject * parent,
-    GstEvent * event)
+recording_src_event (GstPad * pad, GstObject * parent, GstEvent * event)
 {
   GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (parent);
   gboolean ret;
@@ -138,8 +135,7 @@ recording_src_event (GstPad * pad, GstObject * parent,
 }
 
 gboolean
-recording_src_query (GstPad * pad, GstObject * parent,
-    GstQuery * query)
+recording_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (parent);
   GstFormat format;

@@ -221,8 +221,7 @@ gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
     ret = gst_caps_new_empty ();
     if (problem)
       gst_robocache_base_transform_post_refusal (GST_ROBOCACHE_BASE_TRANSFORM
-          (self), GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, problem,
-          NULL);
+          (self), GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, problem, NULL);
     for (gint cuda = gpu; cuda >= 0 && !problem; cuda--) {
       if (grid.mode == RC_VOXEL_CENTROIDS)
         gst_caps_append (ret, gst_robocache_centroids_caps_new (&grid,
@@ -331,8 +330,7 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
   ok = gst_robocache_gpu_check_memory (self->state.gpu, GST_ELEMENT (self),
       GST_ROBOCACHE_MEMORY_HOST, out_size * GST_ROBOCACHE_BUFFERS_IN_FLIGHT +
       (self->state.gpu->use_gpu ? 0 : rc_voxelize_scratch_size (layout,
-              grid, 0)), what,
-      "the grid (dims, voxel-size, mode, features)");
+              grid, 0)), what, "the grid (dims, voxel-size, mode, features)");
   g_free (what);
   return ok;
 }
@@ -355,8 +353,7 @@ parse_src_caps (GstCaps * caps, rc_voxel_grid * grid, guint * n_features,
  * room of such a sweep (transform_size), not of a point per voxel.  It is
  * never shrunk, so that steady state allocates nothing. */
 static gboolean
-ensure_host_scratch (GstRobocacheVoxelize * self, gsize size,
-    guint64 n_points)
+ensure_host_scratch (GstRobocacheVoxelize * self, gsize size, guint64 n_points)
 {
   State *st = &self->state;
   guint64 output = st->grid.mode == RC_VOXEL_CENTROIDS && !st->out_cuda ?

@@ -986,8 +986,7 @@ GST_START_TEST (test_caps_change_within_kind)
 
     fail_unless (gst_robocache_vectors_caps_parse (s->caps, &info, NULL));
     if (s->memory_index >= 0) {
-      fail_unless (gst_robocache_fused_map_stream (buf, "sink_0", &map,
-              FALSE));
+      fail_unless (gst_robocache_fused_map_stream (buf, "sink_0", &map, FALSE));
       fail_unless_equals_int (map.size, info.channels *
           rc_scalar_type_size (info.type));
       gst_memory_unmap (map.memory, &map);
@@ -1352,8 +1351,7 @@ GST_START_TEST (test_stream_segment_rates_differ)
             gst_event_new_segment (&segment)));
     g_free (id);
   }
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GST_MESSAGE_WARNING);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_WARNING);
   fail_unless (msg != NULL, "no warning");
   gst_message_parse_warning (msg, &err, NULL);
   fail_unless (strstr (err->message, "sink_1 plays at rate 1, the output "
