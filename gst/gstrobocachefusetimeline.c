@@ -460,17 +460,26 @@ gst_robocache_fuse_get_next_time (GstAggregator * agg)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
   GstClockTime next = GST_CLOCK_TIME_NONE;
+  gboolean playing;
   gint rate_n;
 
   GST_OBJECT_LOCK (self);
   rate_n = self->state.rate_n;
+  /* No clock wait before the way to PLAYING: the base time may not be set
+   * yet (GstBin queries the latency, which wakes the aggregator, once the
+   * clock is set but before each element's base time is), and a wait
+   * against base time 0 would time out at once and move the grid hours
+   * ahead (skip_past_clock).  GstBin sets the base time before the state
+   * change, whose start wakes the aggregator again. */
+  playing = GST_STATE (self) == GST_STATE_PLAYING ||
+      GST_STATE_NEXT (self) == GST_STATE_PLAYING;
   /* The tick grid is known from the start: before the first tick too the
    * live wait ends at a tick (the aggregator adds the latency), so that
    * a pad that never delivers cannot hold the others forever. */
-  if (rate_n > 0)
+  if (rate_n > 0 && playing)
     next = tick_time (self, self->state.tick_index);
   GST_OBJECT_UNLOCK (self);
-  if (rate_n == 0)
+  if (rate_n == 0 && playing)
     next = master_next_time (self);
   return next;
 }

@@ -1175,6 +1175,46 @@ GST_START_TEST (test_live_dead_pad_from_start)
 
 GST_END_TEST;
 
+/* A wake-up of the aggregator before the element is PLAYING (here the
+ * pipeline's latency query, which GstBin makes at PAUSED to PLAYING once
+ * the clock is set but before each element's base time is) must not time
+ * out against a base time of 0 and move the tick grid hours ahead: the
+ * ticks come once PLAYING, with a live pad that never delivers. */
+GST_START_TEST (test_live_wake_before_playing)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=20/1 "
+      "! appsink name=sink sync=false "
+      "robocachejointsrc is-live=true rate=100/1 ! queue ! f.sink_0 "
+      "robocachejointsrc is-live=true rate=100/1 ! valve drop=true ! "
+      "queue ! f.sink_1", NULL);
+  GstElement *fuse = by_name (pipeline, "f");
+  GstClock *clock = gst_system_clock_obtain ();
+  GstPad *src = gst_element_get_static_pad (fuse, "src");
+  GstQuery *latency = gst_query_new_latency ();
+
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND);
+  /* As in the pipeline's PAUSED to PLAYING: a clock, no base time yet. */
+  fail_unless (gst_element_set_clock (fuse, clock));
+  fail_unless (gst_pad_query (src, latency));
+  g_usleep (G_USEC_PER_SEC / 5);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint n = 0; n < 3; n++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (by_name
+            (pipeline, "sink")), 10 * GST_SECOND);
+
+    fail_unless (sample != NULL, "tick %u never came", n);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_query_unref (latency);
+  gst_object_unref (src);
+  gst_object_unref (clock);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* rate=0/1, live: the ticks are the master's buffers, and a silent other
  * pad holds them no longer than the latency; a silent master gives no
  * tick (there is no time to make one at) and no busy loop. */
@@ -1396,6 +1436,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_max_memory_n);
   tcase_add_test (tc, test_rate_change_waits_for_restart);
   tcase_add_test (tc, test_live_dead_pad_from_start);
+  tcase_add_test (tc, test_live_wake_before_playing);
   tcase_add_test (tc, test_live_master_dead_pad);
   tcase_add_test (tc, test_duration_at_segment_rate);
   tcase_add_test (tc, test_stream_segment_adopted);
