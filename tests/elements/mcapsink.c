@@ -553,6 +553,19 @@ lines_of_topic (gchar ** lines, const gchar * topic)
   return out;
 }
 
+/* How many messages of @topic the file at @path holds (dump.js). */
+static guint
+messages_on_topic (const gchar * path, const gchar * topic)
+{
+  gchar **lines = dump_lines (path, NULL);
+  GPtrArray *msgs = lines_of_topic (lines, topic);
+  guint n = msgs->len;
+
+  g_ptr_array_unref (msgs);
+  g_strfreev (lines);
+  return n;
+}
+
 /* sha256 of each sweep robocachelidarsrc gives with @seed. */
 static gchar **
 lidar_sums (guint seed, guint n)
@@ -835,8 +848,6 @@ GST_START_TEST (test_paused_seek_play)
       "rate=100/1 dof=3 ! robocachemcapsink location=\"%s\"", source);
   GstElement *pipeline, *sink;
   GstMessage *msg;
-  GPtrArray *joints;
-  gchar **lines;
   gint64 position = -1;
 
   fail_unless (play_to_end (gst_parse_launch (desc, NULL)));
@@ -868,11 +879,7 @@ GST_START_TEST (test_paused_seek_play)
   gst_object_unref (sink);
   gst_object_unref (pipeline);
 
-  lines = dump_lines (path, NULL);
-  joints = lines_of_topic (lines, "/joints");
-  fail_unless_equals_int (joints->len, 100);
-  g_ptr_array_unref (joints);
-  g_strfreev (lines);
+  fail_unless_equals_int (messages_on_topic (path, "/joints"), 100);
   g_free (desc);
   g_free (path);
   g_free (source);
@@ -890,8 +897,6 @@ GST_START_TEST (test_flush_left_open)
   GstElement *pipeline = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "m");
   GstPad *pad = gst_element_get_static_pad (sink, "sink_0");
-  GPtrArray *joints;
-  gchar **lines;
 
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
   fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND)
@@ -899,11 +904,7 @@ GST_START_TEST (test_flush_left_open)
   fail_unless (gst_pad_send_event (pad, gst_event_new_flush_start ()));
   gst_element_set_state (pipeline, GST_STATE_NULL);
   fail_unless (play_to_end (gst_object_ref (pipeline)));
-  lines = dump_lines (path, NULL);
-  joints = lines_of_topic (lines, "/joints");
-  fail_unless_equals_int (joints->len, 20);
-  g_ptr_array_unref (joints);
-  g_strfreev (lines);
+  fail_unless_equals_int (messages_on_topic (path, "/joints"), 20);
   gst_object_unref (pad);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
