@@ -27,6 +27,7 @@
  * H100 the reference takes about 51 us: 2.3 TB/s counting every input byte,
  * where a device-to-device copy reaches 2.75. */
 #include "internal.h"
+#include "launch-bounds.cuh"
 #include "resample-math.h"
 
 #include <cuda_runtime.h>
@@ -184,11 +185,14 @@ store_split (float *dst, const float (&y)[V])
   store (dst, y);
 }
 
-/* Asynchronous copy of one B-byte unit into shared memory. */
+/* Asynchronous copy of one B-byte unit into shared memory (sm_80 and
+ * later; before them a plain load and store, which the barrier after the
+ * staging orders just the same). */
 template < int B >
 __device__ __forceinline__ void
 copy_async (void *dst, const void *src)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const uint32_t d = (uint32_t) __cvta_generic_to_shared (dst);
 
   /* 16 bytes may bypass L1; 8 and 4 may not.  Smaller units are never
@@ -199,6 +203,23 @@ copy_async (void *dst, const void *src)
   else if (B == 8 || B == 4)
     asm volatile ("cp.async.ca.shared.global [%0], [%1], %2;\n"::"r" (d),
         "l" (src), "n" (B):"memory");
+#else
+  if (B == 16)
+    *(uint4 *) dst = *(const uint4 *) src;
+  else if (B == 8)
+    *(uint2 *) dst = *(const uint2 *) src;
+  else if (B == 4)
+    *(uint32_t *) dst = *(const uint32_t *) src;
+#endif
+}
+
+/* Waits for this thread's copy_async copies. */
+__device__ __forceinline__ void
+copy_async_wait (void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.commit_group;\n" "cp.async.wait_all;\n":::"memory");
+#endif
 }
 
 __host__ __device__ __forceinline__ uint64_t
@@ -443,7 +464,8 @@ plan_stream (const Args & a, const uint32_t * span, uint32_t s, uint32_t nk,
 
 /* __grid_constant__: the streams are indexed at run time, straight from
  * the parameter space, without a local copy of the 0.6 KB struct. */
-__global__ void __launch_bounds__ (kBlock, kBlocksPerSm)
+__global__ void __launch_bounds__ (kBlock,
+    RC_MIN_BLOCKS (kBlock, kBlocksPerSm))
 fuse_kernel (const __grid_constant__ Args a,
     const int64_t * __restrict__ ticks, float *__restrict__ out)
 {
@@ -516,8 +538,7 @@ fuse_kernel (const __grid_constant__ Args a,
       if (threadIdx.x == 0)
         stages[s] = sg;
     }
-    asm volatile ("cp.async.commit_group;\n"
-        "cp.async.wait_all;\n":::"memory");
+    copy_async_wait ();
     __syncthreads ();
 
     for (uint32_t s = 0; s < p.n_streams; s++)

@@ -29,6 +29,7 @@
  * its launch and start overlap that grid's last blocks.  Scratch is laid
  * out once from the largest cloud; nothing is allocated per call. */
 #include "dependent-launch.cuh"
+#include "launch-bounds.cuh"
 #include "internal.h"
 #include "sparse-math.h"
 #include "warp-runs.cuh"
@@ -718,7 +719,7 @@ __global__ static void
 /* Four blocks an SM, 64 registers: since ac48a47 faster than five (48
  * registers, 56 bytes spilled; 131,072 points 40.2 against 41.3 us, run
  * 189 on an H200) or six (40 registers, 48.2 us). */
-__launch_bounds__ (BLOCK, 4)
+__launch_bounds__ (BLOCK, RC_MIN_BLOCKS (BLOCK, 4))
 write_slots (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_sparse_params params,
     const uint8_t * __restrict__ points, uint32_t n,

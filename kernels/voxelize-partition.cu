@@ -38,6 +38,7 @@
  * (run 195, call 183); since it divides by __fdividef, 129.5 to 250.5,
  * 170.4 to 326.3, and one feature 76.6 to 137.2 (call 186). */
 #include "dependent-launch.cuh"
+#include "launch-bounds.cuh"
 #include "voxelize-cuda.cuh"
 #include "wide-stores.cuh"
 
@@ -636,7 +637,7 @@ sum_slice (const partition * part, const tiling * tl, uint32_t * pairs,
  * counting its occupied voxels. */
 template < int F >
 __global__ static void
-__launch_bounds__ (TILE_BLOCK, 2)
+__launch_bounds__ (TILE_BLOCK, RC_MIN_BLOCKS (TILE_BLOCK, 2))
 sum_tiles (const __grid_constant__ partition part,
     const __grid_constant__ tiling tl, uint32_t n_extra, device_stats * stats)
 {

@@ -49,6 +49,7 @@
  * This file plans the slabs and bins; the clear, the divisions and
  * the centroids' compaction are in voxelize-output.cu. */
 #include "dependent-launch.cuh"
+#include "launch-bounds.cuh"
 #include "voxelize-cuda.cuh"
 #include "warp-runs.cuh"
 
@@ -489,7 +490,8 @@ list_voxels (const bool *first, const uint64_t * v, uint32_t * listed,
  * 353 us against 340, run 144 on an H200). */
 template < bool PACKED_XYZ, int K, binning_kind KIND >
 __global__ static void
-__launch_bounds__ (BLOCK, K == 1 ? 0 : CENTROIDS_KIND (KIND) ? 4 : 5)
+__launch_bounds__ (BLOCK, K == 1 ? 0 : RC_MIN_BLOCKS (BLOCK,
+        CENTROIDS_KIND (KIND) ? 4 : 5))
 bin_points (const __grid_constant__ rc_point_layout layout,
     const __grid_constant__ rc_voxel_grid grid,
     const uint8_t * __restrict__ points, uint64_t n_points,
