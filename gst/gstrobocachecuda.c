@@ -575,13 +575,37 @@ close_slots (GstRobocacheGpu * gpu)
   }
 }
 
+/* The GPU cannot be used, for @why: an error under backend=gpu, else the
+ * CPU computes.  A GPU whose architecture the kernels were not built for
+ * (@misbuilt) is a build to fix, so the CPU's taking over is a warning
+ * there; no GPU at all is what backend=auto is for. */
+static gboolean
+fall_back (GstElement * element, GstRobocacheBackend backend,
+    const gchar * why, const gchar * cuda_error, gboolean misbuilt)
+{
+  if (backend == GST_ROBOCACHE_BACKEND_GPU) {
+    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+        ("backend=gpu was asked for, but the GPU cannot be used: %s%s%s", why,
+            cuda_error ? ": " : "", cuda_error ? cuda_error : ""),
+        ("backend=auto falls back to the CPU instead"));
+    return FALSE;
+  }
+  if (misbuilt)
+    GST_ELEMENT_WARNING (element, RESOURCE, NOT_FOUND,
+        ("computing on the CPU: %s", why), ("%s", cuda_error));
+  else
+    GST_INFO_OBJECT (element, "computing on the CPU: %s%s%s", why,
+        cuda_error ? ": " : "", cuda_error ? cuda_error : "");
+  return TRUE;
+}
+
 gboolean
 gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheBackend backend, gint device_id, gboolean * use_gpu)
 {
   const gchar *why = NULL, *cuda_error = NULL;
   gint n_devices;
-  rc_status ret;
+  rc_status ret = RC_OK;
 
   *use_gpu = FALSE;
   if (backend == GST_ROBOCACHE_BACKEND_CPU) {
@@ -613,12 +637,15 @@ gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
     why = "the CUDA context could not be made current";
     goto unavailable;
   }
-  ret = rc_stream_create (&gpu->stream);
+  ret = rc_device_check_kernels ();
+  if (ret == RC_OK)
+    ret = rc_stream_create (&gpu->stream);
   if (ret == RC_OK)
     ret = open_slots (gpu);
   gst_robocache_gpu_pop (gpu);
   if (ret != RC_OK) {
-    why = "no CUDA streams and events could be created";
+    why = ret == RC_ERROR_UNSUPPORTED_DEVICE ? "the GPU cannot run "
+        "robocache's kernels" : "no CUDA streams and events could be created";
     cuda_error = gst_robocache_gpu_status_text (ret);
     goto unavailable;
   }
@@ -639,16 +666,8 @@ gst_robocache_gpu_open (GstRobocacheGpu * gpu, GstElement * element,
 
 unavailable:
   gst_robocache_gpu_close (gpu);
-  if (backend == GST_ROBOCACHE_BACKEND_GPU) {
-    GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
-        ("backend=gpu was asked for, but the GPU cannot be used: %s%s%s", why,
-            cuda_error ? ": " : "", cuda_error ? cuda_error : ""),
-        ("backend=auto falls back to the CPU instead"));
-    return FALSE;
-  }
-  GST_INFO_OBJECT (element, "computing on the CPU: %s%s%s", why,
-      cuda_error ? ": " : "", cuda_error ? cuda_error : "");
-  return TRUE;
+  return fall_back (element, backend, why, cuda_error,
+      ret == RC_ERROR_UNSUPPORTED_DEVICE);
 }
 
 void

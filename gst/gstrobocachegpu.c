@@ -161,7 +161,7 @@ const gchar *
 gst_robocache_gpu_status_text (rc_status status)
 {
   gboolean cuda = status == RC_ERROR_CUDA || status == RC_ERROR_OUT_OF_MEMORY
-      || status == RC_ERROR_NO_DEVICE;
+      || status == RC_ERROR_NO_DEVICE || status == RC_ERROR_UNSUPPORTED_DEVICE;
 
   return cuda && *rc_error_detail ()? rc_error_detail () :
       rc_status_message (status);

@@ -42,6 +42,8 @@ rc_status_message (rc_status status)
       return "CUDA error";
     case RC_ERROR_NOT_BUILT:
       return "robocache was built without CUDA";
+    case RC_ERROR_UNSUPPORTED_DEVICE:
+      return "the GPU cannot run the kernels robocache was built with";
   }
   return "unknown status";
 }

@@ -26,18 +26,20 @@ fault_arm (rc_fault kind, int after_n_calls)
   __atomic_store_n (&fault_kind, (int) kind, __ATOMIC_RELEASE);
 }
 
-/* ROBOCACHE_FAULT_INJECT=alloc|launch|sticky[:N] */
+/* ROBOCACHE_FAULT_INJECT=alloc|launch|sticky|kernel-image[:N] */
 static void
 fault_read_env (void)
 {
-  static const char *const names[] = { "none", "alloc", "launch", "sticky" };
+  static const char *const names[] = { "none", "alloc", "launch", "sticky",
+    "kernel-image"
+  };
   const char *env = getenv ("ROBOCACHE_FAULT_INJECT");
   const char *colon;
 
   if (!env || !*env)
     return;
   colon = strchr (env, ':');
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k < 5; k++) {
     size_t len = strlen (names[k]);
     if (strncmp (env, names[k], len) == 0 && (env[len] == '\0'
             || env + len == colon))
@@ -46,7 +48,8 @@ fault_read_env (void)
 }
 
 /* The error an armed fault of kind @site makes this call report, or
- * cudaSuccess (check() asks for RC_FAULT_STICKY on every call). */
+ * cudaSuccess (check() asks for RC_FAULT_STICKY on every call; a launch
+ * check is a site of RC_FAULT_KERNEL_IMAGE too). */
 static cudaError_t
 fault_take (rc_fault site)
 {
@@ -54,14 +57,17 @@ fault_take (rc_fault site)
 
   pthread_once (&fault_env_once, fault_read_env);
   kind = __atomic_load_n (&fault_kind, __ATOMIC_ACQUIRE);
-  if (kind != (int) site)
+  if (kind != (int) site && !(kind == RC_FAULT_KERNEL_IMAGE
+          && site == RC_FAULT_LAUNCH))
     return cudaSuccess;
   if (__atomic_fetch_sub (&fault_left, 1, __ATOMIC_ACQ_REL) > 0)
     return cudaSuccess;
-  if (kind == RC_FAULT_STICKY) {
+  /* These two last until disarmed. */
+  if (kind == RC_FAULT_STICKY || kind == RC_FAULT_KERNEL_IMAGE) {
     __atomic_store_n (&fault_left, 0, __ATOMIC_RELEASE);
     __atomic_fetch_add (&fault_fired, 1, __ATOMIC_ACQ_REL);
-    return cudaErrorIllegalAddress;
+    return kind == RC_FAULT_STICKY ? cudaErrorIllegalAddress :
+        cudaErrorNoKernelImageForDevice;
   }
   /* Once only, also when two threads reach it together. */
   if (!__atomic_compare_exchange_n (&fault_kind, &kind, (int) RC_FAULT_NONE,
@@ -75,7 +81,8 @@ fault_take (rc_fault site)
 extern "C" rc_status
 rc_fault_inject (rc_fault kind, int after_n_calls)
 {
-  if (kind < RC_FAULT_NONE || kind > RC_FAULT_STICKY || after_n_calls < 0)
+  if (kind < RC_FAULT_NONE || kind > RC_FAULT_KERNEL_IMAGE
+      || after_n_calls < 0)
     return RC_ERROR_INVALID_ARGUMENT;
   /* The environment first, so that it cannot override this later. */
   pthread_once (&fault_env_once, fault_read_env);
@@ -89,19 +96,100 @@ rc_fault_fired (void)
   return __atomic_load_n (&fault_fired, __ATOMIC_ACQUIRE);
 }
 
+/* meson's cuda-architectures, which nvcc was given as -gencode flags. */
+#ifndef RC_CUDA_ARCHITECTURES
+#error "the build passes the CUDA architectures as RC_CUDA_ARCHITECTURES"
+#endif
+
+extern "C" const char *
+rc_cuda_architectures (void)
+{
+  return RC_CUDA_ARCHITECTURES;
+}
+
+/* @list ("75;80;90") with @arch added in order, unless it is there. */
+static void
+architectures_with (char *buf, size_t len, int arch)
+{
+  const char *p = RC_CUDA_ARCHITECTURES;
+  size_t used = 0;
+  bool added = false;
+
+  buf[0] = '\0';
+  while (*p && used < len) {
+    int a = atoi (p);
+
+    if (!added && arch <= a) {
+      if (arch < a)
+        used += snprintf (buf + used, len - used, "%s%d", used ? ";" : "",
+            arch);
+      added = true;
+    }
+    if (used < len)
+      used += snprintf (buf + used, len - used, "%s%d", used ? ";" : "", a);
+    p += strcspn (p, ";");
+    p += *p == ';';
+  }
+  if (!added && used < len)
+    snprintf (buf + used, len - used, "%s%d", used ? ";" : "", arch);
+}
+
+/* What a user whose GPU cannot run the kernels needs to know: which GPU,
+ * what was built, and how to build what it runs (or that the driver is
+ * older than the toolkit that compiled the PTX). */
+static void
+describe_unsupported (char *buf, size_t len, cudaError_t err)
+{
+  cudaDeviceProp prop;
+  int dev = 0, arch;
+  char wanted[128];
+
+  if (cudaGetDevice (&dev) != cudaSuccess
+      || cudaGetDeviceProperties (&prop, dev) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    snprintf (prop.name, sizeof (prop.name), "unknown");
+    prop.major = prop.minor = 0;
+  }
+  arch = prop.major * 10 + prop.minor;
+  architectures_with (wanted, sizeof (wanted), arch);
+  if (err == cudaErrorUnsupportedPtxVersion)
+    snprintf (buf, len, "%s: CUDA device %d (%s, sm_%d) has machine code "
+        "in none of robocache's architectures (%s), and its driver is older "
+        "than the CUDA toolkit that compiled their PTX: update the NVIDIA "
+        "driver, or rebuild with -Dcuda-architectures='%s'",
+        cudaGetErrorName (err), dev, prop.name, arch, RC_CUDA_ARCHITECTURES,
+        wanted);
+  else
+    snprintf (buf, len, "%s: CUDA device %d (%s) is sm_%d, and robocache's "
+        "kernels were built for cuda-architectures '%s' (machine code for "
+        "each, PTX of the last for newer GPUs): rebuild with "
+        "-Dcuda-architectures='%s'", cudaGetErrorName (err), dev, prop.name,
+        arch, RC_CUDA_ARCHITECTURES, wanted);
+}
+
+static bool
+unsupported_device (cudaError_t err)
+{
+  return err == cudaErrorNoKernelImageForDevice
+      || err == cudaErrorUnsupportedPtxVersion;
+}
+
 /* The status of a CUDA result (turned into the armed sticky error, if one
  * is), with rc_error_detail() naming the error: "cudaErrorX: text". */
 static rc_status
 check (cudaError_t err)
 {
-  char detail[256];
+  char detail[512];
 
   if (err == cudaSuccess)
     err = fault_take (RC_FAULT_STICKY);
   if (err == cudaSuccess)
     return RC_OK;
-  snprintf (detail, sizeof (detail), "%s: %s", cudaGetErrorName (err),
-      cudaGetErrorString (err));
+  if (unsupported_device (err))
+    describe_unsupported (detail, sizeof (detail), err);
+  else
+    snprintf (detail, sizeof (detail), "%s: %s", cudaGetErrorName (err),
+        cudaGetErrorString (err));
   rc_set_error_detail (detail);
   /* Clear the sticky-free error state so that a later call is judged on its
    * own. */
@@ -112,6 +200,9 @@ check (cudaError_t err)
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
       return RC_ERROR_NO_DEVICE;
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorUnsupportedPtxVersion:
+      return RC_ERROR_UNSUPPORTED_DEVICE;
     default:
       return RC_ERROR_CUDA;
   }
@@ -337,17 +428,64 @@ rc_check_cuda (int err)
   return check ((cudaError_t) err);
 }
 
-extern "C" rc_status
-rc_device_compute_major (int *major)
+/* Compiled as every kernel is: where it has no image for the device,
+ * none has. */
+static __global__ void
+kernel_probe (void)
 {
-  int dev = 0;
+}
+
+/* The probe's attributes on the current device, or why it has none. */
+static cudaError_t
+probe_attributes (cudaFuncAttributes * attr)
+{
+  cudaError_t err = fault_take (RC_FAULT_KERNEL_IMAGE);
+
+  if (err == cudaSuccess)
+    err = cudaFuncGetAttributes (attr, kernel_probe);
+  /* Without an image the runtime may name the function, not the image. */
+  return err == cudaErrorInvalidDeviceFunction ?
+      cudaErrorNoKernelImageForDevice : err;
+}
+
+extern "C" rc_status
+rc_device_check_kernels (void)
+{
+  cudaFuncAttributes attr;
+
+  return check (probe_attributes (&attr));
+}
+
+/* The answers of rc_kernels_compute_major, a device's major + 1 (0: not
+ * asked yet). */
+#define CACHED_DEVICES 64
+static int kernels_major[CACHED_DEVICES];
+
+extern "C" rc_status
+rc_kernels_compute_major (int *major)
+{
+  cudaFuncAttributes attr;
+  int dev = 0, cached = 0;
   rc_status ret = check (cudaGetDevice (&dev));
 
   *major = 0;
-  if (ret == RC_OK)
-    ret = check (cudaDeviceGetAttribute (major,
-            cudaDevAttrComputeCapabilityMajor, dev));
-  return ret;
+  if (ret != RC_OK)
+    return ret;
+  if (dev < CACHED_DEVICES)
+    cached = __atomic_load_n (&kernels_major[dev], __ATOMIC_RELAXED);
+  if (cached > 0) {
+    *major = cached - 1;
+    return RC_OK;
+  }
+  /* ptxVersion: the virtual architecture the running code was compiled
+   * from (80 for compute_80, whatever the GPU). */
+  ret = check (probe_attributes (&attr));
+  if (ret != RC_OK)
+    return ret;
+  *major = attr.ptxVersion / 10;
+  if (dev < CACHED_DEVICES)
+    __atomic_store_n (&kernels_major[dev], *major + 1, __ATOMIC_RELAXED);
+  return RC_OK;
 }
 
 extern "C" rc_status

@@ -17,8 +17,13 @@ rc_status rc_check_launch (void);
 /* CUDA builds: a CUDA runtime result (a cudaError_t) as a status. */
 rc_status rc_check_cuda (int err);
 
-/* CUDA builds: the major compute capability of the current device. */
-rc_status rc_device_compute_major (int *major);
+/* CUDA builds: the major version of the architecture the kernels run as
+ * on the current device: the device's own where the library holds its
+ * machine code, an older one where the driver compiled an older
+ * architecture's PTX for it (a build for sm_80 alone, on an H100).  The
+ * host's choices that the kernels' code must match (Hopper's vector
+ * atomics and dependent launches) follow this, not the device. */
+rc_status rc_kernels_compute_major (int *major);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,12 @@ rc_device_enable_peer_access (int peer, int *enabled)
   return RC_ERROR_NOT_BUILT;
 }
 
+const char *
+rc_cuda_architectures (void)
+{
+  return "";
+}
+
 int
 rc_fault_fired (void)
 {
@@ -48,6 +54,7 @@ rc_fault_fired (void)
 /* *INDENT-OFF* */
 NOT_BUILT (rc_status rc_device_alloc (void **ptr, size_t size))
 NOT_BUILT (rc_status rc_device_free (void *ptr))
+NOT_BUILT (rc_status rc_device_check_kernels (void))
 NOT_BUILT (rc_status rc_fault_inject (rc_fault kind, int after_n_calls))
 NOT_BUILT (rc_status rc_host_alloc (void **ptr, size_t size))
 NOT_BUILT (rc_status rc_host_free (void *ptr))

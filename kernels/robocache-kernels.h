@@ -31,7 +31,11 @@ typedef enum
   RC_ERROR_OUT_OF_MEMORY,       /* host or device allocation failed */
   RC_ERROR_NO_DEVICE,           /* no CUDA driver or no CUDA device */
   RC_ERROR_CUDA,                /* a CUDA call failed: see rc_error_detail() */
-  RC_ERROR_NOT_BUILT            /* the library was built without CUDA */
+  RC_ERROR_NOT_BUILT,           /* the library was built without CUDA */
+  RC_ERROR_UNSUPPORTED_DEVICE   /* the GPU cannot run the kernels the
+                                 * library was built with (its
+                                 * cuda-architectures): see
+                                 * rc_error_detail() */
 } rc_status;
 
 /* Static, human-readable text for @status. */
@@ -131,6 +135,18 @@ rc_status rc_device_name (char *buf, size_t len);
  * (cudaMemGetInfo), for checking an allocation before making it. */
 rc_status rc_device_memory_info (size_t *free_bytes, size_t *total_bytes);
 
+/* Whether the current device can run this library's kernels: RC_OK, or
+ * RC_ERROR_UNSUPPORTED_DEVICE where the library holds neither machine code
+ * for its architecture nor PTX it can compile (rc_error_detail() names the
+ * device, its sm_XY, the architectures built and the meson option that adds
+ * it), or the driver is too old for the PTX. */
+rc_status rc_device_check_kernels (void);
+
+/* The architectures the CUDA kernels were built for, meson's
+ * cuda-architectures ("75;80;90"; PTX of the last one too); "" without
+ * CUDA. */
+const char *rc_cuda_architectures (void);
+
 /* Makes CUDA device @device current on the calling thread (its primary
  * context, the one PyTorch and the CUDA runtime use). */
 rc_status rc_device_select (int device);
@@ -175,18 +191,24 @@ typedef enum
   RC_FAULT_LAUNCH,              /* one kernel launch check fails:
                                  * cudaErrorLaunchOutOfResources, not
                                  * sticky */
-  RC_FAULT_STICKY               /* every checked CUDA call fails with
+  RC_FAULT_STICKY,              /* every checked CUDA call fails with
                                  * cudaErrorIllegalAddress until disarmed,
                                  * as after a kernel's illegal access (a
                                  * real one lasts for the process) */
+  RC_FAULT_KERNEL_IMAGE         /* the device is not one the kernels were
+                                 * built for: rc_device_check_kernels and
+                                 * every launch check fail with
+                                 * cudaErrorNoKernelImageForDevice until
+                                 * disarmed */
 } rc_fault;
 
 /* Arms @kind to fire after @after_n_calls calls of its kind have passed
  * (allocations for RC_FAULT_ALLOC, launch checks for RC_FAULT_LAUNCH, any
- * checked call for RC_FAULT_STICKY); RC_FAULT_ALLOC and RC_FAULT_LAUNCH
- * fire once and disarm.  Safe from any thread.  The environment variable
- * ROBOCACHE_FAULT_INJECT=alloc|launch|sticky[:N], read once at the first
- * checked call, arms the same way (for gst-launch-1.0).
+ * checked call for RC_FAULT_STICKY, launch checks and kernel checks for
+ * RC_FAULT_KERNEL_IMAGE); RC_FAULT_ALLOC and RC_FAULT_LAUNCH fire once and
+ * disarm.  Safe from any thread.  The environment variable
+ * ROBOCACHE_FAULT_INJECT=alloc|launch|sticky|kernel-image[:N], read once
+ * at the first checked call, arms the same way (for gst-launch-1.0).
  * RC_ERROR_NOT_BUILT without CUDA; RC_ERROR_INVALID_ARGUMENT for an
  * unknown @kind or a negative count. */
 rc_status rc_fault_inject (rc_fault kind, int after_n_calls);

@@ -854,7 +854,7 @@ rc_sparse_voxelize_cuda (const rc_point_layout * layout,
   if (l.total + (uint64_t) (base - (uint8_t *) scratch) > scratch_size)
     return RC_ERROR_INVALID_ARGUMENT;
 
-  ret = rc_device_compute_major (&major);
+  ret = rc_kernels_compute_major (&major);
   if (ret == RC_OK)
     ret = launch_steps (layout, params, (const uint8_t *) points,
         (uint32_t) n_points, out, &l, major >= 9, s);

@@ -925,7 +925,7 @@ rc_voxelize_cuda (const rc_point_layout * layout, const rc_voxel_grid * grid,
   if ((!out && grid->mode != RC_VOXEL_CENTROIDS) || !cloud_sizes || !scratch)
     return RC_ERROR_INVALID_ARGUMENT;
 
-  ret = rc_device_compute_major (&major);
+  ret = rc_kernels_compute_major (&major);
   if (ret != RC_OK)
     return ret;
 

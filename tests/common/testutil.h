@@ -34,6 +34,9 @@ test_require_gpu (void)
     /* CUDA cannot be used in a child forked after it was initialised:
      * run the check cases in this process. */
     g_setenv ("CK_FORK", "no", TRUE);
+    /* Which kernel library ran (a test may run with another's). */
+    g_print ("kernels built for cuda-architectures '%s'\n",
+        rc_cuda_architectures ());
     return;
   }
   g_print ("SKIP: no usable CUDA device (%s)\n", why ? why : "unknown");

@@ -5,7 +5,8 @@
  * pipeline goes to NULL, and a new pipeline in the same process computes
  * what the CPU computes (after a sticky error: once the fault is disarmed,
  * which stands for a new process).  Also grids of more memory than the
- * device has.  Skipped (exit 77) without a GPU.
+ * device has, and a GPU the kernels were not built for.  Skipped (exit 77)
+ * without a GPU.
  *
  * The plugin's calls into the kernel library bind to the copy this test
  * links (librobocache-kernels-1.0, first in the process's lookup scope),
@@ -103,24 +104,34 @@ clean_run (const Case * c, guint seed, const gchar * backend)
   return out;
 }
 
+/* @out (taken) is what the CPU gives for @seed: the same bytes, or the
+ * same sizes where the GPU's floats may differ in the last bits. */
+static void
+assert_cpu_output (const Case * c, GPtrArray * out, guint seed,
+    const gchar * what)
+{
+  GPtrArray *cpu = clean_run (c, seed, "cpu");
+
+  fail_unless (out->len > 0 && out->len == cpu->len, "%s %s: %u vs %u "
+      "buffers", c->name, what, out->len, cpu->len);
+  for (guint i = 0; c->exact && i < out->len; i++)
+    fail_unless (g_bytes_equal (out->pdata[i], cpu->pdata[i]),
+        "%s %s: buffer %u differs from the CPU's (seed %u)", c->name, what, i,
+        seed);
+  for (guint i = 0; !c->exact && i < out->len; i++)
+    fail_unless_equals_int (g_bytes_get_size (out->pdata[i]),
+        g_bytes_get_size (cpu->pdata[i]));
+  g_ptr_array_unref (out);
+  g_ptr_array_unref (cpu);
+}
+
 /* A new pipeline on the GPU gives what the CPU gives. */
 static void
 assert_gpu_works (const Case * c)
 {
   guint seed = g_random_int_range (1, 100000);
-  GPtrArray *gpu = clean_run (c, seed, "gpu");
-  GPtrArray *cpu = clean_run (c, seed, "cpu");
 
-  fail_unless (gpu->len > 0 && gpu->len == cpu->len, "%s: %u vs %u buffers",
-      c->name, gpu->len, cpu->len);
-  for (guint i = 0; c->exact && i < gpu->len; i++)
-    fail_unless (g_bytes_equal (gpu->pdata[i], cpu->pdata[i]),
-        "%s: buffer %u differs from the CPU's (seed %u)", c->name, i, seed);
-  for (guint i = 0; !c->exact && i < gpu->len; i++)
-    fail_unless_equals_int (g_bytes_get_size (gpu->pdata[i]),
-        g_bytes_get_size (cpu->pdata[i]));
-  g_ptr_array_unref (gpu);
-  g_ptr_array_unref (cpu);
+  assert_cpu_output (c, clean_run (c, seed, "gpu"), seed, "on the GPU");
 }
 
 /* Pulls from @sink into @held until EOS (NULL) or an error on @bus (that
@@ -214,6 +225,7 @@ fault_run (const Case * c, rc_fault kind, const gchar * cuda_name,
 GST_START_TEST (test_hook)
 {
   void *p = NULL;
+  gchar *built;
 
   fail_unless_equals_int (rc_fault_inject ((rc_fault) 9, 0),
       RC_ERROR_INVALID_ARGUMENT);
@@ -242,6 +254,22 @@ GST_START_TEST (test_hook)
   fail_unless (rc_fault_fired () >= 2);
   fail_unless_equals_int (rc_fault_inject (RC_FAULT_NONE, 0), RC_OK);
   fail_unless_equals_int (rc_stream_synchronize (NULL), RC_OK);
+
+  /* This GPU runs the kernels; armed, the check names what was built. */
+  fail_unless_equals_int (rc_device_check_kernels (), RC_OK);
+  fail_unless_equals_int (rc_fault_inject (RC_FAULT_KERNEL_IMAGE, 0), RC_OK);
+  fail_unless_equals_int (rc_device_check_kernels (),
+      RC_ERROR_UNSUPPORTED_DEVICE);
+  built = g_strdup_printf ("built for cuda-architectures '%s'",
+      rc_cuda_architectures ());
+  fail_unless (g_str_has_prefix (rc_error_detail (),
+          "cudaErrorNoKernelImageForDevice: CUDA device ")
+      && strstr (rc_error_detail (), built)
+      && strstr (rc_error_detail (), "-Dcuda-architectures='"), "%s",
+      rc_error_detail ());
+  g_free (built);
+  fail_unless_equals_int (rc_fault_inject (RC_FAULT_NONE, 0), RC_OK);
+  fail_unless_equals_int (rc_device_check_kernels (), RC_OK);
 }
 
 GST_END_TEST;
@@ -307,6 +335,73 @@ GST_START_TEST (test_sticky_mid_stream)
     gst_object_unref (bus);
     gst_object_unref (again);
     fail_unless_equals_int (rc_fault_inject (RC_FAULT_NONE, 0), RC_OK);
+    assert_gpu_works (c);
+  }
+}
+
+GST_END_TEST;
+
+/* A bus sync handler: sets *@data where element "el" warns that the CPU
+ * computes, naming the rebuild (seen as it is posted: pull_all_bytes
+ * drops what is not an error). */
+static GstBusSyncReply
+note_rebuild_warning (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_WARNING)
+    return GST_BUS_PASS;
+  gst_message_parse_warning (msg, &err, &debug);
+  g_print ("%s: %s (%s)\n", GST_MESSAGE_SRC_NAME (msg), err->message, debug);
+  if (strcmp (GST_MESSAGE_SRC_NAME (msg), "el") == 0
+      && strstr (err->message, "computing on the CPU") && debug
+      && strstr (debug, "cudaErrorNoKernelImageForDevice")
+      && strstr (debug, "-Dcuda-architectures="))
+    g_atomic_int_set ((gint *) data, TRUE);
+  g_clear_error (&err);
+  g_free (debug);
+  return GST_BUS_PASS;
+}
+
+/* @c under backend=auto with the kernels' fault armed: its output, and
+ * whether element "el" warned that the CPU computes, naming the rebuild. */
+static GPtrArray *
+auto_run_warned (const Case * c, guint seed, gboolean * warned)
+{
+  GstElement *pipeline = pipeline_new (c, seed, CLEAN_RUN, "auto", FALSE);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gint seen = FALSE;
+  GPtrArray *out;
+
+  gst_bus_set_sync_handler (bus, note_rebuild_warning, &seen, NULL);
+  out = pull_all_bytes (pipeline, c->name);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  *warned = g_atomic_int_get (&seen);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return out;
+}
+
+/* A GPU that the kernels were not built for (cuda-architectures):
+ * backend=gpu is refused at start, naming the rebuild; backend=auto warns
+ * and computes what the CPU computes. */
+GST_START_TEST (test_kernel_image)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const Case *c = &cases[i];
+    guint seed = g_random_int_range (1, 100000);
+    gboolean warned;
+    GPtrArray *out;
+
+    fault_run (c, RC_FAULT_KERNEL_IMAGE, "-Dcuda-architectures=", TRUE, FALSE);
+    fail_unless_equals_int (rc_fault_inject (RC_FAULT_KERNEL_IMAGE, 0), RC_OK);
+    out = auto_run_warned (c, seed, &warned);
+    fail_unless (rc_fault_fired () > 0, "%s: the fault did not fire", c->name);
+    fail_unless (warned, "%s: backend=auto did not warn of the CPU's taking "
+        "over, naming the rebuild", c->name);
+    fail_unless_equals_int (rc_fault_inject (RC_FAULT_NONE, 0), RC_OK);
+    assert_cpu_output (c, out, seed, "under backend=auto");
     assert_gpu_works (c);
   }
 }
@@ -408,6 +503,7 @@ gpufaults_suite (void)
   tcase_add_test (tc, test_launch_mid_stream);
   tcase_add_test (tc, test_sticky_mid_stream);
   tcase_add_test (tc, test_more_than_device_memory);
+  tcase_add_test (tc, test_kernel_image);
   return s;
 }
 

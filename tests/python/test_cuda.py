@@ -2,6 +2,7 @@
 against the CPU path and the NumPy references, torch in / torch out on
 robocache's memory with no copy, torch's current stream honoured, memory
 flat over many calls.  Exits 77 (SKIP) without torch or a CUDA device."""
+import ctypes
 import math
 import sys
 import unittest
@@ -14,7 +15,7 @@ torch = cuda_torch()
 
 import references as ref  # noqa: E402
 import robocache  # noqa: E402
-from robocache import _arrays  # noqa: E402
+from robocache import _arrays, _lib  # noqa: E402
 
 SEED = int(np.random.SeedSequence().entropy % 2**32)
 print("seed", SEED, file=sys.stderr)
@@ -125,6 +126,29 @@ class Kernels(unittest.TestCase):
         cpu = robocache.fuse([(t1, v1), (t2, v2, "nearest")], ticks)
         np.testing.assert_allclose(out.cpu().numpy(), cpu, rtol=1e-5,
                                    atol=1e-5)
+
+    def test_gpu_the_kernels_were_not_built_for(self):
+        # The library's fault hook stands for a GPU that none of
+        # cuda-architectures runs: the error names the rebuild.
+        hook = _lib.kernels.rc_fault_inject
+        hook.argtypes = [ctypes.c_int, ctypes.c_int]
+        hook.restype = ctypes.c_int
+        kernel_image = 4  # RC_FAULT_KERNEL_IMAGE
+        pts = cuda(self.rng.uniform(-10, 10, (5000, 4)).astype(np.float32))
+        grid = dict(voxel_size=0.5, origin=-10, dims=40)
+        self.assertEqual(hook(kernel_image, 0), 0)
+        try:
+            with self.assertRaises(robocache.RobocacheError) as caught:
+                robocache.voxelize(pts, **grid)
+        finally:
+            self.assertEqual(hook(0, 0), 0)
+        message = str(caught.exception)
+        self.assertIn("cudaErrorNoKernelImageForDevice", message)
+        self.assertIn("built for cuda-architectures", message)
+        self.assertIn("-Dcuda-architectures='", message)
+        out = robocache.voxelize(pts, **grid)
+        np.testing.assert_array_equal(
+            out.cpu().numpy(), robocache.voxelize(pts.cpu().numpy(), **grid))
 
     def test_output_is_robocache_memory_without_copy(self):
         exported = _arrays.new_array((64, 32), "float32", 0, 0)
