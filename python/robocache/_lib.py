@@ -4,6 +4,7 @@ import ctypes
 import os
 import pathlib
 import threading
+import warnings
 
 from . import _config
 
@@ -169,6 +170,7 @@ _PROTOTYPES = {
     "rc_error_detail": (ctypes.c_char_p, []),
     "rc_clear_error_detail": (None, []),
     "rc_device_count": (c_int, [P(ctypes.c_char_p)]),
+    "rc_device_check_kernels": (c_int, []),
     "rc_device_select": (c_int, [c_int]),
     "rc_device_current": (c_int, [P(c_int)]),
     "rc_device_name": (c_int, [ctypes.c_char_p, ctypes.c_size_t]),
@@ -257,12 +259,22 @@ _cuda_state = {}
 
 
 def cuda_available():
-    """True where robocache was built with CUDA and a device is usable."""
+    """True where robocache was built with CUDA and the current device is
+    usable and runs its kernels.  A GPU of an architecture the kernels
+    were not built for is not: a RuntimeWarning, once, names it and the
+    option to rebuild with (cuda_unavailable_reason() too)."""
     with _cuda_lock:
         if "count" not in _cuda_state:
             why = ctypes.c_char_p()
-            _cuda_state["count"] = kernels.rc_device_count(ctypes.byref(why))
-            _cuda_state["why"] = (why.value or b"").decode()
+            count = kernels.rc_device_count(ctypes.byref(why))
+            reason = (why.value or b"").decode()
+            if count > 0:
+                kernels.rc_clear_error_detail()
+                if kernels.rc_device_check_kernels() != OK:
+                    count, reason = 0, kernels.rc_error_detail().decode()
+                    warnings.warn("robocache: the GPU is not used: " +
+                                  reason, RuntimeWarning, stacklevel=2)
+            _cuda_state.update(count=count, why=reason)
     return _cuda_state["count"] > 0
 
 

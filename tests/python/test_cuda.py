@@ -2,6 +2,7 @@
 against the CPU path and the NumPy references, torch in / torch out on
 robocache's memory with no copy, torch's current stream honoured, memory
 flat over many calls.  Exits 77 (SKIP) without torch or a CUDA device."""
+import contextlib
 import ctypes
 import math
 import sys
@@ -28,6 +29,21 @@ def rng_for(test):
 
 def cuda(a):
     return torch.from_numpy(np.ascontiguousarray(a)).to(DEV)
+
+
+@contextlib.contextmanager
+def kernels_not_built_for_this_gpu():
+    """The library's fault hook, standing for a GPU that none of
+    cuda-architectures runs, armed for the block."""
+    hook = _lib.kernels.rc_fault_inject
+    hook.argtypes = [ctypes.c_int, ctypes.c_int]
+    hook.restype = ctypes.c_int
+    kernel_image = 4  # RC_FAULT_KERNEL_IMAGE
+    assert hook(kernel_image, 0) == 0
+    try:
+        yield
+    finally:
+        assert hook(0, 0) == 0
 
 
 class Kernels(unittest.TestCase):
@@ -128,20 +144,11 @@ class Kernels(unittest.TestCase):
                                    atol=1e-5)
 
     def test_gpu_the_kernels_were_not_built_for(self):
-        # The library's fault hook stands for a GPU that none of
-        # cuda-architectures runs: the error names the rebuild.
-        hook = _lib.kernels.rc_fault_inject
-        hook.argtypes = [ctypes.c_int, ctypes.c_int]
-        hook.restype = ctypes.c_int
-        kernel_image = 4  # RC_FAULT_KERNEL_IMAGE
         pts = cuda(self.rng.uniform(-10, 10, (5000, 4)).astype(np.float32))
         grid = dict(voxel_size=0.5, origin=-10, dims=40)
-        self.assertEqual(hook(kernel_image, 0), 0)
-        try:
+        with kernels_not_built_for_this_gpu():
             with self.assertRaises(robocache.RobocacheError) as caught:
                 robocache.voxelize(pts, **grid)
-        finally:
-            self.assertEqual(hook(0, 0), 0)
         message = str(caught.exception)
         self.assertIn("cudaErrorNoKernelImageForDevice", message)
         self.assertIn("built for cuda-architectures", message)
@@ -149,6 +156,21 @@ class Kernels(unittest.TestCase):
         out = robocache.voxelize(pts, **grid)
         np.testing.assert_array_equal(
             out.cpu().numpy(), robocache.voxelize(pts.cpu().numpy(), **grid))
+
+    def test_cuda_unavailable_where_the_kernels_cannot_run(self):
+        saved = dict(_lib._cuda_state)
+        try:
+            _lib._cuda_state.clear()
+            with kernels_not_built_for_this_gpu():
+                with self.assertWarns(RuntimeWarning) as caught:
+                    self.assertFalse(robocache.cuda_available())
+            self.assertIn("-Dcuda-architectures='", str(caught.warning))
+            self.assertIn("cudaErrorNoKernelImageForDevice",
+                          robocache.cuda_unavailable_reason())
+        finally:
+            _lib._cuda_state.clear()
+            _lib._cuda_state.update(saved)
+        self.assertTrue(robocache.cuda_available())
 
     def test_output_is_robocache_memory_without_copy(self):
         exported = _arrays.new_array((64, 32), "float32", 0, 0)
