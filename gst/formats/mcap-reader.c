@@ -9,7 +9,8 @@
  * scanning the data section, which also reads a file cut off
  * mid-recording up to its last complete record.  Messages are then read
  * in log-time order, each chunk decompressed when a message in it is
- * first needed and kept in a small cache.
+ * first needed and kept in a small cache, and a message that rosbag2
+ * compressed alone decompressed as it is read.
  *
  * CRCs (0: not written, not checked; none with RC_READER_FLAG_SKIP_CRC):
  * a chunk's is checked whenever it is decompressed, so at open for the
@@ -218,6 +219,32 @@ read_message (McapReader * self, const McapEntry * entry,
   return TRUE;
 }
 
+/* rosbag2 compresses each message alone where it is asked to (`ros2 bag
+ * record --compression-mode message`): its bytes are then one zstd frame.
+ * A CDR message never starts with zstd's magic (the first byte of its
+ * encapsulation header is zero), so on a cdr topic that magic says so. */
+static gboolean
+inflate_rosbag2_message (McapReader * self, RcMessage * message,
+    GError ** error)
+{
+  const RcTopic *topic = rc_reader_get_topic (&self->parent, message->topic);
+  gsize made;
+
+  if (g_strcmp0 (topic->encoding, "cdr") != 0
+      || !mcap_is_zstd_frame (message->data, message->size))
+    return TRUE;
+  if (!mcap_inflate_frame (message->data, message->size, &self->inflated,
+          &self->inflated_capacity, &made, error)) {
+    g_prefix_error (error, "MCAP: the message of %s at log time %"
+        G_GUINT64_FORMAT ", compressed alone by rosbag2 (--compression-mode "
+        "message): ", topic->name, message->time);
+    return FALSE;
+  }
+  message->data = self->inflated;
+  message->size = made;
+  return TRUE;
+}
+
 static RcReaderResult
 mcap_reader_next (RcReader * reader, RcMessage * message, GError ** error)
 {
@@ -234,7 +261,8 @@ mcap_reader_next (RcReader * reader, RcMessage * message, GError ** error)
 
   message->type = rc_reader_get_topic (reader, message->topic)->type;
   message->time = entry->time;
-  if (!read_message (self, entry, &message->data, &message->size, error))
+  if (!read_message (self, entry, &message->data, &message->size, error)
+      || !inflate_rosbag2_message (self, message, error))
     return RC_READER_FAILED;
   return RC_READER_OK;
 }
@@ -260,6 +288,7 @@ mcap_reader_clear (RcReader * reader)
   g_array_unref (self->waiting);
   g_array_unref (self->chunks);
   g_array_unref (self->entries);
+  g_free (self->inflated);
 }
 
 static const RcReaderFuncs mcap_reader_funcs = {

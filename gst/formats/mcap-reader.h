@@ -69,6 +69,9 @@ typedef struct
   guint64 clock;                /* for last_use */
   /* Decompressing the chunks to come on other threads (mcap-chunks.c). */
   struct _McapReadAhead *read_ahead;
+  /* The last message that rosbag2 compressed alone, decompressed. */
+  guint8 *inflated;
+  gsize inflated_capacity;
 } McapReader;
 
 /* The records of chunk @chunk, decompressed (or in the file), valid until

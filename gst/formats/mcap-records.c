@@ -423,6 +423,46 @@ decompress_zstd (const McapBytes * in, guint8 * out, gsize size,
   return TRUE;
 }
 
+gboolean
+mcap_is_zstd_frame (const guint8 * data, gsize size)
+{
+  return size >= 4 && rc_get_u32 (data) == ZSTD_MAGICNUMBER;
+}
+
+gboolean
+mcap_inflate_frame (const guint8 * data, gsize size, guint8 ** buffer,
+    gsize * capacity, gsize * made, GError ** error)
+{
+  unsigned long long n = ZSTD_getFrameContentSize (data, size);
+  McapBytes in = { data, size };
+  const gchar *why;
+
+  if (n == ZSTD_CONTENTSIZE_ERROR)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "its zstd frame "
+        "header is corrupt");
+  if (n == ZSTD_CONTENTSIZE_UNKNOWN)
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "its zstd "
+        "frame does not give its decompressed size (rosbag2's do)");
+  if (n > MCAP_MAX_CHUNK_SIZE)
+    return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, "%llu bytes "
+        "decompressed is above the limit of %" G_GUINT64_FORMAT, n,
+        (guint64) MCAP_MAX_CHUNK_SIZE);
+  if (n > *capacity || !*buffer) {
+    guint8 *grown = g_try_realloc (*buffer, MAX (n, 1));
+
+    if (!grown)
+      return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, "no memory "
+          "for its %llu bytes decompressed", n);
+    *buffer = grown;
+    *capacity = MAX (n, 1);
+  }
+  if (!decompress_zstd (&in, *buffer, n, &why))
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, "its zstd frame: "
+        "%s", why);
+  *made = n;
+  return TRUE;
+}
+
 /* LZ4 frames (one or more) into exactly @size bytes. */
 static gboolean
 decompress_lz4 (const McapBytes * in, guint8 * out, gsize size,

@@ -157,6 +157,14 @@ typedef struct
 /* Each parser reads @record's content; FALSE with @error naming the
  * record's kind and offset when the content is shorter than its fields
  * say. */
+/* Whether @data starts as a zstd frame does. */
+gboolean mcap_is_zstd_frame (const guint8 * data, gsize size);
+/* One zstd frame of @size bytes, whose header gives its decompressed size
+ * (at most MCAP_MAX_CHUNK_SIZE), into *@buffer of *@capacity bytes, grown
+ * as needed (g_free it); the size made into @made. */
+gboolean mcap_inflate_frame (const guint8 * data, gsize size,
+    guint8 ** buffer, gsize * capacity, gsize * made, GError ** error);
+
 gboolean mcap_parse_header (const McapRecord * record, McapHeader * header,
     GError ** error);
 gboolean mcap_parse_footer (const McapRecord * record, McapFooter * footer,

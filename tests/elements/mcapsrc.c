@@ -406,7 +406,7 @@ GST_START_TEST (test_layouts)
 {
   const gchar *files[] = { "uncompressed.mcap", "unchunked.mcap",
     "no-index.mcap", "small-chunks.mcap", "big-endian.mcap",
-    "stamp-lag.mcap"
+    "stamp-lag.mcap", "message-zstd.mcap"
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)

@@ -187,12 +187,20 @@ index_message (McapBuilder * b, guint16 channel, guint64 time, guint64 offset)
 void
 mb_message (McapBuilder * b, guint16 channel, guint64 time, gsize size)
 {
-  GByteArray *c = g_byte_array_new ();
   guint8 *payload = g_malloc (size);
+
+  random_bytes (payload, size);
+  mb_message_take (b, channel, time, payload, size);
+}
+
+void
+mb_message_take (McapBuilder * b, guint16 channel, guint64 time,
+    guint8 * payload, gsize size)
+{
+  GByteArray *c = g_byte_array_new ();
   MbMessage m = { 0, };
   guint64 offset;
 
-  random_bytes (payload, size);
   put_u16 (c, channel);
   put_u32 (c, b->messages->len);
   put_u64 (c, time);

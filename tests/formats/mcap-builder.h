@@ -52,6 +52,9 @@ void mb_channel (McapBuilder * b, guint16 id, guint16 schema_id,
     const gchar * topic, const gchar * encoding);
 /* A message of @size random bytes (never all zero). */
 void mb_message (McapBuilder * b, guint16 channel, guint64 time, gsize size);
+/* A message of @payload (taken, a g_malloc'ed block of @size bytes). */
+void mb_message_take (McapBuilder * b, guint16 channel, guint64 time,
+    guint8 * payload, gsize size);
 /* A record of any opcode with @size random bytes. */
 void mb_record (McapBuilder * b, guint8 opcode, gsize size);
 /* Chunks: "" (uncompressed), "zstd" or "lz4". */

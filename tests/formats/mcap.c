@@ -9,6 +9,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include <zstd.h>
+
 #include "formats/reader.h"
 #include "mcap-builder.h"
 
@@ -521,6 +523,141 @@ test_bad_magic (void)
   mb_free (b);
 }
 
+/* @size random bytes (the first not zero, as CDR's header) as one zstd
+ * frame; with @sized, the frame gives its decompressed size, as rosbag2's
+ * do (ZSTD_compress), else not (a streaming compressor's). */
+static guint8 *
+zstd_frame (const guint8 * data, gsize size, gboolean sized, gsize * made)
+{
+  ZSTD_CCtx *cctx = ZSTD_createCCtx ();
+  guint8 *out = g_malloc (ZSTD_compressBound (size));
+
+  ZSTD_CCtx_setParameter (cctx, ZSTD_c_contentSizeFlag, sized);
+  *made = ZSTD_compress2 (cctx, out, ZSTD_compressBound (size), data, size);
+  g_assert_false (ZSTD_isError (*made));
+  ZSTD_freeCCtx (cctx);
+  return out;
+}
+
+/* One cdr message of @payload (taken) on /points: reading it must fail
+ * with @code, naming rosbag2's compression and @text. */
+static void
+assert_message_fails (guint8 * payload, gsize size, gint code,
+    const gchar * text)
+{
+  McapBuilder *b = mb_new ();
+  GError *error = NULL;
+  RcMessage msg;
+  RcReader *reader;
+  guint8 *data;
+  gsize file_size;
+
+  add_channels (b);
+  mb_message_take (b, 1, T0, payload, size);
+  data = mb_finish (b, TRUE, &file_size);
+  reader = open_ok (data, file_size, RC_READER_FLAGS_NONE);
+  g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==,
+      RC_READER_FAILED);
+  g_assert_error (error, RC_READER_ERROR, code);
+  if (!strstr (error->message, "compressed alone by rosbag2")
+      || !strstr (error->message, text))
+    g_error ("\"%s\" is not in \"%s\"", text, error->message);
+  g_error_free (error);
+  rc_reader_free (reader);
+  g_free (data);
+  mb_free (b);
+}
+
+/* A file of 30 messages, each one zstd frame of random bytes, outside
+ * chunks (@layout NULL) or in one chunk of @layout's compression; a third
+ * of them on /json, a topic of encoding "json".  @want: what each must
+ * read as, in time order. */
+static guint8 *
+frames_file (const gchar * layout, GPtrArray * want, gsize * size)
+{
+  McapBuilder *b = mb_new ();
+  guint8 *data;
+
+  add_channels (b);
+  mb_schema (b, 4, "std_msgs/msg/String", "jsonschema", "{}");
+  mb_channel (b, 4, 4, "/json", "json");
+  if (layout)
+    mb_chunk_begin (b, layout);
+  for (guint i = 0; i < 30; i++) {
+    gsize n = g_test_rand_int_range (1, 5000), made;
+    guint8 *bytes = g_malloc (n), *frame;
+    guint16 channel = i % 3 == 2 ? 4 : 1 + i % 2;
+
+    for (gsize k = 0; k < n; k++)
+      bytes[k] = k == 0 ? g_test_rand_int_range (1, 256) :
+          g_test_rand_int_range (0, 4);
+    frame = zstd_frame (bytes, n, TRUE, &made);
+    g_ptr_array_add (want, channel == 4 ? g_bytes_new (frame, made) :
+        g_bytes_new_take (bytes, n));
+    if (channel == 4)
+      g_free (bytes);
+    mb_message_take (b, channel, T0 + i * SEC / 10, frame, made);
+  }
+  if (layout)
+    mb_chunk_end (b);
+  data = mb_finish (b, TRUE, size);
+  mb_free (b);
+  return data;
+}
+
+/* rosbag2's message compression (`ros2 bag record --compression-mode
+ * message`): a message of a cdr topic that is one zstd frame is read
+ * decompressed, in and out of chunks; on a topic of another encoding the
+ * same bytes are left as they are.  A truncated frame, one that does not
+ * give its size and one that claims more than the limit are errors naming
+ * the message, the last without allocating what it claims. */
+static void
+test_rosbag2_message_compression (void)
+{
+  static const gchar *layouts[] = { NULL, "", "zstd" };
+  static const guint8 huge[] = { 0x28, 0xb5, 0x2f, 0xfd, 0xe0,
+    0, 0, 0, 0, 0, 1, 0, 0, 1, 2, 3, 4
+  };
+  guint8 *frame, *data;
+  gsize size, made;
+  GError *error = NULL;
+
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
+    GPtrArray *want = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        g_bytes_unref);
+    RcReader *reader;
+    RcMessage msg;
+
+    data = frames_file (layouts[l], want, &size);
+    reader = open_ok (data, size, RC_READER_FLAGS_NONE);
+    for (guint i = 0; i < want->len; i++) {
+      g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==,
+          RC_READER_OK);
+      g_assert_no_error (error);
+      g_assert_cmpmem (msg.data, msg.size, g_bytes_get_data (want->pdata[i],
+              NULL), g_bytes_get_size (want->pdata[i]));
+    }
+    g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==,
+        RC_READER_END);
+    rc_reader_free (reader);
+    g_free (data);
+    g_ptr_array_unref (want);
+  }
+
+  data = g_malloc (600);
+  for (guint k = 0; k < 600; k++)
+    data[k] = 1 + k % 7;
+  frame = zstd_frame (data, 600, TRUE, &made);
+  assert_message_fails (frame, made - 3, RC_READER_ERROR_FORMAT,
+      "its zstd frame");
+  frame = zstd_frame (data, 600, FALSE, &made);
+  assert_message_fails (frame, made, RC_READER_ERROR_UNSUPPORTED,
+      "does not give its decompressed size");
+  assert_message_fails (g_memdup2 (huge, sizeof (huge)), sizeof (huge),
+      RC_READER_ERROR_TOO_LARGE, "above the limit");
+  g_free (data);
+}
+
 /* Reads every message; the first failure's message, or NULL. */
 static gchar *
 read_all (RcReader * reader, guint * n)
@@ -987,5 +1124,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcap/mixed-definitions", test_mixed_definitions);
   g_test_add_func ("/mcap/bad-message-index", test_bad_message_index);
   g_test_add_func ("/mcap/third-party", test_third_party);
+  g_test_add_func ("/mcap/rosbag2-message-compression",
+      test_rosbag2_message_compression);
   return g_test_run ();
 }

@@ -14,6 +14,7 @@ const fs = require("node:fs");
 const path = require("node:path");
 const { McapIndexedReader } = require("@mcap/core");
 const { MessageReader } = require("@foxglove/rosmsg2-serialization");
+const zstd = require("@foxglove/wasm-zstd");
 const lib = require("./samples-lib");
 
 // write-samples.js always writes these (lz4.mcap only where the lz4 tool
@@ -26,6 +27,7 @@ const REQUIRED = [
   "small-chunks",
   "two-lidars",
   "big-endian",
+  "message-zstd",
   "crashed-mid-chunk",
   "crashed-no-summary",
 ];
@@ -39,9 +41,27 @@ function expect(condition, what) {
 }
 
 // Decodes messages of the supported types into expected lines.
+// The decompressed size that a zstd frame's header gives (RFC 8878,
+// 3.1.1.1: the frame header descriptor, then the window descriptor unless
+// single-segment, the dictionary id, and the content size field).
+function frameContentSize(frame) {
+  const descriptor = frame[4];
+  const sizeFlag = descriptor >> 6;
+  const singleSegment = (descriptor >> 5) & 1;
+  const at = 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][descriptor & 3];
+  const bytes = [singleSegment ? 1 : 0, 2, 4, 8][sizeFlag];
+  if (bytes === 0) throw new Mismatch("a zstd frame without its content size");
+  let n = 0;
+  for (let i = bytes - 1; i >= 0; i--) n = n * 256 + frame[at + i];
+  return bytes === 2 ? n + 256 : n;
+}
+
 class Decoder {
-  constructor() {
+  // @messageCompression: "zstd" where each message's bytes are one zstd
+  // frame (rosbag2's --compression-mode message), else "".
+  constructor(messageCompression) {
     this.readers = new Map();
+    this.messageCompression = messageCompression;
   }
   line(schema, channel, message) {
     if (!lib.SUPPORTED_TYPES.has(schema.name)) return null;
@@ -49,7 +69,10 @@ class Decoder {
       const text = new TextDecoder().decode(schema.data);
       this.readers.set(schema.id, new MessageReader(lib.parseDefinition(text)));
     }
-    const msg = this.readers.get(schema.id).readMessage(message.data);
+    const data = this.messageCompression === "zstd"
+      ? zstd.decompress(message.data, frameContentSize(message.data))
+      : message.data;
+    const msg = this.readers.get(schema.id).readMessage(data);
     return JSON.stringify(lib.describeMessage(channel.topic, schema.name, message.logTime, msg));
   }
 }
@@ -60,8 +83,8 @@ function byLogTime(a, b) {
 
 // The lines of @messages (sorted by log_time) and the per-topic list of
 // the first expected line.
-function linesOf(schemas, channels, messages) {
-  const decoder = new Decoder();
+function linesOf(schemas, channels, messages, messageCompression) {
+  const decoder = new Decoder(messageCompression);
   const counts = new Map();
   const lines = [];
   for (const message of [...messages].sort(byLogTime)) {
@@ -122,7 +145,7 @@ function checkStream(bytes, header, want, handlers) {
     expect((messageIndexes > 0) === header.indexed, `${messageIndexes} message index records`);
     expect((footer.summaryStart !== 0n) === header.summary, `summary start ${footer.summaryStart}`);
   }
-  const { lines, topics } = linesOf(schemas, channels, messages);
+  const { lines, topics } = linesOf(schemas, channels, messages, header.message_compression);
   expect(messages.length === header.message_count, `${messages.length} messages, want ${header.message_count}`);
   expect(JSON.stringify(topics) === JSON.stringify(header.topics),
     `topics differ:\n  got  ${JSON.stringify(topics)}\n  want ${JSON.stringify(header.topics)}`);
@@ -136,7 +159,8 @@ async function checkIndexed(file, header, want, handlers) {
     const reader = await McapIndexedReader.Initialize({ readable: lib.fileReadable(fd), decompressHandlers: handlers });
     const messages = [];
     for await (const message of reader.readMessages()) messages.push(message);
-    const { lines, topics } = linesOf(reader.schemasById, reader.channelsById, messages);
+    const { lines, topics } = linesOf(reader.schemasById, reader.channelsById, messages,
+      header.message_compression);
     expect(JSON.stringify(topics) === JSON.stringify(header.topics), "indexed reader: topics differ");
     for (const t of header.topics) {
       const stored = reader.statistics?.channelMessageCounts.get(t.channel_id);

@@ -73,6 +73,13 @@
 //                         the other topics' first messages: a lidar driver
 //                         stamps a sweep when it began, so the earliest
 //                         stamp is not the first message's.
+//   message-zstd.mcap     as uncompressed.mcap but each message's CDR bytes
+//                         one zstd frame that gives its size, as `ros2 bag
+//                         record --compression-mode message
+//                         --compression-format zstd` writes them: rosbag2's
+//                         own compression, not MCAP's, which rosbag2's
+//                         documents point MCAP users away from but its
+//                         command line still offers.
 //   large-zstd.mcap       (--large only) 100 sweeps of 131072 points and
 //                         10 s of the other topics, zstd, zeros in the
 //                         point gaps (so it compresses like a real
@@ -206,7 +213,8 @@ function channelsOf(topics) {
 
 // The first .expected.jsonl line; @present: the events wholly in the file.
 // Keys: file, seed, variant; chunked, compression ("zstd", "lz4" or "" for
-// chunks stored as is); indexed (message and chunk indexes: @mcap/core's
+// chunks stored as is); message_compression ("zstd" where each message's
+// bytes are one zstd frame, else ""); indexed (message and chunk indexes: @mcap/core's
 // indexed reader can read it); summary (a summary section exists);
 // truncated; file_size; readable_end (the end of the last whole record:
 // file_size unless truncated); message_count (all topics); topics, in
@@ -221,6 +229,7 @@ function describeFile(file, seed, variant, channels, present, facts) {
     variant: variant.name,
     chunked: variant.options.useChunks !== false,
     compression: variant.compression,
+    message_compression: variant.messageZstd ? "zstd" : "",
     indexed: variant.indexed,
     summary: variant.summary,
     truncated: facts.truncated,
@@ -282,7 +291,16 @@ const VARIANTS = [
   { name: "two-lidars", compress: zstdChunk, compression: "zstd", options: {}, extra: true },
   { name: "big-endian", compress: zstdChunk, compression: "zstd", options: {}, bigEndian: true },
   { name: "stamp-lag", compress: zstdChunk, compression: "zstd", options: {}, lagged: true },
+  { name: "message-zstd", compress: undefined, compression: "", options: {}, messageZstd: true },
 ];
+
+// rosbag2's message compression: each message's bytes one zstd frame.
+function compressedPayload(payload) {
+  return (event) => {
+    const { bytes, line } = payload(event);
+    return { bytes: zstd.compress(bytes, 3), line };
+  };
+}
 
 async function writeVariant(outDir, seed, variant, topics, events, payload) {
   const file = path.join(outDir, variant.name + ".mcap");
@@ -459,7 +477,8 @@ async function main() {
       : variant.lagged
         ? [lagged, laggedEvents]
         : [topics, events];
-    const p = variant.bigEndian ? payloadMaker(args.seed, false, true) : payload;
+    let p = variant.bigEndian ? payloadMaker(args.seed, false, true) : payload;
+    if (variant.messageZstd) p = compressedPayload(p);
     const result = await writeVariant(args.outDir, args.seed, variant, t, e, p);
     if (variant.name === "zstd") zstdFile = result;
     written.push(result);
