@@ -118,7 +118,7 @@ robocache_build () {
         "$ROBOCACHE_ROOT/kernels/nvcc-depfile.sh" > "$dir/nvcc-depfile.ini"
       native=(--native-file "$dir/nvcc-depfile.ini")
     fi
-    # With GPUs here, machine code for theirs alone (a third of the
+    # With GPUs here, machine code for theirs alone (about half the
     # default list's compile time); without, the default list.
     local archs
     archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader \
