@@ -54,7 +54,8 @@ fail_unknown_format (const guint8 * data, gsize size, GError ** error)
     rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "a file "
         "compressed whole by zstd (rosbag2's --compression-mode file writes "
         "them, *.mcap.zstd), which is not read: decompress it first "
-        "(zstd -d FILE), or record with --compression-mode message");
+        "(zstd -d FILE), or record with MCAP's own chunk compression "
+        "(--storage-preset-profile zstd_fast), which stays seekable");
     g_string_free (names, TRUE);
     g_string_free (signatures, TRUE);
     return;
