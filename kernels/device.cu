@@ -159,6 +159,12 @@ describe_unsupported (char *buf, size_t len, cudaError_t err)
         "driver, or rebuild with -Dcuda-architectures='%s'",
         cudaGetErrorName (err), dev, prop.name, arch, RC_CUDA_ARCHITECTURES,
         wanted);
+  else if (strcmp (wanted, RC_CUDA_ARCHITECTURES) == 0)
+    snprintf (buf, len, "%s: CUDA device %d (%s) is sm_%d, and robocache's "
+        "kernels were built for cuda-architectures '%s', which name it, yet "
+        "none of their code loads on it: rebuild robocache with "
+        "-Dcuda-architectures='%s'", cudaGetErrorName (err), dev, prop.name,
+        arch, RC_CUDA_ARCHITECTURES, wanted);
   else
     snprintf (buf, len, "%s: CUDA device %d (%s) is sm_%d, and robocache's "
         "kernels were built for cuda-architectures '%s' (machine code for "
