@@ -629,6 +629,8 @@ test_rosbag2_message_compression (void)
     RcMessage msg;
 
     data = frames_file (layouts[l], want, &size);
+    mb_write_seed (layouts[l] == NULL ? "message-frames" : layouts[l][0] ?
+        "message-frames-zstd" : "message-frames-chunked", data, size);
     reader = open_ok (data, size, RC_READER_FLAGS_NONE);
     for (guint i = 0; i < want->len; i++) {
       g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==,
