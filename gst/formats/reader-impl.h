@@ -15,6 +15,12 @@ G_BEGIN_DECLS
   void (*seek) (RcReader * reader, guint64 time);
   /* Frees what the format added to the reader, not the reader itself. */
   void (*clear) (RcReader * reader);
+  /* Optional: told of rc_reader_select_topic, after it (a reader of other
+   * readers passes it on). */
+  void (*select) (RcReader * reader, guint topic, gboolean selected);
+  /* Optional: rc_reader_reopen for a reader that is not one mapped file. */
+  RcReader *(*reopen) (const RcReader * reader, RcReaderFlags flags,
+      GError ** error);
 } RcReaderFuncs;
 
 /* A format's reader struct starts with this. */

@@ -162,6 +162,28 @@ rc_reader_open_full (const gchar * path, RcReaderFlags flags,
   return reader;
 }
 
+RcReader *
+rc_reader_reopen (const RcReader * reader, RcReaderFlags flags, GError ** error)
+{
+  RcReader *again;
+
+  if (reader->funcs->reopen)
+    return reader->funcs->reopen (reader, flags, error);
+  if (!reader->mapped) {
+    rc_reader_fail (error, RC_READER_ERROR_IO, "a reader of memory cannot be "
+        "opened again");
+    return NULL;
+  }
+  again = rc_reader_open_data_full ((const guint8 *)
+      g_mapped_file_get_contents (reader->mapped),
+      g_mapped_file_get_length (reader->mapped), flags, error);
+  if (again) {
+    again->mapped = g_mapped_file_ref (reader->mapped);
+    again->mapped_shareable = reader->mapped_shareable;
+  }
+  return again;
+}
+
 void
 rc_reader_free (RcReader * reader)
 {
@@ -234,6 +256,8 @@ rc_reader_select_topic (RcReader * reader, guint topic, gboolean selected)
 {
   g_return_if_fail (topic < reader->topics->len);
   g_array_index (reader->selected, gboolean, topic) = selected;
+  if (reader->funcs->select)
+    reader->funcs->select (reader, topic, selected);
 }
 
 RcReaderResult

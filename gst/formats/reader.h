@@ -113,6 +113,22 @@ typedef enum
  * @error set if it cannot be read; free the reader with rc_reader_free. */
 RcReader *rc_reader_open (const gchar * path, GError ** error);
 
+/* The files of one recording split into several (rosbag2's
+ * --max-bag-size, rosbag's --split), NULL-terminated, in their order: one
+ * reader of all their topics (merged by name; a name of different types
+ * or schemas in different files is a topic of several definitions) and
+ * all their messages, by record time (ties in file order).  Each file is
+ * mapped only while its messages are read, so the reader maps no file
+ * (rc_reader_get_mapped_file: NULL).  With one path, rc_reader_open_full. */
+RcReader *rc_reader_open_files (const gchar * const *paths,
+    RcReaderFlags flags, GError ** error);
+
+/* Another reader of what @reader reads, at its start, all topics selected
+ * (a look ahead that leaves @reader's position alone); NULL with @error
+ * for a reader opened from memory. */
+RcReader *rc_reader_reopen (const RcReader * reader, RcReaderFlags flags,
+    GError ** error);
+
 /* The same from memory; @data must outlive the reader. */
 RcReader *rc_reader_open_data (const guint8 * data, gsize size,
     GError ** error);

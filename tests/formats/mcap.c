@@ -556,8 +556,7 @@ assert_message_fails (guint8 * payload, gsize size, gint code,
   mb_message_take (b, 1, T0, payload, size);
   data = mb_finish (b, TRUE, &file_size);
   reader = open_ok (data, file_size, RC_READER_FLAGS_NONE);
-  g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==,
-      RC_READER_FAILED);
+  g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==, RC_READER_FAILED);
   g_assert_error (error, RC_READER_ERROR, code);
   if (!strstr (error->message, "compressed alone by rosbag2")
       || !strstr (error->message, text))
@@ -633,14 +632,12 @@ test_rosbag2_message_compression (void)
         "message-frames-zstd" : "message-frames-chunked", data, size);
     reader = open_ok (data, size, RC_READER_FLAGS_NONE);
     for (guint i = 0; i < want->len; i++) {
-      g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==,
-          RC_READER_OK);
+      g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==, RC_READER_OK);
       g_assert_no_error (error);
       g_assert_cmpmem (msg.data, msg.size, g_bytes_get_data (want->pdata[i],
               NULL), g_bytes_get_size (want->pdata[i]));
     }
-    g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==,
-        RC_READER_END);
+    g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==, RC_READER_END);
     rc_reader_free (reader);
     g_free (data);
     g_ptr_array_unref (want);
@@ -658,6 +655,165 @@ test_rosbag2_message_compression (void)
   assert_message_fails (g_memdup2 (huge, sizeof (huge)), sizeof (huge),
       RC_READER_ERROR_TOO_LARGE, "above the limit");
   g_free (data);
+}
+
+/* One file of a split recording, written to @dir/@name: /points and
+ * /joints from @start on for @span, and with @extra a topic of its own. */
+static gchar *
+split_part (const gchar * dir, const gchar * name, guint64 start,
+    guint64 span, gboolean extra, GArray * all, guint part)
+{
+  McapBuilder *b = mb_new ();
+  gchar *path = g_build_filename (dir, name, NULL);
+  GArray *sorted;
+  guint8 *data;
+  gsize size;
+
+  add_channels (b);
+  if (extra) {
+    mb_schema (b, 4, "std_msgs/msg/String", "ros2msg", "string data\n");
+    mb_channel (b, 4, 4, "/extra", "cdr");
+  }
+  mb_chunk_begin (b, "zstd");
+  for (guint i = 0; i < 40; i++)
+    mb_message (b, extra && i % 4 == 0 ? 4 : g_test_rand_int_range (1, 4),
+        start + g_test_rand_int_range (0, span / 1000000) * 1000000,
+        g_test_rand_int_range (1, 300));
+  mb_chunk_end (b);
+  data = mb_finish (b, TRUE, &size);
+  g_assert_true (g_file_set_contents (path, (const gchar *) data, size, NULL));
+  sorted = mb_messages_in_time_order (b);
+  for (guint i = 0; i < sorted->len; i++) {
+    MbMessage m = g_array_index (sorted, MbMessage, i);
+
+    /* The file's number in the end field: the merge's tie order. */
+    m.data = g_bytes_ref (m.data);
+    m.topic = g_intern_string (m.topic);
+    m.end = part;
+    g_array_append_val (all, m);
+  }
+  g_array_unref (sorted);
+  g_free (data);
+  mb_free (b);
+  return path;
+}
+
+static gint
+compare_time_then_part (gconstpointer a, gconstpointer b)
+{
+  const MbMessage *x = a, *y = b;
+
+  if (x->time != y->time)
+    return x->time < y->time ? -1 : 1;
+  return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The next @n messages of @reader are @want's from @from on. */
+static void
+check_chain (RcReader * reader, GArray * want, guint from, guint n)
+{
+  GError *error = NULL;
+  RcMessage msg;
+
+  for (guint i = from; i < from + n; i++) {
+    const MbMessage *e = &g_array_index (want, MbMessage, i);
+    gsize size;
+    const guint8 *data = g_bytes_get_data (e->data, &size);
+
+    g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==, RC_READER_OK);
+    g_assert_no_error (error);
+    g_assert_cmpuint (msg.time, ==, e->time);
+    g_assert_cmpstr (rc_reader_get_topic (reader, msg.topic)->name, ==,
+        e->topic);
+    g_assert_cmpmem (msg.data, msg.size, data, size);
+  }
+}
+
+/* A recording split into three files (rosbag2's --max-bag-size): read as
+ * one, topics merged by name (one only in the second file), messages in
+ * time order across files whose times overlap at the seams (ties in file
+ * order); a seek, a topic selection and a second reader (rc_reader_reopen)
+ * on the way; a missing or broken file is an error naming it. */
+static void
+test_split_recording (void)
+{
+  gchar *dir = g_dir_make_tmp ("robocache-split-XXXXXX", NULL);
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (MbMessage)), *joints;
+  gchar *paths[5] = { NULL };
+  GError *error = NULL;
+  RcReader *reader, *again;
+  RcMessage msg;
+  guint middle;
+
+  paths[0] = split_part (dir, "rec_0.mcap", T0, SEC, FALSE, all, 0);
+  paths[1] = split_part (dir, "rec_1.mcap", T0 + SEC - SEC / 20, SEC, TRUE,
+      all, 1);
+  paths[2] = split_part (dir, "rec_2.mcap", T0 + 2 * SEC, SEC, FALSE, all, 2);
+  g_array_sort (all, compare_time_then_part);
+  reader = rc_reader_open_files ((const gchar * const *) paths, 0, &error);
+  g_assert_no_error (error);
+  g_assert_null (rc_reader_get_mapped_file (reader));
+  g_assert_cmpstr (rc_reader_format_name (reader), ==, "MCAP");
+  g_assert_cmpuint (rc_reader_n_topics (reader), ==, 3);
+  g_assert_cmpuint (rc_reader_find_topic (reader, "/points")->n_messages +
+      rc_reader_find_topic (reader, "/joints")->n_messages +
+      rc_reader_find_topic (reader, "/extra")->n_messages, ==, all->len);
+  g_assert_cmpuint (rc_reader_find_topic (reader, "/extra")->n_definitions,
+      ==, 1);
+  check_chain (reader, all, 0, all->len);
+  g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==, RC_READER_END);
+
+  /* A seek into the second file, then a look ahead from the start. */
+  middle = all->len / 2;
+  while (middle > 0 && g_array_index (all, MbMessage, middle - 1).time ==
+      g_array_index (all, MbMessage, middle).time)
+    middle--;
+  rc_reader_seek (reader, g_array_index (all, MbMessage, middle).time);
+  check_chain (reader, all, middle, 5);
+  again = rc_reader_reopen (reader, 0, &error);
+  g_assert_no_error (error);
+  check_chain (again, all, 0, all->len);
+  check_chain (reader, all, middle + 5, all->len - middle - 5);
+  rc_reader_free (again);
+
+  /* /joints alone. */
+  joints = g_array_new (FALSE, FALSE, sizeof (MbMessage));
+  for (guint i = 0; i < all->len; i++) {
+    if (!strcmp (g_array_index (all, MbMessage, i).topic, "/joints"))
+      g_array_append_val (joints, g_array_index (all, MbMessage, i));
+  }
+  for (guint t = 0; t < rc_reader_n_topics (reader); t++)
+    rc_reader_select_topic (reader, t, !strcmp (rc_reader_get_topic (reader,
+                t)->name, "/joints"));
+  rc_reader_seek (reader, 0);
+  check_chain (reader, joints, 0, joints->len);
+  g_assert_cmpint (rc_reader_next (reader, &msg, &error), ==, RC_READER_END);
+  rc_reader_free (reader);
+  g_array_unref (joints);
+
+  /* A missing file, and a file that is not a recording. */
+  paths[3] = g_build_filename (dir, "rec_3.mcap", NULL);
+  g_assert_null (rc_reader_open_files ((const gchar * const *) paths, 0,
+          &error));
+  g_assert_error (error, RC_READER_ERROR, RC_READER_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "rec_3.mcap"));
+  g_clear_error (&error);
+  g_assert_true (g_file_set_contents (paths[3], "not a recording", -1, NULL));
+  g_assert_null (rc_reader_open_files ((const gchar * const *) paths, 0,
+          &error));
+  g_assert_error (error, RC_READER_ERROR, RC_READER_ERROR_UNKNOWN_FORMAT);
+  g_assert_true (g_str_has_prefix (error->message, paths[3]));
+  g_clear_error (&error);
+
+  for (guint k = 0; k < 4; k++) {
+    g_unlink (paths[k]);
+    g_free (paths[k]);
+  }
+  g_rmdir (dir);
+  g_free (dir);
+  for (guint i = 0; i < all->len; i++)
+    g_bytes_unref (g_array_index (all, MbMessage, i).data);
+  g_array_unref (all);
 }
 
 /* Reads every message; the first failure's message, or NULL. */
@@ -1128,5 +1284,6 @@ main (int argc, char **argv)
   g_test_add_func ("/mcap/third-party", test_third_party);
   g_test_add_func ("/mcap/rosbag2-message-compression",
       test_rosbag2_message_compression);
+  g_test_add_func ("/mcap/split-recording", test_split_recording);
   return g_test_run ();
 }
