@@ -6,6 +6,8 @@
 
 #include "gstrobocacherecordingfile.h"
 
+#include <string.h>
+
 GST_DEBUG_CATEGORY_EXTERN (gst_robocache_recording_src_debug);
 #define GST_CAT_DEFAULT gst_robocache_recording_src_debug
 
@@ -41,48 +43,80 @@ post_recovery (GstElement * self, RcReader * reader, const gchar * location)
           s));
 }
 
-/* The file to read at @location: itself, or in a folder (a rosbag2
- * recording: metadata.yaml beside one .mcap or .bag file) that file; or,
- * where there is none, its one file compressed whole (.mcap.zstd), which
- * the reader then refuses saying why.  NULL and an element error for a
- * folder with none or several. */
-static gchar *
-recording_file (GstElement * self, const gchar * location)
+static gint
+compare_file_names (gconstpointer a, gconstpointer b)
 {
-  GDir *dir;
+  gchar *x = g_utf8_collate_key_for_filename (*(const gchar **) a, -1);
+  gchar *y = g_utf8_collate_key_for_filename (*(const gchar **) b, -1);
+  gint order = strcmp (x, y);
+
+  g_free (x);
+  g_free (y);
+  return order;
+}
+
+/* The files of @kind (".mcap", ".bag", ".mcap.zstd") in folder @dir, in
+ * their names' natural order (rec_2 before rec_10), NULL-terminated. */
+static gchar **
+files_of_kind (const gchar * dir, const gchar * kind)
+{
+  GPtrArray *found = g_ptr_array_new ();
+  GDir *d = g_dir_open (dir, 0, NULL);
   const gchar *name;
-  gchar *found = NULL, *compressed = NULL;
-  guint n = 0, n_compressed = 0;
+
+  while (d && (name = g_dir_read_name (d))) {
+    if (g_str_has_suffix (name, kind))
+      g_ptr_array_add (found, g_build_filename (dir, name, NULL));
+  }
+  if (d)
+    g_dir_close (d);
+  g_ptr_array_sort (found, compare_file_names);
+  g_ptr_array_add (found, NULL);
+  return (gchar **) g_ptr_array_free (found, FALSE);
+}
+
+/* The files to read at @location: itself; or, in a folder (a rosbag2
+ * recording: metadata.yaml beside its .mcap files, or rosbag's split
+ * .bag files), its recording files in order, the parts of a recording
+ * split by size or duration; or, where there are none, its files
+ * compressed whole (.mcap.zstd), which the reader then refuses saying
+ * why.  NULL and an element error for a folder with none, or with files
+ * of both formats. */
+static gchar **
+recording_files (GstElement * self, const gchar * location)
+{
+  gchar **mcap, **bag, **compressed;
+  const gchar *single[] = { location, NULL };
 
   if (!g_file_test (location, G_FILE_TEST_IS_DIR))
-    return g_strdup (location);
-  dir = g_dir_open (location, 0, NULL);
-  while (dir && (name = g_dir_read_name (dir))) {
-    if (g_str_has_suffix (name, ".mcap.zstd")) {
-      n_compressed++;
-      g_free (compressed);
-      compressed = g_build_filename (location, name, NULL);
-    }
-    if (!g_str_has_suffix (name, ".mcap") && !g_str_has_suffix (name, ".bag"))
-      continue;
-    n++;
-    g_free (found);
-    found = g_build_filename (location, name, NULL);
+    return g_strdupv ((gchar **) single);
+  mcap = files_of_kind (location, ".mcap");
+  bag = files_of_kind (location, ".bag");
+  if (mcap[0] && bag[0]) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with both "
+            ".mcap and .bag files; accepted is a file, or a folder of one "
+            "recording's files of one format", location), (NULL));
+    g_strfreev (mcap);
+    g_strfreev (bag);
+    return NULL;
   }
-  if (dir)
-    g_dir_close (dir);
-  if (n == 0 && n_compressed == 1) {
-    g_free (found);
+  if (mcap[0]) {
+    g_strfreev (bag);
+    return mcap;
+  }
+  if (bag[0]) {
+    g_strfreev (mcap);
+    return bag;
+  }
+  g_strfreev (mcap);
+  g_strfreev (bag);
+  compressed = files_of_kind (location, ".mcap.zstd");
+  if (compressed[0])
     return compressed;
-  }
-  g_free (compressed);
-  if (n == 1)
-    return found;
-  g_free (found);
-  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with %u "
-          "recording files (.mcap or .bag); accepted is a file, or a folder "
-          "(a rosbag2 recording) with exactly one: give a split recording's "
-          "files one at a time", location, n), (NULL));
+  g_strfreev (compressed);
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with no "
+          "recording files; accepted is a file, or a folder (a rosbag2 "
+          "recording) of .mcap or .bag files", location), (NULL));
   return NULL;
 }
 
@@ -91,24 +125,25 @@ gst_robocache_recording_open (GstElement * self, const gchar * location,
     RcReaderFlags flags)
 {
   GError *error = NULL;
-  gchar *file = recording_file (self, location);
+  gchar **files = recording_files (self, location);
   RcReader *reader;
 
-  if (!file)
+  if (!files)
     return NULL;
-  reader = rc_reader_open_full (file, flags, &error);
+  reader = rc_reader_open_files ((const gchar * const *) files, flags, &error);
   if (reader) {
     post_recovery (self, reader, location);
   } else if (error->code == RC_READER_ERROR_IO) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", error->message),
         (NULL));
   } else {
-    /* The file, where a folder's was chosen. */
-    GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", file, error->message),
-        (NULL));
+    /* The file, where a folder's was chosen; a split recording's errors
+     * name theirs. */
+    GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", files[1] ? location :
+            files[0], error->message), (NULL));
   }
   g_clear_error (&error);
-  g_free (file);
+  g_strfreev (files);
   return reader;
 }
 
@@ -129,7 +164,6 @@ GstCaps *
 gst_robocache_recording_peek_caps (RcReader * reader, guint topic_index,
     GstRobocacheRosDecoder * decoder, guint max_messages)
 {
-  GMappedFile *mapped = rc_reader_get_mapped_file (reader);
   const RcTopic *topic = rc_reader_get_topic (reader, topic_index);
   GstRobocacheRosSkip skip = { 0 };
   GstBuffer *buf = NULL;
@@ -139,9 +173,7 @@ gst_robocache_recording_peek_caps (RcReader * reader, guint topic_index,
   guint64 stamp;
 
   /* A second reader, so that the played position is left alone. */
-  ahead = mapped ? rc_reader_open_data_full ((const guint8 *)
-      g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped),
-      RC_READER_FLAG_SKIP_CRC, NULL) : NULL;
+  ahead = rc_reader_reopen (reader, RC_READER_FLAG_SKIP_CRC, NULL);
   if (!ahead)
     return NULL;
   for (guint t = 0; t < rc_reader_n_topics (ahead); t++)

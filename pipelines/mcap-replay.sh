@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Replays a ROS 2 recording (an MCAP file, or a rosbag2 folder holding one)
-# through robocache: the lidar topic voxelized, fused with the joint states
+# Replays a ROS 2 recording (an MCAP file, or a rosbag2 folder: its .mcap
+# files, several where rosbag2 split the recording) through robocache: the lidar topic voxelized, fused with the joint states
 # at 10 Hz.  Paced at the recorded speed by default (identity sync=true);
 # --fast runs as fast as possible, with the same frames.  Without a
 # recording, one is made first: a few seconds of the synthetic lidar and

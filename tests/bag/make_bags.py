@@ -166,13 +166,13 @@ def write_bad_points(path):
                 bag.write("/bad/" + case, msg, record_time(i, line))
 
 
-def write(path, compression, topics, n, killed=None):
-    """With killed, a copy of the file as it is on disk after KILLED_AT
-    messages goes there."""
+def write(path, compression, topics, n, killed=None, first=0):
+    """Messages first to first + n - 1 of each topic.  With killed, a copy
+    of the file as it is on disk after KILLED_AT messages goes there."""
     written = 0
     with rosbag.Bag(path, "w", compression=compression,
                     chunk_threshold=2048) as bag:
-        for i in range(n):
+        for i in range(first, first + n):
             messages = [
                 ("/velodyne_points", lambda: cloud(i, False)),
                 ("/points_ring", lambda: cloud(i, True)),
@@ -262,6 +262,13 @@ def main():
     write(os.path.join(out, "unplayable-camera.bag"), "none",
           ["/velodyne_points", "/joint_states", "/camera/yuv"], 40)
     write_mixed_connections(os.path.join(out, "mixed-connections.bag"))
+    # all-lz4.bag as `rosbag record --split` leaves it: two files in a
+    # folder, the first half of each topic's messages in the first.
+    split = os.path.join(out, "split")
+    os.makedirs(split, exist_ok=True)
+    for part in range(2):
+        write(os.path.join(split, "split_%d.bag" % part), "lz4", every,
+              N // 2, first=part * (N // 2))
 
 
 if __name__ == "__main__":

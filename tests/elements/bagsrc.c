@@ -69,17 +69,7 @@ make_bags (void)
 static void
 remove_bags (void)
 {
-  GDir *dir = g_dir_open (bag_dir, 0, NULL);
-  const gchar *name;
-
-  while (dir && (name = g_dir_read_name (dir))) {
-    gchar *p = bag_path (name);
-    g_unlink (p);
-    g_free (p);
-  }
-  if (dir)
-    g_dir_close (dir);
-  g_rmdir (bag_dir);
+  test_remove_tree (bag_dir);
   g_free (bag_dir);
 }
 
@@ -323,6 +313,15 @@ play_and_check (const gchar * file, gboolean record)
 GST_START_TEST (test_uncompressed)
 {
   play_and_check ("all-none.bag", FALSE);
+}
+
+GST_END_TEST;
+
+/* A recording that rosbag split in two (a folder of split_0.bag and
+ * split_1.bag): played from its folder as one. */
+GST_START_TEST (test_split)
+{
+  play_and_check ("split", FALSE);
 }
 
 GST_END_TEST;
@@ -958,6 +957,7 @@ bagsrc_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_uncompressed);
+  tcase_add_test (tc, test_split);
   tcase_add_test (tc, test_bz2);
   tcase_add_test (tc, test_lz4);
   tcase_add_test (tc, test_record_timestamps);

@@ -630,7 +630,7 @@ GST_START_TEST (test_bad_schema_n)
 GST_END_TEST;
 
 /* A rosbag2 folder: metadata.yaml beside one .mcap plays as the file; a
- * folder with two is refused, naming the count. */
+ * folder of .mcap and .bag files, or of none, is refused, saying so. */
 GST_START_TEST (test_folder)
 {
   gchar *dir = sample_path ("run"), *data, *err, *dst;
@@ -647,11 +647,19 @@ GST_START_TEST (test_folder)
   g_free (dst);
   fail_unless_equals_int (played (dir, "topics=/points"), 20);
 
-  dst = g_build_filename (dir, "run_1.mcap", NULL);
+  dst = g_build_filename (dir, "run_1.bag", NULL);
   fail_unless (g_file_set_contents (dst, data, size, NULL));
-  g_free (dst);
   err = play_error (dir, "topics=/points", 1);
-  fail_unless (strstr (err, "2 recording files") != NULL, "%s", err);
+  fail_unless (strstr (err, "both .mcap and .bag files") != NULL, "%s", err);
+  g_free (err);
+  g_unlink (dst);
+  g_free (dst);
+  g_free (dir);
+
+  dir = sample_path ("empty");
+  g_mkdir (dir, 0755);
+  err = play_error (dir, "topics=/points", 1);
+  fail_unless (strstr (err, "no recording files") != NULL, "%s", err);
   g_free (err);
   g_free (dir);
 
@@ -669,6 +677,16 @@ GST_START_TEST (test_folder)
   g_free (err);
   g_free (data);
   g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A recording that rosbag2 split into three files (split/, written by
+ * @mcap/core): played from its folder as one, every message as in
+ * zstd.mcap. */
+GST_START_TEST (test_split)
+{
+  play_and_check ("split", FALSE);
 }
 
 GST_END_TEST;
@@ -916,6 +934,7 @@ mcapsrc_suite (void)
   tcase_add_test (tc, test_crc_mismatch_n);
   tcase_add_test (tc, test_bad_schema_n);
   tcase_add_test (tc, test_folder);
+  tcase_add_test (tc, test_split);
   tcase_add_test (tc, test_seek);
   tcase_add_test (tc, test_replay_deterministic);
   return s;

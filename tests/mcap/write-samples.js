@@ -80,6 +80,10 @@
 //                         own compression, not MCAP's, which rosbag2's
 //                         documents point MCAP users away from but its
 //                         command line still offers.
+//   split/                zstd.mcap's messages in three files,
+//                         split_0.mcap to split_2.mcap, and a
+//                         metadata.yaml: a recording rosbag2 split by size
+//                         or duration (split.expected.jsonl beside it).
 //   large-zstd.mcap       (--large only) 100 sweeps of 131072 points and
 //                         10 s of the other topics, zstd, zeros in the
 //                         point gaps (so it compresses like a real
@@ -384,6 +388,33 @@ function crossCheckCut(file, bytes, present, readableEnd, handlers) {
   }
 }
 
+// zstd.mcap's messages as rosbag2 splits a recording (--max-bag-size,
+// --max-bag-duration): a folder "split" of split_0.mcap, split_1.mcap and
+// split_2.mcap, each a third of the messages in time order with every
+// channel, beside a metadata.yaml; split.expected.jsonl (beside the
+// folder) is zstd.mcap's lines.
+async function writeSplit(outDir, seed, topics, events, payload) {
+  const dir = path.join(outDir, "split");
+  fs.mkdirSync(dir, { recursive: true });
+  const channels = channelsOf(topics);
+  const files = [];
+  for (let k = 0; k < 3; k++) {
+    const part = events.slice(Math.floor((k * events.length) / 3), Math.floor(((k + 1) * events.length) / 3));
+    const file = path.join(dir, `split_${k}.mcap`);
+    const { size } = await writeMcap(file, channels, part, payload, { compressChunk: zstdChunk });
+    files.push({ file, size });
+  }
+  fs.writeFileSync(
+    path.join(dir, "metadata.yaml"),
+    "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: mcap\n" +
+      "  relative_file_paths:\n" + files.map((f) => `    - ${path.basename(f.file)}\n`).join(""),
+  );
+  const variant = indexedByDefault({ name: "split", compression: "zstd", options: {} });
+  const facts = { truncated: false, size: 0, readableEnd: 0, channelPresent: () => true };
+  writeExpected(dir, describeFile(dir, seed, variant, channels, events, facts), events, payload);
+  return files;
+}
+
 // Big-endian CDR, which MessageWriter cannot write: @foxglove/cdr's
 // CdrWriter, told the CDR_BE encapsulation kind, encodes each field (and
 // aligns it) while this walks the parsed definition.  Covers the field
@@ -484,6 +515,7 @@ async function main() {
     written.push(result);
   }
   written.push(...(await writeCrashed(args.outDir, args.seed, zstdFile, events, payload, handlers)));
+  written.push(...(await writeSplit(args.outDir, args.seed, topics, events, payload)));
   if (args.large) {
     const large = gen.largeTopics();
     const largeEvents = gen.schedule(args.seed, large, 10);

@@ -3,7 +3,8 @@
 # a recording it records 3 s of the synthetic sensors as a rosbag2 folder
 # (robocachemcapsink) and replays it: 30 fused frames at 10 Hz, each with
 # a voxel grid; the same frames at the recorded pace, taking about the
-# recorded time; a folder holding two recordings is refused by name.
+# recorded time; a folder holding files of both formats is refused, saying
+# so.
 # Usage: mcap_replay.sh SOURCE_ROOT
 set -euo pipefail
 . "$(dirname "$0")/prelude.sh" "$@"
@@ -26,13 +27,14 @@ diff <(grep "fused frame" "$tmp/fast") <(grep "fused frame" "$tmp/paced") ||
   fail "paced frames differ from the fast ones"
 [ "$took" -ge 2500 ] || fail "paced replay took $took ms for 2.9 s"
 
-echo "== a folder with two recordings is refused"
+echo "== a folder of .mcap and .bag files is refused"
 mkdir "$tmp/two"
 cp "$demo"/*.mcap "$tmp/two/a.mcap"
-cp "$demo"/*.mcap "$tmp/two/b.mcap"
+cp "$demo"/*.mcap "$tmp/two/b.bag"
 if "$root/pipelines/mcap-replay.sh" "$tmp/two" --points /velodyne_points \
     --joints /joint_states --fast > "$tmp/two.log" 2>&1; then
-  fail "a folder with two recordings played"
+  fail "a folder of .mcap and .bag files played"
 fi
-grep -q "2 recording files" "$tmp/two.log" || fail "$(cat "$tmp/two.log")"
+grep -q "both .mcap and .bag files" "$tmp/two.log" ||
+  fail "$(cat "$tmp/two.log")"
 echo "PASS"
