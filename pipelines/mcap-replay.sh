@@ -45,9 +45,9 @@ points=${points:-/velodyne_points} joints=${joints:-/joint_states}
 
 # What the file holds, as robocache reads it.
 if [ -x "$ROBOCACHE_BUILD/tests/rosdump" ]; then
-  file=$location
-  [ -d "$location" ] && file=$(ls "$location"/*.mcap | head -1)
-  "$ROBOCACHE_BUILD/tests/rosdump" --topics "$file" | python3 -c '
+  files=("$location")
+  [ -d "$location" ] && files=("$location"/*.mcap)
+  "$ROBOCACHE_BUILD/tests/rosdump" --topics "${files[@]}" | python3 -c '
 import json, sys
 head = json.load(sys.stdin)
 print(head["format"], "recording:")

@@ -1,4 +1,6 @@
-/* rosdump [--topics] FILE: the messages of a recording (any format reader.h reads)
+/* rosdump [--topics] FILE...: the messages of a recording (any format
+ * reader.h reads; several FILEs: the files of one split recording, in
+ * order, read as one)
  * that robocache plays, decoded by gst/formats/ (ros1msg.h, ros2msg.h),
  * as JSON lines in record-time order: first {"format", "recovered",
  * "topics": [{"name", "type", "encoding", "messages"}]}, then per message
@@ -244,14 +246,15 @@ main (int argc, char **argv)
   GError *error = NULL;
   RcReader *reader;
   Topic *topics;
-  gboolean ok, topics_only = argc == 3 && !strcmp (argv[1], "--topics");
+  gboolean ok, topics_only = argc > 1 && !strcmp (argv[1], "--topics");
+  const gchar *const *paths = (const gchar * const *) argv + 1 + topics_only;
   const gchar *path = argv[argc - 1];
 
-  if (argc != 2 && !topics_only) {
-    g_printerr ("usage: %s [--topics] FILE\n", argv[0]);
+  if (!paths[0]) {
+    g_printerr ("usage: %s [--topics] FILE...\n", argv[0]);
     return 2;
   }
-  reader = rc_reader_open (path, &error);
+  reader = rc_reader_open_files (paths, RC_READER_FLAGS_NONE, &error);
   if (!reader) {
     g_printerr ("%s: %s\n", path, error->message);
     return 1;
