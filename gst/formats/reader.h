@@ -119,7 +119,8 @@ RcReader *rc_reader_open (const gchar * path, GError ** error);
  * or schemas in different files is a topic of several definitions) and
  * all their messages, by record time (ties in file order).  Each file is
  * mapped only while its messages are read, so the reader maps no file
- * (rc_reader_get_mapped_file: NULL).  With one path, rc_reader_open_full. */
+ * (rc_reader_get_mapped_file: NULL).  RcMessage.index counts the files'
+ * messages one file after the other.  With one path, rc_reader_open_full. */
 RcReader *rc_reader_open_files (const gchar * const *paths,
     RcReaderFlags flags, GError ** error);
 
