@@ -148,9 +148,8 @@ gst_robocache_recording_open (GstElement * self, const gchar * location,
 }
 
 GstMemory *
-gst_robocache_recording_file_memory (RcReader * reader)
+gst_robocache_recording_file_memory (GMappedFile * mapped)
 {
-  GMappedFile *mapped = rc_reader_get_mapped_file (reader);
   gsize size = mapped ? g_mapped_file_get_length (mapped) : 0;
 
   if (size == 0)

@@ -20,9 +20,9 @@ G_BEGIN_DECLS
 RcReader *gst_robocache_recording_open (GstElement * element,
     const gchar * location, RcReaderFlags flags);
 
-/* The mapped file of @reader as read-only memory that message buffers can
- * share, or NULL (a file read into memory). */
-GstMemory *gst_robocache_recording_file_memory (RcReader * reader);
+/* @mapped (a message's file, RcMessage.mapped) as read-only memory that
+ * message buffers can share, or NULL (no mapping, or an empty one). */
+GstMemory *gst_robocache_recording_file_memory (GMappedFile * mapped);
 
 /* The caps of the first message of topic @topic_index that @decoder makes
  * a buffer of, among its first @max_messages, read through a second

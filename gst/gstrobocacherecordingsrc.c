@@ -148,6 +148,25 @@ skip_message (GstRobocacheRecordingSrc * self, Stream * s,
   }
 }
 
+/* The decoders share the bytes of @mapped, the file of the message at
+ * hand, from now on (a split recording moves from file to file). */
+static void
+share_file (State * st, GMappedFile * mapped)
+{
+  GstMemory *file;
+
+  if (mapped == st->shared)
+    return;
+  st->shared = mapped;
+  file = gst_robocache_recording_file_memory (mapped);
+  for (guint t = 0; t < rc_reader_n_topics (st->reader); t++) {
+    if (st->decoders[t])
+      gst_robocache_ros_decoder_set_file (st->decoders[t], file);
+  }
+  if (file)
+    gst_memory_unref (file);
+}
+
 /* The buffer and caps of a message of @s; NULL if skipped (warned about)
  * or, with @error set, malformed. */
 static GstBuffer *
@@ -157,6 +176,8 @@ message_buffer (GstRobocacheRecordingSrc * self, Stream * s,
   GstRobocacheRosDecoder *decoder = self->priv->state.decoders[msg->topic];
   GstRobocacheRosSkip skip;
   GstBuffer *buf;
+
+  share_file (&self->priv->state, msg->mapped);
 
   gst_robocache_ros_decoder_set_allocator (decoder, s->allocator, &s->params);
   buf = gst_robocache_ros_decoder_buffer_new (decoder, msg->data, msg->size,
@@ -494,15 +515,14 @@ create_streams (GstRobocacheRecordingSrc * self, GPtrArray * topics)
               st->stream_of[t]))->reader_topic = t;
 }
 
-/* A decoder per played topic, sharing the file's bytes where it can;
- * FALSE and an element error if the schema the file stores for one
- * cannot be used. */
+/* A decoder per played topic (sharing the file's bytes where it can,
+ * share_file); FALSE and an element error if the schema the file stores
+ * for one cannot be used. */
 static gboolean
 create_decoders (GstRobocacheRecordingSrc * self, GPtrArray * topics)
 {
   State *st = &self->priv->state;
   guint n_topics = rc_reader_n_topics (st->reader);
-  GstMemory *file = gst_robocache_recording_file_memory (st->reader);
   GError *error = NULL;
   gboolean ok = TRUE;
 
@@ -522,10 +542,9 @@ create_decoders (GstRobocacheRecordingSrc * self, GPtrArray * topics)
       ok = FALSE;
       break;
     }
-    gst_robocache_ros_decoder_set_file (st->decoders[t], file);
   }
-  if (file)
-    gst_memory_unref (file);
+  /* Shared from the first message's file on (share_file). */
+  st->shared = NULL;
   return ok;
 }
 
@@ -634,6 +653,7 @@ stop (GstRobocacheRecordingSrc * self)
       gst_robocache_ros_decoder_free (st->decoders[t]);
     g_clear_pointer (&st->decoders, g_free);
   }
+  st->shared = NULL;
   g_clear_pointer (&st->stream_of, g_free);
   g_clear_pointer (&st->reader, rc_reader_free);
   g_clear_pointer (&st->stream_id_prefix, g_free);

@@ -51,6 +51,9 @@ typedef struct
   GPtrArray *streams;           /* Stream */
   gint *stream_of;              /* per topic: stream index or -1 */
   GstRobocacheRosDecoder **decoders;    /* per topic, NULL if not played */
+  /* The file whose bytes the decoders share (the last message's: a split
+   * recording's changes); the decoders hold it. */
+  GMappedFile *shared;
   GstFlowCombiner *combiner;
   GstRobocacheBagTimestamps timestamps;
   guint64 base;                 /* ns: the stamp of the first message */

@@ -7,7 +7,8 @@
  * its first message.  At open each is read once for its topics and times.
  *
  * Message bytes lie in the file of the moment, so the chain maps none
- * (rc_reader_get_mapped_file: NULL) and its users copy them. */
+ * (rc_reader_get_mapped_file: NULL); each message names its file's
+ * (RcMessage.mapped). */
 #include "reader-impl.h"
 
 #include <string.h>

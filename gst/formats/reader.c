@@ -263,7 +263,14 @@ rc_reader_select_topic (RcReader * reader, guint topic, gboolean selected)
 RcReaderResult
 rc_reader_next (RcReader * reader, RcMessage * message, GError ** error)
 {
-  return reader->funcs->next (reader, message, error);
+  RcReaderResult result;
+
+  message->mapped = NULL;
+  result = reader->funcs->next (reader, message, error);
+  /* A reader of several files says its message's own. */
+  if (result == RC_READER_OK && !message->mapped)
+    message->mapped = rc_reader_get_mapped_file (reader);
+  return result;
 }
 
 void

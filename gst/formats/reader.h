@@ -99,6 +99,9 @@ typedef struct
                                  * topics counted */
   const guint8 *data;           /* the serialized message */
   gsize size;
+  /* The file it was read from, where its bytes may lie and may be shared
+   * (rc_reader_get_mapped_file of that file's reader), or NULL. */
+  GMappedFile *mapped;
 } RcMessage;
 
 typedef enum
@@ -119,7 +122,8 @@ RcReader *rc_reader_open (const gchar * path, GError ** error);
  * or schemas in different files is a topic of several definitions) and
  * all their messages, by record time (ties in file order).  Each file is
  * mapped only while its messages are read, so the reader maps no file
- * (rc_reader_get_mapped_file: NULL).  RcMessage.index counts the files'
+ * (rc_reader_get_mapped_file: NULL): each message names the mapping it
+ * may lie in (RcMessage.mapped).  RcMessage.index counts the files'
  * messages one file after the other.  With one path, rc_reader_open_full. */
 RcReader *rc_reader_open_files (const gchar * const *paths,
     RcReaderFlags flags, GError ** error);

@@ -681,11 +681,24 @@ GST_START_TEST (test_folder)
 
 GST_END_TEST;
 
-/* A recording that rosbag2 split into three files (split/, written by
- * @mcap/core): played from its folder as one, every message as in
- * zstd.mcap. */
+static gboolean frames_shared (GPtrArray ** out, guint n_pads,
+    gboolean * any_copied);
+
+/* A recording that rosbag2 split into three files of uncompressed chunks
+ * (split/, written by @mcap/core): played from its folder as one, every
+ * message as in zstd.mcap, and every cloud and frame shared from its own
+ * file's mapping, as one file's are. */
 GST_START_TEST (test_split)
 {
+  gchar *path = sample_path ("split");
+  GstElement *p = mcap_pipeline (path, "topics=" PLAIN_TOPICS, 4);
+  GPtrArray **out = play (p, 4, NULL, NULL, NULL);
+  gboolean copied;
+
+  fail_unless (frames_shared (out, 4, &copied));
+  free_out (out, 4);
+  gst_object_unref (p);
+  g_free (path);
   play_and_check ("split", FALSE);
 }
 

@@ -80,10 +80,11 @@
 //                         own compression, not MCAP's, which rosbag2's
 //                         documents point MCAP users away from but its
 //                         command line still offers.
-//   split/                zstd.mcap's messages in three files,
-//                         split_0.mcap to split_2.mcap, and a
-//                         metadata.yaml: a recording rosbag2 split by size
-//                         or duration (split.expected.jsonl beside it).
+//   split/                zstd.mcap's messages in three files of
+//                         uncompressed chunks, split_0.mcap to
+//                         split_2.mcap, and a metadata.yaml: a recording
+//                         rosbag2 split by size or duration
+//                         (split.expected.jsonl beside it).
 //   large-zstd.mcap       (--large only) 100 sweeps of 131072 points and
 //                         10 s of the other topics, zstd, zeros in the
 //                         point gaps (so it compresses like a real
@@ -391,8 +392,9 @@ function crossCheckCut(file, bytes, present, readableEnd, handlers) {
 // zstd.mcap's messages as rosbag2 splits a recording (--max-bag-size,
 // --max-bag-duration): a folder "split" of split_0.mcap, split_1.mcap and
 // split_2.mcap, each a third of the messages in time order with every
-// channel, beside a metadata.yaml; split.expected.jsonl (beside the
-// folder) is zstd.mcap's lines.
+// channel, in chunks stored as is (rosbag2's MCAP default), beside a
+// metadata.yaml; split.expected.jsonl (beside the folder) is zstd.mcap's
+// lines.
 async function writeSplit(outDir, seed, topics, events, payload) {
   const dir = path.join(outDir, "split");
   fs.mkdirSync(dir, { recursive: true });
@@ -401,7 +403,7 @@ async function writeSplit(outDir, seed, topics, events, payload) {
   for (let k = 0; k < 3; k++) {
     const part = events.slice(Math.floor((k * events.length) / 3), Math.floor(((k + 1) * events.length) / 3));
     const file = path.join(dir, `split_${k}.mcap`);
-    const { size } = await writeMcap(file, channels, part, payload, { compressChunk: zstdChunk });
+    const { size } = await writeMcap(file, channels, part, payload, {});
     files.push({ file, size });
   }
   fs.writeFileSync(
@@ -409,7 +411,7 @@ async function writeSplit(outDir, seed, topics, events, payload) {
     "rosbag2_bagfile_information:\n  version: 5\n  storage_identifier: mcap\n" +
       "  relative_file_paths:\n" + files.map((f) => `    - ${path.basename(f.file)}\n`).join(""),
   );
-  const variant = indexedByDefault({ name: "split", compression: "zstd", options: {} });
+  const variant = indexedByDefault({ name: "split", compression: "", options: {} });
   const facts = { truncated: false, size: 0, readableEnd: 0, channelPresent: () => true };
   writeExpected(dir, describeFile(dir, seed, variant, channels, events, facts), events, payload);
   return files;
