@@ -261,6 +261,19 @@ static const RcReaderFuncs chain_funcs = {
   chain_reopen,
 };
 
+static ChainReader *
+chain_new (RcReaderFlags flags, guint n_parts)
+{
+  ChainReader *self = g_new0 (ChainReader, 1);
+
+  rc_reader_init (&self->parent, &chain_funcs);
+  self->flags = flags;
+  self->returned = -1;
+  self->n_parts = n_parts;
+  self->parts = g_new0 (ChainPart, n_parts);
+  return self;
+}
+
 RcReader *
 rc_reader_open_files (const gchar * const *paths, RcReaderFlags flags,
     GError ** error)
@@ -274,12 +287,7 @@ rc_reader_open_files (const gchar * const *paths, RcReaderFlags flags,
   }
   if (!paths[1])
     return rc_reader_open_full (paths[0], flags, error);
-  self = g_new0 (ChainReader, 1);
-  rc_reader_init (&self->parent, &chain_funcs);
-  self->flags = flags;
-  self->returned = -1;
-  self->n_parts = g_strv_length ((gchar **) paths);
-  self->parts = g_new0 (ChainPart, self->n_parts);
+  self = chain_new (flags, g_strv_length ((gchar **) paths));
   for (guint k = 0; k < self->n_parts; k++) {
     ChainPart *p = &self->parts[k];
     RcReader *reader = rc_reader_open_full (paths[k], flags, error);
@@ -302,16 +310,29 @@ rc_reader_open_files (const gchar * const *paths, RcReaderFlags flags,
   return &self->parent;
 }
 
+/* What the files held at open is kept, not read again: of a recording in
+ * hundreds of files, a look ahead opens only those it reads.  A file
+ * changed since then fails when it is reached, as in the first reader. */
 static RcReader *
 chain_reopen (const RcReader * reader, RcReaderFlags flags, GError ** error)
 {
-  const ChainReader *self = (const ChainReader *) reader;
-  gchar **paths = g_new0 (gchar *, self->n_parts + 1);
-  RcReader *again;
+  const ChainReader *from = (const ChainReader *) reader;
+  ChainReader *self = chain_new (flags, from->n_parts);
 
-  for (guint k = 0; k < self->n_parts; k++)
-    paths[k] = self->parts[k].path;
-  again = rc_reader_open_files ((const gchar * const *) paths, flags, error);
-  g_free (paths);
-  return again;
+  rc_reader_copy_topics (&self->parent, reader);
+  self->parent.format_name = reader->format_name;
+  self->parent.recovery = reader->recovery;
+  for (guint k = 0; k < self->n_parts; k++) {
+    const ChainPart *p = &from->parts[k];
+    ChainPart *copy = &self->parts[k];
+
+    copy->path = g_strdup (p->path);
+    copy->first_time = p->first_time;
+    copy->last_time = p->last_time;
+    copy->n_messages = p->n_messages;
+    copy->index_base = p->index_base;
+    copy->topic_map = g_array_ref (p->topic_map);
+  }
+  chain_seek (&self->parent, 0);
+  return &self->parent;
 }

@@ -56,6 +56,11 @@ void rc_reader_set_topic_schema (RcReader * reader, guint topic,
 void rc_reader_add_topic_definition (RcReader * reader, guint topic,
     const gchar * label, gconstpointer key, gsize key_size);
 
+/* Adds @from's topics to @reader, as they are (counts, times, schemas
+ * and definitions), all selected: a reader of the same files, made
+ * without reading them again. */
+void rc_reader_copy_topics (RcReader * reader, const RcReader * from);
+
 /* The topic, for its format to fill in its counts and times. */
 RcTopic *rc_reader_topic (RcReader * reader, guint topic);
 

@@ -361,6 +361,48 @@ rc_reader_set_topic_schema (RcReader * reader, guint topic,
   t->schema_size = size;
 }
 
+/* @from's definitions of one topic, for another reader. */
+static Definitions *
+definitions_copy (const Definitions * from)
+{
+  Definitions *defs = g_new0 (Definitions, 1);
+  GHashTableIter iter;
+  gpointer key;
+
+  defs->keys = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+      (GDestroyNotify) g_bytes_unref, NULL);
+  g_hash_table_iter_init (&iter, from->keys);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_hash_table_add (defs->keys, g_bytes_ref (key));
+  defs->labels = g_string_new (from->labels->str);
+  return defs;
+}
+
+void
+rc_reader_copy_topics (RcReader * reader, const RcReader * from)
+{
+  for (guint i = 0; i < from->topics->len; i++) {
+    const RcTopic *t = rc_reader_get_topic (from, i);
+    const Definitions *defs = g_ptr_array_index (from->definitions, i);
+    guint topic = rc_reader_add_topic (reader, t->name, t->type, t->encoding);
+    RcTopic *copy = rc_reader_topic (reader, topic);
+    Definitions *copied;
+
+    if (t->schema)
+      rc_reader_set_topic_schema (reader, topic, t->schema_name,
+          t->schema_encoding, (const guint8 *) t->schema, t->schema_size);
+    copy->n_messages = t->n_messages;
+    copy->first_time = t->first_time;
+    copy->last_time = t->last_time;
+    copy->n_definitions = t->n_definitions;
+    if (!defs)
+      continue;
+    copied = definitions_copy (defs);
+    g_ptr_array_index (reader->definitions, topic) = copied;
+    copy->definitions = t->definitions ? copied->labels->str : NULL;
+  }
+}
+
 RcTopic *
 rc_reader_topic (RcReader * reader, guint topic)
 {

@@ -698,6 +698,28 @@ split_part (const gchar * dir, const gchar * name, guint64 start,
   return path;
 }
 
+/* @dir/other.mcap: /extra as std_msgs/msg/Int32, which split_part's
+ * @extra writes as a String. */
+static gchar *
+other_extra_part (const gchar * dir)
+{
+  McapBuilder *b = mb_new ();
+  gchar *path = g_build_filename (dir, "other.mcap", NULL);
+  guint8 *data;
+  gsize size;
+
+  mb_schema (b, 1, "std_msgs/msg/Int32", "ros2msg", "int32 data\n");
+  mb_channel (b, 1, 1, "/extra", "cdr");
+  mb_chunk_begin (b, "zstd");
+  mb_message (b, 1, T0, 8);
+  mb_chunk_end (b);
+  data = mb_finish (b, TRUE, &size);
+  g_assert_true (g_file_set_contents (path, (const gchar *) data, size, NULL));
+  g_free (data);
+  mb_free (b);
+  return path;
+}
+
 static gint
 compare_time_then_part (gconstpointer a, gconstpointer b)
 {
@@ -729,11 +751,35 @@ check_chain (RcReader * reader, GArray * want, guint from, guint n)
   }
 }
 
+/* @b's topics are @a's, field for field. */
+static void
+assert_same_topics (RcReader * a, RcReader * b)
+{
+  g_assert_cmpuint (rc_reader_n_topics (a), ==, rc_reader_n_topics (b));
+  for (guint i = 0; i < rc_reader_n_topics (a); i++) {
+    const RcTopic *x = rc_reader_get_topic (a, i);
+    const RcTopic *y = rc_reader_get_topic (b, i);
+
+    g_assert_cmpstr (x->name, ==, y->name);
+    g_assert_cmpstr (x->type, ==, y->type);
+    g_assert_cmpstr (x->encoding, ==, y->encoding);
+    g_assert_cmpuint (x->n_messages, ==, y->n_messages);
+    g_assert_cmpuint (x->first_time, ==, y->first_time);
+    g_assert_cmpuint (x->last_time, ==, y->last_time);
+    g_assert_cmpstr (x->schema_name, ==, y->schema_name);
+    g_assert_cmpstr (x->schema_encoding, ==, y->schema_encoding);
+    g_assert_cmpmem (x->schema, x->schema_size, y->schema, y->schema_size);
+    g_assert_cmpuint (x->n_definitions, ==, y->n_definitions);
+    g_assert_cmpstr (x->definitions, ==, y->definitions);
+  }
+}
+
 /* A recording split into three files (rosbag2's --max-bag-size): read as
  * one, topics merged by name (one only in the second file), messages in
  * time order across files whose times overlap at the seams (ties in file
- * order); a seek, a topic selection and a second reader (rc_reader_reopen)
- * on the way; a missing or broken file is an error naming it. */
+ * order); a seek, a topic selection and a second reader (rc_reader_reopen,
+ * which reads no file at its start) on the way; a missing or broken file
+ * is an error naming it. */
 static void
 test_split_recording (void)
 {
@@ -741,9 +787,10 @@ test_split_recording (void)
   GArray *all = g_array_new (FALSE, FALSE, sizeof (MbMessage)), *joints;
   gchar *paths[5] = { NULL };
   GError *error = NULL;
-  RcReader *reader, *again;
+  RcReader *reader, *again, *two;
   RcMessage msg;
-  guint middle;
+  guint middle, n_before;
+  gchar *moved, *other[3] = { NULL };
 
   paths[0] = split_part (dir, "rec_0.mcap", T0, SEC, FALSE, all, 0);
   paths[1] = split_part (dir, "rec_1.mcap", T0 + SEC - SEC / 20, SEC, TRUE,
@@ -772,9 +819,46 @@ test_split_recording (void)
   check_chain (reader, all, middle, 5);
   again = rc_reader_reopen (reader, 0, &error);
   g_assert_no_error (error);
+  assert_same_topics (reader, again);
   check_chain (again, all, 0, all->len);
   check_chain (reader, all, middle + 5, all->len - middle - 5);
   rc_reader_free (again);
+
+  /* The look ahead reads a file only when it reaches it: made while the
+   * last file is away, it reads the first two, then names the third. */
+  moved = g_strconcat (paths[2], ".away", NULL);
+  g_assert_cmpint (g_rename (paths[2], moved), ==, 0);
+  again = rc_reader_reopen (reader, 0, &error);
+  g_assert_no_error (error);
+  for (n_before = 0; n_before < all->len; n_before++) {
+    if (g_array_index (all, MbMessage, n_before).end == 2)
+      break;
+  }
+  check_chain (again, all, 0, n_before);
+  g_assert_cmpint (rc_reader_next (again, &msg, &error), ==, RC_READER_FAILED);
+  g_assert_error (error, RC_READER_ERROR, RC_READER_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "rec_2.mcap"));
+  g_clear_error (&error);
+  rc_reader_free (again);
+  g_assert_cmpint (g_rename (moved, paths[2]), ==, 0);
+  g_free (moved);
+
+  /* A name of two types in two files is one topic of two definitions, in
+   * the look ahead too. */
+  other[0] = paths[1];
+  other[1] = other_extra_part (dir);
+  two = rc_reader_open_files ((const gchar * const *) other, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rc_reader_find_topic (two, "/extra")->n_definitions, ==, 2);
+  g_assert_nonnull (strstr (rc_reader_find_topic (two, "/extra")->definitions,
+          "std_msgs/msg/Int32"));
+  again = rc_reader_reopen (two, 0, &error);
+  g_assert_no_error (error);
+  assert_same_topics (two, again);
+  rc_reader_free (two);
+  rc_reader_free (again);
+  g_unlink (other[1]);
+  g_free (other[1]);
 
   /* /joints alone. */
   joints = g_array_new (FALSE, FALSE, sizeof (MbMessage));
