@@ -55,21 +55,16 @@ compare_file_names (gconstpointer a, gconstpointer b)
   return order;
 }
 
-/* The files of @kind (".mcap", ".bag", ".mcap.zstd") in folder @dir, in
- * their names' natural order (rec_2 before rec_10), NULL-terminated. */
-static gchar **
-files_of_kind (const gchar * dir, const gchar * kind)
-{
-  GPtrArray *found = g_ptr_array_new ();
-  GDir *d = g_dir_open (dir, 0, NULL);
-  const gchar *name;
+/* The kinds of file a folder's recording is made of. */
+static const gchar *const recording_kinds[] = { ".mcap", ".bag",
+  ".mcap.zstd"
+};
 
-  while (d && (name = g_dir_read_name (d))) {
-    if (g_str_has_suffix (name, kind))
-      g_ptr_array_add (found, g_build_filename (dir, name, NULL));
-  }
-  if (d)
-    g_dir_close (d);
+/* The NULL-terminated paths in @found, in their names' natural order
+ * (rec_2 before rec_10); frees @found, not the paths. */
+static gchar **
+sorted_paths (GPtrArray * found)
+{
   g_ptr_array_sort (found, compare_file_names);
   g_ptr_array_add (found, NULL);
   return (gchar **) g_ptr_array_free (found, FALSE);
@@ -85,39 +80,46 @@ files_of_kind (const gchar * dir, const gchar * kind)
 static gchar **
 recording_files (GstElement * self, const gchar * location)
 {
-  gchar **mcap, **bag, **compressed;
+  GPtrArray *found[G_N_ELEMENTS (recording_kinds)];
   const gchar *single[] = { location, NULL };
+  GDir *dir;
+  const gchar *name;
+  guint kind;
 
   if (!g_file_test (location, G_FILE_TEST_IS_DIR))
     return g_strdupv ((gchar **) single);
-  mcap = files_of_kind (location, ".mcap");
-  bag = files_of_kind (location, ".bag");
-  if (mcap[0] && bag[0]) {
+  for (kind = 0; kind < G_N_ELEMENTS (found); kind++)
+    found[kind] = g_ptr_array_new_with_free_func (g_free);
+  dir = g_dir_open (location, 0, NULL);
+  while (dir && (name = g_dir_read_name (dir))) {
+    for (kind = 0; kind < G_N_ELEMENTS (found); kind++) {
+      if (g_str_has_suffix (name, recording_kinds[kind]))
+        g_ptr_array_add (found[kind], g_build_filename (location, name, NULL));
+    }
+  }
+  if (dir)
+    g_dir_close (dir);
+
+  /* The first kind the folder holds; MCAP and ROS bag files together are
+   * not one recording. */
+  kind = 0;
+  while (kind < G_N_ELEMENTS (found) && found[kind]->len == 0)
+    kind++;
+  if (found[0]->len && found[1]->len) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with both "
             ".mcap and .bag files; accepted is a file, or a folder of one "
             "recording's files of one format", location), (NULL));
-    g_strfreev (mcap);
-    g_strfreev (bag);
-    return NULL;
+    kind = G_N_ELEMENTS (found);
+  } else if (kind == G_N_ELEMENTS (found)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with no "
+            "recording files; accepted is a file, or a folder (a rosbag2 "
+            "recording) of .mcap or .bag files", location), (NULL));
   }
-  if (mcap[0]) {
-    g_strfreev (bag);
-    return mcap;
+  for (guint k = 0; k < G_N_ELEMENTS (found); k++) {
+    if (k != kind)
+      g_ptr_array_unref (found[k]);
   }
-  if (bag[0]) {
-    g_strfreev (mcap);
-    return bag;
-  }
-  g_strfreev (mcap);
-  g_strfreev (bag);
-  compressed = files_of_kind (location, ".mcap.zstd");
-  if (compressed[0])
-    return compressed;
-  g_strfreev (compressed);
-  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with no "
-          "recording files; accepted is a file, or a folder (a rosbag2 "
-          "recording) of .mcap or .bag files", location), (NULL));
-  return NULL;
+  return kind < G_N_ELEMENTS (found) ? sorted_paths (found[kind]) : NULL;
 }
 
 RcReader *
