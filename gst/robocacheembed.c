@@ -120,7 +120,8 @@ robocache_points_buffer_new_rows (const guint8 * data, guint width,
 
   g_return_val_if_fail (data != NULL || row == 0 || height == 0, NULL);
   g_return_val_if_fail (row_step >= row, NULL);
-  if (row_step == row)
+  /* Empty rows need no data, which may then be NULL. */
+  if (row_step == row || row == 0 || height == 0)
     return robocache_points_buffer_new (data, row * height, pts);
 
   buf = gst_buffer_new_allocate (NULL, row * height, NULL);

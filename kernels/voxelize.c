@@ -730,7 +730,9 @@ voxelize_one (const rc_point_layout * layout, const rc_voxel_grid * grid,
     if (!helping)
       pthread_barrier_destroy (&h.binned);
   }
-  if (!helping)
+  /* Centroids are listed below (out_size 0), where an empty cloud may
+   * pass no output at all. */
+  if (!helping && out_size > 0)
     memset (out, 0, out_size);
   bin_cloud (layout, grid, points, n_points, &sink, helping ? &tail : NULL,
       &s);

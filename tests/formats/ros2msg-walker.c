@@ -66,7 +66,8 @@ random_traps (Traps * v, guint string_len)
     v->f[i] = g_test_rand_double ();
   for (guint i = 0; i < 2; i++) {
     v->inner_c[i] = g_test_rand_int ();
-    v->inner_big[i] = ((gint64) g_test_rand_int () << 32) | g_test_rand_int ();
+    v->inner_big[i] = (gint64) (((guint64) (guint32) g_test_rand_int () << 32)
+        | (guint32) g_test_rand_int ());
   }
   v->after = g_test_rand_int ();
   v->short_string = random_string (g_test_rand_int_range (0, 6));
