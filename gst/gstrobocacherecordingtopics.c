@@ -22,6 +22,20 @@ compare_topic_names (gconstpointer a, gconstpointer b)
 #define MIXED_ACCEPTED "a topic plays only when all its channels or " \
     "connections share one definition (type, message encoding and schema)"
 
+/* For an error about a missing topic: where @reader scanned a file cut
+ * off, that the topic may be in what was lost ("" otherwise).  The
+ * warning that says so too is lost where the error stops the pipeline
+ * before its bus is read (gst-launch-1.0). */
+static const gchar *
+cut_off_note (RcReader * reader)
+{
+  RcReaderRecovery r;
+
+  rc_reader_get_recovery (reader, &r);
+  return r.scanned ? " (it ends early, a recording cut off: only what "
+      "scanning it recovered is there)" : "";
+}
+
 /* The topics of @wanted (comma-separated) into @topics; FALSE (and an
  * element error) if one is missing, of several definitions, unsupported
  * or listed twice. */
@@ -41,7 +55,7 @@ add_requested_topics (GstElement * element, RcReader * reader,
     topic = rc_reader_find_topic (reader, *n);
     if (!topic) {
       GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND, ("topic %s is not in "
-              "%s", *n, location), (NULL));
+              "%s%s", *n, location, cut_off_note (reader)), (NULL));
       goto out;
     }
     /* Before the type: the type is one channel's, not the topic's. */
@@ -123,9 +137,9 @@ gst_robocache_recording_choose_topics (GstElement * element,
     add_supported_topics (element, reader, topics, skipped_messages);
   }
   if (topics && topics->len == 0) {
-    GST_ELEMENT_ERROR (element, STREAM, CODEC_NOT_FOUND, ("%s has no topic to "
-            "play; played are " GST_ROBOCACHE_ROS_TYPES_PLAYED, location),
-        (NULL));
+    GST_ELEMENT_ERROR (element, STREAM, CODEC_NOT_FOUND, ("%s%s has no "
+            "topic to play; played are " GST_ROBOCACHE_ROS_TYPES_PLAYED,
+            location, cut_off_note (reader)), (NULL));
     g_clear_pointer (&topics, g_ptr_array_unref);
   }
   return topics;

@@ -754,6 +754,35 @@ GST_START_TEST (test_truncated)
 
 GST_END_TEST;
 
+/* A bag cut inside its first chunk, before any message: the error names
+ * the missing topic, or that none is left, and that the file ends early
+ * (the warning that says so is lost where the error stops gst-launch). */
+GST_START_TEST (test_cut_before_messages_n)
+{
+  const gchar *files[] = { "all-none.bag", "all-bz2.bag", "all-lz4.bag" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++) {
+    gsize size;
+    guint8 *data = read_bag (files[f], &size);
+    gchar *text = play_bad (data, 4200, NULL);
+
+    fail_unless (strstr (text, "topic /velodyne_points is not in") &&
+        strstr (text, "ends early"), "%s: %s", files[f], text);
+    g_free (text);
+    text = play_bad (data, 4200, "");
+    fail_unless (strstr (text, "has no topic to play") &&
+        strstr (text, "ends early"), "%s: %s", files[f], text);
+    g_free (text);
+    /* Whole, neither says so. */
+    text = play_bad (data, size, "topics=/nothing");
+    fail_unless (strstr (text, "ends early") == NULL, "%s", text);
+    g_free (text);
+    g_free (data);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_corrupt_chunk_n)
 {
   const gchar *files[] = { "all-bz2.bag", "all-lz4.bag" };
@@ -967,6 +996,7 @@ bagsrc_suite (void)
   tcase_add_test (tc, test_bad_point_fields);
   tcase_add_test (tc, test_bad_point_fields_voxelize);
   tcase_add_test (tc, test_recovered_killed);
+  tcase_add_test (tc, test_cut_before_messages_n);
   tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_corrupt_chunk_n);
   tcase_add_test (tc, test_wrong_version_n);
