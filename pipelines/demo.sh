@@ -42,7 +42,7 @@ demo_build () {
   local log=$ROBOCACHE_BUILD/demo-build.log
   mkdir -p "$ROBOCACHE_BUILD"
   echo "== building robocache in $ROBOCACHE_BUILD (the first build takes" \
-    "about 30 s)"
+    "a minute or two)"
   if ! robocache_build "$ROBOCACHE_BUILD" > >(tee "$log" | awk -v tty="$([ -t 1 ] && echo 1)" '
       /^\[[0-9]+\/[0-9]+\]/ {
         match($0, /^\[[0-9]+\/[0-9]+\]/); step = substr($0, 2, RLENGTH - 2)
