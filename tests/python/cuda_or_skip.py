@@ -1,8 +1,6 @@
 """The GPU tests' entry check: torch with a CUDA device robocache can use,
 or exit 77 (meson's SKIP) saying what is missing."""
-import os
 import sys
-import unittest
 
 
 def cuda_torch():
@@ -19,10 +17,3 @@ def cuda_torch():
             or "ok"))
         sys.exit(77)
     return torch
-
-
-# Under compute-sanitizer (tests/gpu-sanitize.sh) the process's memory is
-# the sanitizer's too: the tests that measure it say so and step aside.
-under_sanitizer = unittest.skipIf(
-    os.environ.get("ROBOCACHE_SANITIZER"),
-    "memory measured under compute-sanitizer is its own bookkeeping's")

@@ -10,7 +10,8 @@ import unittest
 
 import numpy as np
 
-from cuda_or_skip import cuda_torch, under_sanitizer
+from cuda_or_skip import cuda_torch
+from memory import under_sanitizer
 
 torch = cuda_torch()
 

@@ -10,6 +10,7 @@ import numpy as np
 
 import references as ref
 import robocache
+from memory import rss_kib, under_sanitizer
 
 SEED = int(os.environ.get("ROBOCACHE_TEST_SEED", np.random.SeedSequence()
                           .entropy % 2**32))
@@ -367,15 +368,8 @@ class TorchOnCpu(unittest.TestCase):
             pts, (0.5,) * 3, (-3, -3, -3), (12, 12, 12), "count"))
 
 
-def rss_kib():
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
-
-
 class Memory(unittest.TestCase):
+    @under_sanitizer
     def test_flat_over_ten_thousand_calls(self):
         rng = rng_for(self)
         st = ref.random_times(rng, 2, 64)

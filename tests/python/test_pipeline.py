@@ -14,17 +14,10 @@ import unittest
 import numpy as np
 
 import robocache
+from memory import rss_kib, under_sanitizer
 from robocache import RobocacheError
 
 GRID = 'voxel-size="<0.5>" origin="<-16,-16,-3>" dims="<64,64,12>"'
-
-
-def rss_kib():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS in /proc/self/status")
 
 
 def collect(pipeline):
@@ -412,6 +405,7 @@ class Recordings(unittest.TestCase):
         # The last frame, at 0.967 s, is the nearest for every sweep.
         self.assertEqual({f for _, f in got}, {29 * 10**9 // 30})
 
+    @under_sanitizer
     def test_playing_stays_bounded(self):
         """A loop that stops taking: the pipeline does not read on to the
         end, holding every grid (60 of 8 MB here, 480 MB), but stops about
@@ -537,6 +531,7 @@ class Bags(unittest.TestCase):
 
 
 class Memory(unittest.TestCase):
+    @under_sanitizer
     def test_rss_flat_over_10000_buffers(self):
         n_warm, n = 2000, 10000
         with robocache.Pipeline(
@@ -559,6 +554,7 @@ class Memory(unittest.TestCase):
               file=sys.stderr)
         self.assertLess(after - before, 4096)
 
+    @under_sanitizer
     def test_rss_flat_over_pipelines(self):
         """A closed pipeline lets go of its elements, pools and buffers
         (each of these holds an 8 MiB count grid)."""

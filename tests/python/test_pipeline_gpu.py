@@ -8,13 +8,14 @@ import unittest
 
 import numpy as np
 
-from cuda_or_skip import cuda_torch, under_sanitizer
+from cuda_or_skip import cuda_torch
+from memory import rss_kib, under_sanitizer
 
 torch = cuda_torch()
 
 import robocache  # noqa: E402
 
-from test_pipeline import GRID, rss_kib  # noqa: E402
+from test_pipeline import GRID  # noqa: E402
 
 LIDAR = "robocachelidarsrc num-buffers=%d points-per-sweep=20000 seed=5"
 
