@@ -6,6 +6,7 @@
 
 #include "gstrobocachecaps.h"
 
+#include <math.h>
 #include <string.h>
 
 #define FIELDS_ACCEPTED \
@@ -72,6 +73,46 @@ typedef struct
   rc_field field;
 } ParsedField;
 
+static void
+free_fields (ParsedField * fields, gint n)
+{
+  for (gint i = 0; i < n; i++)
+    g_free (fields[i].name);
+}
+
+/* FALSE, with @error, where two of the @n @fields share a name or bytes:
+ * a reader would take one for the other, or read bytes that mean two
+ * things. */
+static gboolean
+check_distinct_fields (const ParsedField * fields, gint n, GError ** error)
+{
+  for (gint i = 0; i < n; i++) {
+    guint64 a = fields[i].field.offset;
+    guint64 a_end = a + rc_scalar_type_size (fields[i].field.type);
+
+    for (gint j = i + 1; j < n; j++) {
+      guint64 b = fields[j].field.offset;
+      guint64 b_end = b + rc_scalar_type_size (fields[j].field.type);
+
+      if (!strcmp (fields[i].name, fields[j].name)) {
+        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+            "point field \"%s\" is named twice; each name is one field",
+            fields[i].name);
+        return FALSE;
+      }
+      if (a < b_end && b < a_end) {
+        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+            "point fields \"%s\" (offset %u) and \"%s\" (offset %u) "
+            "overlap; each byte of a point belongs to one field at most",
+            fields[i].name, fields[i].field.offset, fields[j].name,
+            fields[j].field.offset);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
 /* Splits "name:type:offset,..." into @out (at most @max entries). */
 static gint
 parse_fields (const gchar * text, guint point_step, ParsedField * out,
@@ -122,11 +163,14 @@ parse_fields (const gchar * text, guint point_step, ParsedField * out,
   fail:
     g_strfreev (parts);
     g_strfreev (entries);
-    for (gint i = 0; i < n; i++)
-      g_free (out[i].name);
+    free_fields (out, n);
     return -1;
   }
   g_strfreev (entries);
+  if (!check_distinct_fields (out, n, error)) {
+    free_fields (out, n);
+    return -1;
+  }
   return n;
 }
 
@@ -269,8 +313,7 @@ gst_robocache_points_caps_parse (const GstCaps * caps,
 
   ret = set_position_fields (layout, point_step, fields, n, text, error) &&
       add_feature_fields (layout, fields, n, text, feature_names, error);
-  for (gint i = 0; i < n; i++)
-    g_free (fields[i].name);
+  free_fields (fields, n);
   return ret;
 }
 
@@ -317,6 +360,10 @@ set_grid_fields (GstCaps * caps, const rc_voxel_grid * grid)
       "voxel-size-z", G_TYPE_DOUBLE, grid->voxel_size[2], NULL);
 }
 
+/* What get_grid_fields takes, for errors. */
+#define GRID_FIELDS_ACCEPTED "grid-x/y/z > 0, origin-x/y/z finite, " \
+    "voxel-size-x/y/z finite and > 0"
+
 static gboolean
 get_grid_fields (const GstStructure * s, rc_voxel_grid * grid)
 {
@@ -330,7 +377,9 @@ get_grid_fields (const GstStructure * s, rc_voxel_grid * grid)
     gint d = 0;
     ok = gst_structure_get_int (s, dim, &d) && d > 0 &&
         gst_structure_get_double (s, origin, &grid->origin[a]) &&
-        gst_structure_get_double (s, size, &grid->voxel_size[a]);
+        gst_structure_get_double (s, size, &grid->voxel_size[a]) &&
+        isfinite (grid->origin[a]) && isfinite (grid->voxel_size[a]) &&
+        grid->voxel_size[a] > 0;
     grid->dims[a] = (uint32_t) d;
     g_free (dim);
     g_free (origin);
@@ -418,8 +467,7 @@ gst_robocache_centroids_caps_parse (const GstCaps * caps,
     }
   }
   return incomplete_caps (caps, "centroids", GST_ROBOCACHE_POINTS_MEDIA_TYPE
-      " with point-step a multiple of 4, grid-x/y/z, origin-x/y/z, "
-      "voxel-size-x/y/z", error);
+      " with point-step a multiple of 4, " GRID_FIELDS_ACCEPTED, error);
 }
 
 gboolean
@@ -427,8 +475,9 @@ gst_robocache_voxels_caps_parse (const GstCaps * caps, rc_voxel_grid * grid,
     guint * n_features, GError ** error)
 {
   const GstStructure *s;
-  const gchar *mode;
+  const gchar *mode, *format;
   gint features = 0;
+  guint m;
 
   memset (grid, 0, sizeof (*grid));
   if (!caps || !gst_caps_is_fixed (caps))
@@ -436,12 +485,17 @@ gst_robocache_voxels_caps_parse (const GstCaps * caps, rc_voxel_grid * grid,
   s = gst_caps_get_structure (caps, 0);
   if (!gst_structure_has_name (s, GST_ROBOCACHE_VOXELS_MEDIA_TYPE))
     goto bad;
+  /* The mode, and the format it stores its voxels in. */
   mode = gst_structure_get_string (s, "mode");
-  grid->mode = RC_VOXEL_OCCUPANCY;
-  for (guint m = 0; m < G_N_ELEMENTS (voxel_mode_names); m++) {
+  format = gst_structure_get_string (s, "format");
+  for (m = 0; m < G_N_ELEMENTS (voxel_mode_names); m++) {
     if (g_strcmp0 (mode, voxel_mode_names[m]) == 0)
-      grid->mode = (rc_voxel_mode) m;
+      break;
   }
+  if (m == G_N_ELEMENTS (voxel_mode_names) || g_strcmp0 (format,
+          rc_scalar_type_to_string (voxel_mode_types[m])) != 0)
+    goto bad;
+  grid->mode = (rc_voxel_mode) m;
   if (!get_grid_fields (s, grid))
     goto bad;
   if (grid->mode == RC_VOXEL_MEAN &&
@@ -453,8 +507,9 @@ gst_robocache_voxels_caps_parse (const GstCaps * caps, rc_voxel_grid * grid,
 
 bad:
   return incomplete_caps (caps, GST_ROBOCACHE_VOXELS_MEDIA_TYPE,
-      "mode, grid-x/y/z, origin-x/y/z, voxel-size-x/y/z, and features in "
-      "mean mode", error);
+      "mode occupancy, count or mean with format uint8, uint32 or float32 "
+      "to match, " GRID_FIELDS_ACCEPTED ", and features > 0 in mean mode",
+      error);
 }
 
 #define VECTORS_ACCEPTED \

@@ -4,6 +4,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
+#include <math.h>
 #include <string.h>
 
 #include "robocache.h"
@@ -532,6 +533,83 @@ GST_START_TEST (test_voxels_info_n)
   fail_unless (g_error_matches (err, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID));
   g_clear_error (&err);
   gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
+/* Voxels caps against docs/media-types.md's rules: a voxel size that is
+ * not a finite number > 0, an origin that is not finite, an unknown mode,
+ * a format not the mode's; each refused, naming what is accepted. */
+GST_START_TEST (test_voxels_caps_rules_n)
+{
+  static const struct
+  {
+    const gchar *field;
+    GType type;
+    gdouble number;
+    const gchar *text;
+  } bad[] = {
+    {"voxel-size-x", G_TYPE_DOUBLE, 0.0, NULL},
+    {"voxel-size-y", G_TYPE_DOUBLE, -1.0, NULL},
+    {"voxel-size-z", G_TYPE_DOUBLE, INFINITY, NULL},
+    {"origin-x", G_TYPE_DOUBLE, NAN, NULL},
+    {"mode", G_TYPE_STRING, 0, "median"},
+    {"format", G_TYPE_STRING, 0, "float32"},
+  };
+  RobocacheVoxelsInfo info;
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GstCaps *caps = gst_caps_from_string (GST_ROBOCACHE_VOXELS_MEDIA_TYPE
+        ", layout=dense, mode=count, format=uint32, grid-x=4, grid-y=4, "
+        "grid-z=2, origin-x=0.0, origin-y=0.0, origin-z=0.0, "
+        "voxel-size-x=0.5, voxel-size-y=0.5, voxel-size-z=0.5");
+    GError *err = NULL;
+
+    fail_unless (robocache_voxels_info_from_caps (caps, &info, NULL));
+    if (bad[i].type == G_TYPE_DOUBLE)
+      gst_caps_set_simple (caps, bad[i].field, G_TYPE_DOUBLE, bad[i].number,
+          NULL);
+    else
+      gst_caps_set_simple (caps, bad[i].field, G_TYPE_STRING, bad[i].text,
+          NULL);
+    fail_if (robocache_voxels_info_from_caps (caps, &info, &err),
+        "%s accepted", bad[i].field);
+    fail_unless (strstr (err->message, "voxel-size-x/y/z finite and > 0") &&
+        strstr (err->message, "format uint8, uint32 or float32 to match"),
+        "%s: %s", bad[i].field, err->message);
+    g_clear_error (&err);
+    gst_caps_unref (caps);
+  }
+}
+
+GST_END_TEST;
+
+/* Points caps whose fields share a name or bytes: a reader would take
+ * one for the other. */
+GST_START_TEST (test_points_fields_distinct_n)
+{
+  static const struct
+  {
+    const gchar *fields, *said;
+  } bad[] = {
+    {"x:float32:0,y:float32:4,z:float32:8,x:float32:12", "named twice"},
+    {"x:float32:0,y:float32:2,z:float32:8", "overlap"},
+    {"x:float32:0,y:float32:4,z:float32:8,t:float64:6", "overlap"},
+  };
+  rc_point_layout layout;
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GstCaps *caps = gst_caps_new_simple (GST_ROBOCACHE_POINTS_MEDIA_TYPE,
+        "point-step", G_TYPE_INT, 16, "fields", G_TYPE_STRING, bad[i].fields,
+        NULL);
+    GError *err = NULL;
+
+    fail_if (gst_robocache_points_caps_parse (caps, NULL, &layout, &err),
+        "%s accepted", bad[i].fields);
+    fail_unless (strstr (err->message, bad[i].said), "%s", err->message);
+    g_clear_error (&err);
+    gst_caps_unref (caps);
+  }
 }
 
 GST_END_TEST;
@@ -1350,6 +1428,8 @@ embed_suite (void)
   tcase_add_test (tc, test_image_step_n);
   tcase_add_test (tc, test_joints_n);
   tcase_add_test (tc, test_voxels_info_n);
+  tcase_add_test (tc, test_voxels_caps_rules_n);
+  tcase_add_test (tc, test_points_fields_distinct_n);
   tcase_add_test (tc, test_null_args_n);
   tcase_add_test (tc, test_array_unfixed_caps_n);
   tcase_add_test (tc, test_merge_order);
