@@ -262,12 +262,15 @@ recording_prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
   State *st = &self->priv->state;
 
   if (s->need_start) {
-    gchar *id = g_strconcat (st->stream_id_prefix, s->topic, NULL);
+    /* Stream ids and tags are UTF-8; a file's topic names need not be. */
+    gchar *topic = g_utf8_make_valid (s->topic, -1);
+    gchar *id = g_strconcat (st->stream_id_prefix, topic, NULL);
     GstEvent *ev = gst_event_new_stream_start (id);
 
     gst_event_set_group_id (ev, st->group_id);
     gst_pad_push_event (s->pad, ev);
     g_free (id);
+    g_free (topic);
     s->need_start = FALSE;
   }
   if (caps && (!s->caps || !gst_caps_is_equal (s->caps, caps))) {
@@ -277,14 +280,16 @@ recording_prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
   }
   if (s->need_segment) {
     GstEvent *ev = gst_event_new_segment (&st->segment);
+    gchar *title = g_utf8_make_valid (s->topic, -1);
     GstTagList *tags;
 
     gst_event_set_seqnum (ev, st->seqnum);
     gst_pad_push_event (s->pad, ev);
     s->position = st->segment.start;
-    tags = gst_tag_list_new (GST_TAG_TITLE, s->topic, NULL);
+    tags = gst_tag_list_new (GST_TAG_TITLE, title, NULL);
     gst_tag_list_set_scope (tags, GST_TAG_SCOPE_STREAM);
     gst_pad_push_event (s->pad, gst_event_new_tag (tags));
+    g_free (title);
     s->need_segment = FALSE;
   }
 }

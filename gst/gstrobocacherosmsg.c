@@ -101,11 +101,13 @@ set_skip (GstRobocacheRosSkip * skip, GstRobocacheRosSkipKind kind,
   va_end (args);
 }
 
-/* Names become part of a comma-separated caps string. */
+/* Names become part of a comma-separated caps string, which must be
+ * UTF-8 (GStreamer drops a field that is not): bytes that are not UTF-8
+ * become U+FFFD. */
 static gchar *
 plain_name (const gchar * name)
 {
-  return g_strdelimit (g_strdup (name), ",:\"", '_');
+  return g_strdelimit (g_utf8_make_valid (name, -1), ",:\"", '_');
 }
 
 /* Whether the rows of the cloud lie inside its data. */
@@ -212,9 +214,13 @@ points_layout_problem (const RcPointCloud2 * msg)
 static void
 add_frame_id (GstCaps * caps, const RcRosHeader * header)
 {
-  if (header->frame_id && header->frame_id[0])
-    gst_caps_set_simple (caps, "frame-id", G_TYPE_STRING, header->frame_id,
-        NULL);
+  gchar *frame_id;
+
+  if (!header->frame_id || !header->frame_id[0])
+    return;
+  frame_id = g_utf8_make_valid (header->frame_id, -1);
+  gst_caps_set_simple (caps, "frame-id", G_TYPE_STRING, frame_id, NULL);
+  g_free (frame_id);
 }
 
 /* Points caps with the cloud's fields (points_layout_problem found none

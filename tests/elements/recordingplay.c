@@ -817,6 +817,93 @@ GST_START_TEST (test_mixed_topic_n)
 
 GST_END_TEST;
 
+/* One topic whose strings are not UTF-8, as a file may hold them: the
+ * topic's name, a point field's, a frame id and a joint's name (@cloud:
+ * a PointCloud2, else a JointState); three messages. */
+static gchar *
+write_non_utf8_recording (gboolean cloud)
+{
+  static const gchar *joint_names[] = { "j\xff" "0" };
+  static RcPointField fields[] = { {(gchar *) "x", 0, 7, 1},
+  {(gchar *) "y", 4, 7, 1}, {(gchar *) "z", 8, 7, 1},
+  {(gchar *) "int\xff" "ensity", 12, 7, 1}
+  };
+  gchar *path = g_build_filename (rec_dir, cloud ? "utf8-cloud.mcap" :
+      "utf8-joints.mcap", NULL);
+  RcMcapWriter *w = rc_mcap_writer_new (path, "ros2",
+      RC_MCAP_COMPRESSION_NONE, 1 << 16, NULL);
+  GByteArray *out = g_byte_array_new ();
+  gfloat points[10 * 4];
+  guint16 channel;
+
+  fail_unless (w != NULL);
+  fail_unless (rc_mcap_writer_add_channel (w, "/sensor\xfe", "cdr",
+          add_schema (w, cloud ? "sensor_msgs/msg/PointCloud2" :
+              "sensor_msgs/msg/JointState"), NULL, &channel, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (points); i++)
+    points[i] = (gfloat) i / 4;
+  for (guint k = 0; k < 3; k++) {
+    const guint64 t = 1000000000000 + k * 100 * GST_MSECOND;
+    gdouble position = k;
+    RcRosHeader header = { 0, t, (gchar *) "fr\xc3" "ame" };
+
+    if (cloud) {
+      RcPointCloud2 pc = { header, 1, 10, 4, fields, FALSE, 16, 160,
+        (const guint8 *) points, sizeof (points), TRUE
+      };
+      rc_ros2_encode_point_cloud2 (out, &pc);
+    } else {
+      RcJointState js = { header, 1, (gchar **) joint_names, 1, 0, 0,
+        &position, NULL, NULL
+      };
+      rc_ros2_encode_joint_state (out, &js);
+    }
+    fail_unless (rc_mcap_writer_write_message (w, channel, k, t, t,
+            out->data, out->len, NULL));
+  }
+  fail_unless (rc_mcap_writer_finish (w, NULL));
+  rc_mcap_writer_free (w);
+  g_byte_array_unref (out);
+  return path;
+}
+
+/* Strings a file holds in bytes that are not UTF-8 reach caps and tags
+ * with U+FFFD in their place: GStreamer would drop such a caps field (the
+ * points caps then lose their fields) with a warning. */
+GST_START_TEST (test_non_utf8_names)
+{
+  for (guint cloud = 0; cloud < 2; cloud++) {
+    gchar *path = write_non_utf8_recording (cloud);
+    gchar *desc = g_strdup_printf ("%s location=\"%s\" ! appsink name=s "
+        "sync=false", elements[__i__], path);
+    GstElement *p = gst_parse_launch (desc, NULL);
+    GPtrArray *out = pull_to_eos (p);
+    const GstStructure *s;
+
+    fail_unless_equals_int (out->len, 3);
+    s = gst_caps_get_structure (gst_sample_get_caps (g_ptr_array_index (out,
+                0)), 0);
+    if (cloud) {
+      fail_unless_equals_string (gst_structure_get_string (s, "fields"),
+          "x:float32:0,y:float32:4,z:float32:8,int\xef\xbf\xbd" "ensity:"
+          "float32:12");
+    } else {
+      fail_unless_equals_string (gst_structure_get_string (s, "names"),
+          "j\xef\xbf\xbd" "0");
+    }
+    fail_unless_equals_string (gst_structure_get_string (s, "frame-id"),
+        "fr\xef\xbf\xbd" "ame");
+    g_ptr_array_unref (out);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+    g_free (desc);
+    g_unlink (path);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 recordingplay_suite (void)
 {
@@ -841,6 +928,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_gaps, 0, n);
   tcase_add_loop_test (tc, test_mixed_default_topics, 0, n);
   tcase_add_loop_test (tc, test_mixed_topic_n, 0, n);
+  tcase_add_loop_test (tc, test_non_utf8_names, 0, n);
   return s;
 }
 
