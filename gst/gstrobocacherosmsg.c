@@ -131,8 +131,8 @@ points_fit (const RcPointCloud2 * msg, GError ** error)
 }
 
 #define FIELDS_ACCEPTED "accepted are fields of datatype 1 to 8 and count " \
-    ">= 1, each inside point_step and none overlapping another, with x, y " \
-    "and z of count 1"
+    ">= 1, each inside point_step and none overlapping another or named as " \
+    "another, with x, y and z of count 1"
 
 /* PointField datatypes 1..8 are rc_scalar_type 0..7. */
 static guint64
@@ -170,6 +170,43 @@ field_problem (const RcPointCloud2 * msg, const RcPointField * f)
   return NULL;
 }
 
+/* The points caps names of @msg's fields: a field of count > 1 becomes
+ * name_0, name_1, ... */
+static GPtrArray *
+caps_field_names (const RcPointCloud2 * msg)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < msg->n_fields; i++) {
+    const RcPointField *f = &msg->fields[i];
+    gchar *name = plain_name (f->name);
+
+    for (guint32 c = 0; c < f->count; c++)
+      g_ptr_array_add (names, f->count > 1 ?
+          g_strdup_printf ("%s_%u", name, c) : g_strdup (name));
+    g_free (name);
+  }
+  return names;
+}
+
+/* A name that two of @msg's fields take in points caps, or NULL (to
+ * free).  Only for fields that fit in the point: their values are few. */
+static gchar *
+repeated_field_name (const RcPointCloud2 * msg)
+{
+  GPtrArray *names = caps_field_names (msg);
+  GHashTable *seen = g_hash_table_new (g_str_hash, g_str_equal);
+  gchar *repeated = NULL;
+
+  for (guint i = 0; i < names->len && !repeated; i++) {
+    if (!g_hash_table_add (seen, g_ptr_array_index (names, i)))
+      repeated = g_strdup (g_ptr_array_index (names, i));
+  }
+  g_hash_table_unref (seen);
+  g_ptr_array_unref (names);
+  return repeated;
+}
+
 /* Why the fields of @msg cannot be points caps fields, or NULL: a field
  * left out would make caps without x or a reader of the wrong bytes
  * downstream, so the message is skipped instead. */
@@ -204,6 +241,14 @@ points_layout_problem (const RcPointCloud2 * msg)
       problem = g_strdup_printf ("field \"%s\" has count %u; "
           FIELDS_ACCEPTED, xyz[c], f->count);
   }
+  if (!problem) {
+    gchar *repeated = repeated_field_name (msg);
+
+    if (repeated)
+      problem = g_strdup_printf ("two fields are named \"%s\" (in caps); "
+          FIELDS_ACCEPTED, repeated);
+    g_free (repeated);
+  }
   g_ptr_array_unref (sorted);
   return problem;
 }
@@ -224,11 +269,11 @@ add_frame_id (GstCaps * caps, const RcRosHeader * header)
 }
 
 /* Points caps with the cloud's fields (points_layout_problem found none
- * wrong); a field with count > 1 becomes name_0, name_1, ... */
+ * wrong). */
 static GstCaps *
 points_caps (const RcPointCloud2 * msg)
 {
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *names = caps_field_names (msg);
   GArray *types = g_array_new (FALSE, FALSE, sizeof (rc_scalar_type));
   GArray *offsets = g_array_new (FALSE, FALSE, sizeof (guint));
   GstCaps *caps;
@@ -237,18 +282,14 @@ points_caps (const RcPointCloud2 * msg)
   for (guint i = 0; i < msg->n_fields; i++) {
     const RcPointField *f = &msg->fields[i];
     rc_scalar_type t = (rc_scalar_type) (f->datatype - 1);
-    gchar *name = plain_name (f->name);
 
     /* The fields do not overlap: at most point_step values in all. */
     for (guint32 c = 0; c < f->count; c++) {
       guint off = f->offset + c * rc_scalar_type_size (t);
 
-      g_ptr_array_add (names, f->count > 1 ?
-          g_strdup_printf ("%s_%u", name, c) : g_strdup (name));
       g_array_append_val (types, t);
       g_array_append_val (offsets, off);
     }
-    g_free (name);
   }
   fields = gst_robocache_points_fields_to_string (names->len,
       (const gchar * const *) names->pdata, (rc_scalar_type *) types->data,

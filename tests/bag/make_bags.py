@@ -146,6 +146,8 @@ def bad_cloud(i, case):
         f[0].count = 4
     elif case == "no_z":
         del f[2]
+    elif case == "same_name":
+        f[3].name = "x"
     elif case == "step1":
         msg.point_step = 1
         msg.row_step = msg.width
@@ -155,7 +157,7 @@ def bad_cloud(i, case):
 
 # topic suffix: the field the skip warning names
 BAD_CLOUDS = ["datatype", "offset", "count", "count0", "overlap", "no_z",
-              "step1"]
+              "step1", "same_name"]
 
 
 def write_bad_points(path):

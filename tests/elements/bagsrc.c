@@ -523,10 +523,11 @@ stats_counter (GstElement * pipeline, const gchar * name)
 GST_START_TEST (test_bad_point_fields)
 {
   const gchar *topics[] = { "/bad/count", "/bad/count0", "/bad/datatype",
-    "/bad/no_z", "/bad/offset", "/bad/overlap", "/bad/step1"
+    "/bad/no_z", "/bad/offset", "/bad/overlap", "/bad/same_name",
+    "/bad/step1"
   };
   const gchar *fields[] = { "\"intensity\"", "\"intensity\"", "\"x\"",
-    "no field z", "\"intensity\"", "\"x\"", "\"x\""
+    "no field z", "\"intensity\"", "\"x\"", "named \"x\"", "\"x\""
   };
   guint n = G_N_ELEMENTS (topics);
   GstElement *p = bag_pipeline ("bad-points.bag", NULL, n);
