@@ -42,7 +42,8 @@ gst_robocache_recording_play_install_properties (GObjectClass * klass,
    * Where playback starts, in ns of the recording's time (0 = the first
    * message played, the time buffer PTS are counted from): the first
    * message played is the first at or after it, as after a flushing
-   * seek.  Beyond the end: EOS at once.
+   * seek.  Beyond the end (up to the maximum): EOS at once, with loop
+   * too.
    */
   g_object_class_install_property (klass, first_id,
       g_param_spec_uint64 ("start-time", "Start time",
@@ -103,12 +104,14 @@ void
 gst_robocache_recording_play_segment (GstSegment * segment,
     const GstRobocachePlaySettings * s)
 {
-  gboolean update;
-
-  gst_segment_do_seek (segment, s->rate, GST_FORMAT_TIME,
-      GST_SEEK_FLAG_NONE, GST_SEEK_TYPE_SET, s->start_time,
-      GST_SEEK_TYPE_SET, GST_CLOCK_TIME_IS_VALID (s->stop_time) ?
-      (gint64) s->stop_time : -1, &update);
+  /* What gst_segment_do_seek gives a new segment, set here: it clamps
+   * positions as gint64, so a start-time or stop-time of 2^63 or more
+   * would become 0 and play the whole recording (or nothing). */
+  segment->rate = s->rate;
+  segment->start = s->start_time;
+  segment->time = s->start_time;
+  segment->position = s->start_time;
+  segment->stop = s->stop_time;
 }
 
 GstClockTime

@@ -40,9 +40,10 @@ void gst_robocache_recording_src_uri_handler_init (gpointer g_iface,
 gboolean gst_robocache_recording_play_check (GstElement * element,
     const GstRobocachePlaySettings * settings);
 
-/* @segment (TIME) made the first segment played; set its duration after
- * this (gst_segment_do_seek clamps a start to a known duration, and a
- * start-time beyond the end must play nothing). */
+/* @segment (TIME, as gst_segment_init left it) made the first segment
+ * played, over the whole range of the properties; set its duration after
+ * this (a start-time beyond the end must play nothing, not be clamped to
+ * the end as gst_segment_do_seek would). */
 void gst_robocache_recording_play_segment (GstSegment * segment,
     const GstRobocachePlaySettings * settings);
 

@@ -294,12 +294,21 @@ recording_prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
   }
 }
 
+/* @a + @b, or the maximum where that overflows: a start or stop near the
+ * top of its range, added to the first message's stamp, lies past every
+ * message rather than wrapping round to the recording's start. */
+static guint64
+add_saturated (guint64 a, guint64 b)
+{
+  return a > G_MAXUINT64 - b ? G_MAXUINT64 : a + b;
+}
+
 /* Reads from the segment's start again; every stream gets the new
  * segment before its next buffer or GAP. */
 void
 recording_restart_streams (State * st)
 {
-  rc_reader_seek (st->reader, st->base + st->segment.start);
+  rc_reader_seek (st->reader, add_saturated (st->base, st->segment.start));
   st->newest = st->segment.start;
   for (guint i = 0; i < st->streams->len; i++)
     ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
@@ -315,7 +324,8 @@ recorded_after_stop (const State * st, const RcMessage * msg)
       0 : STOP_SLACK;
 
   return GST_CLOCK_TIME_IS_VALID (st->segment.stop) &&
-      msg->time > st->base + st->segment.stop + slack;
+      msg->time > add_saturated (st->base, add_saturated (st->segment.stop,
+          slack));
 }
 
 /* Sets the buffer's times from @stamp (header.stamp) or the record time;

@@ -168,6 +168,75 @@ GST_START_TEST (test_start_after_end)
 
 GST_END_TEST;
 
+/* A start-time of 2^63 or more, up to the top of its range, is beyond the
+ * end too: EOS and nothing else, with loop as well (taken as a negative
+ * gint64, it played the whole recording, with loop for ever). */
+GST_START_TEST (test_start_beyond_int64)
+{
+  static const guint64 starts[] = { G_GUINT64_CONSTANT (1) << 63,
+    G_MAXUINT64 - 1
+  };
+
+  for (guint k = 0; k < 2 * G_N_ELEMENTS (starts); k++) {
+    gchar *props = g_strdup_printf ("start-time=%" G_GUINT64_FORMAT
+        " loop=%s", starts[k / 2], k % 2 ? "true" : "false");
+    GstElement *p = player (elements[__i__], props, FALSE);
+    GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+    GstStructure *stats = NULL;
+    guint64 messages = 1, loops = 1;
+    GstSample *sample;
+
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    /* One pull, bounded: a loop playing on must not hold the test. */
+    sample = gst_app_sink_try_pull_sample (sink_of (p), 10 * GST_SECOND);
+    fail_unless (sample == NULL, "%s: a buffer at %" GST_TIME_FORMAT, props,
+        GST_TIME_ARGS (pts_of (sample)));
+    fail_unless (gst_app_sink_is_eos (sink_of (p)), "%s: no EOS", props);
+    g_object_get (src, "stats", &stats, NULL);
+    fail_unless (gst_structure_get_uint64 (stats, "messages", &messages));
+    fail_unless (gst_structure_get_uint64 (stats, "loops", &loops));
+    fail_unless_equals_uint64 (messages, 0);
+    fail_unless_equals_uint64 (loops, 0);
+    gst_structure_free (stats);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (src);
+    gst_object_unref (p);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
+/* A stop-time of 2^63 or more, below the maximum, is beyond the end: it
+ * plays from start-time to the end, in a segment that says so. */
+GST_START_TEST (test_stop_beyond_int64)
+{
+  static const guint64 stops[] = { G_GUINT64_CONSTANT (1) << 63,
+    G_MAXUINT64 - 1
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (stops); k++) {
+    gchar *props = g_strdup_printf ("start-time=500000000 stop-time=%"
+        G_GUINT64_FORMAT, stops[k]);
+    GstElement *p = player (elements[__i__], props, FALSE);
+    GPtrArray *out = pull_to_eos (p);
+    const GstSegment *seg;
+
+    fail_unless_equals_int (out->len, N_MSGS - 5);
+    fail_unless_equals_clocktime (pts_of (g_ptr_array_index (out, 0)),
+        5 * STEP);
+    seg = gst_sample_get_segment (g_ptr_array_index (out, 0));
+    fail_unless_equals_uint64 (seg->start, 5 * STEP);
+    fail_unless_equals_uint64 (seg->stop, stops[k]);
+    g_ptr_array_unref (out);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+    g_free (props);
+  }
+}
+
+GST_END_TEST;
+
 /* stop-time not after start-time is an error naming both. */
 GST_START_TEST (test_stop_before_start_n)
 {
@@ -915,6 +984,8 @@ recordingplay_suite (void)
   tcase_add_checked_fixture (tc, write_recording, NULL);
   tcase_add_loop_test (tc, test_start_stop, 0, n);
   tcase_add_loop_test (tc, test_start_after_end, 0, n);
+  tcase_add_loop_test (tc, test_start_beyond_int64, 0, n);
+  tcase_add_loop_test (tc, test_stop_beyond_int64, 0, n);
   tcase_add_loop_test (tc, test_stop_before_start_n, 0, n);
   tcase_add_loop_test (tc, test_rate, 0, n);
   tcase_add_loop_test (tc, test_loop, 0, n);
