@@ -35,10 +35,12 @@
  * Times: a message's log_time, publish_time and header.stamp are the
  * buffer's (or chunk sample's) running time plus a base: the base-time
  * property, or with base-time 0 the wall-clock time when the first buffer
- * reached the sink.  With base-time set, a single-pad recording is the
- * same file byte for byte each run (with several pads the interleaving of
- * their messages follows thread scheduling).  A buffer without PTS takes
- * the running time of the pad's previous message.
+ * reached the sink.  Running times need TIME segments: a pad's segment
+ * in another format (filesrc's bytes) is a stream error, and no message
+ * of that stream is written.  With base-time set, a single-pad recording
+ * is the same file byte for byte each run (with several pads the
+ * interleaving of their messages follows thread scheduling).  A buffer
+ * without PTS takes the running time of the pad's previous message.
  *
  * The element is a plain GstElement with the sink flag, not an
  * aggregator: it has no output to aggregate, and messages are written as
@@ -672,6 +674,64 @@ pad_eos (GstRobocacheMcapSink * self, GstRobocacheMcapSinkPad * pad,
   }
 }
 
+/* "sink_0 (topic /points)" for messages: the pad and the topic of its
+ * channel, else of its property; the pad alone before either. */
+static gchar *
+pad_label (GstRobocacheMcapSink * self, GstRobocacheMcapSinkPad * pad)
+{
+  State *st = &self->state;
+  gchar *topic = NULL, *label;
+
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; pad->channel_id && st->channels &&
+      i < st->channels->len && !topic; i++) {
+    const Channel *c = &g_array_index (st->channels, Channel, i);
+
+    if (c->id == pad->channel_id)
+      topic = g_strdup (c->topic);
+  }
+  g_mutex_unlock (&self->lock);
+  GST_OBJECT_LOCK (pad);
+  if (!topic && pad->topic && *pad->topic)
+    topic = g_strdup (pad->topic);
+  GST_OBJECT_UNLOCK (pad);
+  label = topic ? g_strdup_printf ("%s (topic %s)", GST_PAD_NAME (pad),
+      topic) : g_strdup (GST_PAD_NAME (pad));
+  g_free (topic);
+  return label;
+}
+
+/* Stamps are running times, which only a TIME segment gives: another
+ * (filesrc's bytes) is refused here, so that the pad's sticky segment
+ * fails and none of its buffers reach sink_chain.  Upstream sends it
+ * again before each buffer and EOS: the error is posted once. */
+static gboolean
+set_segment (GstRobocacheMcapSink * self, GstRobocacheMcapSinkPad * pad,
+    GstEvent * event)
+{
+  const GstSegment *segment;
+  gchar *label;
+
+  gst_event_parse_segment (event, &segment);
+  if (segment->format == GST_FORMAT_TIME) {
+    gst_segment_copy_into (segment, &pad->segment);
+    pad->warned_segment = FALSE;
+    return TRUE;
+  }
+  if (pad->warned_segment)
+    return FALSE;
+  pad->warned_segment = TRUE;
+  label = pad_label (self, pad);
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s: a %s segment: only TIME "
+          "segments are accepted, the stamps being running times; give it "
+          "timestamped buffers from a source that works in time (appsrc "
+          "format=time, robocachemcapsrc, robocachelidarsrc), not bytes as "
+          "filesrc and multifilesrc give", label,
+          gst_format_get_name (segment->format)), (NULL));
+  g_free (label);
+  return FALSE;
+}
+
 static gboolean
 sink_event (GstPad * gpad, GstObject * parent, GstEvent * event)
 {
@@ -686,7 +746,7 @@ sink_event (GstPad * gpad, GstObject * parent, GstEvent * event)
       ok = set_caps (self, pad, caps);
       break;
     case GST_EVENT_SEGMENT:
-      gst_event_copy_segment (event, &pad->segment);
+      ok = set_segment (self, pad, event);
       break;
     case GST_EVENT_FLUSH_START:
       mcap_gate_flush (&self->gate, pad, TRUE);
@@ -800,6 +860,7 @@ gst_robocache_mcap_sink_change_state (GstElement * element,
       pad->eos = FALSE;
       pad->channel_id = 0;
       pad->warned_caps = FALSE;
+      pad->warned_segment = FALSE;
       pad->last_running_time = 0;
       pad->position = GST_CLOCK_TIME_NONE;
       /* A flush that began before the last stop has no FLUSH_STOP. */

@@ -95,6 +95,7 @@ struct _GstRobocacheMcapSinkPad
   GByteArray *scratch;
   GstClockTime last_running_time;
   gboolean warned_caps;
+  gboolean warned_segment;
 
   /* Under the gate's lock (gstrobocachemcapsinkgate.c). */
   gboolean flushing;

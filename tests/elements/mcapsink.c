@@ -956,6 +956,55 @@ GST_START_TEST (test_stamp_after_2038_n)
 
 GST_END_TEST;
 
+/* A segment in bytes (filesrc's) has no running time for the stamps:
+ * refused at the segment, naming its format and TIME, with no
+ * GStreamer-CRITICAL (gst-check fails on one), and no message written
+ * for the stream. */
+GST_START_TEST (test_bytes_segment_n)
+{
+  gchar *points = tmp_path ("points.bin");
+  gchar *path = tmp_path ("bytes-segment.mcap");
+  GstBuffer *buf = random_points (400);
+  GstMapInfo map;
+  gchar *desc;
+  GstElement *pipeline, *filter;
+  GstCaps *caps = gst_caps_from_string (RING_CAPS);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  fail_unless (g_file_set_contents (points, (const gchar *) map.data,
+          map.size, NULL));
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  desc = g_strdup_printf ("filesrc location=\"%s\" blocksize=4000 ! "
+      "capsfilter name=f ! robocachemcapsink location=\"%s\" "
+      "sink_0::topic=/cloud", points, path);
+  pipeline = gst_parse_launch (desc, NULL);
+  filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  g_object_set (filter, "caps", caps, NULL);
+  msg = run_to_end (pipeline, 20 * GST_SECOND);
+  fail_unless (msg != NULL, "a bytes segment was recorded");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (err->domain == GST_STREAM_ERROR, "%s", err->message);
+  fail_unless (strstr (err->message, "sink_0") &&
+      strstr (err->message, "/cloud") &&
+      strstr (err->message, "a bytes segment") &&
+      strstr (err->message, "only TIME segments are accepted"), "%s",
+      err->message);
+  fail_unless_equals_int (messages_on_topic (path, "/cloud"), 0);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_object_unref (filter);
+  gst_object_unref (pipeline);
+  gst_caps_unref (caps);
+  g_free (desc);
+  g_free (path);
+  g_free (points);
+}
+
+GST_END_TEST;
+
 static void
 check_unwritable (const gchar * location)
 {
@@ -1143,6 +1192,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_flush_left_open);
   tcase_add_test (tc, test_stamp_after_2038_n);
   tcase_add_test (tc, test_bad_topic_names_n);
+  tcase_add_test (tc, test_bytes_segment_n);
   tcase_add_test (tc, test_unwritable);
 }
 
