@@ -67,6 +67,20 @@ gst_robocache_caps_is_cuda (const GstCaps * caps)
       GST_ROBOCACHE_CAPS_FEATURE_CUDA);
 }
 
+gchar *
+gst_robocache_rate_problem (gint n, gint d)
+{
+  if (n <= 0 || d <= 0)
+    return g_strdup_printf ("rate %d/%d is not a positive number a second",
+        n, d);
+  if ((gint64) n > (gint64) d * GST_ROBOCACHE_MAX_RATE)
+    return g_strdup_printf ("rate %d/%d is above %d a second: its times "
+        "would be less than 1 ns apart, the finest a GstClockTime holds; "
+        "accepted are rates up to %d/1", n, d, GST_ROBOCACHE_MAX_RATE,
+        GST_ROBOCACHE_MAX_RATE);
+  return NULL;
+}
+
 typedef struct
 {
   gchar *name;

@@ -92,6 +92,15 @@ GstCaps *gst_robocache_caps_filter (GstCaps * caps, GstCaps * filter);
 /* TRUE if @caps' first structure carries the CUDA memory feature. */
 gboolean gst_robocache_caps_is_cuda (const GstCaps * caps);
 
+/* The fastest rate of regular times (samples or ticks a second, and the
+ * framerate of their caps): 1 ns apart, the finest a GstClockTime holds. */
+#define GST_ROBOCACHE_MAX_RATE 1000000000
+
+/* Why @n/@d samples or ticks a second cannot be the rate of a grid, to
+ * free, or NULL: it must be positive and at most GST_ROBOCACHE_MAX_RATE,
+ * else grid times would repeat. */
+gchar *gst_robocache_rate_problem (gint n, gint d);
+
 /* Points: parses point-step and fields.  @feature_names (comma-separated,
  * may be NULL or "") selects the fields averaged in mean mode; empty means
  * x, y, z (the centroid).  On failure, FALSE and *error says what was

@@ -322,6 +322,7 @@ static gboolean
 gst_robocache_fuse_start (GstAggregator * agg)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  gchar *problem;
 
   GST_OBJECT_LOCK (self);
   memset (&self->totals, 0, sizeof (self->totals));
@@ -329,13 +330,22 @@ gst_robocache_fuse_start (GstAggregator * agg)
     gst_robocache_fuse_pad_reset_stats (l->data);
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_robocache_gpu_start (&self->gpu, GST_ELEMENT (self)))
-    return FALSE;
   GST_OBJECT_LOCK (self);
   self->state.rate_n = self->settings.rate_n;
   self->state.rate_d = self->settings.rate_d;
   self->state.tick_index = 0;
   GST_OBJECT_UNLOCK (self);
+  /* 0/1 ticks once per master buffer. */
+  if (self->state.rate_n != 0 && (problem =
+          gst_robocache_rate_problem (self->state.rate_n,
+              self->state.rate_d))) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s; or 0/1, a tick per "
+            "buffer of the master pad", problem), (NULL));
+    g_free (problem);
+    return FALSE;
+  }
+  if (!gst_robocache_gpu_start (&self->gpu, GST_ELEMENT (self)))
+    return FALSE;
   self->state.have_tick = FALSE;
   self->state.segment_adopted = FALSE;
   self->state.last_rt = GST_CLOCK_TIME_NONE;
@@ -420,7 +430,9 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
    * Ticks per second, aligned to running time 0; 0/1 ticks once per buffer
    * of the master pad.  Read at start (READY to PAUSED): a value set later
    * takes effect at the next start, so the ticks, their durations and the
-   * caps' framerate never change mid-stream.
+   * caps' framerate never change mid-stream.  At most 1000000000/1 (an
+   * error at start above: ticks 1 ns apart are the finest a GstClockTime
+   * holds).
    */
   g_object_class_install_property (gobject_class, PROP_RATE,
       gst_param_spec_fraction ("rate", "Rate",

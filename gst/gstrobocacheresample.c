@@ -477,7 +477,9 @@ gst_robocache_resample_class_init (GstRobocacheResampleClass * klass)
   /**
    * GstRobocacheResample:rate:
    *
-   * Output samples per second: grid time k is origin + k / rate.
+   * Output samples per second: grid time k is origin + k / rate.  At
+   * most 1000000000/1 (an error at start above: times 1 ns apart are the
+   * finest a GstClockTime holds).
    */
   g_object_class_install_property (gobject_class, PROP_RATE,
       gst_param_spec_fraction ("rate", "Rate", "Output samples per second",

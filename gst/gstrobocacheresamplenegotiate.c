@@ -91,6 +91,7 @@ parse_input (GstRobocacheResample * self, GstCaps * caps,
     GstRobocacheVectorsInfo * in, Settings * s)
 {
   GError *error = NULL;
+  gchar *problem;
   gboolean ok;
 
   if (!gst_robocache_vectors_caps_parse (caps, in, &error)) {
@@ -106,10 +107,9 @@ parse_input (GstRobocacheResample * self, GstCaps * caps,
   ok = resolve_groups (self, in, s->quaternions, s->angles);
   g_clear_pointer (&s->quaternions, g_free);
   g_clear_pointer (&s->angles, g_free);
-  if (ok && (s->rate_n <= 0 || s->rate_d <= 0)) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("rate %d/%d is not a positive number of samples per second",
-            s->rate_n, s->rate_d), (NULL));
+  if (ok && (problem = gst_robocache_rate_problem (s->rate_n, s->rate_d))) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s", problem), (NULL));
+    g_free (problem);
     ok = FALSE;
   }
   return ok;

@@ -1063,6 +1063,21 @@ GST_END_TEST;
 
 /* The fused frames' own memory (interpolated vectors) is checked against
  * max-memory as each pad's caps come (gstrobocachememory.h). */
+/* A tick rate above 1 GHz would repeat tick times (less than 1 ns
+ * apart): refused at start, saying what is accepted. */
+GST_START_TEST (test_rate_above_1ghz_n)
+{
+  gchar *text = launch_error ("robocachejointsrc num-buffers=3 ! "
+      "robocachefuse rate=2147483647/1 ! fakesink", FALSE);
+
+  fail_unless (text && strstr (text, "rate 2147483647/1 is above "
+          "1000000000 a second") && strstr (text, "or 0/1, a tick per "
+          "buffer of the master pad"), "%s", GST_STR_NULL (text));
+  g_free (text);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_max_memory_n)
 {
   check_max_memory ("robocachejointsrc num-buffers=20 ! robocachefuse "
@@ -1434,6 +1449,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_mismatched_caps_n);
   tcase_add_test (tc, test_caps_change_within_kind);
   tcase_add_test (tc, test_max_memory_n);
+  tcase_add_test (tc, test_rate_above_1ghz_n);
   tcase_add_test (tc, test_rate_change_waits_for_restart);
   tcase_add_test (tc, test_live_dead_pad_from_start);
   tcase_add_test (tc, test_live_wake_before_playing);

@@ -1564,6 +1564,24 @@ GST_START_TEST (test_max_memory_n)
 
 GST_END_TEST;
 
+/* A rate above 1 GHz would put grid times less than 1 ns apart, which
+ * repeat as GstClockTime: refused at start; 1 GHz itself plays. */
+GST_START_TEST (test_rate_above_1ghz_n)
+{
+  gchar *text = launch_error ("robocachejointsrc num-buffers=3 ! "
+      "robocacheresample backend=cpu rate=1000000001/1 ! fakesink", FALSE);
+
+  fail_unless (text && strstr (text, "rate 1000000001/1 is above "
+          "1000000000 a second") && strstr (text, "accepted are rates up to "
+          "1000000000/1"), "%s", GST_STR_NULL (text));
+  g_free (text);
+  text = launch_error ("robocachejointsrc num-buffers=2 rate=1000 ! "
+      "robocacheresample backend=cpu rate=1000000000/1 ! fakesink", FALSE);
+  fail_unless (text == NULL, "%s", text);
+}
+
+GST_END_TEST;
+
 static Suite *
 resample_suite (void)
 {
@@ -1584,6 +1602,7 @@ resample_suite (void)
   tcase_add_test (tc, test_bad_size_dropped_n);
   tcase_add_test (tc, test_huge_sizes_refused_n);
   tcase_add_test (tc, test_max_memory_n);
+  tcase_add_test (tc, test_rate_above_1ghz_n);
   tcase_add_test (tc, test_no_pts_n);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_pipeline_from_jointsrc);
