@@ -345,11 +345,13 @@ gst_robocache_pillars_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       || !parse_points (self, incaps, &st->layout))
     return FALSE;
   if (rc_sparse_check (&st->layout, &p) != RC_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("max-voxels x "
-            "max-points-per-voxel x channels is too large for these points, "
-            "or the grid cannot be used"), ("accepted: 1 <= max-voxels, "
-            "max-points-per-voxel < 2^31, at most %d fields after x, y, z",
-            RC_VOXELIZE_MAX_FEATURES));
+    /* The settings and the layout were checked: what is left is the
+     * features' size, which must not overflow. */
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("max-voxels %u x "
+            "max-points-per-voxel %u x %u channels of 4 bytes is too large "
+            "an output: accepted are at most 2^62 bytes; make max-voxels or "
+            "max-points-per-voxel smaller", p.max_voxels, p.max_points,
+            rc_sparse_channels (&st->layout, &p)), (NULL));
     return FALSE;
   }
   st->info.params = p;

@@ -239,6 +239,15 @@ GST_START_TEST (test_grid_too_large_n)
           "draw: grid-x and grid-y up to 16384 are accepted") != NULL, "%s",
       text);
   g_free (text);
+
+  /* Columns that fit, voxels that do not: said so, not "cannot draw". */
+  g.dims[0] = g.dims[1] = 256;
+  g.dims[2] = G_MAXINT32;
+  text = pipeline_error (grid_caps (&g, 0, NULL), "", 64);
+  fail_unless (text && strstr (text, "a grid of 256 x 256 x 2147483647 "
+          "voxels is too large to draw: fewer than 2^32 voxels are "
+          "accepted"), "%s", GST_STR_NULL (text));
+  g_free (text);
 }
 
 GST_END_TEST;

@@ -202,6 +202,25 @@ GST_START_TEST (test_bad_grid_n)
 
 GST_END_TEST;
 
+/* max-voxels x max-points-per-voxel so large that the features' size
+ * would overflow: an error at negotiation naming both and what is
+ * accepted. */
+GST_START_TEST (test_output_too_large_n)
+{
+  gchar *text = launch_error ("robocachelidarsrc num-buffers=1 "
+      "points-per-sweep=64 ! robocachepillars backend=cpu "
+      "max-voxels=2147483647 max-points-per-voxel=2147483647 ! fakesink",
+      FALSE);
+
+  fail_unless (text && strstr (text, "max-voxels 2147483647 x "
+          "max-points-per-voxel 2147483647 x 10 channels of 4 bytes is too "
+          "large an output: accepted are at most 2^62 bytes"), "%s",
+      GST_STR_NULL (text));
+  g_free (text);
+}
+
+GST_END_TEST;
+
 /* Not a whole number of points: dropped and counted, a warning once. */
 GST_START_TEST (test_partial_point_n)
 {
@@ -266,6 +285,7 @@ pillars_suite (void)
   tcase_add_test (tc, test_voxels_mode_and_empty_sweep);
   tcase_add_test (tc, test_missing_feature_n);
   tcase_add_test (tc, test_bad_grid_n);
+  tcase_add_test (tc, test_output_too_large_n);
   tcase_add_test (tc, test_partial_point_n);
   tcase_add_test (tc, test_gpu_equals_cpu);
   tcase_add_test (tc, test_max_memory_n);
