@@ -38,19 +38,40 @@ _capsule_pointer = _python_api("PyCapsule_GetPointer", ctypes.c_void_p,
                                ctypes.py_object, ctypes.c_char_p)
 _capsule_is_valid = _python_api("PyCapsule_IsValid", ctypes.c_int,
                                 ctypes.py_object, ctypes.c_char_p)
-# Capsules are made without a destructor (a Python one would run inside
-# the consumer's error path and could not report): Exported frees an array
-# whose capsule nobody consumed (still named "dltensor") itself.
+# The destructor's own: the dying capsule as a bare pointer, since making
+# it a Python object again would raise its count from zero.
+_dying_is_valid = _python_api("PyCapsule_IsValid", ctypes.c_int,
+                              ctypes.c_void_p, ctypes.c_char_p)
+_dying_pointer = _python_api("PyCapsule_GetPointer", ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_char_p)
 _capsule_new = _python_api("PyCapsule_New", ctypes.py_object,
                            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
 
 
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _capsule_destructor(capsule):
+    """DLPack's rule: a capsule still named "dltensor" when it dies was
+    never consumed, and its producer frees the array (a consumer renames
+    the capsule and calls the deleter itself)."""
+    if _dying_is_valid(capsule, _CAPSULE_NAME):
+        _lib.kernels.rc_array_free(ctypes.cast(
+            _dying_pointer(capsule, _CAPSULE_NAME),
+            ctypes.POINTER(_lib.DLManagedTensor)))
+
+
+# Never freed: a capsule may outlive this module at interpreter exit.
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(_capsule_destructor))
+_DESTRUCTOR_ADDRESS = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
+
+
 def _capsule(managed_address):
-    return _capsule_new(managed_address, _CAPSULE_NAME, None)
+    return _capsule_new(managed_address, _CAPSULE_NAME, _DESTRUCTOR_ADDRESS)
 
 
 def _free_unconsumed(capsule):
-    """Frees the array of a capsule no consumer renamed."""
+    """Frees the array of a capsule made without the destructor (torch's
+    fast path, where the callback's cost would count) that torch
+    refused."""
     if _capsule_is_valid(capsule, _CAPSULE_NAME):
         _lib.kernels.rc_array_free(ctypes.cast(
             _capsule_pointer(capsule, _CAPSULE_NAME),
@@ -252,15 +273,12 @@ class Exported:
         return self._capsule
 
     def __del__(self):
+        # An exported array is the capsule's: its destructor frees it if
+        # no consumer took it.
         if self._managed is not None:
             _lib.kernels.rc_array_free(self._managed)
             self._managed = None
-        elif self._capsule is not None:
-            # Unconsumed and held by nobody else (a consumer that refused
-            # it): free it; one still held elsewhere is left to its holder.
-            if sys.getrefcount(self._capsule) <= 2:
-                _free_unconsumed(self._capsule)
-            self._capsule = None
+        self._capsule = None
 
 
 def new_array(shape, dtype, device=-1, stream=0):

@@ -127,7 +127,7 @@ def _fits_u32(what, name, value):
 
 
 def _choice(what, name, value, table):
-    if value not in table:
+    if not isinstance(value, str) or value not in table:
         raise ValueError("robocache.%s: %s=%r; accepted: %s"
                          % (what, name, value, ", ".join(table)))
     return table[value]
@@ -142,7 +142,8 @@ def _check_sorted(what, v, pointer, rows, cols):
     times = numpy.ctypeslib.as_array(
         ctypes.cast(pointer, ctypes.POINTER(ctypes.c_int64)),
         shape=(rows, cols))
-    bad = numpy.nonzero(numpy.diff(times, axis=1) < 0)
+    # Compared, not subtracted: a difference of int64 times can wrap.
+    bad = numpy.nonzero(times[:, 1:] < times[:, :-1])
     if bad[0].size:
         raise ValueError("robocache.%s: %s must not decrease along each "
                          "row; row %d goes back at index %d"
@@ -206,6 +207,15 @@ def _sequence_key(values):
         return values
 
 
+def _typed_key(values):
+    """@values (a tuple) with each value's type, for a cache key: (1.0,)
+    equals (1,), yet only (1,) is a sequence of channel indices, and a call
+    whose key was seen skips the checks."""
+    if type(values) is not tuple:
+        return values
+    return tuple((type(v), v) for v in values)
+
+
 def _resample_params(B, S, T, D, dtype, method, edge, quaternions, angles):
     quaternions = _sequence_key(quaternions)
     angles = _sequence_key(angles)
@@ -233,8 +243,8 @@ def _resample_params(B, S, T, D, dtype, method, edge, quaternions, angles):
                 "%d) and no two groups may share a channel"
                 % (list(firsts), sorted(set(angles)), D))
         return p
-    return _cached((B, S, T, D, dtype, method, edge, quaternions, angles),
-                   make)
+    return _cached((B, S, T, D, dtype, method, edge, _typed_key(quaternions),
+                    _typed_key(angles)), make)
 
 
 class _FastPlan:
@@ -255,9 +265,10 @@ def _fast_key(data, st, tt, method, edge, quaternions, angles):
     try:
         key = (data.shape, data.dtype, st.shape, st.dtype, tt.shape,
                tt.dtype, data.get_device(), method, edge,
-               quaternions if type(quaternions) is tuple
-               else _sequence_key(quaternions),
-               angles if type(angles) is tuple else _sequence_key(angles))
+               _typed_key(quaternions if type(quaternions) is tuple
+                          else _sequence_key(quaternions)),
+               _typed_key(angles if type(angles) is tuple
+                          else _sequence_key(angles)))
         hash(key)
         return key
     except (AttributeError, TypeError):

@@ -149,6 +149,17 @@ class Resample(unittest.TestCase):
                 x[:, :0], st[:, :0], tt)),
             (ValueError, "decrease", lambda: robocache.resample(
                 x, st[:, ::-1].copy(), tt)),
+            # A step back of more than 2^63 ns, which a difference of
+            # int64 times wraps into a step forward.
+            (ValueError, "goes back at index 1", lambda: robocache.resample(
+                x[:1, :2], np.array([[5, -2**63 + 4]]), tt[:1])),
+            # A method or a channel list of the wrong type, also after the
+            # same call with the right one was checked (and cached).
+            (ValueError, "method=['linear']", lambda: robocache.resample(
+                x, st, tt, ["linear"])),
+            (TypeError, "angles must be a sequence of channel indices",
+             lambda: (robocache.resample(x, st, tt, angles=(1,)),
+                      robocache.resample(x, st, tt, angles=(1.0,)))),
             (ValueError, "not finite", lambda: robocache.resample(
                 x, np.full(st.shape, np.nan), tt.astype(np.float64))),
             # The other byte order: numpy's dtype name leaves it out.
@@ -182,6 +193,14 @@ class Resample(unittest.TestCase):
         self.assertNotEqual(robocache._lib.kernels.rc_error_detail(), b"")
         robocache.resample(x, st, tt)
         self.assertEqual(robocache._lib.kernels.rc_error_detail(), b"")
+
+    def test_times_across_half_the_int64_range(self):
+        """Sorted times more than 2^63 ns apart are sorted (their
+        difference wraps in int64)."""
+        x = np.array([[[0.0], [1.0]]], np.float32)
+        out = robocache.resample(x, np.array([[-2**62, 2**62]]),
+                                 np.array([[-2**62, 0, 2**62]]))
+        np.testing.assert_array_equal(out.reshape(-1), [0.0, 0.5, 1.0])
 
     def test_empty_targets(self):
         st, x, tt = self.batch()
@@ -389,6 +408,38 @@ class Memory(unittest.TestCase):
         print("RSS grew %d KiB over 10,000 calls of each" % grown,
               file=sys.stderr)
         self.assertLess(grown, 2048)
+
+    @under_sanitizer
+    def test_unconsumed_capsule_freed(self):
+        """DLPack: a result's capsule taken and never consumed frees its
+        array when it dies (its destructor; 1 MiB a call leaked before)."""
+        pts = rng_for(self).uniform(-10, 10, (1000, 4)).astype(np.float32)
+
+        class Producer:     # a DLPack producer robocache does not know
+            def __dlpack__(self, stream=None):
+                return pts.__dlpack__()
+
+            def __dlpack_device__(self):
+                return pts.__dlpack_device__()
+
+        def calls(n):
+            for _ in range(n):
+                result = robocache.voxelize(Producer(), 0.5, (-16,) * 3,
+                                            (64,) * 3)
+                capsule = result.__dlpack__()
+                del result, capsule
+        calls(20)
+        before = rss_kib()
+        calls(200)
+        grown = rss_kib() - before
+        print("RSS grew %d KiB over 200 unconsumed capsules of 1 MiB"
+              % grown, file=sys.stderr)
+        self.assertLess(grown, 16384)
+        # Consumed, the array is the consumer's: the same counts.
+        np.testing.assert_array_equal(
+            np.from_dlpack(robocache.voxelize(Producer(), 0.5, (-16,) * 3,
+                                              (64,) * 3)),
+            robocache.voxelize(pts, 0.5, (-16,) * 3, (64,) * 3))
 
 
 if __name__ == "__main__":
