@@ -7,6 +7,9 @@ when made where torch does not import.
 import collections
 import concurrent.futures
 import functools
+import math
+import numbers
+import operator
 import os
 import pathlib
 
@@ -14,6 +17,50 @@ from . import _lib
 from ._pipeline import Pipeline, _Aligner
 from ._replay import (_NS, _description, _is_rosbag2, _source, _targets,
                       _three, _voxelize_element)
+
+# Seconds a joint window may reach from its sweep: its ends in ns must fit
+# in int64 (about 292 years), with room to spare.
+_MAX_WINDOW_SECONDS = 1e9
+
+
+def _real(value):
+    """A real number (not a bool, a string or a complex)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _joint_window(window):
+    """(before, after) in seconds, finite, before <= after."""
+    try:
+        lo, hi = window
+    except (TypeError, ValueError):
+        lo = hi = None
+    if not (_real(lo) and _real(hi) and
+            -_MAX_WINDOW_SECONDS <= lo <= hi <= _MAX_WINDOW_SECONDS):
+        raise ValueError("robocache.RecordingDataset: joint_window=%r; "
+                         "accepted: (before, after) in seconds from the "
+                         "sweep, before <= after, each within +-%g"
+                         % (window, _MAX_WINDOW_SECONDS))
+    return float(lo), float(hi)
+
+
+def _feature_names(features):
+    """None, or the point field names averaged in mean mode: a list of
+    names, or one string of names separated by commas."""
+    if features is None:
+        return None
+    if isinstance(features, str):
+        features = [f.strip() for f in features.split(",")]
+    try:
+        names = list(features)
+    except TypeError:
+        names = None
+    if not names or not all(isinstance(f, str) and f for f in names):
+        raise ValueError("robocache.RecordingDataset: features=%r; "
+                         "accepted: point field names (a list of names, "
+                         "or names separated by commas), or None"
+                         % (features,))
+    return names
+
 
 try:
     import torch
@@ -138,28 +185,32 @@ class RecordingDataset(_Base):
         self.camera_topic = camera_topic
         self.voxel_size = _three("voxel_size", voxel_size, float, True)
         self.origin = _three("origin", origin, float, False)
-        self.dims = _three("dims", dims, int, True)
-        if mode not in ("occupancy", "count", "mean"):
+        self.dims = _three("dims", dims, operator.index, True)
+        if not isinstance(mode, str) or mode not in ("occupancy", "count",
+                                                     "mean"):
             raise ValueError("robocache.RecordingDataset: mode=%r; accepted:"
                              " occupancy, count, mean" % (mode,))
-        self.mode, self.features = mode, features
-        lo, hi = (float(x) for x in joint_window)
-        if not lo <= hi or int(joint_samples) < 1:
-            raise ValueError("robocache.RecordingDataset: joint_window must "
-                             "be (before, after) with before <= after and "
-                             "joint_samples >= 1; got %r, %r"
-                             % (joint_window, joint_samples))
-        self.joint_window = (lo, hi)
-        self.joint_samples = int(joint_samples)
-        if joint_method not in _lib.METHOD:
+        self.mode, self.features = mode, _feature_names(features)
+        self.joint_window = _joint_window(joint_window)
+        try:
+            self.joint_samples = operator.index(joint_samples)
+        except TypeError:
+            self.joint_samples = 0
+        if self.joint_samples < 1 or isinstance(joint_samples, bool):
+            raise ValueError("robocache.RecordingDataset: joint_samples=%r; "
+                             "accepted: a whole number >= 1"
+                             % (joint_samples,))
+        if not isinstance(joint_method, str) or \
+                joint_method not in _lib.METHOD:
             raise ValueError("robocache.RecordingDataset: joint_method=%r; "
                              "accepted: %s" % (joint_method,
                                                ", ".join(_lib.METHOD)))
         self.joint_method = joint_method
-        if patience is not None and not float(patience) >= 0:
+        if patience is not None and not (_real(patience) and
+                                         0 <= patience < math.inf):
             raise ValueError("robocache.RecordingDataset: patience=%r; "
-                             "accepted: seconds >= 0, or None"
-                             % (patience,))
+                             "accepted: seconds >= 0 (a finite number), or "
+                             "None" % (patience,))
         self.patience = patience
         if device is None:
             device = ("cuda" if torch.cuda.is_available()

@@ -571,6 +571,9 @@ def _sparse_voxelize(points, voxel_size, origin, dims, mode, features,
             if v < 1 or v > 2**31 - 1:
                 raise ValueError("robocache.voxelize: %s must be in "
                                  "[1, 2^31 - 1]; got %r" % (name, v))
+        if paper_features not in (True, False):
+            raise TypeError("robocache.voxelize: paper_features must be True "
+                            "or False; got %r" % (paper_features,))
         params = _lib.SparseParams(grid=grid, mode=_lib.SPARSE_MODE[
             "voxels" if mode == "voxels" else
             "pillars9" if paper_features else "pillars"],

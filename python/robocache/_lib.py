@@ -237,7 +237,11 @@ for _name, (_res, _args) in _PROTOTYPES.items():
 
 def one_or_three(value):
     """The values of `value`, or three of it where it is one number (a
-    Python or NumPy scalar, a 0-d array: anything not iterable)."""
+    Python or NumPy scalar, a 0-d array: anything not iterable).  A string,
+    bytes or a bool is a TypeError: "111" is not (1, 1, 1), nor True 1."""
+    if isinstance(value, (str, bytes, bytearray, bool)):
+        raise TypeError("%r is not a number or a sequence of numbers"
+                        % (value,))
     try:
         return list(value)
     except TypeError:

@@ -142,6 +142,22 @@ class Dataset(unittest.TestCase):
             robocache.RecordingDataset(FILE, voxel_size=-1)
         with self.assertRaisesRegex(ValueError, "joint_method.*accepted"):
             robocache.RecordingDataset(FILE, joint_method="spline")
+        # Refused when made, not when iterated (a string patience grew
+        # memory, a window past int64 ns gave every joint NaN), and not
+        # silently cut (2.7 samples, 64.9 voxels).
+        for name, value in (("patience", "1"), ("patience", float("inf")),
+                            ("joint_window", (-1e12, 1e12)),
+                            ("joint_window", (-float("inf"), 0.1)),
+                            ("joint_window", (0.1, -0.1)),
+                            ("joint_samples", 2.7), ("joint_samples", 0),
+                            ("features", [0]), ("features", ""),
+                            ("dims", (64.9, 64, 8)), ("voxel_size", "111")):
+            with self.assertRaisesRegex(ValueError, name + ".*accepted|" +
+                                        name + " must be"):
+                robocache.RecordingDataset(FILE, **{name: value})
+        # A string of names is a list of names, not of letters.
+        self.assertEqual(robocache.RecordingDataset(
+            FILE, features="intensity, ring").features, ["intensity", "ring"])
 
     def test_train_example(self):
         for device in DEVICES:

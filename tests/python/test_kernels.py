@@ -298,6 +298,16 @@ class Voxelize(unittest.TestCase):
                 p, mode="mean", features=(4,), **g)),
             (ValueError, "features", lambda: robocache.voxelize(
                 p, mode="mean", features=(), **g)),
+            # Strings, bytes and bools are not sizes ("111" was (1, 1, 1)).
+            (TypeError, "voxel_size must be a number or three",
+             lambda: robocache.voxelize(p, "111", (0, 0, 0), (4, 4, 4))),
+            (TypeError, "dims must be a number or three",
+             lambda: robocache.voxelize(p, 1, (0, 0, 0), b"\x04\x04\x04")),
+            (TypeError, "dims must be a number or three",
+             lambda: robocache.voxelize(p, 1, (0, 0, 0), True)),
+            (TypeError, "paper_features must be True or False",
+             lambda: robocache.voxelize(p, mode="pillars",
+                                        paper_features="no", **g)),
         ]
         expect_errors(self, cases)
 
