@@ -1061,8 +1061,6 @@ GST_START_TEST (test_pillars_carried)
 
 GST_END_TEST;
 
-/* The fused frames' own memory (interpolated vectors) is checked against
- * max-memory as each pad's caps come (gstrobocachememory.h). */
 /* A tick rate above 1 GHz would repeat tick times (less than 1 ns
  * apart): refused at start, saying what is accepted. */
 GST_START_TEST (test_rate_above_1ghz_n)
@@ -1078,6 +1076,8 @@ GST_START_TEST (test_rate_above_1ghz_n)
 
 GST_END_TEST;
 
+/* The fused frames' own memory (interpolated vectors) is checked against
+ * max-memory as each pad's caps come (gstrobocachememory.h). */
 GST_START_TEST (test_max_memory_n)
 {
   check_max_memory ("robocachejointsrc num-buffers=20 ! robocachefuse "
