@@ -189,29 +189,27 @@ caps_field_names (const RcPointCloud2 * msg)
   return names;
 }
 
-/* A name that two of @msg's fields take in points caps, or NULL (to
- * free).  Only for fields that fit in the point: their values are few. */
-static gchar *
-repeated_field_name (const RcPointCloud2 * msg)
+/* A name that two of @names take, or NULL. */
+static const gchar *
+repeated_name (GPtrArray * names)
 {
-  GPtrArray *names = caps_field_names (msg);
   GHashTable *seen = g_hash_table_new (g_str_hash, g_str_equal);
-  gchar *repeated = NULL;
+  const gchar *repeated = NULL;
 
   for (guint i = 0; i < names->len && !repeated; i++) {
     if (!g_hash_table_add (seen, g_ptr_array_index (names, i)))
-      repeated = g_strdup (g_ptr_array_index (names, i));
+      repeated = g_ptr_array_index (names, i);
   }
   g_hash_table_unref (seen);
-  g_ptr_array_unref (names);
   return repeated;
 }
 
-/* Why the fields of @msg cannot be points caps fields, or NULL: a field
- * left out would make caps without x or a reader of the wrong bytes
- * downstream, so the message is skipped instead. */
+/* Why the fields of @msg cannot be points caps fields, or NULL with their
+ * caps names in @names (to unref): a field left out would make caps
+ * without x or a reader of the wrong bytes downstream, so the message is
+ * skipped instead. */
 static gchar *
-points_layout_problem (const RcPointCloud2 * msg)
+points_layout_problem (const RcPointCloud2 * msg, GPtrArray ** names)
 {
   GPtrArray *sorted = g_ptr_array_sized_new (msg->n_fields);
   const gchar *xyz[] = { "x", "y", "z" };
@@ -241,13 +239,16 @@ points_layout_problem (const RcPointCloud2 * msg)
       problem = g_strdup_printf ("field \"%s\" has count %u; "
           FIELDS_ACCEPTED, xyz[c], f->count);
   }
+  /* Only now: the fields fit in the point, so their values are few. */
   if (!problem) {
-    gchar *repeated = repeated_field_name (msg);
+    const gchar *repeated;
 
-    if (repeated)
+    *names = caps_field_names (msg);
+    if ((repeated = repeated_name (*names))) {
       problem = g_strdup_printf ("two fields are named \"%s\" (in caps); "
           FIELDS_ACCEPTED, repeated);
-    g_free (repeated);
+      g_clear_pointer (names, g_ptr_array_unref);
+    }
   }
   g_ptr_array_unref (sorted);
   return problem;
@@ -269,11 +270,10 @@ add_frame_id (GstCaps * caps, const RcRosHeader * header)
 }
 
 /* Points caps with the cloud's fields (points_layout_problem found none
- * wrong). */
+ * wrong), named @names. */
 static GstCaps *
-points_caps (const RcPointCloud2 * msg)
+points_caps (const RcPointCloud2 * msg, GPtrArray * names)
 {
-  GPtrArray *names = caps_field_names (msg);
   GArray *types = g_array_new (FALSE, FALSE, sizeof (rc_scalar_type));
   GArray *offsets = g_array_new (FALSE, FALSE, sizeof (guint));
   GstCaps *caps;
@@ -298,7 +298,6 @@ points_caps (const RcPointCloud2 * msg)
       "point-step", G_TYPE_INT, (gint) msg->point_step,
       "fields", G_TYPE_STRING, fields, NULL);
   g_free (fields);
-  g_ptr_array_unref (names);
   g_array_unref (types);
   g_array_unref (offsets);
   return caps;
@@ -328,6 +327,7 @@ points_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
 {
   RcPointCloud2 msg;
   GstBuffer *buf = NULL;
+  GPtrArray *names = NULL;
   gchar *problem = NULL;
 
   if (decoder->cdr ? !rc_ros2_parse_point_cloud2 (decoder->cdr, data, size,
@@ -340,13 +340,15 @@ points_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   else if (msg.point_step == 0 || msg.point_step > 65535)
     set_skip (skip, GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT, "point_step %u; "
         "accepted is 1 to 65535", msg.point_step);
-  else if ((problem = points_layout_problem (&msg)))
+  else if ((problem = points_layout_problem (&msg, &names)))
     set_skip (skip, GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT, "%s", problem);
   else if (points_fit (&msg, error)) {
-    *caps = points_caps (&msg);
+    *caps = points_caps (&msg, names);
     add_frame_id (*caps, &msg.header);
     buf = points_copy (decoder, &msg);
   }
+  if (names)
+    g_ptr_array_unref (names);
   g_free (problem);
   rc_ros_point_cloud2_clear (&msg);
   return buf;
