@@ -163,6 +163,10 @@ def view(obj, name, stream=None):
 
 
 def _view_numpy(array, name):
+    if type(array).__module__ == "numpy.ma.core":
+        raise TypeError("robocache: %s is a masked array, whose mask "
+                        "robocache would not read; .filled(value) or "
+                        ".compressed() gives the values to use" % name)
     face = array.__array_interface__
     v = View()
     v.name, v.kind, v.owner = name, "numpy", array

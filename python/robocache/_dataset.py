@@ -18,11 +18,6 @@ from ._pipeline import Pipeline, _Aligner
 from ._replay import (_NS, _description, _is_rosbag2, _source, _targets,
                       _three, _voxelize_element)
 
-# Seconds a joint window may reach from its sweep: its ends in ns must fit
-# in int64 (about 292 years), with room to spare.
-_MAX_WINDOW_SECONDS = 1e9
-
-
 def _real(value):
     """A real number (not a bool, a string or a complex)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -35,11 +30,11 @@ def _joint_window(window):
     except (TypeError, ValueError):
         lo = hi = None
     if not (_real(lo) and _real(hi) and
-            -_MAX_WINDOW_SECONDS <= lo <= hi <= _MAX_WINDOW_SECONDS):
+            -_lib.MAX_WINDOW_SECONDS <= lo <= hi <= _lib.MAX_WINDOW_SECONDS):
         raise ValueError("robocache.RecordingDataset: joint_window=%r; "
                          "accepted: (before, after) in seconds from the "
                          "sweep, before <= after, each within +-%g"
-                         % (window, _MAX_WINDOW_SECONDS))
+                         % (window, _lib.MAX_WINDOW_SECONDS))
     return float(lo), float(hi)
 
 
@@ -196,10 +191,11 @@ class RecordingDataset(_Base):
             self.joint_samples = operator.index(joint_samples)
         except TypeError:
             self.joint_samples = 0
-        if self.joint_samples < 1 or isinstance(joint_samples, bool):
+        if not 1 <= self.joint_samples <= _lib.MAX_JOINT_SAMPLES or \
+                isinstance(joint_samples, bool):
             raise ValueError("robocache.RecordingDataset: joint_samples=%r; "
-                             "accepted: a whole number >= 1"
-                             % (joint_samples,))
+                             "accepted: a whole number from 1 to %d"
+                             % (joint_samples, _lib.MAX_JOINT_SAMPLES))
         if not isinstance(joint_method, str) or \
                 joint_method not in _lib.METHOD:
             raise ValueError("robocache.RecordingDataset: joint_method=%r; "

@@ -88,6 +88,11 @@ DLManagedTensor._fields_ = [
 MAX_FEATURES = 8
 MAX_GROUPS = 16
 MAX_STREAMS = 16
+# Joints around a sweep (RecordingDataset, the dataset builder): how far a
+# window may reach, in seconds (its ends in ns fit int64 with room), and
+# how many samples it may hold (each a row of the joints).
+MAX_WINDOW_SECONDS = 1e9
+MAX_JOINT_SAMPLES = 1000000
 
 
 class Field(ctypes.Structure):

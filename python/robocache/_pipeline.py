@@ -81,6 +81,11 @@ class _Bin:
         if not isinstance(description, str) or not description.strip():
             raise TypeError("robocache.Pipeline: description must be a "
                             "gst-launch string; got %r" % (description,))
+        if "\0" in description:
+            # C would read the description only up to it.
+            raise ValueError("robocache.Pipeline: description holds a NUL "
+                             "character at %d; got %r"
+                             % (description.index("\0"), description))
         self._g = _gst()
         self.description = description
         self._pipeline = self._build(description)

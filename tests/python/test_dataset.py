@@ -150,6 +150,7 @@ class Dataset(unittest.TestCase):
                             ("joint_window", (-float("inf"), 0.1)),
                             ("joint_window", (0.1, -0.1)),
                             ("joint_samples", 2.7), ("joint_samples", 0),
+                            ("joint_samples", 10**7),
                             ("features", [0]), ("features", ""),
                             ("dims", (64.9, 64, 8)), ("voxel_size", "111")):
             with self.assertRaisesRegex(ValueError, name + ".*accepted|" +

@@ -488,6 +488,13 @@ class Build(unittest.TestCase):
              "steps"),
             ({"joints": {"rate": 100, "samples": 3}}, "one of them"),
             ({"joints": {"window": [0.1, -0.1]}}, "joints.window"),
+            # A window that asked for 2e14 samples (a MemoryError of 1.4
+            # PiB), one past int64 ns, and samples past the limit.
+            ({"joints": {"window": [-1e12, 1e12]}},
+             r"joints.window.*\+-1e\+09"),
+            ({"joints": {"window": [-1e6, 1e6]}}, "joints.rate = 100.*at "
+             "most 1000000 samples"),
+            ({"joints": {"samples": 10**9}}, "joints.samples.*1 to 1000000"),
             ({"joints": {"method": "slerp"}}, "joints.method"),
             ({"camera": {"width": 3}}, "camera.width and camera.height"),
             ({"camera": {"width": 3, "height": 2}}, "only with "

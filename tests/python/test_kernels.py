@@ -305,6 +305,9 @@ class Voxelize(unittest.TestCase):
              lambda: robocache.voxelize(p, 1, (0, 0, 0), b"\x04\x04\x04")),
             (TypeError, "dims must be a number or three",
              lambda: robocache.voxelize(p, 1, (0, 0, 0), True)),
+            # A mask robocache would not read: refused, not ignored.
+            (TypeError, "masked array", lambda: robocache.voxelize(
+                np.ma.masked_less(p, 0), **g)),
             (TypeError, "paper_features must be True or False",
              lambda: robocache.voxelize(p, mode="pillars",
                                         paper_features="no", **g)),

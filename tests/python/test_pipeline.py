@@ -446,6 +446,9 @@ class Errors(unittest.TestCase):
             robocache.Pipeline("robocachelidarsrc ! fakesink")
         with self.assertRaises(TypeError):
             robocache.Pipeline("")
+        # Not cut at the NUL (which gave "no appsink in ..." of the rest).
+        with self.assertRaisesRegex(ValueError, "NUL character at 17"):
+            robocache.Pipeline("robocachelidarsrc\0 ! appsink name=out")
         with self.assertRaisesRegex(RobocacheError, "device=0"):
             if robocache.cuda_available():
                 raise RobocacheError("device=0 (skipped: CUDA here)")

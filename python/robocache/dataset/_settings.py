@@ -9,6 +9,8 @@ import pathlib
 import re
 import sys
 
+from .._lib import MAX_JOINT_SAMPLES, MAX_WINDOW_SECONDS
+
 FORMAT = "robocache-dataset/1"
 
 # Every section and key there is, with its default (None: not set).
@@ -159,9 +161,10 @@ def _joints(joints):
         lo, hi = (float(x) for x in joints["window"])
     except (TypeError, ValueError):
         lo = hi = math.nan
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+    if not -MAX_WINDOW_SECONDS <= lo <= hi <= MAX_WINDOW_SECONDS:
         _fail("joints.window", joints["window"],
-              "[before, after] in seconds, before <= after")
+              "[before, after] in seconds, before <= after, each within "
+              "+-%g" % MAX_WINDOW_SECONDS)
     joints["window"] = [lo, hi]
     rate, samples = joints.pop("rate"), joints["samples"]
     if rate is not None and samples is not None:
@@ -176,9 +179,13 @@ def _joints(joints):
             _fail("joints.rate", rate, "a rate at which the window (%g s) "
                   "is a whole number of steps" % (hi - lo))
         samples = int(round(steps)) + 1
+        if samples > MAX_JOINT_SAMPLES:
+            _fail("joints.rate", rate, "a rate that gives the window (%g s) "
+                  "at most %d samples" % (hi - lo, MAX_JOINT_SAMPLES))
     if not isinstance(samples, int) or isinstance(samples, bool) \
-            or samples < 1:
-        _fail("joints.samples", samples, "a whole number >= 1")
+            or not 1 <= samples <= MAX_JOINT_SAMPLES:
+        _fail("joints.samples", samples, "a whole number from 1 to %d"
+              % MAX_JOINT_SAMPLES)
     joints["samples"] = samples
     if joints["method"] not in JOINT_METHODS:
         _fail("joints.method", joints["method"], ", ".join(JOINT_METHODS))
