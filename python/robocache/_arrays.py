@@ -163,7 +163,9 @@ def view(obj, name, stream=None):
 
 
 def _view_numpy(array, name):
-    if type(array).__module__ == "numpy.ma.core":
+    numpy = sys.modules["numpy"]
+    if type(array) is not numpy.ndarray and isinstance(
+            array, numpy.ma.MaskedArray):
         raise TypeError("robocache: %s is a masked array, whose mask "
                         "robocache would not read; .filled(value) or "
                         ".compressed() gives the values to use" % name)
