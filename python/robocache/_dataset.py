@@ -18,6 +18,7 @@ from ._pipeline import Pipeline, _Aligner
 from ._replay import (_NS, _description, _is_rosbag2, _source, _targets,
                       _three, _voxelize_element)
 
+
 def _real(value):
     """A real number (not a bool, a string or a complex)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
