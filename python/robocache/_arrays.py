@@ -252,12 +252,10 @@ class Exported:
     side (``__dlpack__``, ``__dlpack_device__``), for any library's
     from_dlpack."""
 
-    __slots__ = ("_managed", "_capsule", "_device", "_stream",
-                 "__weakref__")
+    __slots__ = ("_managed", "_device", "_stream", "__weakref__")
 
     def __init__(self, managed, stream=0):
         self._managed = managed
-        self._capsule = None
         t = managed.contents.dl_tensor
         self._device = (t.device.device_type, t.device.device_id)
         self._stream = stream
@@ -275,16 +273,14 @@ class Exported:
             _lib.check(_lib.kernels.rc_stream_wait(waiting, self._stream),
                        "ordering the consumer's stream after robocache's")
         managed, self._managed = self._managed, None
-        self._capsule = _capsule(ctypes.cast(managed, ctypes.c_void_p))
-        return self._capsule
+        return _capsule(ctypes.cast(managed, ctypes.c_void_p))
 
     def __del__(self):
-        # An exported array is the capsule's: its destructor frees it if
-        # no consumer took it.
+        # An exported array is its capsule's: the capsule's destructor
+        # frees it if no consumer took it.
         if self._managed is not None:
             _lib.kernels.rc_array_free(self._managed)
             self._managed = None
-        self._capsule = None
 
 
 def new_array(shape, dtype, device=-1, stream=0):
