@@ -194,6 +194,10 @@ def _view_numpy(array, name):
 
 
 def _view_torch(tensor, name):
+    if tensor.is_neg():
+        # A view whose values are its memory negated (z.conj().imag, say):
+        # read as torch's own operations read it, from a resolved copy.
+        tensor = tensor.resolve_neg()
     v = View()
     v.name, v.kind, v.owner = name, "torch", tensor
     v.data = tensor.data_ptr()

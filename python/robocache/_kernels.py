@@ -282,7 +282,8 @@ def _resample_fast(key, data, st, tt):
     plan = _fast_plans.get(key)
     if (plan is None or not data.is_contiguous() or not st.is_contiguous()
             or not tt.is_contiguous() or st.get_device() != plan.device
-            or tt.get_device() != plan.device):
+            or tt.get_device() != plan.device or data.is_neg()
+            or st.is_neg() or tt.is_neg()):
         return None
     device = plan.device
     if _lib._thread.__dict__.get("device") != device:

@@ -17,7 +17,7 @@ torch = cuda_torch()
 
 import references as ref  # noqa: E402
 import robocache  # noqa: E402
-from robocache import _arrays, _lib  # noqa: E402
+from robocache import _arrays, _kernels, _lib  # noqa: E402
 
 SEED = int(np.random.SeedSequence().entropy % 2**32)
 print("seed", SEED, file=sys.stderr)
@@ -69,6 +69,34 @@ class Kernels(unittest.TestCase):
                 want = np.stack([ref.resample_row(st[b], x[b], tt[b],
                                                   method) for b in range(B)])
                 np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
+
+    def test_negative_bit_views_read_negated(self):
+        """A view with torch's negative bit (z.conj().imag) holds the
+        negation of its memory: read as torch reads it, on the general
+        path and on the fast path of a call already seen."""
+        B, S, T, D = 3, 400, 150, 5
+        st = ref.random_times(self.rng, B, S)
+        tt = ref.targets_around(self.rng, st, T)
+        x = self.rng.standard_normal((B, S, D)).astype(np.float32)
+        z = torch.complex(cuda(np.zeros_like(x)), cuda(-x))
+        negated = z.conj().imag
+        self.assertTrue(negated.is_neg())
+        want = robocache.resample(x, st, tt)
+        for attempt in ("general", "fast"):
+            with self.subTest(path=attempt):
+                if attempt == "general":
+                    _kernels._fast_plans.clear()
+                else:
+                    robocache.resample(cuda(x), cuda(st), cuda(tt))
+                got = robocache.resample(negated, cuda(st), cuda(tt))
+                np.testing.assert_allclose(got.cpu().numpy(), want,
+                                           rtol=1e-6, atol=1e-6)
+        pts = self.rng.uniform(-3, 3, (3000, 3)).astype(np.float32)
+        zp = torch.complex(cuda(np.zeros_like(pts)), cuda(-pts))
+        grid = robocache.voxelize(zp.conj().imag, 0.5, (-3, -3, -3),
+                                  (12, 12, 12))
+        np.testing.assert_array_equal(grid.cpu().numpy(), ref.voxelize(
+            pts, (0.5,) * 3, (-3, -3, -3), (12, 12, 12), "count"))
 
     def test_resample_bfloat16_and_seconds(self):
         B, S, T, D = 4, 500, 200, 16

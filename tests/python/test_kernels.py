@@ -399,6 +399,19 @@ class TorchOnCpu(unittest.TestCase):
         np.testing.assert_array_equal(grid.numpy(), ref.voxelize(
             pts, (0.5,) * 3, (-3, -3, -3), (12, 12, 12), "count"))
 
+    def test_negative_bit_view_read_negated(self):
+        """z.conj().imag is a view of -z.imag's memory with the negative
+        bit set: read as torch reads it, negated."""
+        st = ref.random_times(self.rng, 2, 90)
+        tt = ref.targets_around(self.rng, st, 30)
+        x = self.rng.standard_normal((2, 90, 4)).astype(np.float32)
+        z = torch.complex(torch.zeros(x.shape), torch.from_numpy(-x))
+        self.assertTrue(z.conj().imag.is_neg())
+        out = robocache.resample(z.conj().imag, torch.from_numpy(st),
+                                 torch.from_numpy(tt))
+        np.testing.assert_array_equal(out.numpy(),
+                                      robocache.resample(x, st, tt))
+
 
 class Memory(unittest.TestCase):
     @under_sanitizer
