@@ -246,11 +246,15 @@ GST_END_TEST;
 /* backend=gpu: the same bytes as the CPU (skipped without a GPU). */
 GST_START_TEST (test_gpu_equals_cpu)
 {
+  const gchar *why = NULL;
   GstHarness *h;
   GstBuffer *out;
 
-  if (rc_device_count (NULL) == 0)
+  if (rc_device_count (&why) == 0) {
+    g_print ("no usable CUDA device (%s): test_gpu_equals_cpu not run\n",
+        why ? why : "unknown");
     return;
+  }
   h = pillars_harness ("gpu", NULL);
   out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7, 0));
   check_against_kernel (out, RC_SPARSE_PILLARS_10);
