@@ -205,7 +205,9 @@ def check(voxels, fused, cloud_stamps, t0, t1):
         # Inside the joint samples linear interpolation is exact.
         if 0.05 <= t <= span - 0.05:
             want_pos = positions(t)
-            if any(abs(a - b) > 1e-4 for a, b in zip(m.position, want_pos)):
+            # All within, not any beyond: a NaN is neither, and must fail.
+            if not all(abs(a - b) <= 1e-4
+                       for a, b in zip(m.position, want_pos)):
                 errors.append("fused %s at t=%.4f, expected %s"
                               % (list(m.position), t, want_pos))
                 break
