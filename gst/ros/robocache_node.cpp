@@ -18,6 +18,11 @@
 // (Hz, 10), ~voxel_size (m, 0.2), ~dims ([256, 256, 32]), ~origin ([-25.6,
 // -25.6, -3.2]), ~backend (auto|cpu|gpu), ~latency (s, 0.1), ~queue (2),
 // ~frame_id (default: the cloud's).  See docs/ros.md.
+//
+// Malformed messages (sizes that do not add up, a layout robocache does
+// not read, joint states without positions) are dropped, counted as bad
+// and warned about through ROS: a publisher's mistake must not reach a
+// robocache call as a programming error (a critical) or stop the node.
 
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -31,6 +36,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdarg>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -82,6 +88,9 @@ set_triple (GstElement *element, const char *name, const double *v,
   g_value_unset (&array);
 }
 
+// The two inputs, indexing the per-input counters.
+enum Input { CLOUD, JOINTS };
+
 class Bridge
 {
  public:
@@ -105,7 +114,8 @@ class Bridge
 
  private:
   GstClockTime running_time (const ros::Time &stamp);
-  void push (GstElement *src, GstBuffer *buf, std::atomic<guint64> &drops);
+  void bad (Input in, const char *format, ...) G_GNUC_PRINTF (3, 4);
+  void push (Input in, GstBuffer *buf);
   void publish (GstSample *sample);
 
   Params p_;
@@ -117,8 +127,9 @@ class Bridge
   std::vector<std::string> joint_names_;
   std::string frame_id_;
   GstClockTime last_voxels_pts_ = GST_CLOCK_TIME_NONE;
-  std::atomic<guint64> cloud_drops_{ 0 }, joint_drops_{ 0 }, late_{ 0 },
-      bad_{ 0 }, fused_{ 0 }, voxel_msgs_{ 0 };
+  // Per Input: dropped by a full appsrc, malformed.
+  std::atomic<guint64> drops_[2]{ { 0 }, { 0 } }, bad_[2]{ { 0 }, { 0 } };
+  std::atomic<guint64> late_{ 0 }, fused_{ 0 }, voxel_msgs_{ 0 };
 };
 
 bool
@@ -210,14 +221,44 @@ Bridge::running_time (const ros::Time &stamp)
   return robocache_time_map_to_running (&map_, stamp.sec, stamp.nsec);
 }
 
+// Counts a malformed message and says what was wrong with it; at most a
+// warning every 5 s per input, so that a broken publisher cannot flood the
+// log, nor hide the other input's warnings.
 void
-Bridge::push (GstElement *src, GstBuffer *buf, std::atomic<guint64> &drops)
+Bridge::bad (Input in, const char *format, ...)
 {
-  GstAppSrc *app = GST_APP_SRC (src);
+  va_list args;
+  va_start (args, format);
+  gchar *why = g_strdup_vprintf (format, args);
+  va_end (args);
+  guint64 n = ++bad_[in];
+  if (in == CLOUD)
+    ROS_WARN_THROTTLE (5,
+        "robocache: dropping a malformed cloud (%" G_GUINT64_FORMAT
+        " so far): %s",
+        n, why);
+  else
+    ROS_WARN_THROTTLE (5,
+        "robocache: dropping a malformed joint state (%" G_GUINT64_FORMAT
+        " so far): %s",
+        n, why);
+  g_free (why);
+}
+
+void
+Bridge::push (Input in, GstBuffer *buf)
+{
+  // The checks before should leave no message robocache refuses; should
+  // one slip through, a NULL must not reach appsrc.
+  if (!buf) {
+    bad (in, "robocache made no buffer of it");
+    return;
+  }
+  GstAppSrc *app = GST_APP_SRC (in == CLOUD ? cloud_src_ : joint_src_);
   // leaky-type=downstream: a full queue drops its oldest buffer.
   if (gst_app_src_get_current_level_buffers (app) >=
       gst_app_src_get_max_buffers (app))
-    drops++;
+    drops_[in]++;
   gst_app_src_push_buffer (app, buf);
 }
 
@@ -234,19 +275,39 @@ Bridge::on_cloud (const sensor_msgs::PointCloud2::ConstPtr &msg)
     types[i] = msg->fields[i].datatype;
     counts[i] = msg->fields[i].count;
   }
-  if (msg->is_bigendian || msg->row_step < msg->width * msg->point_step ||
-      msg->data.size () < (size_t)msg->row_step * msg->height) {
-    ROS_WARN_THROTTLE (5, "robocache: dropping a big-endian or short cloud");
-    bad_++;
+  if (msg->is_bigendian) {
+    bad (CLOUD, "big-endian data; only little-endian is read");
     return;
   }
+  // In 64 bits: both products of two uint32 can pass 2^32 (a width of
+  // 0x10000001 and a point_step of 16 wrap to 16 in 32).
+  const guint64 row = (guint64)msg->width * msg->point_step;
+  const guint64 rows = (guint64)msg->row_step * msg->height;
+  if (msg->row_step < row) {
+    bad (CLOUD,
+        "row_step %u is shorter than a row (width %u x point_step %u = "
+        "%" G_GUINT64_FORMAT " bytes)",
+        msg->row_step, msg->width, msg->point_step, row);
+    return;
+  }
+  if (msg->data.size () < rows) {
+    bad (CLOUD,
+        "%zu bytes of data for %u rows of row_step %u (%" G_GUINT64_FORMAT
+        " bytes)",
+        msg->data.size (), msg->height, msg->row_step, rows);
+    return;
+  }
+  // point_step 0 or above 65535, an unknown datatype, a field beyond
+  // point_step or over another, no float x, y, z: refused here with a
+  // GError.  An empty cloud (width or height 0) of a good layout goes on:
+  // robocachevoxelize makes an empty grid of it, published as an empty
+  // voxel cloud with its stamp.
   GError *err = nullptr;
   GstCaps *caps = robocache_points_caps_from_pointcloud2 (msg->point_step, nf,
       names.data (), offsets.data (), types.data (), counts.data (), &err);
   if (!caps) {
-    ROS_WARN_THROTTLE (5, "robocache: cloud layout: %s", err->message);
+    bad (CLOUD, "%s", err->message);
     g_clear_error (&err);
-    bad_++;
     return;
   }
   GstClockTime pts = running_time (msg->header.stamp);
@@ -264,20 +325,29 @@ Bridge::on_cloud (const sensor_msgs::PointCloud2::ConstPtr &msg)
     frame_id_ = p_.frame_id.empty () ? msg->header.frame_id : p_.frame_id;
   }
   gst_caps_unref (caps);
-  push (cloud_src_,
+  push (CLOUD,
       robocache_points_buffer_new_rows (msg->data.data (), msg->width,
-          msg->height, msg->point_step, msg->row_step, pts),
-      cloud_drops_);
+          msg->height, msg->point_step, msg->row_step, pts));
 }
 
 void
 Bridge::on_joints (const sensor_msgs::JointState::ConstPtr &msg)
 {
+  // ROS arrays hold at most 2^32 - 1 elements: n is exact.
   const guint n = msg->position.size ();
-  if (n == 0 || (!msg->name.empty () && msg->name.size () != n)) {
-    bad_++;
+  if (n == 0) {
+    bad (JOINTS, "no positions");
     return;
   }
+  if (!msg->name.empty () && msg->name.size () != n) {
+    bad (JOINTS, "%zu names for %u positions", msg->name.size (), n);
+    return;
+  }
+  // NaN and Inf positions go on as values (a driver's "unknown"):
+  // robocachefuse interpolates each joint apart, so one touches only its
+  // own joint next to that sample; dropping the message would lose the
+  // other joints too, and every message of a driver that always sends one
+  // joint as NaN.
   GstClockTime pts = running_time (msg->header.stamp);
   if (!GST_CLOCK_TIME_IS_VALID (pts)) {
     late_++;
@@ -293,9 +363,8 @@ Bridge::on_joints (const sensor_msgs::JointState::ConstPtr &msg)
       GstCaps *caps = robocache_joints_caps_new (
           n, names.empty () ? nullptr : names.data (), TRUE, &err);
       if (!caps) {
-        ROS_WARN_THROTTLE (5, "robocache: joints: %s", err->message);
+        bad (JOINTS, "%s", err->message);
         g_clear_error (&err);
-        bad_++;
         return;
       }
       gst_app_src_set_caps (GST_APP_SRC (joint_src_), caps);
@@ -306,9 +375,8 @@ Bridge::on_joints (const sensor_msgs::JointState::ConstPtr &msg)
             msg->name.empty () ? "joint" + std::to_string (i) : msg->name[i]);
     }
   }
-  push (joint_src_,
-      robocache_joints_buffer_new (msg->position.data (), n, TRUE, pts),
-      joint_drops_);
+  push (JOINTS,
+      robocache_joints_buffer_new (msg->position.data (), n, TRUE, pts));
 }
 
 void
@@ -443,9 +511,12 @@ Bridge::report () const
             " voxel grids published; dropped %" G_GUINT64_FORMAT
             " clouds, %" G_GUINT64_FORMAT
             " joint states (queue full), %" G_GUINT64_FORMAT
-            " too early, %" G_GUINT64_FORMAT " bad",
-      fused_.load (), voxel_msgs_.load (), cloud_drops_.load (),
-      joint_drops_.load (), late_.load (), bad_.load ());
+            " too early, %" G_GUINT64_FORMAT " bad (%" G_GUINT64_FORMAT
+            " clouds, %" G_GUINT64_FORMAT " joint states)",
+      fused_.load (), voxel_msgs_.load (), drops_[CLOUD].load (),
+      drops_[JOINTS].load (), late_.load (),
+      bad_[CLOUD].load () + bad_[JOINTS].load (), bad_[CLOUD].load (),
+      bad_[JOINTS].load ());
 }
 
 // A list parameter: a YAML list (rosparam, launch files) or a string
