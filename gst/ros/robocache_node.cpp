@@ -20,9 +20,9 @@
 // ~frame_id (default: the cloud's).  See docs/ros.md.
 //
 // Malformed messages (sizes that do not add up, a layout robocache does
-// not read, joint states without positions) are dropped, counted as bad
-// and warned about through ROS: a publisher's mistake must not reach a
-// robocache call as a programming error (a critical) or stop the node.
+// not read, bad joint names) are dropped, counted as bad and warned about
+// through ROS: a publisher's mistake must not reach a robocache call as a
+// programming error (a critical) or stop the node.
 
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -124,7 +124,7 @@ class Bridge
   std::mutex mutex_; // time map and caps
   RobocacheTimeMap map_{};
   GstCaps *cloud_caps_ = nullptr, *joint_caps_ = nullptr;
-  std::vector<std::string> joint_names_;
+  std::vector<std::string> joint_names_; // those of joint_caps_
   std::string frame_id_;
   GstClockTime last_voxels_pts_ = GST_CLOCK_TIME_NONE;
   // Per Input: dropped by a full appsrc, malformed.
@@ -343,25 +343,21 @@ Bridge::on_joints (const sensor_msgs::JointState::ConstPtr &msg)
     bad (JOINTS, "%zu names for %u positions", msg->name.size (), n);
     return;
   }
-  // NaN and Inf positions go on as values (a driver's "unknown"):
-  // robocachefuse interpolates each joint apart, so one touches only its
-  // own joint next to that sample; dropping the message would lose the
-  // other joints too, and every message of a driver that always sends one
-  // joint as NaN.
-  GstClockTime pts = running_time (msg->header.stamp);
-  if (!GST_CLOCK_TIME_IS_VALID (pts)) {
-    late_++;
-    return;
-  }
+  std::vector<std::string> names (msg->name);
+  for (guint i = names.size (); i < n; i++)
+    names.push_back ("joint" + std::to_string (i));
   {
     std::lock_guard<std::mutex> lock (mutex_);
-    if (!joint_caps_ || joint_names_.size () != n) {
-      std::vector<const gchar *> names;
-      for (const auto &s : msg->name)
-        names.push_back (s.c_str ());
+    // Another joint set (count or names) is new caps: robocachefuse then
+    // starts the stream afresh rather than mix the two.  The caps check
+    // the names (too many joints, an empty name, a ','), before
+    // running_time so that a refused message does not fix the time map.
+    if (!joint_caps_ || names != joint_names_) {
+      std::vector<const gchar *> cnames;
+      for (const auto &s : names)
+        cnames.push_back (s.c_str ());
       GError *err = nullptr;
-      GstCaps *caps = robocache_joints_caps_new (
-          n, names.empty () ? nullptr : names.data (), TRUE, &err);
+      GstCaps *caps = robocache_joints_caps_new (n, cnames.data (), TRUE, &err);
       if (!caps) {
         bad (JOINTS, "%s", err->message);
         g_clear_error (&err);
@@ -369,12 +365,19 @@ Bridge::on_joints (const sensor_msgs::JointState::ConstPtr &msg)
       }
       gst_app_src_set_caps (GST_APP_SRC (joint_src_), caps);
       gst_caps_take (&joint_caps_, caps);
-      joint_names_.clear ();
-      for (guint i = 0; i < n; i++)
-        joint_names_.push_back (
-            msg->name.empty () ? "joint" + std::to_string (i) : msg->name[i]);
+      joint_names_ = names;
     }
   }
+  GstClockTime pts = running_time (msg->header.stamp);
+  if (!GST_CLOCK_TIME_IS_VALID (pts)) {
+    late_++;
+    return;
+  }
+  // NaN and Inf positions go on as values (a driver's "unknown"):
+  // robocachefuse interpolates each joint apart, so one touches only its
+  // own joint next to that sample; dropping the message would lose the
+  // other joints too, and every message of a driver that always sends one
+  // joint as NaN.
   push (JOINTS,
       robocache_joints_buffer_new (msg->position.data (), n, TRUE, pts));
 }
@@ -385,12 +388,10 @@ Bridge::publish (GstSample *sample)
   GstBuffer *buf = gst_sample_get_buffer (sample);
   GstRobocacheFusedMeta *meta = gst_buffer_get_robocache_fused_meta (buf);
   RobocacheTimeMap map;
-  std::vector<std::string> joint_names;
   std::string frame_id;
   {
     std::lock_guard<std::mutex> lock (mutex_);
     map = map_;
-    joint_names = joint_names_;
     frame_id = frame_id_;
   }
   if (!meta)
@@ -447,7 +448,16 @@ Bridge::publish (GstSample *sample)
     guint n = robocache_fused_copy_flat (buf, flat.data (), flat.size ());
     sensor_msgs::JointState out;
     out.header.stamp = ros::Time (sec, nsec);
-    out.name = joint_names;
+    // The names of the frame's own caps: the joint set may have changed
+    // since (on_joints), and the names must be those of these values.
+    const gchar *names = nullptr;
+    if (js->caps)
+      names = gst_structure_get_string (
+          gst_caps_get_structure (js->caps, 0), "names");
+    gchar **split = g_strsplit (names ? names : "", ",", -1);
+    for (gchar **name = split; *name; name++)
+      out.name.push_back (*name);
+    g_strfreev (split);
     out.name.resize (n);
     out.position.assign (flat.begin (), flat.begin () + MIN (n, flat.size ()));
     fused_pub.publish (out);
