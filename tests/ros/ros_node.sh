@@ -2,7 +2,8 @@
 # robocache_node end to end: roscore on a free port, the node, and
 # publish.py publishing a known PointCloud2 and JointState for 3 s and
 # checking /robocache/voxels and /robocache/fused; then the same messages
-# from a bag through `rosbag play` (the docs/ros.md command).  The node
+# from a bag through `rosbag play` (the docs/ros.md command); then
+# malformed messages among good ones; then a burst.  The node
 # must exit 0 within 5 s of SIGINT each time.  Exits 77 (SKIP) with the
 # reason when the node was not built or ROS is not installed.
 # Usage: ros_node.sh PATH_TO_robocache_node (empty: not built)
@@ -105,6 +106,37 @@ timeout 30 rosbag play -q -d 0.5 "$work/run.bag" >"$work/rosbag.log" 2>&1 ||
   { cat "$work/rosbag.log"; echo "FAIL: rosbag play"; status=1; }
 wait $checker || status=1
 stop_node
+
+# Malformed messages between good ones (publish.py --malformed): the
+# node must publish the good ones' results as before, count exactly the
+# malformed ones as bad in its closing line, warn about them through
+# ROS, and log no GLib critical or warning (a NULL buffer pushed, a
+# g_return_if_fail hit).
+echo "=== malformed: bad clouds and joint states"
+mark=$(wc -l <"$work/node.log")
+start_node
+timeout 60 "${check[@]}" --malformed --seconds 2 | tee "$work/malformed.out"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+kill -0 $node_pid 2>/dev/null ||
+  { echo "FAIL: robocache_node died on malformed messages"; status=1; }
+stop_node
+tail -n +$((mark + 1)) "$work/node.log" >"$work/malformed.log"
+read -r clouds joints < <(sed -n \
+  's/^bad sent: \([0-9]*\) clouds, \([0-9]*\) joint states$/\1 \2/p' \
+  "$work/malformed.out")
+want="$((clouds + joints)) bad ($clouds clouds, $joints joint states)"
+if [ -z "$clouds" ] || ! grep -qF "$want" "$work/malformed.log"; then
+  echo "FAIL: the node's closing line does not count \"$want\""
+  status=1
+fi
+for what in cloud "joint state"; do
+  grep -q "dropping a malformed $what" "$work/malformed.log" ||
+    { echo "FAIL: no warning about a malformed $what"; status=1; }
+done
+if grep -E "CRITICAL|WARNING \*\*" "$work/malformed.log"; then
+  echo "FAIL: GLib criticals or warnings in the node's log"
+  status=1
+fi
 
 # A burst of clouds 1 ms apart into a 32 M-voxel grid (CPU): the node
 # must drop the oldest (counted in its log), publish only right voxel
