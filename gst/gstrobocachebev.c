@@ -63,8 +63,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_robocache_bev_debug);
 enum
 {
   PROP_0,
+  /* Renegotiated when set: */
   PROP_WIDTH,
   PROP_HEIGHT,
+  /* Read at set_caps only: */
   PROP_VALUE,
   PROP_FEATURE,
   PROP_RANGE_RINGS,
@@ -684,12 +686,13 @@ install_picture_properties (GObjectClass * gobject_class)
    *
    * Picture width in pixels, 1 to 16384; 0: one pixel per voxel column
    * (grid-x).  A column covers whole pixels or pixels show the nearest
-   * column: pixel x shows column x * grid-x / width.
+   * column: pixel x shows column x * grid-x / width.  A new width, like a
+   * new height, renegotiates the picture, while playing too.
    */
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_uint ("width", "Width", "Picture width in pixels "
           "(0: grid-x, one pixel per column)", 0, RC_BEV_MAX_SIZE,
-          DEFAULT_WIDTH, READY_FLAGS));
+          DEFAULT_WIDTH, PLAYING_FLAGS));
   /**
    * GstRobocacheBev:height:
    *
@@ -699,7 +702,7 @@ install_picture_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
       g_param_spec_uint ("height", "Height", "Picture height in pixels "
           "(0: grid-y, one pixel per column)", 0, RC_BEV_MAX_SIZE,
-          DEFAULT_HEIGHT, READY_FLAGS));
+          DEFAULT_HEIGHT, PLAYING_FLAGS));
   /**
    * GstRobocacheBev:value:
    *

@@ -465,13 +465,15 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
   /**
    * GstRobocacheFuse:ignore-inactive-pads:
    *
-   * Live: do not wait for pads that never delivered anything.
+   * Live: do not wait for pads that never delivered anything.  The
+   * aggregator reads it at every wait, so a change while playing counts
+   * from the next tick.
    */
   g_object_class_install_property (gobject_class, PROP_IGNORE_INACTIVE_PADS,
       g_param_spec_boolean ("ignore-inactive-pads", "Ignore inactive pads",
           "Live: do not wait for pads that never delivered data",
           DEFAULT_IGNORE_INACTIVE, G_PARAM_READWRITE |
-          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   /* backend, cuda-device-id and max-pinned-memory. */
   gst_robocache_gpu_install_properties (gobject_class, PROP_BACKEND);
   /**

@@ -111,13 +111,15 @@ gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
   /**
    * GstRobocacheFusePad:stream-name:
    *
-   * The stream's name in the fused frame (default: the pad's name).
+   * The stream's name in the fused frame (default: the pad's name).  Read
+   * at every tick: a new name while playing is in the next frame and in
+   * new output caps.
    */
   g_object_class_install_property (gobject_class, PROP_PAD_STREAM_NAME,
       g_param_spec_string ("stream-name", "Stream name",
           "Name of the stream in the fused frame (default: the pad name)",
           NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstRobocacheFusePad:policy:
    *
@@ -144,13 +146,14 @@ gst_robocache_fuse_pad_class_init (GstRobocacheFusePadClass * klass)
   /**
    * GstRobocacheFusePad:master:
    *
-   * With rate=0/1, one tick per buffer of this pad.
+   * With rate=0/1, one tick per buffer of this pad.  Read at every tick:
+   * set while playing, the next tick is this pad's next buffer.
    */
   g_object_class_install_property (gobject_class, PROP_PAD_MASTER,
       g_param_spec_boolean ("master", "Master",
           "With rate=0/1: one tick per buffer of this pad", DEFAULT_PAD_MASTER,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstRobocacheFusePad:stats:
    *
