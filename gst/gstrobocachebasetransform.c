@@ -6,6 +6,7 @@
 #endif
 
 #include "gstrobocachebasetransform.h"
+#include "gstrobocachefields.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_robocache_base_transform_debug);
 #define GST_CAT_DEFAULT gst_robocache_base_transform_debug
@@ -87,6 +88,8 @@ static void
 gst_robocache_base_transform_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
+  if (!gst_robocache_property_settable (object, pspec))
+    return;
   if (prop_id == PROP_PIPELINE_DEPTH) {
     GST_OBJECT_LOCK (object);
     get_priv (object)->depth_setting = g_value_get_uint (value);

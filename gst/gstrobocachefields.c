@@ -142,11 +142,71 @@ gst_robocache_fields_init (gpointer object, const GstRobocacheField * fields)
   g_free (pspecs);
 }
 
+/* The element whose state decides for @object: itself, or a pad's parent
+ * (taken without holding the pad's lock); NULL for a pad without one. */
+static GstElement *
+deciding_element (GObject * object)
+{
+  if (GST_IS_PAD (object))
+    return gst_pad_get_parent_element (GST_PAD (object));
+  if (GST_IS_ELEMENT (object))
+    return gst_object_ref (object);
+  return NULL;
+}
+
+/**
+ * gst_robocache_property_settable:
+ * @object: an element, or a pad of one
+ * @pspec: the property being set
+ *
+ * Returns: FALSE, after a g_warning naming the object, the property and
+ * the state, when @pspec is GST_PARAM_MUTABLE_READY and the element is
+ * above READY or changing to a state above it.  A state change that failed
+ * leaves its target in GST_STATE_NEXT until the next one starts; that is no
+ * change in progress.
+ */
+gboolean
+gst_robocache_property_settable (GObject * object, GParamSpec * pspec)
+{
+  GstElement *element;
+  GstState state, next;
+  gboolean started;
+
+  if (!(pspec->flags & GST_PARAM_MUTABLE_READY))
+    return TRUE;
+  element = deciding_element (object);
+  if (!element)
+    return TRUE;
+  GST_OBJECT_LOCK (element);
+  state = GST_STATE (element);
+  next = GST_STATE_RETURN (element) == GST_STATE_CHANGE_FAILURE ?
+      GST_STATE_VOID_PENDING : GST_STATE_NEXT (element);
+  GST_OBJECT_UNLOCK (element);
+  started = state > GST_STATE_READY || next > GST_STATE_READY;
+  if (started) {
+    gboolean moving = next != GST_STATE_VOID_PENDING && next != state;
+    gchar *name = GST_IS_PAD (object) ? g_strdup_printf ("%s:%s",
+        GST_OBJECT_NAME (element), GST_OBJECT_NAME (object)) :
+        g_strdup (GST_OBJECT_NAME (element));
+
+    g_warning ("%s: property '%s' is changeable only in NULL or READY "
+        "state, and %s is %s%s%s: the new value is refused, the old one "
+        "kept", name, pspec->name, GST_IS_PAD (object) ? "its element" :
+        "the element", gst_element_state_get_name (state),
+        moving ? " going to " : "",
+        moving ? gst_element_state_get_name (next) : "");
+    g_free (name);
+  }
+  gst_object_unref (element);
+  return !started;
+}
+
 /**
  * gst_robocache_fields_set_property:
  *
  * A set_property that copies @value into its registered field under the
- * object lock (warning about an id without one).
+ * object lock (warning about an id without one), unless
+ * gst_robocache_property_settable() refuses it.
  */
 void
 gst_robocache_fields_set_property (GObject * object, guint prop_id,
@@ -154,7 +214,7 @@ gst_robocache_fields_set_property (GObject * object, guint prop_id,
 {
   const GstRobocacheField *f = find_field (object, prop_id, pspec);
 
-  if (!f)
+  if (!f || !gst_robocache_property_settable (object, pspec))
     return;
 
   GST_OBJECT_LOCK (object);

@@ -52,6 +52,17 @@ void gst_robocache_fields_install_stats (GObjectClass * klass,
 void gst_robocache_fields_init (gpointer object,
     const GstRobocacheField * fields);
 
+/* Whether @pspec may be set on @object now.  A property flagged
+ * GST_PARAM_MUTABLE_READY is read at start, so while its element (a pad's
+ * parent) is past READY or on its way there, a new value would not be the
+ * one running: it is refused with a warning and the old one kept, as
+ * filesrc keeps its location.  First thing in every set_property that
+ * handles such a property. */
+gboolean gst_robocache_property_settable (GObject * object,
+    GParamSpec * pspec);
+
+/* Refuses, as gst_robocache_property_settable() says, or copies @value into
+ * its registered field. */
 void gst_robocache_fields_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 void gst_robocache_fields_get_property (GObject * object, guint prop_id,

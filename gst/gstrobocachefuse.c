@@ -128,7 +128,8 @@ gst_robocache_fuse_set_property (GObject * object, guint prop_id,
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (object);
 
-  if (gst_robocache_gpu_set_property (&self->gpu, GST_ELEMENT (self),
+  if (!gst_robocache_property_settable (object, pspec)
+      || gst_robocache_gpu_set_property (&self->gpu, GST_ELEMENT (self),
           PROP_BACKEND, prop_id, value))
     return;
   if (prop_id == PROP_IGNORE_INACTIVE_PADS)
@@ -428,9 +429,10 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
    * GstRobocacheFuse:rate:
    *
    * Ticks per second, aligned to running time 0; 0/1 ticks once per buffer
-   * of the master pad.  Read at start (READY to PAUSED): a value set later
-   * takes effect at the next start, so the ticks, their durations and the
-   * caps' framerate never change mid-stream.  At most 1000000000/1 (an
+   * of the master pad.  Read at start (READY to PAUSED), so that the
+   * ticks, their durations and the caps' framerate never change
+   * mid-stream: set while paused or playing it is refused with a warning.
+   * At most 1000000000/1 (an
    * error at start above: ticks 1 ns apart are the finest a GstClockTime
    * holds).
    */

@@ -32,8 +32,8 @@ typedef struct
 
 typedef struct
 {
-  /* The rate the element started with: a change of the property waits for
-   * the next start, as the ticks, durations and caps hang on it. */
+  /* The rate the element started with, which the ticks, durations and
+   * caps hang on (the property is refused until the element stops). */
   gint rate_n, rate_d;
   gboolean have_tick;
   /* Whether the output segment took a stream's, since start or flush. */

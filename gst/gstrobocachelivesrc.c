@@ -237,6 +237,8 @@ gst_robocache_live_src_set_property (GObject * object, guint prop_id,
     gst_robocache_fields_set_property (object, prop_id, value, pspec);
     return;
   }
+  if (!gst_robocache_property_settable (object, pspec))
+    return;
 
   GST_OBJECT_LOCK (object);
   switch (prop_id) {

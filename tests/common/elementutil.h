@@ -143,6 +143,91 @@ check_latency_before_caps (const gchar * factory)
   gst_object_unref (src);
 }
 
+/* @object's property @name as gst-launch writes it, to be freed. */
+static inline gchar *
+property_string (GObject * object, const gchar * name)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (object), name);
+  GValue value = G_VALUE_INIT;
+  gchar *text;
+
+  fail_unless (pspec != NULL, "no property %s", name);
+  g_value_init (&value, pspec->value_type);
+  g_object_get_property (object, name, &value);
+  text = gst_value_serialize (&value);
+  g_value_unset (&value);
+  /* A NULL string serializes to NULL. */
+  return text ? text : g_strdup ("NULL");
+}
+
+/* @value, a string gst-launch takes for @object's property @name, as
+ * property_string() writes it back. */
+static inline gchar *
+property_value_string (GObject * object, const gchar * name,
+    const gchar * value)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (object), name);
+  GValue parsed = G_VALUE_INIT;
+  gchar *text;
+
+  g_value_init (&parsed, pspec->value_type);
+  fail_unless (gst_value_deserialize_with_pspec (&parsed, value, pspec),
+      "%s is no value of %s", value, name);
+  text = gst_value_serialize (&parsed);
+  g_value_unset (&parsed);
+  return text ? text : g_strdup ("NULL");
+}
+
+/* Sets @object's property @name, which gst-inspect says is changeable only
+ * in NULL or READY, to @value while its element (a pad's parent) is past
+ * READY: the change is refused with a warning, and the property keeps the
+ * value it had, the one running. */
+static inline void
+check_set_refused (GObject * object, const gchar * name, const gchar * value)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (object), name);
+  gchar *before, *wanted, *after;
+
+  fail_unless (pspec && (pspec->flags & GST_PARAM_MUTABLE_READY),
+      "%s is not flagged changeable only in NULL or READY", name);
+  before = property_string (object, name);
+  wanted = property_value_string (object, name, value);
+  fail_if (g_str_equal (before, wanted), "%s is %s already", name, wanted);
+  ASSERT_WARNING (gst_util_set_object_arg (object, name, value));
+  after = property_string (object, name);
+  fail_unless_equals_string (after, before);
+  g_free (before);
+  g_free (wanted);
+  g_free (after);
+}
+
+/* Sets @object's property @name to @value where it may change: taken.
+ * Past READY gst-inspect must say so (changeable in PLAYING state). */
+static inline void
+check_set_taken (GObject * object, const gchar * name, const gchar * value)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (object), name);
+  GstElement *element = GST_IS_PAD (object) ?
+      gst_pad_get_parent_element (GST_PAD (object)) :
+      GST_ELEMENT (gst_object_ref (object));
+  gchar *wanted = property_value_string (object, name, value), *after;
+
+  if (element && GST_STATE (element) > GST_STATE_READY)
+    fail_unless (pspec->flags & GST_PARAM_MUTABLE_PLAYING, "%s is set in "
+        "%s but not flagged changeable while playing", name,
+        gst_element_state_get_name (GST_STATE (element)));
+  gst_clear_object (&element);
+  gst_util_set_object_arg (object, name, value);
+  after = property_string (object, name);
+  fail_unless_equals_string (after, wanted);
+  g_free (wanted);
+  g_free (after);
+}
+
 /* Runs @pipeline to EOS or error; returns the error message, or NULL. */
 static inline GstMessage *
 run_to_end (GstElement * pipeline, GstClockTime timeout)

@@ -28,6 +28,17 @@ push_sample (GstElement * appsrc, GstClockTime pts, const float *values,
       GST_FLOW_OK);
 }
 
+/* Pushes one-value samples @first to @last: sample i at i * 10 ms, holding
+ * i. */
+static void
+push_counting (GstElement * appsrc, guint first, guint last)
+{
+  for (guint i = first; i <= last; i++) {
+    float v = (float) i;
+    push_sample (appsrc, i * 10 * GST_MSECOND, &v, 1);
+  }
+}
+
 /* All samples of an appsink until EOS (or @max). */
 static GPtrArray *
 pull_all (GstElement * sink, guint max)
@@ -1086,10 +1097,12 @@ GST_START_TEST (test_max_memory_n)
 
 GST_END_TEST;
 
-/* rate is read at start: set while playing it waits for the next start,
- * so the ticks keep their spacing, their durations and the caps'
- * framerate (a change mid-stream left holes and sent PTS backwards). */
-GST_START_TEST (test_rate_change_waits_for_restart)
+/* rate is read at start: set while playing it is refused with a warning
+ * and keeps the running rate, so the ticks keep their spacing, their
+ * durations and the caps' framerate (a change mid-stream left holes and
+ * sent PTS backwards); set once the pipeline stopped, the next start takes
+ * it. */
+GST_START_TEST (test_rate_refused_while_playing)
 {
   GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
       "! appsink name=sink sync=false "
@@ -1101,21 +1114,15 @@ GST_START_TEST (test_rate_change_waits_for_restart)
   gint n, d;
 
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  for (guint i = 0; i <= 50; i++) {
-    float v = (float) i;
-    push_sample (a, i * 10 * GST_MSECOND, &v, 1);
-  }
+  push_counting (a, 0, 50);
   /* The tick at 400 ms is out: the element runs at 10/1 by now. */
   for (guint k = 0; k < 5; k++) {
     sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
     fail_unless (sample != NULL);
     gst_sample_unref (sample);
   }
-  gst_util_set_object_arg (G_OBJECT (f), "rate", "100/1");
-  for (guint i = 51; i <= 100; i++) {
-    float v = (float) i;
-    push_sample (a, i * 10 * GST_MSECOND, &v, 1);
-  }
+  check_set_refused (G_OBJECT (f), "rate", "100/1");
+  push_counting (a, 51, 100);
   gst_app_src_end_of_stream (GST_APP_SRC (a));
   out = pull_all (sink, 1000);
   fail_unless_equals_int (out->len, 6);         /* 500 ms .. 1 s */
@@ -1130,13 +1137,11 @@ GST_START_TEST (test_rate_change_waits_for_restart)
     fail_unless (n == 10 && d == 1, "framerate %d/%d", n, d);
   }
   g_ptr_array_unref (out);
-  /* Restarted, the element takes the new rate. */
+  /* Stopped, the element takes the new rate. */
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  check_set_taken (G_OBJECT (f), "rate", "100/1");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  for (guint i = 0; i <= 10; i++) {
-    float v = (float) i;
-    push_sample (a, i * 10 * GST_MSECOND, &v, 1);
-  }
+  push_counting (a, 0, 10);
   gst_app_src_end_of_stream (GST_APP_SRC (a));
   out = pull_all (sink, 1000);
   fail_unless_equals_int (out->len, 11);
@@ -1450,7 +1455,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_caps_change_within_kind);
   tcase_add_test (tc, test_max_memory_n);
   tcase_add_test (tc, test_rate_above_1ghz_n);
-  tcase_add_test (tc, test_rate_change_waits_for_restart);
+  tcase_add_test (tc, test_rate_refused_while_playing);
   tcase_add_test (tc, test_live_dead_pad_from_start);
   tcase_add_test (tc, test_live_wake_before_playing);
   tcase_add_test (tc, test_live_master_dead_pad);
