@@ -228,6 +228,17 @@ check_set_taken (GObject * object, const gchar * name, const gchar * value)
   g_free (after);
 }
 
+/* Stops @element (READY: where a property read at start may change), then
+ * sets @object's property @name to @value: taken. */
+static inline void
+check_set_taken_stopped (GstElement * element, GObject * object,
+    const gchar * name, const gchar * value)
+{
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  check_set_taken (object, name, value);
+}
+
 /* Runs @pipeline to EOS or error; returns the error message, or NULL. */
 static inline GstMessage *
 run_to_end (GstElement * pipeline, GstClockTime timeout)

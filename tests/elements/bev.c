@@ -123,6 +123,39 @@ GST_START_TEST (test_default_size_and_aspect)
 
 GST_END_TEST;
 
+/* value is read at negotiation: set while playing it is refused with a
+ * warning; width and height renegotiate, while playing too: the next
+ * picture has the new size.  Stopped, value is taken. */
+GST_START_TEST (test_properties_while_playing)
+{
+  rc_voxel_grid g = { {-10.0, -5.0, -1.0}, {0.5, 0.5, 0.5}, {40, 30, 8},
+  RC_VOXEL_COUNT
+  };
+  GstHarness *h = gst_harness_new_parse ("robocachebev backend=cpu " PLAIN);
+  GstElement *e = gst_harness_find_element (h, "robocachebev");
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  gst_harness_set_src_caps (h, grid_caps (&g, 0, NULL));
+  gst_buffer_unref (gst_harness_push_and_pull (h, wall_grid (&g, 5.2, -4.0,
+              9.0)));
+  check_set_refused (G_OBJECT (e), "value", "height");
+  check_set_taken (G_OBJECT (e), "width", "80");
+  check_set_taken (G_OBJECT (e), "height", "60");
+  gst_buffer_unref (gst_harness_push_and_pull (h, wall_grid (&g, 5.2, -4.0,
+              9.0)));
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless_equals_int (info.width, 80);
+  fail_unless_equals_int (info.height, 60);
+  gst_caps_unref (caps);
+  check_set_taken_stopped (h->element, G_OBJECT (e), "value", "height");
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Runs appsrc (@caps, one zeroed buffer of @size) ! robocachebev @props !
  * fakesink; returns the error's text and debug, or NULL. */
 static gchar *
@@ -399,6 +432,7 @@ bev_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_wall_pixels);
   tcase_add_test (tc, test_default_size_and_aspect);
+  tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_feature_of_count_grid_n);
   tcase_add_test (tc, test_unknown_feature_n);
   tcase_add_test (tc, test_refusal_posted_once_n);

@@ -136,6 +136,28 @@ GST_START_TEST (test_grid_while_playing)
 
 GST_END_TEST;
 
+/* max-voxels sizes the output at negotiation: set while playing it is
+ * refused with a warning, and the next buffer still holds 2 voxels (the
+ * kernel's, as negotiated); stopped, the element takes it. */
+GST_START_TEST (test_max_voxels_refused_while_playing)
+{
+  GstHarness *h = pillars_harness ("cpu", NULL);
+  GstElement *e = gst_harness_find_element (h, "robocachepillars");
+  GstBuffer *out;
+
+  gst_buffer_unref (gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7, 0)));
+  check_set_refused (G_OBJECT (e), "max-voxels", "3");
+  check_set_refused (G_OBJECT (e), "features", "");
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7, GST_SECOND));
+  check_against_kernel (out, RC_SPARSE_PILLARS_10);
+  gst_buffer_unref (out);
+  check_set_taken_stopped (h->element, G_OBJECT (e), "max-voxels", "3");
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_voxels_mode_and_empty_sweep)
 {
   GstHarness *h = pillars_harness ("cpu", "mode=voxels");
@@ -286,6 +308,7 @@ pillars_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_layout_and_stats);
   tcase_add_test (tc, test_grid_while_playing);
+  tcase_add_test (tc, test_max_voxels_refused_while_playing);
   tcase_add_test (tc, test_voxels_mode_and_empty_sweep);
   tcase_add_test (tc, test_missing_feature_n);
   tcase_add_test (tc, test_bad_grid_n);

@@ -363,6 +363,36 @@ GST_START_TEST (test_time_origin)
 
 GST_END_TEST;
 
+/* rate and method are read at negotiation: set while playing they are
+ * refused with a warning and the grid goes on at the old rate; stopped,
+ * the element takes them. */
+GST_START_TEST (test_rate_refused_while_playing)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=100",
+      VECTORS (1, "float64", ""));
+  GstElement *e = resample_of (h);
+  double v;
+
+  push_f64 (h, 0, 1.0);
+  push_f64 (h, 10 * MS, 2.0);
+  check_set_refused (G_OBJECT (e), "rate", "50");
+  check_set_refused (G_OBJECT (e), "method", "previous");
+  push_f64 (h, 15 * MS, 2.5);
+  push_f64 (h, 20 * MS, 3.0);
+  push_eos (h);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+  pull_f64 (h, 0, &v, 1);
+  pull_f64 (h, 10 * MS, &v, 1);
+  fail_unless_equals_float (v, 2.0);
+  pull_f64 (h, 20 * MS, &v, 1);
+  fail_unless_equals_float (v, 3.0);
+  check_set_taken_stopped (h->element, G_OBJECT (e), "rate", "50");
+  check_set_taken (G_OBJECT (e), "method", "previous");
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A DISCONT sample starts afresh: what was owed goes out, nothing is
  * interpolated across, and the grid realigns (time-origin=first-sample). */
 GST_START_TEST (test_discont_restarts)
@@ -1596,6 +1626,7 @@ resample_suite (void)
   tcase_add_test (tc, test_gap_event);
   tcase_add_test (tc, test_upstream_gap);
   tcase_add_test (tc, test_time_origin);
+  tcase_add_test (tc, test_rate_refused_while_playing);
   tcase_add_test (tc, test_discont_restarts);
   tcase_add_test (tc, test_out_of_order_dropped_n);
   tcase_add_test (tc, test_bad_caps_n);

@@ -330,6 +330,31 @@ GST_START_TEST (test_renegotiate_while_playing)
 
 GST_END_TEST;
 
+/* backend and pipeline-depth are settled as the stream starts: set while
+ * playing they are refused with a warning and the sweeps go on as before;
+ * mode is taken while playing and renegotiates (count: 4 bytes a voxel).
+ * Stopped, backend is taken. */
+GST_START_TEST (test_start_properties_refused_while_playing)
+{
+  GstHarness *h = small_harness (NULL);
+  GstElement *e = voxelize_of (h);
+  static const guint32 counts[4] = { 1, 2, 1, 0 };
+  GstBuffer *out;
+
+  gst_buffer_unref (gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 0)));
+  check_set_refused (G_OBJECT (e), "backend", "gpu");
+  check_set_refused (G_OBJECT (e), "pipeline-depth", "2");
+  check_set_taken (G_OBJECT (e), "mode", "count");
+  out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, GST_SECOND));
+  fail_unless_equals_int (gst_buffer_get_size (out), sizeof (counts));
+  fail_unless (gst_buffer_memcmp (out, 0, counts, sizeof (counts)) == 0);
+  gst_buffer_unref (out);
+  check_set_taken_stopped (h->element, G_OBJECT (e), "backend", "gpu");
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* An empty sweep is a valid sweep that saw nothing: an empty grid. */
 GST_START_TEST (test_empty_sweep)
 {
@@ -762,6 +787,7 @@ voxelize_suite (void)
   tcase_add_test (tc, test_stats_and_messages);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_renegotiate_while_playing);
+  tcase_add_test (tc, test_start_properties_refused_while_playing);
   tcase_add_test (tc, test_empty_sweep);
   tcase_add_test (tc, test_partial_point_dropped_n);
   tcase_add_test (tc, test_missing_xyz_n);
