@@ -1152,6 +1152,43 @@ GST_START_TEST (test_rate_refused_while_playing)
 
 GST_END_TEST;
 
+/* A pad's stream-name is read at every tick: renamed while playing, the
+ * next frames and their caps carry the new name. */
+GST_START_TEST (test_pad_stream_name_while_playing)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
+      "! appsink name=sink sync=false "
+      "appsrc name=a format=time caps=\"" VEC_CAPS (1) "\" ! f.sink_0", NULL);
+  GstElement *a = by_name (pipeline, "a");
+  GstElement *sink = by_name (pipeline, "sink");
+  GstPad *pad = pad_of (by_name (pipeline, "f"), "sink_0");
+  GstSample *sample;
+  GstBuffer *last;
+  GPtrArray *out;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  push_counting (a, 0, 20);
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  fail_unless (sample != NULL);
+  fail_unless (stream_of (gst_sample_get_buffer (sample), "sink_0") != NULL);
+  gst_sample_unref (sample);
+  check_set_taken (G_OBJECT (pad), "stream-name", "arm");
+  push_counting (a, 21, 50);
+  gst_app_src_end_of_stream (GST_APP_SRC (a));
+  out = pull_all (sink, 1000);
+  fail_unless (out->len >= 3, "%u ticks after the rename", out->len);
+  last = gst_sample_get_buffer (out->pdata[out->len - 1]);
+  fail_unless_equals_float (value_of (last, "arm", 0), 50.0f);
+  fail_unless_equals_string (gst_structure_get_string (gst_caps_get_structure
+          (gst_sample_get_caps (out->pdata[out->len - 1]), 0), "streams"),
+      "arm");
+  g_ptr_array_unref (out);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Live, a pad that never delivers a buffer (not even caps: a closed valve)
  * holds nobody: ticks come at the rate with its stream stale and without
  * memory, with ignore-inactive-pads true or false.  Before, the first
@@ -1456,6 +1493,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_max_memory_n);
   tcase_add_test (tc, test_rate_above_1ghz_n);
   tcase_add_test (tc, test_rate_refused_while_playing);
+  tcase_add_test (tc, test_pad_stream_name_while_playing);
   tcase_add_test (tc, test_live_dead_pad_from_start);
   tcase_add_test (tc, test_live_wake_before_playing);
   tcase_add_test (tc, test_live_master_dead_pad);
