@@ -205,6 +205,36 @@ GST_START_TEST (test_timestamps)
 
 GST_END_TEST;
 
+/* rate (the base's) and dof (the source's own) are read when caps are
+ * set: set while playing they are refused with a warning, and the samples
+ * keep their period and size; set in READY they are taken at the next
+ * start. */
+GST_START_TEST (test_properties_refused_while_playing)
+{
+  GstHarness *h = joint_harness_new ("rate", 100, 1, "dof", 3, "jitter",
+      0.0, "num-buffers", 3, NULL);
+  Sample *s;
+
+  gst_harness_play (h);
+  g_free (pull_samples (h, 1, 3, FALSE));
+  check_set_refused (G_OBJECT (h->element), "rate", "50/1");
+  check_set_refused (G_OBJECT (h->element), "dof", "5");
+  s = pull_samples (h, 2, 3, FALSE);
+  fail_unless_equals_clocktime (s[1].pts - s[0].pts, 10 * GST_MSECOND);
+  g_free (s);
+
+  check_set_taken_stopped (h->element, G_OBJECT (h->element), "rate",
+      "50/1");
+  check_set_taken (G_OBJECT (h->element), "dof", "5");
+  gst_harness_play (h);
+  s = pull_samples (h, 2, 5, FALSE);
+  fail_unless_equals_clocktime (s[1].pts - s[0].pts, 20 * GST_MSECOND);
+  g_free (s);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_dropout)
 {
   const guint n = 1000;
@@ -466,6 +496,7 @@ jointsrc_suite (void)
   tcase_add_test (tc, test_caps);
   tcase_add_test (tc, test_latency_before_caps);
   tcase_add_test (tc, test_timestamps);
+  tcase_add_test (tc, test_properties_refused_while_playing);
   tcase_add_test (tc, test_dropout);
   tcase_add_test (tc, test_quaternion_unit);
   tcase_add_test (tc, test_values_smooth);

@@ -325,6 +325,36 @@ GST_START_TEST (test_restart_renegotiates)
 
 GST_END_TEST;
 
+/* points-per-sweep (the source's own) and seed (the base's) are read when
+ * caps are set: set while playing they are refused with a warning, and
+ * the sweeps keep their size; set in READY they are taken at the next
+ * start. */
+GST_START_TEST (test_properties_refused_while_playing)
+{
+  GstHarness *h = lidar_harness_new ("points-per-sweep", 100,
+      "num-buffers", 2, NULL);
+  GstBuffer *buf;
+
+  gst_harness_play (h);
+  gst_buffer_unref (gst_harness_pull (h));
+  check_set_refused (G_OBJECT (h->element), "points-per-sweep", "50");
+  check_set_refused (G_OBJECT (h->element), "seed", "7");
+  buf = gst_harness_pull (h);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 100 * 16);
+  gst_buffer_unref (buf);
+
+  check_set_taken_stopped (h->element, G_OBJECT (h->element),
+      "points-per-sweep", "50");
+  check_set_taken (G_OBJECT (h->element), "seed", "7");
+  gst_harness_play (h);
+  buf = gst_harness_pull (h);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 50 * 16);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Answers the allocation query with a plain pool of too small buffers. */
 static GstPadProbeReturn
 offer_small_pool (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
@@ -458,6 +488,7 @@ lidarsrc_suite (void)
   tcase_add_test (tc, test_values_plausible);
   tcase_add_test (tc, test_num_buffers_eos);
   tcase_add_test (tc, test_restart_renegotiates);
+  tcase_add_test (tc, test_properties_refused_while_playing);
   tcase_add_test (tc, test_downstream_pool);
   tcase_add_test (tc, test_live);
   tcase_add_test (tc, test_pipeline_eos);
