@@ -443,6 +443,38 @@ GST_START_TEST (test_seek)
 
 GST_END_TEST;
 
+/* What plays is settled at start: location, topics and timestamps set
+ * while playing are refused with a warning, and the bag plays on as it
+ * began, its 10 sweeps to EOS; stopped, the element takes them. */
+GST_START_TEST (test_properties_refused_while_playing)
+{
+  GstElement *p = bag_pipeline ("all-none.bag", "topics=/velodyne_points",
+      1);
+  GstElement *b = by_name (p, "b");
+  gchar *other = bag_path ("all-lz4.bag");
+  GstSample *first;
+  GPtrArray **samples;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  first = gst_app_sink_try_pull_sample (GST_APP_SINK (sink_of (p, 0)),
+      20 * GST_SECOND);
+  fail_unless (first != NULL);
+  gst_sample_unref (first);
+  check_set_refused (G_OBJECT (b), "location", other);
+  check_set_refused (G_OBJECT (b), "topics", "/joint_states");
+  check_set_refused (G_OBJECT (b), "timestamps", "record");
+  samples = pull_all (p, 1);
+  fail_unless_equals_int (samples[0]->len + 1, N_MSGS);
+  free_samples (samples, 1);
+  gst_element_set_state (p, GST_STATE_NULL);
+  check_set_taken (G_OBJECT (b), "location", other);
+  check_set_taken (G_OBJECT (b), "topics", "/joint_states");
+  g_free (other);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* The documented pipeline (docs/recording.md), and all three message
  * types through robocachefuse. */
 GST_START_TEST (test_voxelize_and_fuse)
@@ -993,6 +1025,7 @@ bagsrc_suite (void)
   tcase_add_test (tc, test_record_timestamps);
   tcase_add_test (tc, test_default_topics);
   tcase_add_test (tc, test_seek);
+  tcase_add_test (tc, test_properties_refused_while_playing);
   tcase_add_test (tc, test_voxelize_and_fuse);
   tcase_add_test (tc, test_bad_point_fields);
   tcase_add_test (tc, test_bad_point_fields_voxelize);

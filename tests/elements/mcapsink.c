@@ -710,6 +710,58 @@ GST_START_TEST (test_stopped)
 
 GST_END_TEST;
 
+/* location is read when the file is opened, a pad's topic when its
+ * stream's channel is made: set while playing they are refused with a
+ * warning, and the messages go on to the same file and topic.  A pad's
+ * frame-id, read per message, is taken while playing.  Stopped, the
+ * element and the pad take location and topic. */
+GST_START_TEST (test_properties_while_playing)
+{
+  gchar *path = tmp_path ("playing.mcap"), *other = tmp_path ("other.mcap");
+  GstElement *pipeline = appsrc_pipeline (RING_CAPS, path, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "m");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink_0");
+  GstBuffer *buf;
+  GstMessage *msg;
+  gchar **lines;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  buf = random_points (10);
+  GST_BUFFER_PTS (buf) = 0;
+  fail_unless_equals_int (gst_app_src_push_buffer (app_src (pipeline), buf),
+      GST_FLOW_OK);
+  check_set_refused (G_OBJECT (sink), "location", other);
+  check_set_refused (G_OBJECT (pad), "topic", "/lidar");
+  check_set_taken (G_OBJECT (pad), "frame-id", "lidar");
+  buf = random_points (10);
+  GST_BUFFER_PTS (buf) = STEP;
+  fail_unless_equals_int (gst_app_src_push_buffer (app_src (pipeline), buf),
+      GST_FLOW_OK);
+  gst_app_src_end_of_stream (app_src (pipeline));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_if (g_file_test (other, G_FILE_TEST_EXISTS));
+  lines = dump_lines (path, NULL);
+  fail_unless_equals_int (g_strv_length (lines), 3);
+  expect (lines[0], "\"topic\":\"/points\"");
+  expect_message (lines[2], "/points", BASE_TIME + STEP, "lidar");
+  g_strfreev (lines);
+  check_set_taken (G_OBJECT (sink), "location", other);
+  check_set_taken (G_OBJECT (pad), "topic", "/lidar");
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (other);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A file cut short, as a recording killed mid-way leaves it: no summary,
  * but a scan finds the messages of every whole chunk, unchanged. */
 GST_START_TEST (test_truncated)
@@ -1185,6 +1237,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_pillars_bad_count_n);
   tcase_add_test (tc, test_rosbag2);
   tcase_add_test (tc, test_stopped);
+  tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_refused_caps);
   tcase_add_test (tc, test_one_type_a_topic);

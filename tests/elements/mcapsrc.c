@@ -746,6 +746,41 @@ GST_START_TEST (test_seek)
 
 GST_END_TEST;
 
+/* What plays is settled at start: check-crc (the MCAP source's own),
+ * topics and loop set while playing are refused with a warning, and the
+ * file plays on as it began, its 20 sweeps to EOS; stopped, the element
+ * takes them. */
+GST_START_TEST (test_properties_refused_while_playing)
+{
+  gchar *path = sample_path ("zstd.mcap");
+  GstElement *p = mcap_pipeline (path, "topics=/points", 1);
+  GstElement *m = by_name (p, "m");
+  GstAppSink *sink = GST_APP_SINK (by_name (p, "s0"));
+  GstSample *sample;
+  guint n = 0;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  sample = gst_app_sink_try_pull_sample (sink, 10 * GST_SECOND);
+  fail_unless (sample != NULL);
+  gst_sample_unref (sample);
+  check_set_refused (G_OBJECT (m), "check-crc", "false");
+  check_set_refused (G_OBJECT (m), "topics", "/joint_states");
+  check_set_refused (G_OBJECT (m), "loop", "true");
+  while ((sample = gst_app_sink_try_pull_sample (sink, 10 * GST_SECOND))) {
+    gst_sample_unref (sample);
+    n++;
+  }
+  fail_unless (gst_app_sink_is_eos (sink));
+  fail_unless_equals_int (n + 1, 20);
+  gst_element_set_state (p, GST_STATE_NULL);
+  check_set_taken (G_OBJECT (m), "check-crc", "false");
+  check_set_taken (G_OBJECT (m), "loop", "true");
+  gst_object_unref (p);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* The sweeps of a recording voxelized on @backend, as one checksum. */
 static gchar *
 voxelized_checksum (const gchar * file, const gchar * backend)
@@ -949,6 +984,7 @@ mcapsrc_suite (void)
   tcase_add_test (tc, test_folder);
   tcase_add_test (tc, test_split);
   tcase_add_test (tc, test_seek);
+  tcase_add_test (tc, test_properties_refused_while_playing);
   tcase_add_test (tc, test_replay_deterministic);
   return s;
 }
