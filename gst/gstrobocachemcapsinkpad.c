@@ -26,6 +26,22 @@ static const GstRobocacheField fields[] = {
   {0}
 };
 
+/* The topic names the pad's channel, made when its first caps arrive: a
+ * pad requested while the sink plays takes one until then, not after. */
+static void
+gst_robocache_mcap_sink_pad_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  if (prop_id == PROP_TOPIC && gst_pad_has_current_caps (GST_PAD (object))) {
+    g_warning ("%s:%s: property 'topic' is read when the pad's first caps "
+        "arrive, and it has caps: the new value is refused, the old one "
+        "kept (set it before linking, or on a new pad)",
+        GST_DEBUG_PAD_NAME (object));
+    return;
+  }
+  gst_robocache_fields_set_property (object, prop_id, value, pspec);
+}
+
 static void
 gst_robocache_mcap_sink_pad_finalize (GObject * object)
 {
@@ -44,6 +60,7 @@ gst_robocache_mcap_sink_pad_class_init (GstRobocacheMcapSinkPadClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
 
   gst_robocache_fields_class_init (gobject_class, fields);
+  gobject_class->set_property = gst_robocache_mcap_sink_pad_set_property;
   gobject_class->finalize = gst_robocache_mcap_sink_pad_finalize;
 
   /**
@@ -53,13 +70,16 @@ gst_robocache_mcap_sink_pad_class_init (GstRobocacheMcapSinkPadClass * klass)
    * /voxels, /pillars, /joints or /image after the pad's caps, with _1,
    * _2, ... for further pads of the same kind, in the order their caps
    * arrive (set the topic for names that do not depend on that order).
+   * Read when the pad's first caps arrive: it may be set until then, on
+   * a pad requested while the sink plays too; later it is refused with a
+   * warning.
    */
   g_object_class_install_property (gobject_class, PROP_TOPIC,
       g_param_spec_string ("topic", "Topic", "ROS 2 topic of the pad's "
           "messages (NULL: /points, /voxels, /pillars, /joints, /image)",
           DEFAULT_TOPIC,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_PLAYING));
   /**
    * GstRobocacheMcapSinkPad:frame-id:
    *

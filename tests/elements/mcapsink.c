@@ -711,8 +711,9 @@ GST_START_TEST (test_stopped)
 GST_END_TEST;
 
 /* location is read when the file is opened, a pad's topic when its
- * stream's channel is made: set while playing they are refused with a
- * warning, and the messages go on to the same file and topic.  A pad's
+ * first caps arrive: set while playing (after them) they are refused
+ * with a warning, and the messages go on to the same file and topic; a
+ * pad requested while playing takes its topic before its caps.  A pad's
  * frame-id, read per message, is taken while playing.  Stopped, the
  * element and the pad take location and topic. */
 GST_START_TEST (test_properties_while_playing)
@@ -720,7 +721,8 @@ GST_START_TEST (test_properties_while_playing)
   gchar *path = tmp_path ("playing.mcap"), *other = tmp_path ("other.mcap");
   GstElement *pipeline = appsrc_pipeline (RING_CAPS, path, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "m");
-  GstPad *pad = gst_element_get_static_pad (sink, "sink_0");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink_0"), *late;
+  gchar *topic;
   GstBuffer *buf;
   GstMessage *msg;
   gchar **lines;
@@ -733,8 +735,17 @@ GST_START_TEST (test_properties_while_playing)
   fail_unless_equals_int (gst_app_src_push_buffer (app_src (pipeline), buf),
       GST_FLOW_OK);
   check_set_refused (G_OBJECT (sink), "location", other);
-  check_set_refused (G_OBJECT (pad), "topic", "/lidar");
+  for (guint i = 0; i < 1000 && !gst_pad_has_current_caps (pad); i++)
+    g_usleep (10 * 1000);
+  ASSERT_WARNING (g_object_set (pad, "topic", "/lidar", NULL));
+  g_object_get (pad, "topic", &topic, NULL);
+  fail_unless (topic == NULL, "topic %s taken after the pad's caps", topic);
   check_set_taken (G_OBJECT (pad), "frame-id", "lidar");
+  /* A pad requested now has no caps: its topic is still to be read. */
+  late = gst_element_request_pad_simple (sink, "sink_%u");
+  check_set_taken (G_OBJECT (late), "topic", "/late");
+  gst_element_release_request_pad (sink, late);
+  gst_object_unref (late);
   buf = random_points (10);
   GST_BUFFER_PTS (buf) = STEP;
   fail_unless_equals_int (gst_app_src_push_buffer (app_src (pipeline), buf),
