@@ -432,9 +432,8 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
    * of the master pad.  Read at start (READY to PAUSED), so that the
    * ticks, their durations and the caps' framerate never change
    * mid-stream: set while paused or playing it is refused with a warning.
-   * At most 1000000000/1 (an
-   * error at start above: ticks 1 ns apart are the finest a GstClockTime
-   * holds).
+   * At most 1000000000/1 (an error at start above: ticks 1 ns apart are
+   * the finest a GstClockTime holds).
    */
   g_object_class_install_property (gobject_class, PROP_RATE,
       gst_param_spec_fraction ("rate", "Rate",
