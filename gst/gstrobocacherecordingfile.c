@@ -55,9 +55,10 @@ compare_file_names (gconstpointer a, gconstpointer b)
   return order;
 }
 
-/* The kinds of file a folder's recording is made of. */
+/* The kinds of file a folder's recording is made of; the last two only
+ * to be refused by the reader, saying why. */
 static const gchar *const recording_kinds[] = { ".mcap", ".bag",
-  ".mcap.zstd"
+  ".mcap.zstd", ".db3"
 };
 
 /* The NULL-terminated paths in @found, in their names' natural order
@@ -74,8 +75,8 @@ sorted_paths (GPtrArray * found)
  * recording: metadata.yaml beside its .mcap files, or rosbag's split
  * .bag files), its recording files in order, the parts of a recording
  * split by size or duration; or, where there are none, its files
- * compressed whole (.mcap.zstd), which the reader then refuses saying
- * why.  NULL and an element error for a folder with none, or with files
+ * compressed whole (.mcap.zstd) or in rosbag2's SQLite storage (.db3),
+ * which the reader then refuses saying why.  NULL and an element error for a folder with none, or with files
  * of both formats. */
 static gchar **
 recording_files (GstElement * self, const gchar * location)

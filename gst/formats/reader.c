@@ -41,13 +41,14 @@ rc_reader_fail (GError ** error, RcReaderError code, const gchar * format, ...)
 }
 
 /* "not a ROS bag: the file does not start with "#ROSBAG V2.0"", naming
- * every format; or, for @data compressed whole by zstd (rosbag2's
- * file compression), what to do. */
+ * every format; or, for the files rosbag2 writes that are not read (a
+ * file compressed whole by zstd, its SQLite storage), what to do. */
 static void
 fail_unknown_format (const guint8 * data, gsize size, GError ** error)
 {
   static const guint8 zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
-  GString *names = g_string_new (NULL), *signatures = g_string_new (NULL);
+  static const gchar sqlite_magic[] = "SQLite format 3";
+  GString *names, *signatures;
 
   if (size >= sizeof (zstd_magic) && !memcmp (data, zstd_magic,
           sizeof (zstd_magic))) {
@@ -56,11 +57,21 @@ fail_unknown_format (const guint8 * data, gsize size, GError ** error)
         "them, *.mcap.zstd), which is not read: decompress it first "
         "(zstd -d FILE), or record with MCAP's own chunk compression "
         "(--storage-preset-profile zstd_fast), which stays seekable");
-    g_string_free (names, TRUE);
-    g_string_free (signatures, TRUE);
+    return;
+  }
+  /* The magic's terminating NUL is part of SQLite's 16-byte header. */
+  if (size >= sizeof (sqlite_magic) && !memcmp (data, sqlite_magic,
+          sizeof (sqlite_magic))) {
+    rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "an SQLite "
+        "database (rosbag2's sqlite3 storage, *.db3, the default before ROS "
+        "2 Iron), which is not read: convert the recording to MCAP "
+        "(ros2 bag convert, an output bag of storage_id mcap), or record "
+        "with ros2 bag record -s mcap");
     return;
   }
 
+  names = g_string_new (NULL);
+  signatures = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
     const gchar *sep = i == 0 ? "" : " or ";
 

@@ -630,7 +630,8 @@ GST_START_TEST (test_bad_schema_n)
 GST_END_TEST;
 
 /* A rosbag2 folder: metadata.yaml beside one .mcap plays as the file; a
- * folder of .mcap and .bag files, or of none, is refused, saying so. */
+ * folder of .mcap and .bag files, or of none, is refused, saying so, as
+ * are rosbag2's files that are not read (.mcap.zstd, .db3), saying why. */
 GST_START_TEST (test_folder)
 {
   gchar *dir = sample_path ("run"), *data, *err, *dst;
@@ -674,6 +675,20 @@ GST_START_TEST (test_folder)
   err = play_error (dir, "topics=/points", 1);
   fail_unless (strstr (err, "run_0.mcap.zstd") && strstr (err, "zstd -d"),
       "%s", err);
+  g_free (err);
+  g_free (dir);
+
+  /* rosbag2's sqlite3 storage (ROS 2 Humble's default): the .db3 is
+   * named, with the way to MCAP. */
+  dir = sample_path ("sqlite");
+  g_mkdir (dir, 0755);
+  dst = g_build_filename (dir, "run_0.db3", NULL);
+  fail_unless (g_file_set_contents (dst, "SQLite format 3\0\x10\0\x01",
+          20, NULL));
+  g_free (dst);
+  err = play_error (dir, "topics=/points", 1);
+  fail_unless (strstr (err, "run_0.db3") && strstr (err, "SQLite")
+      && strstr (err, "ros2 bag convert"), "%s", err);
   g_free (err);
   g_free (data);
   g_free (dir);
