@@ -773,6 +773,70 @@ GST_START_TEST (test_properties_while_playing)
 
 GST_END_TEST;
 
+/* A stream added to a running recording: a pad requested while the sink
+ * plays, given its topic before its caps, records into the same file
+ * beside the first stream. */
+GST_START_TEST (test_pad_added_while_recording)
+{
+  gchar *path = tmp_path ("added.mcap");
+  GstElement *pipeline = appsrc_pipeline (RING_CAPS, path, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "m");
+  GstElement *late_src = gst_element_factory_make ("appsrc", NULL);
+  GstCaps *caps = gst_caps_from_string (RING_CAPS);
+  GstPad *late, *late_out;
+  GstBuffer *buf;
+  GstMessage *msg;
+  gchar **lines;
+  /* Not "first": gstcheck's fail_unless_equals_int declares one. */
+  guint n_first = 0, n_added = 0;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  buf = random_points (10);
+  GST_BUFFER_PTS (buf) = 0;
+  fail_unless_equals_int (gst_app_src_push_buffer (app_src (pipeline), buf),
+      GST_FLOW_OK);
+
+  late = gst_element_request_pad_simple (sink, "sink_%u");
+  g_object_set (late, "topic", "/added", NULL);
+  g_object_set (late_src, "format", GST_FORMAT_TIME, "caps", caps, NULL);
+  gst_bin_add (GST_BIN (pipeline), late_src);
+  late_out = gst_element_get_static_pad (late_src, "src");
+  fail_unless_equals_int (gst_pad_link (late_out, late), GST_PAD_LINK_OK);
+  fail_unless (gst_element_sync_state_with_parent (late_src));
+  for (guint i = 1; i <= 2; i++) {
+    buf = random_points (10);
+    GST_BUFFER_PTS (buf) = i * STEP;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (late_src),
+            buf), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (late_src));
+  gst_app_src_end_of_stream (app_src (pipeline));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+
+  lines = dump_lines (path, NULL);
+  for (guint i = 1; lines[i]; i++) {
+    n_first += strstr (lines[i], "{\"topic\":\"/points\"") != NULL;
+    n_added += strstr (lines[i], "{\"topic\":\"/added\"") != NULL;
+  }
+  fail_unless_equals_int (n_first, 1);
+  fail_unless_equals_int (n_added, 2);
+  g_strfreev (lines);
+  gst_object_unref (late_out);
+  gst_object_unref (late);
+  gst_caps_unref (caps);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A file cut short, as a recording killed mid-way leaves it: no summary,
  * but a scan finds the messages of every whole chunk, unchanged. */
 GST_START_TEST (test_truncated)
@@ -1249,6 +1313,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_rosbag2);
   tcase_add_test (tc, test_stopped);
   tcase_add_test (tc, test_properties_while_playing);
+  tcase_add_test (tc, test_pad_added_while_recording);
   tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_refused_caps);
   tcase_add_test (tc, test_one_type_a_topic);
