@@ -205,6 +205,21 @@ random_points (guint n)
   return buf;
 }
 
+/* Plays @pipeline and records one buffer of its appsrc, PTS 0: the
+ * sink's pad has its caps and the file is open. */
+static void
+start_recording (GstElement * pipeline)
+{
+  GstBuffer *buf = random_points (10);
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  GST_BUFFER_PTS (buf) = 0;
+  fail_unless_equals_int (gst_app_src_push_buffer (app_src (pipeline), buf),
+      GST_FLOW_OK);
+}
+
 static void
 expect_points (const gchar * line, GstBuffer * buf)
 {
@@ -727,13 +742,7 @@ GST_START_TEST (test_properties_while_playing)
   GstMessage *msg;
   gchar **lines;
 
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
-          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
-  buf = random_points (10);
-  GST_BUFFER_PTS (buf) = 0;
-  fail_unless_equals_int (gst_app_src_push_buffer (app_src (pipeline), buf),
-      GST_FLOW_OK);
+  start_recording (pipeline);
   check_set_refused (G_OBJECT (sink), "location", other);
   for (guint i = 0; i < 1000 && !gst_pad_has_current_caps (pad); i++)
     g_usleep (10 * 1000);
@@ -751,11 +760,8 @@ GST_START_TEST (test_properties_while_playing)
   fail_unless_equals_int (gst_app_src_push_buffer (app_src (pipeline), buf),
       GST_FLOW_OK);
   gst_app_src_end_of_stream (app_src (pipeline));
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  msg = run_to_end (pipeline, 60 * GST_SECOND);
+  fail_unless (msg == NULL, "no EOS");
   fail_if (g_file_test (other, G_FILE_TEST_EXISTS));
   lines = dump_lines (path, NULL);
   fail_unless_equals_int (g_strv_length (lines), 3);
@@ -790,13 +796,7 @@ GST_START_TEST (test_pad_added_while_recording)
   /* Not "first": gstcheck's fail_unless_equals_int declares one. */
   guint n_first = 0, n_added = 0;
 
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
-          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
-  buf = random_points (10);
-  GST_BUFFER_PTS (buf) = 0;
-  fail_unless_equals_int (gst_app_src_push_buffer (app_src (pipeline), buf),
-      GST_FLOW_OK);
+  start_recording (pipeline);
 
   late = gst_element_request_pad_simple (sink, "sink_%u");
   g_object_set (late, "topic", "/added", NULL);
@@ -813,11 +813,8 @@ GST_START_TEST (test_pad_added_while_recording)
   }
   gst_app_src_end_of_stream (GST_APP_SRC (late_src));
   gst_app_src_end_of_stream (app_src (pipeline));
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  msg = run_to_end (pipeline, 60 * GST_SECOND);
+  fail_unless (msg == NULL, "no EOS");
 
   lines = dump_lines (path, NULL);
   for (guint i = 1; lines[i]; i++) {
