@@ -17,7 +17,14 @@
 // Parameters: ~cloud_topic (/points), ~joint_topic (/joint_states), ~rate
 // (Hz, 10), ~voxel_size (m, 0.2), ~dims ([256, 256, 32]), ~origin ([-25.6,
 // -25.6, -3.2]), ~backend (auto|cpu|gpu), ~latency (s, 0.1), ~queue (2),
-// ~frame_id (default: the cloud's).  See docs/ros.md.
+// ~frame_id (default: the cloud's), ~joints (default: none, every
+// message's own joints).  See docs/ros.md.
+//
+// ~joints lists the joints to fuse, in order: a joint topic that two
+// drivers share (an arm's and a gripper's) would otherwise switch the
+// joint set, and so restart the fused stream, at every message.  With it,
+// messages that lack a listed joint (the other driver's) are skipped and
+// counted as other joint sets, not as bad.
 //
 // Malformed messages (sizes that do not add up, a layout robocache does
 // not read, bad joint names) are dropped, counted as bad and warned about
@@ -34,6 +41,7 @@
 
 #include <robocache.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdarg>
@@ -64,6 +72,7 @@ struct Params
   double latency = 0.1;
   int queue = 2;
   std::string frame_id;
+  std::vector<std::string> joints; // empty: each message's own
 };
 
 // Sets a GstValueArray property of three ints or doubles.
@@ -86,6 +95,17 @@ set_triple (GstElement *element, const char *name, const double *v,
   }
   g_object_set_property (G_OBJECT (element), name, &array);
   g_value_unset (&array);
+}
+
+// Joint vector caps naming @names; NULL with @err set for names robocache
+// refuses (none, too many, an empty name, a ',').
+GstCaps *
+joint_caps_new (const std::vector<std::string> &names, GError **err)
+{
+  std::vector<const gchar *> cnames;
+  for (const auto &s : names)
+    cnames.push_back (s.c_str ());
+  return robocache_joints_caps_new (names.size (), cnames.data (), TRUE, err);
 }
 
 // The two inputs, indexing the per-input counters.
@@ -130,6 +150,7 @@ class Bridge
   // Per Input: dropped by a full appsrc, malformed.
   std::atomic<guint64> drops_[2]{ { 0 }, { 0 } }, bad_[2]{ { 0 }, { 0 } };
   std::atomic<guint64> late_{ 0 }, fused_{ 0 }, voxel_msgs_{ 0 };
+  std::atomic<guint64> other_sets_{ 0 }; // joint states without ~joints
 };
 
 bool
@@ -194,6 +215,20 @@ Bridge::start ()
   set_triple (vox, "dims", dims, true);
   set_triple (vox, "origin", p_.origin.data (), false);
   gst_object_unref (vox);
+
+  // A fixed joint set has its caps once, before any message: bad names
+  // in ~joints stop the node here rather than drop every message.
+  if (!p_.joints.empty ()) {
+    GError *err = nullptr;
+    joint_caps_ = joint_caps_new (p_.joints, &err);
+    if (!joint_caps_) {
+      ROS_FATAL ("robocache_node: ~joints: %s", err->message);
+      g_clear_error (&err);
+      return false;
+    }
+    gst_app_src_set_caps (GST_APP_SRC (joint_src_), joint_caps_);
+    joint_names_ = p_.joints;
+  }
 
   if (gst_element_set_state (pipeline_, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
@@ -343,21 +378,44 @@ Bridge::on_joints (const sensor_msgs::JointState::ConstPtr &msg)
     bad (JOINTS, "%zu names for %u positions", msg->name.size (), n);
     return;
   }
-  std::vector<std::string> names (msg->name);
-  for (guint i = names.size (); i < n; i++)
-    names.push_back ("joint" + std::to_string (i));
+  // The joints fused: ~joints, picked by name, or all the message's.
+  std::vector<std::string> own;
+  std::vector<double> picked;
+  if (p_.joints.empty ()) {
+    own = msg->name;
+    for (guint i = own.size (); i < n; i++)
+      own.push_back ("joint" + std::to_string (i));
+  } else if (msg->name.empty ()) {
+    bad (JOINTS, "no names; ~joints needs them to find its joints");
+    return;
+  } else {
+    for (const auto &joint : p_.joints) {
+      auto it = std::find (msg->name.begin (), msg->name.end (), joint);
+      // Another driver's joints: not this set, and not malformed.
+      if (it == msg->name.end ()) {
+        other_sets_++;
+        return;
+      }
+      if (std::find (it + 1, msg->name.end (), joint) != msg->name.end ()) {
+        bad (JOINTS, "joint \"%s\" named twice", joint.c_str ());
+        return;
+      }
+      picked.push_back (msg->position[it - msg->name.begin ()]);
+    }
+  }
+  const std::vector<std::string> &names = p_.joints.empty () ? own : p_.joints;
+  const std::vector<double> &positions =
+      p_.joints.empty () ? msg->position : picked;
   {
     std::lock_guard<std::mutex> lock (mutex_);
     // Another joint set (count or names) is new caps: robocachefuse then
     // starts the stream afresh rather than mix the two.  The caps check
     // the names (too many joints, an empty name, a ','), before
     // running_time so that a refused message does not fix the time map.
+    // With ~joints the caps are made once, in start.
     if (!joint_caps_ || names != joint_names_) {
-      std::vector<const gchar *> cnames;
-      for (const auto &s : names)
-        cnames.push_back (s.c_str ());
       GError *err = nullptr;
-      GstCaps *caps = robocache_joints_caps_new (n, cnames.data (), TRUE, &err);
+      GstCaps *caps = joint_caps_new (names, &err);
       if (!caps) {
         bad (JOINTS, "%s", err->message);
         g_clear_error (&err);
@@ -378,8 +436,8 @@ Bridge::on_joints (const sensor_msgs::JointState::ConstPtr &msg)
   // own joint next to that sample; dropping the message would lose the
   // other joints too, and every message of a driver that always sends one
   // joint as NaN.
-  push (JOINTS,
-      robocache_joints_buffer_new (msg->position.data (), n, TRUE, pts));
+  push (JOINTS, robocache_joints_buffer_new (positions.data (),
+                    positions.size (), TRUE, pts));
 }
 
 void
@@ -521,12 +579,32 @@ Bridge::report () const
             " voxel grids published; dropped %" G_GUINT64_FORMAT
             " clouds, %" G_GUINT64_FORMAT
             " joint states (queue full), %" G_GUINT64_FORMAT
-            " too early, %" G_GUINT64_FORMAT " bad (%" G_GUINT64_FORMAT
+            " too early, %" G_GUINT64_FORMAT
+            " other joint sets, %" G_GUINT64_FORMAT " bad (%" G_GUINT64_FORMAT
             " clouds, %" G_GUINT64_FORMAT " joint states)",
       fused_.load (), voxel_msgs_.load (), drops_[CLOUD].load (),
-      drops_[JOINTS].load (), late_.load (),
+      drops_[JOINTS].load (), late_.load (), other_sets_.load (),
       bad_[CLOUD].load () + bad_[JOINTS].load (), bad_[CLOUD].load (),
       bad_[JOINTS].load ());
+}
+
+// One item of a list parameter's text: numbers are read as doubles (an
+// int list takes "8.0"), names as words.
+template <typename T>
+bool
+read_item (std::istream &in, T &out)
+{
+  double v;
+  if (!(in >> v))
+    return false;
+  out = static_cast<T> (v);
+  return true;
+}
+
+bool
+read_item (std::istream &in, std::string &out)
+{
+  return static_cast<bool> (in >> out);
 }
 
 // A list parameter: a YAML list (rosparam, launch files) or a string
@@ -548,9 +626,9 @@ param_list (ros::NodeHandle &nh, const std::string &name, std::vector<T> &out)
       c = ' ';
   std::istringstream in (text);
   std::vector<T> values;
-  double v;
-  while (in >> v)
-    values.push_back (static_cast<T> (v));
+  T v;
+  while (read_item (in, v))
+    values.push_back (v);
   if (!in.eof ())
     return false;
   out = values;
@@ -573,8 +651,9 @@ main (int argc, char **argv)
   pnh.param ("joint_topic", p.joint_topic, p.joint_topic);
   pnh.param ("rate", p.rate, p.rate);
   pnh.param ("voxel_size", p.voxel_size, p.voxel_size);
-  bool lists_ok =
-      param_list (pnh, "dims", p.dims) && param_list (pnh, "origin", p.origin);
+  bool lists_ok = param_list (pnh, "dims", p.dims) &&
+      param_list (pnh, "origin", p.origin) &&
+      param_list (pnh, "joints", p.joints);
   pnh.param ("backend", p.backend, p.backend);
   pnh.param ("latency", p.latency, p.latency);
   pnh.param ("queue", p.queue, p.queue);
@@ -582,9 +661,15 @@ main (int argc, char **argv)
   if (!lists_ok || p.dims.size () != 3 || p.origin.size () != 3 ||
       p.rate <= 0 || p.voxel_size <= 0 || p.queue < 1 || p.latency < 0) {
     ROS_FATAL ("robocache_node: ~dims and ~origin need 3 values; ~rate, "
-               "~voxel_size, ~queue must be > 0, ~latency >= 0");
+               "~voxel_size, ~queue must be > 0, ~latency >= 0; ~joints is "
+               "a list of names");
     return 1;
   }
+  for (auto it = p.joints.begin (); it != p.joints.end (); ++it)
+    if (std::find (it + 1, p.joints.end (), *it) != p.joints.end ()) {
+      ROS_FATAL ("robocache_node: ~joints names \"%s\" twice", it->c_str ());
+      return 1;
+    }
 
   Bridge bridge (p);
   if (!bridge.start ())
