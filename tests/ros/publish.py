@@ -17,7 +17,15 @@ increasing and within the input stamps.  Exits 0 when everything holds,
                                       (empty clouds, another point layout,
                                       NaN and Inf positions, a fourth
                                       joint); prints how many it sent of
-                                      those the node must count as bad"""
+                                      those the node must count as bad
+  publish.py --two-drivers j2,j0,j1   as live, with a second driver (a
+                                      gripper's joint, 30 Hz) on the joint
+                                      topic, for a node run with ~joints
+                                      the given arm joints: checks the
+                                      fused vector holds those in that
+                                      order; one arm message without names
+                                      among them; prints how many gripper
+                                      messages it sent, and the one bad"""
 import argparse
 import bisect
 import math
@@ -138,6 +146,13 @@ EMPTY_CLOUDS = [
 ARGS = None
 VOXEL = DIMS = ORIGIN = None
 JOINTS = ["j0", "j1", "j2"]
+# The fused joints, in their order: the node's ~joints (--two-drivers).
+FUSED = JOINTS
+
+
+def fused_positions(t):
+    p = positions(t)
+    return [p[JOINTS.index(name)] for name in FUSED]
 
 
 def make_joints(stamp, t):
@@ -214,9 +229,17 @@ class Odd:
                                                             i + 1])
 
 
-def publish_live(odd=None):
+class Drivers:
+    """What the two-drivers run sent besides the arm's joint states."""
+    def __init__(self):
+        self.gripper = self.nameless = 0
+
+
+def publish_live(odd=None, drivers=None):
     """Publishes; returns (cloud stamps, first and last joint stamp).
-    With @odd, the malformed messages too, noted in @odd."""
+    With @odd, the malformed messages too, noted in @odd; with @drivers, a
+    gripper driver's joint states at 30 Hz on the joint topic too, and
+    one arm message without names, counted in @drivers."""
     cloud_pub = rospy.Publisher("/test/points", PointCloud2, queue_size=10)
     joint_pub = rospy.Publisher("/test/joints", JointState, queue_size=100)
     deadline = time.monotonic() + 15
@@ -255,6 +278,16 @@ def publish_live(odd=None):
         joint_pub.publish(js)
         if odd is not None:
             odd.joints.append(t)
+        # 3 of every 10 arm samples, after the arm's, with their own stamp.
+        if drivers is not None and k * 3 // 10 != (k - 1) * 3 // 10:
+            gs = JointState()
+            gs.header.stamp = rospy.Time.now()
+            gs.name, gs.position = ["gripper_finger"], [0.02]
+            joint_pub.publish(gs)
+            drivers.gripper += 1
+        if drivers is not None and k == 50:
+            joint_pub.publish(joint_state([], js.position)(stamp, t))
+            drivers.nameless += 1
         if odd is None or k < 20:
             continue
         if k % 10 == 5 and cloud_queue:
@@ -357,14 +390,14 @@ def check(voxels, fused, cloud_stamps, t0, t1, odd=None):
         # Near the sample with a fourth joint: its names, and values not
         # checked (the stream restarts at each change of caps).
         four = odd is not None and any(abs(t - f) < 0.06 for f in odd.four)
-        names = [JOINTS, JOINTS + ["j3"]] if four else [JOINTS]
+        names = [FUSED, JOINTS + ["j3"]] if four else [FUSED]
         if list(m.name) not in names or len(m.position) != len(m.name):
             errors.append("fused names %s, values %s"
                           % (list(m.name), list(m.position)))
             break
         # Inside the joint samples linear interpolation is exact.
         if 0.05 <= t <= span - 0.05 and not four:
-            want_pos = positions(t)
+            want_pos = fused_positions(t)
             got = list(m.position)
             # A NaN or Inf j1 goes through as a value: j1 is not finite
             # between a sample holding one and its neighbours.
@@ -421,7 +454,7 @@ def check(voxels, fused, cloud_stamps, t0, t1, odd=None):
 
 
 def main():
-    global ARGS, VOXEL, DIMS, ORIGIN
+    global ARGS, VOXEL, DIMS, ORIGIN, FUSED
     ap = argparse.ArgumentParser()
     ap.add_argument("--rate", type=float, default=20.0)
     ap.add_argument("--voxel-size", type=float, default=0.5)
@@ -432,10 +465,13 @@ def main():
     ap.add_argument("--check-bag")
     ap.add_argument("--burst", type=int, default=0)
     ap.add_argument("--malformed", action="store_true")
+    ap.add_argument("--two-drivers", metavar="JOINTS")
     ARGS = ap.parse_args()
     VOXEL = ARGS.voxel_size
     DIMS = [int(v) for v in ARGS.dims.split(",")]
     ORIGIN = [float(v) for v in ARGS.origin.split(",")]
+    if ARGS.two_drivers:
+        FUSED = ARGS.two_drivers.split(",")
 
     if ARGS.write_bag:
         return write_bag(ARGS.write_bag)
@@ -466,21 +502,25 @@ def main():
             print("FAIL: " + e)
         rospy.signal_shutdown("done")
         return 1 if errors else 0
-    odd = None
+    odd = drivers = None
     if ARGS.check_bag:
         cloud_stamps, t0, t1 = bag_stamps(ARGS.check_bag)
         time.sleep(ARGS.seconds)
     else:
         odd = Odd() if ARGS.malformed else None
-        live = publish_live(odd)
+        drivers = Drivers() if ARGS.two_drivers else None
+        live = publish_live(odd, drivers)
         if live is None:
             return 1
         cloud_stamps, t0, t1 = live
         time.sleep(1.0)
+    # ros_node.sh compares these with the node's closing log line.
     if odd:
-        # ros_node.sh compares these with the node's closing log line.
         print("bad sent: %d clouds, %d joint states"
               % (odd.bad_clouds, odd.bad_joints))
+    elif drivers:
+        print("gripper sent: %d joint states" % drivers.gripper)
+        print("bad sent: 0 clouds, %d joint states" % drivers.nameless)
     ret = check(list(voxels), list(fused), cloud_stamps, t0, t1, odd)
     rospy.signal_shutdown("done")
     return ret

@@ -3,7 +3,8 @@
 # publish.py publishing a known PointCloud2 and JointState for 3 s and
 # checking /robocache/voxels and /robocache/fused; then the same messages
 # from a bag through `rosbag play` (the docs/ros.md command); then
-# malformed messages among good ones; then a burst.  The node
+# malformed messages among good ones; then two drivers on the joint
+# topic with ~joints; then a burst.  The node
 # must exit 0 within 5 s of SIGINT each time.  Exits 77 (SKIP) with the
 # reason when the node was not built or ROS is not installed.
 # Usage: ros_node.sh PATH_TO_robocache_node (empty: not built)
@@ -59,13 +60,29 @@ grid_doc=(_voxel_size:=0.5 _dims:=8,8,4 _origin:=-2.0,-2.0,-1.0)
 check=("$python" "$here/publish.py" --rate $rate --voxel-size 0.5
   --dims 8,8,4 --origin=-2,-2,-1 --seconds 3)
 status=0
+# More node parameters for one phase.
+extra=()
+
+# Checks that the node's closing line in log $1 counts the bad messages
+# publish.py says it sent in $2 ("bad sent: C clouds, J joint states"),
+# right after $3.
+count_bad () {
+  local clouds joints want
+  read -r clouds joints < <(sed -n \
+    's/^bad sent: \([0-9]*\) clouds, \([0-9]*\) joint states$/\1 \2/p' "$2")
+  want="${3:-}$((clouds + joints)) bad ($clouds clouds, $joints joint states)"
+  if [ -z "$clouds" ] || ! grep -qF "$want" "$1"; then
+    echo "FAIL: the node's closing line does not count \"$want\""
+    status=1
+  fi
+}
 
 # Starts the node; stops it with SIGINT and checks it exits cleanly (0,
 # within 5 s).
 start_node () {
   "$node" _cloud_topic:=/test/points _joint_topic:=/test/joints \
     _rate:=$rate "${grid[@]}" _backend:="${ROBOCACHE_ROS_BACKEND:-auto}" \
-    >>"$work/node.log" 2>&1 &
+    ${extra[@]+"${extra[@]}"} >>"$work/node.log" 2>&1 &
   node_pid=$!
   pids+=($node_pid)
   for _ in $(seq 100); do
@@ -121,14 +138,7 @@ kill -0 $node_pid 2>/dev/null ||
   { echo "FAIL: robocache_node died on malformed messages"; status=1; }
 stop_node
 tail -n +$((mark + 1)) "$work/node.log" >"$work/malformed.log"
-read -r clouds joints < <(sed -n \
-  's/^bad sent: \([0-9]*\) clouds, \([0-9]*\) joint states$/\1 \2/p' \
-  "$work/malformed.out")
-want="$((clouds + joints)) bad ($clouds clouds, $joints joint states)"
-if [ -z "$clouds" ] || ! grep -qF "$want" "$work/malformed.log"; then
-  echo "FAIL: the node's closing line does not count \"$want\""
-  status=1
-fi
+count_bad "$work/malformed.log" "$work/malformed.out"
 for what in cloud "joint state"; do
   grep -q "dropping a malformed $what" "$work/malformed.log" ||
     { echo "FAIL: no warning about a malformed $what"; status=1; }
@@ -137,6 +147,31 @@ if grep -E "CRITICAL|WARNING \*\*" "$work/malformed.log"; then
   echo "FAIL: GLib criticals or warnings in the node's log"
   status=1
 fi
+
+# An arm (j0..j2, 100 Hz) and a gripper (30 Hz) publishing their own
+# joints on the one joint topic, the node fusing the arm's through
+# ~joints in another order: /robocache/fused must carry those names in
+# that order with the arm's values at its stamps, and the closing line
+# must count every gripper message as another joint set, none as bad;
+# the one arm message without names is bad (~joints cannot find its
+# joints), with a warning saying so.
+echo "=== two drivers: ~joints"
+mark=$(wc -l <"$work/node.log")
+extra=("_joints:=[j2, j0, j1]")
+start_node
+extra=()
+timeout 60 "${check[@]}" --two-drivers j2,j0,j1 --seconds 2 |
+  tee "$work/drivers.out"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+stop_node
+tail -n +$((mark + 1)) "$work/node.log" >"$work/drivers.log"
+gripper=$(sed -n 's/^gripper sent: \([0-9]*\) joint states$/\1/p' \
+  "$work/drivers.out")
+[ -n "$gripper" ] ||
+  { echo "FAIL: no gripper count from publish.py"; status=1; }
+count_bad "$work/drivers.log" "$work/drivers.out" "$gripper other joint sets, "
+grep -q "no names; ~joints needs them" "$work/drivers.log" ||
+  { echo "FAIL: no warning about a joint state without names"; status=1; }
 
 # A burst of clouds 1 ms apart into a 32 M-voxel grid (CPU): the node
 # must drop the oldest (counted in its log), publish only right voxel
