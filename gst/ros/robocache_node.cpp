@@ -133,6 +133,7 @@ class Bridge
   ros::Publisher voxels_pub, fused_pub;
 
  private:
+  void configure (GstBin *bin);
   GstClockTime running_time (const ros::Time &stamp);
   void bad (Input in, const char *format, ...) G_GNUC_PRINTF (3, 4);
   void push (Input in, GstBuffer *buf);
@@ -153,36 +154,11 @@ class Bridge
   std::atomic<guint64> other_sets_{ 0 }; // joint states without ~joints
 };
 
-bool
-Bridge::start ()
+// The node's parameters onto the parsed pipeline's fuse (its rate, its
+// pads' stream names and policies) and voxelizer (the grid).
+void
+Bridge::configure (GstBin *bin)
 {
-  gchar *desc = g_strdup_printf (
-      "robocachefuse name=fuse flat-output=true latency=%" G_GUINT64_FORMAT
-      " ! appsink name=sink sync=false max-buffers=4 drop=true "
-      "appsrc name=cloud is-live=true format=time max-buffers=%d "
-      "leaky-type=downstream ! robocachevoxelize name=vox mode=occupancy "
-      "backend=%s ! queue max-size-buffers=2 max-size-bytes=0 "
-      "max-size-time=0 leaky=downstream ! fuse.sink_0 "
-      "appsrc name=joints is-live=true format=time max-buffers=%d "
-      "leaky-type=downstream ! fuse.sink_1",
-      (guint64)(p_.latency * GST_SECOND), p_.queue, p_.backend.c_str (),
-      4 * p_.queue);
-  GError *err = nullptr;
-  pipeline_ = gst_parse_launch (desc, &err);
-  g_free (desc);
-  // A pipeline with an error set is missing a property or an element.
-  if (!pipeline_ || err) {
-    ROS_FATAL ("robocache pipeline: %s", err ? err->message : "?");
-    g_clear_error (&err);
-    if (pipeline_)
-      gst_clear_object (&pipeline_);
-    return false;
-  }
-  GstBin *bin = GST_BIN (pipeline_);
-  cloud_src_ = gst_bin_get_by_name (bin, "cloud");
-  joint_src_ = gst_bin_get_by_name (bin, "joints");
-  sink_ = gst_bin_get_by_name (bin, "sink");
-
   GstElement *fuse = gst_bin_get_by_name (bin, "fuse");
   gint n, d;
   gst_util_double_to_fraction (p_.rate, &n, &d);
@@ -215,6 +191,39 @@ Bridge::start ()
   set_triple (vox, "dims", dims, true);
   set_triple (vox, "origin", p_.origin.data (), false);
   gst_object_unref (vox);
+}
+
+bool
+Bridge::start ()
+{
+  gchar *desc = g_strdup_printf (
+      "robocachefuse name=fuse flat-output=true latency=%" G_GUINT64_FORMAT
+      " ! appsink name=sink sync=false max-buffers=4 drop=true "
+      "appsrc name=cloud is-live=true format=time max-buffers=%d "
+      "leaky-type=downstream ! robocachevoxelize name=vox mode=occupancy "
+      "backend=%s ! queue max-size-buffers=2 max-size-bytes=0 "
+      "max-size-time=0 leaky=downstream ! fuse.sink_0 "
+      "appsrc name=joints is-live=true format=time max-buffers=%d "
+      "leaky-type=downstream ! fuse.sink_1",
+      (guint64)(p_.latency * GST_SECOND), p_.queue, p_.backend.c_str (),
+      4 * p_.queue);
+  GError *err = nullptr;
+  pipeline_ = gst_parse_launch (desc, &err);
+  g_free (desc);
+  // A pipeline with an error set is missing a property or an element.
+  if (!pipeline_ || err) {
+    ROS_FATAL ("robocache pipeline: %s", err ? err->message : "?");
+    g_clear_error (&err);
+    if (pipeline_)
+      gst_clear_object (&pipeline_);
+    return false;
+  }
+  GstBin *bin = GST_BIN (pipeline_);
+  cloud_src_ = gst_bin_get_by_name (bin, "cloud");
+  joint_src_ = gst_bin_get_by_name (bin, "joints");
+  sink_ = gst_bin_get_by_name (bin, "sink");
+
+  configure (bin);
 
   // A fixed joint set has its caps once, before any message: bad names
   // in ~joints stop the node here rather than drop every message.
