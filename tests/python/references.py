@@ -14,6 +14,23 @@ def random_times(rng, rows, n, start_ns=0):
     return start_ns + np.cumsum(gaps, axis=1).astype(np.int64)
 
 
+def with_repeats(rng, times, share=0.2):
+    """The rows with about @share of their times made equal to the time
+    before (a sensor that resends a reading with the same stamp)."""
+    times = times.copy()
+    for row in times:
+        for i in np.flatnonzero(rng.random(len(row) - 1) < share) + 1:
+            row[i] = row[i - 1]
+    return times
+
+
+def last_at_each_time(ts, x):
+    """One trajectory's samples with equal times collapsed to the last of
+    them: equal times, the later sample wins (docs/python.md)."""
+    keep = np.append(ts[1:] != ts[:-1], True)
+    return ts[keep], x[keep]
+
+
 def targets_around(rng, times, n):
     """Targets spread over each row's span and a little beyond it, some
     exactly on source times."""

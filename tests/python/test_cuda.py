@@ -70,6 +70,27 @@ class Kernels(unittest.TestCase):
                                                   method) for b in range(B)])
                 np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
 
+    def test_equal_times_later_sample_wins(self):
+        B, S, T, D = 4, 600, 300, 5
+        st = ref.with_repeats(self.rng, ref.random_times(self.rng, B, S))
+        tt = ref.targets_around(self.rng, st, T)
+        x = self.rng.standard_normal((B, S, D))
+        for method in ("linear", "nearest", "previous", "cubic"):
+            with self.subTest(method=method):
+                got = robocache.resample(cuda(x), cuda(st), cuda(tt),
+                                         method).cpu().numpy()
+                for b in range(B):
+                    ts, xs = ref.last_at_each_time(st[b], x[b])
+                    np.testing.assert_allclose(
+                        got[b], ref.resample_row(ts, xs, tt[b], method),
+                        rtol=1e-9, atol=1e-9)
+        got = robocache.fuse([(cuda(st), cuda(x.astype(np.float32)))],
+                             cuda(tt)).cpu().numpy()
+        for b in range(B):
+            ts, xs = ref.last_at_each_time(st[b], x[b])
+            np.testing.assert_allclose(got[b], ref.resample_row(
+                ts, xs, tt[b], "linear"), rtol=2e-5, atol=2e-5)
+
     def test_negative_bit_views_read_negated(self):
         """A view with torch's negative bit (z.conj().imag) holds the
         negation of its memory: read as torch reads it, on the general

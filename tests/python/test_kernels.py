@@ -76,6 +76,19 @@ class Resample(unittest.TestCase):
                     out[b, :, d], np.interp(tt_ns[b], st_ns[b], x[b, :, d]),
                     rtol=1e-5, atol=1e-5)
 
+    def test_equal_times_later_sample_wins(self):
+        st, x, tt = self.batch(S=400, dtype=np.float64)
+        st = ref.with_repeats(self.rng, st)
+        for method in ("linear", "nearest", "previous", "cubic"):
+            with self.subTest(method=method):
+                out = robocache.resample(x, st, tt, method)
+                for b in range(x.shape[0]):
+                    ts, xs = ref.last_at_each_time(st[b], x[b])
+                    self.assertLess(len(ts), st.shape[1])
+                    np.testing.assert_allclose(
+                        out[b], ref.resample_row(ts, xs, tt[b], method),
+                        rtol=1e-9, atol=1e-9)
+
     def test_one_trajectory(self):
         st, x, tt = self.batch(B=1)
         out = robocache.resample(x[0], st[0], tt[0], "cubic")
@@ -342,6 +355,20 @@ class Fuse(unittest.TestCase):
                 atol=2e-5)
             np.testing.assert_allclose(out[e, :, 7:], ref.resample_row(
                 imu_t[e], imu[e], ticks[e], "previous"), rtol=0, atol=0)
+
+    def test_equal_times_later_sample_wins(self):
+        E, T = 2, 150
+        joints_t = ref.with_repeats(self.rng, ref.random_times(self.rng, E,
+                                                               500))
+        joints = self.rng.standard_normal((E, 500, 4)).astype(np.float32)
+        ticks = ref.targets_around(self.rng, joints_t, T)
+        for method in ("linear", "nearest", "previous"):
+            with self.subTest(method=method):
+                out = robocache.fuse([(joints_t, joints, method)], ticks)
+                for e in range(E):
+                    ts, xs = ref.last_at_each_time(joints_t[e], joints[e])
+                    np.testing.assert_allclose(out[e], ref.resample_row(
+                        ts, xs, ticks[e], method), rtol=2e-5, atol=2e-5)
 
     def test_bad_arguments(self):
         t = ref.random_times(self.rng, 2, 50)
