@@ -714,6 +714,37 @@ f64_chunk (const gint64 * times, const double *values, guint n)
   return buf;
 }
 
+/* Equal times within a chunk's trajectory: the later sample wins, as in
+ * the kernel (docs/media-types.md), and nothing is dropped. */
+GST_START_TEST (test_chunk_equal_times_later_wins)
+{
+  GstHarness *h = resample_harness ("backend=cpu rate=200",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)1, "
+      "format=(string)float64, layout=(string)chunk, batch=(int)1");
+  const gint64 times[4] = { 0, 10 * MS, 10 * MS, 20 * MS };
+  const double values[4] = { 0, 1, 5, 9 };
+  /* Every 5 ms; the earlier sample at 10 ms would give 0.5 and 1. */
+  const double want[5] = { 0, 2.5, 5, 7, 9 };
+  GstBuffer *out;
+  GstMapInfo map;
+  const double *ov;
+
+  out = gst_harness_push_and_pull (h, f64_chunk (times, values, 4));
+  fail_unless (out != NULL);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, 5 * 16);
+  ov = (const double *) (map.data + 5 * 8);
+  for (guint k = 0; k < 5; k++)
+    fail_unless (fabs (ov[k] - want[k]) < 1e-12, "%u: %g", k, ov[k]);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  fail_unless_equals_uint64 (stat_of (resample_of (h),
+          "dropped-out-of-order"), 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Chunk samples whose times cannot be placed on the grid (negative, or at
  * 2^62 ns and beyond, such as INT64_MAX) are dropped, counted and warned
  * about once; the rest of each trajectory is resampled. */
@@ -1638,6 +1669,7 @@ resample_suite (void)
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_pipeline_from_jointsrc);
   tcase_add_test (tc, test_chunk_in_out);
+  tcase_add_test (tc, test_chunk_equal_times_later_wins);
   tcase_add_test (tc, test_sample_in_chunk_out);
   tcase_add_test (tc, test_bfloat16_chunks);
   tcase_add_test (tc, test_chunk_continuity_and_gap);
