@@ -21,6 +21,8 @@ build=${1:?usage: tests/gpu-run.sh BUILD OUT}
 out=${2:?usage: tests/gpu-run.sh BUILD OUT}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$build" && pwd)
+# Every test that loads the plugin would fail without its libraries.
+"$root/tests/device-libs-check.sh" "$build" || exit 1
 mkdir -p "$out/results"
 res=$(cd "$out/results" && pwd)
 

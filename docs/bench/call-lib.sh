@@ -41,6 +41,14 @@ lib () { [ "$1" = new ] && echo "$BASE_LD" || echo "$V/ms/$1:$BASE_LD"; }
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$R/gpu.txt"
 date -u >> "$R/gpu.txt"
+# A library the plugin needs and this machine lacks fails every test that
+# loads it: stop here instead (run 158, call 136 and call 240 were lost
+# so, prepared without libdeflate0).
+if ! bash tests/device-libs-check.sh "$B" > "$R/libs.txt" 2>&1; then
+  cat "$R/libs.txt"
+  pack "libraries missing"
+  exit 1
+fi
 
 # bench-kernels ARGS.. run with each kernel library of LIBS in turn (names
 # may repeat: alternate them), while more than AB_MARGIN s are left; then
