@@ -31,6 +31,13 @@ def last_at_each_time(ts, x):
     return ts[keep], x[keep]
 
 
+def resample_last_wins(st, x, tt, method):
+    """resample_row over each trajectory of (B, S) times st, (B, S, D)
+    values x and (B, T) targets tt, its equal times collapsed first."""
+    return np.stack([resample_row(*last_at_each_time(st[b], x[b]), tt[b],
+                                  method) for b in range(st.shape[0])])
+
+
 def targets_around(rng, times, n):
     """Targets spread over each row's span and a little beyond it, some
     exactly on source times."""
