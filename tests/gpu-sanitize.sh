@@ -22,7 +22,9 @@
 # time within each), ROBOCACHE_SANITIZE_SECONDS=N stops each tool's run
 # after N seconds (its finished tests are still summed up), and
 # ROBOCACHE_SANITIZE_TESTS_<TOOL>="TEST ..." gives one tool a list of its own
-# (e.g. to finish what an earlier, interrupted run left).
+# (e.g. to finish what an earlier, interrupted run left); a `|` in that list
+# cuts it into lanes that run side by side ("A B | C": A then B, and C
+# meanwhile), so that one slow test does not hold up the tool's others.
 #
 # Under the sanitizer the tests see ROBOCACHE_SANITIZER=1 (elements-gpufaults
 # leaves out its test that fills the device with grids of 8 GiB) and
@@ -48,8 +50,8 @@ echo "tests: ${tests[*]}"
 echo "tools: $tools"
 mkdir -p "$out"
 
-# One meson run of @tool over the tests after it, with a log of its own
-# (--logbase NAME) so that the tools can run side by side.
+# One meson run of @tool over the tests after it, with logs of its own
+# (--logbase NAME, NAME.txt) so that tools and lanes can run side by side.
 # ROBOCACHE_SANITIZE_SECONDS bounds a tool's runs together, from @started.
 sanitize_run () {
   local tool=$1 name=$2 options=$3 limit=${ROBOCACHE_SANITIZE_SECONDS:-0}
@@ -63,39 +65,59 @@ sanitize_run () {
     meson test -C "$build" --no-rebuild --num-processes 1 \
       --timeout-multiplier 20 --logbase "$name" \
       --wrapper "$sanitizer --tool $tool --error-exitcode 99 --target-processes all $options" \
-      "$@" >> "$out/$tool/meson.txt" 2>&1
+      "$@" > "$out/$tool/$name.txt" 2>&1
   # meson adds the wrapper's name to the log's.
-  cat "$build/meson-logs/$name"*.json >> "$out/$tool/testlog.json"
+  cat "$build/meson-logs/$name"*.json > "$out/$tool/$name.json"
 }
 
-# One tool over its tests.  memcheck checks for leaks except in the Python
-# tests: torch's caching allocator keeps its blocks to the end by design,
-# and the stream-ordered frees of robocache's arrays into their pool are
-# reported as leaks while the device's memory stays flat over 10,000 calls
+# One lane of @tool: its tests (after @lane, the lane's number) one at a
+# time.  memcheck checks for leaks except in the Python tests: torch's
+# caching allocator keeps its blocks to the end by design, and the
+# stream-ordered frees of robocache's arrays into their pool are reported
+# as leaks while the device's memory stays flat over 10,000 calls
 # (python-kernels-gpu measures that outside the sanitizer).
-sanitize_with () {
-  local tool=$1 own="ROBOCACHE_SANITIZE_TESTS_$1" list plain=() python=()
-  local started
-  started=$(date +%s)
-  # shellcheck disable=SC2206
-  list=(${!own:-${tests[*]}})
-  for t in "${list[@]}"; do
+sanitize_lane () {
+  local tool=$1 lane=$2 plain=() python=() t
+  shift 2
+  for t in "$@"; do
     case $t in
       python-*) python+=("$t") ;;
       *) plain+=("$t") ;;
     esac
   done
-  mkdir -p "$out/$tool"
-  : > "$out/$tool/meson.txt"
-  : > "$out/$tool/testlog.json"
   if [ "$tool" = memcheck ]; then
     [ ${#plain[@]} -eq 0 ] ||
-      sanitize_run memcheck sanitize-memcheck "--leak-check full" "${plain[@]}"
+      sanitize_run memcheck "sanitize-memcheck-$lane" "--leak-check full" \
+        "${plain[@]}"
     [ ${#python[@]} -eq 0 ] ||
-      sanitize_run memcheck sanitize-memcheck-python "" "${python[@]}"
+      sanitize_run memcheck "sanitize-memcheck-python-$lane" "" "${python[@]}"
   else
-    sanitize_run "$tool" "sanitize-$tool" "" "${list[@]}"
+    sanitize_run "$tool" "sanitize-$tool-$lane" "" "$@"
   fi
+}
+
+# One tool over its tests, lane by lane side by side; then its logs
+# gathered into OUT/TOOL/meson.txt and OUT/TOOL/testlog.json.
+sanitize_with () {
+  local tool=$1 own="ROBOCACHE_SANITIZE_TESTS_$1" list lane=() n=0 t
+  local started
+  started=$(date +%s)
+  # shellcheck disable=SC2206
+  list=(${!own:-${tests[*]}} "|")
+  mkdir -p "$out/$tool"
+  rm -f "$out/$tool"/sanitize-*
+  for t in "${list[@]}"; do
+    if [ "$t" != "|" ]; then
+      lane+=("$t")
+    elif [ ${#lane[@]} -gt 0 ]; then
+      n=$((n + 1))
+      sanitize_lane "$tool" "$n" "${lane[@]}" &
+      lane=()
+    fi
+  done
+  wait
+  cat "$out/$tool"/sanitize-*.txt > "$out/$tool/meson.txt" 2>/dev/null
+  cat "$out/$tool"/sanitize-*.json > "$out/$tool/testlog.json" 2>/dev/null
   echo "== $tool"
   grep -E '^ *[0-9]+/[0-9]+ ' "$out/$tool/meson.txt"
 }
