@@ -1,0 +1,116 @@
+// initcheck_peer.cu copied between the devices' primary contexts, and
+// initcheck saw every copy.  robocache's elements run in the contexts
+// GStreamer 1.22 creates (cuCtxCreate: not the primary ones), one a
+// device; here the same copies between two such contexts, each case
+// printing its name before the read back to the host that initcheck
+// checks.
+//
+//   nvcc -arch=sm_90 -o initcheck_ctx initcheck_ctx.cu -lcuda
+//   compute-sanitizer --tool initcheck ./initcheck_ctx
+#include <cstdio>
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+  std::printf ("%s: %s\n", #call, cudaGetErrorString (e_)); return 1; } \
+} while (0)
+#define CHECK_CU(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { \
+  std::printf ("%s: error %d\n", #call, (int) r_); return 1; } \
+} while (0)
+
+__global__ void
+fill (unsigned char *out, size_t n)
+{
+  size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+
+  if (i < n)
+    out[i] = (unsigned char) (i * 7 + 1);
+}
+
+enum Case { SAME_CONTEXT, DEFAULT_KIND, PEER_COPY };
+
+static const char *names[] = {
+  "control: context 0 to context 0, cudaMemcpyAsync DeviceToDevice",
+  "context 1 to context 0, cudaMemcpyAsync Default (robocache's copy)",
+  "context 1 to context 0, cuMemcpyPeerAsync",
+};
+
+static int
+run_case (Case c, CUcontext ctx0, CUcontext ctx1, unsigned char *src0,
+    unsigned char *src1, size_t n, cudaStream_t stream, const char *source)
+{
+  unsigned char *dst, host[1024];
+
+  CHECK_CU (cuCtxPushCurrent (ctx0));
+  CHECK (cudaMalloc (&dst, n));
+  switch (c) {
+    case SAME_CONTEXT:
+      CHECK (cudaMemcpyAsync (dst, src0, n, cudaMemcpyDeviceToDevice,
+              stream));
+      break;
+    case DEFAULT_KIND:
+      CHECK (cudaMemcpyAsync (dst, src1, n, cudaMemcpyDefault, stream));
+      break;
+    case PEER_COPY:
+      CHECK_CU (cuMemcpyPeerAsync ((CUdeviceptr) dst, ctx0,
+              (CUdeviceptr) src1, ctx1, n, (CUstream) stream));
+      break;
+  }
+  CHECK (cudaStreamSynchronize (stream));
+  std::printf ("== %s; source %s\n", names[c], source);
+  std::fflush (stdout);
+  CHECK (cudaMemcpy (host, dst, n, cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < n; i++)
+    if (host[i] != (unsigned char) (i * 7 + 1)) {
+      std::printf ("   wrong byte %zu\n", i);
+      return 1;
+    }
+  std::printf ("   bytes right\n");
+  CHECK (cudaFree (dst));
+  CHECK_CU (cuCtxPopCurrent (NULL));
+  return 0;
+}
+
+int
+main ()
+{
+  const size_t n = 1024;
+  unsigned char pattern[1024], *src0, *src1, *src1k;
+  CUdevice dev0, dev1;
+  CUcontext ctx0, ctx1;
+  cudaStream_t stream;
+  int count = 0;
+
+  CHECK_CU (cuInit (0));
+  CHECK_CU (cuDeviceGetCount (&count));
+  if (count < 2) {
+    std::printf ("needs two devices, found %d\n", count);
+    return 1;
+  }
+  for (size_t i = 0; i < n; i++)
+    pattern[i] = (unsigned char) (i * 7 + 1);
+  CHECK_CU (cuDeviceGet (&dev0, 0));
+  CHECK_CU (cuDeviceGet (&dev1, 1));
+  /* As gst_cuda_context_new (cuCtxCreate_v2 there; CUDA 13 names it
+   * cuCtxCreate with parameters): created, then popped. */
+  CHECK_CU (cuCtxCreate (&ctx1, NULL, 0, dev1));
+  CHECK (cudaMalloc (&src1, n));
+  CHECK (cudaMemcpy (src1, pattern, n, cudaMemcpyHostToDevice));
+  CHECK (cudaMalloc (&src1k, n));
+  fill <<< (n + 255) / 256, 256 >>> (src1k, n);
+  CHECK (cudaGetLastError ());
+  CHECK (cudaDeviceSynchronize ());
+  CHECK_CU (cuCtxPopCurrent (NULL));
+  CHECK_CU (cuCtxCreate (&ctx0, NULL, 0, dev0));
+  CHECK (cudaMalloc (&src0, n));
+  CHECK (cudaMemcpy (src0, pattern, n, cudaMemcpyHostToDevice));
+  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  CHECK_CU (cuCtxPopCurrent (NULL));
+  for (int c = SAME_CONTEXT; c <= PEER_COPY; c++)
+    if (run_case ((Case) c, ctx0, ctx1, src0, src1, n, stream,
+            "copied from the host")
+        || run_case ((Case) c, ctx0, ctx1, src0, src1k, n, stream,
+            "written by a kernel"))
+      return 1;
+  return 0;
+}
