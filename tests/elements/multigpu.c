@@ -147,8 +147,16 @@ static void
 assert_same_as_one (Collector collect_with, gchar * one, gchar * a,
     const gchar * what_a, gchar * b, const gchar * what_b)
 {
-  GPtrArray *want = collect_with (one), *got_a = collect_with (a),
-      *got_b = collect_with (b);
+  GPtrArray *want, *got_a, *got_b;
+
+  /* Said before each run, so that a tool's reports (compute-sanitizer's)
+   * can be told apart by configuration. */
+  g_print ("one device: %s\n", one);
+  want = collect_with (one);
+  g_print ("%s: %s\n", what_a, a);
+  got_a = collect_with (a);
+  g_print ("%s: %s\n", what_b, b);
+  got_b = collect_with (b);
 
   assert_same (want, got_a, what_a);
   assert_same (want, got_b, what_b);
