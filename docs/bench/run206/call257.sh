@@ -5,7 +5,8 @@
 # configuration's process; and test_fuse_on_one_device alone beside it.
 CALL_SECONDS=300 . docs/bench/call-lib.sh "$1"
 for t in test_fuse_on_one_device test_fuse_across_devices; do
-  GST_CHECKS=$t ROBOCACHE_SANITIZER=1 CK_FORK=no timeout 120 \
+  GST_CHECKS=$t ROBOCACHE_SANITIZER=1 CK_FORK=no GST_PLUGIN_PATH_1_0=$B/gst \
+    GST_REGISTRY_1_0=/tmp/registry-$t.bin timeout 120 \
     compute-sanitizer --tool initcheck --error-exitcode 99 --print-limit 3 \
       "$B/tests/elements_multigpu" > "$R/multigpu-$t.txt" 2>&1 &
 done
