@@ -3,11 +3,15 @@
 // GStreamer 1.22 creates (cuCtxCreate: not the primary ones), one a
 // device; here the same copies between two such contexts, each case
 // printing its name before the read back to the host that initcheck
-// checks.
+// checks.  The argument is the size of the copies (1024 bytes by default;
+// robocachefuse copies whole grids, 8 MiB in elements-multigpu); a second
+// argument runs that case alone (0, 1 or 2), so that each process's error
+// count is one case's.
 //
 //   nvcc -arch=sm_90 -o initcheck_ctx initcheck_ctx.cu -lcuda
-//   compute-sanitizer --tool initcheck ./initcheck_ctx
+//   compute-sanitizer --tool initcheck ./initcheck_ctx [BYTES [CASE]]
 #include <cstdio>
+#include <cstdlib>
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -39,7 +43,7 @@ static int
 run_case (Case c, CUcontext ctx0, CUcontext ctx1, unsigned char *src0,
     unsigned char *src1, size_t n, cudaStream_t stream, const char *source)
 {
-  unsigned char *dst, host[1024];
+  unsigned char *dst, *host = (unsigned char *) std::malloc (n);
 
   CHECK_CU (cuCtxPushCurrent (ctx0));
   CHECK (cudaMalloc (&dst, n));
@@ -57,7 +61,7 @@ run_case (Case c, CUcontext ctx0, CUcontext ctx1, unsigned char *src0,
       break;
   }
   CHECK (cudaStreamSynchronize (stream));
-  std::printf ("== %s; source %s\n", names[c], source);
+  std::printf ("== %s; %zu bytes; source %s\n", names[c], n, source);
   std::fflush (stdout);
   CHECK (cudaMemcpy (host, dst, n, cudaMemcpyDeviceToHost));
   for (size_t i = 0; i < n; i++)
@@ -66,16 +70,18 @@ run_case (Case c, CUcontext ctx0, CUcontext ctx1, unsigned char *src0,
       return 1;
     }
   std::printf ("   bytes right\n");
+  std::free (host);
   CHECK (cudaFree (dst));
   CHECK_CU (cuCtxPopCurrent (NULL));
   return 0;
 }
 
 int
-main ()
+main (int argc, char **argv)
 {
-  const size_t n = 1024;
-  unsigned char pattern[1024], *src0, *src1, *src1k;
+  const size_t n = argc > 1 ? std::strtoull (argv[1], NULL, 10) : 1024;
+  unsigned char *pattern = (unsigned char *) std::malloc (n);
+  unsigned char *src0, *src1, *src1k;
   CUdevice dev0, dev1;
   CUcontext ctx0, ctx1;
   cudaStream_t stream;
@@ -107,7 +113,7 @@ main ()
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CHECK_CU (cuCtxPopCurrent (NULL));
   for (int c = SAME_CONTEXT; c <= PEER_COPY; c++)
-    if (run_case ((Case) c, ctx0, ctx1, src0, src1, n, stream,
+    if ((argc <= 2 || c == std::atoi (argv[2])) && run_case ((Case) c, ctx0, ctx1, src0, src1, n, stream,
             "copied from the host")
         || run_case ((Case) c, ctx0, ctx1, src0, src1k, n, stream,
             "written by a kernel"))
