@@ -112,11 +112,14 @@ main (int argc, char **argv)
   CHECK (cudaMemcpy (src0, pattern, n, cudaMemcpyHostToDevice));
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CHECK_CU (cuCtxPopCurrent (NULL));
-  for (int c = SAME_CONTEXT; c <= PEER_COPY; c++)
-    if ((argc <= 2 || c == std::atoi (argv[2])) && run_case ((Case) c, ctx0, ctx1, src0, src1, n, stream,
+  for (int c = SAME_CONTEXT; c <= PEER_COPY; c++) {
+    if (argc > 2 && c != std::atoi (argv[2]))
+      continue;
+    if (run_case ((Case) c, ctx0, ctx1, src0, src1, n, stream,
             "copied from the host")
         || run_case ((Case) c, ctx0, ctx1, src0, src1k, n, stream,
             "written by a kernel"))
       return 1;
+  }
   return 0;
 }
