@@ -104,6 +104,8 @@ copy_memory (GstElement * element, GstRobocacheGpu * gpu,
             GST_PAD_NAME (pad)), (NULL));
     return GST_FLOW_ERROR;
   }
+  GST_LOG_OBJECT (pad, "copying %" G_GSIZE_FORMAT " bytes from %p on another "
+      "device to %p", from.size, from.data, to.data);
   status = rc_device_copy_async (to.data, from.data, from.size,
       RC_COPY_BETWEEN_DEVICES, gpu->stream);
   gst_memory_unmap (dst, &to);

@@ -115,6 +115,8 @@ collect_fused_on_device_0 (const gchar * desc)
       fail_unless (gst_memory_map (mem, &map, GST_MAP_READ |
               GST_ROBOCACHE_MAP_CUDA));
       fail_unless_equals_int (rc_pointer_device (map.data, &device), RC_OK);
+      GST_INFO ("frame %u, memory %u: %" G_GSIZE_FORMAT " bytes at %p on "
+          "device %d", out->len, m, map.size, map.data, device);
       gst_memory_unmap (mem, &map);
       fail_unless (device == 0, "frame %u, memory %u: on device %d",
           out->len, m, device);
