@@ -6,12 +6,15 @@
 // checks.  The argument is the size of the copies (1024 bytes by default;
 // robocachefuse copies whole grids, 8 MiB in elements-multigpu); a second
 // argument runs that case alone (0, 1 or 2), so that each process's error
-// count is one case's.
+// count is one case's; a third, `peer`, first lets each context access the
+// other's memory (cuCtxEnablePeerAccess, as GStreamer's CUDA library does
+// for the contexts it creates where the devices allow it).
 //
 //   nvcc -arch=sm_90 -o initcheck_ctx initcheck_ctx.cu -lcuda
-//   compute-sanitizer --tool initcheck ./initcheck_ctx [BYTES [CASE]]
+//   compute-sanitizer --tool initcheck ./initcheck_ctx [BYTES [CASE [peer]]]
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -112,6 +115,15 @@ main (int argc, char **argv)
   CHECK (cudaMemcpy (src0, pattern, n, cudaMemcpyHostToDevice));
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CHECK_CU (cuCtxPopCurrent (NULL));
+  if (argc > 3 && std::strcmp (argv[3], "peer") == 0) {
+    CHECK_CU (cuCtxPushCurrent (ctx0));
+    CHECK_CU (cuCtxEnablePeerAccess (ctx1, 0));
+    CHECK_CU (cuCtxPopCurrent (NULL));
+    CHECK_CU (cuCtxPushCurrent (ctx1));
+    CHECK_CU (cuCtxEnablePeerAccess (ctx0, 0));
+    CHECK_CU (cuCtxPopCurrent (NULL));
+    std::printf ("peer access enabled both ways\n");
+  }
   for (int c = SAME_CONTEXT; c <= PEER_COPY; c++) {
     if (argc > 2 && c != std::atoi (argv[2]))
       continue;
