@@ -12,27 +12,13 @@
 //
 //   nvcc -arch=sm_90 -o initcheck_ctx initcheck_ctx.cu -lcuda
 //   compute-sanitizer --tool initcheck ./initcheck_ctx [BYTES [CASE [peer]]]
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <cuda.h>
-#include <cuda_runtime.h>
+#include "initcheck_common.cuh"
 
-#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-  std::printf ("%s: %s\n", #call, cudaGetErrorString (e_)); return 1; } \
-} while (0)
 #define CHECK_CU(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { \
   std::printf ("%s: error %d\n", #call, (int) r_); return 1; } \
 } while (0)
-
-__global__ void
-fill (unsigned char *out, size_t n)
-{
-  size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
-
-  if (i < n)
-    out[i] = (unsigned char) (i * 7 + 1);
-}
 
 enum Case { SAME_CONTEXT, DEFAULT_KIND, PEER_COPY };
 
@@ -46,7 +32,8 @@ static int
 run_case (Case c, CUcontext ctx0, CUcontext ctx1, unsigned char *src0,
     unsigned char *src1, size_t n, cudaStream_t stream, const char *source)
 {
-  unsigned char *dst, *host = (unsigned char *) std::malloc (n);
+  unsigned char *dst;
+  char what[200];
 
   CHECK_CU (cuCtxPushCurrent (ctx0));
   CHECK (cudaMalloc (&dst, n));
@@ -64,16 +51,10 @@ run_case (Case c, CUcontext ctx0, CUcontext ctx1, unsigned char *src0,
       break;
   }
   CHECK (cudaStreamSynchronize (stream));
-  std::printf ("== %s; %zu bytes; source %s\n", names[c], n, source);
-  std::fflush (stdout);
-  CHECK (cudaMemcpy (host, dst, n, cudaMemcpyDeviceToHost));
-  for (size_t i = 0; i < n; i++)
-    if (host[i] != (unsigned char) (i * 7 + 1)) {
-      std::printf ("   wrong byte %zu\n", i);
-      return 1;
-    }
-  std::printf ("   bytes right\n");
-  std::free (host);
+  std::snprintf (what, sizeof (what), "%s; %zu bytes; source %s", names[c],
+      n, source);
+  if (read_back (dst, n, what))
+    return 1;
   CHECK (cudaFree (dst));
   CHECK_CU (cuCtxPopCurrent (NULL));
   return 0;
@@ -83,8 +64,7 @@ int
 main (int argc, char **argv)
 {
   const size_t n = argc > 1 ? std::strtoull (argv[1], NULL, 10) : 1024;
-  unsigned char *pattern = (unsigned char *) std::malloc (n);
-  unsigned char *src0, *src1, *src1k;
+  unsigned char *src0, *src0k, *src1, *src1k;
   CUdevice dev0, dev1;
   CUcontext ctx0, ctx1;
   cudaStream_t stream;
@@ -96,23 +76,17 @@ main (int argc, char **argv)
     std::printf ("needs two devices, found %d\n", count);
     return 1;
   }
-  for (size_t i = 0; i < n; i++)
-    pattern[i] = (unsigned char) (i * 7 + 1);
   CHECK_CU (cuDeviceGet (&dev0, 0));
   CHECK_CU (cuDeviceGet (&dev1, 1));
   /* As gst_cuda_context_new (cuCtxCreate_v2 there; CUDA 13 names it
    * cuCtxCreate with parameters): created, then popped. */
   CHECK_CU (cuCtxCreate (&ctx1, NULL, 0, dev1));
-  CHECK (cudaMalloc (&src1, n));
-  CHECK (cudaMemcpy (src1, pattern, n, cudaMemcpyHostToDevice));
-  CHECK (cudaMalloc (&src1k, n));
-  fill <<< (n + 255) / 256, 256 >>> (src1k, n);
-  CHECK (cudaGetLastError ());
-  CHECK (cudaDeviceSynchronize ());
+  if (make_sources (n, &src1, &src1k))
+    return 1;
   CHECK_CU (cuCtxPopCurrent (NULL));
   CHECK_CU (cuCtxCreate (&ctx0, NULL, 0, dev0));
-  CHECK (cudaMalloc (&src0, n));
-  CHECK (cudaMemcpy (src0, pattern, n, cudaMemcpyHostToDevice));
+  if (make_sources (n, &src0, &src0k))
+    return 1;
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CHECK_CU (cuCtxPopCurrent (NULL));
   if (argc > 3 && std::strcmp (argv[3], "peer") == 0) {

@@ -9,13 +9,8 @@
 //
 //   nvcc -arch=sm_90 -o initcheck_peer initcheck_peer.cu
 //   compute-sanitizer --tool initcheck ./initcheck_peer
-#include <cstdio>
-#include <cstring>
-#include <cuda_runtime.h>
+#include "initcheck_common.cuh"
 
-#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-  std::printf ("%s: %s\n", #call, cudaGetErrorString (e_)); return 1; } \
-} while (0)
 
 enum Case { SAME_DEVICE, DEFAULT_KIND, PEER_COPY, DEFAULT_KIND_PEER_ON };
 
@@ -26,20 +21,12 @@ static const char *names[] = {
   "device 1 to device 0, cudaMemcpyAsync Default, peer access enabled",
 };
 
-__global__ void
-fill (unsigned char *out, size_t n)
-{
-  size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
-
-  if (i < n)
-    out[i] = (unsigned char) (i * 7 + 1);
-}
-
 static int
 run_case (Case c, const unsigned char *src1, const unsigned char *src0,
     size_t n, cudaStream_t stream, const char *source)
 {
-  unsigned char *dst, host[1024];
+  unsigned char *dst;
+  char what[200];
 
   CHECK (cudaSetDevice (0));
   CHECK (cudaMalloc (&dst, n));
@@ -57,15 +44,9 @@ run_case (Case c, const unsigned char *src1, const unsigned char *src0,
       break;
   }
   CHECK (cudaStreamSynchronize (stream));
-  std::printf ("== %s; source %s\n", names[c], source);
-  std::fflush (stdout);
-  CHECK (cudaMemcpy (host, dst, n, cudaMemcpyDeviceToHost));
-  for (size_t i = 0; i < n; i++)
-    if (host[i] != (unsigned char) (i * 7 + 1)) {
-      std::printf ("   wrong byte %zu\n", i);
-      return 1;
-    }
-  std::printf ("   bytes right\n");
+  std::snprintf (what, sizeof (what), "%s; source %s", names[c], source);
+  if (read_back (dst, n, what))
+    return 1;
   CHECK (cudaFree (dst));
   return 0;
 }
@@ -74,7 +55,7 @@ int
 main ()
 {
   const size_t n = 1024;
-  unsigned char pattern[1024], *src0, *src1, *src1k;
+  unsigned char *src0, *src0k, *src1, *src1k;
   cudaStream_t stream;
   int count = 0, can = 0;
 
@@ -83,18 +64,12 @@ main ()
     std::printf ("needs two devices, found %d\n", count);
     return 1;
   }
-  for (size_t i = 0; i < n; i++)
-    pattern[i] = (unsigned char) (i * 7 + 1);
   CHECK (cudaSetDevice (1));
-  CHECK (cudaMalloc (&src1, n));
-  CHECK (cudaMemcpy (src1, pattern, n, cudaMemcpyHostToDevice));
-  CHECK (cudaMalloc (&src1k, n));
-  fill <<< (n + 255) / 256, 256 >>> (src1k, n);
-  CHECK (cudaGetLastError ());
-  CHECK (cudaDeviceSynchronize ());
+  if (make_sources (n, &src1, &src1k))
+    return 1;
   CHECK (cudaSetDevice (0));
-  CHECK (cudaMalloc (&src0, n));
-  CHECK (cudaMemcpy (src0, pattern, n, cudaMemcpyHostToDevice));
+  if (make_sources (n, &src0, &src0k))
+    return 1;
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CHECK (cudaDeviceCanAccessPeer (&can, 0, 1));
   std::printf ("device 0 can access device 1: %d\n", can);
