@@ -66,8 +66,9 @@ sanitize_run () {
       --timeout-multiplier 20 --logbase "$name" \
       --wrapper "$sanitizer --tool $tool --error-exitcode 99 --target-processes all $options" \
       "$@" > "$out/$tool/$name.txt" 2>&1
-  # meson adds the wrapper's name to the log's.
-  cat "$build/meson-logs/$name"*.json > "$out/$tool/$name.json"
+  # meson adds "-" and the wrapper's name to the log's ("-*", not "*": lane
+  # 1's name is the start of lane 10's).
+  cat "$build/meson-logs/$name"-*.json > "$out/$tool/$name.json"
 }
 
 # One lane of @tool: its tests (after @lane, the lane's number) one at a
