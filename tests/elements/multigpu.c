@@ -136,6 +136,7 @@ collect_fused_on_device_0 (const gchar * desc)
   }
   fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)), "%s: no EOS", desc);
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  untrack (pipeline);
   gst_object_unref (pipeline);
   fail_unless_equals_int (out->len, 8);
   return out;
@@ -293,6 +294,7 @@ GST_START_TEST (test_two_pipelines_at_once)
     GPtrArray *alone;
 
     gst_element_set_state (pipelines[d], GST_STATE_NULL);
+    untrack (pipelines[d]);
     gst_object_unref (sinks[d]);
     gst_object_unref (pipelines[d]);
     alone = collect (descs[d]);
