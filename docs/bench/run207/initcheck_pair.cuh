@@ -35,6 +35,17 @@ pair_open_devices (Pair * p)
   return 0;
 }
 
+/* Lets @ctx read and write @peer's memory, as gst_cuda_context_new does
+ * for every live context of another device, each way. */
+static int
+enable_peer (CUcontext ctx, CUcontext peer)
+{
+  CHECK_CU (cuCtxPushCurrent (ctx));
+  CHECK_CU (cuCtxEnablePeerAccess (peer, 0));
+  CHECK_CU (cuCtxPopCurrent (NULL));
+  return 0;
+}
+
 static int
 pair_create (Pair * p)
 {
@@ -43,17 +54,24 @@ pair_create (Pair * p)
   CHECK_CU (cuCtxCreate (&p->ctx0, NULL, 0, p->dev0));
   CHECK (cudaStreamCreateWithFlags (&p->stream, cudaStreamNonBlocking));
   CHECK (cudaStreamCreateWithFlags (&p->copy_stream, cudaStreamNonBlocking));
-  CHECK_CU (cuCtxEnablePeerAccess (p->ctx1, 0));
   CHECK_CU (cuCtxPopCurrent (NULL));
-  CHECK_CU (cuCtxPushCurrent (p->ctx1));
-  CHECK_CU (cuCtxEnablePeerAccess (p->ctx0, 0));
-  CHECK_CU (cuCtxPopCurrent (NULL));
-  return 0;
+  return enable_peer (p->ctx0, p->ctx1) || enable_peer (p->ctx1, p->ctx0);
 }
 
+/* Destroys @p's contexts; with @disable_peers, first takes back each one's
+ * access to the other's memory (cuCtxDisablePeerAccess), as GStreamer's
+ * CUDA library does when a GstCudaContext goes. */
 static int
-pair_destroy (Pair * p)
+pair_destroy (Pair * p, bool disable_peers)
 {
+  if (disable_peers) {
+    CHECK_CU (cuCtxPushCurrent (p->ctx0));
+    CHECK_CU (cuCtxDisablePeerAccess (p->ctx1));
+    CHECK_CU (cuCtxPopCurrent (NULL));
+    CHECK_CU (cuCtxPushCurrent (p->ctx1));
+    CHECK_CU (cuCtxDisablePeerAccess (p->ctx0));
+    CHECK_CU (cuCtxPopCurrent (NULL));
+  }
   CHECK_CU (cuCtxPushCurrent (p->ctx0));
   CHECK (cudaStreamDestroy (p->stream));
   CHECK (cudaStreamDestroy (p->copy_stream));

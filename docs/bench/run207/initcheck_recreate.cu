@@ -11,8 +11,15 @@
 //   recreate  each round creates its contexts and destroys them after
 //   keep      both rounds in the same two contexts, the memory freed and
 //             allocated again
+//   gstreamer as recreate, each context's peer access taken back before
+//             the contexts are destroyed, as GStreamer's CUDA library
+//             does (added for call 267)
+//   overlap   round 2 in a second pair of contexts made while the first
+//             pair still lives, each new context given access to every
+//             live context of the other device, as GStreamer's CUDA
+//             library gives it (added for call 267)
 // Each round prints its addresses and announces its read back.  (After
-// call 266, what it shares with initcheck_readback.cu went into
+// calls 266 and 267, what it shares with initcheck_readback.cu went into
 // initcheck_pair.cuh; the rounds are unchanged.)
 //
 //   nvcc -arch=sm_90 -o initcheck_recreate initcheck_recreate.cu -lcuda
@@ -57,21 +64,34 @@ int
 main (int argc, char **argv)
 {
   const size_t n = argc > 1 ? std::strtoull (argv[1], NULL, 10) : 1024;
-  const bool recreate = argc > 2 && std::strcmp (argv[2], "recreate") == 0;
-  Pair pair;
+  const char *mode = argc > 2 ? argv[2] : "keep";
+  const bool gstreamer = std::strcmp (mode, "gstreamer") == 0;
+  const bool recreate = gstreamer || std::strcmp (mode, "recreate") == 0;
+  const bool overlap = std::strcmp (mode, "overlap") == 0;
+  Pair pair, second;
 
   if (pair_open_devices (&pair))
     return 1;
-  std::printf ("%s\n", recreate ? "contexts made anew each round" :
-      "one pair of contexts for both rounds");
+  std::printf ("mode %s\n", mode);
   if (pair_create (&pair))
     return 1;
-  for (int round = 1; round <= 2; round++) {
-    if (round > 1 && recreate && (pair_destroy (&pair)
-            || pair_create (&pair)))
+  if (copy_round (&pair, n, 1))
+    return 1;
+  if (recreate && (pair_destroy (&pair, gstreamer) || pair_create (&pair)))
+    return 1;
+  if (overlap) {
+    second = pair;
+    if (pair_create (&second))
       return 1;
-    if (copy_round (&pair, n, round))
+    if (enable_peer (second.ctx0, pair.ctx1)
+        || enable_peer (second.ctx1, pair.ctx0)
+        || enable_peer (pair.ctx0, second.ctx1)
+        || enable_peer (pair.ctx1, second.ctx0))
       return 1;
+    if (copy_round (&second, n, 2) || pair_destroy (&second, false))
+      return 1;
+  } else if (copy_round (&pair, n, 2)) {
+    return 1;
   }
-  return pair_destroy (&pair);
+  return pair_destroy (&pair, false);
 }
