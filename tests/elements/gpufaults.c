@@ -100,6 +100,7 @@ clean_run (const Case * c, guint seed, const gchar * backend)
   GPtrArray *out = pull_all_bytes (pipeline, what);
 
   g_free (what);
+  untrack (pipeline);
   gst_object_unref (pipeline);
   return out;
 }
@@ -219,6 +220,7 @@ fault_run (const Case * c, rc_fault kind, const gchar * cuda_name,
   g_ptr_array_unref (held);
   gst_object_unref (bus);
   gst_object_unref (sink);
+  untrack (pipeline);
   gst_object_unref (pipeline);
 }
 
@@ -379,6 +381,7 @@ auto_run_warned (const Case * c, guint seed, gboolean * warned)
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   *warned = g_atomic_int_get (&seen);
   gst_object_unref (bus);
+  untrack (pipeline);
   gst_object_unref (pipeline);
   return out;
 }
@@ -439,6 +442,7 @@ assert_out_of_device_memory (const gchar * desc)
       GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (bus);
   gst_object_unref (sink);
+  untrack (pipeline);
   gst_object_unref (pipeline);
   assert_gpu_works (&cases[0]);
 }
