@@ -282,11 +282,11 @@ tracked (GstElement * pipeline)
 }
 
 /* Stops tracking @pipeline, which the caller has set to NULL.  A stopped
- * bin keeps the GstContexts its elements shared, and so their CUDA
- * contexts: those then go with the caller's reference instead of living
- * on to the end of the test beside the next pipeline's (where
- * compute-sanitizer's initcheck no longer sees copies between devices
- * write: docs/bench/run207/README.md). */
+ * pipeline keeps the persistent GstContexts set on it and its elements,
+ * and so their CUDA contexts: those then go with the caller's reference
+ * instead of living on to the end of the test beside the next pipeline's
+ * (where compute-sanitizer's initcheck no longer sees copies between
+ * devices write: docs/bench/run207/README.md). */
 static inline void
 untrack (GstElement * pipeline)
 {
