@@ -1,10 +1,11 @@
 /* robocache in CUDA memory: one context shared with GStreamer's own CUDA
- * elements, grids left on the GPU and read back through a plain map, CUDA
- * points in, and every GPU result equal to the CPU's.  Skipped (exit 77)
- * without a GPU. */
+ * elements, and between two pipelines the application gives it to, grids
+ * left on the GPU and read back through a plain map, CUDA points in, and
+ * every GPU result equal to the CPU's.  Skipped (exit 77) without a GPU. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <math.h>
 
 #include "elementutil.h"
@@ -15,26 +16,39 @@
 /* The context type, which is also the name of the field holding it. */
 #define CUDA_CONTEXT_TYPE "gst.cuda.context"
 
-/* The CUDA context an element answers a context query with, or NULL. */
-static gpointer
-context_of (GstElement * element, const gchar * pad_name)
+/* The GstContext of the CUDA context @element answers a query with (to be
+ * unreffed), or NULL. */
+static GstContext *
+shared_context_of (GstElement * element, const gchar * pad_name)
 {
   GstPad *pad = gst_element_get_static_pad (element, pad_name);
   GstQuery *query = gst_query_new_context (CUDA_CONTEXT_TYPE);
   GstContext *context = NULL;
-  gpointer cuda = NULL;
 
   if (gst_pad_query (pad, query)) {
     gst_query_parse_context (query, &context);
-    if (context) {
-      const GValue *v = gst_structure_get_value (gst_context_get_structure
-          (context), CUDA_CONTEXT_TYPE);
-      if (v && G_VALUE_HOLDS_OBJECT (v))
-        cuda = g_value_get_object (v);  /* still held by the elements */
-    }
+    if (context)
+      gst_context_ref (context);
   }
   gst_query_unref (query);
   gst_object_unref (pad);
+  return context;
+}
+
+/* The CUDA context an element answers a context query with, or NULL. */
+static gpointer
+context_of (GstElement * element, const gchar * pad_name)
+{
+  GstContext *context = shared_context_of (element, pad_name);
+  gpointer cuda = NULL;
+
+  if (context) {
+    const GValue *v = gst_structure_get_value (gst_context_get_structure
+        (context), CUDA_CONTEXT_TYPE);
+    if (v && G_VALUE_HOLDS_OBJECT (v))
+      cuda = g_value_get_object (v);    /* still held by the elements */
+    gst_context_unref (context);
+  }
   return cuda;
 }
 
@@ -361,6 +375,79 @@ GST_START_TEST (test_context_shared_with_nvcodec)
 
 GST_END_TEST;
 
+/* Three sweeps of @seed voxelized on the GPU into CUDA memory; and their
+ * pictures drawn on the GPU into system memory. */
+#define GRIDS_OF(seed) "robocachelidarsrc num-buffers=3 " \
+    "points-per-sweep=32768 seed=" seed " ! robocachevoxelize name=vox " \
+    "backend=gpu mode=count ! other/x-robocache-voxels(memory:CUDAMemory)"
+#define PICTURES "robocachebev name=bev backend=gpu width=64 height=64 ! " \
+    "video/x-raw,format=RGBA ! appsink name=sink sync=false"
+
+/* Two pipelines of one process given one CUDA context by the application
+ * (docs/elements.md, "Several GPUs"): the first voxelizes into CUDA memory
+ * and stops; the second, given the first's GstContext before it starts,
+ * draws those very buffers (pushed through appsrc) on that context, and
+ * the pictures are the one-pipeline ones. */
+GST_START_TEST (test_context_shared_between_pipelines)
+{
+  GstElement *first = gst_parse_launch (GRIDS_OF ("11") " ! appsink "
+      "name=sink sync=false", NULL);
+  GstElement *second = gst_parse_launch ("appsrc name=src format=time ! "
+      PICTURES, NULL);
+  GstElement *reference = gst_parse_launch (GRIDS_OF ("11") " ! " PICTURES,
+      NULL);
+  GPtrArray *grids = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_sample_unref);
+  GstElement *src = by_name (second, "src");
+  GPtrArray *want, *got;
+  GstContext *shared;
+  GstSample *sample;
+  gpointer first_cuda, second_cuda;
+
+  gst_element_set_state (first, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (by_name
+                  (first, "sink")), 60 * GST_SECOND)))
+    g_ptr_array_add (grids, sample);
+  shared = shared_context_of (by_name (first, "vox"), "src");
+  first_cuda = context_of (by_name (first, "vox"), "src");
+  /* The grids outlive their pipeline's run; the context lives on in the
+   * GstContext. */
+  gst_element_set_state (first, GST_STATE_NULL);
+
+  /* Given before it starts: its elements find it instead of making one. */
+  if (shared)
+    gst_element_set_context (second, shared);
+  if (grids->len > 0)
+    g_object_set (src, "caps", gst_sample_get_caps (grids->pdata[0]), NULL);
+  gst_element_set_state (second, GST_STATE_PLAYING);
+  second_cuda = context_of (by_name (second, "bev"), "src");
+  for (guint i = 0; i < grids->len; i++)
+    gst_app_src_push_buffer (GST_APP_SRC (src),
+        gst_buffer_ref (gst_sample_get_buffer (grids->pdata[i])));
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  got = pull_all_bytes (second, "the second pipeline");
+  want = pull_all_bytes (reference, "the one pipeline");
+
+  fail_unless_equals_int (grids->len, 3);
+  fail_unless (shared != NULL && first_cuda != NULL,
+      "robocachevoxelize answers no CUDA context");
+  fail_unless (second_cuda == first_cuda,
+      "the second pipeline's robocachebev has a CUDA context of its own");
+  fail_unless_equals_int (got->len, want->len);
+  for (guint i = 0; i < want->len; i++)
+    fail_unless (g_bytes_equal (got->pdata[i], want->pdata[i]),
+        "picture %u differs from the one-pipeline picture", i);
+  g_ptr_array_unref (want);
+  g_ptr_array_unref (got);
+  g_ptr_array_unref (grids);
+  gst_context_unref (shared);
+  gst_object_unref (first);
+  gst_object_unref (second);
+  gst_object_unref (reference);
+}
+
+GST_END_TEST;
+
 /* Camera (cudaupload), joints and lidar (voxelized on the GPU) fused: the
  * camera memory in the fused frame is the very CUDA memory cudaupload
  * produced, the grid stays in robocache CUDA memory, and every element
@@ -552,6 +639,7 @@ cuda_suite (void)
   tcase_add_test (tc, test_cuda_points_in);
   tcase_add_test (tc, test_cuda_memory_partial_sync);
   tcase_add_test (tc, test_context_shared_with_nvcodec);
+  tcase_add_test (tc, test_context_shared_between_pipelines);
   tcase_add_test (tc, test_fuse_camera_joints_lidar);
   tcase_add_test (tc, test_gpu_memory_refused_n);
   tcase_add_test (tc, test_gaps_before_caps);
