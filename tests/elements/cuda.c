@@ -448,6 +448,88 @@ GST_START_TEST (test_context_shared_between_pipelines)
 
 GST_END_TEST;
 
+/* GPU pipelines a robot's node may stop and start again, every GPU element
+ * among them: voxelize into CUDA memory and the bird's-eye view, pillars,
+ * resample, and the fuse of two grids. */
+#define RESTART_CUDA_VOXELS "robocachevoxelize backend=gpu mode=count ! " \
+    "other/x-robocache-voxels(memory:CUDAMemory)"
+static const gchar *restarted[] = {
+  "robocachelidarsrc num-buffers=4 points-per-sweep=32768 ! "
+      RESTART_CUDA_VOXELS " ! robocachebev backend=gpu width=128 height=128 "
+      "! fakesink",
+  "robocachelidarsrc num-buffers=4 points-per-sweep=32768 ! "
+      "robocachepillars backend=gpu ! fakesink",
+  "robocachejointsrc num-buffers=200 ! robocacheresample backend=gpu "
+      "rate=50/1 ! fakesink",
+  "robocachefuse name=f backend=gpu rate=0/1 ! fakesink "
+      "robocachelidarsrc num-buffers=4 points-per-sweep=32768 seed=1 ! "
+      RESTART_CUDA_VOXELS " ! f.sink_0 "
+      "robocachelidarsrc num-buffers=4 points-per-sweep=32768 seed=2 ! "
+      RESTART_CUDA_VOXELS " ! f.sink_1",
+};
+
+/* Plays each of restarted[] once, as a new pipeline freed after. */
+static void
+play_each_restarted (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (restarted); i++) {
+    GstElement *pipeline = gst_parse_launch (restarted[i], NULL);
+
+    fail_unless (pipeline != NULL, "cannot parse %s", restarted[i]);
+    fail_unless (play_to_end (pipeline), "%s: an error", restarted[i]);
+  }
+}
+
+/* Device memory free in MiB. */
+static gdouble
+free_device_mib (void)
+{
+  size_t free_bytes = 0, total = 0;
+
+  fail_unless_equals_int (rc_device_memory_info (&free_bytes, &total), RC_OK);
+  return free_bytes / 1048576.0;
+}
+
+/* Twenty rounds of new pipelines, then one pipeline played twenty times,
+ * leave the device with the memory it had after the first round: each
+ * run's context, streams, pools and scratch are given back (a CUDA context
+ * kept a run would hold hundreds of MiB each). */
+GST_START_TEST (test_restarts_give_back_device_memory)
+{
+  GstElement *again = gst_parse_launch (restarted[0], NULL);
+  gdouble before, after_new, after_again;
+
+  /* compute-sanitizer holds device memory of its own. */
+  if (g_getenv ("ROBOCACHE_SANITIZER")) {
+    g_print ("left out under compute-sanitizer\n");
+    gst_object_unref (again);
+    return;
+  }
+  /* The first run's are once a process: modules loaded, the runtime's. */
+  play_each_restarted ();
+  before = free_device_mib ();
+  for (gint round = 0; round < 20; round++)
+    play_each_restarted ();
+  after_new = free_device_mib ();
+  for (gint round = 0; round < 20; round++) {
+    GstMessage *msg = run_to_end (again, 60 * GST_SECOND);
+
+    fail_unless (msg == NULL, "%s: run %d ended in an error", restarted[0],
+        round);
+  }
+  gst_object_unref (again);
+  after_again = free_device_mib ();
+  g_print ("device memory free: %.0f MiB after the first round, %.0f after "
+      "20 rounds of new pipelines, %.0f after one played 20 times\n", before,
+      after_new, after_again);
+  fail_unless (after_new > before - 64 && after_again > before - 64,
+      "device memory not given back: %.0f MiB free after the first round, "
+      "%.0f after 20 more, %.0f after a pipeline played 20 times", before,
+      after_new, after_again);
+}
+
+GST_END_TEST;
+
 /* Camera (cudaupload), joints and lidar (voxelized on the GPU) fused: the
  * camera memory in the fused frame is the very CUDA memory cudaupload
  * produced, the grid stays in robocache CUDA memory, and every element
@@ -640,6 +722,7 @@ cuda_suite (void)
   tcase_add_test (tc, test_cuda_memory_partial_sync);
   tcase_add_test (tc, test_context_shared_with_nvcodec);
   tcase_add_test (tc, test_context_shared_between_pipelines);
+  tcase_add_test (tc, test_restarts_give_back_device_memory);
   tcase_add_test (tc, test_fuse_camera_joints_lidar);
   tcase_add_test (tc, test_gpu_memory_refused_n);
   tcase_add_test (tc, test_gaps_before_caps);
