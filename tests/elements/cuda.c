@@ -1,7 +1,8 @@
 /* robocache in CUDA memory: one context shared with GStreamer's own CUDA
  * elements, and between two pipelines the application gives it to, grids
- * left on the GPU and read back through a plain map, CUDA points in, and
- * every GPU result equal to the CPU's.  Skipped (exit 77) without a GPU. */
+ * left on the GPU and read back through a plain map, CUDA points in, every
+ * GPU result equal to the CPU's, and the device memory given back by
+ * pipelines restarted.  Skipped (exit 77) without a GPU. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
