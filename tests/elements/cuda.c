@@ -1,13 +1,14 @@
 /* robocache in CUDA memory: one context shared with GStreamer's own CUDA
  * elements, and between two pipelines the application gives it to, grids
  * left on the GPU and read back through a plain map, CUDA points in, every
- * GPU result equal to the CPU's, and the device memory given back by
- * pipelines restarted.  Skipped (exit 77) without a GPU. */
+ * GPU result equal to the CPU's, and the memory given back by pipelines
+ * restarted.  Skipped (exit 77) without a GPU. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <math.h>
+#include <string.h>
 
 #include "elementutil.h"
 #include "gstrobocachefusedmeta.h"
@@ -481,24 +482,41 @@ play_each_restarted (void)
   }
 }
 
-/* Device memory free in MiB. */
-static gdouble
-free_device_mib (void)
+/* What the test measures: device memory free and the process's resident
+ * memory (page-locked blocks included), in MiB. */
+typedef struct
 {
+  gdouble device_free;
+  gdouble resident;
+} MemoryUse;
+
+static MemoryUse
+memory_use (void)
+{
+  MemoryUse use = { 0, 0 };
   size_t free_bytes = 0, total = 0;
+  gchar *status = NULL;
+  const gchar *rss;
 
   fail_unless_equals_int (rc_device_memory_info (&free_bytes, &total), RC_OK);
-  return free_bytes / 1048576.0;
+  use.device_free = free_bytes / 1048576.0;
+  fail_unless (g_file_get_contents ("/proc/self/status", &status, NULL, NULL));
+  rss = strstr (status, "VmRSS:");
+  fail_unless (rss != NULL, "no VmRSS in /proc/self/status");
+  use.resident = g_ascii_strtod (rss + strlen ("VmRSS:"), NULL) / 1024.0;
+  g_free (status);
+  return use;
 }
 
 /* Twenty rounds of new pipelines, then one pipeline played twenty times,
- * leave the device with the memory it had after the first round: each
- * run's context, streams, pools and scratch are given back (a CUDA context
- * kept a run would hold hundreds of MiB each). */
-GST_START_TEST (test_restarts_give_back_device_memory)
+ * leave the device and the process with the memory they had after the
+ * first round (within 64 MiB): each run's context, streams, pools,
+ * page-locked blocks and scratch are given back (a CUDA context kept a run
+ * would hold hundreds of MiB of the device each). */
+GST_START_TEST (test_restarts_give_back_memory)
 {
   GstElement *again = gst_parse_launch (restarted[0], NULL);
-  gdouble before, after_new, after_again;
+  MemoryUse before, after_new, after_again;
 
   /* compute-sanitizer holds device memory of its own. */
   if (g_getenv ("ROBOCACHE_SANITIZER")) {
@@ -508,10 +526,10 @@ GST_START_TEST (test_restarts_give_back_device_memory)
   }
   /* The first run's are once a process: modules loaded, the runtime's. */
   play_each_restarted ();
-  before = free_device_mib ();
+  before = memory_use ();
   for (gint round = 0; round < 20; round++)
     play_each_restarted ();
-  after_new = free_device_mib ();
+  after_new = memory_use ();
   for (gint round = 0; round < 20; round++) {
     GstMessage *msg = run_to_end (again, 60 * GST_SECOND);
 
@@ -519,14 +537,22 @@ GST_START_TEST (test_restarts_give_back_device_memory)
         round);
   }
   gst_object_unref (again);
-  after_again = free_device_mib ();
+  after_again = memory_use ();
   g_print ("device memory free: %.0f MiB after the first round, %.0f after "
-      "20 rounds of new pipelines, %.0f after one played 20 times\n", before,
-      after_new, after_again);
-  fail_unless (after_new > before - 64 && after_again > before - 64,
+      "20 rounds of new pipelines, %.0f after one played 20 times\n",
+      before.device_free, after_new.device_free, after_again.device_free);
+  g_print ("resident memory: %.0f MiB, %.0f, %.0f\n", before.resident,
+      after_new.resident, after_again.resident);
+  fail_unless (after_new.device_free > before.device_free - 64
+      && after_again.device_free > before.device_free - 64,
       "device memory not given back: %.0f MiB free after the first round, "
-      "%.0f after 20 more, %.0f after a pipeline played 20 times", before,
-      after_new, after_again);
+      "%.0f after 20 more, %.0f after a pipeline played 20 times",
+      before.device_free, after_new.device_free, after_again.device_free);
+  fail_unless (after_new.resident < before.resident + 64
+      && after_again.resident < before.resident + 64,
+      "host memory not given back: %.0f MiB resident after the first round, "
+      "%.0f after 20 more, %.0f after a pipeline played 20 times",
+      before.resident, after_new.resident, after_again.resident);
 }
 
 GST_END_TEST;
@@ -723,7 +749,7 @@ cuda_suite (void)
   tcase_add_test (tc, test_cuda_memory_partial_sync);
   tcase_add_test (tc, test_context_shared_with_nvcodec);
   tcase_add_test (tc, test_context_shared_between_pipelines);
-  tcase_add_test (tc, test_restarts_give_back_device_memory);
+  tcase_add_test (tc, test_restarts_give_back_memory);
   tcase_add_test (tc, test_fuse_camera_joints_lidar);
   tcase_add_test (tc, test_gpu_memory_refused_n);
   tcase_add_test (tc, test_gaps_before_caps);
