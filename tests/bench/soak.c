@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "robocache-kernels.h"
+#include "testutil.h"
 
 enum
 {
@@ -54,19 +55,6 @@ probe (GstElement * pipeline, const gchar * element, const gchar * pad, guint i)
       GUINT_TO_POINTER (i), NULL);
   gst_object_unref (p);
   gst_object_unref (e);
-}
-
-static glong
-rss_kib (void)
-{
-  gchar *status = NULL, *line;
-  glong kib = -1;
-
-  if (g_file_get_contents ("/proc/self/status", &status, NULL, NULL) &&
-      (line = strstr (status, "VmRSS:")))
-    kib = strtol (line + 6, NULL, 10);
-  g_free (status);
-  return kib;
 }
 
 /* Device memory in use (MiB, all processes: cudaMemGetInfo), -1 without a
@@ -204,7 +192,8 @@ pipeline_new (const gchar * backend, guint points)
 static void
 write_row (FILE * csv, gdouble t, gboolean gpu)
 {
-  fprintf (csv, "%.1f,%ld,%.1f", t, rss_kib (), gpu_mib (gpu));
+  fprintf (csv, "%.1f,%ld,%.1f", t, test_proc_status_kib ("VmRSS"),
+      gpu_mib (gpu));
   for (guint i = 0; i < N_COUNTERS; i++)
     fprintf (csv, ",%d", g_atomic_int_get (&counts[i]));
   fprintf (csv, "\n");

@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "robocache-kernels.h"
 
@@ -41,6 +42,21 @@ test_require_gpu (void)
   }
   g_print ("SKIP: no usable CUDA device (%s)\n", why ? why : "unknown");
   exit (TEST_EXIT_SKIP);
+}
+
+/* The value of @field (VmRSS, VmData, ...) of /proc/self/status in KiB,
+ * or -1 where there is none. */
+static inline glong
+test_proc_status_kib (const gchar * field)
+{
+  gchar *status = NULL, *at;
+  glong kib = -1;
+
+  if (g_file_get_contents ("/proc/self/status", &status, NULL, NULL)
+      && (at = strstr (status, field)) && at[strlen (field)] == ':')
+    kib = strtol (at + strlen (field) + 1, NULL, 10);
+  g_free (status);
+  return kib;
 }
 
 /* Removes @path and everything below it (a test's temporary folder). */
