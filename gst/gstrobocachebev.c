@@ -102,9 +102,8 @@ typedef struct
   gboolean out_cuda;
   gsize in_size;
   guint8 *overlay;              /* NULL when nothing is drawn over */
-  gpointer host_scratch;
-  gsize host_scratch_size;
   /* Grown once per caps, freed by the base at stop. */
+  GstRobocacheScratch host_scratch;
   GstRobocacheScratch device_grid;
   GstRobocacheScratch device_out;
   GstRobocacheScratch device_scratch;
@@ -471,14 +470,11 @@ gst_robocache_bev_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   g_free (st->overlay);
   st->overlay = make_overlay (p, rings, ego, bar);
 
-  if (st->gpu->use_gpu) {
-    if (!ensure_gpu_scratch (self))
-      return FALSE;
-  } else if (st->host_scratch_size < rc_bev_scratch_size (p)) {
-    g_free (st->host_scratch);
-    st->host_scratch_size = rc_bev_scratch_size (p);
-    st->host_scratch = g_malloc (st->host_scratch_size);
-  }
+  if (st->gpu->use_gpu ? !ensure_gpu_scratch (self) :
+      !gst_robocache_gpu_ensure_host (st->gpu, GST_ELEMENT (self),
+          &st->host_scratch, rc_bev_scratch_size (p), 0, "drawing scratch",
+          "the picture (width, height)"))
+    return FALSE;
   GST_INFO_OBJECT (self, "%s: %u x %u x %u %s grid to %u x %u RGBA in %s "
       "memory", st->gpu->use_gpu ? "GPU" : "CPU", p->grid.dims[0],
       p->grid.dims[1], p->grid.dims[2],
@@ -519,10 +515,9 @@ gst_robocache_bev_stop (GstBaseTransform * trans)
   State *st = &self->state;
   GstRobocacheGpu *gpu = st->gpu;
 
-  /* The base frees the GPU scratch; the host side is the element's. */
+  /* The base frees the scratch; the overlay is the element's. */
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   g_free (st->overlay);
-  g_free (st->host_scratch);
   memset (st, 0, sizeof (*st));
   st->gpu = gpu;
   return TRUE;
@@ -567,7 +562,7 @@ draw_cpu (GstRobocacheBev * self, const rc_bev_params * p, GstBuffer * inbuf,
   }
   ret = rc_bev_render_cpu (p, in.data, st->overlay,
       GST_VIDEO_FRAME_PLANE_DATA (frame, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), st->host_scratch, NULL);
+      GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0), st->host_scratch.ptr, NULL);
   gst_buffer_unmap (inbuf, &in);
   if (ret != RC_OK)
     return gst_robocache_base_transform_cpu_failed

@@ -26,8 +26,37 @@ G_DEFINE_ENUM_TYPE (GstRobocacheBackend, gst_robocache_backend,
 typedef struct
 {
   GstRobocacheScratch *scratch;
-  gboolean pinned;
+  GstRobocacheMemoryKind kind;
 } ScratchEntry;
+
+static rc_status
+system_alloc (void **ptr, size_t size)
+{
+  *ptr = g_try_malloc (size);
+  return *ptr ? RC_OK : RC_ERROR_OUT_OF_MEMORY;
+}
+
+static rc_status
+system_free (void *ptr)
+{
+  g_free (ptr);
+  return RC_OK;
+}
+
+/* How each kind of scratch is allocated and freed, and its name in
+ * errors, by GstRobocacheMemoryKind. */
+static const struct
+{
+  rc_status (*alloc) (void **ptr, size_t size);
+  rc_status (*release) (void *ptr);
+  const gchar *name;
+} memory_ops[] = {
+  [GST_ROBOCACHE_MEMORY_HOST] = {system_alloc, system_free, "system memory"},
+  [GST_ROBOCACHE_MEMORY_PINNED] = {rc_host_alloc, rc_host_free,
+      "page-locked memory"},
+  [GST_ROBOCACHE_MEMORY_DEVICE] = {rc_device_alloc, rc_device_free,
+      "GPU memory"},
+};
 
 void
 gst_robocache_gpu_init (GstRobocacheGpu * gpu)
@@ -47,17 +76,17 @@ gst_robocache_gpu_finalize (GstRobocacheGpu * gpu)
   g_clear_pointer (&gpu->scratch, g_array_unref);
 }
 
-/* The element's scratch of one kind once @scratch is @size bytes. */
+/* The element's scratch of @kind once @scratch is @size bytes. */
 static guint64
 scratch_total (GstRobocacheGpu * gpu, GstRobocacheScratch * scratch,
-    gsize size, gboolean pinned)
+    gsize size, GstRobocacheMemoryKind kind)
 {
   guint64 total = size;
 
   for (guint i = 0; i < gpu->scratch->len; i++) {
     ScratchEntry *e = &g_array_index (gpu->scratch, ScratchEntry, i);
 
-    if (e->pinned == pinned && e->scratch != scratch)
+    if (e->kind == kind && e->scratch != scratch)
       total += e->scratch->size;
   }
   return total;
@@ -77,44 +106,43 @@ gst_robocache_gpu_check_memory (GstRobocacheGpu * gpu, GstElement * element,
       sized_by);
 }
 
-/* Grows @scratch to at least @size with @alloc and @release: device memory
- * or page-locked host memory.  A scratch seen for the first time is
- * remembered, so that stop frees it. */
+/* Grows @scratch to at least @size bytes of @kind memory, checked with
+ * the element's other scratch of that kind and @beside (what else of it
+ * the caller holds).  A scratch seen for the first time is remembered, so
+ * that stop frees it. */
 static gboolean
 ensure_memory (GstRobocacheGpu * gpu, GstElement * element,
-    GstRobocacheScratch * scratch, gsize size, const gchar * what,
-    gboolean pinned)
+    GstRobocacheScratch * scratch, gsize size, GstRobocacheMemoryKind kind,
+    guint64 beside, const gchar * what, const gchar * sized_by)
 {
-  rc_status (*alloc) (void **, size_t) = pinned ? rc_host_alloc :
-      rc_device_alloc;
-  rc_status (*release) (void *) = pinned ? rc_host_free : rc_device_free;
+  guint64 total = scratch_total (gpu, scratch, size, kind);
   rc_status ret;
   guint i;
 
   if (scratch->ptr && scratch->size >= size)
     return TRUE;
-  if (!gst_robocache_gpu_check_memory (gpu, element, pinned ?
-          GST_ROBOCACHE_MEMORY_PINNED : GST_ROBOCACHE_MEMORY_DEVICE,
-          scratch_total (gpu, scratch, size, pinned), what,
-          "the sizes its caps and properties give"))
+  if (!gst_robocache_gpu_check_memory (gpu, element, kind,
+          beside > G_MAXUINT64 - total ? G_MAXUINT64 : total + beside, what,
+          sized_by))
     return FALSE;
   for (i = 0; i < gpu->scratch->len; i++)
     if (g_array_index (gpu->scratch, ScratchEntry, i).scratch == scratch)
       break;
   if (i == gpu->scratch->len) {
-    ScratchEntry entry = { scratch, pinned };
+    ScratchEntry entry = { scratch, kind };
     g_array_append_val (gpu->scratch, entry);
   }
-  release (scratch->ptr);
+  memory_ops[kind].release (scratch->ptr);
   scratch->ptr = NULL;
   scratch->size = 0;
   size = MAX (size, 1);
-  ret = alloc (&scratch->ptr, size);
+  ret = memory_ops[kind].alloc (&scratch->ptr, size);
   if (ret != RC_OK) {
     scratch->ptr = NULL;
     GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
         ("cannot allocate %" G_GSIZE_FORMAT " bytes of %s for the %s: %s",
-            size, pinned ? "page-locked memory" : "GPU memory", what,
+            size, memory_ops[kind].name, what,
+            kind == GST_ROBOCACHE_MEMORY_HOST ? rc_status_message (ret) :
             gst_robocache_gpu_status_text (ret)), ("%s",
             rc_status_message (ret)));
     return FALSE;
@@ -123,38 +151,61 @@ ensure_memory (GstRobocacheGpu * gpu, GstElement * element,
   return TRUE;
 }
 
+#define SIZED_BY_CAPS "the sizes its caps and properties give"
+
 gboolean
 gst_robocache_gpu_ensure_device (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheScratch * scratch, gsize size, const gchar * what)
 {
-  return ensure_memory (gpu, element, scratch, size, what, FALSE);
+  return ensure_memory (gpu, element, scratch, size,
+      GST_ROBOCACHE_MEMORY_DEVICE, 0, what, SIZED_BY_CAPS);
 }
 
 gboolean
 gst_robocache_gpu_ensure_pinned (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheScratch * scratch, gsize size, const gchar * what)
 {
-  return ensure_memory (gpu, element, scratch, size, what, TRUE);
+  return ensure_memory (gpu, element, scratch, size,
+      GST_ROBOCACHE_MEMORY_PINNED, 0, what, SIZED_BY_CAPS);
 }
 
-/* Frees every scratch the element grew (only forgets it when @release is
- * FALSE: the context is gone, and with it the memory); the context must be
- * current to free.  Either way each scratch is left empty, so that a later
- * start allocates afresh. */
+gboolean
+gst_robocache_gpu_ensure_host (GstRobocacheGpu * gpu, GstElement * element,
+    GstRobocacheScratch * scratch, gsize size, guint64 beside,
+    const gchar * what, const gchar * sized_by)
+{
+  return ensure_memory (gpu, element, scratch, size,
+      GST_ROBOCACHE_MEMORY_HOST, beside, what, sized_by);
+}
+
+/* Frees every scratch the element grew: system memory always, GPU and
+ * page-locked memory with @gpu_memory (the context current), else only
+ * forgotten (the context is gone, and with it that memory).  Either way
+ * each scratch is left empty, so that a later start allocates afresh. */
 static void
-free_scratch (GstRobocacheGpu * gpu, gboolean release)
+free_scratch (GstRobocacheGpu * gpu, gboolean gpu_memory)
 {
   for (guint i = 0; i < gpu->scratch->len; i++) {
     ScratchEntry *e = &g_array_index (gpu->scratch, ScratchEntry, i);
 
-    if (release && e->pinned)
-      rc_host_free (e->scratch->ptr);
-    else if (release)
-      rc_device_free (e->scratch->ptr);
+    if (gpu_memory || e->kind == GST_ROBOCACHE_MEMORY_HOST)
+      memory_ops[e->kind].release (e->scratch->ptr);
     e->scratch->ptr = NULL;
     e->scratch->size = 0;
   }
   g_array_set_size (gpu->scratch, 0);
+}
+
+/* Whether any scratch is GPU or page-locked memory, which needs the
+ * context to be freed. */
+static gboolean
+holds_gpu_scratch (GstRobocacheGpu * gpu)
+{
+  for (guint i = 0; i < gpu->scratch->len; i++)
+    if (g_array_index (gpu->scratch, ScratchEntry, i).kind !=
+        GST_ROBOCACHE_MEMORY_HOST)
+      return TRUE;
+  return FALSE;
 }
 
 const gchar *
@@ -276,16 +327,17 @@ gst_robocache_gpu_start (GstRobocacheGpu * gpu, GstElement * element)
 void
 gst_robocache_gpu_stop (GstRobocacheGpu * gpu, GstElement * element)
 {
-  if (gpu->scratch->len > 0) {
-    if (gst_robocache_gpu_push (gpu)) {
-      free_scratch (gpu, TRUE);
-      gst_robocache_gpu_pop (gpu);
-    } else {
+  gboolean pushed = FALSE;
+
+  if (holds_gpu_scratch (gpu)) {
+    pushed = gst_robocache_gpu_push (gpu);
+    if (!pushed)
       GST_CAT_ERROR_OBJECT (gst_robocache_gpu_debug, element,
           "cannot free GPU scratch: the CUDA context cannot be made current");
-      free_scratch (gpu, FALSE);
-    }
   }
+  free_scratch (gpu, pushed);
+  if (pushed)
+    gst_robocache_gpu_pop (gpu);
   gst_robocache_gpu_close (gpu);
   GST_OBJECT_LOCK (element);
   gpu->use_gpu = FALSE;

@@ -60,7 +60,8 @@ typedef struct
  * element embeds (GstRobocacheBaseTransform for filters, directly in
  * robocachefuse): the backend and cuda-device-id properties, the CUDA
  * context shared through GstContext, the element's stream and allocator,
- * and its scratch, all released at stop.
+ * and its scratch (GPU, page-locked and system memory), all released at
+ * stop.
  *
  * backend, device_id, started and use_gpu are under the element's object
  * lock; the rest belongs to the streaming thread between start and stop.
@@ -89,8 +90,8 @@ typedef struct
   GstAllocator *pinned;
   GstRobocacheGpuSlot slots[GST_ROBOCACHE_MAX_DEPTH];
 
-  /* GstRobocacheScratch of the element, tagged with whether they are
-   * page-locked host memory, freed at stop. */
+  /* GstRobocacheScratch of the element, tagged with their
+   * GstRobocacheMemoryKind, freed at stop. */
   GArray *scratch;
 } GstRobocacheGpu;
 
@@ -222,6 +223,16 @@ gboolean gst_robocache_gpu_ensure_device (GstRobocacheGpu * gpu,
 gboolean gst_robocache_gpu_ensure_pinned (GstRobocacheGpu * gpu,
     GstElement * element, GstRobocacheScratch * scratch, gsize size,
     const gchar * what);
+
+/* Grows @scratch to at least @size bytes of system memory for the CPU's
+ * kernels, as the two above grow theirs (never shrunk, freed at stop),
+ * with or without a GPU.  Checked against max-memory together with the
+ * element's other such scratch and @beside, the system memory the caller
+ * holds besides (outputs in flight); a refusal names @what, which should
+ * say what those bytes are, and @sized_by. */
+gboolean gst_robocache_gpu_ensure_host (GstRobocacheGpu * gpu,
+    GstElement * element, GstRobocacheScratch * scratch, gsize size,
+    guint64 beside, const gchar * what, const gchar * sized_by);
 
 /* gst_robocache_memory_check with the element's max-memory: whether
  * @bytes of @kind memory for @what may be allocated (for GPU memory, the

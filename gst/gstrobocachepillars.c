@@ -104,7 +104,7 @@ typedef struct
   GstRobocacheScratch device_scratch;
   GstRobocacheScratch host_stats;
   guint64 scratch_points;       /* the GPU scratch's cloud size */
-  gpointer host_scratch;
+  GstRobocacheScratch host_scratch;     /* the CPU's slot per grid voxel */
 } State;
 
 struct _GstRobocachePillars
@@ -274,24 +274,34 @@ parse_points (GstRobocachePillars * self, GstCaps * caps,
   return ok;
 }
 
+/* The outputs in system memory in flight. */
+static guint64
+host_outputs_size (GstRobocachePillars * self)
+{
+  State *st = &self->state;
+
+  return st->out_cuda ? 0 : gst_robocache_memory_mul (st->info.size,
+      GST_ROBOCACHE_BUFFERS_IN_FLIGHT);
+}
+
+#define HOST_MEMORY_WHAT "the sparse voxels in flight and their scratch"
+#define HOST_MEMORY_SIZED_BY "max-voxels, max-points-per-voxel or the grid " \
+    "(dims, voxel-size)"
+
 /* The host memory the negotiated parameters take, checked before any is
- * allocated: the outputs in system memory in flight and, on the CPU, a
- * slot per grid voxel. */
+ * allocated (at each negotiation: the scratch, grown only, may be large
+ * enough already): the outputs in flight and, on the CPU, a slot per grid
+ * voxel. */
 static gboolean
 check_host_memory (GstRobocachePillars * self)
 {
   State *st = &self->state;
-  guint64 bytes = 0;
+  guint64 bytes = host_outputs_size (self);
 
-  if (!st->out_cuda)
-    bytes = gst_robocache_memory_mul (st->info.size,
-        GST_ROBOCACHE_BUFFERS_IN_FLIGHT);
   if (!st->gpu->use_gpu)
     bytes += rc_sparse_scratch_size (&st->info.params);
   return gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
-      GST_ROBOCACHE_MEMORY_HOST, bytes, "the sparse voxels in flight and "
-      "their scratch", "max-voxels, max-points-per-voxel or the grid (dims, "
-      "voxel-size)");
+      GST_ROBOCACHE_MEMORY_HOST, bytes, HOST_MEMORY_WHAT, HOST_MEMORY_SIZED_BY);
 }
 
 /* Scratch for the negotiated parameters: the CPU's slot per grid voxel, or
@@ -305,15 +315,10 @@ ensure_scratch (GstRobocachePillars * self, guint64 max_points)
   rc_status ret;
   gboolean ok;
 
-  if (!st->gpu->use_gpu) {
-    if (!st->host_scratch)
-      st->host_scratch =
-          g_try_malloc (rc_sparse_scratch_size (&st->info.params));
-    if (!st->host_scratch)
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("cannot allocate a slot per grid voxel"), (NULL));
-    return st->host_scratch != NULL;
-  }
+  if (!st->gpu->use_gpu)
+    return gst_robocache_gpu_ensure_host (st->gpu, element, &st->host_scratch,
+        rc_sparse_scratch_size (&st->info.params), host_outputs_size (self),
+        HOST_MEMORY_WHAT, HOST_MEMORY_SIZED_BY);
   if (!gst_robocache_gpu_push (st->gpu))
     return FALSE;
   st->scratch_points = max_points;
@@ -358,7 +363,6 @@ gst_robocache_pillars_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   st->info.channels = rc_sparse_channels (&st->layout, &p);
   gst_robocache_sparse_info_layout (&st->info);
   st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
-  g_clear_pointer (&st->host_scratch, g_free);
   return check_host_memory (self) && ensure_scratch (self, 0);
 }
 
@@ -397,20 +401,6 @@ settings_problem (GstRobocacheSweepFilter * base)
   return settings_params (GST_ROBOCACHE_PILLARS (base), &p, NULL);
 }
 
-static gboolean
-gst_robocache_pillars_stop (GstBaseTransform * trans)
-{
-  GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
-  State *st = &self->state;
-  GstRobocacheGpu *gpu = st->gpu;
-
-  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-  g_free (st->host_scratch);
-  memset (st, 0, sizeof (*st));
-  st->gpu = gpu;
-  return TRUE;
-}
-
 /* The four arrays inside a mapped output buffer. */
 static rc_sparse_output
 output_arrays (const GstRobocacheSparseInfo * info, guint8 * data)
@@ -438,7 +428,7 @@ pillars_cpu (GstRobocachePillars * self, GstBuffer * inbuf,
   arrays = output_arrays (&st->info, out.data);
   memset (out.data + st->info.n_voxels_offset, 0, 16);
   ret = rc_sparse_voxelize_cpu (&st->layout, &st->info.params, in.data,
-      n_points, &arrays, st->host_scratch, stats);
+      n_points, &arrays, st->host_scratch.ptr, stats);
   gst_buffer_unmap (outbuf, &out);
   gst_buffer_unmap (inbuf, &in);
   if (ret != RC_OK)
@@ -638,8 +628,7 @@ gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "robocache pillars", "Filter/Converter/Robotics",
       "Hard voxelization of lidar sweeps into detector-ready sparse voxels "
-      "or pillars, deterministic on the GPU and the CPU",
-      GST_ROBOCACHE_AUTHOR);
+      "or pillars, deterministic on the GPU and the CPU", GST_ROBOCACHE_AUTHOR);
 
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_robocache_pillars_transform_caps);
@@ -648,7 +637,6 @@ gst_robocache_pillars_class_init (GstRobocachePillarsClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_pillars_transform_size);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_robocache_pillars_decide_allocation);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_pillars_stop);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_robocache_pillars_transform);
   sweep_class->sweep_name = "robocachepillars";
   sweep_class->settings_problem = GST_DEBUG_FUNCPTR (settings_problem);

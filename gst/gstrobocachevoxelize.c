@@ -74,7 +74,7 @@ typedef struct
   gint64 submitted_us;
 } Flight;
 
-/* Built in start and set_caps, dropped in stop; streaming thread only. */
+/* Built in set_caps, grown by the sweeps; streaming thread only. */
 typedef struct
 {
   GstRobocacheGpu *gpu;         /* the base's; use_gpu fixed from start */
@@ -87,11 +87,10 @@ typedef struct
    * kernels run one after the other on the element's stream); each
    * sweep's points, grid and statistics are in its GPU slot.  Grown to the
    * largest size seen, so that steady state allocates nothing; freed by
-   * the base at stop. */
+   * the base at stop, as is the CPU's scratch. */
   GstRobocacheScratch device_scratch;
+  GstRobocacheScratch host_scratch;
   Flight flights[GST_ROBOCACHE_MAX_DEPTH];
-  gpointer host_scratch;
-  gsize host_scratch_size;
 } State;
 
 struct _GstRobocacheVoxelize
@@ -350,8 +349,7 @@ parse_src_caps (GstCaps * caps, rc_voxel_grid * grid, guint * n_features,
 /* Grows the CPU scratch to @size bytes for sweeps of @n_points points,
  * within the memory limits with the outputs in flight: grids (as
  * check_grid counted them), or centroids in system memory, each the
- * room of such a sweep (transform_size), not of a point per voxel.  It is
- * never shrunk, so that steady state allocates nothing. */
+ * room of such a sweep (transform_size), not of a point per voxel. */
 static gboolean
 ensure_host_scratch (GstRobocacheVoxelize * self, gsize size, guint64 n_points)
 {
@@ -360,24 +358,11 @@ ensure_host_scratch (GstRobocacheVoxelize * self, gsize size, guint64 n_points)
       rc_voxelize_centroids_size (&st->layout, &st->grid, n_points) :
       st->out_size;
 
-  if (size <= st->host_scratch_size)
-    return TRUE;
-  if (!gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
-          GST_ROBOCACHE_MEMORY_HOST, output *
-          (guint64) GST_ROBOCACHE_BUFFERS_IN_FLIGHT + size,
-          "the outputs in flight and the scratch for this sweep's points",
-          "the grid (dims, voxel-size, mode, features) or the sweep's points"))
-    return FALSE;
-  g_free (st->host_scratch);
-  st->host_scratch = g_try_malloc (size);
-  st->host_scratch_size = st->host_scratch ? size : 0;
-  if (!st->host_scratch) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("cannot allocate %" G_GSIZE_FORMAT " bytes of voxelization scratch",
-            size), (NULL));
-    return FALSE;
-  }
-  return TRUE;
+  return gst_robocache_gpu_ensure_host (st->gpu, GST_ELEMENT (self),
+      &st->host_scratch, size, gst_robocache_memory_mul (output,
+          GST_ROBOCACHE_BUFFERS_IN_FLIGHT),
+      "the outputs in flight and the scratch for this sweep's points",
+      "the grid (dims, voxel-size, mode, features) or the sweep's points");
 }
 
 /* The kernels' working set for the negotiated grid and sweeps of up to
@@ -509,21 +494,6 @@ settings_problem (GstRobocacheSweepFilter * base)
   return settings_grid (GST_ROBOCACHE_VOXELIZE (base), &grid, NULL);
 }
 
-static gboolean
-gst_robocache_voxelize_stop (GstBaseTransform * trans)
-{
-  GstRobocacheVoxelize *self = GST_ROBOCACHE_VOXELIZE (trans);
-  State *st = &self->state;
-  GstRobocacheGpu *gpu = st->gpu;
-
-  /* The base frees the GPU scratch; the host side is the element's. */
-  GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-  g_free (st->host_scratch);
-  memset (st, 0, sizeof (*st));
-  st->gpu = gpu;
-  return TRUE;
-}
-
 static GstFlowReturn
 voxelize_cpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
     GstBuffer * outbuf, guint64 n_points, rc_voxelize_stats * stats)
@@ -539,7 +509,7 @@ voxelize_cpu (GstRobocacheVoxelize * self, GstBuffer * inbuf,
           (self), inbuf, &in, outbuf, &out))
     return GST_FLOW_ERROR;
   ret = rc_voxelize_cpu (&st->layout, &st->grid, in.data, &n_points, 1,
-      out.data, st->host_scratch, stats);
+      out.data, st->host_scratch.ptr, stats);
   gst_buffer_unmap (outbuf, &out);
   gst_buffer_unmap (inbuf, &in);
   if (ret != RC_OK)
@@ -794,7 +764,6 @@ gst_robocache_voxelize_class_init (GstRobocacheVoxelizeClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform_size);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_decide_allocation);
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_stop);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_robocache_voxelize_transform);
   GST_ROBOCACHE_BASE_TRANSFORM_CLASS (klass)->submit =
       GST_DEBUG_FUNCPTR (gst_robocache_voxelize_submit);

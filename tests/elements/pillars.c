@@ -297,6 +297,47 @@ GST_START_TEST (test_max_memory_n)
 
 GST_END_TEST;
 
+/* The CPU's slot per grid voxel (64 MiB for 2048 x 2048 x 4) is scratch
+ * the base owns: given back at stop, allocated afresh at the next start,
+ * where the second run voxelizes its sweeps as the first did. */
+GST_START_TEST (test_scratch_given_back_at_stop)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachelidarsrc "
+      "num-buffers=2 points-per-sweep=1024 ! robocachepillars name=p "
+      "backend=cpu dims=\"<2048,2048,4>\" max-voxels=16 "
+      "max-points-per-voxel=1 ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+
+  for (gint run = 0; run < 2; run++) {
+    GstMessage *msg;
+    GstStructure *stats;
+    glong playing_kib, stopped_kib;
+    guint64 sweeps = 0;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+        "run %d did not reach EOS", run);
+    gst_message_unref (msg);
+    g_object_get (by_name (pipeline, "p"), "stats", &stats, NULL);
+    gst_structure_get_uint64 (stats, "sweeps", &sweeps);
+    gst_structure_free (stats);
+    fail_unless_equals_uint64 (sweeps, 2);
+    playing_kib = test_proc_status_kib ("VmRSS");
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    stopped_kib = test_proc_status_kib ("VmRSS");
+    fail_unless (playing_kib > 0 && stopped_kib > 0);
+    fail_unless (playing_kib - stopped_kib >= 48 * 1024,
+        "run %d: %ld KiB resident at EOS, %ld KiB once stopped: the 64 MiB "
+        "scratch was not given back", run, playing_kib, stopped_kib);
+  }
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 pillars_suite (void)
 {
@@ -316,6 +357,7 @@ pillars_suite (void)
   tcase_add_test (tc, test_partial_point_n);
   tcase_add_test (tc, test_gpu_equals_cpu);
   tcase_add_test (tc, test_max_memory_n);
+  tcase_add_test (tc, test_scratch_given_back_at_stop);
   return s;
 }
 
