@@ -21,7 +21,8 @@
 # tools, ROBOCACHE_SANITIZE_PARALLEL=1 runs the tools at once (a test at a
 # time within each), ROBOCACHE_SANITIZE_SECONDS=N stops each tool's run
 # after N seconds (its finished tests are still summed up), and
-# ROBOCACHE_SANITIZE_TESTS_<TOOL>="TEST ..." gives one tool a list of its own
+# ROBOCACHE_SANITIZE_TESTS_<tool>="TEST ..." (the tool as named above,
+# ROBOCACHE_SANITIZE_TESTS_memcheck) gives one tool a list of its own
 # (e.g. to finish what an earlier, interrupted run left); a `|` in that list
 # cuts it into lanes that run side by side ("A B | C": A then B, and C
 # meanwhile), so that one slow test does not hold up the tool's others.
