@@ -115,12 +115,13 @@ ensure_memory (GstRobocacheGpu * gpu, GstElement * element,
     GstRobocacheScratch * scratch, gsize size, GstRobocacheMemoryKind kind,
     guint64 beside, const gchar * what, const gchar * sized_by)
 {
-  guint64 total = scratch_total (gpu, scratch, size, kind);
+  guint64 total;
   rc_status ret;
   guint i;
 
   if (scratch->ptr && scratch->size >= size)
     return TRUE;
+  total = scratch_total (gpu, scratch, size, kind);
   if (!gst_robocache_gpu_check_memory (gpu, element, kind,
           beside > G_MAXUINT64 - total ? G_MAXUINT64 : total + beside, what,
           sized_by))
