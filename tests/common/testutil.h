@@ -10,6 +10,17 @@
 
 #include "robocache-kernels.h"
 
+/* RUNNING_ON_VALGRIND: true under `meson test --setup valgrind`, for the
+ * tests whose timing or memory readings valgrind changes. */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 /* meson reports a test that exits with this code as SKIP. */
 #define TEST_EXIT_SKIP 77
 

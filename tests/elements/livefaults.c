@@ -12,15 +12,6 @@
 #include "gstrobocachefusedmeta.h"
 #include "testutil.h"
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
-
 #define VEC1 GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)1, " \
     "format=(string)float32, layout=(string)sample"
 

@@ -308,6 +308,13 @@ GST_START_TEST (test_scratch_given_back_at_stop)
       "max-points-per-voxel=1 ! fakesink", NULL);
   GstBus *bus = gst_element_get_bus (pipeline);
 
+  /* AddressSanitizer and valgrind keep freed memory in quarantine. */
+  if (g_getenv ("ROBOCACHE_SANITIZER") || RUNNING_ON_VALGRIND) {
+    g_print ("left out under a sanitizer: it holds freed memory\n");
+    gst_object_unref (bus);
+    gst_object_unref (pipeline);
+    return;
+  }
   for (gint run = 0; run < 2; run++) {
     GstMessage *msg;
     GstStructure *stats;
