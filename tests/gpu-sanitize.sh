@@ -3,6 +3,7 @@
 # every GPU test of a meson build (docs/reliability.md, Records).
 #
 #   tests/gpu-sanitize.sh BUILD [OUT] [TEST ...]
+#   tests/gpu-sanitize.sh --list BUILD     (the GPU tests' names, a line each)
 #
 # The GPU tests are those of `meson test --list` whose names say so
 # (*-gpu, elements-cuda, -gpufaults, -multigpu, -transfers) and the
@@ -34,6 +35,17 @@
 # ROBOCACHE_REFUSED_RUNS=20 (refused-caps loops run 20 times, not 200).
 set -u
 
+# The GPU tests of @build's suite.
+gpu_tests () {
+  meson test -C "$1" --no-rebuild --list 2>/dev/null |
+    sed -n 's/^[^ ]* \/ //p' |
+    grep -E -- '-gpu$|^elements-(cuda|gpufaults|multigpu|transfers|pillars|resample|bev)$|^pipelines-record-replay$'
+}
+if [ "${1:-}" = --list ]; then
+  gpu_tests "${2:?usage: tests/gpu-sanitize.sh --list BUILD}"
+  exit
+fi
+
 build=${1:?usage: tests/gpu-sanitize.sh BUILD [OUT] [TEST ...]}
 out=${2:-$build/sanitize}
 shift $(( $# >= 2 ? 2 : 1 ))
@@ -44,9 +56,7 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 if [ $# -gt 0 ]; then
   tests=("$@")
 else
-  mapfile -t tests < <(meson test -C "$build" --no-rebuild --list 2>/dev/null |
-    sed -n 's/^[^ ]* \/ //p' |
-    grep -E -- '-gpu$|^elements-(cuda|gpufaults|multigpu|transfers|pillars|resample|bev)$|^pipelines-record-replay$')
+  mapfile -t tests < <(gpu_tests "$build")
 fi
 [ ${#tests[@]} -gt 0 ] || { echo "no GPU tests found in $build" >&2; exit 2; }
 echo "tests: ${tests[*]}"

@@ -101,6 +101,25 @@ meson_tests () {
   grep -E "^Ok:|^Fail:|^Skipped:| FAIL |rc=" "$R/meson-$tag.txt"
 }
 
+# The meson tests NAMES.. (the whole suite without names) 8 at a time,
+# stopped after SECONDS, into $R/meson-TAG.txt; a line a test and the
+# summary, and elements-cuda's restart readings added to $R/restarts.txt
+# (how calls 275 to 278 ran them by hand).  GPU_TESTS holds the GPU tests
+# as tests/gpu-sanitize.sh picks them.
+meson_parallel () {
+  local tag=$1 seconds=$2
+  shift 2
+  timeout "$seconds" meson test -C "$B" --no-rebuild --print-errorlogs \
+    --num-processes 8 "$@" > "$R/meson-$tag.txt" 2>&1
+  echo rc=$? >> "$R/meson-$tag.txt"
+  grep -E "resident memory|device memory free" "$B/meson-logs/testlog.txt" \
+    >> "$R/restarts.txt"
+  pack "meson $tag"
+  grep -E "^ *[0-9]+/[0-9]+ |^Ok:|^Fail:|^Skipped:|^Timeout:|rc=" \
+    "$R/meson-$tag.txt"
+}
+mapfile -t GPU_TESTS < <(bash tests/gpu-sanitize.sh --list "$B")
+
 # compute-sanitizer's TOOL over the check tests CHECKS (comma-separated,
 # as GST_CHECKS takes them; empty: all) of the test program PROGRAM (in
 # build/tests), into $R/TOOL-PROGRAM.txt.
