@@ -21,6 +21,6 @@ for k in 1 2 3; do
 done
 for f in $R/pipeline-*-*.txt; do
   echo "== ${f##*/}"
-  grep -E "^(voxelize|resample|fusion 3)|^rc=" "$f" | awk '{ printf "%s ", $(NF-3) } END { print "" }'
+  grep -E "^(voxelize|resample|fusion 3)" "$f" | awk '{ printf "%s ", $(NF-3) } END { print "" }'
 done | tee $R/ab.txt
 grep -E "^(voxelize|resample|fusion 3)" $R/pipeline-new-1.txt | awk '{NF-=5; print}'
