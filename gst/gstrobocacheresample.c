@@ -439,7 +439,7 @@ gst_robocache_resample_stop (GstBaseTransform * trans)
 
   /* Before the base closes the GPU side, which the wait needs. */
   resample_finish_chunk (self, FALSE);
-  /* The base frees the scratch; the samples kept are the element's. */
+  /* The base frees the GPU scratch; the host side is the element's. */
   GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   resample_free_buffers (st);
   gst_clear_caps (&st->refused_caps);

@@ -218,7 +218,7 @@ previous_values_on_host (GstRobocacheResample * self, guint batch)
 
   if (!st->prev_on_device)
     return TRUE;
-  if (!resample_grow_kept (self, &st->prev_v, &st->prev_v_size, size) ||
+  if (!resample_ensure_host (self, &st->prev_v, &st->prev_v_size, size) ||
       !resample_push_context (self) || !download_and_pop (self, st->prev_v,
           st->device_prev_v.ptr, size))
     return FALSE;
@@ -443,11 +443,11 @@ repack_placeable (GstRobocacheResample * self, Chunk * c, gsize n_keep)
   gint64 *t;
   guint8 *v;
 
-  if (!resample_ensure_scratch (self, &st->trim_scratch,
-          n * (sizeof (gint64) + ss) + download))
+  if (!resample_ensure_host (self, &st->trim_scratch,
+          &st->trim_scratch_size, n * (sizeof (gint64) + ss) + download))
     return FALSE;
-  t = st->trim_scratch.ptr;
-  v = (guint8 *) st->trim_scratch.ptr + n * sizeof (gint64);
+  t = (gint64 *) st->trim_scratch;
+  v = st->trim_scratch + n * sizeof (gint64);
   in_v = host_values (self, c, v + n * ss);
   if (!in_v)
     return FALSE;
@@ -635,20 +635,20 @@ stage_host_sources (GstRobocacheResample * self, Chunk * c)
   gsize n_prev = c->n_prev, times = c->batch * n_source * sizeof (gint64);
 
   if (!previous_values_on_host (self, c->batch)
-      || !resample_ensure_scratch (self, &st->src_scratch,
+      || !resample_ensure_host (self, &st->src_scratch, &st->src_scratch_size,
           times + c->batch * n_source * ss))
     return FALSE;
   for (guint b = 0; b < c->batch; b++) {
-    gint64 *t = (gint64 *) st->src_scratch.ptr + b * n_source;
-    guint8 *v = (guint8 *) st->src_scratch.ptr + times + b * n_source * ss;
+    gint64 *t = (gint64 *) st->src_scratch + b * n_source;
+    guint8 *v = st->src_scratch + times + b * n_source * ss;
 
     memcpy (t, st->prev_t + b * n_prev, n_prev * sizeof (gint64));
     memcpy (t + n_prev, c->in_t + b * n_in, n_in * sizeof (gint64));
     memcpy (v, st->prev_v + b * n_prev * ss, n_prev * ss);
     memcpy (v + n_prev * ss, c->in_v + b * n_in * ss, n_in * ss);
   }
-  c->src_t = st->src_scratch.ptr;
-  c->src_v = (guint8 *) st->src_scratch.ptr + times;
+  c->src_t = st->src_scratch;
+  c->src_v = st->src_scratch + times;
   return TRUE;
 }
 
@@ -674,9 +674,9 @@ keep_sources (GstRobocacheResample * self, const Chunk * c)
   State *st = &self->state;
   gsize ss = st->sample_size, n = c->n_keep, from = c->n_source - n;
 
-  if (!resample_grow_kept (self, (guint8 **) & st->keep_t,
+  if (!resample_ensure_host (self, (guint8 **) & st->keep_t,
           &st->keep_t_size, c->batch * n * sizeof (gint64)) ||
-      (!c->on_device && !resample_grow_kept (self, &st->keep_v,
+      (!c->on_device && !resample_ensure_host (self, &st->keep_v,
               &st->keep_v_size, c->batch * n * ss)))
     return FALSE;
   for (guint b = 0; b < c->batch; b++) {
@@ -773,8 +773,9 @@ compute_chunk (GstRobocacheResample * self, const Chunk * c, GstBuffer ** out)
     if (!ok)
       return GST_FLOW_ERROR;
     tgt = st->host_tgt.ptr;
-  } else if (resample_ensure_scratch (self, &st->scratch, out_size)) {
-    tgt = st->scratch.ptr;
+  } else if (resample_ensure_host (self, &st->scratch, &st->scratch_size,
+          out_size)) {
+    tgt = (gint64 *) st->scratch;
   } else {
     return GST_FLOW_ERROR;
   }
@@ -790,10 +791,9 @@ compute_chunk (GstRobocacheResample * self, const Chunk * c, GstBuffer ** out)
     return *out ? compute_on_device (self, c, tgt, *out) : GST_FLOW_ERROR;
   }
   flow = resample_compute (self, c->batch, (guint) c->n_source,
-      (guint) c->n_target, c->src_t, c->src_v, tgt,
-      (guint8 *) st->scratch.ptr + out_times);
+      (guint) c->n_target, c->src_t, c->src_v, tgt, st->scratch + out_times);
   *out = flow == GST_FLOW_OK ? resample_new_output (self, out_size) : NULL;
-  if (*out && !resample_fill_output (self, *out, 0, st->scratch.ptr, out_size))
+  if (*out && !resample_fill_output (self, *out, 0, st->scratch, out_size))
     gst_clear_buffer (out);
   return *out ? flow : GST_FLOW_ERROR;
 }

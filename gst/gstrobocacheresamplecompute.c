@@ -8,10 +8,8 @@
 
 #define GST_CAT_DEFAULT gst_robocache_resample_debug
 
-/* Grows the samples kept between chunks (prev_* and keep_*, which live
- * with the negotiated stream, bounded by check_kept_sizes) to @size. */
 gboolean
-resample_grow_kept (GstRobocacheResample * self, guint8 ** ptr,
+resample_ensure_host (GstRobocacheResample * self, guint8 ** ptr,
     gsize * have, gsize size)
 {
   if (*have >= size)
@@ -21,21 +19,11 @@ resample_grow_kept (GstRobocacheResample * self, guint8 ** ptr,
   *have = *ptr ? size : 0;
   if (!*ptr) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("cannot allocate %" G_GSIZE_FORMAT " bytes for the samples kept "
-            "between chunks", size), (NULL));
+        ("cannot allocate %" G_GSIZE_FORMAT " bytes of resampling scratch",
+            size), (NULL));
     return FALSE;
   }
   return TRUE;
-}
-
-/* Grows host scratch for a chunk's or the live path's work to @size. */
-gboolean
-resample_ensure_scratch (GstRobocacheResample * self,
-    GstRobocacheScratch * scratch, gsize size)
-{
-  return gst_robocache_gpu_ensure_host (self->state.gpu, GST_ELEMENT (self),
-      scratch, size, 0, "resampling scratch",
-      "the batch (caps) or the samples of a chunk");
 }
 
 /* Device scratch for a call: the grid times always, the sources and the

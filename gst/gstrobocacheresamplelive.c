@@ -77,12 +77,13 @@ emit_until (GstRobocacheResample * self, guint64 k_end)
 
   if (st->n_hist == 0 || st->k_next >= k_end)
     return GST_FLOW_OK;
-  if (!resample_ensure_scratch (self, &st->scratch, times + values))
+  if (!resample_ensure_host (self, &st->scratch, &st->scratch_size,
+          times + values))
     return GST_FLOW_ERROR;
   while (st->k_next < k_end && flow == GST_FLOW_OK) {
     guint n = (guint) MIN (k_end - st->k_next, RESAMPLE_LIVE_MAX_TARGETS);
-    gint64 *tgt = st->scratch.ptr;
-    guint8 *out = (guint8 *) st->scratch.ptr + times;
+    gint64 *tgt = (gint64 *) st->scratch;
+    guint8 *out = st->scratch + times;
     guint64 k0 = st->k_next;
 
     for (guint i = 0; i < n; i++)

@@ -217,6 +217,12 @@ resample_free_buffers (State * st)
   g_clear_pointer (&st->keep_v, g_free);
   st->prev_t_size = st->prev_v_size = 0;
   st->keep_t_size = st->keep_v_size = 0;
+  g_clear_pointer (&st->scratch, g_free);
+  st->scratch_size = 0;
+  g_clear_pointer (&st->src_scratch, g_free);
+  st->src_scratch_size = 0;
+  g_clear_pointer (&st->trim_scratch, g_free);
+  st->trim_scratch_size = 0;
   if (st->out_pool)
     gst_buffer_pool_set_active (st->out_pool, FALSE);
   gst_clear_object (&st->out_pool);

@@ -119,12 +119,13 @@ typedef struct
   GstBuffer *pending_out;
   guint64 pending_k_a, pending_k_b, pending_n;
 
-  /* Host scratch, grown to the largest size seen, freed by the base at
-   * stop: grid times and outputs, a chunk's sources with the samples kept
-   * in front, a chunk without its off-grid samples. */
-  GstRobocacheScratch scratch;
-  GstRobocacheScratch src_scratch;
-  GstRobocacheScratch trim_scratch;
+  /* Host scratch, grown to the largest size seen. */
+  guint8 *scratch;
+  gsize scratch_size;
+  guint8 *src_scratch;
+  gsize src_scratch_size;
+  guint8 *trim_scratch;         /* a chunk without its off-grid samples */
+  gsize trim_scratch_size;
 
   /* Device scratch, grown to the largest size seen, freed by the base at
    * stop. */
@@ -189,10 +190,8 @@ void resample_drop_out_of_order (GstRobocacheResample * self, GstClockTime t);
 void resample_drop_off_grid (GstRobocacheResample * self, guint64 n);
 
 /* Kernel calls (gstrobocacheresamplecompute.c). */
-gboolean resample_grow_kept (GstRobocacheResample * self, guint8 ** ptr,
+gboolean resample_ensure_host (GstRobocacheResample * self, guint8 ** ptr,
     gsize * have, gsize size);
-gboolean resample_ensure_scratch (GstRobocacheResample * self,
-    GstRobocacheScratch * scratch, gsize size);
 gboolean resample_ensure_device (GstRobocacheResample * self, guint batch,
     gsize n_source, gsize n_target, gboolean sources, gboolean out);
 gboolean resample_push_context (GstRobocacheResample * self);
