@@ -121,9 +121,11 @@ ensure_memory (GstRobocacheGpu * gpu, GstElement * element,
 
   if (scratch->ptr && scratch->size >= size)
     return TRUE;
-  total = scratch_total (gpu, scratch, size, kind);
-  if (!gst_robocache_gpu_check_memory (gpu, element, kind,
-          beside > G_MAXUINT64 - total ? G_MAXUINT64 : total + beside, what,
+  /* @beside may be G_MAXUINT64 already (gst_robocache_memory_mul). */
+  if (!g_uint64_checked_add (&total, scratch_total (gpu, scratch, size, kind),
+          beside))
+    total = G_MAXUINT64;
+  if (!gst_robocache_gpu_check_memory (gpu, element, kind, total, what,
           sized_by))
     return FALSE;
   for (i = 0; i < gpu->scratch->len; i++)
