@@ -146,3 +146,37 @@ ncu_kernels () {
   grep -E '^"[0-9]' "$R/ncu-$tag.csv" |
     awk -F'","' '{sub(/\(.*/, "", $5); print $5, $(NF-2), $NF}' | tr -d '"'
 }
+
+# bench-pipeline ARGS.. with each plugin of PLUGINS in turn, ROUNDS times
+# (alternated, as calls 280 to 282 did by hand), while more than AB_MARGIN
+# s are left: PLUGINS are NAME=DIR words, DIR a folder holding a
+# libgstrobocache.so ("new=": the build's), each with a registry of its
+# own; into $R/pipeline-NAME-K.txt (stderr apart, in .err), and
+# $R/ab-pipeline-TAG.txt: the resample rows' chunks/s and median latency
+# a run.
+ab_plugins () {
+  local tag=$1 rounds=$2 plugins=$3 k p name dir
+  shift 3
+  for k in $(seq "$rounds"); do
+    for p in $plugins; do
+      [ $(left) -gt $AB_LIMIT ] || break 2
+      name=${p%%=*} dir=${p#*=}
+      GST_PLUGIN_PATH_1_0=${dir:-$B/gst} \
+        GST_REGISTRY_1_0=/tmp/rc-registry-$name.bin \
+        timeout 90 "$B/tests/bench-pipeline" "$@" \
+        --json "$R/pipeline-$name-$k.json" > "$R/pipeline-$name-$k.txt" \
+        2> "$R/pipeline-$name-$k.err"
+      echo rc=$? >> "$R/pipeline-$name-$k.txt"
+      pack "pipeline $name $k"
+    done
+  done
+  for p in $plugins; do
+    for f in "$R"/pipeline-${p%%=*}-*.txt; do
+      [ -f "$f" ] || continue
+      printf "%s " "${f##*/}"
+      grep -E "^resample chunks (pageable|pinned|cuda)" "$f" |
+        awk '{ printf "%s %s  ", $(NF-3), $(NF-1) } END { print "" }'
+    done
+  done | tee "$R/ab-pipeline-$tag.txt"
+  pack "ab pipeline $tag"
+}
