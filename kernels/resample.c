@@ -389,3 +389,20 @@ rc_resample_prefers_cpu (const rc_resample_params * params)
 
   return cpu_ns < GPU_HOST_PATH_FIXED_NS + bytes / GPU_BUS_BYTES_PER_NS;
 }
+
+rc_status
+rc_times_disordered_cpu (const int64_t * times, uint32_t batch, uint64_t n,
+    uint8_t * disordered)
+{
+  if (batch > 0 && (!times || !disordered))
+    return RC_ERROR_INVALID_ARGUMENT;
+  for (uint32_t b = 0; b < batch; b++) {
+    const int64_t *t = times + (uint64_t) b * n;
+    uint8_t bad = 0;
+
+    for (uint64_t i = 1; i < n; i++)
+      bad |= t[i] < t[i - 1];
+    disordered[b] = bad;
+  }
+  return RC_OK;
+}

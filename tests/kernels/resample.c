@@ -795,6 +795,39 @@ valid_params (void)
   return p;
 }
 
+/* Which trajectories rc_times_disordered_cpu marks: a decrease at the
+ * first pair, in the middle, at the last pair; equal times and a single
+ * sample are in order. */
+GST_START_TEST (test_times_disordered)
+{
+  const int64_t times[6][5] = {
+    {1, 2, 3, 4, 5},
+    {2, 1, 3, 4, 5},
+    {1, 2, 9, 4, 5},
+    {1, 2, 3, 4, -5},
+    {7, 7, 7, 7, 7},
+    {-3, -2, -2, 0, G_MAXINT64},
+  };
+  const uint8_t want[6] = { 0, 1, 1, 1, 0, 0 };
+  uint8_t got[6];
+
+  memset (got, 0xab, sizeof (got));
+  fail_unless_equals_int (rc_times_disordered_cpu (&times[0][0], 6, 5, got),
+      RC_OK);
+  fail_unless (memcmp (got, want, sizeof (want)) == 0);
+  /* One sample a trajectory: always in order. */
+  memset (got, 0xab, sizeof (got));
+  fail_unless_equals_int (rc_times_disordered_cpu (&times[1][0], 4, 1, got),
+      RC_OK);
+  for (int b = 0; b < 4; b++)
+    fail_unless_equals_int (got[b], 0);
+  fail_unless_equals_int (rc_times_disordered_cpu (NULL, 0, 5, NULL), RC_OK);
+  fail_unless_equals_int (rc_times_disordered_cpu (NULL, 2, 5, got),
+      RC_ERROR_INVALID_ARGUMENT);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_channels_n)
 {
   rc_resample_params p = valid_params ();
@@ -937,6 +970,7 @@ kernels_resample_suite (void)
   tcase_add_test (tc, test_random_vs_naive);
   tcase_add_test (tc, test_search_uneven);
   tcase_add_test (tc, test_prefers_cpu);
+  tcase_add_test (tc, test_times_disordered);
   tcase_add_test (tc, test_bad_channels_n);
   tcase_add_test (tc, test_bad_type_n);
   tcase_add_test (tc, test_bad_groups_n);

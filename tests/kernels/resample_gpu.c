@@ -1,7 +1,8 @@
 /* CUDA resampling against the CPU reference on fresh random trajectories:
  * every method and edge policy, the three value types, odd and vectorised
  * channel counts, quaternion and angle groups (and the slerp's arc where
- * a fused dot product would pick the other), misaligned buffers.  Exits
+ * a fused dot product would pick the other), misaligned buffers; and the
+ * check of the times' order that chunks from CUDA memory get.  Exits
  * 77 (SKIP) without a usable GPU. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
@@ -429,6 +430,74 @@ GST_START_TEST (test_reference_size)
 
 GST_END_TEST;
 
+/* rc_times_disordered_cuda against the CPU's on fresh sorted trajectories
+ * (repeats included) of which every third gets one decrease at a pair
+ * drawn at random, or the first or the last; the flags poisoned first.
+ * Lengths from one pair to more than one block's stride, and a batch
+ * past the grid's 65,535 rows. */
+GST_START_TEST (test_times_disordered)
+{
+  static const struct
+  {
+    uint32_t batch;
+    uint64_t n;
+  } sizes[] = { {1, 2}, {7, 3}, {64, 4096}, {3, 300000}, {70000, 5},
+    {5, 1}
+  };
+  GRand *rand = test_rand_new ();
+
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++) {
+    const uint32_t batch = sizes[k].batch;
+    const uint64_t n = sizes[k].n;
+    int64_t *times = g_new (int64_t, batch * n);
+    uint8_t *want = g_new (uint8_t, batch), *got = g_new (uint8_t, batch);
+    void *d_times = NULL, *d_flags = NULL;
+    guint marked = 0;
+
+    for (uint32_t b = 0; b < batch; b++) {
+      int64_t *t = times + (uint64_t) b * n;
+
+      t[0] = g_rand_int_range (rand, -1000000, 1000000);
+      for (uint64_t i = 1; i < n; i++)
+        t[i] = t[i - 1] + g_rand_int_range (rand, 0, 3) * 1000;
+      if (n > 1 && b % 3 == 0) {
+        uint64_t at = b % 7 == 0 ? 1 : b % 7 == 1 ? n - 1 :
+            1 + (uint64_t) g_rand_double_range (rand, 0, (double) (n - 1));
+
+        t[at] = t[at - 1] - g_rand_int_range (rand, 1, 5000);
+      }
+    }
+    fail_unless_equals_int (rc_times_disordered_cpu (times, batch, n, want),
+        RC_OK);
+    for (uint32_t b = 0; b < batch; b++)
+      marked += want[b];
+    fail_unless (n < 2 || marked > 0);
+    fail_unless_equals_int (rc_device_alloc (&d_times, batch * n * 8), RC_OK);
+    fail_unless_equals_int (rc_device_alloc (&d_flags, batch), RC_OK);
+    fail_unless_equals_int (rc_device_copy_async (d_times, times,
+            batch * n * 8, RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
+    fail_unless_equals_int (rc_device_memset_async (d_flags, 0xab, batch,
+            NULL), RC_OK);
+    fail_unless_equals_int (rc_times_disordered_cuda (d_times, batch, n,
+            d_flags, NULL), RC_OK);
+    fail_unless_equals_int (rc_device_copy_async (got, d_flags, batch,
+            RC_COPY_DEVICE_TO_HOST, NULL), RC_OK);
+    fail_unless_equals_int (rc_stream_synchronize (NULL), RC_OK);
+    for (uint32_t b = 0; b < batch; b++)
+      fail_unless (got[b] == want[b], "batch %u x %" G_GUINT64_FORMAT
+          ": trajectory %u flagged %u, the CPU %u", batch, n, b, got[b],
+          want[b]);
+    fail_unless_equals_int (rc_device_free (d_times), RC_OK);
+    fail_unless_equals_int (rc_device_free (d_flags), RC_OK);
+    g_free (times);
+    g_free (want);
+    g_free (got);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 kernels_resample_gpu_suite (void)
 {
@@ -446,6 +515,7 @@ kernels_resample_gpu_suite (void)
   tcase_add_test (tc, test_angles);
   tcase_add_test (tc, test_many_targets);
   tcase_add_test (tc, test_reference_size);
+  tcase_add_test (tc, test_times_disordered);
   return s;
 }
 
