@@ -6,10 +6,12 @@
  * EOS and the other ends, which produce them (resample_drain_chunk).
  *
  * A chunk in CUDA memory of the element's own context keeps its values on
- * the GPU: only its timestamps come back to the host (they are checked and
- * turned into running time here), the previous chunk's last samples are
- * put in front on the device, and the kernel writes straight into the
- * output buffer when that is CUDA memory too.  A chunk from system memory
+ * the GPU: the GPU checks its times' order and only each trajectory's
+ * first and last times come back to the host (all of them for short
+ * trajectories, or when the host needs more), where they are turned into
+ * running time; the previous chunk's last samples are put in front on
+ * the device, and the kernel writes straight into the output buffer when
+ * that is CUDA memory too.  A chunk from system memory
  * is uploaded on the element's stream and everything after it is queued
  * behind without waiting (the small copies from page-locked staging, the
  * last values kept on the device): the host checks the chunk's times
@@ -29,6 +31,12 @@
  * times than any output holds. */
 #define MAX_PLACEABLE_TIME (G_GINT64_CONSTANT (1) << 62)
 
+/* A chunk from CUDA memory brings back each trajectory's first time and
+ * its last TAIL_TIMES (what the cut and the samples kept read, unless the
+ * trajectories end far apart), when its trajectories are more than twice
+ * as long; otherwise all its times. */
+#define TAIL_TIMES 256
+
 /* One input chunk on its way through. */
 typedef struct
 {
@@ -39,6 +47,11 @@ typedef struct
   gsize n_in;                   /* samples per trajectory */
   guint64 n_accepted;           /* samples kept, counted as inputs */
   const gint64 *in_t;           /* on the host: the buffer's or read back */
+  /* Read back from the device, at their places in in_t: all the times
+   * (times_from 0), or each trajectory's first and those from times_from
+   * on, the GPU having found them in order (order_checked). */
+  gsize times_from;
+  gboolean order_checked;
   const guint8 *in_v;           /* a device pointer when on_device */
   const guint8 *dev;            /* on_device: the chunk on the device */
   gint64 first, last;           /* buffer times, over every trajectory */
@@ -84,22 +97,82 @@ download_and_pop (GstRobocacheResample * self, gpointer host,
   return TRUE;
 }
 
-/* Reads the @n timestamps at @device back into st->host_times. */
-static const gint64 *
-read_back_times (GstRobocacheResample * self, gconstpointer device, gsize n)
+/* Queues the copy of the chunk's times at c->dev into st->host_times, at
+ * their places: with @ends each trajectory's first and last TAIL_TIMES,
+ * after the GPU's check of their order into st->host_disorder. */
+static rc_status
+queue_times_read_back (GstRobocacheResample * self, const Chunk * c,
+    gboolean ends)
 {
   State *st = &self->state;
+  gsize row = c->n_in * sizeof (gint64), tail = TAIL_TIMES * sizeof (gint64);
+  guint8 *host = st->host_times.ptr;
+  gpointer stream = st->gpu->stream;
+  rc_status ret;
+
+  if (!ends)
+    return rc_device_copy_async (host, c->dev, c->batch * row,
+        RC_COPY_DEVICE_TO_HOST, stream);
+  ret = rc_times_disordered_cuda ((const int64_t *) c->dev, c->batch,
+      c->n_in, st->device_disorder.ptr, stream);
+  if (ret == RC_OK)
+    ret = rc_device_copy_async (st->host_disorder.ptr, st->device_disorder.ptr,
+        c->batch, RC_COPY_DEVICE_TO_HOST, stream);
+  if (ret == RC_OK)
+    ret = rc_device_copy_2d_async (host, row, c->dev, row, sizeof (gint64),
+        c->batch, RC_COPY_DEVICE_TO_HOST, stream);
+  if (ret == RC_OK)
+    ret = rc_device_copy_2d_async (host + row - tail, row,
+        c->dev + row - tail, row, tail, c->batch, RC_COPY_DEVICE_TO_HOST,
+        stream);
+  return ret;
+}
+
+/* Reads the times of a chunk in CUDA memory back into c->in_t: all of
+ * them with @all or short trajectories, else each trajectory's ends while
+ * the GPU checks their order (a 64 x 4,096 chunk's 2 MB read back and
+ * scanned on the host took 150 to 250 µs; run 209, call 285).  When the
+ * GPU finds a trajectory out of order, all come back, so that the host
+ * finds where and drops the chunk as for any other. */
+static gboolean
+read_back_times (GstRobocacheResample * self, Chunk * c, gboolean all)
+{
+  State *st = &self->state;
+  GstElement *element = GST_ELEMENT (self);
+  gboolean ends = !all && c->n_in > 2 * TAIL_TIMES;
+  gboolean ok;
+  rc_status ret;
 
   if (!resample_push_context (self))
-    return NULL;
-  if (!gst_robocache_gpu_ensure_pinned (st->gpu, GST_ELEMENT (self),
-          &st->host_times, n * sizeof (gint64), "chunk times")) {
-    gst_robocache_gpu_pop (st->gpu);
-    return NULL;
-  }
-  if (!download_and_pop (self, st->host_times.ptr, device, n * sizeof (gint64)))
-    return NULL;
-  return (const gint64 *) st->host_times.ptr;
+    return FALSE;
+  ok = gst_robocache_gpu_ensure_pinned (st->gpu, element, &st->host_times,
+      c->batch * c->n_in * sizeof (gint64), "chunk times")
+      && (!ends || (gst_robocache_gpu_ensure_device (st->gpu, element,
+              &st->device_disorder, c->batch, "the times' order")
+          && gst_robocache_gpu_ensure_pinned (st->gpu, element,
+              &st->host_disorder, c->batch, "the times' order")));
+  ret = ok ? queue_times_read_back (self, c, ends) : RC_OK;
+  if (ok && ret == RC_OK)
+    ret = rc_stream_synchronize (st->gpu->stream);
+  gst_robocache_gpu_pop (st->gpu);
+  if (ok && ret != RC_OK)
+    resample_gpu_failed (self, ret);
+  if (!ok || ret != RC_OK)
+    return FALSE;
+  c->in_t = st->host_times.ptr;
+  c->times_from = ends ? c->n_in - TAIL_TIMES : 0;
+  if (!ends)
+    return TRUE;
+  c->order_checked = !memchr (st->host_disorder.ptr, 1, c->batch);
+  return c->order_checked || read_back_times (self, c, TRUE);
+}
+
+/* All of the chunk's times on the host, when only its ends came back;
+ * FALSE on error (posted). */
+static gboolean
+ensure_all_times (GstRobocacheResample * self, Chunk * c)
+{
+  return c->times_from == 0 || read_back_times (self, c, TRUE);
 }
 
 /* Copies @batch rows of @c->n_in items of @size bytes from @in (device)
@@ -373,12 +446,11 @@ map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
   c->in_v = (c->on_device ? c->dev : c->map.data) + times;
   /* From CUDA memory (used in place, or copied from another device's):
    * the times are read back from the device. */
-  c->in_t = c->on_device && (dev == c->map.data ||
-      gst_robocache_gpu_memory_is_peer (st->gpu,
-          gst_buffer_peek_memory (buf, 0))) ?
-      read_back_times (self, dev, c->batch * c->n_in) :
-      (const gint64 *) c->map.data;
-  if (!c->in_t) {
+  c->in_t = (const gint64 *) c->map.data;
+  if (c->on_device && (dev == c->map.data ||
+          gst_robocache_gpu_memory_is_peer (st->gpu,
+              gst_buffer_peek_memory (buf, 0)))
+      && !read_back_times (self, c, FALSE)) {
     gst_buffer_unmap (buf, &c->map);
     return FALSE;
   }
@@ -389,6 +461,8 @@ map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
 static gboolean
 check_order (GstRobocacheResample * self, const Chunk * c)
 {
+  if (c->order_checked)
+    return TRUE;
   for (guint b = 0; b < c->batch; b++) {
     const gint64 *ts = c->in_t + b * c->n_in;
 
@@ -402,6 +476,16 @@ check_order (GstRobocacheResample * self, const Chunk * c)
   return TRUE;
 }
 
+/* Whether all of trajectory @b's samples can be placed on the grid: its
+ * ends can (it is in time order). */
+static gboolean
+placeable_ends (const Chunk * c, guint b)
+{
+  const gint64 *ts = c->in_t + b * c->n_in;
+
+  return ts[0] >= 0 && ts[c->n_in - 1] < MAX_PLACEABLE_TIME;
+}
+
 /* The run of trajectory @b's samples that can be placed on the grid (each
  * trajectory is in time order): [*lo, *hi). */
 static void
@@ -411,7 +495,7 @@ placeable_run (const Chunk * c, guint b, gsize * lo, gsize * hi)
 
   *lo = 0;
   *hi = c->n_in;
-  if (ts[0] >= 0 && ts[c->n_in - 1] < MAX_PLACEABLE_TIME)
+  if (placeable_ends (c, b))
     return;                     /* the usual case, without a scan */
   for (*lo = 0; *lo < c->n_in && ts[*lo] < 0; (*lo)++);
   for (*hi = *lo; *hi < c->n_in && ts[*hi] < MAX_PLACEABLE_TIME; (*hi)++);
@@ -477,9 +561,17 @@ static gboolean
 trim_off_grid (GstRobocacheResample * self, Chunk * c, GstFlowReturn * flow)
 {
   gsize n_keep = 0, kept = 0;
-  gboolean empty = FALSE;
+  gboolean empty = FALSE, ends_placeable = TRUE;
 
   *flow = GST_FLOW_OK;
+  for (guint b = 0; b < c->batch; b++)
+    ends_placeable &= placeable_ends (c, b);
+  if (ends_placeable)
+    return TRUE;                /* the usual case, without a scan */
+  if (!ensure_all_times (self, c)) {
+    *flow = GST_FLOW_ERROR;
+    return FALSE;
+  }
   for (guint b = 0; b < c->batch; b++) {
     gsize lo, hi;
 
@@ -590,6 +682,25 @@ sources_needed (const State * st, const Chunk * c, guint b, gint64 cut)
   return c->n_source - i;
 }
 
+/* Whether the times read back from each trajectory's tail hold every
+ * source sources_needed() reads and keep_sources() keeps for @c's cut:
+ * the walk back from the last stops at the first time at or before the
+ * cut, with cubic one further. */
+static gboolean
+tails_hold_cut (const State * st, const Chunk * c)
+{
+  gsize first = c->n_prev + c->times_from +
+      (st->params.method == RC_INTERP_CUBIC ? 1 : 0);
+
+  if (c->times_from == 0)
+    return TRUE;
+  for (guint b = 0; b < c->batch; b++) {
+    if (source_time (st, c, b, first) > c->cut)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Where the chunk's grid times stop (c->cut) and how many sources each
  * trajectory keeps for the later ones (c->n_keep).  A grid time is
  * produced once every trajectory has the samples that decide it: up to
@@ -600,8 +711,8 @@ sources_needed (const State * st, const Chunk * c, guint b, gint64 cut)
  * A trajectory far ahead of another would keep ever more samples: at most
  * a chunk's worth plus the interval's ends are kept, the cut moved on to
  * where that suffices; the trajectories behind then hold their last
- * value up to it, as at EOS. */
-static void
+ * value up to it, as at EOS.  FALSE on error (posted). */
+static gboolean
 plan_cut (GstRobocacheResample * self, Chunk * c)
 {
   State *st = &self->state;
@@ -612,17 +723,20 @@ plan_cut (GstRobocacheResample * self, Chunk * c)
   for (guint b = 0; b < c->batch; b++)
     c->cut = c->n_source < back ? G_MININT64 :
         MIN (c->cut, source_time (st, c, b, c->n_source - back));
+  if (!tails_hold_cut (st, c) && !ensure_all_times (self, c))
+    return FALSE;
   c->n_keep = 0;
   for (guint b = 0; b < c->batch; b++)
     c->n_keep = MAX (c->n_keep, sources_needed (st, c, b, c->cut));
   if (c->n_keep <= cap)
-    return;
+    return TRUE;
   GST_DEBUG_OBJECT (self, "trajectories too far apart: %" G_GSIZE_FORMAT
       " samples would be kept, %" G_GSIZE_FORMAT " are", c->n_keep, cap);
   c->n_keep = cap;
   for (guint b = 0; b < c->batch; b++)
     c->cut = MAX (c->cut, source_time (st, c, b, c->n_source - cap + back -
             1));
+  return TRUE;
 }
 
 /* On the host: each trajectory with the samples kept in front, in host
@@ -715,7 +829,8 @@ stage_sources (GstRobocacheResample * self, Chunk * c)
   c->span_first = c->first;
   for (guint b = 0; extend && b < c->batch; b++)
     c->span_first = MIN (c->span_first, st->prev_t[b * c->n_prev]);
-  plan_cut (self, c);
+  if (!plan_cut (self, c))
+    return GST_FLOW_ERROR;
   if (c->on_device) {
     if (!stage_device_sources (self, c, extend))
       return GST_FLOW_ERROR;

@@ -1615,6 +1615,131 @@ GST_START_TEST (test_gpu_chunk_cuts)
 
 GST_END_TEST;
 
+/* What run_long_chunks changes in its recording. */
+typedef enum
+{
+  LONG_PLAIN,
+  LONG_APART,                   /* trajectory 1 lags 700 ms behind */
+  LONG_DISORDER,                /* a time going back in chunk 1 */
+  LONG_OFF_GRID                 /* a negative time first in chunk 1 */
+} LongVariant;
+
+#define LONG_SAMPLES 1200
+
+/* The outputs of 3 chunks of 3 float32 trajectories of LONG_SAMPLES 1 kHz
+ * samples (with jitter) of 4 channels through @desc, with @cuda_in in the
+ * CUDA memory the element proposes: long enough that a chunk from CUDA
+ * memory brings back only its trajectories' ends, the GPU checking their
+ * order; @variant makes the host need more.  @dropped: the
+ * dropped-out-of-order and dropped-off-grid stats. */
+static void
+run_long_chunks (const gchar * desc, gboolean cuda_in, LongVariant variant,
+    Outputs * o, guint64 dropped[2])
+{
+  gchar *caps = g_strdup_printf ("%s%s, channels=(int)4, "
+      "format=(string)float32, layout=(string)chunk, batch=(int)3",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
+      cuda_in ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
+  GstHarness *h = resample_harness (desc, caps);
+  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps, NULL) :
+      NULL;
+  const guint B = 3, S = LONG_SAMPLES, D = 4;
+
+  for (guint c = 0; c < 3; c++) {
+    gsize times = B * S * 8;
+    GstBuffer *in = gst_buffer_new_allocate (allocator, times + B * S * D * 4,
+        NULL);
+    GstMapInfo map;
+
+    fail_unless (in != NULL);
+    fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+    for (guint b = 0; b < B; b++) {
+      for (guint i = 0; i < S; i++) {
+        guint n = c * S + i;
+        gint64 t = GST_SECOND + n * MS + ((n * 7919) % 601) * 1000 +
+            b * 100 * GST_USECOND;
+        float *row = (float *) (map.data + times) + (b * S + i) * D;
+        double sec;
+
+        if (variant == LONG_APART && b == 1)
+          t -= 700 * MS;
+        if (variant == LONG_DISORDER && c == 1 && b == 2 && i == 600)
+          t -= 5 * MS;
+        if (variant == LONG_OFF_GRID && c == 1 && b == 0 && i == 0)
+          t = -MS;
+        ((gint64 *) map.data)[b * S + i] = t;
+        sec = t / 1e9;
+        row[0] = sin (3 * sec + b);
+        row[1] = cos (2 * sec);
+        row[2] = 0.5 * sec;
+        row[3] = sin (7 * sec) * cos (sec);
+      }
+    }
+    gst_buffer_unmap (in, &map);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  push_eos (h);
+  collect (h, TRUE, B, D, RC_TYPE_FLOAT32, o);
+  dropped[0] = stat_of (resample_of (h), "dropped-out-of-order");
+  dropped[1] = stat_of (resample_of (h), "dropped-off-grid");
+  gst_harness_teardown (h);
+  if (allocator)
+    gst_object_unref (allocator);
+  g_free (caps);
+}
+
+/* Chunks of long trajectories from CUDA memory give the CPU's outputs from
+ * system memory: in order and on the grid (only their ends come back),
+ * with a trajectory far behind the others (the samples kept reach past
+ * the ends read back), with a time going back (the chunk dropped and
+ * counted alike) and with a time off the grid (the chunk repacked). */
+GST_START_TEST (test_gpu_long_chunks_from_cuda)
+{
+  static const gchar *const methods[] = { "linear", "cubic" };
+  static const gchar *const variants[] = { "in order", "a trajectory "
+        "behind", "a time going back", "a time off the grid"
+  };
+  const char *why = NULL;
+
+  if (!ROBOCACHE_HAVE_CUDA || rc_device_count (&why) <= 0) {
+    g_print ("GPU case skipped: no usable CUDA device (%s)\n",
+        ROBOCACHE_HAVE_CUDA ? (why ? why : "unknown") : "CUDA not built");
+    return;
+  }
+  for (guint m = 0; m < G_N_ELEMENTS (methods); m++) {
+    gchar *cpu = g_strdup_printf ("backend=cpu rate=250 method=%s",
+        methods[m]);
+    gchar *gpu = g_strdup_printf ("backend=gpu rate=250 method=%s",
+        methods[m]);
+
+    for (LongVariant v = LONG_PLAIN; v <= LONG_OFF_GRID; v++) {
+      gchar *what = g_strdup_printf ("%s, CUDA in, %s", methods[m],
+          variants[v]);
+      guint64 cpu_dropped[2], gpu_dropped[2];
+      Outputs a, b;
+
+      run_long_chunks (cpu, FALSE, v, &a, cpu_dropped);
+      run_long_chunks (gpu, TRUE, v, &b, gpu_dropped);
+      /* About 250 grid times a chunk kept (all three when none drops). */
+      fail_unless (a.values->len >= (v == LONG_DISORDER ? 2 : 3) * 3 * 4 *
+          (v == LONG_APART ? 120 : 250), "%s: %u values", what,
+          a.values->len);
+      compare_outputs (what, &a, &b, RC_TYPE_FLOAT32);
+      fail_unless_equals_uint64 (gpu_dropped[0], cpu_dropped[0]);
+      fail_unless_equals_uint64 (gpu_dropped[1], cpu_dropped[1]);
+      fail_unless_equals_uint64 (cpu_dropped[0], v == LONG_DISORDER);
+      fail_unless_equals_uint64 (cpu_dropped[1], v == LONG_OFF_GRID);
+      outputs_clear (&a);
+      outputs_clear (&b);
+      g_free (what);
+    }
+    g_free (cpu);
+    g_free (gpu);
+  }
+}
+
+GST_END_TEST;
+
 /* The samples kept and the chunks in flight are checked against
  * max-memory at negotiation (gstrobocachememory.h). */
 GST_START_TEST (test_max_memory_n)
@@ -1681,6 +1806,7 @@ resample_suite (void)
   tcase_add_test (tc, test_gpu_matches_cpu);
   tcase_add_test (tc, test_gpu_chunk_in_flight_flushed);
   tcase_add_test (tc, test_gpu_chunk_cuts);
+  tcase_add_test (tc, test_gpu_long_chunks_from_cuda);
   return s;
 }
 
