@@ -122,12 +122,14 @@ mapfile -t GPU_TESTS < <(bash tests/gpu-sanitize.sh --list "$B")
 
 # compute-sanitizer's TOOL over the check tests CHECKS (comma-separated,
 # as GST_CHECKS takes them; empty: all) of the test program PROGRAM (in
-# build/tests; the build's plugin on GStreamer's path, as meson gives the
-# element tests), into $R/TOOL-PROGRAM.txt.
+# build/tests; the build's plugin on GStreamer's path and check's timeout
+# as meson gives the element tests: call 287's ran out of check's own 4 s),
+# into $R/TOOL-PROGRAM.txt.
 sanitize () {
   local tool=$1 program=$2 checks=$3 out=$R/$1-$2.txt
   GST_PLUGIN_PATH_1_0=$B/gst GST_REGISTRY_1_0=/tmp/rc-registry-new.bin \
-    GST_CHECKS=$checks timeout 150 compute-sanitizer --tool "$tool" \
+    CK_DEFAULT_TIMEOUT=140 GST_CHECKS=$checks \
+    timeout 150 compute-sanitizer --tool "$tool" \
     --error-exitcode 9 "$B/tests/$program" > "$out" 2>&1
   echo rc=$? >> "$out"
   pack "$tool $program"
