@@ -11,16 +11,17 @@
  * trajectories, or when the host needs more), where they are turned into
  * running time; the previous chunk's last samples are put in front on
  * the device, and the kernel writes straight into the output buffer when
- * that is CUDA memory too.  A chunk from system memory
- * is uploaded on the element's stream and everything after it is queued
- * behind without waiting (the small copies from page-locked staging, the
- * last values kept on the device): the host checks the chunk's times
- * during the upload and waits once, for the finished output. */
+ * that is CUDA memory too.  A chunk from system memory is uploaded on the
+ * element's stream and everything after it is queued behind without
+ * waiting (the small copies from page-locked staging, the last values
+ * kept on the device): the host checks the chunk's times during the
+ * upload and waits once, for the finished output.  Those steps on the GPU
+ * are gstrobocacheresamplechunkgpu.c. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstrobocacheresampleprivate.h"
+#include "gstrobocacheresamplechunk.h"
 
 #include <string.h>
 
@@ -30,329 +31,6 @@
  * (INT64_MAX, a common "no time", among them) would ask for more grid
  * times than any output holds. */
 #define MAX_PLACEABLE_TIME (G_GINT64_CONSTANT (1) << 62)
-
-/* A chunk from CUDA memory brings back each trajectory's first time and
- * its last TAIL_TIMES (what the cut and the samples kept read, unless the
- * trajectories end far apart), when its trajectories are more than twice
- * as long; otherwise all its times. */
-#define TAIL_TIMES 256
-
-/* One input chunk on its way through. */
-typedef struct
-{
-  GstMapInfo map;
-  gboolean discont;
-  gboolean on_device;           /* its values stay in CUDA memory */
-  guint batch;
-  gsize n_in;                   /* samples per trajectory */
-  guint64 n_accepted;           /* samples kept, counted as inputs */
-  const gint64 *in_t;           /* on the host: the buffer's or read back */
-  /* Read back from the device, at their places in in_t: all the times
-   * (times_from 0), or each trajectory's first and those from times_from
-   * on, the GPU having found them in order (order_checked). */
-  gsize times_from;
-  gboolean order_checked;
-  const guint8 *in_v;           /* a device pointer when on_device */
-  const guint8 *dev;            /* on_device: the chunk on the device */
-  gint64 first, last;           /* buffer times, over every trajectory */
-  GstClockTime rt_first, rt_last;
-  /* The kernel's sources: the chunk, or with the samples kept from the
-   * previous chunks in front (n_prev of them, n_source = n_prev + n_in),
-   * on the device when on_device; span_first is then their earliest
-   * time. */
-  gsize n_prev;
-  gsize n_source;
-  gconstpointer src_t, src_v;
-  gint64 span_first;
-  /* Grid times before @cut are produced; the last n_keep sources of each
-   * trajectory are kept for the later ones. */
-  gint64 cut;
-  gsize n_keep;
-  guint64 k_a, k_b;             /* the grid times produced */
-  gsize n_target;
-} Chunk;
-
-/* ------------------------------------------------------------------ */
-/* On the device                                                       */
-/* ------------------------------------------------------------------ */
-
-/* Copies @size bytes at @device to @host and waits for them, with the
- * context pushed by the caller, which this pops; FALSE on error
- * (posted). */
-static gboolean
-download_and_pop (GstRobocacheResample * self, gpointer host,
-    gconstpointer device, gsize size)
-{
-  State *st = &self->state;
-  rc_status ret = rc_device_copy_async (host, device, size,
-      RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
-
-  if (ret == RC_OK)
-    ret = rc_stream_synchronize (st->gpu->stream);
-  gst_robocache_gpu_pop (st->gpu);
-  if (ret != RC_OK) {
-    resample_gpu_failed (self, ret);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* Queues the copy of the chunk's times at c->dev into st->host_times, at
- * their places: with @ends each trajectory's first and last TAIL_TIMES,
- * after the GPU's check of their order into st->host_disorder. */
-static rc_status
-queue_times_read_back (GstRobocacheResample * self, const Chunk * c,
-    gboolean ends)
-{
-  State *st = &self->state;
-  gsize row = c->n_in * sizeof (gint64), tail = TAIL_TIMES * sizeof (gint64);
-  guint8 *host = st->host_times.ptr;
-  gpointer stream = st->gpu->stream;
-  rc_status ret;
-
-  if (!ends)
-    return rc_device_copy_async (host, c->dev, c->batch * row,
-        RC_COPY_DEVICE_TO_HOST, stream);
-  ret = rc_times_disordered_cuda ((const int64_t *) c->dev, c->batch,
-      c->n_in, st->device_disorder.ptr, stream);
-  if (ret == RC_OK)
-    ret = rc_device_copy_async (st->host_disorder.ptr, st->device_disorder.ptr,
-        c->batch, RC_COPY_DEVICE_TO_HOST, stream);
-  if (ret == RC_OK)
-    ret = rc_device_copy_2d_async (host, row, c->dev, row, sizeof (gint64),
-        c->batch, RC_COPY_DEVICE_TO_HOST, stream);
-  if (ret == RC_OK)
-    ret = rc_device_copy_2d_async (host + row - tail, row,
-        c->dev + row - tail, row, tail, c->batch, RC_COPY_DEVICE_TO_HOST,
-        stream);
-  return ret;
-}
-
-/* Reads the times of a chunk in CUDA memory back into c->in_t: all of
- * them with @all or short trajectories, else each trajectory's ends while
- * the GPU checks their order (a 64 x 4,096 chunk's 2 MB read back and
- * scanned on the host took 150 to 250 µs; run 209, call 285).  When the
- * GPU finds a trajectory out of order, all come back, so that the host
- * finds where and drops the chunk as for any other. */
-static gboolean
-read_back_times (GstRobocacheResample * self, Chunk * c, gboolean all)
-{
-  State *st = &self->state;
-  GstElement *element = GST_ELEMENT (self);
-  gboolean ends = !all && c->n_in > 2 * TAIL_TIMES;
-  gboolean ok;
-  rc_status ret;
-
-  if (!resample_push_context (self))
-    return FALSE;
-  ok = gst_robocache_gpu_ensure_pinned (st->gpu, element, &st->host_times,
-      c->batch * c->n_in * sizeof (gint64), "chunk times")
-      && (!ends || (gst_robocache_gpu_ensure_device (st->gpu, element,
-              &st->device_disorder, c->batch, "the times' order")
-          && gst_robocache_gpu_ensure_pinned (st->gpu, element,
-              &st->host_disorder, c->batch, "the times' order")));
-  ret = ok ? queue_times_read_back (self, c, ends) : RC_OK;
-  if (ok && ret == RC_OK)
-    ret = rc_stream_synchronize (st->gpu->stream);
-  gst_robocache_gpu_pop (st->gpu);
-  if (ok && ret != RC_OK)
-    resample_gpu_failed (self, ret);
-  if (!ok || ret != RC_OK)
-    return FALSE;
-  c->in_t = st->host_times.ptr;
-  c->times_from = ends ? c->n_in - TAIL_TIMES : 0;
-  if (!ends)
-    return TRUE;
-  c->order_checked = !memchr (st->host_disorder.ptr, 1, c->batch);
-  return c->order_checked || read_back_times (self, c, TRUE);
-}
-
-/* All of the chunk's times on the host, when only its ends came back;
- * FALSE on error (posted). */
-static gboolean
-ensure_all_times (GstRobocacheResample * self, Chunk * c)
-{
-  return c->times_from == 0 || read_back_times (self, c, TRUE);
-}
-
-/* Copies @batch rows of @c->n_in items of @size bytes from @in (device)
- * to @dst (device), each row @c->n_prev items further on, with the row's
- * items of @prev (@c->n_prev per row, in host or device memory as
- * @prev_kind says) in the gap. */
-static rc_status
-put_previous_in_front (const Chunk * c, gpointer dst, gconstpointer prev,
-    rc_copy_kind prev_kind, gconstpointer in, gsize size, gpointer stream)
-{
-  gsize row = c->n_source * size, front = c->n_prev * size;
-  rc_status ret = rc_device_copy_2d_async (dst, row, prev, front, front,
-      c->batch, prev_kind, stream);
-
-  if (ret == RC_OK)
-    ret = rc_device_copy_2d_async ((guint8 *) dst + front, row, in,
-        c->n_in * size, c->n_in * size, c->batch, RC_COPY_DEVICE_TO_DEVICE,
-        stream);
-  return ret;
-}
-
-/* The device scratch a chunk's sources need, with the context pushed:
- * with @extend room for the chunk with the samples kept in front and
- * those samples' times in page-locked memory. */
-static gboolean
-ensure_source_scratch (GstRobocacheResample * self, const Chunk * c,
-    gboolean extend)
-{
-  State *st = &self->state;
-  GstElement *element = GST_ELEMENT (self);
-  gsize ss = st->sample_size, ts = sizeof (gint64), n = c->n_source;
-
-  return !extend
-      || (gst_robocache_gpu_ensure_device (st->gpu, element,
-          &st->device_src_t, (gsize) c->batch * n * ts, "source times")
-      && gst_robocache_gpu_ensure_device (st->gpu, element,
-          &st->device_src_v, (gsize) c->batch * n * ss, "source values")
-      && gst_robocache_gpu_ensure_pinned (st->gpu, element, &st->host_prev_t,
-          (gsize) c->batch * c->n_prev * ts, "kept times"));
-}
-
-/* Keeps the last c->n_keep source values of each trajectory on the device
- * for the next chunk, queued behind the copies that read the previous
- * ones (growing the scratch frees it only once those are done: cudaFree
- * waits for the device). */
-static rc_status
-keep_device_values (GstRobocacheResample * self, const Chunk * c)
-{
-  State *st = &self->state;
-  gsize ss = st->sample_size, width = c->n_keep * ss;
-
-  if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-          &st->device_prev_v, (gsize) c->batch * width, "kept values"))
-    return RC_ERROR_OUT_OF_MEMORY;
-  return rc_device_copy_2d_async (st->device_prev_v.ptr, width,
-      (const guint8 *) c->src_v + (c->n_source - c->n_keep) * ss,
-      c->n_source * ss, width, c->batch, RC_COPY_DEVICE_TO_DEVICE,
-      st->gpu->stream);
-}
-
-/* The chunk's sources on the device: the chunk itself, or with @extend a
- * copy in device scratch with the samples kept from the previous chunks in
- * front of each trajectory.  Then keeps the values the next chunk needs on
- * the device (the caller keeps the times).  Every copy is queued on the
- * stream without waiting for the chunk's upload.  FALSE on error
- * (posted). */
-static gboolean
-stage_device_sources (GstRobocacheResample * self, Chunk * c, gboolean extend)
-{
-  State *st = &self->state;
-  gsize ss = st->sample_size, ts = sizeof (gint64);
-  gpointer stream = st->gpu->stream;
-  rc_status ret = RC_OK;
-
-  c->src_t = c->dev;
-  c->src_v = c->in_v;
-  if (!resample_push_context (self))
-    return FALSE;
-  if (!ensure_source_scratch (self, c, extend)) {
-    gst_robocache_gpu_pop (st->gpu);
-    return FALSE;
-  }
-  if (extend) {
-    memcpy (st->host_prev_t.ptr, st->prev_t, c->batch * c->n_prev * ts);
-    ret = put_previous_in_front (c, st->device_src_t.ptr, st->host_prev_t.ptr,
-        RC_COPY_HOST_TO_DEVICE, c->dev, ts, stream);
-    /* After a chunk on the host (rare), its values are in pageable
-     * memory, which makes this copy wait. */
-    if (ret == RC_OK)
-      ret = put_previous_in_front (c, st->device_src_v.ptr,
-          st->prev_on_device ? st->device_prev_v.ptr : (gpointer) st->prev_v,
-          st->prev_on_device ? RC_COPY_DEVICE_TO_DEVICE :
-          RC_COPY_HOST_TO_DEVICE, c->in_v, ss, stream);
-    c->src_t = st->device_src_t.ptr;
-    c->src_v = st->device_src_v.ptr;
-  }
-  /* Queued after the copies above, which read the previous values. */
-  if (ret == RC_OK)
-    ret = keep_device_values (self, c);
-  gst_robocache_gpu_pop (st->gpu);
-  if (ret != RC_OK) {
-    resample_gpu_failed (self, ret);
-    return FALSE;
-  }
-  st->prev_on_device = TRUE;
-  return TRUE;
-}
-
-/* The values kept from the previous chunks in st->prev_v, downloaded when
- * a chunk on the device left them there; FALSE on error (posted). */
-static gboolean
-previous_values_on_host (GstRobocacheResample * self, guint batch)
-{
-  State *st = &self->state;
-  gsize size = (gsize) batch * st->n_prev * st->sample_size;
-
-  if (!st->prev_on_device)
-    return TRUE;
-  if (!resample_ensure_host (self, &st->prev_v, &st->prev_v_size, size) ||
-      !resample_push_context (self) || !download_and_pop (self, st->prev_v,
-          st->device_prev_v.ptr, size))
-    return FALSE;
-  st->prev_on_device = FALSE;
-  return TRUE;
-}
-
-/* Resamples a chunk staged by stage_device_sources() onto the grid times
- * at @tgt (host) into @out: its times block, then the values. */
-static GstFlowReturn
-compute_on_device (GstRobocacheResample * self, const Chunk * c,
-    const gint64 * tgt, GstBuffer * out)
-{
-  State *st = &self->state;
-  rc_resample_params p = st->params;
-  gsize times = (gsize) c->batch * c->n_target * sizeof (gint64);
-  gsize values = (gsize) c->batch * c->n_target * st->sample_size;
-  GstMapInfo map;
-  gpointer dst;
-  rc_status ret;
-
-  p.batch = c->batch;
-  p.n_source = (uint32_t) c->n_source;
-  p.n_target = (uint32_t) c->n_target;
-  if (!resample_push_context (self))
-    return GST_FLOW_ERROR;
-  if (!resample_ensure_device (self, c->batch, c->n_source, c->n_target,
-          FALSE, !st->out_cuda)) {
-    gst_robocache_gpu_pop (st->gpu);
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_buffer_map (out, &map, GST_MAP_WRITE |
-          (st->out_cuda ? GST_ROBOCACHE_MAP_CUDA : 0))) {
-    gst_robocache_gpu_pop (st->gpu);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  dst = st->out_cuda ? map.data + times : st->device_out.ptr;
-  ret = rc_device_copy_async (st->device_tgt.ptr, tgt, times,
-      RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
-  if (ret == RC_OK)
-    ret = rc_resample_cuda (&p, c->src_t, c->src_v, st->device_tgt.ptr, dst,
-        st->gpu->stream);
-  if (ret == RC_OK && st->out_cuda)
-    ret = rc_device_copy_async (map.data, st->device_tgt.ptr, times,
-        RC_COPY_DEVICE_TO_DEVICE, st->gpu->stream);
-  if (ret == RC_OK && !st->out_cuda)
-    ret = rc_device_copy_async (map.data + times, st->device_out.ptr, values,
-        RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
-  /* Downstream may read the output at once: waited for now, or marked and
-   * waited for once the next chunk's upload is queued. */
-  if (ret == RC_OK && st->defer)
-    ret = rc_event_record (st->gpu->slots[0].done, st->gpu->stream);
-  else if (ret == RC_OK)
-    ret = rc_stream_synchronize (st->gpu->stream);
-  gst_robocache_gpu_pop (st->gpu);
-  if (ret == RC_OK && !st->out_cuda)
-    memcpy (map.data, tgt, times);
-  gst_buffer_unmap (out, &map);
-  return ret == RC_OK ? GST_FLOW_OK : resample_gpu_failed (self, ret);
-}
 
 /* ------------------------------------------------------------------ */
 /* The chunk                                                           */
@@ -450,7 +128,7 @@ map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
   if (c->on_device && (dev == c->map.data ||
           gst_robocache_gpu_memory_is_peer (st->gpu,
               gst_buffer_peek_memory (buf, 0)))
-      && !read_back_times (self, c, FALSE)) {
+      && !resample_chunk_read_back_times (self, c, FALSE)) {
     gst_buffer_unmap (buf, &c->map);
     return FALSE;
   }
@@ -508,7 +186,8 @@ host_values (GstRobocacheResample * self, const Chunk * c, guint8 * host)
 {
   if (!c->on_device)
     return c->in_v;
-  if (!resample_push_context (self) || !download_and_pop (self, host, c->in_v,
+  if (!resample_push_context (self)
+      || !resample_chunk_download (self, host, c->in_v,
           c->batch * c->n_in * self->state.sample_size))
     return NULL;
   return host;
@@ -568,7 +247,7 @@ trim_off_grid (GstRobocacheResample * self, Chunk * c, GstFlowReturn * flow)
     ends_placeable &= placeable_ends (c, b);
   if (ends_placeable)
     return TRUE;                /* the usual case, without a scan */
-  if (!ensure_all_times (self, c)) {
+  if (!resample_chunk_ensure_all_times (self, c)) {
     *flow = GST_FLOW_ERROR;
     return FALSE;
   }
@@ -723,7 +402,7 @@ plan_cut (GstRobocacheResample * self, Chunk * c)
   for (guint b = 0; b < c->batch; b++)
     c->cut = c->n_source < back ? G_MININT64 :
         MIN (c->cut, source_time (st, c, b, c->n_source - back));
-  if (!tails_hold_cut (st, c) && !ensure_all_times (self, c))
+  if (!tails_hold_cut (st, c) && !resample_chunk_ensure_all_times (self, c))
     return FALSE;
   c->n_keep = 0;
   for (guint b = 0; b < c->batch; b++)
@@ -748,7 +427,7 @@ stage_host_sources (GstRobocacheResample * self, Chunk * c)
   gsize ss = st->sample_size, n_in = c->n_in, n_source = c->n_source;
   gsize n_prev = c->n_prev, times = c->batch * n_source * sizeof (gint64);
 
-  if (!previous_values_on_host (self, c->batch)
+  if (!resample_chunk_previous_on_host (self, c->batch)
       || !resample_ensure_host (self, &st->src_scratch, &st->src_scratch_size,
           times + c->batch * n_source * ss))
     return FALSE;
@@ -832,7 +511,7 @@ stage_sources (GstRobocacheResample * self, Chunk * c)
   if (!plan_cut (self, c))
     return GST_FLOW_ERROR;
   if (c->on_device) {
-    if (!stage_device_sources (self, c, extend))
+    if (!resample_chunk_stage_on_device (self, c, extend))
       return GST_FLOW_ERROR;
   } else if (extend && !stage_host_sources (self, c)) {
     return GST_FLOW_ERROR;
@@ -912,7 +591,8 @@ compute_chunk (GstRobocacheResample * self, const Chunk * c, GstBuffer ** out)
   fill_grid_times (st, c, tgt);
   if (c->on_device) {
     *out = resample_new_output (self, out_size);
-    return *out ? compute_on_device (self, c, tgt, *out) : GST_FLOW_ERROR;
+    return *out ? resample_chunk_compute_on_device (self, c, tgt, *out) :
+        GST_FLOW_ERROR;
   }
   flow = resample_compute (self, c->batch, (guint) c->n_source,
       (guint) c->n_target, c->src_t, c->src_v, tgt, st->scratch + out_times);
@@ -953,7 +633,7 @@ resample_drain_chunk (GstRobocacheResample * self)
   if (c.k_b <= c.k_a || c.k_b - c.k_a > G_MAXUINT32)
     return GST_FLOW_OK;
   c.n_target = c.k_b - c.k_a;
-  if (!previous_values_on_host (self, c.batch))
+  if (!resample_chunk_previous_on_host (self, c.batch))
     return GST_FLOW_ERROR;
   c.src_t = st->prev_t;
   c.src_v = st->prev_v;

@@ -4,7 +4,9 @@
  * (gstrobocacheresamplegrid.c), the kernel calls on host memory
  * (gstrobocacheresamplecompute.c), the live one-sample path
  * (gstrobocacheresamplelive.c) and the chunk path
- * (gstrobocacheresamplechunk.c). */
+ * (gstrobocacheresamplechunk.c, its steps on the GPU in
+ * gstrobocacheresamplechunkgpu.c, gstrobocacheresamplechunk.h between
+ * them). */
 #ifndef __GST_ROBOCACHE_RESAMPLE_PRIVATE_H__
 #define __GST_ROBOCACHE_RESAMPLE_PRIVATE_H__
 
