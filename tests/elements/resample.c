@@ -1267,6 +1267,63 @@ run_jittered (const gchar * desc, guint samples_per_buffer, Outputs * o)
   run_jittered_counted (desc, samples_per_buffer, o, &small_on_cpu);
 }
 
+/* Writes sample @i of trajectory @b of chunk @c: its time into *@t and
+ * its values at @row. */
+typedef void (*ChunkSampleFunc) (guint c, guint b, guint i, gint64 * t,
+    guint8 * row, gpointer data);
+
+/* Pushes 3 chunks of @batch trajectories of @samples samples with values
+ * of @row_size bytes, written by @fill, in memory from @allocator (NULL:
+ * system memory). */
+static void
+push_chunks (GstHarness * h, GstAllocator * allocator, guint batch,
+    guint samples, gsize row_size, ChunkSampleFunc fill, gpointer data)
+{
+  for (guint c = 0; c < 3; c++) {
+    gsize times = batch * samples * 8;
+    GstBuffer *in = gst_buffer_new_allocate (allocator,
+        times + batch * samples * row_size, NULL);
+    GstMapInfo map;
+
+    fail_unless (in != NULL);
+    fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+    for (guint b = 0; b < batch; b++) {
+      for (guint i = 0; i < samples; i++)
+        fill (c, b, i, (gint64 *) map.data + b * samples + i,
+            map.data + times + (b * samples + i) * row_size, data);
+    }
+    gst_buffer_unmap (in, &map);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+}
+
+#define SHORT_SAMPLES 50
+
+/* run_chunks_in's samples: bfloat16 curves, and with *@data (off_grid)
+ * the second chunk's first time of trajectory 0 negative. */
+static void
+short_chunk_sample (guint c, guint b, guint i, gint64 * t, guint8 * row,
+    gpointer data)
+{
+  const gboolean *off_grid = data;
+  gint64 time = jittered_time (c * SHORT_SAMPLES + i) + b * 100 *
+      GST_USECOND;
+  double s = time / 1e9;
+  float f[6] = { sin (3 * s + b), cos (2 * s), sin (s) * 0.6, 0.0,
+    sin (s) * 0.8, cos (s)
+  };
+
+  *t = *off_grid && c == 1 && b == 0 && i == 0 ? -GST_MSECOND : time;
+  for (guint d = 0; d < 6; d++) {
+    guint32 u;
+    guint16 v;
+
+    memcpy (&u, &f[d], 4);
+    v = (guint16) (u >> 16);
+    memcpy (row + 2 * d, &v, 2);
+  }
+}
+
 /* The outputs of 3 chunks of 3 bfloat16 trajectories of 6 channels (a
  * quaternion at 2) through @desc; with @cuda_in the chunks are in the CUDA
  * memory the element proposes, and with @sink_caps downstream takes only
@@ -1284,45 +1341,16 @@ run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
       cuda_in ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
   GstHarness *h = resample_harness (desc, caps);
   GstAllocator *allocator;
-  const guint B = 3, S = 50, D = 6;
 
   gst_harness_set_live (h, live);
   allocator = cuda_in ? proposed_allocator (h, caps, NULL) : NULL;
 
   if (sink_caps)
     gst_harness_set_sink_caps_str (h, sink_caps);
-  for (guint c = 0; c < 3; c++) {
-    gsize times = B * S * 8;
-    GstBuffer *in = gst_buffer_new_allocate (allocator, times + B * S * D * 2,
-        NULL);
-    GstMapInfo map;
-
-    fail_unless (in != NULL);
-    fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
-    for (guint b = 0; b < B; b++) {
-      for (guint i = 0; i < S; i++) {
-        guint n = c * S + i;
-        gint64 t = jittered_time (n) + b * 100 * GST_USECOND;
-        guint16 *row = (guint16 *) (map.data + times) + (b * S + i) * D;
-        double s = t / 1e9;
-        float f[6] = { sin (3 * s + b), cos (2 * s), sin (s) * 0.6, 0.0,
-          sin (s) * 0.8, cos (s)
-        };
-
-        ((gint64 *) map.data)[b * S + i] =
-            off_grid && c == 1 && b == 0 && i == 0 ? -GST_MSECOND : t;
-        for (guint d = 0; d < D; d++) {
-          guint32 u;
-          memcpy (&u, &f[d], 4);
-          row[d] = (guint16) (u >> 16);
-        }
-      }
-    }
-    gst_buffer_unmap (in, &map);
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-  }
+  push_chunks (h, allocator, 3, SHORT_SAMPLES, 6 * 2, short_chunk_sample,
+      &off_grid);
   push_eos (h);
-  collect (h, TRUE, B, D, RC_TYPE_BFLOAT16, o);
+  collect (h, TRUE, 3, 6, RC_TYPE_BFLOAT16, o);
   o->small_on_cpu = stat_of (resample_of (h), "small-on-cpu");
   gst_harness_teardown (h);
   if (allocator)
@@ -1336,6 +1364,20 @@ run_chunks (const gchar * desc, Outputs * o)
   run_chunks_in (desc, FALSE, NULL, FALSE, FALSE, o);
 }
 
+/* TRUE, saying so, where the GPU cases cannot run: no CUDA built or no
+ * usable device. */
+static gboolean
+gpu_case_skipped (void)
+{
+  const char *why = NULL;
+
+  if (ROBOCACHE_HAVE_CUDA && rc_device_count (&why) > 0)
+    return FALSE;
+  g_print ("GPU case skipped: no usable CUDA device (%s)\n",
+      ROBOCACHE_HAVE_CUDA ? (why ? why : "unknown") : "CUDA not built");
+  return TRUE;
+}
+
 /* With a GPU, backend=gpu gives the same outputs as backend=cpu: the same
  * times to the nanosecond, values within the kernels' tolerance. */
 GST_START_TEST (test_gpu_matches_cpu)
@@ -1343,13 +1385,8 @@ GST_START_TEST (test_gpu_matches_cpu)
   static const gchar *const methods[] = { "linear", "nearest", "previous",
     "cubic"
   };
-  const char *why = NULL;
-
-  if (!ROBOCACHE_HAVE_CUDA || rc_device_count (&why) <= 0) {
-    g_print ("GPU case skipped: no usable CUDA device (%s)\n",
-        ROBOCACHE_HAVE_CUDA ? (why ? why : "unknown") : "CUDA not built");
+  if (gpu_case_skipped ())
     return;
-  }
   for (guint m = 0; m < G_N_ELEMENTS (methods); m++) {
     for (guint spb = 1; spb <= 16; spb += 15) {
       gchar *cpu = g_strdup_printf ("backend=cpu rate=120 method=%s "
@@ -1472,15 +1509,11 @@ GST_START_TEST (test_gpu_chunk_in_flight_flushed)
     53 * MS, 61 * MS
   };
   double v1[] = { 0.5, -1.25, 2.0, 0.75 }, v2[] = { 3.5, -2.0, 1.5, 4.25 };
-  const char *why = NULL;
   GstBuffer *gpu_out, *cpu_out;
   GstHarness *h, *ref;
 
-  if (!ROBOCACHE_HAVE_CUDA || rc_device_count (&why) <= 0) {
-    g_print ("GPU case skipped: no usable CUDA device (%s)\n",
-        ROBOCACHE_HAVE_CUDA ? (why ? why : "unknown") : "CUDA not built");
+  if (gpu_case_skipped ())
     return;
-  }
   h = resample_harness ("backend=gpu rate=200", caps);
   gst_harness_set_live (h, FALSE);
   fail_unless_equals_int (gst_harness_push (h, f64_chunk (t1, v1, 4)),
@@ -1581,13 +1614,8 @@ GST_START_TEST (test_gpu_chunk_cuts)
     0, 100 * MS, 250 * MS, 300 * MS, 400 * MS, 500 * MS
   };
   double values[3 * CUT_SAMPLES], edge_v[12];
-  const char *why = NULL;
-
-  if (!ROBOCACHE_HAVE_CUDA || rc_device_count (&why) <= 0) {
-    g_print ("GPU case skipped: no usable CUDA device (%s)\n",
-        ROBOCACHE_HAVE_CUDA ? (why ? why : "unknown") : "CUDA not built");
+  if (gpu_case_skipped ())
     return;
-  }
   cut_trajectories (times, values);
   for (guint i = 0; i < 12; i++)
     edge_v[i] = (i < 6 ? 1.0 : 10.0) * edge_t[i] / (100.0 * MS) + 0.25 * i;
@@ -1626,6 +1654,34 @@ typedef enum
 
 #define LONG_SAMPLES 1200
 
+/* run_long_chunks' samples: 1 kHz with jitter, changed as *@data (a
+ * LongVariant) says. */
+static void
+long_chunk_sample (guint c, guint b, guint i, gint64 * t, guint8 * row,
+    gpointer data)
+{
+  LongVariant variant = *(const LongVariant *) data;
+  guint n = c * LONG_SAMPLES + i;
+  gint64 time = GST_SECOND + n * MS + ((n * 7919) % 601) * 1000 +
+      b * 100 * GST_USECOND;
+  float v[4];
+  double sec;
+
+  if (variant == LONG_APART && b == 1)
+    time -= 700 * MS;
+  if (variant == LONG_DISORDER && c == 1 && b == 2 && i == 600)
+    time -= 5 * MS;
+  if (variant == LONG_OFF_GRID && c == 1 && b == 0 && i == 0)
+    time = -MS;
+  *t = time;
+  sec = time / 1e9;
+  v[0] = sin (3 * sec + b);
+  v[1] = cos (2 * sec);
+  v[2] = 0.5 * sec;
+  v[3] = sin (7 * sec) * cos (sec);
+  memcpy (row, v, sizeof (v));
+}
+
 /* The outputs of 3 chunks of 3 float32 trajectories of LONG_SAMPLES 1 kHz
  * samples (with jitter) of 4 channels through @desc, with @cuda_in in the
  * CUDA memory the element proposes: long enough that a chunk from CUDA
@@ -1643,43 +1699,11 @@ run_long_chunks (const gchar * desc, gboolean cuda_in, LongVariant variant,
   GstHarness *h = resample_harness (desc, caps);
   GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps, NULL) :
       NULL;
-  const guint B = 3, S = LONG_SAMPLES, D = 4;
 
-  for (guint c = 0; c < 3; c++) {
-    gsize times = B * S * 8;
-    GstBuffer *in = gst_buffer_new_allocate (allocator, times + B * S * D * 4,
-        NULL);
-    GstMapInfo map;
-
-    fail_unless (in != NULL);
-    fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
-    for (guint b = 0; b < B; b++) {
-      for (guint i = 0; i < S; i++) {
-        guint n = c * S + i;
-        gint64 t = GST_SECOND + n * MS + ((n * 7919) % 601) * 1000 +
-            b * 100 * GST_USECOND;
-        float *row = (float *) (map.data + times) + (b * S + i) * D;
-        double sec;
-
-        if (variant == LONG_APART && b == 1)
-          t -= 700 * MS;
-        if (variant == LONG_DISORDER && c == 1 && b == 2 && i == 600)
-          t -= 5 * MS;
-        if (variant == LONG_OFF_GRID && c == 1 && b == 0 && i == 0)
-          t = -MS;
-        ((gint64 *) map.data)[b * S + i] = t;
-        sec = t / 1e9;
-        row[0] = sin (3 * sec + b);
-        row[1] = cos (2 * sec);
-        row[2] = 0.5 * sec;
-        row[3] = sin (7 * sec) * cos (sec);
-      }
-    }
-    gst_buffer_unmap (in, &map);
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-  }
+  push_chunks (h, allocator, 3, LONG_SAMPLES, 4 * 4, long_chunk_sample,
+      &variant);
   push_eos (h);
-  collect (h, TRUE, B, D, RC_TYPE_FLOAT32, o);
+  collect (h, TRUE, 3, 4, RC_TYPE_FLOAT32, o);
   dropped[0] = stat_of (resample_of (h), "dropped-out-of-order");
   dropped[1] = stat_of (resample_of (h), "dropped-off-grid");
   gst_harness_teardown (h);
@@ -1699,13 +1723,8 @@ GST_START_TEST (test_gpu_long_chunks_from_cuda)
   static const gchar *const variants[] = { "in order", "a trajectory "
         "behind", "a time going back", "a time off the grid"
   };
-  const char *why = NULL;
-
-  if (!ROBOCACHE_HAVE_CUDA || rc_device_count (&why) <= 0) {
-    g_print ("GPU case skipped: no usable CUDA device (%s)\n",
-        ROBOCACHE_HAVE_CUDA ? (why ? why : "unknown") : "CUDA not built");
+  if (gpu_case_skipped ())
     return;
-  }
   for (guint m = 0; m < G_N_ELEMENTS (methods); m++) {
     gchar *cpu = g_strdup_printf ("backend=cpu rate=250 method=%s",
         methods[m]);
