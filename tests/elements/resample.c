@@ -1682,23 +1682,35 @@ long_chunk_sample (guint c, guint b, guint i, gint64 * t, guint8 * row,
   memcpy (row, v, sizeof (v));
 }
 
+/* Where run_long_chunks' chunks are. */
+typedef enum
+{
+  IN_PAGEABLE,                  /* system memory of GStreamer's allocator */
+  IN_PINNED,                    /* the page-locked memory proposed */
+  IN_CUDA                       /* the CUDA memory proposed */
+} InMemory;
+
 /* The outputs of 3 chunks of 3 float32 trajectories of LONG_SAMPLES 1 kHz
- * samples (with jitter) of 4 channels through @desc, with @cuda_in in the
- * CUDA memory the element proposes: long enough that a chunk from CUDA
- * memory brings back only its trajectories' ends, the GPU checking their
- * order; @variant makes the host need more.  @dropped: the
- * dropped-out-of-order and dropped-off-grid stats. */
+ * samples (with jitter) of 4 channels through @desc, in @mem: long enough
+ * that a chunk from CUDA memory brings back only its trajectories' ends,
+ * the GPU checking their order; @variant makes the host need more.
+ * @dropped: the dropped-out-of-order and dropped-off-grid stats. */
 static void
-run_long_chunks (const gchar * desc, gboolean cuda_in, LongVariant variant,
+run_long_chunks (const gchar * desc, InMemory mem, LongVariant variant,
     Outputs * o, guint64 dropped[2])
 {
   gchar *caps = g_strdup_printf ("%s%s, channels=(int)4, "
       "format=(string)float32, layout=(string)chunk, batch=(int)3",
       GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
-      cuda_in ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
+      mem == IN_CUDA ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
   GstHarness *h = resample_harness (desc, caps);
-  GstAllocator *allocator = cuda_in ? proposed_allocator (h, caps, NULL) :
-      NULL;
+  GstAllocator *allocator = mem != IN_PAGEABLE ?
+      proposed_allocator (h, caps, NULL) : NULL;
+
+  if (mem == IN_PINNED)
+    fail_unless (g_str_has_prefix (allocator->mem_type,
+            GST_ROBOCACHE_PINNED_MEMORY_TYPE), "%s proposed",
+        allocator->mem_type);
 
   push_chunks (h, allocator, 3, LONG_SAMPLES, 4 * 4, long_chunk_sample,
       &variant);
@@ -1712,17 +1724,25 @@ run_long_chunks (const gchar * desc, gboolean cuda_in, LongVariant variant,
   g_free (caps);
 }
 
-/* Chunks of long trajectories from CUDA memory give the CPU's outputs from
- * system memory: in order and on the grid (only their ends come back),
- * with a trajectory far behind the others (the samples kept reach past
- * the ends read back), with a time going back (the chunk dropped and
- * counted alike) and with a time off the grid (the chunk repacked). */
-GST_START_TEST (test_gpu_long_chunks_from_cuda)
+/* Chunks of long trajectories on the GPU give the CPU's outputs from
+ * system memory, from CUDA memory (only their ends come back when they
+ * are in order and on the grid), page-locked memory (uploaded directly
+ * on the upload stream) and pageable memory (through page-locked
+ * staging), the chunks staged through two slots in turn: in order, with a
+ * trajectory far behind the others (from CUDA memory, the samples kept
+ * reach past the ends read back), with a time going back (the chunk
+ * dropped and counted alike) and with a time off the grid (the chunk
+ * repacked on the host). */
+GST_START_TEST (test_gpu_long_chunks)
 {
   static const gchar *const methods[] = { "linear", "cubic" };
   static const gchar *const variants[] = { "in order", "a trajectory "
         "behind", "a time going back", "a time off the grid"
   };
+  static const gchar *const memories[] = { "pageable", "page-locked",
+    "CUDA"
+  };
+
   if (gpu_case_skipped ())
     return;
   for (guint m = 0; m < G_N_ELEMENTS (methods); m++) {
@@ -1732,25 +1752,28 @@ GST_START_TEST (test_gpu_long_chunks_from_cuda)
         methods[m]);
 
     for (LongVariant v = LONG_PLAIN; v <= LONG_OFF_GRID; v++) {
-      gchar *what = g_strdup_printf ("%s, CUDA in, %s", methods[m],
-          variants[v]);
       guint64 cpu_dropped[2], gpu_dropped[2];
       Outputs a, b;
 
-      run_long_chunks (cpu, FALSE, v, &a, cpu_dropped);
-      run_long_chunks (gpu, TRUE, v, &b, gpu_dropped);
+      run_long_chunks (cpu, IN_PAGEABLE, v, &a, cpu_dropped);
       /* About 250 grid times a chunk kept (all three when none drops). */
       fail_unless (a.values->len >= (v == LONG_DISORDER ? 2 : 3) * 3 * 4 *
-          (v == LONG_APART ? 120 : 250), "%s: %u values", what,
+          (v == LONG_APART ? 120 : 250), "%s: %u values", variants[v],
           a.values->len);
-      compare_outputs (what, &a, &b, RC_TYPE_FLOAT32);
-      fail_unless_equals_uint64 (gpu_dropped[0], cpu_dropped[0]);
-      fail_unless_equals_uint64 (gpu_dropped[1], cpu_dropped[1]);
       fail_unless_equals_uint64 (cpu_dropped[0], v == LONG_DISORDER);
       fail_unless_equals_uint64 (cpu_dropped[1], v == LONG_OFF_GRID);
+      for (InMemory mem = IN_PAGEABLE; mem <= IN_CUDA; mem++) {
+        gchar *what = g_strdup_printf ("%s, %s in, %s", methods[m],
+            memories[mem], variants[v]);
+
+        run_long_chunks (gpu, mem, v, &b, gpu_dropped);
+        compare_outputs (what, &a, &b, RC_TYPE_FLOAT32);
+        fail_unless_equals_uint64 (gpu_dropped[0], cpu_dropped[0]);
+        fail_unless_equals_uint64 (gpu_dropped[1], cpu_dropped[1]);
+        outputs_clear (&b);
+        g_free (what);
+      }
       outputs_clear (&a);
-      outputs_clear (&b);
-      g_free (what);
     }
     g_free (cpu);
     g_free (gpu);
@@ -1825,7 +1848,7 @@ resample_suite (void)
   tcase_add_test (tc, test_gpu_matches_cpu);
   tcase_add_test (tc, test_gpu_chunk_in_flight_flushed);
   tcase_add_test (tc, test_gpu_chunk_cuts);
-  tcase_add_test (tc, test_gpu_long_chunks_from_cuda);
+  tcase_add_test (tc, test_gpu_long_chunks);
   return s;
 }
 
