@@ -12,14 +12,11 @@
  * running time; the previous chunk's last samples are put in front on
  * the device, and the kernel writes straight into the output buffer when
  * that is CUDA memory too.  A chunk from system memory is uploaded on the
- * GPU helper's upload stream through one of two slots in turn (pageable
- * memory through the slot's page-locked staging), so that its upload
- * runs beside the previous chunk's kernels, and everything after it is
- * queued behind on the kernel stream without waiting (the small copies
- * from page-locked staging, the last values kept on the device): the host
- * checks the chunk's times during the upload and waits once, for the
- * finished output.  Those steps on the GPU are
- * gstrobocacheresamplechunkgpu.c. */
+ * element's stream and everything after it is queued behind without
+ * waiting (the small copies from page-locked staging, the last values
+ * kept on the device): the host checks the chunk's times during the
+ * upload and waits once, for the finished output.  Those steps on the GPU
+ * are gstrobocacheresamplechunkgpu.c. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -116,20 +113,10 @@ map_chunk (GstRobocacheResample * self, GstBuffer * buf, Chunk * c)
     if (!ok)
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot map a buffer"),
           (NULL));
-  } else {
-    /* Two slots, so that a chunk's upload runs beside the kernels of the
-     * one before; what this slot held two chunks ago is done (behind an
-     * upstream that is not live, already: it went out with the last). */
-    c->slot = st->next_slot;
-    c->staged = TRUE;
-    st->next_slot ^= 1;
-    ok = gst_robocache_gpu_slot_wait (st->gpu, GST_ELEMENT (self), c->slot)
-        && resample_push_context (self);
-    if (ok) {
-      ok = gst_robocache_gpu_stage_input (st->gpu, GST_ELEMENT (self),
-          c->slot, buf, &c->map, &dev, "a chunk");
-      gst_robocache_gpu_pop (st->gpu);
-    }
+  } else if ((ok = resample_push_context (self))) {
+    ok = gst_robocache_gpu_map_input (st->gpu, GST_ELEMENT (self), buf,
+        &c->map, &st->device_chunk, &dev, "a chunk");
+    gst_robocache_gpu_pop (st->gpu);
   }
   if (!ok)
     return FALSE;
@@ -702,22 +689,6 @@ decide_defer (GstRobocacheResample * self)
   return self->state.gpu->use_gpu && !live;
 }
 
-/* Marks the end of the GPU work queued for @c, whatever became of it, in
- * its slot: its output's, and the slot free for a later chunk's upload;
- * FALSE on error (posted). */
-static gboolean
-mark_slot_done (GstRobocacheResample * self, const Chunk * c)
-{
-  State *st = &self->state;
-  gboolean ok;
-
-  if (!resample_push_context (self))
-    return FALSE;
-  ok = gst_robocache_gpu_slot_fence (st->gpu, GST_ELEMENT (self), c->slot);
-  gst_robocache_gpu_pop (st->gpu);
-  return ok;
-}
-
 GstFlowReturn
 resample_finish_chunk (GstRobocacheResample * self, gboolean push)
 {
@@ -729,8 +700,7 @@ resample_finish_chunk (GstRobocacheResample * self, gboolean push)
     return GST_FLOW_OK;
   st->pending_out = NULL;
   /* Waited for even when dropped: the GPU may still read the input. */
-  done = gst_robocache_gpu_slot_wait (st->gpu, GST_ELEMENT (self),
-      st->pending_slot);
+  done = gst_robocache_gpu_slot_wait (st->gpu, GST_ELEMENT (self), 0);
   gst_buffer_unmap (st->pending_in, &st->pending_map);
   gst_clear_buffer (&st->pending_in);
   if (!done || !push) {
@@ -765,25 +735,14 @@ resample_process_chunk (GstRobocacheResample * self, GstBuffer * buf)
   flow = resample_finish_chunk (self, TRUE);
   if (flow == GST_FLOW_OK)
     flow = resample_mapped_chunk (self, &c, &out);
-  if (c.staged && !mark_slot_done (self, &c)) {
-    flow = GST_FLOW_ERROR;
-    gst_clear_buffer (&out);
-  }
   if (out && flow == GST_FLOW_OK && c.on_device && st->defer) {
     st->pending_in = gst_buffer_ref (buf);
     st->pending_map = c.map;
-    st->pending_slot = c.slot;
     st->pending_out = out;
     st->pending_k_a = c.k_a;
     st->pending_k_b = c.k_b;
     st->pending_n = (guint64) c.batch * c.n_target;
     return GST_FLOW_OK;
-  }
-  /* The upload may still read the input (a chunk dropped after it). */
-  if (c.staged && !gst_robocache_gpu_slot_wait (st->gpu, GST_ELEMENT (self),
-          c.slot)) {
-    flow = GST_FLOW_ERROR;
-    gst_clear_buffer (&out);
   }
   gst_buffer_unmap (buf, &c.map);
   if (!out)

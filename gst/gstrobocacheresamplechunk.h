@@ -31,10 +31,6 @@ typedef struct
   gboolean order_checked;
   const guint8 *in_v;           /* a device pointer when on_device */
   const guint8 *dev;            /* on_device: the chunk on the device */
-  /* Staged through the GPU helper's slot @slot (it stays so when the
-   * chunk is then repacked on the host). */
-  gboolean staged;
-  guint slot;
   gint64 first, last;           /* buffer times, over every trajectory */
   GstClockTime rt_first, rt_last;
   /* The kernel's sources: the chunk, or with the samples kept from the

@@ -280,9 +280,11 @@ resample_chunk_compute_on_device (GstRobocacheResample * self, const Chunk * c,
   if (ret == RC_OK && !st->out_cuda)
     ret = rc_device_copy_async (map.data + times, st->device_out.ptr, values,
         RC_COPY_DEVICE_TO_HOST, st->gpu->stream);
-  /* Downstream may read the output at once: waited for now, or (marked
-   * in the chunk's slot) once the next chunk's upload is queued. */
-  if (ret == RC_OK && !st->defer)
+  /* Downstream may read the output at once: waited for now, or marked and
+   * waited for once the next chunk's upload is queued. */
+  if (ret == RC_OK && st->defer)
+    ret = rc_event_record (st->gpu->slots[0].done, st->gpu->stream);
+  else if (ret == RC_OK)
     ret = rc_stream_synchronize (st->gpu->stream);
   gst_robocache_gpu_pop (st->gpu);
   if (ret == RC_OK && !st->out_cuda)

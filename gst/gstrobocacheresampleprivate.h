@@ -109,18 +109,15 @@ typedef struct
   /* After a chunk on the device, its last values stay there
    * (device_prev_v), not in prev_v. */
   gboolean prev_on_device;
-  /* Chunks on the GPU are staged through the GPU helper's slots 0 and 1 in
-   * turn (next_slot), each slot's fence marking the end of its chunk's
-   * GPU work.  Behind an upstream that is not live, the last chunk's
-   * output waits while that work runs, its input mapped, and goes out
-   * once the next chunk's upload is queued or at a serialized event.
-   * @defer is decided at the first chunk after start or a flush. */
-  guint next_slot;
+  /* Chunks on the GPU behind an upstream that is not live: the last one's
+   * output waits while its GPU work runs (the GPU helper's slot 0 fence
+   * marks its end), its input mapped, and goes out once the next chunk's
+   * upload is queued behind it or at a serialized event.  @defer is
+   * decided at the first chunk after start or a flush. */
   gboolean defer_known;
   gboolean defer;
   GstBuffer *pending_in;
   GstMapInfo pending_map;
-  guint pending_slot;
   GstBuffer *pending_out;
   guint64 pending_k_a, pending_k_b, pending_n;
 
@@ -138,6 +135,8 @@ typedef struct
   GstRobocacheScratch device_src_v;
   GstRobocacheScratch device_tgt;
   GstRobocacheScratch device_out;
+  /* A chunk from system memory, uploaded whole on the GPU path. */
+  GstRobocacheScratch device_chunk;
   GstRobocacheScratch device_prev_v;
   /* A flag a trajectory: the GPU found its times out of order. */
   GstRobocacheScratch device_disorder;

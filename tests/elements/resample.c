@@ -1726,11 +1726,10 @@ run_long_chunks (const gchar * desc, InMemory mem, LongVariant variant,
 
 /* Chunks of long trajectories on the GPU give the CPU's outputs from
  * system memory, from CUDA memory (only their ends come back when they
- * are in order and on the grid), page-locked memory (uploaded directly
- * on the upload stream) and pageable memory (through page-locked
- * staging), the chunks staged through two slots in turn: in order, with a
- * trajectory far behind the others (from CUDA memory, the samples kept
- * reach past the ends read back), with a time going back (the chunk
+ * are in order and on the grid), page-locked memory (the memory the
+ * element proposes, uploaded as it is) and pageable memory: in order,
+ * with a trajectory far behind the others (from CUDA memory, the samples
+ * kept reach past the ends read back), with a time going back (the chunk
  * dropped and counted alike) and with a time off the grid (the chunk
  * repacked on the host). */
 GST_START_TEST (test_gpu_long_chunks)
