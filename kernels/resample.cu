@@ -525,8 +525,8 @@ rc_times_disordered_cuda (const int64_t * times, uint32_t batch, uint64_t n,
     uint8_t * disordered, void *stream)
 {
   const unsigned threads = 256;
-  /* Four pairs a thread: enough blocks to fill the GPU without a block
-   * that only starts. */
+  /* About four pairs a thread, at most 1,024 blocks a trajectory (the
+   * threads stride over longer ones). */
   const uint64_t per_row = (n + 4 * threads - 1) / (4 * threads);
   const unsigned blocks_x = (unsigned) (per_row < 1024 ? per_row : 1024);
   const unsigned rows = batch < 65535 ? batch : 65535;
