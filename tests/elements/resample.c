@@ -7,6 +7,7 @@
 #include "elementutil.h"
 #include "gstrobocachegpu.h"
 #include "testutil.h"
+#include "values.h"
 
 #define MS GST_MSECOND
 
@@ -1118,24 +1119,8 @@ collect (GstHarness * h, gboolean chunk, guint batch, guint channels,
     }
     n = (map.size - offset) / esize;
     for (gsize i = 0; i < n; i++) {
-      const guint8 *p = map.data + offset + i * esize;
-      double v;
+      double v = get_value (map.data + offset, type, i);
 
-      if (type == RC_TYPE_FLOAT64) {
-        memcpy (&v, p, 8);
-      } else if (type == RC_TYPE_FLOAT32) {
-        float f;
-        memcpy (&f, p, 4);
-        v = f;
-      } else {
-        guint16 b16;
-        guint32 u;
-        float f;
-        memcpy (&b16, p, 2);
-        u = (guint32) b16 << 16;
-        memcpy (&f, &u, 4);
-        v = f;
-      }
       g_array_append_val (o->values, v);
     }
     gst_buffer_unmap (buf, &map);
@@ -1309,19 +1294,13 @@ short_chunk_sample (guint c, guint b, guint i, gint64 * t, guint8 * row,
   gint64 time = jittered_time (c * SHORT_SAMPLES + i) + b * 100 *
       GST_USECOND;
   double s = time / 1e9;
-  float f[6] = { sin (3 * s + b), cos (2 * s), sin (s) * 0.6, 0.0,
+  double v[6] = { sin (3 * s + b), cos (2 * s), sin (s) * 0.6, 0.0,
     sin (s) * 0.8, cos (s)
   };
 
   *t = *off_grid && c == 1 && b == 0 && i == 0 ? -GST_MSECOND : time;
-  for (guint d = 0; d < 6; d++) {
-    guint32 u;
-    guint16 v;
-
-    memcpy (&u, &f[d], 4);
-    v = (guint16) (u >> 16);
-    memcpy (row + 2 * d, &v, 2);
-  }
+  for (guint d = 0; d < 6; d++)
+    set_value (row, RC_TYPE_BFLOAT16, d, v[d]);
 }
 
 /* The outputs of 3 chunks of 3 bfloat16 trajectories of 6 channels (a
@@ -1664,7 +1643,6 @@ long_chunk_sample (guint c, guint b, guint i, gint64 * t, guint8 * row,
   guint n = c * LONG_SAMPLES + i;
   gint64 time = GST_SECOND + n * MS + ((n * 7919) % 601) * 1000 +
       b * 100 * GST_USECOND;
-  float v[4];
   double sec;
 
   if (variant == LONG_APART && b == 1)
@@ -1675,11 +1653,10 @@ long_chunk_sample (guint c, guint b, guint i, gint64 * t, guint8 * row,
     time = -MS;
   *t = time;
   sec = time / 1e9;
-  v[0] = sin (3 * sec + b);
-  v[1] = cos (2 * sec);
-  v[2] = 0.5 * sec;
-  v[3] = sin (7 * sec) * cos (sec);
-  memcpy (row, v, sizeof (v));
+  set_value (row, RC_TYPE_FLOAT32, 0, sin (3 * sec + b));
+  set_value (row, RC_TYPE_FLOAT32, 1, cos (2 * sec));
+  set_value (row, RC_TYPE_FLOAT32, 2, 0.5 * sec);
+  set_value (row, RC_TYPE_FLOAT32, 3, sin (7 * sec) * cos (sec));
 }
 
 /* Where run_long_chunks' chunks are. */
