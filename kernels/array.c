@@ -251,3 +251,15 @@ rc_to_float32_cpu (rc_scalar_type type, const void *src, uint64_t n, float *out)
   }
   return RC_OK;
 }
+
+rc_status
+rc_repeat_rows_cpu (void *rows, uint64_t row_bytes, uint64_t n_rows)
+{
+  uint64_t r;
+
+  if (n_rows > 1 && (!rows || row_bytes > SIZE_MAX / n_rows))
+    return RC_ERROR_INVALID_ARGUMENT;
+  for (r = 1; r < n_rows; r++)
+    memcpy ((uint8_t *) rows + r * row_bytes, rows, row_bytes);
+  return RC_OK;
+}

@@ -663,6 +663,55 @@ rc_seconds_to_ns_cuda (const double *seconds, int64_t * ns, uint64_t n,
   return rc_check_launch ();
 }
 
+/* Unit @i of rows 1 and on, from row 0: a grid-stride loop over units of
+ * @U bytes. */
+template < typename U > static __global__ void
+repeat_rows_kernel (U * rows, uint64_t row_units, uint64_t n_units)
+{
+  uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+  uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+
+  for (; i < n_units; i += stride)
+    rows[row_units + i] = rows[i % row_units];
+}
+
+template < typename U > static rc_status
+launch_repeat_rows (void *rows, uint64_t row_bytes, uint64_t n_rows,
+    void *stream)
+{
+  const unsigned threads = 256;
+  const uint64_t row_units = row_bytes / sizeof (U);
+  const uint64_t n_units = row_units * (n_rows - 1);
+  uint64_t blocks = (n_units + threads - 1) / threads;
+
+  if (blocks > 8192)
+    blocks = 8192;
+  repeat_rows_kernel <<< (unsigned) blocks, threads, 0,
+      (cudaStream_t) stream >>> ((U *) rows, row_units, n_units);
+  return rc_check_launch ();
+}
+
+/* The widest unit that divides the row and the address: 64 rows of 1,024
+ * grid times are one launch of 16-byte copies. */
+extern "C" rc_status
+rc_repeat_rows_cuda (void *rows, uint64_t row_bytes, uint64_t n_rows,
+    void *stream)
+{
+  const uint64_t align = row_bytes | (uintptr_t) rows;
+
+  if (n_rows < 2 || row_bytes == 0)
+    return RC_OK;
+  if (!rows || row_bytes > UINT64_MAX / n_rows)
+    return RC_ERROR_INVALID_ARGUMENT;
+  if (align % 16 == 0)
+    return launch_repeat_rows < uint4 > (rows, row_bytes, n_rows, stream);
+  if (align % 8 == 0)
+    return launch_repeat_rows < uint2 > (rows, row_bytes, n_rows, stream);
+  if (align % 4 == 0)
+    return launch_repeat_rows < uint32_t > (rows, row_bytes, n_rows, stream);
+  return launch_repeat_rows < uint8_t > (rows, row_bytes, n_rows, stream);
+}
+
 /* bfloat16 widens to float32 exactly (its upper half). */
 struct bf16_bits
 {

@@ -313,6 +313,19 @@ rc_status rc_to_float32_cuda (rc_scalar_type type, const void *src,
     uint64_t n, float *out, void *stream);
 
 /* ------------------------------------------------------------------ */
+/* Repeated rows                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Copies the first @row_bytes bytes at @rows over the @n_rows - 1 rows
+ * that follow it: one row of grid times made the same for every
+ * trajectory of a batch, say, where only the first was computed (and, on
+ * the GPU, uploaded).  CUDA: device pointers, asynchronous on @stream. */
+rc_status rc_repeat_rows_cpu (void *rows, uint64_t row_bytes,
+    uint64_t n_rows);
+rc_status rc_repeat_rows_cuda (void *rows, uint64_t row_bytes,
+    uint64_t n_rows, void *stream);
+
+/* ------------------------------------------------------------------ */
 /* Voxelization                                                        */
 /* ------------------------------------------------------------------ */
 

@@ -1,6 +1,6 @@
 /* rc_to_float32_cpu: each scalar type against values written out by hand,
  * rounding to nearest (ties to even) included, and a type that is not
- * one. */
+ * one; rc_repeat_rows_cpu against rows written out by hand. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
 #include <string.h>
@@ -85,6 +85,32 @@ GST_START_TEST (test_bad_type_n)
 
 GST_END_TEST;
 
+/* The first row repeated over the others, the bytes after them kept;
+ * one row or none is left as it is. */
+GST_START_TEST (test_repeat_rows)
+{
+  uint8_t buf[3 * 5 + 2];
+
+  for (size_t i = 0; i < sizeof (buf); i++)
+    buf[i] = (uint8_t) (7 * i + 3);
+  fail_unless_equals_int (rc_repeat_rows_cpu (buf, 5, 1), RC_OK);
+  fail_unless_equals_int (rc_repeat_rows_cpu (buf, 5, 0), RC_OK);
+  for (size_t i = 0; i < sizeof (buf); i++)
+    fail_unless_equals_int (buf[i], (uint8_t) (7 * i + 3));
+  fail_unless_equals_int (rc_repeat_rows_cpu (buf, 5, 3), RC_OK);
+  for (size_t i = 0; i < 15; i++)
+    fail_unless (buf[i] == (uint8_t) (7 * (i % 5) + 3), "byte %zu is %u", i,
+        buf[i]);
+  fail_unless_equals_int (buf[15], (uint8_t) (7 * 15 + 3));
+  fail_unless_equals_int (buf[16], (uint8_t) (7 * 16 + 3));
+  fail_unless_equals_int (rc_repeat_rows_cpu (NULL, 5, 2),
+      RC_ERROR_INVALID_ARGUMENT);
+  fail_unless_equals_int (rc_repeat_rows_cpu (buf, G_MAXSIZE / 2, 3),
+      RC_ERROR_INVALID_ARGUMENT);
+}
+
+GST_END_TEST;
+
 static Suite *
 kernels_convert_suite (void)
 {
@@ -95,6 +121,7 @@ kernels_convert_suite (void)
   tcase_add_test (tc, test_integers);
   tcase_add_test (tc, test_floats);
   tcase_add_test (tc, test_bad_type_n);
+  tcase_add_test (tc, test_repeat_rows);
   return s;
 }
 

@@ -1,7 +1,8 @@
 /* rc_to_float32_cuda against rc_to_float32_cpu on fresh random values of
  * every scalar type: sizes from none to past one grid of blocks (the
- * kernel's grid-stride loop), an odd count, float32's plain copy.  Exits
- * 77 (SKIP) without a usable GPU. */
+ * kernel's grid-stride loop), an odd count, float32's plain copy; and
+ * rc_repeat_rows_cuda against rc_repeat_rows_cpu on random bytes, each
+ * width of copy.  Exits 77 (SKIP) without a usable GPU. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
 #include <string.h>
@@ -99,6 +100,60 @@ GST_START_TEST (test_bad_type_n)
 
 GST_END_TEST;
 
+/* @n_rows rows of @row_bytes random bytes at @offset bytes into a device
+ * buffer (its alignment picks the copy's unit), with random bytes around
+ * them: the GPU leaves the same bytes as the CPU, those around untouched. */
+static void
+check_repeat_rows (GRand * rand, uint64_t row_bytes, uint64_t n_rows,
+    size_t offset)
+{
+  size_t size = offset + row_bytes * n_rows + 16;
+  uint8_t *want = g_malloc (size), *got = g_malloc (size);
+  void *dev = NULL, *stream = NULL;
+
+  for (size_t i = 0; i < size; i++)
+    want[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
+  fail_unless_equals_int (rc_stream_create (&stream), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&dev, size), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (dev, want, size,
+          RC_COPY_HOST_TO_DEVICE, stream), RC_OK);
+  fail_unless_equals_int (rc_repeat_rows_cuda ((uint8_t *) dev + offset,
+          row_bytes, n_rows, stream), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (got, dev, size,
+          RC_COPY_DEVICE_TO_HOST, stream), RC_OK);
+  fail_unless_equals_int (rc_stream_synchronize (stream), RC_OK);
+  fail_unless_equals_int (rc_repeat_rows_cpu (want + offset, row_bytes,
+          n_rows), RC_OK);
+  for (size_t i = 0; i < size; i++)
+    fail_unless (got[i] == want[i], "rows of %" G_GUINT64_FORMAT " bytes, %"
+        G_GUINT64_FORMAT " rows at %zu: byte %zu is %u, not %u", row_bytes,
+        n_rows, offset, i, got[i], want[i]);
+  rc_device_free (dev);
+  rc_stream_destroy (stream);
+  g_free (want);
+  g_free (got);
+}
+
+/* 16-, 8-, 4- and 1-byte copies (the row's size and the address), one
+ * row (nothing to do), and 40 rows of 131,072 grid times: past one grid
+ * of 8,192 blocks of 256 16-byte copies (the grid-stride loop). */
+GST_START_TEST (test_repeat_rows)
+{
+  static const uint64_t widths[] = { 8192, 8192, 24, 12, 7 };
+  static const size_t offsets[] = { 0, 8, 4, 1 };
+  GRand *rand = test_rand_new ();
+
+  for (size_t w = 0; w < G_N_ELEMENTS (widths); w++)
+    for (size_t o = 0; o < G_N_ELEMENTS (offsets); o++)
+      check_repeat_rows (rand, widths[w], w == 0 ? 1 : 64, offsets[o]);
+  check_repeat_rows (rand, 131072 * 8, 40, 0);
+  fail_unless_equals_int (rc_repeat_rows_cuda (NULL, 8, 2, NULL),
+      RC_ERROR_INVALID_ARGUMENT);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 kernels_convert_gpu_suite (void)
 {
@@ -109,6 +164,7 @@ kernels_convert_gpu_suite (void)
   tcase_set_timeout (tc, 240);
   tcase_add_test (tc, test_every_type);
   tcase_add_test (tc, test_bad_type_n);
+  tcase_add_test (tc, test_repeat_rows);
   return s;
 }
 
