@@ -544,58 +544,44 @@ locate_grid_range (GstRobocacheResample * self, Chunk * c)
   return TRUE;
 }
 
-/* The chunk's grid times as buffer times into @tgt, a row per trajectory:
- * the first row computed, the others copied from it.  Written a time at a
- * time down the rows instead, each store was a row (8 KiB) from the last
- * and missed the cache: 250 µs for 64 × 1,024 times on an H200's host
- * (docs/bench/run209, call 285). */
-static void
-fill_grid_times (const State * st, const Chunk * c, gint64 * tgt)
-{
-  for (gsize i = 0; i < c->n_target; i++)
-    tgt[i] = (gint64) resample_to_pts (st, resample_grid_time (st,
-            c->k_a + i));
-  for (guint b = 1; b < c->batch; b++)
-    memcpy (tgt + b * c->n_target, tgt, c->n_target * sizeof (gint64));
-}
-
 /* Resamples the staged chunk into a new output *@out: its times block is
- * the kernel's target times, the same grid for every trajectory. */
+ * the kernel's target times, the same grid for every trajectory, one row
+ * computed and the others copied from it (written a time at a time down
+ * the rows instead, each store was a row from the last and missed the
+ * cache: 250 us for 64 x 1,024 times on an H200's host, docs/bench/run209,
+ * call 285). */
 static GstFlowReturn
 compute_chunk (GstRobocacheResample * self, const Chunk * c, GstBuffer ** out)
 {
   State *st = &self->state;
-  gsize out_times = c->batch * c->n_target * sizeof (gint64);
+  gsize row_size = c->n_target * sizeof (gint64);
+  gsize out_times = c->batch * row_size;
   gsize out_size = out_times + c->batch * c->n_target * st->sample_size;
-  gint64 *tgt;
   GstFlowReturn flow;
 
   if (c->on_device) {
-    /* Page-locked: their copy up must not wait for the chunk's. */
+    /* Page-locked: its copy up must not wait for the chunk's. */
     gboolean ok;
 
     if (!resample_push_context (self))
       return GST_FLOW_ERROR;
     ok = gst_robocache_gpu_ensure_pinned (st->gpu, GST_ELEMENT (self),
-        &st->host_tgt, out_times, "grid times");
+        &st->host_tgt, row_size, "grid times");
     gst_robocache_gpu_pop (st->gpu);
     if (!ok)
       return GST_FLOW_ERROR;
-    tgt = st->host_tgt.ptr;
-  } else if (resample_ensure_host (self, &st->scratch, &st->scratch_size,
-          out_size)) {
-    tgt = (gint64 *) st->scratch;
-  } else {
-    return GST_FLOW_ERROR;
-  }
-  fill_grid_times (st, c, tgt);
-  if (c->on_device) {
+    resample_grid_times (st, c->k_a, c->n_target, TRUE, st->host_tgt.ptr);
     *out = resample_new_output (self, out_size);
-    return *out ? resample_chunk_compute_on_device (self, c, tgt, *out) :
-        GST_FLOW_ERROR;
+    return *out ? resample_chunk_compute_on_device (self, c, st->host_tgt.ptr,
+        *out) : GST_FLOW_ERROR;
   }
+  if (!resample_ensure_host (self, &st->scratch, &st->scratch_size, out_size))
+    return GST_FLOW_ERROR;
+  resample_grid_times (st, c->k_a, c->n_target, TRUE, (gint64 *) st->scratch);
+  rc_repeat_rows_cpu (st->scratch, row_size, c->batch);
   flow = resample_compute (self, c->batch, (guint) c->n_source,
-      (guint) c->n_target, c->src_t, c->src_v, tgt, st->scratch + out_times);
+      (guint) c->n_target, c->src_t, c->src_v, (const gint64 *) st->scratch,
+      st->scratch + out_times);
   *out = flow == GST_FLOW_OK ? resample_new_output (self, out_size) : NULL;
   if (*out && !resample_fill_output (self, *out, 0, st->scratch, out_size))
     gst_clear_buffer (out);

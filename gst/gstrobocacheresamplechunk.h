@@ -61,7 +61,7 @@ gboolean resample_chunk_stage_on_device (GstRobocacheResample * self,
 gboolean resample_chunk_previous_on_host (GstRobocacheResample * self,
     guint batch);
 GstFlowReturn resample_chunk_compute_on_device (GstRobocacheResample * self,
-    const Chunk * c, const gint64 * tgt, GstBuffer * out);
+    const Chunk * c, const gint64 * row, GstBuffer * out);
 
 G_END_DECLS
 #endif

@@ -26,11 +26,13 @@ resample_ensure_host (GstRobocacheResample * self, guint8 ** ptr,
   return TRUE;
 }
 
-/* Device scratch for a call: the grid times always, the sources and the
- * output values where the call has no device memory of its own for them. */
+/* Device scratch for a call: the sources, and the grid times with the
+ * output values, where the call has no device memory of its own for them
+ * (a chunk from CUDA memory has its sources there; into CUDA memory, its
+ * grid times and values go straight into the output). */
 gboolean
 resample_ensure_device (GstRobocacheResample * self, guint batch,
-    gsize n_source, gsize n_target, gboolean sources, gboolean out)
+    gsize n_source, gsize n_target, gboolean sources, gboolean outputs)
 {
   State *st = &self->state;
   GstElement *element = GST_ELEMENT (self);
@@ -41,11 +43,12 @@ resample_ensure_device (GstRobocacheResample * self, guint batch,
               &st->device_src_t, src * sizeof (gint64), "source times")
           && gst_robocache_gpu_ensure_device (st->gpu, element,
               &st->device_src_v, src * st->sample_size, "source values")))
-      && gst_robocache_gpu_ensure_device (st->gpu, element,
-      &st->device_tgt, tgt * sizeof (gint64), "grid times")
-      && (!out
-      || gst_robocache_gpu_ensure_device (st->gpu, element,
-          &st->device_out, tgt * st->sample_size, "resampled values"));
+      && (!outputs
+      || (gst_robocache_gpu_ensure_device (st->gpu, element,
+              &st->device_tgt, tgt * sizeof (gint64), "grid times")
+          && gst_robocache_gpu_ensure_device (st->gpu, element,
+              &st->device_out, tgt * st->sample_size,
+              "resampled values")));
 }
 
 gboolean

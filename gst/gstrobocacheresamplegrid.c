@@ -20,6 +20,59 @@ resample_grid_time (const State * st, guint64 k)
       st->rate_n);
 }
 
+/* Grid times [@k0, @k0 + @n) into @out: buffer times with @to_pts, else
+ * running times.  The same values as resample_grid_time and
+ * resample_to_pts give a time at a time, without their divisions: the
+ * scaled index steps by its quotient and remainder, and where a segment
+ * of rate 1 maps both ends every time shifts by the same offset.  A run
+ * that cannot be stepped exactly (an overflow) goes a time at a time. */
+void
+resample_grid_times (const State * st, guint64 k0, gsize n, gboolean to_pts,
+    gint64 * out)
+{
+  const guint64 num = GST_SECOND * (guint64) st->rate_d;
+  const guint64 den = (guint64) st->rate_n;
+  const guint64 step = num / den, step_rem = num % den;
+  guint64 q, r;
+  GstClockTime rt_first, rt_end, pts_first, pts_end;
+
+  if (n == 0)
+    return;
+  q = gst_util_uint64_scale (k0, num, den);
+  /* Exact modulo 2^64: the true remainder is below den. */
+  r = k0 * num - q * den;
+  for (gsize i = 0; i < n; i++) {
+    out[i] = (gint64) (st->origin + q);
+    q += step;
+    r += step_rem;
+    if (r >= den) {
+      r -= den;
+      q++;
+    }
+  }
+  rt_end = resample_grid_time (st, k0 + n - 1);
+  if ((guint64) out[n - 1] != rt_end) {
+    for (gsize i = 0; i < n; i++)
+      out[i] = (gint64) resample_grid_time (st, k0 + i);
+  }
+  if (!to_pts)
+    return;
+  rt_first = (GstClockTime) out[0];
+  pts_first = gst_segment_position_from_running_time (&st->segment,
+      GST_FORMAT_TIME, rt_first);
+  pts_end = gst_segment_position_from_running_time (&st->segment,
+      GST_FORMAT_TIME, rt_end);
+  if (st->segment.rate == 1.0 && GST_CLOCK_TIME_IS_VALID (pts_first)
+      && GST_CLOCK_TIME_IS_VALID (pts_end)
+      && pts_first - rt_first == pts_end - rt_end) {
+    for (gsize i = 0; i < n; i++)
+      out[i] = (gint64) ((guint64) out[i] + (pts_first - rt_first));
+  } else {
+    for (gsize i = 0; i < n; i++)
+      out[i] = (gint64) resample_to_pts (st, (GstClockTime) out[i]);
+  }
+}
+
 /* The first grid index whose time is >= @t. */
 guint64
 resample_grid_index_ge (const State * st, GstClockTime t)

@@ -86,8 +86,7 @@ emit_until (GstRobocacheResample * self, guint64 k_end)
     guint8 *out = st->scratch + times;
     guint64 k0 = st->k_next;
 
-    for (guint i = 0; i < n; i++)
-      tgt[i] = (gint64) resample_grid_time (st, k0 + i);
+    resample_grid_times (st, k0, n, FALSE, tgt);
     flow = resample_compute (self, 1, st->n_hist, n, st->hist_t, st->hist_v,
         tgt, out);
     st->k_next = k0 + n;

@@ -146,8 +146,8 @@ typedef struct
   GstBufferPool *out_pool;
   gsize out_pool_size;
   /* Page-locked: a CUDA chunk's timestamps, read back; the previous
-   * chunk's last times and the grid times on their way up (copies from
-   * pageable memory would wait for the chunk's upload). */
+   * chunk's last times and a row of grid times on their way up (copies
+   * from pageable memory would wait for the chunk's upload). */
   GstRobocacheScratch host_times;
   GstRobocacheScratch host_disorder;
   GstRobocacheScratch host_prev_t;
@@ -179,6 +179,8 @@ GstClockTime resample_grid_time (const State * st, guint64 k);
 guint64 resample_grid_index_ge (const State * st, GstClockTime t);
 guint64 resample_grid_index_gt (const State * st, GstClockTime t);
 GstClockTime resample_to_pts (const State * st, GstClockTime rt);
+void resample_grid_times (const State * st, guint64 k0, gsize n,
+    gboolean to_pts, gint64 * out);
 void resample_align_grid (State * st, GstClockTime t);
 void resample_skip_gap (GstRobocacheResample * self, GstClockTime t);
 void resample_reset_history (State * st);
@@ -198,7 +200,7 @@ void resample_drop_off_grid (GstRobocacheResample * self, guint64 n);
 gboolean resample_ensure_host (GstRobocacheResample * self, guint8 ** ptr,
     gsize * have, gsize size);
 gboolean resample_ensure_device (GstRobocacheResample * self, guint batch,
-    gsize n_source, gsize n_target, gboolean sources, gboolean out);
+    gsize n_source, gsize n_target, gboolean sources, gboolean outputs);
 gboolean resample_push_context (GstRobocacheResample * self);
 GstFlowReturn resample_gpu_failed (GstRobocacheResample * self, rc_status ret);
 GstFlowReturn resample_compute (GstRobocacheResample * self, guint batch,

@@ -1758,6 +1758,101 @@ GST_START_TEST (test_gpu_long_chunks)
 
 GST_END_TEST;
 
+/* Grid times at 3000/7 a second (2,333,333.33 ns apart) from running
+ * time 0, as buffer times in a segment from 0.5 s whose running time
+ * starts at 3 s at @rate: each from its own scaling, independently of the
+ * element's stepping. */
+static gint64
+expected_grid_time (const GstSegment * segment, guint64 k)
+{
+  GstClockTime rt = gst_util_uint64_scale (k, 7 * GST_SECOND, 3000);
+  GstClockTime pts = gst_segment_position_from_running_time (segment,
+      GST_FORMAT_TIME, rt);
+
+  return (gint64) (GST_CLOCK_TIME_IS_VALID (pts) ? pts : rt);
+}
+
+/* Every time of every trajectory of the chunks @desc makes from 3 chunks
+ * of long trajectories in @mem (with @sink_caps, downstream takes only
+ * those) is the grid time its buffer's offset says, to the nanosecond. */
+static void
+check_grid_times (const gchar * desc, InMemory mem, const gchar * sink_caps,
+    gdouble rate)
+{
+  gchar *caps = g_strdup_printf ("%s%s, channels=(int)4, "
+      "format=(string)float32, layout=(string)chunk, batch=(int)3",
+      GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
+      mem == IN_CUDA ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
+  gchar *props = g_strdup_printf ("%s rate=3000/7 time-origin=zero", desc);
+  GstHarness *h = resample_harness (props, caps);
+  GstAllocator *allocator = mem != IN_PAGEABLE ?
+      proposed_allocator (h, caps, NULL) : NULL;
+  LongVariant plain = LONG_PLAIN;
+  guint64 checked = 0;
+  GstSegment segment;
+  GstBuffer *out;
+
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.start = segment.time = 500 * MS;
+  segment.base = 3 * GST_SECOND;
+  segment.rate = rate;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  if (sink_caps)
+    gst_harness_set_sink_caps_str (h, sink_caps);
+  push_chunks (h, allocator, 3, LONG_SAMPLES, 4 * 4, long_chunk_sample,
+      &plain);
+  push_eos (h);
+  while ((out = gst_harness_try_pull (h))) {
+    guint64 k0 = GST_BUFFER_OFFSET (out), n = GST_BUFFER_OFFSET_END (out) - k0;
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    fail_unless_equals_uint64 (map.size, 3 * n * (8 + 4 * 4));
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
+        expected_grid_time (&segment, k0));
+    for (guint b = 0; b < 3; b++) {
+      for (guint64 i = 0; i < n; i++) {
+        gint64 t = ((const gint64 *) map.data)[b * n + i];
+
+        fail_unless_equals_int64_hex (t, expected_grid_time (&segment,
+                k0 + i));
+      }
+    }
+    checked += n;
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+  /* 3.6 s of samples at 3000/7 a second (half as many at rate 2). */
+  fail_unless (checked >= (rate == 1.0 ? 1500 : 750), "%" G_GUINT64_FORMAT
+      " grid times", checked);
+  gst_harness_teardown (h);
+  if (allocator)
+    gst_object_unref (allocator);
+  g_free (props);
+  g_free (caps);
+}
+
+/* A rate whose period is not a whole number of nanoseconds, in a segment
+ * that moves running time from buffer time: each chunk's times are the
+ * grid's, in every trajectory's row, on the CPU and (with a GPU) from
+ * system memory, from CUDA memory into CUDA memory (the device repeats
+ * one row) and from CUDA memory into system memory; a segment at rate 2
+ * maps each time by itself. */
+GST_START_TEST (test_chunk_grid_times_exact)
+{
+  check_grid_times ("backend=cpu", IN_PAGEABLE, NULL, 1.0);
+  check_grid_times ("backend=cpu", IN_PAGEABLE, NULL, 2.0);
+  if (gpu_case_skipped ())
+    return;
+  check_grid_times ("backend=gpu", IN_PAGEABLE, NULL, 1.0);
+  check_grid_times ("backend=gpu", IN_CUDA, NULL, 1.0);
+  check_grid_times ("backend=gpu", IN_CUDA, GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
+      1.0);
+  check_grid_times ("backend=gpu", IN_CUDA, NULL, 2.0);
+}
+
+GST_END_TEST;
+
 /* The samples kept and the chunks in flight are checked against
  * max-memory at negotiation (gstrobocachememory.h). */
 GST_START_TEST (test_max_memory_n)
@@ -1825,6 +1920,7 @@ resample_suite (void)
   tcase_add_test (tc, test_gpu_chunk_in_flight_flushed);
   tcase_add_test (tc, test_gpu_chunk_cuts);
   tcase_add_test (tc, test_gpu_long_chunks);
+  tcase_add_test (tc, test_chunk_grid_times_exact);
   return s;
 }
 
