@@ -33,17 +33,17 @@ resample_chunk_download (GstRobocacheResample * self, gpointer host,
   return TRUE;
 }
 
-/* Queues the copy of the chunk's times at c->dev into st->host_times, at
- * their places: with @ends each trajectory's first and last TAIL_TIMES,
- * after the GPU's check of their order into st->host_disorder. */
+/* Queues on @stream the copy of the chunk's times at c->dev into
+ * st->host_times, at their places: with @ends each trajectory's first and
+ * last TAIL_TIMES, after the GPU's check of their order into
+ * st->host_disorder. */
 static rc_status
 queue_times_read_back (GstRobocacheResample * self, const Chunk * c,
-    gboolean ends)
+    gboolean ends, gpointer stream)
 {
   State *st = &self->state;
   gsize row = c->n_in * sizeof (gint64), tail = TAIL_TIMES * sizeof (gint64);
   guint8 *host = st->host_times.ptr;
-  gpointer stream = st->gpu->stream;
   rc_status ret;
 
   if (!ends)
@@ -77,6 +77,12 @@ resample_chunk_read_back_times (GstRobocacheResample * self, Chunk * c,
   State *st = &self->state;
   GstElement *element = GST_ELEMENT (self);
   gboolean ends = !all && c->n_in > 2 * TAIL_TIMES;
+  /* A chunk in this context's memory is whole when it arrives (its
+   * producer waited for it before pushing): its times come back on the
+   * download stream, beside the previous chunk's kernel, not behind it.
+   * A copy from another device's memory is queued on the kernel stream. */
+  gpointer stream = c->dev == c->map.data ? st->gpu->download_stream :
+      st->gpu->stream;
   gboolean ok;
   rc_status ret;
 
@@ -88,9 +94,9 @@ resample_chunk_read_back_times (GstRobocacheResample * self, Chunk * c,
               &st->device_disorder, c->batch, "the times' order")
           && gst_robocache_gpu_ensure_pinned (st->gpu, element,
               &st->host_disorder, c->batch, "the times' order")));
-  ret = ok ? queue_times_read_back (self, c, ends) : RC_OK;
+  ret = ok ? queue_times_read_back (self, c, ends, stream) : RC_OK;
   if (ok && ret == RC_OK)
-    ret = rc_stream_synchronize (st->gpu->stream);
+    ret = rc_stream_synchronize (stream);
   gst_robocache_gpu_pop (st->gpu);
   if (ok && ret != RC_OK)
     resample_gpu_failed (self, ret);
