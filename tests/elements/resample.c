@@ -15,15 +15,38 @@
     GST_ROBOCACHE_VECTORS_MEDIA_TYPE ", channels=(int)" #channels \
     ", format=(string)" format ", layout=(string)sample" extra
 
+/* robocacheresample @props fed @caps, with @sink_caps (if not NULL) what
+ * downstream takes, set first so that the first negotiation sees them. */
 static GstHarness *
-resample_harness (const gchar * props, const gchar * caps)
+resample_harness_to (const gchar * props, const gchar * caps,
+    const gchar * sink_caps)
 {
   gchar *desc = g_strdup_printf ("robocacheresample %s", props);
   GstHarness *h = gst_harness_new_parse (desc);
 
   g_free (desc);
+  if (sink_caps)
+    gst_harness_set_sink_caps_str (h, sink_caps);
   gst_harness_set_src_caps_str (h, caps);
   return h;
+}
+
+static GstHarness *
+resample_harness (const gchar * props, const gchar * caps)
+{
+  return resample_harness_to (props, caps, NULL);
+}
+
+/* Fails unless the output's caps are in CUDA memory as @cuda says. */
+static void
+check_output_memory (GstHarness * h, gboolean cuda)
+{
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+
+  fail_unless (caps != NULL);
+  fail_unless_equals_int (gst_caps_features_contains (gst_caps_get_features
+          (caps, 0), GST_ROBOCACHE_CAPS_FEATURE_CUDA), cuda);
+  gst_caps_unref (caps);
 }
 
 /* The element inside a parsed harness (whose h->element is a bin). */
@@ -1318,17 +1341,17 @@ run_chunks_in (const gchar * desc, gboolean cuda_in, const gchar * sink_caps,
       "format=(string)bfloat16, layout=(string)chunk, batch=(int)3, "
       "quaternions=(string)2", GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
       cuda_in ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
-  GstHarness *h = resample_harness (desc, caps);
+  GstHarness *h = resample_harness_to (desc, caps, sink_caps);
   GstAllocator *allocator;
 
   gst_harness_set_live (h, live);
   allocator = cuda_in ? proposed_allocator (h, caps, NULL) : NULL;
 
-  if (sink_caps)
-    gst_harness_set_sink_caps_str (h, sink_caps);
   push_chunks (h, allocator, 3, SHORT_SAMPLES, 6 * 2, short_chunk_sample,
       &off_grid);
   push_eos (h);
+  if (cuda_in)
+    check_output_memory (h, sink_caps == NULL);
   collect (h, TRUE, 3, 6, RC_TYPE_BFLOAT16, o);
   o->small_on_cpu = stat_of (resample_of (h), "small-on-cpu");
   gst_harness_teardown (h);
@@ -1784,7 +1807,7 @@ check_grid_times (const gchar * desc, InMemory mem, const gchar * sink_caps,
       GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
       mem == IN_CUDA ? "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA ")" : "");
   gchar *props = g_strdup_printf ("%s rate=3000/7 time-origin=zero", desc);
-  GstHarness *h = resample_harness (props, caps);
+  GstHarness *h = resample_harness_to (props, caps, sink_caps);
   GstAllocator *allocator = mem != IN_PAGEABLE ?
       proposed_allocator (h, caps, NULL) : NULL;
   LongVariant plain = LONG_PLAIN;
@@ -1797,11 +1820,11 @@ check_grid_times (const gchar * desc, InMemory mem, const gchar * sink_caps,
   segment.base = 3 * GST_SECOND;
   segment.rate = rate;
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
-  if (sink_caps)
-    gst_harness_set_sink_caps_str (h, sink_caps);
   push_chunks (h, allocator, 3, LONG_SAMPLES, 4 * 4, long_chunk_sample,
       &plain);
   push_eos (h);
+  if (mem == IN_CUDA)
+    check_output_memory (h, sink_caps == NULL);
   while ((out = gst_harness_try_pull (h))) {
     guint64 k0 = GST_BUFFER_OFFSET (out), n = GST_BUFFER_OFFSET_END (out) - k0;
     GstMapInfo map;
