@@ -109,7 +109,10 @@ meson_tests () {
 meson_parallel () {
   local tag=$1 seconds=$2
   shift 2
-  timeout "$seconds" meson test -C "$B" --no-rebuild --print-errorlogs \
+  # Every posted error logged: a harness whose element does not start
+  # says only that (run 210, call 293), and a failing test's log is kept.
+  GST_DEBUG=${GST_DEBUG:-GST_ERROR_SYSTEM:4} \
+    timeout "$seconds" meson test -C "$B" --no-rebuild --print-errorlogs \
     --num-processes 8 "$@" > "$R/meson-$tag.txt" 2>&1
   echo rc=$? >> "$R/meson-$tag.txt"
   grep -E "resident memory|device memory free" "$B/meson-logs/testlog.txt" \
