@@ -41,7 +41,10 @@ stamp () {
 cd "$root"
 nvidia-smi > "$res/nvidia-smi.txt" 2>&1
 stamp start
-meson test -C "$build" --no-rebuild --num-processes 8 --print-errorlogs \
+# Every posted error logged (a harness says only that its element did not
+# start).
+GST_DEBUG=${GST_DEBUG:-GST_ERROR_SYSTEM:4} \
+  meson test -C "$build" --no-rebuild --num-processes 8 --print-errorlogs \
   > "$res/suite.txt" 2>&1
 echo "rc=$?" >> "$res/suite.txt"
 cp "$build/meson-logs/testlog.txt" "$res/suite-testlog.txt"
