@@ -158,7 +158,9 @@ ncu_kernels () {
 # (alternated, as calls 280 to 282 did by hand), while more than AB_MARGIN
 # s are left: PLUGINS are NAME=DIR words, DIR a folder holding a
 # libgstrobocache.so ("new=": the build's), each with a registry of its
-# own; into $R/pipeline-NAME-K.txt (stderr apart, in .err), and
+# own, and the kernel library beside it if DIR has one (a plugin built
+# against another kernel API); into $R/pipeline-NAME-K.txt (stderr
+# apart, in .err), and
 # $R/ab-pipeline-TAG.txt: the resample rows' chunks/s and median latency
 # a run.
 ab_plugins () {
@@ -168,7 +170,8 @@ ab_plugins () {
     for p in $plugins; do
       [ $(left) -gt $AB_LIMIT ] || break 2
       name=${p%%=*} dir=${p#*=}
-      GST_PLUGIN_PATH_1_0=${dir:-$B/gst} \
+      LD_LIBRARY_PATH=${dir:+$dir:}$BASE_LD \
+        GST_PLUGIN_PATH_1_0=${dir:-$B/gst} \
         GST_REGISTRY_1_0=/tmp/rc-registry-$name.bin \
         timeout 90 "$B/tests/bench-pipeline" "$@" \
         --json "$R/pipeline-$name-$k.json" > "$R/pipeline-$name-$k.txt" \
