@@ -527,10 +527,7 @@ extern "C" rc_status
 rc_times_disordered_cuda (const int64_t * times, uint32_t batch, uint64_t n,
     uint8_t * disordered, int64_t * firsts, void *stream)
 {
-  /* A chunk's trajectories of 4,096 times: four pairs a thread.  With 256
-   * threads, 16 pairs a thread waited on their loads longer than the
-   * clearing call saved (run 210, call 297). */
-  const unsigned threads = 1024;
+  const unsigned threads = 256;
   const unsigned blocks = batch < 65535 ? batch : 65535;
 
   if (batch == 0)
