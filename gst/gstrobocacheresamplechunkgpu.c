@@ -34,29 +34,29 @@ resample_chunk_download (GstRobocacheResample * self, gpointer host,
 }
 
 /* Queues on @stream the copy of the chunk's times at c->dev into
- * st->host_times, at their places: all of them, or with @ends the GPU's
- * check of their order with each trajectory's first time into
- * st->host_order and its last TAIL_TIMES at their places (three calls:
- * five, the flags cleared and the first times copied apart, took 14 to 17
- * µs on the host, docs/bench/run210, call 296). */
+ * st->host_times, at their places: with @ends each trajectory's first and
+ * last TAIL_TIMES, after the GPU's check of their order into
+ * st->host_disorder. */
 static rc_status
 queue_times_read_back (GstRobocacheResample * self, const Chunk * c,
     gboolean ends, gpointer stream)
 {
   State *st = &self->state;
   gsize row = c->n_in * sizeof (gint64), tail = TAIL_TIMES * sizeof (gint64);
-  gsize firsts = c->batch * sizeof (gint64);
-  guint8 *host = st->host_times.ptr, *order = st->device_order.ptr;
+  guint8 *host = st->host_times.ptr;
   rc_status ret;
 
   if (!ends)
     return rc_device_copy_async (host, c->dev, c->batch * row,
         RC_COPY_DEVICE_TO_HOST, stream);
   ret = rc_times_disordered_cuda ((const int64_t *) c->dev, c->batch,
-      c->n_in, order + firsts, (int64_t *) order, stream);
+      c->n_in, st->device_disorder.ptr, stream);
   if (ret == RC_OK)
-    ret = rc_device_copy_async (st->host_order.ptr, order,
-        firsts + c->batch, RC_COPY_DEVICE_TO_HOST, stream);
+    ret = rc_device_copy_async (st->host_disorder.ptr, st->device_disorder.ptr,
+        c->batch, RC_COPY_DEVICE_TO_HOST, stream);
+  if (ret == RC_OK)
+    ret = rc_device_copy_2d_async (host, row, c->dev, row, sizeof (gint64),
+        c->batch, RC_COPY_DEVICE_TO_HOST, stream);
   if (ret == RC_OK)
     ret = rc_device_copy_2d_async (host + row - tail, row,
         c->dev + row - tail, row, tail, c->batch, RC_COPY_DEVICE_TO_HOST,
@@ -83,7 +83,6 @@ resample_chunk_read_back_times (GstRobocacheResample * self, Chunk * c,
    * A copy from another device's memory is queued on the kernel stream. */
   gpointer stream = c->dev == c->map.data ? st->gpu->download_stream :
       st->gpu->stream;
-  const gint64 *firsts;
   gboolean ok;
   rc_status ret;
 
@@ -92,11 +91,9 @@ resample_chunk_read_back_times (GstRobocacheResample * self, Chunk * c,
   ok = gst_robocache_gpu_ensure_pinned (st->gpu, element, &st->host_times,
       c->batch * c->n_in * sizeof (gint64), "chunk times")
       && (!ends || (gst_robocache_gpu_ensure_device (st->gpu, element,
-              &st->device_order, c->batch * (sizeof (gint64) + 1),
-              "the times' order")
+              &st->device_disorder, c->batch, "the times' order")
           && gst_robocache_gpu_ensure_pinned (st->gpu, element,
-              &st->host_order, c->batch * (sizeof (gint64) + 1),
-              "the times' order")));
+              &st->host_disorder, c->batch, "the times' order")));
   ret = ok ? queue_times_read_back (self, c, ends, stream) : RC_OK;
   if (ok && ret == RC_OK)
     ret = rc_stream_synchronize (stream);
@@ -109,10 +106,7 @@ resample_chunk_read_back_times (GstRobocacheResample * self, Chunk * c,
   c->times_from = ends ? c->n_in - TAIL_TIMES : 0;
   if (!ends)
     return TRUE;
-  firsts = st->host_order.ptr;
-  for (guint b = 0; b < c->batch; b++)
-    ((gint64 *) st->host_times.ptr)[b * c->n_in] = firsts[b];
-  c->order_checked = !memchr (firsts + c->batch, 1, c->batch);
+  c->order_checked = !memchr (st->host_disorder.ptr, 1, c->batch);
   return c->order_checked || resample_chunk_read_back_times (self, c, TRUE);
 }
 

@@ -138,9 +138,8 @@ typedef struct
   /* A chunk from system memory, uploaded whole on the GPU path. */
   GstRobocacheScratch device_chunk;
   GstRobocacheScratch device_prev_v;
-  /* The GPU's look at a chunk's times: each trajectory's first time, then
-   * a flag a trajectory (its times out of order). */
-  GstRobocacheScratch device_order;
+  /* A flag a trajectory: the GPU found its times out of order. */
+  GstRobocacheScratch device_disorder;
   /* Outputs in CUDA memory come from this pool, of buffers of
    * out_pool_size bytes cut to each output's size; it grows with the
    * outputs. */
@@ -150,7 +149,7 @@ typedef struct
    * chunk's last times and a row of grid times on their way up (copies
    * from pageable memory would wait for the chunk's upload). */
   GstRobocacheScratch host_times;
-  GstRobocacheScratch host_order;
+  GstRobocacheScratch host_disorder;
   GstRobocacheScratch host_prev_t;
   GstRobocacheScratch host_tgt;
 

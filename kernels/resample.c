@@ -392,7 +392,7 @@ rc_resample_prefers_cpu (const rc_resample_params * params)
 
 rc_status
 rc_times_disordered_cpu (const int64_t * times, uint32_t batch, uint64_t n,
-    uint8_t * disordered, int64_t * firsts)
+    uint8_t * disordered)
 {
   if (batch > 0 && (!times || !disordered))
     return RC_ERROR_INVALID_ARGUMENT;
@@ -403,8 +403,6 @@ rc_times_disordered_cpu (const int64_t * times, uint32_t batch, uint64_t n,
     for (uint64_t i = 1; i < n; i++)
       bad |= t[i] < t[i - 1];
     disordered[b] = bad;
-    if (firsts && n > 0)
-      firsts[b] = t[0];
   }
   return RC_OK;
 }

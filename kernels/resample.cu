@@ -467,27 +467,24 @@ launch (const rc_resample_params * p, const int64_t * source_times,
       out, g_log2, (unsigned) blocks, stream);
 }
 
-/* One trajectory a block (striding past the grid), its threads over its
- * pairs of neighbours: one out of order marks it.  The block writes its
- * trajectory's flag either way, so that no clearing call comes first (a
- * chunk's read-back is a chain of calls at 3 to 5 us each on the host;
- * docs/bench/run210, call 296). */
+/* One trajectory a grid row (y, striding past 65,535), its pairs of
+ * neighbours across the row's blocks (x): a pair out of order marks the
+ * trajectory.  The flags are cleared first, so every store writes 1. */
 __global__ void
 times_disordered_kernel (const int64_t * times, uint32_t batch, uint64_t n,
-    uint8_t * disordered, int64_t * firsts)
+    uint8_t * disordered)
 {
-  for (uint32_t b = blockIdx.x; b < batch; b += gridDim.x) {
+  const uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+
+  for (uint32_t b = blockIdx.y; b < batch; b += gridDim.y) {
     const int64_t *t = times + (uint64_t) b * n;
     bool bad = false;
 
-    for (uint64_t i = 1 + threadIdx.x; i < n; i += blockDim.x)
+    for (uint64_t i = 1 + blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+        i < n; i += stride)
       bad |= t[i] < t[i - 1];
-    bad = __syncthreads_or (bad);
-    if (threadIdx.x == 0) {
-      disordered[b] = bad;
-      if (firsts && n > 0)
-        firsts[b] = t[0];
-    }
+    if (__syncthreads_or (bad) && threadIdx.x == 0)
+      disordered[b] = 1;
   }
 }
 
@@ -525,16 +522,25 @@ rc_resample_cuda (const rc_resample_params * params,
 
 extern "C" rc_status
 rc_times_disordered_cuda (const int64_t * times, uint32_t batch, uint64_t n,
-    uint8_t * disordered, int64_t * firsts, void *stream)
+    uint8_t * disordered, void *stream)
 {
   const unsigned threads = 256;
-  const unsigned blocks = batch < 65535 ? batch : 65535;
+  /* About four pairs a thread, at most 1,024 blocks a trajectory (the
+   * threads stride over longer ones). */
+  const uint64_t per_row = (n + 4 * threads - 1) / (4 * threads);
+  const unsigned blocks_x = (unsigned) (per_row < 1024 ? per_row : 1024);
+  const unsigned rows = batch < 65535 ? batch : 65535;
+  cudaStream_t s = (cudaStream_t) stream;
+  rc_status ret;
 
   if (batch == 0)
     return RC_OK;
   if (!times || !disordered)
     return RC_ERROR_INVALID_ARGUMENT;
-  times_disordered_kernel <<< blocks, threads, 0, (cudaStream_t) stream >>>
-      (times, batch, n, disordered, firsts);
+  ret = rc_check_cuda (cudaMemsetAsync (disordered, 0, batch, s));
+  if (ret != RC_OK || n < 2)
+    return ret;
+  times_disordered_kernel <<< dim3 (blocks_x, rows), threads, 0, s >>>
+      (times, batch, n, disordered);
   return rc_check_launch ();
 }

@@ -613,16 +613,14 @@ rc_status rc_resample_cuda (const rc_resample_params * params,
 
 /* Which of @batch trajectories of @n times each (row-major int64) are not
  * non-decreasing, as the resample kernels need them: @disordered[b] set
- * to 1 where some time is below the one before it, else 0; with @firsts
- * not NULL (and @n above 0), @firsts[b] the trajectory's first time.  On
- * the GPU a chunk's times need not come back to the host to be checked
- * (only its trajectories' ends, when this finds them in order).  CUDA:
- * device pointers, one launch on @stream (a block a trajectory), no
- * allocation. */
+ * to 1 where some time is below the one before it, else 0.  On the GPU a
+ * chunk's times need not come back to the host to be checked (only its
+ * trajectories' ends, when this finds them in order).  CUDA: device
+ * pointers, asynchronous on @stream, no allocation. */
 rc_status rc_times_disordered_cpu (const int64_t * times, uint32_t batch,
-    uint64_t n, uint8_t * disordered, int64_t * firsts);
+    uint64_t n, uint8_t * disordered);
 rc_status rc_times_disordered_cuda (const int64_t * times, uint32_t batch,
-    uint64_t n, uint8_t * disordered, int64_t * firsts, void *stream);
+    uint64_t n, uint8_t * disordered, void *stream);
 
 /* Whether rc_resample_cpu is expected to finish @params on data in system
  * memory sooner than the GPU would, copies included (three copies in, the
