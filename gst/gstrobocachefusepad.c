@@ -84,6 +84,7 @@ gst_robocache_fuse_pad_finalize (GObject * object)
 
   fuse_pad_reset (pad);
   gst_robocache_fuse_pad_free_copies (pad);
+  g_free (pad->blend);
   gst_clear_caps (&pad->caps);
   g_free (pad->stream_name);
   g_free (pad->size_rule);
@@ -621,7 +622,6 @@ interpolate_vectors (GstElement * element, GstRobocacheFusePad * pad,
   rc_resample_params params = { 0 };
   GstMapInfo a, b, out;
   GstMemory *mem;
-  guint8 *values;
   int64_t times[2] = { (int64_t) pad->prev_rt, (int64_t) next_rt };
   int64_t target = (int64_t) tick;
   rc_status ret;
@@ -637,9 +637,12 @@ interpolate_vectors (GstElement * element, GstRobocacheFusePad * pad,
     gst_buffer_unmap (next, &b);
     return NULL;
   }
-  values = g_malloc (2 * size);
-  memcpy (values, a.data, size);
-  memcpy (values + size, b.data, size);
+  if (pad->blend_size < 2 * size) {
+    pad->blend = g_realloc (pad->blend, 2 * size);
+    pad->blend_size = 2 * size;
+  }
+  memcpy (pad->blend, a.data, size);
+  memcpy (pad->blend + size, b.data, size);
   gst_buffer_unmap (pad->prev, &a);
   gst_buffer_unmap (next, &b);
 
@@ -659,9 +662,8 @@ interpolate_vectors (GstElement * element, GstRobocacheFusePad * pad,
 
   mem = gst_allocator_alloc (NULL, size, NULL);
   gst_memory_map (mem, &out, GST_MAP_WRITE);
-  ret = rc_resample_cpu (&params, times, values, &target, out.data);
+  ret = rc_resample_cpu (&params, times, pad->blend, &target, out.data);
   gst_memory_unmap (mem, &out);
-  g_free (values);
   if (ret != RC_OK) {
     GST_WARNING_OBJECT (element, "interpolation on %s failed: %s",
         GST_PAD_NAME (pad), rc_status_message (ret));

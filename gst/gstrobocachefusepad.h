@@ -67,6 +67,10 @@ struct _GstRobocacheFusePad
   GstBuffer *prev;              /* latest buffer at or before the tick */
   GstClockTime prev_rt;
   GstClockTime interval;        /* longest observed gap between buffers */
+  /* The two samples an interpolation blends, side by side (grown, never
+   * shrunk: no allocation a tick); freed at finalize. */
+  guint8 *blend;
+  gsize blend_size;
 
   /* Arrival checks (the aggregator's clip, in its thread): the size a
    * buffer must have, from the caps (size_unit 0: any), and what the
