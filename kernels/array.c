@@ -252,14 +252,80 @@ rc_to_float32_cpu (rc_scalar_type type, const void *src, uint64_t n, float *out)
   return RC_OK;
 }
 
+/* The end of a copy's rows past @base, @pitch apart: FALSE where it
+ * would pass the address space. */
+static int
+rows_extent_fits (const void *base, uint64_t pitch, uint64_t width,
+    uint64_t rows)
+{
+  const uint64_t room = UINT64_MAX - (uintptr_t) base;
+
+  return width <= room && (pitch == 0 || rows - 1 <= (room - width) / pitch);
+}
+
+rc_status
+rc_row_copies_check (const rc_row_copy * copies, uint32_t n)
+{
+  if (n > RC_ROW_COPIES_MAX || (n > 0 && !copies)) {
+    rc_set_error_detail ("at most RC_ROW_COPIES_MAX row copies, in an array");
+    return RC_ERROR_INVALID_ARGUMENT;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const rc_row_copy *c = &copies[i];
+
+    if (c->rows == 0 || c->width == 0)
+      continue;
+    if (!c->dst || !c->src || (c->rows > 1 && c->dst_pitch < c->width)
+        || (c->rows > 1 && c->src_pitch != 0 && c->src_pitch < c->width)
+        || !rows_extent_fits (c->dst, c->dst_pitch, c->width, c->rows)
+        || !rows_extent_fits (c->src, c->src_pitch, c->width, c->rows)) {
+      rc_set_error_detail ("a row copy needs both pointers, pitches of at "
+          "least its width (a source pitch may be 0) and rows within the "
+          "address space");
+      return RC_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  return RC_OK;
+}
+
+rc_status
+rc_copy_rows_cpu (const rc_row_copy * copies, uint32_t n)
+{
+  rc_status ret = rc_row_copies_check (copies, n);
+
+  for (uint32_t i = 0; ret == RC_OK && i < n; i++) {
+    const rc_row_copy *c = &copies[i];
+
+    for (uint64_t r = 0; c->width > 0 && r < c->rows; r++)
+      memcpy ((uint8_t *) c->dst + r * c->dst_pitch,
+          (const uint8_t *) c->src + r * c->src_pitch, c->width);
+  }
+  return ret;
+}
+
+/* The row copy that repeats @rows' first row over the @n_rows - 1 after
+ * it; FALSE where they would pass the address space. */
+int
+rc_repeat_rows_copy (void *rows, uint64_t row_bytes, uint64_t n_rows,
+    rc_row_copy * copy)
+{
+  if (n_rows > 1 && (!rows || row_bytes > UINT64_MAX / n_rows))
+    return 0;
+  copy->dst = n_rows > 1 ? (uint8_t *) rows + row_bytes : rows;
+  copy->src = rows;
+  copy->dst_pitch = row_bytes;
+  copy->src_pitch = 0;
+  copy->width = row_bytes;
+  copy->rows = n_rows > 1 ? n_rows - 1 : 0;
+  return 1;
+}
+
 rc_status
 rc_repeat_rows_cpu (void *rows, uint64_t row_bytes, uint64_t n_rows)
 {
-  uint64_t r;
+  rc_row_copy copy;
 
-  if (n_rows > 1 && (!rows || row_bytes > SIZE_MAX / n_rows))
+  if (!rc_repeat_rows_copy (rows, row_bytes, n_rows, &copy))
     return RC_ERROR_INVALID_ARGUMENT;
-  for (r = 1; r < n_rows; r++)
-    memcpy ((uint8_t *) rows + r * row_bytes, rows, row_bytes);
-  return RC_OK;
+  return rc_copy_rows_cpu (&copy, 1);
 }

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <cuda_runtime.h>
+#include <algorithm>
 #include <climits>
 #include <pthread.h>
 #include <stdio.h>
@@ -663,53 +664,132 @@ rc_seconds_to_ns_cuda (const double *seconds, int64_t * ns, uint64_t n,
   return rc_check_launch ();
 }
 
-/* Unit @i of rows 1 and on, from row 0: a grid-stride loop over units of
- * @U bytes. */
-template < typename U > static __global__ void
-repeat_rows_kernel (U * rows, uint64_t row_units, uint64_t n_units)
+/* A launch's row copies, each moved in units of 2^shift bytes (the widest
+ * that its pointers, pitches and width allow), by the blocks
+ * [first_block[i], first_block[i + 1]). */
+struct RowCopies
 {
-  uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
-  uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+  rc_row_copy copy[RC_ROW_COPIES_MAX];
+  uint64_t row_units[RC_ROW_COPIES_MAX];
+  uint32_t shift[RC_ROW_COPIES_MAX];
+  uint32_t first_block[RC_ROW_COPIES_MAX + 1];
+};
 
-  for (; i < n_units; i += stride)
-    rows[row_units + i] = rows[i % row_units];
+const unsigned kCopyThreads = 256;
+/* Past this a copy's blocks loop: enough to fill any GPU. */
+const uint64_t kCopyMaxBlocks = 8192;
+
+/* Copy @c's units [@i, @n), @stride apart; 32-bit division where the
+ * units' count allows (a 64-bit one is a long subroutine). */
+template < typename U, typename I > static __device__ __forceinline__ void
+copy_units (const rc_row_copy & c, I row_units, I i, I n, I stride)
+{
+  for (; i < n; i += stride) {
+    const I r = i / row_units, u = i - r * row_units;
+
+    reinterpret_cast < U * >(static_cast < uint8_t * >(c.dst) +
+        r * c.dst_pitch)[u] = reinterpret_cast < const U * >(static_cast <
+        const uint8_t * >(c.src) + r * c.src_pitch)[u];
+  }
 }
 
-template < typename U > static rc_status
-launch_repeat_rows (void *rows, uint64_t row_bytes, uint64_t n_rows,
-    void *stream)
+template < typename U > static __device__ __forceinline__ void
+copy_rows_of (const rc_row_copy & c, uint64_t row_units, uint32_t block,
+    uint32_t blocks)
 {
-  const unsigned threads = 256;
-  const uint64_t row_units = row_bytes / sizeof (U);
-  const uint64_t n_units = row_units * (n_rows - 1);
-  uint64_t blocks = (n_units + threads - 1) / threads;
+  const uint64_t n = row_units * c.rows;
+  const uint64_t i = (uint64_t) block * blockDim.x + threadIdx.x;
+  const uint64_t stride = (uint64_t) blocks * blockDim.x;
 
-  if (blocks > 8192)
-    blocks = 8192;
-  repeat_rows_kernel <<< (unsigned) blocks, threads, 0,
-      (cudaStream_t) stream >>> ((U *) rows, row_units, n_units);
+  if (n <= UINT32_MAX - stride)
+    copy_units < U, uint32_t > (c, (uint32_t) row_units, (uint32_t) i,
+        (uint32_t) n, (uint32_t) stride);
+  else
+    copy_units < U, uint64_t > (c, row_units, i, n, stride);
+}
+
+static __global__ void
+copy_rows_kernel (const __grid_constant__ RowCopies a)
+{
+  uint32_t k = 0;
+
+  while (blockIdx.x >= a.first_block[k + 1])
+    k++;
+  const uint32_t block = blockIdx.x - a.first_block[k];
+  const uint32_t blocks = a.first_block[k + 1] - a.first_block[k];
+
+  switch (a.shift[k]) {
+    case 4:
+      copy_rows_of < uint4 > (a.copy[k], a.row_units[k], block, blocks);
+      break;
+    case 3:
+      copy_rows_of < uint2 > (a.copy[k], a.row_units[k], block, blocks);
+      break;
+    case 2:
+      copy_rows_of < uint32_t > (a.copy[k], a.row_units[k], block, blocks);
+      break;
+    case 1:
+      copy_rows_of < uint16_t > (a.copy[k], a.row_units[k], block, blocks);
+      break;
+    default:
+      copy_rows_of < uint8_t > (a.copy[k], a.row_units[k], block, blocks);
+      break;
+  }
+}
+
+/* The copies that move anything go into one launch, each with blocks for
+ * its units (up to kCopyMaxBlocks). */
+extern "C" rc_status
+rc_copy_rows_cuda (const rc_row_copy * copies, uint32_t n, void *stream)
+{
+  rc_status ret = rc_row_copies_check (copies, n);
+  RowCopies a;
+  uint32_t m = 0;
+
+  if (ret != RC_OK)
+    return ret;
+  a.first_block[0] = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const rc_row_copy & c = copies[i];
+    const uint64_t align = (uintptr_t) c.dst | (uintptr_t) c.src |
+        (c.rows > 1 ? c.dst_pitch | c.src_pitch : 0) | c.width;
+    uint32_t shift = 4;
+    uint64_t units;
+
+    if (c.rows == 0 || c.width == 0)
+      continue;
+    while (align & ((1u << shift) - 1))
+      shift--;
+    a.copy[m] = c;
+    a.shift[m] = shift;
+    a.row_units[m] = c.width >> shift;
+    /* Checked: rows * width fits, its end being an address. */
+    units = a.row_units[m] * c.rows;
+    a.first_block[m + 1] = a.first_block[m] + (uint32_t)
+        std::min < uint64_t > ((units + kCopyThreads - 1) / kCopyThreads,
+        kCopyMaxBlocks);
+    m++;
+  }
+  if (m == 0)
+    return RC_OK;
+  /* Unused entries stop no block's search. */
+  for (uint32_t i = m + 1; i <= RC_ROW_COPIES_MAX; i++)
+    a.first_block[i] = UINT32_MAX;
+  copy_rows_kernel <<< a.first_block[m], kCopyThreads, 0,
+      (cudaStream_t) stream >>> (a);
   return rc_check_launch ();
 }
 
-/* The widest unit that divides the row and the address: 64 rows of 1,024
- * grid times are one launch of 16-byte copies. */
+/* 64 rows of 1,024 grid times are one launch of 16-byte copies. */
 extern "C" rc_status
 rc_repeat_rows_cuda (void *rows, uint64_t row_bytes, uint64_t n_rows,
     void *stream)
 {
-  const uint64_t align = row_bytes | (uintptr_t) rows;
+  rc_row_copy copy;
 
-  if (n_rows < 2 || row_bytes == 0)
-    return RC_OK;
-  if (!rows || row_bytes > UINT64_MAX / n_rows)
+  if (!rc_repeat_rows_copy (rows, row_bytes, n_rows, &copy))
     return RC_ERROR_INVALID_ARGUMENT;
-  if (align % 16 == 0)
-    return launch_repeat_rows < uint4 > (rows, row_bytes, n_rows, stream);
-  if (align % 8 == 0)
-    return launch_repeat_rows < uint2 > (rows, row_bytes, n_rows, stream);
-  if (align % 4 == 0)
-    return launch_repeat_rows < uint32_t > (rows, row_bytes, n_rows, stream);
-  return launch_repeat_rows < uint8_t > (rows, row_bytes, n_rows, stream);
+  return rc_copy_rows_cuda (&copy, 1, stream);
 }
 
 /* bfloat16 widens to float32 exactly (its upper half). */

@@ -25,6 +25,15 @@ rc_status rc_check_cuda (int err);
  * atomics and dependent launches) follow this, not the device. */
 rc_status rc_kernels_compute_major (int *major);
 
+/* RC_OK where rc_copy_rows_* can do @copies, else
+ * RC_ERROR_INVALID_ARGUMENT with the detail set. */
+rc_status rc_row_copies_check (const rc_row_copy * copies, uint32_t n);
+
+/* Sets @copy to repeat the first of @n_rows rows of @row_bytes over the
+ * others (rc_repeat_rows_*); 0 where they would pass the address space. */
+int rc_repeat_rows_copy (void *rows, uint64_t row_bytes, uint64_t n_rows,
+    rc_row_copy * copy);
+
 #ifdef __cplusplus
 }
 #endif

@@ -85,6 +85,8 @@ NOT_BUILT (rc_status rc_device_alloc_async (void **ptr, size_t size,
 NOT_BUILT (rc_status rc_device_free_async (void *ptr, void *stream))
 NOT_BUILT (rc_status rc_seconds_to_ns_cuda (const double *seconds,
         int64_t * ns, uint64_t n, void *stream))
+NOT_BUILT (rc_status rc_copy_rows_cuda (const rc_row_copy * copies,
+        uint32_t n, void *stream))
 NOT_BUILT (rc_status rc_repeat_rows_cuda (void *rows, uint64_t row_bytes,
         uint64_t n_rows, void *stream))
 NOT_BUILT (rc_status rc_to_float32_cuda (rc_scalar_type type,

@@ -313,13 +313,37 @@ rc_status rc_to_float32_cuda (rc_scalar_type type, const void *src,
     uint64_t n, float *out, void *stream);
 
 /* ------------------------------------------------------------------ */
-/* Repeated rows                                                       */
+/* Rows copied                                                         */
 /* ------------------------------------------------------------------ */
 
+/* One strided copy: @rows rows of @width bytes, row r from @src + r *
+ * @src_pitch to @dst + r * @dst_pitch; @src_pitch 0 copies the same bytes
+ * into every row.  No rows or no width: nothing is copied. */
+typedef struct
+{
+  void *dst;
+  const void *src;
+  uint64_t dst_pitch, src_pitch, width, rows;
+} rc_row_copy;
+
+#define RC_ROW_COPIES_MAX 8
+
+/* Does @n (at most RC_ROW_COPIES_MAX) row copies together: on the GPU in
+ * one launch where cudaMemcpy2DAsync would take a call each (a chunk's
+ * samples put behind the ones kept from the previous chunk, times and
+ * values, and the next chunk's kept from both).  No copy may write bytes
+ * that one of them reads.  RC_ERROR_INVALID_ARGUMENT for a copy with a
+ * NULL pointer, a pitch below its width or an extent past the address
+ * space.  CUDA: device pointers, asynchronous on @stream. */
+rc_status rc_copy_rows_cpu (const rc_row_copy * copies, uint32_t n);
+rc_status rc_copy_rows_cuda (const rc_row_copy * copies, uint32_t n,
+    void *stream);
+
 /* Copies the first @row_bytes bytes at @rows over the @n_rows - 1 rows
- * that follow it: one row of grid times made the same for every
- * trajectory of a batch, say, where only the first was computed (and, on
- * the GPU, uploaded).  CUDA: device pointers, asynchronous on @stream. */
+ * that follow it (a row copy of source pitch 0): one row of grid times
+ * made the same for every trajectory of a batch, say, where only the
+ * first was computed (and, on the GPU, uploaded).  CUDA: device pointers,
+ * asynchronous on @stream. */
 rc_status rc_repeat_rows_cpu (void *rows, uint64_t row_bytes,
     uint64_t n_rows);
 rc_status rc_repeat_rows_cuda (void *rows, uint64_t row_bytes,

@@ -1,6 +1,7 @@
 /* rc_to_float32_cpu: each scalar type against values written out by hand,
  * rounding to nearest (ties to even) included, and a type that is not
- * one; rc_repeat_rows_cpu against rows written out by hand. */
+ * one; rc_repeat_rows_cpu and rc_copy_rows_cpu against rows written out
+ * by hand, and the row copies refused. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
 #include <string.h>
@@ -111,6 +112,66 @@ GST_START_TEST (test_repeat_rows)
 
 GST_END_TEST;
 
+/* Two copies in one call: rows 3 bytes wide from a pitch of 4 to one of
+ * 5, and one row repeated at a pitch of 0; copies of no rows or width
+ * touch nothing, even with NULL pointers. */
+GST_START_TEST (test_copy_rows)
+{
+  const uint8_t src[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+  uint8_t dst[16], rep[6];
+  const uint8_t want[16] = { 1, 2, 3, 0, 0, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0 };
+  const uint8_t want_rep[6] = { 7, 8, 7, 8, 7, 8 };
+  rc_row_copy copies[4] = {
+    {dst, src, 5, 4, 3, 2},
+    {rep, src + 6, 2, 0, 2, 3},
+    {NULL, NULL, 0, 0, 0, 9},
+    {NULL, NULL, 0, 0, 9, 0},
+  };
+
+  memset (dst, 0, sizeof (dst));
+  fail_unless_equals_int (rc_copy_rows_cpu (copies, 4), RC_OK);
+  fail_unless (memcmp (dst, want, sizeof (want)) == 0);
+  fail_unless (memcmp (rep, want_rep, sizeof (want_rep)) == 0);
+  fail_unless_equals_int (rc_copy_rows_cpu (NULL, 0), RC_OK);
+}
+
+GST_END_TEST;
+
+/* Each way a row copy is refused, before any byte is written. */
+GST_START_TEST (test_copy_rows_refused)
+{
+  uint8_t src[8] = { 0 }, dst[8];
+  const rc_row_copy good = { dst, src, 4, 4, 4, 2 };
+  rc_row_copy bad[6];
+  rc_row_copy many[RC_ROW_COPIES_MAX + 1];
+
+  for (int i = 0; i < 6; i++)
+    bad[i] = good;
+  bad[0].dst = NULL;
+  bad[1].src = NULL;
+  bad[2].dst_pitch = 3;
+  bad[3].src_pitch = 2;
+  bad[4].dst = (void *) (UINTPTR_MAX - 6);
+  bad[5].src = (const void *) (UINTPTR_MAX - 6);
+  for (int i = 0; i < 6; i++) {
+    rc_row_copy both[2] = { good, bad[i] };
+
+    memset (dst, 0xab, sizeof (dst));
+    fail_unless_equals_int (rc_copy_rows_cpu (both, 2),
+        RC_ERROR_INVALID_ARGUMENT);
+    fail_unless_equals_int (dst[0], 0xab);
+  }
+  for (int i = 0; i <= RC_ROW_COPIES_MAX; i++)
+    many[i] = good;
+  fail_unless_equals_int (rc_copy_rows_cpu (many, RC_ROW_COPIES_MAX + 1),
+      RC_ERROR_INVALID_ARGUMENT);
+  fail_unless_equals_int (rc_copy_rows_cpu (NULL, 1),
+      RC_ERROR_INVALID_ARGUMENT);
+  fail_unless_equals_int (rc_copy_rows_cpu (many, RC_ROW_COPIES_MAX), RC_OK);
+}
+
+GST_END_TEST;
+
 static Suite *
 kernels_convert_suite (void)
 {
@@ -122,6 +183,8 @@ kernels_convert_suite (void)
   tcase_add_test (tc, test_floats);
   tcase_add_test (tc, test_bad_type_n);
   tcase_add_test (tc, test_repeat_rows);
+  tcase_add_test (tc, test_copy_rows);
+  tcase_add_test (tc, test_copy_rows_refused);
   return s;
 }
 

@@ -1,8 +1,9 @@
 /* rc_to_float32_cuda against rc_to_float32_cpu on fresh random values of
  * every scalar type: sizes from none to past one grid of blocks (the
  * kernel's grid-stride loop), an odd count, float32's plain copy; and
- * rc_repeat_rows_cuda against rc_repeat_rows_cpu on random bytes, each
- * width of copy.  Exits 77 (SKIP) without a usable GPU. */
+ * rc_repeat_rows_cuda against rc_repeat_rows_cpu and rc_copy_rows_cuda
+ * against rc_copy_rows_cpu on random bytes, each width of copy.  Exits 77
+ * (SKIP) without a usable GPU. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
 #include <string.h>
@@ -100,6 +101,60 @@ GST_START_TEST (test_bad_type_n)
 
 GST_END_TEST;
 
+/* The same random bytes on the device and the host, for a copy done on
+ * each. */
+typedef struct
+{
+  size_t size;
+  uint8_t *dev, *want, *got;
+  void *stream;
+} Mirror;
+
+static void
+mirror_init (Mirror * m, GRand * rand, size_t size)
+{
+  m->size = size;
+  m->want = g_malloc (size);
+  m->got = g_malloc (size);
+  for (size_t i = 0; i < size; i += 4) {
+    guint32 r = g_rand_int (rand);
+
+    memcpy (m->want + i, &r, MIN (4, size - i));
+  }
+  fail_unless_equals_int (rc_stream_create (&m->stream), RC_OK);
+  fail_unless_equals_int (rc_device_alloc ((void **) &m->dev, size), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (m->dev, m->want, size,
+          RC_COPY_HOST_TO_DEVICE, m->stream), RC_OK);
+}
+
+/* @copy, made on the device's bytes, on the host's. */
+static rc_row_copy
+mirror_on_host (const Mirror * m, const rc_row_copy * copy)
+{
+  rc_row_copy c = *copy;
+
+  c.dst = m->want + ((uint8_t *) copy->dst - m->dev);
+  c.src = m->want + ((const uint8_t *) copy->src - m->dev);
+  return c;
+}
+
+/* Once the host's copy is done: the device's bytes are the host's, every
+ * one; @what names the case. */
+static void
+mirror_check_and_clear (Mirror * m, const gchar * what)
+{
+  fail_unless_equals_int (rc_device_copy_async (m->got, m->dev, m->size,
+          RC_COPY_DEVICE_TO_HOST, m->stream), RC_OK);
+  fail_unless_equals_int (rc_stream_synchronize (m->stream), RC_OK);
+  for (size_t i = 0; i < m->size; i++)
+    fail_unless (m->got[i] == m->want[i], "%s: byte %zu is %u, not %u", what,
+        i, m->got[i], m->want[i]);
+  rc_device_free (m->dev);
+  rc_stream_destroy (m->stream);
+  g_free (m->want);
+  g_free (m->got);
+}
+
 /* @n_rows rows of @row_bytes random bytes at @offset bytes into a device
  * buffer (its alignment picks the copy's unit), with random bytes around
  * them: the GPU leaves the same bytes as the CPU, those around untouched. */
@@ -107,31 +162,17 @@ static void
 check_repeat_rows (GRand * rand, uint64_t row_bytes, uint64_t n_rows,
     size_t offset)
 {
-  size_t size = offset + row_bytes * n_rows + 16;
-  uint8_t *want = g_malloc (size), *got = g_malloc (size);
-  void *dev = NULL, *stream = NULL;
+  gchar *what = g_strdup_printf ("rows of %" G_GUINT64_FORMAT " bytes, %"
+      G_GUINT64_FORMAT " rows at %zu", row_bytes, n_rows, offset);
+  Mirror m;
 
-  for (size_t i = 0; i < size; i++)
-    want[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
-  fail_unless_equals_int (rc_stream_create (&stream), RC_OK);
-  fail_unless_equals_int (rc_device_alloc (&dev, size), RC_OK);
-  fail_unless_equals_int (rc_device_copy_async (dev, want, size,
-          RC_COPY_HOST_TO_DEVICE, stream), RC_OK);
-  fail_unless_equals_int (rc_repeat_rows_cuda ((uint8_t *) dev + offset,
-          row_bytes, n_rows, stream), RC_OK);
-  fail_unless_equals_int (rc_device_copy_async (got, dev, size,
-          RC_COPY_DEVICE_TO_HOST, stream), RC_OK);
-  fail_unless_equals_int (rc_stream_synchronize (stream), RC_OK);
-  fail_unless_equals_int (rc_repeat_rows_cpu (want + offset, row_bytes,
+  mirror_init (&m, rand, offset + row_bytes * n_rows + 16);
+  fail_unless_equals_int (rc_repeat_rows_cuda (m.dev + offset, row_bytes,
+          n_rows, m.stream), RC_OK);
+  fail_unless_equals_int (rc_repeat_rows_cpu (m.want + offset, row_bytes,
           n_rows), RC_OK);
-  for (size_t i = 0; i < size; i++)
-    fail_unless (got[i] == want[i], "rows of %" G_GUINT64_FORMAT " bytes, %"
-        G_GUINT64_FORMAT " rows at %zu: byte %zu is %u, not %u", row_bytes,
-        n_rows, offset, i, got[i], want[i]);
-  rc_device_free (dev);
-  rc_stream_destroy (stream);
-  g_free (want);
-  g_free (got);
+  mirror_check_and_clear (&m, what);
+  g_free (what);
 }
 
 /* 16-, 8-, 4- and 1-byte copies (the row's size and the address), one
@@ -154,6 +195,121 @@ GST_START_TEST (test_repeat_rows)
 
 GST_END_TEST;
 
+/* @copies (@n) done on @m's bytes on the device and on the host, then
+ * compared. */
+static void
+check_copies (Mirror * m, const rc_row_copy * copies, uint32_t n,
+    const gchar * what)
+{
+  rc_row_copy host[RC_ROW_COPIES_MAX];
+
+  for (uint32_t k = 0; k < n; k++)
+    host[k] = mirror_on_host (m, &copies[k]);
+  fail_unless_equals_int (rc_copy_rows_cuda (copies, n, m->stream), RC_OK);
+  fail_unless_equals_int (rc_copy_rows_cpu (host, n), RC_OK);
+  mirror_check_and_clear (m, what);
+}
+
+/* A row copy of @rows rows of @width bytes (@repeat: from one row) into
+ * @dst from @src, each region @room bytes: random spare bytes a row (a
+ * pitch of any alignment) and random offsets. */
+static rc_row_copy
+random_copy (GRand * rand, uint8_t * dst, uint8_t * src, size_t room,
+    uint64_t width, uint64_t rows, gboolean repeat)
+{
+  rc_row_copy c;
+
+  c.dst_pitch = width + g_rand_int_range (rand, 0, 3) * 4 +
+      g_rand_int_range (rand, 0, 2);
+  c.src_pitch = repeat ? 0 : width + g_rand_int_range (rand, 0, 9);
+  c.width = width;
+  c.rows = rows;
+  c.dst = dst + g_rand_int_range (rand, 0, 17);
+  c.src = src + g_rand_int_range (rand, 0, 3) * 8;
+  fail_unless (c.dst_pitch * (rows - 1) + width + 16 <= room
+      && c.src_pitch * (rows - 1) + width + 16 <= room);
+  return c;
+}
+
+/* @n copies of random shapes (@shape: width, rows, repeated), each
+ * writing to its own part of the first half of a buffer of random bytes
+ * and reading from its own part of the second: the GPU leaves every byte
+ * as the CPU does, the ones no copy writes untouched. */
+static void
+check_random_copies (GRand * rand, const uint64_t (*shape)[3], uint32_t n)
+{
+  const size_t size = 32 << 20, room = size / 2 / n;
+  gchar *what = g_strdup_printf ("%u copies, the first %" G_GUINT64_FORMAT
+      " x %" G_GUINT64_FORMAT, n, shape[0][0], shape[0][1]);
+  rc_row_copy copies[RC_ROW_COPIES_MAX];
+  Mirror m;
+
+  mirror_init (&m, rand, size);
+  for (uint32_t k = 0; k < n; k++)
+    copies[k] = random_copy (rand, m.dev + k * room,
+        m.dev + size / 2 + k * room, room, shape[k][0], shape[k][1],
+        shape[k][2]);
+  check_copies (&m, copies, n, what);
+  g_free (what);
+}
+
+/* A chunk's staging: times (8 bytes a sample) and values (28 and 128
+ * bytes) behind the kept ones, 64 trajectories; each unit (16 down to 1
+ * byte, from the random pitches and offsets); a copy past one grid of
+ * blocks; repeated rows; each pair in one launch and alone. */
+GST_START_TEST (test_copy_rows)
+{
+  static const uint64_t shapes[][2][3] = {
+    {{3 * 8, 64, 0}, {4096 * 8, 64, 0}},
+    {{3 * 28, 64, 0}, {4096 * 28, 64, 0}},
+    {{2 * 128, 60, 0}, {1000 * 128, 60, 0}},
+    {{7, 33, 0}, {6, 100, 1}},
+    {{16, 1, 0}, {1024 * 8, 63, 1}},
+    {{1 << 20, 5, 0}, {1, 1, 0}},
+  };
+  GRand *rand = test_rand_new ();
+
+  for (int round = 0; round < 2; round++)
+    for (size_t i = 0; i < G_N_ELEMENTS (shapes); i++) {
+      check_random_copies (rand, shapes[i], 2);
+      check_random_copies (rand, shapes[i], 1);
+    }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Eight copies in one launch, each to its own rows of one buffer from
+ * its own (units of 16, 8, 4, 2 and 1 byte, blocks from 1 to many): every
+ * row lands where the CPU puts it; and copies refused. */
+GST_START_TEST (test_copy_rows_eight)
+{
+  static const size_t offsets[] = { 0, 8, 4, 2, 1, 0, 8, 4 };
+  const size_t row = 64 * 1024, size = 64 * row;
+  rc_row_copy copies[RC_ROW_COPIES_MAX];
+  GRand *rand = test_rand_new ();
+  Mirror m;
+
+  mirror_init (&m, rand, size);
+  for (uint32_t k = 0; k < RC_ROW_COPIES_MAX; k++) {
+    /* Copy k: the first half's rows 4k..4k+3 from the second half's. */
+    copies[k].dst = m.dev + 4 * k * row + offsets[k];
+    copies[k].src = m.dev + size / 2 + 4 * k * row + offsets[k];
+    copies[k].dst_pitch = copies[k].src_pitch = row;
+    copies[k].width = k == 7 ? 16 : k == 4 ? row - 19 : row - 16;
+    copies[k].rows = k == 6 ? 1 : 4;
+  }
+  check_copies (&m, copies, RC_ROW_COPIES_MAX, "eight copies");
+  fail_unless_equals_int (rc_copy_rows_cuda (NULL, 1, NULL),
+      RC_ERROR_INVALID_ARGUMENT);
+  copies[3].dst_pitch = 1;
+  fail_unless_equals_int (rc_copy_rows_cuda (copies, 4, NULL),
+      RC_ERROR_INVALID_ARGUMENT);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 kernels_convert_gpu_suite (void)
 {
@@ -165,6 +321,8 @@ kernels_convert_gpu_suite (void)
   tcase_add_test (tc, test_every_type);
   tcase_add_test (tc, test_bad_type_n);
   tcase_add_test (tc, test_repeat_rows);
+  tcase_add_test (tc, test_copy_rows);
+  tcase_add_test (tc, test_copy_rows_eight);
   return s;
 }
 
