@@ -118,109 +118,159 @@ resample_chunk_ensure_all_times (GstRobocacheResample * self, Chunk * c)
   return c->times_from == 0 || resample_chunk_read_back_times (self, c, TRUE);
 }
 
-/* Copies @batch rows of @c->n_in items of @size bytes from @in (device)
- * to @dst (device), each row @c->n_prev items further on, with the row's
- * items of @prev (@c->n_prev per row, in host or device memory as
- * @prev_kind says) in the gap. */
-static rc_status
-put_previous_in_front (const Chunk * c, gpointer dst, gconstpointer prev,
-    rc_copy_kind prev_kind, gconstpointer in, gsize size, gpointer stream)
+/* The row copies that put @front (@n_front items of @size bytes a row)
+ * and then @back (@n_back a row) side by side into @dst's rows, @batch
+ * of them; either part may be empty. */
+static guint
+join_rows (rc_row_copy * copies, guint8 * dst, gconstpointer front,
+    gsize n_front, gconstpointer back, gsize n_back, gsize size, guint batch)
 {
-  gsize row = c->n_source * size, front = c->n_prev * size;
-  rc_status ret = rc_device_copy_2d_async (dst, row, prev, front, front,
-      c->batch, prev_kind, stream);
+  gsize row = (n_front + n_back) * size;
+  rc_row_copy f = { dst, front, row, n_front * size, n_front * size, batch };
+  rc_row_copy b = { dst + n_front * size, back, row, n_back * size,
+    n_back * size, batch
+  };
 
-  if (ret == RC_OK)
-    ret = rc_device_copy_2d_async ((guint8 *) dst + front, row, in,
-        c->n_in * size, c->n_in * size, c->batch, RC_COPY_DEVICE_TO_DEVICE,
-        stream);
-  return ret;
+  copies[0] = f;
+  copies[1] = b;
+  return 2;
 }
 
-/* The device scratch a chunk's sources need, with the context pushed:
- * with @extend room for the chunk with the samples kept in front and
- * those samples' times in page-locked memory. */
+/* The device scratch a chunk's sources and the samples it keeps need,
+ * with the context pushed: with @extend room for the chunk with the
+ * samples kept in front, and the previous chunk's kept samples uploaded
+ * when they are on the host. */
 static gboolean
 ensure_source_scratch (GstRobocacheResample * self, const Chunk * c,
     gboolean extend)
 {
   State *st = &self->state;
   GstElement *element = GST_ELEMENT (self);
+  GstRobocacheGpu *gpu = st->gpu;
   gsize ss = st->sample_size, ts = sizeof (gint64), n = c->n_source;
+  guint next = st->prev_turn ^ 1;
 
-  return !extend
-      || (gst_robocache_gpu_ensure_device (st->gpu, element,
-          &st->device_src_t, (gsize) c->batch * n * ts, "source times")
-      && gst_robocache_gpu_ensure_device (st->gpu, element,
-          &st->device_src_v, (gsize) c->batch * n * ss, "source values")
-      && gst_robocache_gpu_ensure_pinned (st->gpu, element, &st->host_prev_t,
-          (gsize) c->batch * c->n_prev * ts, "kept times"));
+  return gst_robocache_gpu_ensure_device (gpu, element,
+      &st->device_prev_t[next], (gsize) c->batch * c->n_keep * ts,
+      "kept times")
+      && gst_robocache_gpu_ensure_device (gpu, element,
+      &st->device_prev_v[next], (gsize) c->batch * c->n_keep * ss,
+      "kept values")
+      && (!extend || (gst_robocache_gpu_ensure_device (gpu, element,
+              &st->device_src_t, (gsize) c->batch * n * ts, "source times")
+          && gst_robocache_gpu_ensure_device (gpu, element,
+              &st->device_src_v, (gsize) c->batch * n * ss,
+              "source values")));
 }
 
-/* Keeps the last c->n_keep source values of each trajectory on the device
- * for the next chunk, queued behind the copies that read the previous
- * ones (growing the scratch frees it only once those are done: cudaFree
- * waits for the device). */
-static rc_status
-keep_device_values (GstRobocacheResample * self, const Chunk * c)
+/* The samples kept from the previous chunk onto the device, at
+ * prev_turn, where a chunk on the host left them in st->prev_t and
+ * st->prev_v (rare; pageable memory, so these copies wait).  FALSE on
+ * error (posted). */
+static gboolean
+upload_previous (GstRobocacheResample * self, const Chunk * c)
 {
   State *st = &self->state;
-  gsize ss = st->sample_size, width = c->n_keep * ss;
+  GstElement *element = GST_ELEMENT (self);
+  gsize t_size = (gsize) c->batch * c->n_prev * sizeof (gint64);
+  gsize v_size = (gsize) c->batch * c->n_prev * st->sample_size;
+  GstRobocacheScratch *t = &st->device_prev_t[st->prev_turn];
+  GstRobocacheScratch *v = &st->device_prev_v[st->prev_turn];
+  rc_status ret;
 
-  if (!gst_robocache_gpu_ensure_device (st->gpu, GST_ELEMENT (self),
-          &st->device_prev_v, (gsize) c->batch * width, "kept values"))
-    return RC_ERROR_OUT_OF_MEMORY;
-  return rc_device_copy_2d_async (st->device_prev_v.ptr, width,
-      (const guint8 *) c->src_v + (c->n_source - c->n_keep) * ss,
-      c->n_source * ss, width, c->batch, RC_COPY_DEVICE_TO_DEVICE,
-      st->gpu->stream);
+  if (!gst_robocache_gpu_ensure_device (st->gpu, element, t, t_size,
+          "kept times")
+      || !gst_robocache_gpu_ensure_device (st->gpu, element, v, v_size,
+          "kept values"))
+    return FALSE;
+  ret = rc_device_copy_async (t->ptr, st->prev_t, t_size,
+      RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
+  if (ret == RC_OK)
+    ret = rc_device_copy_async (v->ptr, st->prev_v, v_size,
+        RC_COPY_HOST_TO_DEVICE, st->gpu->stream);
+  if (ret != RC_OK)
+    resample_gpu_failed (self, ret);
+  return ret == RC_OK;
+}
+
+/* The row copies of a chunk's staging into @copies: with @extend the
+ * chunk's times and values behind the ones kept (at prev_turn) in the
+ * source scratch; and the last c->n_keep of each trajectory's sources, the
+ * kept ones and the chunk's, into the other turn's, for the next chunk.
+ * Each copy reads what none of them writes, so they run as one. */
+static guint
+plan_staging (GstRobocacheResample * self, const Chunk * c, gboolean extend,
+    rc_row_copy * copies)
+{
+  State *st = &self->state;
+  gsize ss = st->sample_size, ts = sizeof (gint64);
+  guint turn = st->prev_turn, next = turn ^ 1, n = 0;
+  const guint8 *prev_t = st->device_prev_t[turn].ptr;
+  const guint8 *prev_v = st->device_prev_v[turn].ptr;
+  /* The kept samples come from the chunk, and from those kept before
+   * where the chunk has fewer. */
+  gsize from_in = MIN (c->n_keep, c->n_in);
+  gsize from_prev = c->n_keep - from_in;
+
+  if (extend) {
+    n += join_rows (copies + n, st->device_src_t.ptr, prev_t, c->n_prev,
+        c->dev, c->n_in, ts, c->batch);
+    n += join_rows (copies + n, st->device_src_v.ptr, prev_v, c->n_prev,
+        c->in_v, c->n_in, ss, c->batch);
+  }
+  n += join_rows (copies + n, st->device_prev_t[next].ptr,
+      prev_t + (c->n_prev - from_prev) * ts, from_prev,
+      c->dev + (c->n_in - from_in) * ts, from_in, ts, c->batch);
+  /* Each part's source pitch is the row it is taken from. */
+  copies[n - 2].src_pitch = c->n_prev * ts;
+  copies[n - 1].src_pitch = c->n_in * ts;
+  n += join_rows (copies + n, st->device_prev_v[next].ptr,
+      prev_v + (c->n_prev - from_prev) * ss, from_prev,
+      (const guint8 *) c->in_v + (c->n_in - from_in) * ss, from_in, ss,
+      c->batch);
+  copies[n - 2].src_pitch = c->n_prev * ss;
+  copies[n - 1].src_pitch = c->n_in * ss;
+  return n;
 }
 
 /* The chunk's sources on the device: the chunk itself, or with @extend a
  * copy in device scratch with the samples kept from the previous chunks in
- * front of each trajectory.  Then keeps the values the next chunk needs on
- * the device (the caller keeps the times).  Every copy is queued on the
- * stream without waiting for the chunk's upload.  FALSE on error
- * (posted). */
+ * front of each trajectory; and the samples the next chunk needs kept on
+ * the device, times and values (the host keeps the times too).  One
+ * launch of row copies, queued without waiting for the chunk's upload,
+ * where five cudaMemcpy2DAsync calls took 19 to 22 us of the host's time
+ * a chunk (docs/bench/run210, call 296).  FALSE on error (posted). */
 gboolean
 resample_chunk_stage_on_device (GstRobocacheResample * self, Chunk * c,
     gboolean extend)
 {
   State *st = &self->state;
-  gsize ss = st->sample_size, ts = sizeof (gint64);
-  gpointer stream = st->gpu->stream;
-  rc_status ret = RC_OK;
+  rc_row_copy copies[RC_ROW_COPIES_MAX];
+  rc_status ret;
+  guint n;
 
   c->src_t = c->dev;
   c->src_v = c->in_v;
   if (!resample_push_context (self))
     return FALSE;
-  if (!ensure_source_scratch (self, c, extend)) {
+  if (!ensure_source_scratch (self, c, extend)
+      || (c->n_prev > 0 && !st->prev_on_device
+          && !upload_previous (self, c))) {
     gst_robocache_gpu_pop (st->gpu);
     return FALSE;
   }
-  if (extend) {
-    memcpy (st->host_prev_t.ptr, st->prev_t, c->batch * c->n_prev * ts);
-    ret = put_previous_in_front (c, st->device_src_t.ptr, st->host_prev_t.ptr,
-        RC_COPY_HOST_TO_DEVICE, c->dev, ts, stream);
-    /* After a chunk on the host (rare), its values are in pageable
-     * memory, which makes this copy wait. */
-    if (ret == RC_OK)
-      ret = put_previous_in_front (c, st->device_src_v.ptr,
-          st->prev_on_device ? st->device_prev_v.ptr : (gpointer) st->prev_v,
-          st->prev_on_device ? RC_COPY_DEVICE_TO_DEVICE :
-          RC_COPY_HOST_TO_DEVICE, c->in_v, ss, stream);
-    c->src_t = st->device_src_t.ptr;
-    c->src_v = st->device_src_v.ptr;
-  }
-  /* Queued after the copies above, which read the previous values. */
-  if (ret == RC_OK)
-    ret = keep_device_values (self, c);
+  n = plan_staging (self, c, extend, copies);
+  ret = rc_copy_rows_cuda (copies, n, st->gpu->stream);
   gst_robocache_gpu_pop (st->gpu);
   if (ret != RC_OK) {
     resample_gpu_failed (self, ret);
     return FALSE;
   }
+  if (extend) {
+    c->src_t = st->device_src_t.ptr;
+    c->src_v = st->device_src_v.ptr;
+  }
+  st->prev_turn ^= 1;
   st->prev_on_device = TRUE;
   return TRUE;
 }
@@ -237,8 +287,8 @@ resample_chunk_previous_on_host (GstRobocacheResample * self, guint batch)
     return TRUE;
   if (!resample_ensure_host (self, &st->prev_v, &st->prev_v_size, size) ||
       !resample_push_context (self)
-      || !resample_chunk_download (self, st->prev_v, st->device_prev_v.ptr,
-          size))
+      || !resample_chunk_download (self, st->prev_v,
+          st->device_prev_v[st->prev_turn].ptr, size))
     return FALSE;
   st->prev_on_device = FALSE;
   return TRUE;

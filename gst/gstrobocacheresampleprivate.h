@@ -106,8 +106,9 @@ typedef struct
   gint64 *keep_t;
   guint8 *keep_v;
   gsize keep_t_size, keep_v_size;
-  /* After a chunk on the device, its last values stay there
-   * (device_prev_v), not in prev_v. */
+  /* After a chunk on the device, its last values stay there, and its
+   * last times beside them (device_prev_v and device_prev_t at
+   * prev_turn), not in prev_v. */
   gboolean prev_on_device;
   /* Chunks on the GPU behind an upstream that is not live: the last one's
    * output waits while its GPU work runs (the GPU helper's slot 0 fence
@@ -137,7 +138,11 @@ typedef struct
   GstRobocacheScratch device_out;
   /* A chunk from system memory, uploaded whole on the GPU path. */
   GstRobocacheScratch device_chunk;
-  GstRobocacheScratch device_prev_v;
+  /* The samples kept for the next chunk, in turn: one pair is read while
+   * the other is written. */
+  GstRobocacheScratch device_prev_t[2];
+  GstRobocacheScratch device_prev_v[2];
+  guint prev_turn;
   /* A flag a trajectory: the GPU found its times out of order. */
   GstRobocacheScratch device_disorder;
   /* Outputs in CUDA memory come from this pool, of buffers of
@@ -145,12 +150,11 @@ typedef struct
    * outputs. */
   GstBufferPool *out_pool;
   gsize out_pool_size;
-  /* Page-locked: a CUDA chunk's timestamps, read back; the previous
-   * chunk's last times and a row of grid times on their way up (copies
-   * from pageable memory would wait for the chunk's upload). */
+  /* Page-locked: a CUDA chunk's timestamps, read back; a row of grid
+   * times on its way up (copies from pageable memory would wait for the
+   * chunk's upload). */
   GstRobocacheScratch host_times;
   GstRobocacheScratch host_disorder;
-  GstRobocacheScratch host_prev_t;
   GstRobocacheScratch host_tgt;
 
   gboolean discont;
