@@ -334,7 +334,10 @@ typedef struct
  * values, and the next chunk's kept from both).  No copy may write bytes
  * that one of them reads.  RC_ERROR_INVALID_ARGUMENT for a copy with a
  * NULL pointer, a pitch below its width or an extent past the address
- * space.  CUDA: device pointers, asynchronous on @stream. */
+ * space.  CUDA: device pointers, or page-locked host memory from
+ * rc_host_alloc, which kernels address directly (unified addressing, on
+ * every 64-bit system CUDA runs on): a few small pieces read back in one
+ * launch instead of a copy each; asynchronous on @stream. */
 rc_status rc_copy_rows_cpu (const rc_row_copy * copies, uint32_t n);
 rc_status rc_copy_rows_cuda (const rc_row_copy * copies, uint32_t n,
     void *stream);
