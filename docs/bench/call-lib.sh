@@ -139,6 +139,25 @@ sanitize () {
   tail -3 "$out"
 }
 
+# The checks CHECKS (as GST_CHECKS takes them) of the test program
+# PROGRAM against each plugin .device/NAME/libgstrobocache.so (a mutant
+# built here, which should fail them), as calls 293 and 294 ran them by
+# hand: into $R/NAME.txt, a line each (and its first failure) into
+# $R/mutants.txt.
+mutants () {
+  local program=$1 checks=$2 m
+  shift 2
+  for m in "$@"; do
+    GST_PLUGIN_PATH_1_0=$PWD/.device/$m \
+      GST_REGISTRY_1_0=/tmp/rc-registry-$m.bin CK_DEFAULT_TIMEOUT=140 \
+      GST_CHECKS=$checks timeout 150 "$B/tests/$program" > "$R/$m.txt" 2>&1
+    echo rc=$? >> "$R/$m.txt"
+    echo "$m: $(grep -E '^[0-9]+%:|rc=' "$R/$m.txt" | tr '\n' ' ')"
+    grep -m1 -E ":F:|:E:" "$R/$m.txt"
+  done | tee -a "$R/mutants.txt"
+  pack "mutants $program"
+}
+
 # ncu's METRICS (comma-separated; gpu__time_duration.sum, the kernel's
 # time, among them) of the first COUNT kernels matching REGEX in
 # bench-kernels ARGS.. with kernel library LIB, into $R/ncu-TAG.csv;
