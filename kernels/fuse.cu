@@ -100,6 +100,9 @@ struct Args
   /* Bytes one staging copy moves: 16, 8 or 4; 0, never staged.  Wider
    * than an access where only the output row holds the access back. */
   uint32_t stage_unit[RC_FUSE_MAX_STREAMS];
+  /* The thread that takes a stream's first item (unit) in a tile: the
+   * warp after those the streams before it fill in a full tile. */
+  uint32_t first[RC_FUSE_MAX_STREAMS];
   uint32_t row;                 /* output channels */
   uint32_t tile;                /* ticks per tile (K) */
   uint32_t tiles;               /* tiles per episode */
@@ -270,6 +273,13 @@ stage_stream (const Args & a, uint32_t s, const Stage & sg, uint32_t e,
     stage_rows < 4 > (a, s, sg, e, buf);
 }
 
+/* The first of stream @s's items this thread takes (Args::first). */
+__device__ __forceinline__ uint32_t
+first_item (const Args & a, uint32_t s)
+{
+  return (threadIdx.x + kBlock - a.first[s]) % kBlock;
+}
+
 /* Writes stream @s's segments of the tile's @nk rows starting at @o, from
  * @rows (input row r at rows[(r - lo) * units]); @Split: Args::split. */
 template < typename St, int V, bool Split >
@@ -282,7 +292,7 @@ sweep (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
   const uint32_t total = nk * units;
 
   o += a.offset[s];
-  for (uint32_t i = threadIdx.x; i < total; i += kBlock) {
+  for (uint32_t i = first_item (a, s); i < total; i += kBlock) {
     const uint32_t k = i / units, u = i - k * units;
     const Loc l = locs[k];
     float y[V];
@@ -333,7 +343,7 @@ sweep_unaligned (const Args & a, uint32_t s, const Loc * locs, uint32_t nk,
   const uint32_t total = nk * span;
 
   o += a.offset[s];
-  for (uint32_t i = threadIdx.x; i < total; i += kBlock) {
+  for (uint32_t i = first_item (a, s); i < total; i += kBlock) {
     const uint32_t k = i / span, j = i - k * span;
     float *seg = o + (uint64_t) k * a.row;
     /* The unit's first channel: negative where the segment starts
@@ -541,6 +551,9 @@ fuse_kernel (const __grid_constant__ Args a,
     copy_async_wait ();
     __syncthreads ();
 
+    /* No barrier between the streams: each starts where the ones before
+     * it left the block's warps (Args::first), so that the last, partial
+     * rounds of items fall on different warps. */
     for (uint32_t s = 0; s < p.n_streams; s++)
       sweep_dispatch (a, s, locs + s * a.tile, nk, stages[s], buf, e, o);
     /* The next tile overwrites the table and the stage buffer. */
@@ -672,6 +685,13 @@ rc_fuse_cuda (const rc_fuse_params * params, const int64_t * tick_times,
   }
   a.tile = k;
   a.tiles = (params->n_ticks + k - 1) / k;
+  for (uint32_t s = 0, items = 0; s < params->n_streams; s++) {
+    const uint32_t c = params->streams[s].channels;
+
+    a.first[s] = (items + 31) / 32 * 32 % kBlock;
+    /* sweep's units, or sweep_unaligned's (a float an access). */
+    items += k * (a.vec[s] > 1 ? c / a.vec[s] : (c + 3) / 4 + 1);
+  }
 
   tiles = (uint64_t) params->episodes * a.tiles;
   /* Past this the kernel's grid-stride loop takes the rest. */
