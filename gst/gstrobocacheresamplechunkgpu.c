@@ -119,17 +119,26 @@ resample_chunk_ensure_all_times (GstRobocacheResample * self, Chunk * c)
   return c->times_from == 0 || resample_chunk_read_back_times (self, c, TRUE);
 }
 
-/* The row copies that put @front (@n_front items of @size bytes a row)
- * and then @back (@n_back a row) side by side into @dst's rows, @batch
- * of them; either part may be empty. */
-static guint
-join_rows (rc_row_copy * copies, guint8 * dst, gconstpointer front,
-    gsize n_front, gconstpointer back, gsize n_back, gsize size, guint batch)
+/* @n items at @ptr, and each next row's @row items further on. */
+typedef struct
 {
-  gsize row = (n_front + n_back) * size;
-  rc_row_copy f = { dst, front, row, n_front * size, n_front * size, batch };
-  rc_row_copy b = { dst + n_front * size, back, row, n_back * size,
-    n_back * size, batch
+  gconstpointer ptr;
+  gsize row, n;
+} RowPart;
+
+/* The two row copies that put @front's items and then @back's side by
+ * side into @dst's rows, @batch of them, items of @size bytes; either part
+ * may be empty. */
+static guint
+join_rows (rc_row_copy * copies, guint8 * dst, RowPart front, RowPart back,
+    gsize size, guint batch)
+{
+  gsize row = (front.n + back.n) * size;
+  rc_row_copy f = { dst, front.ptr, row, front.row * size, front.n * size,
+    batch
+  };
+  rc_row_copy b = { dst + front.n * size, back.ptr, row, back.row * size,
+    back.n * size, batch
   };
 
   copies[0] = f;
@@ -139,8 +148,7 @@ join_rows (rc_row_copy * copies, guint8 * dst, gconstpointer front,
 
 /* The device scratch a chunk's sources and the samples it keeps need,
  * with the context pushed: with @extend room for the chunk with the
- * samples kept in front, and the previous chunk's kept samples uploaded
- * when they are on the host. */
+ * samples kept in front. */
 static gboolean
 ensure_source_scratch (GstRobocacheResample * self, const Chunk * c,
     gboolean extend)
@@ -194,6 +202,17 @@ upload_previous (GstRobocacheResample * self, const Chunk * c)
   return ret == RC_OK;
 }
 
+/* The last @n of @part's items (of @size bytes) in each row. */
+static RowPart
+tail_of (RowPart part, gsize n, gsize size)
+{
+  RowPart tail = { (const guint8 *) part.ptr + (part.n - n) * size,
+    part.row, n
+  };
+
+  return tail;
+}
+
 /* The row copies of a chunk's staging into @copies: with @extend the
  * chunk's times and values behind the ones kept (at prev_turn) in the
  * source scratch; and the last c->n_keep of each trajectory's sources, the
@@ -205,32 +224,31 @@ plan_staging (GstRobocacheResample * self, const Chunk * c, gboolean extend,
 {
   State *st = &self->state;
   gsize ss = st->sample_size, ts = sizeof (gint64);
-  guint turn = st->prev_turn, next = turn ^ 1, n = 0;
-  const guint8 *prev_t = st->device_prev_t[turn].ptr;
-  const guint8 *prev_v = st->device_prev_v[turn].ptr;
-  /* The kept samples come from the chunk, and from those kept before
+  guint next = st->prev_turn ^ 1, n = 0;
+  RowPart kept_t = { st->device_prev_t[st->prev_turn].ptr, c->n_prev,
+    c->n_prev
+  };
+  RowPart kept_v = { st->device_prev_v[st->prev_turn].ptr, c->n_prev,
+    c->n_prev
+  };
+  RowPart in_t = { c->dev, c->n_in, c->n_in };
+  RowPart in_v = { c->in_v, c->n_in, c->n_in };
+  /* The samples to keep come from the chunk, and from those kept before
    * where the chunk has fewer. */
-  gsize from_in = MIN (c->n_keep, c->n_in);
-  gsize from_prev = c->n_keep - from_in;
+  gsize from_in = MIN (c->n_keep, c->n_in), from_kept = c->n_keep - from_in;
 
   if (extend) {
-    n += join_rows (copies + n, st->device_src_t.ptr, prev_t, c->n_prev,
-        c->dev, c->n_in, ts, c->batch);
-    n += join_rows (copies + n, st->device_src_v.ptr, prev_v, c->n_prev,
-        c->in_v, c->n_in, ss, c->batch);
+    n += join_rows (copies + n, st->device_src_t.ptr, kept_t, in_t, ts,
+        c->batch);
+    n += join_rows (copies + n, st->device_src_v.ptr, kept_v, in_v, ss,
+        c->batch);
   }
   n += join_rows (copies + n, st->device_prev_t[next].ptr,
-      prev_t + (c->n_prev - from_prev) * ts, from_prev,
-      c->dev + (c->n_in - from_in) * ts, from_in, ts, c->batch);
-  /* Each part's source pitch is the row it is taken from. */
-  copies[n - 2].src_pitch = c->n_prev * ts;
-  copies[n - 1].src_pitch = c->n_in * ts;
-  n += join_rows (copies + n, st->device_prev_v[next].ptr,
-      prev_v + (c->n_prev - from_prev) * ss, from_prev,
-      (const guint8 *) c->in_v + (c->n_in - from_in) * ss, from_in, ss,
+      tail_of (kept_t, from_kept, ts), tail_of (in_t, from_in, ts), ts,
       c->batch);
-  copies[n - 2].src_pitch = c->n_prev * ss;
-  copies[n - 1].src_pitch = c->n_in * ss;
+  n += join_rows (copies + n, st->device_prev_v[next].ptr,
+      tail_of (kept_v, from_kept, ss), tail_of (in_v, from_in, ss), ss,
+      c->batch);
   return n;
 }
 

@@ -258,7 +258,7 @@ static int
 rows_extent_fits (const void *base, uint64_t pitch, uint64_t width,
     uint64_t rows)
 {
-  const uint64_t room = UINT64_MAX - (uintptr_t) base;
+  const uint64_t room = UINTPTR_MAX - (uintptr_t) base;
 
   return width <= room && (pitch == 0 || rows - 1 <= (room - width) / pitch);
 }
@@ -309,7 +309,7 @@ int
 rc_repeat_rows_copy (void *rows, uint64_t row_bytes, uint64_t n_rows,
     rc_row_copy * copy)
 {
-  if (n_rows > 1 && (!rows || row_bytes > UINT64_MAX / n_rows))
+  if (n_rows > 1 && (!rows || row_bytes > UINTPTR_MAX / n_rows))
     return 0;
   copy->dst = n_rows > 1 ? (uint8_t *) rows + row_bytes : rows;
   copy->src = rows;
