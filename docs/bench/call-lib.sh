@@ -158,6 +158,28 @@ mutants () {
   pack "mutants $program"
 }
 
+# COUNT copies of the test program PROGRAM's checks CHECKS at once, ROUNDS
+# times, with posted errors logged (as call 294 ran test_gpu_chunk_cuts by
+# hand after a failure seen once with 8 tests at a time): into
+# $R/TAG-ROUND-I.txt, a line each with its first failure into $R/TAG.txt.
+at_once () {
+  local program=$1 checks=$2 count=$3 rounds=$4 tag=$5 round i f
+  for round in $(seq "$rounds"); do
+    for i in $(seq "$count"); do
+      GST_DEBUG=${GST_DEBUG:-GST_ERROR_SYSTEM:4} GST_PLUGIN_PATH_1_0=$B/gst \
+        GST_REGISTRY_1_0=/tmp/rc-registry-new.bin CK_DEFAULT_TIMEOUT=140 \
+        GST_CHECKS=$checks timeout 150 "$B/tests/$program" \
+        > "$R/$tag-$round-$i.txt" 2>&1 &
+    done
+    wait
+  done
+  for f in "$R"/$tag-*-*.txt; do
+    echo "${f##*/}: $(grep -E '^[0-9]+%:' "$f")"
+    grep -m3 -E ":E:|:F:|Bail|posting message|ERROR" "$f"
+  done | tee "$R/$tag.txt"
+  pack "$tag"
+}
+
 # ncu's METRICS (comma-separated; gpu__time_duration.sum, the kernel's
 # time, among them) of the first COUNT kernels matching REGEX in
 # bench-kernels ARGS.. with kernel library LIB, into $R/ncu-TAG.csv;
