@@ -35,34 +35,21 @@ resample_chunk_download (GstRobocacheResample * self, gpointer host,
 
 /* Queues on @stream the copy of the chunk's times at c->dev into
  * st->host_times, at their places: with @ends each trajectory's first and
- * last TAIL_TIMES, after the GPU's check of their order into
- * st->host_disorder. */
+ * last TAIL_TIMES, in the launch of the GPU's check of their order into
+ * st->host_disorder (cleared here: only disorder is written), where a
+ * clear, the check and a copy of the three took three calls. */
 static rc_status
 queue_times_read_back (GstRobocacheResample * self, const Chunk * c,
     gboolean ends, gpointer stream)
 {
   State *st = &self->state;
-  gsize row = c->n_in * sizeof (gint64), tail = TAIL_TIMES * sizeof (gint64);
-  guint8 *host = st->host_times.ptr;
-  rc_status ret;
 
   if (!ends)
-    return rc_device_copy_async (host, c->dev, c->batch * row,
-        RC_COPY_DEVICE_TO_HOST, stream);
-  ret = rc_times_disordered_cuda ((const int64_t *) c->dev, c->batch,
-      c->n_in, st->device_disorder.ptr, stream);
-  if (ret == RC_OK) {
-    /* Into page-locked memory in one launch, where three copies took two
-     * calls more and waited on each other at the copy engine. */
-    rc_row_copy copies[3] = {
-      {st->host_disorder.ptr, st->device_disorder.ptr, 0, 0, c->batch, 1},
-      {host, c->dev, row, row, sizeof (gint64), c->batch},
-      {host + row - tail, c->dev + row - tail, row, row, tail, c->batch},
-    };
-
-    ret = rc_copy_rows_cuda (copies, G_N_ELEMENTS (copies), stream);
-  }
-  return ret;
+    return rc_device_copy_async (st->host_times.ptr, c->dev,
+        c->batch * c->n_in * sizeof (gint64), RC_COPY_DEVICE_TO_HOST, stream);
+  memset (st->host_disorder.ptr, 0, c->batch);
+  return rc_times_disordered_cuda ((const int64_t *) c->dev, c->batch,
+      c->n_in, st->host_disorder.ptr, TAIL_TIMES, st->host_times.ptr, stream);
 }
 
 /* Reads the times of a chunk in CUDA memory back into c->in_t: all of
@@ -91,10 +78,8 @@ resample_chunk_read_back_times (GstRobocacheResample * self, Chunk * c,
     return FALSE;
   ok = gst_robocache_gpu_ensure_pinned (st->gpu, element, &st->host_times,
       c->batch * c->n_in * sizeof (gint64), "chunk times")
-      && (!ends || (gst_robocache_gpu_ensure_device (st->gpu, element,
-              &st->device_disorder, c->batch, "the times' order")
-          && gst_robocache_gpu_ensure_pinned (st->gpu, element,
-              &st->host_disorder, c->batch, "the times' order")));
+      && (!ends || gst_robocache_gpu_ensure_pinned (st->gpu, element,
+          &st->host_disorder, c->batch, "the times' order"));
   ret = ok ? queue_times_read_back (self, c, ends, stream) : RC_OK;
   if (ok && ret == RC_OK)
     ret = rc_stream_synchronize (stream);

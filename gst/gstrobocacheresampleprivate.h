@@ -143,16 +143,15 @@ typedef struct
   GstRobocacheScratch device_prev_t[2];
   GstRobocacheScratch device_prev_v[2];
   guint prev_turn;
-  /* A flag a trajectory: the GPU found its times out of order. */
-  GstRobocacheScratch device_disorder;
   /* Outputs in CUDA memory come from this pool, of buffers of
    * out_pool_size bytes cut to each output's size; it grows with the
    * outputs. */
   GstBufferPool *out_pool;
   gsize out_pool_size;
-  /* Page-locked: a CUDA chunk's timestamps, read back; a row of grid
-   * times on its way up (copies from pageable memory would wait for the
-   * chunk's upload). */
+  /* Page-locked: a CUDA chunk's timestamps, read back, and a flag a
+   * trajectory, set where the GPU found its times out of order; a row of
+   * grid times on its way up (copies from pageable memory would wait for
+   * the chunk's upload). */
   GstRobocacheScratch host_times;
   GstRobocacheScratch host_disorder;
   GstRobocacheScratch host_tgt;

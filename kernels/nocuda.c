@@ -108,7 +108,8 @@ NOT_BUILT (rc_status rc_resample_cuda (const rc_resample_params * params,
         const int64_t * source_times, const void *source_values,
         const int64_t * target_times, void *out, void *stream))
 NOT_BUILT (rc_status rc_times_disordered_cuda (const int64_t * times,
-        uint32_t batch, uint64_t n, uint8_t * disordered, void *stream))
+        uint32_t batch, uint64_t n, uint8_t * disordered, uint64_t tail,
+        int64_t * ends, void *stream))
 NOT_BUILT (rc_status rc_fuse_cuda (const rc_fuse_params * params,
         const int64_t * tick_times, float *out, void *stream))
 NOT_BUILT (rc_status rc_bev_render_cuda (const rc_bev_params * params,

@@ -392,8 +392,10 @@ rc_resample_prefers_cpu (const rc_resample_params * params)
 
 rc_status
 rc_times_disordered_cpu (const int64_t * times, uint32_t batch, uint64_t n,
-    uint8_t * disordered)
+    uint8_t * disordered, uint64_t tail, int64_t * ends)
 {
+  const uint64_t tail_from = tail < n ? n - tail : 0;
+
   if (batch > 0 && (!times || !disordered))
     return RC_ERROR_INVALID_ARGUMENT;
   for (uint32_t b = 0; b < batch; b++) {
@@ -402,7 +404,14 @@ rc_times_disordered_cpu (const int64_t * times, uint32_t batch, uint64_t n,
 
     for (uint64_t i = 1; i < n; i++)
       bad |= t[i] < t[i - 1];
-    disordered[b] = bad;
+    if (bad)
+      disordered[b] = 1;
+    if (ends && n > 0) {
+      int64_t *e = ends + (uint64_t) b * n;
+
+      e[0] = t[0];
+      memcpy (e + tail_from, t + tail_from, (n - tail_from) * sizeof *t);
+    }
   }
   return RC_OK;
 }

@@ -467,12 +467,17 @@ launch (const rc_resample_params * p, const int64_t * source_times,
       out, g_log2, (unsigned) blocks, stream);
 }
 
-/* One trajectory a grid row (y, striding past 65,535), its pairs of
- * neighbours across the row's blocks (x): a pair out of order marks the
- * trajectory.  The flags are cleared first, so every store writes 1. */
+/* One trajectory a grid row (y, striding past 65,535), its times across
+ * the row's blocks (x): a time below the one before it sets the
+ * trajectory's flag (only 1s are stored: the caller clears them, and no
+ * block waits on another's verdict), and the threads that read a
+ * trajectory's first time and its last ones from @tail_from copy them
+ * into @ends.  Both may be page-locked host memory: what a chunk's host
+ * reads comes back in this launch, where a clear, this kernel and a copy
+ * took three calls. */
 __global__ void
 times_disordered_kernel (const int64_t * times, uint32_t batch, uint64_t n,
-    uint8_t * disordered)
+    uint8_t * disordered, uint64_t tail_from, int64_t * ends)
 {
   const uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
 
@@ -480,9 +485,14 @@ times_disordered_kernel (const int64_t * times, uint32_t batch, uint64_t n,
     const int64_t *t = times + (uint64_t) b * n;
     bool bad = false;
 
-    for (uint64_t i = 1 + blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
-        i < n; i += stride)
-      bad |= t[i] < t[i - 1];
+    for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+        i < n; i += stride) {
+      const int64_t now = t[i];
+
+      bad |= i > 0 && now < t[i - 1];
+      if (ends && (i == 0 || i >= tail_from))
+        ends[(uint64_t) b * n + i] = now;
+    }
     if (__syncthreads_or (bad) && threadIdx.x == 0)
       disordered[b] = 1;
   }
@@ -522,25 +532,23 @@ rc_resample_cuda (const rc_resample_params * params,
 
 extern "C" rc_status
 rc_times_disordered_cuda (const int64_t * times, uint32_t batch, uint64_t n,
-    uint8_t * disordered, void *stream)
+    uint8_t * disordered, uint64_t tail, int64_t * ends, void *stream)
 {
   const unsigned threads = 256;
-  /* About four pairs a thread, at most 1,024 blocks a trajectory (the
+  /* About four times a thread, at most 1,024 blocks a trajectory (the
    * threads stride over longer ones). */
   const uint64_t per_row = (n + 4 * threads - 1) / (4 * threads);
   const unsigned blocks_x = (unsigned) (per_row < 1024 ? per_row : 1024);
   const unsigned rows = batch < 65535 ? batch : 65535;
-  cudaStream_t s = (cudaStream_t) stream;
-  rc_status ret;
 
   if (batch == 0)
     return RC_OK;
   if (!times || !disordered)
     return RC_ERROR_INVALID_ARGUMENT;
-  ret = rc_check_cuda (cudaMemsetAsync (disordered, 0, batch, s));
-  if (ret != RC_OK || n < 2)
-    return ret;
-  times_disordered_kernel <<< dim3 (blocks_x, rows), threads, 0, s >>>
-      (times, batch, n, disordered);
+  if (n == 0)
+    return RC_OK;
+  times_disordered_kernel <<< dim3 (blocks_x, rows), threads, 0,
+      (cudaStream_t) stream >>> (times, batch, n, disordered,
+      tail < n ? n - tail : 0, ends);
   return rc_check_launch ();
 }

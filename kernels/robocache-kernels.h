@@ -640,14 +640,22 @@ rc_status rc_resample_cuda (const rc_resample_params * params,
 
 /* Which of @batch trajectories of @n times each (row-major int64) are not
  * non-decreasing, as the resample kernels need them: @disordered[b] set
- * to 1 where some time is below the one before it, else 0.  On the GPU a
- * chunk's times need not come back to the host to be checked (only its
- * trajectories' ends, when this finds them in order).  CUDA: device
- * pointers, asynchronous on @stream, no allocation. */
+ * to 1 where some time is below the one before it; the other flags are
+ * left as they were, so the caller clears them first.  With @ends not
+ * NULL, each trajectory's first time and its last @tail times (all of
+ * them where @tail >= @n - 1) are copied to their places in @ends, an
+ * array shaped as @times whose other elements are left alone.  On the GPU
+ * a chunk's times need not come back to the host to be checked: only its
+ * trajectories' ends, when this finds them in order, in the same launch.
+ * CUDA: device pointers, or page-locked host memory from rc_host_alloc for
+ * @disordered and @ends (the host clears the flags there without a call
+ * of its own and reads both once @stream is synchronised); asynchronous
+ * on @stream, no allocation. */
 rc_status rc_times_disordered_cpu (const int64_t * times, uint32_t batch,
-    uint64_t n, uint8_t * disordered);
+    uint64_t n, uint8_t * disordered, uint64_t tail, int64_t * ends);
 rc_status rc_times_disordered_cuda (const int64_t * times, uint32_t batch,
-    uint64_t n, uint8_t * disordered, void *stream);
+    uint64_t n, uint8_t * disordered, uint64_t tail, int64_t * ends,
+    void *stream);
 
 /* Whether rc_resample_cpu is expected to finish @params on data in system
  * memory sooner than the GPU would, copies included (three copies in, the

@@ -797,7 +797,8 @@ valid_params (void)
 
 /* Which trajectories rc_times_disordered_cpu marks: a decrease at the
  * first pair, in the middle, at the last pair; equal times and a single
- * sample are in order. */
+ * sample are in order.  Only 1s are stored, and each trajectory's first
+ * time and last @tail are copied to their places in @ends, nothing else. */
 GST_START_TEST (test_times_disordered)
 {
   const int64_t times[6][5] = {
@@ -809,21 +810,43 @@ GST_START_TEST (test_times_disordered)
     {-3, -2, -2, 0, G_MAXINT64},
   };
   const uint8_t want[6] = { 0, 1, 1, 1, 0, 0 };
+  const int64_t poison = -77;
   uint8_t got[6];
+  int64_t ends[6][5];
 
-  memset (got, 0xab, sizeof (got));
-  fail_unless_equals_int (rc_times_disordered_cpu (&times[0][0], 6, 5, got),
-      RC_OK);
+  memset (got, 0, sizeof (got));
+  for (int b = 0; b < 6; b++)
+    for (int i = 0; i < 5; i++)
+      ends[b][i] = poison;
+  fail_unless_equals_int (rc_times_disordered_cpu (&times[0][0], 6, 5, got,
+          2, &ends[0][0]), RC_OK);
   fail_unless (memcmp (got, want, sizeof (want)) == 0);
-  /* One sample a trajectory: always in order. */
+  for (int b = 0; b < 6; b++)
+    for (int i = 0; i < 5; i++)
+      fail_unless_equals_int64 (ends[b][i], i == 0 || i >= 3 ? times[b][i] :
+          poison);
+  /* Flags already set stay set; a tail longer than the row copies it
+   * whole; no @ends, nothing copied. */
   memset (got, 0xab, sizeof (got));
-  fail_unless_equals_int (rc_times_disordered_cpu (&times[1][0], 4, 1, got),
-      RC_OK);
-  for (int b = 0; b < 4; b++)
+  fail_unless_equals_int (rc_times_disordered_cpu (&times[0][0], 6, 5, got,
+          9, &ends[0][0]), RC_OK);
+  for (int b = 0; b < 6; b++)
+    fail_unless_equals_int (got[b], want[b] ? 1 : 0xab);
+  fail_unless (memcmp (ends, times, sizeof (times)) == 0);
+  fail_unless_equals_int (rc_times_disordered_cpu (&times[0][0], 6, 5, got,
+          2, NULL), RC_OK);
+  /* One sample a trajectory: always in order, and its one time copied. */
+  memset (got, 0, sizeof (got));
+  fail_unless_equals_int (rc_times_disordered_cpu (&times[1][0], 4, 1, got,
+          0, &ends[0][0]), RC_OK);
+  for (int b = 0; b < 4; b++) {
     fail_unless_equals_int (got[b], 0);
-  fail_unless_equals_int (rc_times_disordered_cpu (NULL, 0, 5, NULL), RC_OK);
-  fail_unless_equals_int (rc_times_disordered_cpu (NULL, 2, 5, got),
-      RC_ERROR_INVALID_ARGUMENT);
+    fail_unless_equals_int64 ((&ends[0][0])[b], (&times[1][0])[b]);
+  }
+  fail_unless_equals_int (rc_times_disordered_cpu (NULL, 0, 5, NULL, 0,
+          NULL), RC_OK);
+  fail_unless_equals_int (rc_times_disordered_cpu (NULL, 2, 5, got, 0,
+          NULL), RC_ERROR_INVALID_ARGUMENT);
 }
 
 GST_END_TEST;

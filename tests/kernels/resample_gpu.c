@@ -432,26 +432,34 @@ GST_END_TEST;
 
 /* rc_times_disordered_cuda against the CPU's on fresh sorted trajectories
  * (repeats included) of which every third gets one decrease at a pair
- * drawn at random, or the first or the last; the flags poisoned first.
- * Lengths from one pair to more than one block's stride, and a batch
- * past the grid's 65,535 rows. */
+ * drawn at random, or the first or the last: the flags (only 1s stored,
+ * over a few already set) and the ends copied, tails of none to more than
+ * the row, into poisoned arrays compared whole, so that nothing else is
+ * written; in device memory, and in page-locked host memory as the
+ * element reads them.  Lengths from one time to more than one block's
+ * stride, and a batch past the grid's 65,535 rows. */
 GST_START_TEST (test_times_disordered)
 {
   static const struct
   {
     uint32_t batch;
-    uint64_t n;
-  } sizes[] = { {1, 2}, {7, 3}, {64, 4096}, {3, 300000}, {70000, 5},
-    {5, 1}
+    uint64_t n, tail;
+  } sizes[] = { {1, 2, 1}, {7, 3, 0}, {64, 4096, 256}, {3, 300000, 1000},
+    {70000, 5, 2}, {5, 1, 0}, {4, 700, 700}
   };
   GRand *rand = test_rand_new ();
 
   for (guint k = 0; k < G_N_ELEMENTS (sizes); k++) {
     const uint32_t batch = sizes[k].batch;
-    const uint64_t n = sizes[k].n;
+    const uint64_t n = sizes[k].n, tail = sizes[k].tail;
+    const gsize bytes = batch * n * sizeof (int64_t);
+    const gboolean pinned = k % 2 == 1;
     int64_t *times = g_new (int64_t, batch * n);
-    uint8_t *want = g_new (uint8_t, batch), *got = g_new (uint8_t, batch);
-    void *d_times = NULL, *d_flags = NULL;
+    int64_t *want_ends = g_new (int64_t, batch * n);
+    int64_t *got_ends = g_new (int64_t, batch * n), *ends = NULL;
+    uint8_t *want = g_new0 (uint8_t, batch), *got = g_new (uint8_t, batch);
+    uint8_t *flags = NULL;
+    void *d_times = NULL;
     guint marked = 0;
 
     for (uint32_t b = 0; b < batch; b++) {
@@ -466,30 +474,64 @@ GST_START_TEST (test_times_disordered)
 
         t[at] = t[at - 1] - g_rand_int_range (rand, 1, 5000);
       }
+      /* A flag the caller set already stays set. */
+      want[b] = b % 5 == 4;
     }
-    fail_unless_equals_int (rc_times_disordered_cpu (times, batch, n, want),
-        RC_OK);
+    memset (want_ends, 0xab, bytes);
+    fail_unless_equals_int (rc_times_disordered_cpu (times, batch, n, want,
+            tail, want_ends), RC_OK);
     for (uint32_t b = 0; b < batch; b++)
-      marked += want[b];
+      marked += want[b] && b % 5 != 4;
     fail_unless (n < 2 || marked > 0);
-    fail_unless_equals_int (rc_device_alloc (&d_times, batch * n * 8), RC_OK);
-    fail_unless_equals_int (rc_device_alloc (&d_flags, batch), RC_OK);
-    fail_unless_equals_int (rc_device_copy_async (d_times, times,
-            batch * n * 8, RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
-    fail_unless_equals_int (rc_device_memset_async (d_flags, 0xab, batch,
-            NULL), RC_OK);
+    fail_unless_equals_int (rc_device_alloc (&d_times, bytes), RC_OK);
+    fail_unless_equals_int (rc_device_copy_async (d_times, times, bytes,
+            RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
+    if (pinned) {
+      fail_unless_equals_int (rc_host_alloc ((void **) &flags, batch), RC_OK);
+      fail_unless_equals_int (rc_host_alloc ((void **) &ends, bytes), RC_OK);
+      for (uint32_t b = 0; b < batch; b++)
+        flags[b] = b % 5 == 4;
+      memset (ends, 0xab, bytes);
+    } else {
+      fail_unless_equals_int (rc_device_alloc ((void **) &flags, batch),
+          RC_OK);
+      fail_unless_equals_int (rc_device_alloc ((void **) &ends, bytes),
+          RC_OK);
+      for (uint32_t b = 0; b < batch; b++)
+        got[b] = b % 5 == 4;
+      fail_unless_equals_int (rc_device_copy_async (flags, got, batch,
+              RC_COPY_HOST_TO_DEVICE, NULL), RC_OK);
+      fail_unless_equals_int (rc_device_memset_async (ends, 0xab, bytes,
+              NULL), RC_OK);
+    }
     fail_unless_equals_int (rc_times_disordered_cuda (d_times, batch, n,
-            d_flags, NULL), RC_OK);
-    fail_unless_equals_int (rc_device_copy_async (got, d_flags, batch,
-            RC_COPY_DEVICE_TO_HOST, NULL), RC_OK);
-    fail_unless_equals_int (rc_stream_synchronize (NULL), RC_OK);
+            flags, tail, ends, NULL), RC_OK);
+    if (pinned) {
+      fail_unless_equals_int (rc_stream_synchronize (NULL), RC_OK);
+      memcpy (got, flags, batch);
+      memcpy (got_ends, ends, bytes);
+      fail_unless_equals_int (rc_host_free (flags), RC_OK);
+      fail_unless_equals_int (rc_host_free (ends), RC_OK);
+    } else {
+      fail_unless_equals_int (rc_device_copy_async (got, flags, batch,
+              RC_COPY_DEVICE_TO_HOST, NULL), RC_OK);
+      fail_unless_equals_int (rc_device_copy_async (got_ends, ends, bytes,
+              RC_COPY_DEVICE_TO_HOST, NULL), RC_OK);
+      fail_unless_equals_int (rc_stream_synchronize (NULL), RC_OK);
+      fail_unless_equals_int (rc_device_free (flags), RC_OK);
+      fail_unless_equals_int (rc_device_free (ends), RC_OK);
+    }
     for (uint32_t b = 0; b < batch; b++)
       fail_unless (got[b] == want[b], "batch %u x %" G_GUINT64_FORMAT
           ": trajectory %u flagged %u, the CPU %u", batch, n, b, got[b],
           want[b]);
+    fail_unless (memcmp (got_ends, want_ends, bytes) == 0,
+        "batch %u x %" G_GUINT64_FORMAT ", tail %" G_GUINT64_FORMAT
+        ": the ends differ from the CPU's", batch, n, tail);
     fail_unless_equals_int (rc_device_free (d_times), RC_OK);
-    fail_unless_equals_int (rc_device_free (d_flags), RC_OK);
     g_free (times);
+    g_free (want_ends);
+    g_free (got_ends);
     g_free (want);
     g_free (got);
   }
