@@ -140,16 +140,19 @@ sanitize () {
 }
 
 # The checks CHECKS (as GST_CHECKS takes them) of the test program
-# PROGRAM against each plugin .device/NAME/libgstrobocache.so (a mutant
-# built here, which should fail them), as calls 293 and 294 ran them by
-# hand: into $R/NAME.txt, a line each (and its first failure) into
+# PROGRAM against each mutant NAME built here, which should fail them: a
+# kernel library ms/NAME of .device/fvars.tar.xz, or else a plugin
+# .device/NAME/libgstrobocache.so (as calls 293 and 294 ran them by hand):
+# into $R/NAME.txt, a line each (and its first failure) into
 # $R/mutants.txt.
 mutants () {
-  local program=$1 checks=$2 m
+  local program=$1 checks=$2 m where
   shift 2
   for m in "$@"; do
-    GST_PLUGIN_PATH_1_0=$PWD/.device/$m \
-      GST_REGISTRY_1_0=/tmp/rc-registry-$m.bin CK_DEFAULT_TIMEOUT=140 \
+    where=(GST_PLUGIN_PATH_1_0=$PWD/.device/$m)
+    [ -d "$V/ms/$m" ] &&
+      where=(LD_LIBRARY_PATH="$(lib "$m")" GST_PLUGIN_PATH_1_0=$B/gst)
+    env "${where[@]}" GST_REGISTRY_1_0=/tmp/rc-registry-$m.bin CK_DEFAULT_TIMEOUT=140 \
       GST_CHECKS=$checks timeout 150 "$B/tests/$program" > "$R/$m.txt" 2>&1
     echo rc=$? >> "$R/$m.txt"
     echo "$m: $(grep -E '^[0-9]+%:|rc=' "$R/$m.txt" | tr '\n' ' ')"
