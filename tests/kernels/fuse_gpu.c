@@ -381,6 +381,26 @@ GST_END_TEST;
 
 /* 64 episodes x 10 s at 50 Hz: vision 30 Hz x 512, proprioception
  * 100 Hz x 14, force 333 Hz x 6. */
+/* Narrow rows under tiles of many ticks (16 episodes of 12,000 ticks: 93
+ * a tile), so that a thread takes two items of a segment, its second at
+ * another tick and another unit (the segments' units, 3 and 5, do not
+ * divide the block), where the other cases' threads take one or units
+ * that divide it: 12 channels 4 at a time, 7 in three 16-byte units read
+ * a float at a time, 10 bfloat16 two at a time, and the three in one odd
+ * row of 29 floats. */
+GST_START_TEST (test_many_items)
+{
+  run_one (&(Case) {16, 12000, 50, 1, {{2400, 12, F32, 10}}, .regular =
+          TRUE});
+  run_one (&(Case) {16, 12000, 50, 1, {{2400, 7, F32, 10}}, .regular =
+          TRUE});
+  run_one (&(Case) {16, 12000, 50, 1, {{2400, 10, BF16, 10}}});
+  run_one (&(Case) {16, 12000, 50, 3, {{2400, 12, F32, 10}, {24000, 7, F32,
+              100}, {1200, 10, BF16, 5}}});
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_reference_size)
 {
   run_one (&(Case) {64, 500, 50, 3, {{300, 512, F32, 30}, {1000, 14, F32,
@@ -413,6 +433,7 @@ kernels_fuse_gpu_suite (void)
   tcase_add_test (tc, test_many_streams);
   tcase_add_test (tc, test_long_and_wide);
   tcase_add_test (tc, test_tiles);
+  tcase_add_test (tc, test_many_items);
   tcase_add_test (tc, test_reference_size);
   tcase_add_test (tc, test_reference_size_bf16);
   return s;
