@@ -379,8 +379,6 @@ GST_START_TEST (test_tiles)
 
 GST_END_TEST;
 
-/* 64 episodes x 10 s at 50 Hz: vision 30 Hz x 512, proprioception
- * 100 Hz x 14, force 333 Hz x 6. */
 /* Narrow rows under tiles of many ticks (16 episodes of 12,000 ticks: 93
  * a tile), so that a thread takes two items of a segment, its second at
  * another tick and another unit (the segments' units, 3 and 5, do not
@@ -401,6 +399,8 @@ GST_START_TEST (test_many_items)
 
 GST_END_TEST;
 
+/* 64 episodes x 10 s at 50 Hz: vision 30 Hz x 512, proprioception
+ * 100 Hz x 14, force 333 Hz x 6. */
 GST_START_TEST (test_reference_size)
 {
   run_one (&(Case) {64, 500, 50, 3, {{300, 512, F32, 30}, {1000, 14, F32,
