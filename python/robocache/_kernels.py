@@ -483,6 +483,97 @@ def _voxelize_into(call, pts, layout, grid, out_ptr, stats):
             out_ptr, scratch, stats), "voxelize (CPU)")
 
 
+class _VoxelizePlan:
+    """A torch CUDA voxelize call checked once: what the next call with
+    the same columns, dtype, device and options needs.  The number of
+    points may change from call to call, as a lidar's sweeps do."""
+
+    __slots__ = ("device", "layout", "grid", "params", "outputs",
+                 "max_points")
+
+
+_voxelize_plans = {}
+_PLAIN_TYPES = (int, float, bool, str, type(None))
+
+
+def _plain_key(value):
+    """`value` with its type (and, in a tuple or list, each element's) for a
+    cache key: numbers, strings and None, or a tuple or list of them.
+    TypeError for anything else (an array, whose values could change
+    under the same object)."""
+    if type(value) in _PLAIN_TYPES:
+        return (type(value), value)
+    if type(value) in (tuple, list) and all(type(x) in _PLAIN_TYPES
+                                            for x in value):
+        return (type(value),) + tuple((type(x), x) for x in value)
+    raise TypeError("not a plain value")
+
+
+def _voxelize_key(points, *options):
+    try:
+        if points.dim() != 2:
+            return None
+        return (points.shape[1], points.dtype, points.get_device()) + tuple(
+            _plain_key(v) for v in options)
+    except (AttributeError, TypeError):
+        return None
+
+
+def _remember_voxelize(key, device, layout, grid, params, outputs,
+                       max_points):
+    if len(_voxelize_plans) >= 64:
+        _voxelize_plans.clear()
+    plan = _VoxelizePlan()
+    plan.device = device
+    plan.layout, plan.grid, plan.params = layout, grid, params
+    plan.outputs = [(len(shape), (ctypes.c_int64 * len(shape))(*shape),
+                     _lib.TYPE[dtype]) for shape, dtype in outputs]
+    plan.max_points = max_points
+    _voxelize_plans[key] = plan
+
+
+def _voxelize_fast(key, points):
+    """The training-loop call on a torch CUDA tensor already seen with these
+    options: the per-call checks, then the outputs and the kernel call as
+    the general path makes them.  None where the general path must handle
+    (and judge) the call."""
+    plan = _voxelize_plans.get(key)
+    n = points.shape[0]
+    if (plan is None or n > plan.max_points or not points.is_contiguous()
+            or points.is_neg()):
+        return None
+    device = plan.device
+    if _lib._thread.__dict__.get("device") != device:
+        _lib.select_device(device)
+    pts = _arrays.View()
+    pts.data, pts.shape = points.data_ptr(), (n, points.shape[1])
+    addresses = []
+    with _Call("voxelize") as call:
+        call.device, call.device_id = CUDA, device
+        call.stream = _arrays.torch_stream(device)
+        try:
+            for ndim, shape, dtype in plan.outputs:
+                address = _c_void_p()
+                _lib.check(_array_new(device, ndim, shape, dtype,
+                                      call.stream, _byref(address)),
+                           "allocating an output")
+                addresses.append(address.value)
+            data = [_c_void_p.from_address(a).value for a in addresses]
+            if plan.params is None:
+                _voxelize_into(call, pts, plan.layout, plan.grid, data[0],
+                               None)
+            else:
+                _sparse_into(call, pts, plan.layout, plan.params,
+                             _lib.SparseOutput(*data))
+        except BaseException:
+            for a in addresses:
+                k.rc_array_free(ctypes.cast(a, ctypes.POINTER(
+                    _lib.DLManagedTensor)))
+            raise
+    outs = [_arrays.torch_from_new(a) for a in addresses]
+    return outs[0] if plan.params is None else tuple(outs)
+
+
 _GRID_DTYPE = {"occupancy": "uint8", "count": "uint32", "mean": "float32"}
 # What voxelize's mode takes: the dense grids, then the sparse voxels.
 _VOXELIZE_MODES = dict.fromkeys(list(_GRID_DTYPE) + ["pillars", "voxels"])
@@ -524,11 +615,19 @@ def voxelize(points, voxel_size, origin, dims, mode="count", features=None,
     The same bytes on the CPU and on CUDA.
     """
     what = "voxelize"
+    key = None
+    if getattr(points, "is_cuda", False):
+        key = _voxelize_key(points, voxel_size, origin, dims, mode, features,
+                            max_points_per_voxel, max_voxels, paper_features)
+        if key is not None:
+            result = _voxelize_fast(key, points)
+            if result is not None:
+                return result
     _choice(what, "mode", mode, _VOXELIZE_MODES)
     if mode in ("pillars", "voxels"):
         return _sparse_voxelize(points, voxel_size, origin, dims, mode,
                                 features, max_points_per_voxel, max_voxels,
-                                paper_features)
+                                paper_features, key)
     with _Call(what) as call:
         pts, layout, grid = _grid_call(what, call, points, voxel_size,
                                        origin, dims, mode, features)
@@ -549,11 +648,16 @@ def voxelize(points, voxel_size, origin, dims, mode="count", features=None,
         out = call.output(shape, dtype)
         _voxelize_into(call, pts, layout, grid, _arrays.data_pointer(out),
                        None)
-        return _arrays.hand_over(out, call.like)
+        result = _arrays.hand_over(out, call.like)
+        if key is not None and call.like == "torch" and call.device == CUDA:
+            _remember_voxelize(key, call.device_id, layout, grid, None,
+                               [(shape, dtype)], 2**31 - 1 if
+                               mode == "count" else 0xFFFFFFFF)
+        return result
 
 
 def _sparse_voxelize(points, voxel_size, origin, dims, mode, features,
-                     max_points, max_voxels, paper_features):
+                     max_points, max_voxels, paper_features, key):
     what = "voxelize"
     with _Call(what) as call:
         pts = call.view(points, "points")
@@ -585,29 +689,37 @@ def _sparse_voxelize(points, voxel_size, origin, dims, mode, features,
                              "or the grid has 2^32 - 1 voxels or more")
         c = k.rc_sparse_channels(ctypes.byref(layout), ctypes.byref(params))
         call.start()
-        outs = (call.output((max_voxels, max_points, c), "float32"),
-                call.output((max_voxels, 3), "int32"),
-                call.output((max_voxels,), "int32"),
-                call.output((1,), "int32"))
-        arrays = _lib.SparseOutput(*[_arrays.data_pointer(o) for o in outs])
-        if call.device == CUDA:
-            size = ctypes.c_uint64()
-            _lib.check(k.rc_sparse_cuda_scratch_size(
-                ctypes.byref(layout), ctypes.byref(params), pts.shape[0],
-                ctypes.byref(size)), "sizing the sparse voxel scratch")
-            scratch = call.temp(max(size.value, 1))
-            _lib.check(k.rc_sparse_voxelize_cuda(
-                ctypes.byref(layout), ctypes.byref(params), pts.data,
-                pts.shape[0], ctypes.byref(arrays), scratch, size.value,
-                None, call.stream), "sparse voxelize (CUDA)")
-        else:
-            scratch = call.temp(k.rc_sparse_scratch_size(
-                ctypes.byref(params)))
-            _lib.check(k.rc_sparse_voxelize_cpu(
-                ctypes.byref(layout), ctypes.byref(params), pts.data,
-                pts.shape[0], ctypes.byref(arrays), scratch, None),
-                "sparse voxelize (CPU)")
-        return tuple(_arrays.hand_over(o, call.like) for o in outs)
+        shapes = [((max_voxels, max_points, c), "float32"),
+                  ((max_voxels, 3), "int32"), ((max_voxels,), "int32"),
+                  ((1,), "int32")]
+        outs = tuple(call.output(shape, dtype) for shape, dtype in shapes)
+        _sparse_into(call, pts, layout, params, _lib.SparseOutput(
+            *[_arrays.data_pointer(o) for o in outs]))
+        result = tuple(_arrays.hand_over(o, call.like) for o in outs)
+        if key is not None and call.like == "torch" and call.device == CUDA:
+            _remember_voxelize(key, call.device_id, layout, grid, params,
+                               shapes, 0xFFFFFFFF)
+        return result
+
+
+def _sparse_into(call, pts, layout, params, arrays):
+    """Runs the sparse voxelization of one cloud into `arrays`."""
+    if call.device == CUDA:
+        size = ctypes.c_uint64()
+        _lib.check(k.rc_sparse_cuda_scratch_size(
+            ctypes.byref(layout), ctypes.byref(params), pts.shape[0],
+            ctypes.byref(size)), "sizing the sparse voxel scratch")
+        scratch = call.temp(max(size.value, 1))
+        _lib.check(k.rc_sparse_voxelize_cuda(
+            ctypes.byref(layout), ctypes.byref(params), pts.data,
+            pts.shape[0], ctypes.byref(arrays), scratch, size.value, None,
+            call.stream), "sparse voxelize (CUDA)")
+    else:
+        scratch = call.temp(k.rc_sparse_scratch_size(ctypes.byref(params)))
+        _lib.check(k.rc_sparse_voxelize_cpu(
+            ctypes.byref(layout), ctypes.byref(params), pts.data,
+            pts.shape[0], ctypes.byref(arrays), scratch, None),
+            "sparse voxelize (CPU)")
 
 
 class _PinnedStats:

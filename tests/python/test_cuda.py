@@ -179,6 +179,77 @@ class Kernels(unittest.TestCase):
         np.testing.assert_allclose(out.cpu().numpy(), cpu, rtol=1e-4,
                                    atol=1e-4)
 
+    def test_voxelize_fast_path(self):
+        """A call already seen with the same columns and options (a
+        training loop's next sweep, with another number of points) skips
+        the general path's checks: its grids and sparse voxels are still
+        the CPU's, on clouds of other sizes, an empty one and a view with
+        the negative bit; a non-contiguous cloud is refused as before;
+        options given as arrays, which could change under the same object,
+        are never remembered."""
+        import unittest.mock
+        grid = dict(voxel_size=(0.4, 0.4, 0.5), origin=(-35, -35, -3),
+                    dims=(176, 176, 12))
+        kitti = dict(voxel_size=(0.16, 0.16, 4.0), origin=(0.0, -39.68, -3.0),
+                     dims=(432, 496, 1))
+        cases = [(dict(mode="count"), grid), (dict(mode="occupancy"), grid),
+                 (dict(mode="mean", features=(3, 0)), grid),
+                 (dict(mode="pillars", max_voxels=3000), kitti),
+                 (dict(mode="voxels", max_points_per_voxel=5,
+                       max_voxels=500, features=(3,)), kitti)]
+
+        def cloud(n):
+            pts = self.rng.uniform(-40, 40, (n, 4)).astype(np.float32)
+            pts[self.rng.random(n) < 0.01, 1] = np.nan
+            return pts
+
+        def same(got, pts, kw, g):
+            want = robocache.voxelize(pts, **kw, **g)
+            if not isinstance(want, tuple):
+                got, want = (got,), (want,)
+            self.assertEqual(len(got), len(want))
+            for a, b in zip(got, want):
+                self.assertTrue(a.is_cuda)
+                if kw["mode"] == "mean":
+                    # Sums in another order: the last bits may differ.
+                    np.testing.assert_allclose(a.cpu().numpy(), b,
+                                               rtol=1e-4, atol=1e-4)
+                else:
+                    np.testing.assert_array_equal(a.cpu().numpy(), b)
+
+        _kernels._voxelize_plans.clear()
+        for kw, g in cases:
+            with self.subTest(**kw):
+                first = cloud(20000)
+                same(robocache.voxelize(cuda(first), **kw, **g), first, kw, g)
+                general = unittest.mock.patch.object(
+                    _kernels, "_grid_call",
+                    side_effect=AssertionError("the general path ran"))
+                for n in (31000, 0, 777):
+                    pts = cloud(n)
+                    with general:
+                        got = robocache.voxelize(cuda(pts), **kw, **g)
+                    same(got, pts, kw, g)
+                pts = cloud(5000)
+                # Contiguous, so that only its negative bit keeps it off
+                # the fast path (torch's private _neg_view makes one).
+                negated = torch._neg_view(cuda(-pts))
+                self.assertTrue(negated.is_neg() and negated.is_contiguous())
+                same(robocache.voxelize(negated, **kw, **g), pts, kw, g)
+                wide = cuda(np.concatenate([pts, pts], axis=1))[:, :4]
+                with self.assertRaises(ValueError) as caught:
+                    robocache.voxelize(wide, **kw, **g)
+                self.assertIn("must be contiguous", str(caught.exception))
+        remembered = len(_kernels._voxelize_plans)
+        size = np.array([0.4, 0.4, 0.5])
+        pts = cloud(3000)
+        for _ in range(2):
+            got = robocache.voxelize(cuda(pts), size, grid["origin"],
+                                     grid["dims"])
+            same(got, pts, dict(mode="count"), dict(
+                voxel_size=size, origin=grid["origin"], dims=grid["dims"]))
+        self.assertEqual(len(_kernels._voxelize_plans), remembered)
+
     def test_fuse(self):
         E, T = 4, 256
         t1 = ref.random_times(self.rng, E, 1000)
