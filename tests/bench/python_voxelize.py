@@ -10,8 +10,8 @@ random clouds rotated (never zeros), warm-up, medians of N runs; the
 measures are python_resample.py's (host issue with the GPU idle, one call
 with its synchronisation, back to back).  The raw call is
 rc_voxelize_cuda / rc_sparse_voxelize_cuda through ctypes with every
-argument, output and scratch prebuilt, checked equal to the Python call's
-output first.
+argument, output and scratch prebuilt (torch_pillars.py's for the
+pillars), checked equal to the Python call's output first.
 
   python3 python_voxelize.py [--runs N] [--json FILE]
 Needs the build's python/ and tests/python on PYTHONPATH and torch with
@@ -29,14 +29,14 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import python_resample as pr  # noqa: E402
+import torch_pillars  # noqa: E402
+from pillars_cpu import GRID as KITTI  # noqa: E402
 import robocache  # noqa: E402
 from robocache import _kernels, _lib  # noqa: E402
 
 DEV = torch.device("cuda", 0)
 COUNT = dict(voxel_size=(0.4, 0.4, 0.5), origin=(-35.2, -35.2, -3.0),
              dims=(176, 176, 12))
-KITTI = dict(voxel_size=(0.16, 0.16, 4.0), origin=(0.0, -39.68, -3.0),
-             dims=(432, 496, 1))
 k = _lib.kernels
 
 
@@ -81,35 +81,9 @@ def raw_count(sets):
 
 
 def raw_pillars(sets):
-    """rc_sparse_voxelize_cuda with the parameters, outputs and scratch
-    prebuilt."""
-    call = _kernels._Call("bench")
-    _, layout, grid = _kernels._grid_call(
-        "bench", call, sets[0], KITTI["voxel_size"], KITTI["origin"],
-        KITTI["dims"], "count", (3,))
-    params = _lib.SparseParams(grid=grid, mode=_lib.SPARSE_MODE["pillars"],
-                               max_points=32, max_voxels=40000)
-    c = k.rc_sparse_channels(ctypes.byref(layout), ctypes.byref(params))
-    outs = (torch.empty((40000, 32, c), device=DEV),
-            torch.empty((40000, 3), dtype=torch.int32, device=DEV),
-            torch.empty((40000,), dtype=torch.int32, device=DEV),
-            torch.empty((1,), dtype=torch.int32, device=DEV))
-    arrays = _lib.SparseOutput(*[o.data_ptr() for o in outs])
-    size = ctypes.c_uint64()
-    _lib.check(k.rc_sparse_cuda_scratch_size(
-        ctypes.byref(layout), ctypes.byref(params), sets[0].shape[0],
-        ctypes.byref(size)), "sizing the scratch")
-    scratch = torch.empty(max(size.value, 1), dtype=torch.uint8, device=DEV)
-    stream = torch.cuda.current_stream().cuda_stream
-    args = (ctypes.byref(layout), ctypes.byref(params))
-    ptrs = [s.data_ptr() for s in sets]
-    fn = k.rc_sparse_voxelize_cuda
-
-    def run(i):
-        fn(*args, ptrs[i], sets[i].shape[0], ctypes.byref(arrays),
-           scratch.data_ptr(), size.value, None, stream)
-    run.keep = (outs, scratch, layout, params, arrays)
-    return run, list(outs)
+    """torch_pillars.py's prebuilt rc_sparse_voxelize_cuda, by index."""
+    run = torch_pillars.kernel_call(sets)
+    return (lambda i: run(sets[i])), list(run.outs)
 
 
 def measure(fn, n_sets, runs):
