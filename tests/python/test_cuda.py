@@ -263,6 +263,67 @@ class Kernels(unittest.TestCase):
         np.testing.assert_allclose(out.cpu().numpy(), cpu, rtol=1e-5,
                                    atol=1e-5)
 
+    def test_fuse_fast_path(self):
+        """A call already seen with the same shapes and options (int64
+        times) skips the general path's checks: fresh times and values of
+        those shapes still give the CPU's result; a view with the negative
+        bit is read negated and a non-contiguous one refused, as before;
+        float64 seconds, converted every call, are never remembered."""
+        import unittest.mock
+        E, T = 3, 200
+
+        def inputs():
+            t1 = ref.random_times(self.rng, E, 700)
+            t2 = ref.random_times(self.rng, E, 90)
+            return (t1, self.rng.standard_normal((E, 700, 5)).astype(
+                np.float32), t2, self.rng.standard_normal(
+                (E, 90, 4)).astype(np.float32),
+                ref.targets_around(self.rng, t1, T))
+
+        kept = []
+
+        def fused(t1, v1, t2, v2, ticks, to=cuda):
+            # Every input kept alive: torch's allocator would otherwise
+            # give the next call's tensors the same addresses, and a fast
+            # path that kept an earlier call's addresses would pass.
+            args = [to(a) for a in (t1, v1, t2, v2, ticks)]
+            kept.append(args)
+            return robocache.fuse([(args[0], args[1]),
+                                   (args[2], args[3], "nearest")], args[4])
+
+        def same(got, x):
+            self.assertTrue(got.is_cuda)
+            np.testing.assert_allclose(got.cpu().numpy(),
+                                       fused(*x, to=lambda a: a),
+                                       rtol=1e-5, atol=1e-5)
+
+        _kernels._fuse_plans.clear()
+        x = inputs()
+        same(fused(*x), x)
+        self.assertEqual(len(_kernels._fuse_plans), 1)
+        general = unittest.mock.patch.object(
+            _kernels, "_Call", side_effect=AssertionError(
+                "the general path ran"))
+        for _ in range(3):
+            x = inputs()
+            with general:
+                got = fused(*x)
+            same(got, x)
+        t1, v1, t2, v2, ticks = x
+        negated = torch._neg_view(cuda(-v2))
+        self.assertTrue(negated.is_neg() and negated.is_contiguous())
+        same(robocache.fuse([(cuda(t1), cuda(v1)),
+                             (cuda(t2), negated, "nearest")], cuda(ticks)), x)
+        wide = cuda(np.concatenate([v1, v1], axis=2))[:, :, :5]
+        with self.assertRaises(ValueError) as caught:
+            robocache.fuse([(cuda(t1), wide), (cuda(t2), cuda(v2),
+                                                "nearest")], cuda(ticks))
+        self.assertIn("must be contiguous", str(caught.exception))
+        seconds = [a / 1e9 if a.dtype == np.int64 else a for a in x]
+        for _ in range(2):
+            same(fused(*seconds), seconds)
+        self.assertEqual(len(_kernels._fuse_plans), 1)
+
     def test_gpu_the_kernels_were_not_built_for(self):
         pts = cuda(self.rng.uniform(-10, 10, (5000, 4)).astype(np.float32))
         grid = dict(voxel_size=0.5, origin=-10, dims=40)
