@@ -161,6 +161,40 @@ mutants () {
   pack "mutants $program"
 }
 
+# The Python test TEST (module.Class.method of tests/python) against each
+# package build/NAME (a mutant built here, which should fail it): into
+# $R/NAME.txt, a line each into $R/mutants.txt (calls 307 and 311).
+py_mutants () {
+  local test=$1 m
+  shift
+  for m in "$@"; do
+    PYTHONPATH=$B/$m:$PWD/tests/python timeout 120 python3 \
+      "tests/python/${test%%.*}.py" "${test#*.}" > "$R/$m.txt" 2>&1
+    echo rc=$? >> "$R/$m.txt"
+    echo "$m: $(grep -E '^(OK|FAILED)|^rc=' "$R/$m.txt" | tr '\n' ' ')" |
+      tee -a "$R/mutants.txt"
+  done
+  pack "mutants $test"
+}
+
+# tests/bench/SCRIPT.py --runs 200 with each package build/NAME of
+# PACKAGES in turn, ROUNDS times, while more than 40 s are left: into
+# $R/TAG-NAME-ROUND.txt and .json, each printed.
+py_bench () {
+  local script=$1 tag=$2 rounds=$3 packages=$4 i p
+  for i in $(seq "$rounds"); do
+    for p in $packages; do
+      [ $(left) -gt 40 ] || return
+      PYTHONPATH=$B/$p:$PWD/tests/python timeout 120 python3 \
+        "tests/bench/$script.py" --runs 200 --json "$R/$tag-$p-$i.json" \
+        > "$R/$tag-$p-$i.txt" 2>&1
+      echo rc=$? >> "$R/$tag-$p-$i.txt"
+      pack "$tag $p $i"
+      echo "== $p $i"; cat "$R/$tag-$p-$i.txt"
+    done
+  done
+}
+
 # COUNT copies of the test program PROGRAM's checks CHECKS at once, ROUNDS
 # times, with posted errors logged (as call 294 ran test_gpu_chunk_cuts by
 # hand after a failure seen once with 8 tests at a time): into

@@ -110,12 +110,17 @@ def copy_bandwidth():
     return tb.time_runs(lambda s: dst.copy_(src), 1, 30)
 
 
-def main():
+def bench_arguments():
+    """--runs, --json and --seed, as the Python benchmarks take them."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--json")
     ap.add_argument("--seed", type=int, default=int(time.time()))
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main():
+    args = bench_arguments()
     generator = torch.Generator(device=DEV)
     generator.manual_seed(args.seed)
     gen = tb.Bench(args.runs, generator)

@@ -17,12 +17,10 @@ pillars), checked equal to the Python call's output first.
 Needs the build's python/ and tests/python on PYTHONPATH and torch with
 CUDA.
 """
-import argparse
 import ctypes
 import json
 import os
 import sys
-import time
 
 import numpy as np
 import torch
@@ -96,11 +94,7 @@ def measure(fn, n_sets, runs):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=200)
-    ap.add_argument("--json")
-    ap.add_argument("--seed", type=int, default=int(time.time()))
-    args = ap.parse_args()
+    args = pr.bench_arguments()
     rng = np.random.default_rng(args.seed)
     result = {"seed": args.seed, "device": torch.cuda.get_device_name(DEV),
               "torch": torch.__version__}
