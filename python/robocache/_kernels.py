@@ -261,6 +261,12 @@ _array_new = k.rc_array_new
 _resample_cuda = k.rc_resample_cuda
 
 
+def _free_new(address):
+    """Frees a fast path's rc_array_new array that no tensor took."""
+    k.rc_array_free(ctypes.cast(address, ctypes.POINTER(
+        _lib.DLManagedTensor)))
+
+
 def _fast_key(data, st, tt, method, edge, quaternions, angles):
     try:
         key = (data.shape, data.dtype, st.shape, st.dtype, tt.shape,
@@ -297,8 +303,7 @@ def _resample_fast(key, data, st, tt):
                             tt.data_ptr(), _c_void_p.from_address(
                                 address.value).value, stream)
     if status != 0:
-        k.rc_array_free(ctypes.cast(address, ctypes.POINTER(
-            _lib.DLManagedTensor)))
+        _free_new(address)
         _lib.check(status, "resample (CUDA)")
     out = _arrays.torch_from_new(address.value)
     return out[0] if plan.single else out
@@ -554,9 +559,12 @@ def _voxelize_fast(key, points):
         try:
             for ndim, shape, dtype in plan.outputs:
                 address = _c_void_p()
-                _lib.check(_array_new(device, ndim, shape, dtype,
-                                      call.stream, _byref(address)),
-                           "allocating an output")
+                if _array_new(device, ndim, shape, dtype, call.stream,
+                              _byref(address)) != 0:
+                    # The general path says why, or finds the memory.
+                    for a in addresses:
+                        _free_new(a)
+                    return None
                 addresses.append(address.value)
             data = [_c_void_p.from_address(a).value for a in addresses]
             if plan.params is None:
@@ -567,8 +575,7 @@ def _voxelize_fast(key, points):
                              _lib.SparseOutput(*data))
         except BaseException:
             for a in addresses:
-                k.rc_array_free(ctypes.cast(a, ctypes.POINTER(
-                    _lib.DLManagedTensor)))
+                _free_new(a)
             raise
     outs = [_arrays.torch_from_new(a) for a in addresses]
     return outs[0] if plan.params is None else tuple(outs)
@@ -829,20 +836,20 @@ def _fuse_fast(key, streams, ticks):
     if _lib._thread.__dict__.get("device") != device:
         _lib.select_device(device)
     stream = _arrays.torch_stream(device)
-    # A copy: another thread may be filling the plan's for its own call.
+    # A copy: the plan's serves other threads' calls too.
     p = _lib.FuseParams.from_buffer_copy(plan.params)
     for i, entry in enumerate(streams):
         p.streams[i].times = entry[0].data_ptr()
         p.streams[i].values = entry[1].data_ptr()
     address = _c_void_p()
+    if _array_new(device, 3, plan.shape, _lib.TYPE["float32"], stream,
+                  _byref(address)) != 0:
+        return None
     k.rc_clear_error_detail()
-    _lib.check(_array_new(device, 3, plan.shape, _lib.TYPE["float32"],
-                          stream, _byref(address)), "allocating the output")
     out = _c_void_p.from_address(address.value).value
     status = k.rc_fuse_cuda(_byref(p), ticks.data_ptr(), out, stream)
     if status != 0:
-        k.rc_array_free(ctypes.cast(address, ctypes.POINTER(
-            _lib.DLManagedTensor)))
+        _free_new(address)
         _lib.check(status, "fuse (CUDA)")
     return _arrays.torch_from_new(address.value)
 
