@@ -186,6 +186,15 @@ def _angle_ranges(what, angles, channels):
 _params_cache = {}
 
 
+def _keep(table, key, value):
+    """Stores `value` under `key` in one of the call caches, which are
+    emptied at 64 entries: a training loop repeats a few shapes."""
+    if len(table) >= 64:
+        table.clear()
+    table[key] = value
+    return value
+
+
 def _cached(key, make):
     """Parameters already checked for the same call shape: a training loop
     repeats one shape, and checking costs more than the launch."""
@@ -194,9 +203,7 @@ def _cached(key, make):
     except TypeError:           # an unhashable argument: no caching
         return make()
     if params is None:
-        if len(_params_cache) >= 64:
-            _params_cache.clear()
-        params = _params_cache[key] = make()
+        params = _keep(_params_cache, key, make())
     return params
 
 
@@ -310,15 +317,13 @@ def _resample_fast(key, data, st, tt):
 
 
 def _remember_fast(key, params, device, B, T, D, dtype, single):
-    if len(_fast_plans) >= 64:
-        _fast_plans.clear()
     plan = _FastPlan()
     plan.params = ctypes.pointer(params)
     plan.device = device
     plan.shape = (ctypes.c_int64 * 3)(B, T, D)
     plan.type = _lib.TYPE[dtype]
     plan.single = single
-    _fast_plans[key] = plan
+    _keep(_fast_plans, key, plan)
 
 
 def resample(source_data, source_times, target_times, method="linear", *,
@@ -526,15 +531,13 @@ def _voxelize_key(points, *options):
 
 def _remember_voxelize(key, device, layout, grid, params, outputs,
                        max_points):
-    if len(_voxelize_plans) >= 64:
-        _voxelize_plans.clear()
     plan = _VoxelizePlan()
     plan.device = device
     plan.layout, plan.grid, plan.params = layout, grid, params
     plan.outputs = [(len(shape), (ctypes.c_int64 * len(shape))(*shape),
                      _lib.TYPE[dtype]) for shape, dtype in outputs]
     plan.max_points = max_points
-    _voxelize_plans[key] = plan
+    _keep(_voxelize_plans, key, plan)
 
 
 def _voxelize_fast(key, points):
@@ -812,13 +815,11 @@ def _fuse_key(streams, ticks, edge):
 
 
 def _remember_fuse(key, device, params, shape):
-    if len(_fuse_plans) >= 64:
-        _fuse_plans.clear()
     plan = _FusePlan()
     plan.device = device
     plan.params = _lib.FuseParams.from_buffer_copy(params)
     plan.shape = (ctypes.c_int64 * 3)(*shape)
-    _fuse_plans[key] = plan
+    _keep(_fuse_plans, key, plan)
 
 
 def _fuse_fast(key, streams, ticks):
