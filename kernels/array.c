@@ -2,6 +2,7 @@
  * memory (host, or stream-ordered device memory) or wraps someone else's,
  * and the consumer's call of the deleter gives it back. */
 #include "internal.h"
+#include "seconds-math.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -183,14 +184,12 @@ rc_seconds_to_ns_cpu (const double *seconds, int64_t * ns, uint64_t n)
   uint64_t i;
 
   for (i = 0; i < n; i++) {
-    double t = seconds[i] * 1e9;
-    /* 2^63 ns is the first value int64 cannot hold. */
-    if (!isfinite (t) || fabs (t) >= 9223372036854775808.0) {
+    if (!rc_seconds_fit_ns (seconds[i])) {
       rc_set_error_detail ("a time in seconds is not finite or beyond "
           "+-9.2e9 s");
       return RC_ERROR_INVALID_ARGUMENT;
     }
-    ns[i] = llround (t);
+    ns[i] = rc_seconds_round_ns (seconds[i]);
   }
   return RC_OK;
 }

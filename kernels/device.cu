@@ -1,6 +1,7 @@
 /* Checked wrappers around the CUDA runtime, for the elements, the tests and
  * the benchmarks. */
 #include "internal.h"
+#include "seconds-math.h"
 
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -640,12 +641,10 @@ seconds_to_ns_kernel (const double *seconds, long long *ns, uint64_t n)
   t = seconds[i] * 1e9;
   if (isnan (t))
     ns[i] = 0;
-  else if (t >= 9223372036854775807.0)
-    ns[i] = LLONG_MAX;
-  else if (t <= -9223372036854775808.0)
-    ns[i] = LLONG_MIN;
+  else if (!rc_seconds_fit_ns (seconds[i]))
+    ns[i] = t > 0 ? LLONG_MAX : LLONG_MIN;
   else
-    ns[i] = llround (t);
+    ns[i] = rc_seconds_round_ns (seconds[i]);
 }
 
 extern "C" rc_status

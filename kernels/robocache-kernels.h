@@ -290,7 +290,8 @@ void rc_array_free (rc_dl_managed_tensor * array);
 /* ------------------------------------------------------------------ */
 
 /* @n times in seconds (float64) to int64 nanoseconds, rounded to the
- * nearest.  CPU: RC_ERROR_INVALID_ARGUMENT, with the output undefined, if
+ * nanosecond nearest the value given (exactly, ties away from zero;
+ * seconds-math.h).  CPU: RC_ERROR_INVALID_ARGUMENT, with the output undefined, if
  * one is not finite or not within +-9.2e9 s (int64 nanoseconds).  CUDA
  * (device pointers, asynchronous on @stream): such a value is clamped to
  * the int64 range, NaN to 0, since the host does not wait to look. */

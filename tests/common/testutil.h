@@ -37,6 +37,34 @@ test_rand_new (void)
   return g_rand_new_with_seed (seed);
 }
 
+/* @n times in float64 seconds that int64 nanoseconds hold, of the kinds
+ * a conversion can get wrong: Unix times (past 2^53 ns, where a double's
+ * step is over a nanosecond), times near the +-9.2e9 s limit, and
+ * fractions on half a nanosecond, a tie, either side of zero. */
+static inline void
+test_random_seconds (GRand * rand, double *seconds, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    const double sign = g_rand_boolean (rand) ? 1 : -1;
+
+    switch (i % 4) {
+      case 0:
+        seconds[i] = g_rand_double_range (rand, 1.5e9, 2.2e9);
+        break;
+      case 1:
+        seconds[i] = sign * g_rand_double_range (rand, 9.0e9, 9.2e9);
+        break;
+      case 2:
+        /* k / 1024 s is a tie: 1e9 / 1024 ns is 976562.5. */
+        seconds[i] = sign * g_rand_int_range (rand, 0, 1 << 20) / 1024.0;
+        break;
+      default:
+        seconds[i] = sign * g_rand_double_range (rand, 0, 1e4);
+        break;
+    }
+  }
+}
+
 /* Exits with TEST_EXIT_SKIP, saying why, when no CUDA device can be used. */
 static inline void
 test_require_gpu (void)

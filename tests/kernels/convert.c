@@ -1,12 +1,14 @@
 /* rc_to_float32_cpu: each scalar type against values written out by hand,
  * rounding to nearest (ties to even) included, and a type that is not
  * one; rc_repeat_rows_cpu and rc_copy_rows_cpu against rows written out
- * by hand, and the row copies refused. */
+ * by hand, and the row copies refused; rc_seconds_to_ns_cpu against exact
+ * integer arithmetic on fresh random times, and the times it refuses. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
 #include <string.h>
 
 #include "robocache-kernels.h"
+#include "testutil.h"
 
 #define N 4
 
@@ -172,6 +174,75 @@ GST_START_TEST (test_copy_rows_refused)
 
 GST_END_TEST;
 
+#ifdef __SIZEOF_INT128__
+/* @s seconds to the nearest nanosecond, ties away from zero, computed
+ * exactly: @s is m * 2^e with an integer m of 53 bits at most. */
+static int64_t
+exact_ns (double s)
+{
+  int e;
+  const int64_t m = (int64_t) ldexp (frexp (s, &e), 53);
+  const __int128 v = (__int128) m * 1000000000;
+  __int128 q, twice_rest, d;
+
+  e -= 53;
+  if (e >= 0)
+    return (int64_t) (v << e);
+  if (-e > 120)
+    return 0;
+  d = (__int128) 1 << -e;
+  q = v / d;
+  twice_rest = 2 * (v % d);
+  if (twice_rest >= d)
+    q++;
+  else if (twice_rest <= -d)
+    q--;
+  return (int64_t) q;
+}
+#endif
+
+GST_START_TEST (test_seconds_to_ns)
+{
+  /* The first two a double's product with 1e9 rounds 120 and 238 ns off
+   * (rosbag2's time of 2022-06-01, and its next double); then ties. */
+  static const double fixed[] = { 1654059575.0000017, 1654059575.0000019,
+    1.0 / 1024, -1.0 / 1024, 5e-10, -5e-10, 0, 9223372036.0
+  };
+  static const int64_t fixed_ns[] = { 1654059575000001669,
+    1654059575000001907, 976563, -976563, 1, -1, 0, 9223372036000000000
+  };
+  static const double refused[] = { NAN, INFINITY, -INFINITY, 9.3e9,
+    -9.3e9, 9223372036.854775808
+  };
+  const size_t n = 100000;
+  GRand *rand = test_rand_new ();
+  double *seconds = g_new (double, n);
+  int64_t *ns = g_new (int64_t, n);
+  int64_t one;
+
+  fail_unless_equals_int (rc_seconds_to_ns_cpu (fixed, ns,
+          G_N_ELEMENTS (fixed)), RC_OK);
+  for (size_t i = 0; i < G_N_ELEMENTS (fixed); i++)
+    fail_unless (ns[i] == fixed_ns[i], "%.17g s: %" G_GINT64_FORMAT
+        " ns, want %" G_GINT64_FORMAT, fixed[i], ns[i], fixed_ns[i]);
+  test_random_seconds (rand, seconds, n);
+  fail_unless_equals_int (rc_seconds_to_ns_cpu (seconds, ns, n), RC_OK);
+#ifdef __SIZEOF_INT128__
+  for (size_t i = 0; i < n; i++)
+    fail_unless (ns[i] == exact_ns (seconds[i]), "%.17g s: %"
+        G_GINT64_FORMAT " ns, want %" G_GINT64_FORMAT, seconds[i], ns[i],
+        exact_ns (seconds[i]));
+#endif
+  for (size_t i = 0; i < G_N_ELEMENTS (refused); i++)
+    fail_unless_equals_int (rc_seconds_to_ns_cpu (&refused[i], &one, 1),
+        RC_ERROR_INVALID_ARGUMENT);
+  g_free (seconds);
+  g_free (ns);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 kernels_convert_suite (void)
 {
@@ -185,6 +256,7 @@ kernels_convert_suite (void)
   tcase_add_test (tc, test_repeat_rows);
   tcase_add_test (tc, test_copy_rows);
   tcase_add_test (tc, test_copy_rows_refused);
+  tcase_add_test (tc, test_seconds_to_ns);
   return s;
 }
 

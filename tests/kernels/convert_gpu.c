@@ -2,8 +2,10 @@
  * every scalar type: sizes from none to past one grid of blocks (the
  * kernel's grid-stride loop), an odd count, float32's plain copy; and
  * rc_repeat_rows_cuda against rc_repeat_rows_cpu and rc_copy_rows_cuda
- * against rc_copy_rows_cpu on random bytes, each width of copy.  Exits 77
- * (SKIP) without a usable GPU. */
+ * against rc_copy_rows_cpu on random bytes, each width of copy;
+ * rc_seconds_to_ns_cuda against rc_seconds_to_ns_cpu on fresh random times,
+ * and its clamping of the times the CPU refuses.  Exits 77 (SKIP) without
+ * a usable GPU. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
 #include <string.h>
@@ -412,6 +414,51 @@ GST_START_TEST (test_copy_rows_host)
 
 GST_END_TEST;
 
+GST_START_TEST (test_seconds_to_ns)
+{
+  /* What the CPU refuses the GPU clamps (robocache-kernels.h). */
+  static const double refused[] = { NAN, INFINITY, -INFINITY, 9.3e9,
+    -9.3e9
+  };
+  static const int64_t clamped[] = { 0, INT64_MAX, INT64_MIN, INT64_MAX,
+    INT64_MIN
+  };
+  const size_t n = 100003, m = G_N_ELEMENTS (refused);
+  GRand *rand = test_rand_new ();
+  double *seconds = g_new (double, n + m);
+  int64_t *want = g_new (int64_t, n), *got = g_new (int64_t, n + m);
+  void *dev_seconds = NULL, *dev_ns = NULL, *stream = NULL;
+
+  test_random_seconds (rand, seconds, n);
+  memcpy (seconds + n, refused, sizeof (refused));
+  fail_unless_equals_int (rc_seconds_to_ns_cpu (seconds, want, n), RC_OK);
+  fail_unless_equals_int (rc_stream_create (&stream), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&dev_seconds, (n + m) * 8), RC_OK);
+  fail_unless_equals_int (rc_device_alloc (&dev_ns, (n + m) * 8), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (dev_seconds, seconds,
+          (n + m) * 8, RC_COPY_HOST_TO_DEVICE, stream), RC_OK);
+  fail_unless_equals_int (rc_seconds_to_ns_cuda (dev_seconds, dev_ns, n + m,
+          stream), RC_OK);
+  fail_unless_equals_int (rc_device_copy_async (got, dev_ns, (n + m) * 8,
+          RC_COPY_DEVICE_TO_HOST, stream), RC_OK);
+  fail_unless_equals_int (rc_stream_synchronize (stream), RC_OK);
+  for (size_t i = 0; i < n; i++)
+    fail_unless (got[i] == want[i], "%.17g s: GPU %" G_GINT64_FORMAT
+        " ns, CPU %" G_GINT64_FORMAT, seconds[i], got[i], want[i]);
+  for (size_t i = 0; i < m; i++)
+    fail_unless (got[n + i] == clamped[i], "%g s: GPU %" G_GINT64_FORMAT
+        " ns, want %" G_GINT64_FORMAT, refused[i], got[n + i], clamped[i]);
+  rc_device_free (dev_seconds);
+  rc_device_free (dev_ns);
+  rc_stream_destroy (stream);
+  g_free (seconds);
+  g_free (want);
+  g_free (got);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 kernels_convert_gpu_suite (void)
 {
@@ -426,6 +473,7 @@ kernels_convert_gpu_suite (void)
   tcase_add_test (tc, test_copy_rows);
   tcase_add_test (tc, test_copy_rows_eight);
   tcase_add_test (tc, test_copy_rows_host);
+  tcase_add_test (tc, test_seconds_to_ns);
   return s;
 }
 
