@@ -162,6 +162,19 @@ def view(obj, name, stream=None):
     return _view_dlpack(obj, name, kind, stream)
 
 
+def _check_aligned(v, alignment, remedy):
+    """Refuses data whose address is not a multiple of its elements'
+    alignment (a view at an odd byte offset into a buffer): the kernels
+    load whole elements, which the GPU refuses with an error that stops
+    every later call of the process and the CPU does only by chance."""
+    if v.data % alignment and all(v.shape):
+        raise ValueError("robocache: %s is not aligned: its data starts at "
+                         "byte %d of a %d-byte element (a view at an odd "
+                         "byte offset into a buffer); %s makes an aligned "
+                         "copy" % (v.name, v.data % alignment, alignment,
+                                   remedy))
+
+
 def _view_numpy(array, name):
     numpy = sys.modules["numpy"]
     if type(array) is not numpy.ndarray and isinstance(
@@ -190,6 +203,7 @@ def _view_numpy(array, name):
         raise ValueError("robocache: %s must be C-contiguous; got strides %s "
                          "(numpy.ascontiguousarray makes it so)"
                          % (name, array.strides))
+    _check_aligned(v, dtype.alignment, "numpy.require(x, requirements='CA')")
     return v
 
 
@@ -215,6 +229,7 @@ def _view_torch(tensor, name):
         raise ValueError("robocache: %s must be contiguous; got strides %s "
                          "(.contiguous() makes it so)"
                          % (name, tuple(tensor.stride())))
+    _check_aligned(v, tensor.element_size(), ".clone()")
     return v
 
 
@@ -248,6 +263,7 @@ def _view_dlpack(obj, name, kind, stream):
     if v.device not in (CPU, CUDA):
         raise ValueError("robocache: %s is on DLPack device type %d; "
                          "accepted: CPU (1) or CUDA (2)" % (name, v.device))
+    _check_aligned(v, max(t.dtype.bits // 8, 1), "a copy")
     return v
 
 

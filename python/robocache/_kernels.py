@@ -152,6 +152,9 @@ def _check_sorted(what, v, pointer, rows, cols):
 
 def _index_list(what, name, values, limit, channels):
     try:
+        if _lib.not_number(values) or any(_lib.not_number(x)
+                                          for x in values):
+            raise TypeError
         out = [operator.index(x) for x in values]
     except TypeError:
         raise TypeError("robocache.%s: %s must be a sequence of channel "
@@ -298,6 +301,10 @@ def _resample_fast(key, data, st, tt):
             or tt.get_device() != plan.device or data.is_neg()
             or st.is_neg() or tt.is_neg()):
         return None
+    x_at, st_at, tt_at = data.data_ptr(), st.data_ptr(), tt.data_ptr()
+    # Misaligned data (_arrays._check_aligned) goes to the general path.
+    if (st_at | tt_at) & 7 or x_at % data.element_size():
+        return None
     device = plan.device
     if _lib._thread.__dict__.get("device") != device:
         _lib.select_device(device)
@@ -306,9 +313,9 @@ def _resample_fast(key, data, st, tt):
     if _array_new(device, 3, plan.shape, plan.type, stream,
                   _byref(address)) != 0:
         return None
-    status = _resample_cuda(plan.params, st.data_ptr(), data.data_ptr(),
-                            tt.data_ptr(), _c_void_p.from_address(
-                                address.value).value, stream)
+    status = _resample_cuda(plan.params, st_at, x_at, tt_at,
+                            _c_void_p.from_address(address.value).value,
+                            stream)
     if status != 0:
         _free_new(address)
         _lib.check(status, "resample (CUDA)")
@@ -548,7 +555,8 @@ def _voxelize_fast(key, points):
     plan = _voxelize_plans.get(key)
     n = points.shape[0]
     if (plan is None or n > plan.max_points or not points.is_contiguous()
-            or points.is_neg()):
+            or points.is_neg()
+            or points.data_ptr() % points.element_size()):
         return None
     device = plan.device
     if _lib._thread.__dict__.get("device") != device:
@@ -831,7 +839,8 @@ def _fuse_fast(key, streams, ticks):
     if plan is None:
         return None
     arrays = [ticks] + [a for entry in streams for a in entry[:2]]
-    if not all(a.is_contiguous() and not a.is_neg() for a in arrays):
+    if not all(a.is_contiguous() and not a.is_neg()
+               and not a.data_ptr() % a.element_size() for a in arrays):
         return None
     device = plan.device
     if _lib._thread.__dict__.get("device") != device:
@@ -870,7 +879,12 @@ def fuse(streams, tick_times, edge="hold"):
     Returns (E, T, sum C_i) float32: stream 0's channels first.
     """
     what = "fuse"
-    streams = list(streams)
+    try:
+        streams = list(streams)
+    except TypeError:
+        raise TypeError("robocache.fuse: streams must be a sequence of "
+                        "(times, values) or (times, values, method); got "
+                        "%s" % type(streams).__name__) from None
     key = None
     if getattr(tick_times, "is_cuda", False):
         key = _fuse_key(streams, tick_times, edge)

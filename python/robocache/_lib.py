@@ -240,17 +240,29 @@ for _name, (_res, _args) in _PROTOTYPES.items():
     _fn.restype, _fn.argtypes = _res, _args
 
 
+def not_number(value):
+    """Strings, bytes and bools (Python's, NumPy's and torch's, and arrays
+    of them), which float() and operator.index() would take as numbers."""
+    return (isinstance(value, (str, bytes, bytearray, bool))
+            or str(getattr(value, "dtype", "")) in ("bool", "torch.bool"))
+
+
 def one_or_three(value):
     """The values of `value`, or three of it where it is one number (a
     Python or NumPy scalar, a 0-d array: anything not iterable).  A string,
-    bytes or a bool is a TypeError: "111" is not (1, 1, 1), nor True 1."""
-    if isinstance(value, (str, bytes, bytearray, bool)):
+    bytes or a bool, alone or among the values, is a TypeError: "111" is
+    not (1, 1, 1), nor True 1."""
+    if not_number(value):
         raise TypeError("%r is not a number or a sequence of numbers"
                         % (value,))
     try:
-        return list(value)
+        values = list(value)
     except TypeError:
         return [value] * 3
+    if any(not_number(x) for x in values):
+        raise TypeError("%r is not a number or a sequence of numbers"
+                        % (value,))
+    return values
 
 
 def check(status, what):

@@ -5,6 +5,7 @@ import math
 import os
 import sys
 import unittest
+from fractions import Fraction
 
 import numpy as np
 
@@ -29,6 +30,15 @@ def expect_errors(test, cases):
             with test.assertRaises(error) as caught:
                 call()
             test.assertIn(words, str(caught.exception))
+
+
+def unaligned(array):
+    """The values of `array`, C-contiguous, starting one byte past an
+    aligned address (numpy.frombuffer at an odd offset)."""
+    raw = np.zeros(array.nbytes + array.itemsize, np.uint8)
+    out = np.frombuffer(raw, array.dtype, array.size, 1).reshape(array.shape)
+    out[...] = array
+    return out
 
 
 def resample_reference(st, x, tt, method, edge="hold"):
@@ -181,8 +191,55 @@ class Resample(unittest.TestCase):
                 x, st.astype(">i8"), tt.astype(">i8"))),
             (TypeError, "target_times must", lambda: robocache.resample(
                 x, st, tt.astype(">i8"))),
+            # A bool is not a channel (True was channel 1).
+            (TypeError, "angles must be a sequence of channel indices",
+             lambda: robocache.resample(x, st, tt, angles=[True])),
+            # Data at an odd byte offset: the kernels load whole elements.
+            (ValueError, "source_data is not aligned",
+             lambda: robocache.resample(unaligned(x), st, tt)),
+            (ValueError, "target_times is not aligned",
+             lambda: robocache.resample(x, st, unaligned(tt))),
         ]
         expect_errors(self, cases)
+
+    def test_seconds_to_the_nearest_nanosecond(self):
+        """float64 seconds become the nanosecond nearest the value given,
+        not the one nearest its rounded product with 1e9, which for Unix
+        times is up to 512 ns off: two samples 238 ns apart stayed apart
+        (the product made them equal, and the later sample replaced the
+        earlier)."""
+        s1 = 1654059575.0000017
+        s2 = np.nextafter(s1, 2e9)
+        got = robocache.resample(np.array([[[0.0], [1.0]]]),
+                                 np.array([[s1, s2]]), np.array([[s1, s2]]),
+                                 "previous")
+        np.testing.assert_array_equal(got.ravel(), [0.0, 1.0])
+        # Fresh Unix times, and ties (k / 1024 s is k * 976562.5 ns),
+        # against exact rounding (half away from zero) by Fraction: the
+        # same outputs as from those int64 nanoseconds.
+        B, S = 2, 400
+        base = self.rng.uniform(1.5e9, 2.2e9, (B, 1))
+        st = np.sort(base + self.rng.uniform(0, 1e-3, (B, S)), axis=1)
+        st[:, ::7] = np.floor(st[:, ::7] * 1024) / 1024
+        st = np.sort(st, axis=1)
+        tt = np.sort(base + self.rng.uniform(-1e-4, 1.1e-3, (B, 300)),
+                     axis=1)
+        x = self.rng.standard_normal((B, S, 3))
+
+        def exact_ns(seconds):
+            out = []
+            for v in seconds.ravel():
+                f = Fraction(float(v)) * 10**9
+                n = math.floor(abs(f) + Fraction(1, 2))
+                out.append(n if f >= 0 else -n)
+            return np.array(out, np.int64).reshape(seconds.shape)
+
+        for method in ("linear", "previous"):
+            with self.subTest(method=method):
+                np.testing.assert_array_equal(
+                    robocache.resample(x, st, tt, method),
+                    robocache.resample(x, exact_ns(st), exact_ns(tt),
+                                       method))
 
     def test_results_are_writable(self):
         """NumPy out is an ordinary array: writable, and its memory kept
@@ -310,9 +367,24 @@ class Voxelize(unittest.TestCase):
                 p, mode="mean", features=(4,), **g)),
             (ValueError, "features", lambda: robocache.voxelize(
                 p, mode="mean", features=(), **g)),
-            # Strings, bytes and bools are not sizes ("111" was (1, 1, 1)).
+            # Strings, bytes and bools are not sizes ("111" was (1, 1, 1)),
+            # nor among sizes, nor NumPy's bools.
             (TypeError, "voxel_size must be a number or three",
              lambda: robocache.voxelize(p, "111", (0, 0, 0), (4, 4, 4))),
+            (TypeError, "voxel_size must be a number or three",
+             lambda: robocache.voxelize(p, ("0.5",) * 3, 0, 4)),
+            (TypeError, "origin must be a number or three",
+             lambda: robocache.voxelize(p, 1, (b"0",) * 3, 4)),
+            (TypeError, "dims must be a number or three",
+             lambda: robocache.voxelize(p, 1, 0, (4, True, 4))),
+            (TypeError, "voxel_size must be a number or three",
+             lambda: robocache.voxelize(p, np.bool_(True), 0, 4)),
+            (TypeError, "dims must be a number or three",
+             lambda: robocache.voxelize(p, 1, 0, np.array([True] * 3))),
+            (TypeError, "origin must be a number or three",
+             lambda: robocache.centroids(p, 1, np.bool_(False), 4)),
+            (ValueError, "points is not aligned",
+             lambda: robocache.voxelize(unaligned(p), **g)),
             (TypeError, "dims must be a number or three",
              lambda: robocache.voxelize(p, 1, (0, 0, 0), b"\x04\x04\x04")),
             (TypeError, "dims must be a number or three",
@@ -386,6 +458,10 @@ class Fuse(unittest.TestCase):
                 [(t[:, ::-1].copy(), v)], t)),
             (TypeError, "streams[0] values", lambda: robocache.fuse(
                 [(t, v.astype(">f4"))], t)),
+            (TypeError, "streams must be a sequence", lambda: robocache.fuse(
+                5, t)),
+            (ValueError, "streams[0] values is not aligned",
+             lambda: robocache.fuse([(t, unaligned(v))], t)),
         ]
         expect_errors(self, cases)
 
