@@ -53,9 +53,12 @@ add_requested_topics (GstElement * element, RcReader * reader,
     if (!**n)
       continue;
     topic = rc_reader_find_topic (reader, *n);
-    if (!topic) {
+    /* A cut-off file may hold a topic's connection and none of its
+     * messages: as good as missing. */
+    if (!topic || (topic->n_messages == 0 && *cut_off_note (reader))) {
       GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND, ("topic %s is not in "
-              "%s%s", *n, location, cut_off_note (reader)), (NULL));
+              "%s%s%s", *n, location, topic ? " (its connection is, but no "
+              "message of it)" : "", cut_off_note (reader)), (NULL));
       goto out;
     }
     /* Before the type: the type is one channel's, not the topic's. */

@@ -65,7 +65,9 @@ decoder_share (const GstRobocacheRosDecoder * decoder, const guint8 * data,
 }
 
 /* A buffer of @size bytes holding @rows rows of @row_bytes, @dst_stride
- * apart, copied from @src, where they are @src_stride apart. */
+ * apart, copied from @src, where they are @src_stride apart; the bytes
+ * between the rows, and after the last, zero (a frame's row padding), so
+ * that a buffer holds nothing but the message. */
 static GstBuffer *
 decoder_copy_rows (const GstRobocacheRosDecoder * decoder, gsize size,
     gsize dst_stride, const guint8 * src, gsize src_stride, guint32 rows,
@@ -75,11 +77,17 @@ decoder_copy_rows (const GstRobocacheRosDecoder * decoder, gsize size,
   GstMapInfo map;
 
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  if (dst_stride == row_bytes && src_stride == row_bytes)
+  if (dst_stride == row_bytes && src_stride == row_bytes) {
     memcpy (map.data, src, rows * row_bytes);
-  else
-    for (guint32 r = 0; r < rows; r++)
+  } else {
+    for (guint32 r = 0; r < rows; r++) {
       memcpy (map.data + r * dst_stride, src + r * src_stride, row_bytes);
+      memset (map.data + r * dst_stride + row_bytes, 0,
+          MIN (dst_stride, size - r * dst_stride) - row_bytes);
+    }
+  }
+  if (size > (gsize) rows * dst_stride)
+    memset (map.data + rows * dst_stride, 0, size - rows * dst_stride);
   gst_buffer_unmap (buf, &map);
   return buf;
 }
@@ -493,9 +501,15 @@ image_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
         msg.encoding);
     goto out;
   }
+  if (msg.width == 0 || msg.height == 0) {
+    /* What a driver may publish for a frame it lost: no frame to play. */
+    set_skip (skip, GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED, "an empty image "
+        "(%u x %u pixels) has no frame to play (1 x 1 or more is)",
+        msg.width, msg.height);
+    goto out;
+  }
   row_bytes = (guint64) msg.width * bpp;
-  if (msg.width == 0 || msg.height == 0 || msg.width > 65535 ||
-      msg.height > 65535 || msg.step < row_bytes ||
+  if (msg.width > 65535 || msg.height > 65535 || msg.step < row_bytes ||
       (guint64) msg.step * (msg.height - 1) + row_bytes > msg.data_size) {
     g_set_error (error, RC_READER_ERROR, RC_READER_ERROR_FORMAT, "Image: "
         "%u x %u %s with step %u does not fit in its %u data bytes",

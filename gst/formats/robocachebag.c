@@ -371,6 +371,8 @@ read_bag_header (const RcBag * bag, gsize * header_end, guint64 * index_pos,
     guint32 * conn_count, guint32 * chunk_count, GError ** error)
 {
   BagRecord r;
+  const guint8 *p;
+  guint32 n;
   guint8 op;
 
   if (!bag_read_record (bag->base, bag->size, BAG_VERSION_LEN, FALSE, &r,
@@ -383,6 +385,15 @@ read_bag_header (const RcBag * bag, gsize * header_end, guint64 * index_pos,
       !bag_field_uint (&r, "conn_count", conn_count, "bag header", error) ||
       !bag_field_uint (&r, "chunk_count", chunk_count, "bag header", error))
     return FALSE;
+  /* rosbag's encryption (`rosbag record --encrypt`, Bag.set_encryptor)
+   * names its encryptor here; its chunks and connections would otherwise
+   * read as a corrupt or cut-off file. */
+  if (find_field (r.header, r.header_len, "encryptor", &p, &n) && n > 0 &&
+      !(n == 18 && !memcmp (p, "rosbag/NoEncryptor", 18)))
+    return rc_reader_fail (error, RC_READER_ERROR_UNSUPPORTED, "the bag is "
+        "encrypted (encryptor \"%.*s\"), which is not supported: decrypt "
+        "it first (rosbag decrypt, with the key it was encrypted for)",
+        (int) MIN (n, 64), p);
   *header_end = r.next;
   return TRUE;
 }

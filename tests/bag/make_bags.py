@@ -32,6 +32,18 @@ bad-points.bag holds one topic per PointField layout that robocachebagsrc
 must skip (BAD_CLOUDS below): messages 0 and 2 are the bad layout, message
 1 is the /velodyne_points cloud 1.
 
+odd-images.bag holds /camera/padded, Image rgb8 5 x 3 with step 20 (each
+row's 15 bytes (i + 15 r + b) % 256, then 5 bytes of 0x55 padding), and
+/camera/lossy, where messages 0, 2, 4, ... are empty (0 x 0, step 0, no
+data: what a driver may send for a lost frame) and the others are
+/camera/rgb's message i.
+
+encrypted.bag is all-none.bag whose bag header also names rosbag's AES
+encryptor, as `Bag.set_encryptor("rosbag/AesCbcEncryptor", user)` writes
+it (fields encryptor and gpg_user; the header record's padding shrunk by
+as much, so every other byte stays where it was): an encrypted bag without
+a GPG key to make here.
+
 mixed-connections.bag records topics on two connections each, as rosbag
 record does for two publishers: message i on the first when i is even,
 on the second when odd, at record_time(i, line).  /joint_states (line 0)
@@ -194,6 +206,53 @@ def write(path, compression, topics, n, killed=None, first=0):
                     killed = None
 
 
+def padded_image(i):
+    msg = image(i, "rgb8")
+    msg.width, msg.height, msg.step = 5, 3, 20
+    msg.data = b"".join(bytes((i + 15 * r + b) % 256 for b in range(15))
+                        + b"\x55" * 5 for r in range(3))
+    return msg
+
+
+def lossy_image(i):
+    if i % 2:
+        return image(i, "rgb8")
+    msg = image(i, "rgb8")
+    msg.width = msg.height = msg.step = 0
+    msg.data = b""
+    return msg
+
+
+def write_odd_images(path):
+    """odd-images.bag (above)."""
+    with rosbag.Bag(path, "w") as bag:
+        for i in range(N):
+            bag.write("/camera/padded", padded_image(i), record_time(i, 0))
+            bag.write("/camera/lossy", lossy_image(i), record_time(i, 1))
+
+
+def write_encrypted(source, path):
+    """encrypted.bag (above), from all-none.bag at `source`."""
+    with open(source, "rb") as f:
+        data = bytearray(f.read())
+    start = len(b"#ROSBAG V2.0\n")
+    header_len, = struct.unpack_from("<I", data, start)
+    fields = b"".join(struct.pack("<I", len(f)) + f for f in (
+        b"encryptor=rosbag/AesCbcEncryptor", b"gpg_user=Robot"))
+    data_at = start + 4 + header_len
+    padding, = struct.unpack_from("<I", data, data_at)
+    assert padding >= len(fields)
+    record = (struct.pack("<I", header_len + len(fields))
+              + data[start + 4:data_at] + fields
+              + struct.pack("<I", padding - len(fields))
+              + data[data_at + 4 + len(fields):data_at + 4 + padding])
+    end = data_at + 4 + padding
+    assert len(record) == end - start
+    data[start:end] = record
+    with open(path, "wb") as f:
+        f.write(data)
+
+
 def write_mixed_connections(path):
     """mixed-connections.bag (above)."""
     topics = [
@@ -264,6 +323,9 @@ def main():
     write(os.path.join(out, "unplayable-camera.bag"), "none",
           ["/velodyne_points", "/joint_states", "/camera/yuv"], 40)
     write_mixed_connections(os.path.join(out, "mixed-connections.bag"))
+    write_odd_images(os.path.join(out, "odd-images.bag"))
+    write_encrypted(os.path.join(out, "all-none.bag"),
+                    os.path.join(out, "encrypted.bag"))
     # all-lz4.bag as `rosbag record --split` leaves it: two files in a
     # folder, the first half of each topic's messages in the first.
     split = os.path.join(out, "split")
