@@ -447,6 +447,12 @@ gst_robocache_recording_src_loop (GstPad * pad)
   s = g_ptr_array_index (st->streams, st->stream_of[msg.topic]);
   buf = message_buffer (self, s, &msg, &stamp, &caps, &error);
   if (error) {
+    /* Which message of which topic: a recording may hold several of one
+     * type. */
+    g_prefix_error (&error, "topic %s, the message recorded at %"
+        G_GUINT64_FORMAT ".%09u s: ", rc_reader_get_topic (st->reader,
+            msg.topic)->name, msg.time / GST_SECOND,
+        (guint) (msg.time % GST_SECOND));
     gst_clear_caps (&caps);
     pause_on_error (self, pad, &msg, error);
   } else if (!buf) {

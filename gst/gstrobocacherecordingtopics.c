@@ -36,6 +36,14 @@ cut_off_note (RcReader * reader)
       "scanning it recovered is there)" : "";
 }
 
+/* @topic's type, or what stands for none: an MCAP channel may have no
+ * schema (schema id 0). */
+static const gchar *
+type_name (const RcTopic * topic)
+{
+  return topic->type && *topic->type ? topic->type : "no schema";
+}
+
 /* The topics of @wanted (comma-separated) into @topics; FALSE (and an
  * element error) if one is missing, of several definitions, unsupported
  * or listed twice. */
@@ -70,10 +78,16 @@ add_requested_topics (GstElement * element, RcReader * reader,
       goto out;
     }
     if (!gst_robocache_ros_topic_is_playable (topic)) {
-      GST_ELEMENT_ERROR (element, STREAM, CODEC_NOT_FOUND, ("topic %s is of "
-              "type %s (encoding %s); played are "
-              GST_ROBOCACHE_ROS_TYPES_PLAYED, *n, topic->type,
-              topic->encoding), (NULL));
+      if (!topic->type || !*topic->type)
+        GST_ELEMENT_ERROR (element, STREAM, CODEC_NOT_FOUND, ("topic %s has "
+                "no schema (MCAP schema id 0, message encoding %s), so its "
+                "type is not known; played are "
+                GST_ROBOCACHE_ROS_TYPES_PLAYED, *n, topic->encoding), (NULL));
+      else
+        GST_ELEMENT_ERROR (element, STREAM, CODEC_NOT_FOUND, ("topic %s is "
+                "of type %s (encoding %s); played are "
+                GST_ROBOCACHE_ROS_TYPES_PLAYED, *n, topic->type,
+                topic->encoding), (NULL));
       goto out;
     }
     if (g_ptr_array_find (topics, topic, NULL)) {
@@ -108,7 +122,7 @@ add_supported_topics (GstElement * element, RcReader * reader,
       continue;
     } else
       g_string_append_printf (skipped, "%s%s (%s)", skipped->len ? ", " : "",
-          topic->name, topic->type);
+          topic->name, type_name (topic));
     GST_OBJECT_LOCK (element);
     *skipped_messages += topic->n_messages;
     GST_OBJECT_UNLOCK (element);

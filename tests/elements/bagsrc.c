@@ -1023,6 +1023,27 @@ GST_START_TEST (test_encrypted_n)
 
 GST_END_TEST;
 
+/* A message whose lengths do not fit its bytes (all-none.bag's first
+ * /velodyne_points cloud, its width set to 2^31 - 1): an error that names
+ * the topic and the message's record time, where the clouds are. */
+GST_START_TEST (test_malformed_message_n)
+{
+  gsize size;
+  guint8 *data = read_bag ("all-none.bag", &size);
+  /* ROS 1: the frame_id's length and bytes, then height and width. */
+  gsize at = find_bytes (data, size, "\010\000\000\000velodyne", 12);
+  gchar *text;
+
+  set_u32 (data + at + 16, 0x7fffffff);
+  text = play_bad (data, size, NULL);
+  fail_unless (strstr (text, "topic /velodyne_points, the message recorded "
+          "at 1000.020000000 s: PointCloud2") != NULL, "%s", text);
+  g_free (text);
+  g_free (data);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_topic_n)
 {
   gsize size;
@@ -1137,6 +1158,7 @@ bagsrc_suite (void)
   tcase_add_test (tc, test_corrupt_chunk_n);
   tcase_add_test (tc, test_wrong_version_n);
   tcase_add_test (tc, test_huge_length_n);
+  tcase_add_test (tc, test_malformed_message_n);
   tcase_add_test (tc, test_bad_topic_n);
   tcase_add_test (tc, test_mixed_connections);
   tcase_add_test (tc, test_mixed_topic_n);

@@ -12,6 +12,7 @@
 
 #include "elementutil.h"
 #include "testutil.h"
+#include "formats/mcap-builder.h"
 
 static gchar *sample_dir;
 
@@ -629,6 +630,38 @@ GST_START_TEST (test_bad_schema_n)
 
 GST_END_TEST;
 
+/* A channel without a schema (schema id 0, which MCAP allows): named in
+ * topics, an error that says it has no schema, not that its type is "". */
+GST_START_TEST (test_no_schema_n)
+{
+  gchar *path = sample_path ("no-schema.mcap"), *err;
+  McapBuilder *b = mb_new ();
+  guint8 *data;
+  gsize size;
+  GRand *rand = test_rand_new ();
+
+  mb_channel (b, 1, 0, "/no-schema", "cdr");
+  for (guint i = 0; i < 3; i++) {
+    guint8 *payload = g_malloc (16);
+
+    for (guint k = 0; k < 16; k++)
+      payload[k] = g_rand_int_range (rand, 1, 256);
+    mb_message_take (b, 1, 1000 + i, payload, 16);
+  }
+  data = mb_finish (b, TRUE, &size);
+  g_rand_free (rand);
+  fail_unless (g_file_set_contents (path, (const gchar *) data, size, NULL));
+  err = play_error (path, "topics=/no-schema", 1);
+  fail_unless (strstr (err, "topic /no-schema has no schema") != NULL, "%s",
+      err);
+  g_free (err);
+  g_free (data);
+  mb_free (b);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A rosbag2 folder: metadata.yaml beside one .mcap plays as the file; a
  * folder of .mcap and .bag files, or of none, is refused, saying so, as
  * are rosbag2's files that are not read (.mcap.zstd, .db3), saying why. */
@@ -996,6 +1029,7 @@ mcapsrc_suite (void)
   tcase_add_test (tc, test_recovered_no_summary);
   tcase_add_test (tc, test_crc_mismatch_n);
   tcase_add_test (tc, test_bad_schema_n);
+  tcase_add_test (tc, test_no_schema_n);
   tcase_add_test (tc, test_folder);
   tcase_add_test (tc, test_split);
   tcase_add_test (tc, test_seek);
