@@ -687,6 +687,8 @@ def _sparse_voxelize(points, voxel_size, origin, dims, mode, features,
         for name, v in (("max_points_per_voxel", max_points),
                         ("max_voxels", max_voxels)):
             try:
+                if _lib.not_number(v):
+                    raise TypeError
                 operator.index(v)
             except TypeError:
                 raise TypeError("robocache.voxelize: %s must be an integer; "

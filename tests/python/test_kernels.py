@@ -358,6 +358,8 @@ class Voxelize(unittest.TestCase):
                 p.astype(">f4"), **g)),
             (TypeError, "max_voxels", lambda: robocache.voxelize(
                 p, mode="pillars", max_voxels=10.0, **g)),
+            (TypeError, "max_voxels", lambda: robocache.voxelize(
+                p, mode="pillars", max_voxels=True, **g)),
             (ValueError, "mode", lambda: robocache.voxelize(
                 p, mode="max", **g)),
             # The refusal lists every mode, the sparse ones too.
