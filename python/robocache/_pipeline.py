@@ -428,7 +428,14 @@ class Pipeline(_Bin):
                 if status == gst.MERGE_SAMPLE:
                     gst.gst.gst_mini_object_unref(sample.value)
                 raise StopIteration
-            self._read_bus()
+            try:
+                self._read_bus()
+            except BaseException:
+                # The pipeline's error: the sample pulled with it is not
+                # handed out, so it is dropped here.
+                if status == gst.MERGE_SAMPLE:
+                    gst.gst.gst_mini_object_unref(sample.value)
+                raise
             if status == gst.MERGE_SAMPLE:
                 return self._sinks[index.value], sample.value
             if status == gst.MERGE_END:
@@ -563,23 +570,33 @@ class _Aligner:
             status = gst.robocache.robocache_align_next(
                 self._handle, _POLL_NS, self._out_ref, ctypes.byref(error))
             if pipeline._closing:
-                if status == gst.ALIGN_ITEM:
-                    gst.gst.gst_mini_object_unref(self.out.lead)
-                    if self.out.frame:
-                        gst.gst.gst_mini_object_unref(self.out.frame)
-                elif status == gst.ALIGN_ERROR:
-                    gst.take_error(error)
+                self._drop(status, error)
                 return False
             if status == gst.ALIGN_ERROR:
                 pipeline._read_bus()
                 raise RobocacheError("robocache.Pipeline: streams %s: %s"
                                      % (self._what, gst.take_error(error)))
-            pipeline._read_bus()
+            try:
+                pipeline._read_bus()
+            except BaseException:
+                self._drop(status, error)
+                raise
             if status == gst.ALIGN_END:
                 pipeline._done = True
                 return False
             if status == gst.ALIGN_ITEM:
                 return True
+
+    def _drop(self, status, error):
+        """Lets go of what robocache_align_next returned with `status`, not
+        handed out (the pipeline closing, or its error raised)."""
+        gst = self._g
+        if status == gst.ALIGN_ITEM:
+            gst.gst.gst_mini_object_unref(self.out.lead)
+            if self.out.frame:
+                gst.gst.gst_mini_object_unref(self.out.frame)
+        elif status == gst.ALIGN_ERROR:
+            gst.take_error(error)
 
     def info(self, sample):
         """RobocacheArrayInfo of a GstSample * of out."""
