@@ -12,8 +12,11 @@ _NS = 10**9
 
 
 def _is_rosbag2(folder):
-    return ((folder / "metadata.yaml").exists()
-            or any(folder.glob("*.mcap")))
+    """A rosbag2 recording: a folder with its metadata.yaml.  A folder of
+    .mcap files without one is a folder of recordings, one a file (it was
+    taken for one recording, its files' messages merged into one
+    timeline)."""
+    return (pathlib.Path(folder) / "metadata.yaml").is_file()
 
 
 def _source(path):

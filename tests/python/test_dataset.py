@@ -126,6 +126,30 @@ class Dataset(unittest.TestCase):
         n = len(files) // 2
         self.assertEqual(sorted(files), [0] * n + [1] * n)
 
+    def test_folder_of_mcap_files(self):
+        """A folder of .mcap files without a metadata.yaml is a folder of
+        recordings, each its own file (it was read as one recording, the
+        files' messages merged); with one, a rosbag2 recording."""
+        folder = os.path.join(TMP, "runs")
+        os.makedirs(folder)
+        for name in ("run1.mcap", "run2.mcap"):
+            shutil.copy(FILE, os.path.join(folder, name))
+        data = robocache.RecordingDataset(folder, device="cpu",
+                                          **train_example.GRID)
+        self.assertEqual([os.path.basename(f) for f in data.files],
+                         ["run1.mcap", "run2.mcap"])
+        items = list(data)
+        n = len(messages("/velodyne_points"))
+        self.assertEqual([item["file"] for item in items], [0] * n + [1] * n)
+        times = [item["time"] for item in items[:n]]
+        self.assertEqual(times, sorted(set(times)))
+        with open(os.path.join(folder, "metadata.yaml"), "w") as f:
+            f.write("rosbag2_bagfile_information:\n")
+        data = robocache.RecordingDataset(folder, device="cpu",
+                                          **train_example.GRID)
+        self.assertEqual(data.files, [folder])
+        shutil.rmtree(folder)
+
     def test_missing_topic_n(self):
         data = robocache.RecordingDataset(FILE, lidar_topic="/nope",
                                           device="cpu")

@@ -7,6 +7,7 @@ import os
 import pathlib
 import re
 
+from .._replay import _is_rosbag2
 
 SUFFIXES = (".bag", ".mcap")
 
@@ -15,12 +16,6 @@ SUFFIXES = (".bag", ".mcap")
 # manifest.  key: the name made safe for file names, with a hash of the
 # name so that keys never collide: prefix of its shards and samples.
 Recording = collections.namedtuple("Recording", "name path key")
-
-
-def _is_rosbag2(folder):
-    """A rosbag2 recording: a folder with its metadata.yaml (a folder of
-    .mcap files without one is a folder of recordings)."""
-    return (folder / "metadata.yaml").is_file()
 
 
 def _is_recording(p):
