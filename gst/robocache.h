@@ -221,6 +221,15 @@ gboolean robocache_sample_array_info (GstSample * sample,
 gboolean robocache_pipeline_use_cuda_device (GstElement * pipeline,
     gint device, GError ** error);
 
+/* Makes every streaming thread of @pipeline (before it leaves NULL) a
+ * thread of its own, started when its task starts, instead of one of
+ * GLib's shared thread pool, which does not survive fork(): a process
+ * forked after it ran a pipeline (PyTorch's DataLoader workers on Linux)
+ * would never start its pipelines' threads.  Takes the pipeline's bus
+ * sync handler (it passes every message on).  robocache.Pipeline calls
+ * it. */
+gboolean robocache_pipeline_use_own_threads (GstElement * pipeline);
+
 /* ---- samples of several appsinks in time order ----------------------- */
 
 /* The samples of several appsinks of one pipeline in PTS order: a sample

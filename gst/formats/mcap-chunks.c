@@ -35,9 +35,15 @@ typedef struct
   gsize capacity;
 } Spare;
 
+/* The read-ahead's threads are its own (g_thread_try_new), not a
+ * GThreadPool's: GLib's pools hand work to the idle threads a process had
+ * when it forked, which in the child (a DataLoader worker forked after a
+ * first read in the parent) do not exist, so the work never ran, and
+ * freeing the pool waited for them for ever. */
 typedef struct _McapReadAhead
 {
-  GThreadPool *pool;            /* NULL on one core */
+  GAsyncQueue *queue;           /* Job *, or &stop_job; NULL on one core */
+  GThread *threads[MCAP_CACHE_CHUNKS];
   guint n_threads;
   guint32 failed;               /* the last chunk that failed read ahead */
   GMutex lock;
@@ -58,17 +64,24 @@ run_job (Job * job)
     job->records = NULL;
 }
 
-static void
-run_pooled_job (gpointer data, gpointer user_data)
-{
-  McapReadAhead *ra = user_data;
-  Job *job = data;
+/* Tells a read-ahead thread to end. */
+static Job stop_job;
 
-  run_job (job);
-  g_mutex_lock (&ra->lock);
-  job->done = TRUE;
-  g_cond_broadcast (&ra->done);
-  g_mutex_unlock (&ra->lock);
+/* A read-ahead thread: the jobs of the queue until stop_job. */
+static gpointer
+run_jobs (gpointer data)
+{
+  McapReadAhead *ra = data;
+  Job *job;
+
+  while ((job = g_async_queue_pop (ra->queue)) != &stop_job) {
+    run_job (job);
+    g_mutex_lock (&ra->lock);
+    job->done = TRUE;
+    g_cond_broadcast (&ra->done);
+    g_mutex_unlock (&ra->lock);
+  }
+  return NULL;
 }
 
 static guint64
@@ -246,7 +259,7 @@ read_ahead (McapReader * self, McapReadAhead * ra)
     self, e->chunk, TRUE, FALSE};
     job->buffer = take_spare (ra, chunk_size (self, e->chunk), &job->capacity);
     busy++;
-    g_thread_pool_push (ra->pool, job, NULL);
+    g_async_queue_push (ra->queue, job);
   }
 }
 
@@ -257,15 +270,19 @@ read_ahead_new (void)
 
   /* One thread per core, as many as the cache holds besides the chunk
    * being read: the reader itself mostly waits for them. */
-  ra->n_threads = MIN (g_get_num_processors (), MCAP_CACHE_CHUNKS - 1);
-  if (ra->n_threads < 2)
-    ra->n_threads = 0;
-  if (ra->n_threads > 0)
-    ra->pool = g_thread_pool_new (run_pooled_job, ra, ra->n_threads, FALSE,
-        NULL);
+  guint wanted = MIN (g_get_num_processors (), MCAP_CACHE_CHUNKS - 1);
+
   ra->failed = MCAP_NOT_CHUNKED;
   g_mutex_init (&ra->lock);
   g_cond_init (&ra->done);
+  if (wanted < 2)
+    return ra;
+  ra->queue = g_async_queue_new ();
+  while (ra->n_threads < wanted && (ra->threads[ra->n_threads] =
+          g_thread_try_new ("robocache-mcap", run_jobs, ra, NULL)))
+    ra->n_threads++;
+  if (ra->n_threads == 0)
+    g_clear_pointer (&ra->queue, g_async_queue_unref);
   return ra;
 }
 
@@ -309,7 +326,7 @@ mcap_reader_get_chunk (McapReader * self, guint32 chunk, GError ** error)
     return NULL;
   slot = cached (self, chunk);
   slot->last_use = ++self->clock;
-  if (self->read_ahead->pool)
+  if (self->read_ahead->queue)
     read_ahead (self, self->read_ahead);
   return slot->records;
 }
@@ -320,8 +337,13 @@ mcap_reader_clear_chunks (McapReader * self)
   McapReadAhead *ra = self->read_ahead;
 
   if (ra) {
-    if (ra->pool)
-      g_thread_pool_free (ra->pool, FALSE, TRUE);
+    /* The jobs queued run first: their buffers are freed below. */
+    for (guint i = 0; i < ra->n_threads; i++)
+      g_async_queue_push (ra->queue, &stop_job);
+    for (guint i = 0; i < ra->n_threads; i++)
+      g_thread_join (ra->threads[i]);
+    if (ra->queue)
+      g_async_queue_unref (ra->queue);
     for (guint i = 0; i < MCAP_CACHE_CHUNKS; i++) {
       Job *job = &ra->jobs[i];
 

@@ -92,7 +92,7 @@ class MapInfo(ctypes.Structure):
 # GstIteratorResult, GstMapFlags
 MESSAGE_EOS, MESSAGE_ERROR, MESSAGE_WARNING = 1 << 0, 1 << 1, 1 << 2
 STATE_NULL, STATE_READY, STATE_PAUSED, STATE_PLAYING = 1, 2, 3, 4
-STATE_CHANGE_FAILURE = 0
+STATE_CHANGE_FAILURE, STATE_CHANGE_ASYNC = 0, 2
 PARSE_FLAG_FATAL_ERRORS, PARSE_FLAG_PLACE_IN_BIN = 1 << 0, 1 << 2
 ITERATOR_DONE, ITERATOR_OK, ITERATOR_RESYNC = 0, 1, 2
 MAP_READ = 1 << 0
@@ -148,6 +148,8 @@ _PROTOTYPES = {
         "gst_object_ref_sink": (c_void_p, [c_void_p]),
         "gst_util_set_object_arg": (None, [c_void_p, c_char_p, c_char_p]),
         "gst_element_set_state": (c_int, [c_void_p, c_int]),
+        "gst_element_get_state": (c_int, [c_void_p, c_void_p, c_void_p,
+                                          c_uint64]),
         "gst_element_get_bus": (c_void_p, [c_void_p]),
         "gst_bus_pop": (c_void_p, [c_void_p]),
         "gst_bus_timed_pop_filtered": (c_void_p, [c_void_p, c_uint64,
@@ -169,6 +171,7 @@ _PROTOTYPES = {
             c_void_p, c_void_p, P(P(_lib.DLManagedTensor)), P(P(GError))]),
         "robocache_pipeline_use_cuda_device": (c_int, [
             c_void_p, c_int, P(P(GError))]),
+        "robocache_pipeline_use_own_threads": (c_int, [c_void_p]),
         "robocache_merge_new": (c_void_p, [P(c_void_p), c_uint]),
         "robocache_merge_next": (c_int, [
             c_void_p, c_uint64, P(c_void_p), P(c_uint)]),

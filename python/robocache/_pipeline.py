@@ -2,6 +2,7 @@
 own memory: robocache.Pipeline and robocache.Sample (docs/python.md,
 "Pipelines into arrays")."""
 import ctypes
+import os
 import re
 import sys
 import threading
@@ -10,6 +11,23 @@ from . import _arrays, _lib
 from ._lib import RobocacheError
 
 _POLL_NS = 100 * 10**6   # how long a pull waits before the bus is read
+
+# Set in a process forked from the one that imported robocache (PyTorch's
+# DataLoader workers on Linux): there GStreamer's own thread pool, which
+# carries a pipeline from PAUSED on to PLAYING once it has prerolled, has
+# in its copied state idle threads that are not in the child, and never
+# runs; start() goes to PAUSED, waits for it, and then to PLAYING.  (The
+# streaming threads are robocache's: robocache_pipeline_use_own_threads.)
+_forked = False
+
+
+def _mark_forked():
+    global _forked
+    _forked = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_mark_forked)
 
 
 def _gst():
@@ -89,6 +107,9 @@ class _Bin:
         self._g = _gst()
         self.description = description
         self._pipeline = self._build(description)
+        # Streaming threads that a forked process (a DataLoader worker)
+        # can start: GLib's shared pool, copied by fork(), cannot.
+        self._g.robocache.robocache_pipeline_use_own_threads(self._pipeline)
         self._bus = self._g.gst.gst_element_get_bus(self._pipeline)
         self.device = self._use_device(device)
 
@@ -190,8 +211,17 @@ class _Bin:
             return
         self._started = True
         gst = self._g
-        ret = gst.gst.gst_element_set_state(self._pipeline,
-                                            gst.STATE_PLAYING)
+        ret = gst.STATE_CHANGE_ASYNC
+        if _forked:
+            ret = gst.gst.gst_element_set_state(self._pipeline,
+                                                gst.STATE_PAUSED)
+            while ret == gst.STATE_CHANGE_ASYNC and not self._closing:
+                self._read_bus()
+                ret = gst.gst.gst_element_get_state(self._pipeline, None,
+                                                    None, _POLL_NS)
+        if ret != gst.STATE_CHANGE_FAILURE:
+            ret = gst.gst.gst_element_set_state(self._pipeline,
+                                                gst.STATE_PLAYING)
         if ret == gst.STATE_CHANGE_FAILURE:
             self._read_bus()
             raise RobocacheError("robocache.Pipeline: %r cannot start "

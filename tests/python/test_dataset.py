@@ -126,6 +126,24 @@ class Dataset(unittest.TestCase):
         n = len(files) // 2
         self.assertEqual(sorted(files), [0] * n + [1] * n)
 
+    def test_fork_workers_after_the_parent_read(self):
+        """DataLoader workers forked (Linux's default) after the parent
+        read the dataset once, as a first look at the data does: they hung
+        for ever, their pipelines' threads, GStreamer's and the MCAP
+        reader's, never started (GLib's thread pools do not survive fork:
+        the idle threads they count are not in the child)."""
+        second = os.path.join(TMP, "fork.mcap")
+        shutil.copy(FILE, second)
+        data = robocache.RecordingDataset([FILE, second], device="cpu",
+                                          **train_example.GRID)
+        first = [(item["file"], item["time"]) for item in data]
+        loader = torch.utils.data.DataLoader(
+            data, batch_size=None, num_workers=2, timeout=120,
+            multiprocessing_context="fork")
+        self.assertEqual(sorted((item["file"], item["time"])
+                                for item in loader), sorted(first))
+        os.remove(second)
+
     def test_folder_of_mcap_files(self):
         """A folder of .mcap files without a metadata.yaml is a folder of
         recordings, each its own file (it was read as one recording, the

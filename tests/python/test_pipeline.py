@@ -428,6 +428,40 @@ class Recordings(unittest.TestCase):
         self.assertLess(grown, 200 * 1024)
 
 
+class Fork(unittest.TestCase):
+    def test_pipeline_in_a_child_forked_after_one_ran(self):
+        """A process forked after it ran pipelines (a DataLoader worker)
+        runs its own: its streaming threads, and the step from PAUSED to
+        PLAYING, no longer wait for GLib's pooled threads, which the
+        child does not have (it hung until killed)."""
+        desc = ("robocachelidarsrc num-buffers=3 points-per-sweep=100 ! "
+                "queue ! robocachevoxelize backend=cpu ! appsink name=out")
+        for _ in range(2):
+            self.assertEqual(len(list(robocache.Pipeline(desc,
+                                                         device="cpu"))), 3)
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read)
+            code = 1
+            try:
+                import signal
+                signal.alarm(60)
+                n = [len(list(robocache.Pipeline(desc, device="cpu")))
+                     for _ in range(2)]
+                os.write(write, repr(n).encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        with os.fdopen(read) as f:
+            got = f.read()
+        _, status = os.waitpid(pid, 0)
+        self.assertTrue(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
+                        "the child: status %d" % status)
+        self.assertEqual(got, "[3, 3]")
+
+
 class Errors(unittest.TestCase):
     def test_error_drops_the_sample_pulled_with_it(self):
         """Where the pipeline's error is read just after a sample was
