@@ -429,7 +429,14 @@ gst_robocache_recording_src_loop (GstPad * pad)
   GstCaps *caps = NULL;
   GError *error = NULL;
   guint64 stamp = 0;
+  guint32 eos_seqnum = g_atomic_int_get (&self->priv->eos_seqnum);
 
+  if (eos_seqnum != 0) {
+    GST_DEBUG_OBJECT (self, "an EOS was sent: ending every stream");
+    st->seqnum = eos_seqnum;
+    recording_pause_with_eos (self, pad);
+    return;
+  }
   switch (rc_reader_next (st->reader, &msg, &error)) {
     case RC_READER_OK:
       break;
@@ -716,6 +723,7 @@ start (GstRobocacheRecordingSrc * self)
   GError *error = NULL;
   gboolean ok = FALSE;
 
+  g_atomic_int_set (&priv->eos_seqnum, 0);
   GST_OBJECT_LOCK (self);
   st->location = g_strdup (self->location);
   wanted = g_strdup (self->topics);
@@ -763,6 +771,26 @@ out:
   if (!ok)
     stop (self);
   return ok;
+}
+
+/* An EOS sent to the element (a bin sends it to its sources: what
+ * gst-launch-1.0 -e does on Ctrl-C) ends every stream, as GstBaseSrc's
+ * does: the loop pushes it before its next message (it was dropped, so a
+ * paced replay being recorded never finished).  Other events: as for any
+ * element. */
+static gboolean
+gst_robocache_recording_src_send_event (GstElement * element,
+    GstEvent * event)
+{
+  GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (element);
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_EOS)
+    return GST_ELEMENT_CLASS (parent_class)->send_event (element, event);
+  GST_DEBUG_OBJECT (self, "EOS sent: ending the streams");
+  g_atomic_int_set (&self->priv->eos_seqnum, MAX (gst_event_get_seqnum
+          (event), 1));
+  gst_event_unref (event);
+  return TRUE;
 }
 
 static GstStateChangeReturn
@@ -877,6 +905,8 @@ gst_robocache_recording_src_class_init (GstRobocacheRecordingSrcClass * klass)
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_robocache_recording_src_change_state);
+  element_class->send_event =
+      GST_DEBUG_FUNCPTR (gst_robocache_recording_src_send_event);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_BAG_TIMESTAMPS, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_ROBOCACHE_RECORDING_SRC, 0);
@@ -887,4 +917,6 @@ gst_robocache_recording_src_init (GstRobocacheRecordingSrc * self)
 {
   self->priv = gst_robocache_recording_src_get_instance_private (self);
   gst_robocache_fields_init (self, fields);
+  /* A source to its bin: an EOS sent to the pipeline comes here. */
+  GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);
 }

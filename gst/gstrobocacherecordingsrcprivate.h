@@ -73,6 +73,10 @@ struct _GstRobocacheRecordingSrcPrivate
 {
   State state;
   Totals totals;
+  /* The seqnum of an EOS sent to the element (gst-launch-1.0 -e, an
+   * application ending a recording), 0 if none: the loop ends every
+   * stream with it before its next message.  Atomic. */
+  guint eos_seqnum;
 };
 
 /* The streaming loop's (gstrobocacherecordingsrc.c); the task runs on the

@@ -312,6 +312,48 @@ GST_START_TEST (test_loop)
 
 GST_END_TEST;
 
+/* An EOS sent to the pipeline (gst-launch-1.0 -e on Ctrl-C, an
+ * application ending a recording) while it plays at the recording's pace
+ * and loops for ever: every stream ends with it, the same seqnum, after
+ * the sample being pushed (it was dropped, and the pipeline never ended:
+ * a replay being recorded by robocachemcapsink was never finished). */
+GST_START_TEST (test_eos_sent)
+{
+  GstElement *p = player (elements[__i__], "loop=true", TRUE);
+  GstEvent *eos = gst_event_new_eos ();
+  guint32 seqnum = gst_event_get_seqnum (eos);
+  GstBus *bus = gst_element_get_bus (p);
+  GstSample *sample;
+  GstMessage *msg;
+  guint n = 0;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (guint k = 0; k < 3; k++) {
+    sample = gst_app_sink_try_pull_sample (sink_of (p), 10 * GST_SECOND);
+    fail_unless (sample != NULL, "no sample %u", k);
+    gst_sample_unref (sample);
+  }
+  fail_unless (gst_element_send_event (p, eos));
+  /* Bounded: without the EOS the loop plays for ever. */
+  while (n < 20 && (sample = gst_app_sink_try_pull_sample (sink_of (p),
+              10 * GST_SECOND))) {
+    gst_sample_unref (sample);
+    n++;
+  }
+  fail_unless (n <= 2, "%u samples after the EOS was sent", n);
+  fail_unless (gst_app_sink_is_eos (sink_of (p)), "no EOS");
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_EOS |
+      GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  fail_unless_equals_int (gst_message_get_seqnum (msg), seqnum);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* loop over the whole recording: the second pass starts one period (0.1
  * s) after the last message, at running time 2.0 s. */
 GST_START_TEST (test_loop_whole)
@@ -990,6 +1032,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_rate, 0, n);
   tcase_add_loop_test (tc, test_loop, 0, n);
   tcase_add_loop_test (tc, test_loop_whole, 0, n);
+  tcase_add_loop_test (tc, test_eos_sent, 0, n);
   tcase_add_loop_test (tc, test_uri, 0, n);
   tcase_add_loop_test (tc, test_uri_plays, 0, n);
   tcase_add_loop_test (tc, test_seek_paused_playing, 0, n);
