@@ -349,10 +349,20 @@ class Pipeline(_Bin):
         appended = not re.search(r"(^|[\s!(])appsink\b", unquoted)
         if appended:
             self.description = description.rstrip() + " ! appsink name=out"
-        element = self._parse(self.description, " (the description has "
-                              "no appsink, so \" ! appsink name=out\" was "
-                              "appended: end it with an element that has a "
-                              "src pad, or add appsinks)" if appended else "")
+        try:
+            element = self._parse(self.description, " (the description "
+                                  "has no appsink, so \" ! appsink "
+                                  "name=out\" was appended: end it with an "
+                                  "element that has a src pad, or add "
+                                  "appsinks)" if appended else "")
+        except RobocacheError:
+            if not appended:
+                raise
+            # The hint is for a description that fails only with the
+            # appsink: one that fails as given (a syntax error, an
+            # unknown element or property) says so without it.
+            gst.gst.gst_object_unref(self._parse(description))
+            raise
         sinks = self._appsinks(element)
         if not sinks:
             gst.gst.gst_object_unref(element)

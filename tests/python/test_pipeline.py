@@ -531,6 +531,19 @@ class Errors(unittest.TestCase):
             robocache.Pipeline("nosuchelement ! fakesink")
         with self.assertRaisesRegex(RobocacheError, "appended"):
             robocache.Pipeline("robocachelidarsrc ! fakesink")
+        # The hint only where the appended appsink is what fails: a
+        # description that fails as given is reported as given.
+        for desc, words in (
+                ("robocachelidarsrc ! ! robocachevoxelize", "syntax error"),
+                ("robocachelidarsrc ! robocachevoxelize nosuchprop=3",
+                 "nosuchprop"),
+                ("robocachelidarsrc ! robocachevoxelize mode=bogus",
+                 "bogus")):
+            with self.subTest(desc=desc):
+                with self.assertRaises(RobocacheError) as caught:
+                    robocache.Pipeline(desc, device="cpu")
+                self.assertIn(words, str(caught.exception))
+                self.assertNotIn("appended", str(caught.exception))
         with self.assertRaises(TypeError):
             robocache.Pipeline("")
         # Not cut at the NUL (which gave "no appsink in ..." of the rest).
