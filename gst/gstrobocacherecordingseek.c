@@ -43,6 +43,9 @@ recording_end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
 {
   State *st = &self->priv->state;
 
+  /* A non-flushing seek that came during the pass's last message. */
+  if (recording_apply_pending_seek (self))
+    return;
   if (st->segment.flags & GST_SEGMENT_FLAG_SEGMENT) {
     segment_done (self, pad);
     return;
@@ -62,6 +65,53 @@ recording_end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The seek @event (parsed and checked by do_seek) applied, the stream
+ * lock held: the segment, and every stream restarted at it. */
+static void
+apply_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
+{
+  State *st = &self->priv->state;
+  GstFormat format;
+  GstSeekFlags flags;
+  GstSeekType start_type, stop_type;
+  gint64 start, stop;
+  gdouble rate;
+  gboolean update;
+
+  gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
+      &stop_type, &stop);
+  gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
+      stop_type, stop, &update);
+  st->seqnum = gst_event_get_seqnum (event);
+  st->pass_pushed = 0;
+  recording_restart_streams (st);
+}
+
+/* Takes the non-flushing seek left for the task, or NULL. */
+static GstEvent *
+take_pending_seek (GstRobocacheRecordingSrc * self)
+{
+  GstEvent *event;
+
+  GST_OBJECT_LOCK (self);
+  event = g_steal_pointer (&self->priv->pending_seek);
+  GST_OBJECT_UNLOCK (self);
+  return event;
+}
+
+gboolean
+recording_apply_pending_seek (GstRobocacheRecordingSrc * self)
+{
+  GstEvent *event = take_pending_seek (self);
+
+  if (!event)
+    return FALSE;
+  GST_DEBUG_OBJECT (self, "non-flushing seek, in the streaming thread");
+  apply_seek (self, event);
+  gst_event_unref (event);
+  return TRUE;
+}
+
 static gboolean
 do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
 {
@@ -72,8 +122,9 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   GstSeekType start_type, stop_type;
   gint64 start, stop;
   gdouble rate;
-  gboolean update, flush;
+  gboolean flush;
   guint32 seqnum = gst_event_get_seqnum (event);
+  GstEvent *pending;
 
   gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
       &stop_type, &stop);
@@ -93,20 +144,32 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   GST_OBJECT_UNLOCK (self);
   pad0 = recording_first_pad (self);
 
+  /* Without a flush, while the task runs: the task applies it before its
+   * next message, the new segment's running time going on from the
+   * position reached.  Waiting here for the stream lock instead blocked
+   * the caller until the recording ended (the task takes it again as
+   * soon as it lets it go), and the seek was lost. */
+  if (!flush && gst_pad_get_task_state (pad0) == GST_TASK_STARTED) {
+    GST_OBJECT_LOCK (self);
+    gst_event_replace (&self->priv->pending_seek, event);
+    GST_OBJECT_UNLOCK (self);
+    /* Unless the task paused meanwhile (the end of a pass): then here. */
+    if (gst_pad_get_task_state (pad0) == GST_TASK_STARTED)
+      return TRUE;
+  }
   if (flush) {
     recording_push_event_all (self, gst_event_new_flush_start (), seqnum);
     gst_pad_pause_task (pad0);
   }
 
-  /* Without a flush, between two messages of the running task (or after
-   * SEGMENT_DONE paused it): the new segment's running time goes on from
-   * the position reached. */
+  /* Without a flush after SEGMENT_DONE or EOS paused the task: the new
+   * segment's running time goes on from the position reached. */
   GST_PAD_STREAM_LOCK (pad0);
-  gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
-      stop_type, stop, &update);
-  st->seqnum = seqnum;
-  st->pass_pushed = 0;
-  recording_restart_streams (st);
+  /* A flush, or the task paused: a seek left for it is superseded. */
+  pending = take_pending_seek (self);
+  if (pending)
+    gst_event_unref (pending);
+  apply_seek (self, event);
   if (flush) {
     recording_push_event_all (self, gst_event_new_flush_stop (TRUE), seqnum);
     gst_flow_combiner_reset (st->combiner);

@@ -437,6 +437,7 @@ gst_robocache_recording_src_loop (GstPad * pad)
     recording_pause_with_eos (self, pad);
     return;
   }
+  recording_apply_pending_seek (self);
   switch (rc_reader_next (st->reader, &msg, &error)) {
     case RC_READER_OK:
       break;
@@ -661,6 +662,10 @@ stop (GstRobocacheRecordingSrc * self)
 {
   State *st = &self->priv->state;
 
+  GST_OBJECT_LOCK (self);
+  gst_clear_event (&self->priv->pending_seek);
+  GST_OBJECT_UNLOCK (self);
+
   if (st->streams) {
     for (guint i = 0; i < st->streams->len; i++) {
       Stream *s = g_ptr_array_index (st->streams, i);
@@ -779,8 +784,7 @@ out:
  * paced replay being recorded never finished).  Other events: as for any
  * element. */
 static gboolean
-gst_robocache_recording_src_send_event (GstElement * element,
-    GstEvent * event)
+gst_robocache_recording_src_send_event (GstElement * element, GstEvent * event)
 {
   GstRobocacheRecordingSrc *self = GST_ROBOCACHE_RECORDING_SRC (element);
 

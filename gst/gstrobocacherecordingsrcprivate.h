@@ -77,6 +77,10 @@ struct _GstRobocacheRecordingSrcPrivate
    * application ending a recording), 0 if none: the loop ends every
    * stream with it before its next message.  Atomic. */
   guint eos_seqnum;
+  /* A non-flushing seek sent while the task ran, for the task to apply
+   * before its next message (recording_apply_pending_seek); under the
+   * object lock. */
+  GstEvent *pending_seek;
 };
 
 /* The streaming loop's (gstrobocacherecordingsrc.c); the task runs on the
@@ -99,6 +103,9 @@ void recording_prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
 /* gstrobocacherecordingseek.c: the end of a pass (EOS, the next pass of
  * a loop, or SEGMENT_DONE), and the source pads' events and queries. */
 void recording_end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad);
+/* Applies the non-flushing seek left for the task, if any (the stream
+ * lock held); TRUE if there was one. */
+gboolean recording_apply_pending_seek (GstRobocacheRecordingSrc * self);
 gboolean recording_src_event (GstPad * pad, GstObject * parent,
     GstEvent * event);
 gboolean recording_src_query (GstPad * pad, GstObject * parent,

@@ -312,6 +312,61 @@ GST_START_TEST (test_loop)
 
 GST_END_TEST;
 
+/* A non-flushing seek while playing at the recording's pace: it returns
+ * at once and takes effect before the next message, the running time
+ * going on (the caller was blocked until the recording ended, and the seek
+ * lost: the task retook the stream lock the seek waited for). */
+GST_START_TEST (test_seek_nonflushing_playing)
+{
+  GstElement *p = player (elements[__i__], NULL, TRUE);
+  GstClockTime last_running = 0, first_after = GST_CLOCK_TIME_NONE;
+  GstSample *sample;
+  gint64 took;
+  guint n = 0;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (guint k = 0; k < 3; k++) {
+    sample = gst_app_sink_try_pull_sample (sink_of (p), 10 * GST_SECOND);
+    fail_unless (sample != NULL, "no sample %u", k);
+    last_running = running_time_of (sample);
+    gst_sample_unref (sample);
+  }
+  took = g_get_monotonic_time ();
+  fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET, 15 * STEP,
+          GST_SEEK_TYPE_NONE, 0));
+  took = g_get_monotonic_time () - took;
+  fail_unless (took < G_USEC_PER_SEC, "the seek took %" G_GINT64_FORMAT
+      " us", took);
+  while ((sample = gst_app_sink_try_pull_sample (sink_of (p),
+              10 * GST_SECOND))) {
+    const GstClockTime pts = pts_of (sample), running =
+        running_time_of (sample);
+
+    /* At most the message in flight before the jump. */
+    if (pts >= 15 * STEP && first_after == GST_CLOCK_TIME_NONE) {
+      first_after = pts;
+      fail_unless (running <= last_running + 3 * STEP, "running time %"
+          GST_TIME_FORMAT " after %" GST_TIME_FORMAT, GST_TIME_ARGS (running),
+          GST_TIME_ARGS (last_running));
+    }
+    fail_unless (pts < 15 * STEP ? first_after == GST_CLOCK_TIME_NONE &&
+        n < 2 : TRUE, "%" GST_TIME_FORMAT " after the seek",
+        GST_TIME_ARGS (pts));
+    fail_unless (running >= last_running);
+    last_running = running;
+    gst_sample_unref (sample);
+    n++;
+  }
+  fail_unless (gst_app_sink_is_eos (sink_of (p)));
+  fail_unless_equals_clocktime (first_after, 15 * STEP);
+  fail_unless (n <= 7, "%u samples after the seek", n);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* An EOS sent to the pipeline (gst-launch-1.0 -e on Ctrl-C, an
  * application ending a recording) while it plays at the recording's pace
  * and loops for ever: every stream ends with it, the same seqnum, after
@@ -1033,6 +1088,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_loop, 0, n);
   tcase_add_loop_test (tc, test_loop_whole, 0, n);
   tcase_add_loop_test (tc, test_eos_sent, 0, n);
+  tcase_add_loop_test (tc, test_seek_nonflushing_playing, 0, n);
   tcase_add_loop_test (tc, test_uri, 0, n);
   tcase_add_loop_test (tc, test_uri_plays, 0, n);
   tcase_add_loop_test (tc, test_seek_paused_playing, 0, n);
