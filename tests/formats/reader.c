@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "formats/reader.h"
+#include "testutil.h"
 
 #define SKIP 77
 #define N_MSGS 10
@@ -593,23 +594,6 @@ make_bags (void)
       g_spawn_check_wait_status (status, NULL);
 }
 
-static void
-remove_bags (void)
-{
-  GDir *dir = g_dir_open (bag_dir, 0, NULL);
-  const gchar *name;
-
-  while (dir && (name = g_dir_read_name (dir))) {
-    gchar *path = g_build_filename (bag_dir, name, NULL);
-
-    g_unlink (path);
-    g_free (path);
-  }
-  if (dir)
-    g_dir_close (dir);
-  g_rmdir (bag_dir);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -619,7 +603,7 @@ main (int argc, char **argv)
   if (!make_bags ()) {
     g_print ("SKIP: no ROBOCACHE_MAKE_BAGS or no python3 with rosbag\n");
     if (bag_dir)
-      remove_bags ();
+      test_remove_tree (bag_dir);
     return SKIP;
   }
   g_test_add_func ("/reader/topics", test_topics);
@@ -636,7 +620,7 @@ main (int argc, char **argv)
       test_scan_stops_at_corrupt_chunk);
   g_test_add_func ("/reader/scan-errors", test_scan_errors);
   ret = g_test_run ();
-  remove_bags ();
+  test_remove_tree (bag_dir);
   g_free (bag_dir);
   return ret;
 }
