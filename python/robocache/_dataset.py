@@ -16,7 +16,7 @@ import pathlib
 from . import _lib
 from ._pipeline import Pipeline, _Aligner
 from ._replay import (_NS, _description, _is_rosbag2, _source, _targets,
-                      _three, _voxelize_element)
+                      _voxelize_element)
 
 
 def _real(value):
@@ -179,9 +179,11 @@ class RecordingDataset(_Base):
             _source(f)
         self.lidar_topic, self.joint_topic = lidar_topic, joint_topic
         self.camera_topic = camera_topic
-        self.voxel_size = _three("voxel_size", voxel_size, float, True)
-        self.origin = _three("origin", origin, float, False)
-        self.dims = _three("dims", dims, operator.index, True)
+        who = "robocache.RecordingDataset"
+        self.voxel_size = _lib.xyz(who, "voxel_size", voxel_size, float,
+                                   True)
+        self.origin = _lib.xyz(who, "origin", origin, float, False)
+        self.dims = _lib.xyz(who, "dims", dims, int, True)
         if not isinstance(mode, str) or mode not in ("occupancy", "count",
                                                      "mean"):
             raise ValueError("robocache.RecordingDataset: mode=%r; accepted:"

@@ -419,23 +419,6 @@ def resample(source_data, source_times, target_times, method="linear", *,
     return result[0] if single else result
 
 
-def _triple(what, name, value, cast, positive):
-    try:
-        values = [cast(x) for x in _lib.one_or_three(value)]
-    except (TypeError, ValueError):
-        raise TypeError("robocache.%s: %s must be a number or three; got %r"
-                        % (what, name, value)) from None
-    if len(values) != 3:
-        raise ValueError("robocache.%s: %s must hold 3 values (x, y, z); "
-                         "got %d" % (what, name, len(values)))
-    for x in values:
-        if not math.isfinite(x) or (positive and x <= 0):
-            raise ValueError("robocache.%s: %s must be finite%s; got %r"
-                             % (what, name, " and > 0" if positive else "",
-                                value))
-    return values
-
-
 def _grid_call(what, call, points, voxel_size, origin, dims, mode,
                features):
     """Checks the points and the grid; returns the C layout and grid."""
@@ -450,9 +433,10 @@ def _grid_call(what, call, points, voxel_size, origin, dims, mode,
     if f * 4 > 0xFFFFFFFF:
         raise ValueError("robocache.%s: points have %d columns; too many"
                          % (what, f))
-    size = _triple(what, "voxel_size", voxel_size, float, True)
-    corner = _triple(what, "origin", origin, float, False)
-    shape = _triple(what, "dims", dims, operator.index, True)
+    who = "robocache." + what
+    size = _lib.xyz(who, "voxel_size", voxel_size, float, True)
+    corner = _lib.xyz(who, "origin", origin, float, False)
+    shape = _lib.xyz(who, "dims", dims, int, True)
     if math.prod(shape) > 0xFFFFFFFF:
         # Before the C grid's 32-bit dims, which would wrap.
         raise ValueError("robocache.%s: dims %s make %d voxels; at most "

@@ -1,6 +1,8 @@
 """The project's shared libraries, found in the build or install tree and
 loaded with ctypes; their C structures and prototypes."""
 import ctypes
+import math
+import operator
 import os
 import pathlib
 import threading
@@ -262,6 +264,30 @@ def one_or_three(value):
     if any(not_number(x) for x in values):
         raise TypeError("%r is not a number or a sequence of numbers"
                         % (value,))
+    return values
+
+
+def xyz(who, name, value, kind, positive):
+    """A grid's (x, y, z) from one number or three, checked: kind float
+    (sizes, corners) or int (voxel counts: integers, as NumPy's and
+    torch's shapes are, so 8.0 is refused as they refuse it, and a
+    computed 249.99999 is not cut to 249)."""
+    cast = float if kind is float else operator.index
+    accepted = ("a number or three (x, y, z)" if kind is float
+                else "an integer or three (x, y, z)")
+    try:
+        values = [cast(x) for x in one_or_three(value)]
+    except (TypeError, ValueError):
+        raise TypeError("%s: %s must be %s; got %r"
+                        % (who, name, accepted, value)) from None
+    if len(values) != 3:
+        raise ValueError("%s: %s must hold 3 values (x, y, z); got %d"
+                         % (who, name, len(values)))
+    for x in values:
+        if not math.isfinite(x) or (positive and x <= 0):
+            raise ValueError("%s: %s must be finite%s; got %r"
+                             % (who, name, " and > 0" if positive else "",
+                                value))
     return values
 
 

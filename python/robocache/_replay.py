@@ -6,8 +6,6 @@ import pathlib
 
 import numpy as np
 
-from . import _lib
-
 _NS = 10**9
 
 
@@ -36,20 +34,6 @@ def _quote(text):
 
 def _vector(values):
     return '"<%s>"' % ",".join(repr(v) for v in values)
-
-
-def _three(name, value, cast, positive, who="robocache.RecordingDataset"):
-    """(x, y, z) from one number or three, checked."""
-    try:
-        values = [cast(v) for v in _lib.one_or_three(value)]
-    except (TypeError, ValueError):
-        values = []
-    if len(values) != 3 or any(positive and v <= 0 or v != v
-                               for v in values):
-        raise ValueError("%s: %s must be a number or three (x, y, z)%s; "
-                         "got %r" % (who, name, ", each > 0" if positive
-                                     else "", value))
-    return values
 
 
 def _voxelize_element(backend, mode, voxel_size, origin, dims, features):

@@ -194,9 +194,14 @@ class Dataset(unittest.TestCase):
                             ("joint_samples", 2.7), ("joint_samples", 0),
                             ("joint_samples", 10**7),
                             ("features", [0]), ("features", ""),
-                            ("dims", (64.9, 64, 8)), ("voxel_size", "111")):
+                            ("dims", (64, 0, 8)), ("voxel_size", -1)):
             with self.assertRaisesRegex(ValueError, name + ".*accepted|" +
                                         name + " must be"):
+                robocache.RecordingDataset(FILE, **{name: value})
+        # Not numbers, or voxel counts not integers: as robocache.voxelize.
+        for name, value in (("dims", (64.9, 64, 8)), ("dims", 64.0),
+                            ("voxel_size", "111"), ("origin", (0, True, 0))):
+            with self.assertRaisesRegex(TypeError, name + " must be"):
                 robocache.RecordingDataset(FILE, **{name: value})
         # A string of names is a list of names, not of letters.
         self.assertEqual(robocache.RecordingDataset(

@@ -345,6 +345,13 @@ class Voxelize(unittest.TestCase):
                 p, 1, (0, np.nan, 0), g["dims"])),
             (TypeError, "dims", lambda: robocache.voxelize(
                 p, 1, (0, 0, 0), (1.5, 2, 2))),
+            # Voxel counts are integers, as NumPy's shapes: a whole float
+            # is refused too, saying so (it read "a number or three").
+            (TypeError, "dims must be an integer or three (x, y, z); got "
+             "(8.0, 8, 8)", lambda: robocache.voxelize(
+                 p, 1, (0, 0, 0), (8.0, 8, 8))),
+            (TypeError, "dims must be an integer", lambda: robocache.centroids(
+                p, 1, (0, 0, 0), np.float64(8))),
             (ValueError, "dims", lambda: robocache.voxelize(
                 p, 1, (0, 0, 0), (0, 2, 2))),
             (ValueError, "2^32", lambda: robocache.voxelize(
@@ -377,19 +384,19 @@ class Voxelize(unittest.TestCase):
              lambda: robocache.voxelize(p, ("0.5",) * 3, 0, 4)),
             (TypeError, "origin must be a number or three",
              lambda: robocache.voxelize(p, 1, (b"0",) * 3, 4)),
-            (TypeError, "dims must be a number or three",
+            (TypeError, "dims must be an integer or three",
              lambda: robocache.voxelize(p, 1, 0, (4, True, 4))),
             (TypeError, "voxel_size must be a number or three",
              lambda: robocache.voxelize(p, np.bool_(True), 0, 4)),
-            (TypeError, "dims must be a number or three",
+            (TypeError, "dims must be an integer or three",
              lambda: robocache.voxelize(p, 1, 0, np.array([True] * 3))),
             (TypeError, "origin must be a number or three",
              lambda: robocache.centroids(p, 1, np.bool_(False), 4)),
             (ValueError, "points is not aligned",
              lambda: robocache.voxelize(unaligned(p), **g)),
-            (TypeError, "dims must be a number or three",
+            (TypeError, "dims must be an integer or three",
              lambda: robocache.voxelize(p, 1, (0, 0, 0), b"\x04\x04\x04")),
-            (TypeError, "dims must be a number or three",
+            (TypeError, "dims must be an integer or three",
              lambda: robocache.voxelize(p, 1, (0, 0, 0), True)),
             # A mask robocache would not read: refused, not ignored.
             (TypeError, "masked array", lambda: robocache.voxelize(
