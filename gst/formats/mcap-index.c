@@ -271,12 +271,37 @@ read_definitions (McapReader * self, guint64 limit, guint32 channel,
   return TRUE;
 }
 
+/* Why a scan that did not reach the footer and closing magic stopped at
+ * @pos, for the recovery's reason. */
+static gchar *
+scan_stop (McapReader * self, gsize pos, gboolean footer)
+{
+  McapRecord record;
+
+  if (footer)
+    return g_strdup_printf ("the footer ending at byte %" G_GSIZE_FORMAT
+        " is not followed by the closing magic", pos);
+  if (pos == self->size)
+    return g_strdup ("to its end, where no footer is");
+  if (self->size - pos < MCAP_RECORD_PREFIX)
+    return g_strdup_printf ("up to byte %" G_GSIZE_FORMAT ": the file ends "
+        "inside the next record's opcode and length", pos);
+  if (mcap_record_at (self->data, self->size, pos, MCAP_NO_CHUNK,
+          &record) == MCAP_RECORD_OK)
+    return g_strdup_printf ("up to byte %" G_GSIZE_FORMAT ": zeros from "
+        "there (space the recorder reserved and never wrote)", pos);
+  return g_strdup_printf ("up to byte %" G_GSIZE_FORMAT ": the %s record "
+      "there (%" G_GUINT64_FORMAT " bytes) runs past the file's end at byte %"
+      G_GSIZE_FORMAT, pos, mcap_record_name (record.opcode), record.length,
+      self->size);
+}
+
 gboolean
-mcap_index_by_scanning (McapReader * self, GError ** error)
+mcap_index_by_scanning (McapReader * self, const gchar * why, GError ** error)
 {
   RcReaderRecovery *recovery = &self->parent.recovery;
   gsize pos = self->data_start;
-  gboolean in_data = TRUE, whole = FALSE;
+  gboolean in_data = TRUE, whole = FALSE, footer = FALSE;
   McapRecord record;
 
   /* Every definition is read in its place, before what uses it. */
@@ -292,6 +317,7 @@ mcap_index_by_scanning (McapReader * self, GError ** error)
     in_data = in_data && record.opcode != MCAP_OP_DATA_END;
     recovery->end_offset = pos;
     if (record.opcode == MCAP_OP_FOOTER) {
+      footer = TRUE;
       whole = self->size - pos == MCAP_MAGIC_SIZE
           && !memcmp (self->data + pos, MCAP_MAGIC, MCAP_MAGIC_SIZE);
       if (whole)
@@ -303,6 +329,13 @@ mcap_index_by_scanning (McapReader * self, GError ** error)
    * lost nothing: only a file that ends early is reported recovered. */
   recovery->scanned = !whole;
   recovery->n_messages = self->entries->len;
+  if (!whole) {
+    gchar *stop = scan_stop (self, pos, footer);
+
+    self->reason = g_strdup_printf ("%s; read by scanning, %s", why, stop);
+    recovery->reason = self->reason;
+    g_free (stop);
+  }
   return check_waiting (self, WAITING_CHANNELS, error);
 }
 

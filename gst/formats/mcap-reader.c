@@ -289,6 +289,7 @@ mcap_reader_clear (RcReader * reader)
   g_array_unref (self->chunks);
   g_array_unref (self->entries);
   g_free (self->inflated);
+  g_free (self->reason);
 }
 
 static const RcReaderFuncs mcap_reader_funcs = {
@@ -392,15 +393,18 @@ rc_mcap_reader_open (const guint8 * data, gsize size, RcReaderFlags flags,
   McapReader *self = mcap_reader_new (data, size, flags);
   McapFooter footer;
   gsize footer_offset;
-  gboolean indexed = FALSE, ok;
+  gboolean indexed = FALSE, ok, have_footer;
 
   ok = read_header (self, error);
-  if (ok && find_footer (self, &footer, &footer_offset)
-      && footer.summary_start != 0)
+  have_footer = ok && find_footer (self, &footer, &footer_offset);
+  if (have_footer && footer.summary_start != 0)
     ok = mcap_index_from_summary (self, &footer, footer_offset, &indexed,
         error);
   if (ok && !indexed)
-    ok = mcap_index_by_scanning (self, error);
+    ok = mcap_index_by_scanning (self, !have_footer ? "the file does not "
+        "end with a footer and the closing magic (its recording was cut "
+        "off?)" : footer.summary_start == 0 ? "the file has no summary" :
+        "the file's summary has no chunk index", error);
   if (!ok) {
     rc_reader_free (&self->parent);
     return NULL;

@@ -72,6 +72,7 @@ typedef struct
   /* The last message that rosbag2 compressed alone, decompressed. */
   guint8 *inflated;
   gsize inflated_capacity;
+  gchar *reason;                /* parent.recovery.reason */
 } McapReader;
 
 /* The records of chunk @chunk, decompressed (or in the file), valid until
@@ -105,8 +106,10 @@ gboolean mcap_index_from_summary (McapReader * self,
     GError ** error);
 
 /* Builds them by reading the data section from the start, every complete
- * record up to a cut; fills in self->parent.recovery. */
-gboolean mcap_index_by_scanning (McapReader * self, GError ** error);
+ * record up to a cut; fills in self->parent.recovery, whose reason starts
+ * with @why, the reason the file is scanned. */
+gboolean mcap_index_by_scanning (McapReader * self, const gchar * why,
+    GError ** error);
 
 G_END_DECLS
 #endif

@@ -514,6 +514,10 @@ check_recovered (const gchar * file)
   fail_unless (gst_structure_get_uint64 (s, "end-offset", &end));
   fail_unless_equals_uint64 (n, json_u64 (head, "message_count"));
   fail_unless_equals_uint64 (end, json_u64 (head, "readable_end"));
+  /* Why, as robocachebagsrc says it. */
+  fail_unless (g_str_has_prefix (gst_structure_get_string (s, "reason"),
+          "the file does not end with a footer"), "%" GST_PTR_FORMAT, s);
+  fail_unless_equals_string (gst_structure_get_string (s, "location"), path);
   fail_unless (warnings && strstr (warnings, "recovered"), "%s", warnings);
   g_ptr_array_unref (points);
   g_ptr_array_unref (joints);

@@ -11,6 +11,7 @@
 
 #include <zstd.h>
 
+#include "formats/mcap-records.h"
 #include "formats/reader.h"
 #include "mcap-builder.h"
 
@@ -158,6 +159,7 @@ check_file (const gchar * name, const guint8 * data, gsize size,
   check_topics (reader, expected);
   rc_reader_get_recovery (reader, &recovery);
   g_assert_false (recovery.scanned);
+  g_assert_null (recovery.reason);
   g_assert_cmpuint (recovery.end_offset, ==, size);
   g_assert_cmpuint (recovery.file_size, ==, size);
   check_messages (reader, expected);
@@ -407,9 +409,48 @@ last_end_before (McapBuilder * b, gsize cut)
   return last;
 }
 
+static guint64
+get_u64_at (const guint8 * p)
+{
+  guint64 le;
+
+  memcpy (&le, p, 8);
+  return GUINT64_FROM_LE (le);
+}
+
+/* The reason a file cut at @cut (of a whole file of @size bytes) gives:
+ * why it was scanned, then where and why the scan stopped, at @end. */
+static void
+check_cut_reason (const RcReaderRecovery * recovery, const guint8 * data,
+    gsize cut, gsize size, guint64 end)
+{
+  gchar *stop;
+
+  g_assert_nonnull (recovery->reason);
+  g_assert_true (g_str_has_prefix (recovery->reason, "the file does not end "
+          "with a footer and the closing magic (its recording was cut "
+          "off?); read by scanning, "));
+  if (end == size - 8)
+    stop = g_strdup_printf ("the footer ending at byte %" G_GUINT64_FORMAT
+        " is not followed by the closing magic", end);
+  else if (end == cut)
+    stop = g_strdup ("to its end, where no footer is");
+  else if (cut - end < 9)
+    stop = g_strdup_printf ("up to byte %" G_GUINT64_FORMAT ": the file ends "
+        "inside the next record's opcode and length", end);
+  else
+    stop = g_strdup_printf ("up to byte %" G_GUINT64_FORMAT ": the %s record "
+        "there (%" G_GUINT64_FORMAT " bytes) runs past the file's end at byte "
+        "%" G_GSIZE_FORMAT, end, mcap_record_name (data[end]),
+        get_u64_at (data + end + 1), cut);
+  g_assert_true (g_str_has_suffix (recovery->reason, stop));
+  g_free (stop);
+}
+
 /* The file cut at @cut: every message wholly before the cut, in order. */
 static void
-check_cut (const guint8 * data, gsize cut, McapBuilder * b, GArray * all)
+check_cut (const guint8 * data, gsize cut, gsize size, McapBuilder * b,
+    GArray * all)
 {
   guint8 *head = g_memdup2 (data, MAX (cut, 1));
   GArray *expected = g_array_new (FALSE, FALSE, sizeof (MbMessage));
@@ -433,6 +474,7 @@ check_cut (const guint8 * data, gsize cut, McapBuilder * b, GArray * all)
     g_assert_cmpuint (recovery.n_messages, ==, expected->len);
     g_assert_cmpuint (recovery.end_offset, ==, last_end_before (b, cut));
     g_assert_cmpuint (recovery.file_size, ==, cut);
+    check_cut_reason (&recovery, data, cut, size, recovery.end_offset);
     check_messages (reader, expected);
     rc_reader_free (reader);
   }
@@ -465,19 +507,10 @@ test_cut (void)
   /* The whole file has a summary with chunk indexes, which leave out the
    * messages outside chunks: check every shorter one. */
   for (gsize cut = 0; cut < size; cut++)
-    check_cut (data, cut, b, all);
+    check_cut (data, cut, size, b, all);
   g_array_unref (all);
   g_free (data);
   mb_free (b);
-}
-
-static guint64
-get_u64_at (const guint8 * p)
-{
-  guint64 le;
-
-  memcpy (&le, p, 8);
-  return GUINT64_FROM_LE (le);
 }
 
 static void
@@ -486,6 +519,55 @@ put_u64_at (guint8 * data, gsize at, guint64 v)
   guint64 le = GUINT64_TO_LE (v);
 
   memcpy (data + at, &le, 8);
+}
+
+/* A recorder that reserved the file's space and stopped leaves zeros
+ * after its last record: the messages before them, and a reason that
+ * says so. */
+static void
+test_zero_filled (void)
+{
+  McapBuilder *b = mb_new ();
+  GArray *all, *expected = g_array_new (FALSE, FALSE, sizeof (MbMessage));
+  guint8 *data, *reserved;
+  gsize size, written;
+  RcReaderRecovery recovery;
+  RcReader *reader;
+  gchar *stop;
+
+  add_channels (b);
+  add_messages (b, 5, T0);
+  mb_chunk_begin (b, "zstd");
+  add_messages (b, 5, T0 + SEC);
+  mb_chunk_end (b);
+  data = mb_finish (b, TRUE, &size);
+  all = mb_messages_in_time_order (b);
+  /* Up to the end of the fifth message record, outside chunks; the chunk
+   * after it is zeros. */
+  written = g_array_index (all, MbMessage, 4).end;
+  reserved = g_malloc0 (size + 4096);
+  memcpy (reserved, data, written);
+  for (guint i = 0; i < all->len; i++)
+    if (g_array_index (all, MbMessage, i).end <= written)
+      g_array_append_val (expected, g_array_index (all, MbMessage, i));
+  g_assert_cmpuint (expected->len, ==, 5);
+  reader = open_ok (reserved, size + 4096, 0);
+  rc_reader_get_recovery (reader, &recovery);
+  g_assert_true (recovery.scanned);
+  g_assert_cmpuint (recovery.n_messages, ==, 5);
+  g_assert_cmpuint (recovery.end_offset, ==, written);
+  stop = g_strdup_printf ("read by scanning, up to byte %" G_GSIZE_FORMAT
+      ": zeros from there (space the recorder reserved and never wrote)",
+      written);
+  g_assert_true (g_str_has_suffix (recovery.reason, stop));
+  check_messages (reader, expected);
+  rc_reader_free (reader);
+  g_free (stop);
+  g_free (reserved);
+  g_array_unref (expected);
+  g_array_unref (all);
+  g_free (data);
+  mb_free (b);
 }
 
 static void
@@ -517,6 +599,7 @@ test_bad_magic (void)
     g_assert_true (recovery.scanned);
     g_assert_cmpuint (recovery.n_messages, ==, 3);
     g_assert_cmpuint (recovery.end_offset, ==, size - 8);
+    check_cut_reason (&recovery, data, size, size, size - 8);
     rc_reader_free (reader);
   }
   g_free (data);
@@ -1024,6 +1107,7 @@ test_huge_length (void)
   g_assert_true (recovery.scanned);
   g_assert_cmpuint (recovery.n_messages, ==, 5);
   g_assert_cmpuint (recovery.end_offset, ==, at);
+  check_cut_reason (&recovery, data, at + 200, size, at);
   rc_reader_free (reader);
   /* The whole file is read through its summary, which does not need that
    * record. */
@@ -1356,6 +1440,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mcap/undefined-schema", test_undefined_schema);
   g_test_add_func ("/mcap/unknown-opcode", test_unknown_opcode);
   g_test_add_func ("/mcap/cut", test_cut);
+  g_test_add_func ("/mcap/zero-filled", test_zero_filled);
   g_test_add_func ("/mcap/bad-magic", test_bad_magic);
   g_test_add_func ("/mcap/chunk-crc", test_chunk_crc);
   g_test_add_func ("/mcap/data-crc", test_data_crc);
