@@ -397,6 +397,18 @@ gst_robocache_fuse_create_new_pad (GstAggregator * agg,
       req_name, caps);
 }
 
+/* Releasing a pad while playing: the timeline may be looking at it
+ * (gstrobocachefusetimeline.c, pad_is_inactive). */
+static void
+gst_robocache_fuse_release_pad (GstElement * element, GstPad * pad)
+{
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (element);
+
+  g_mutex_lock (&self->release_lock);
+  GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
+  g_mutex_unlock (&self->release_lock);
+}
+
 /* ------------------------------------------------------------------ */
 /* GObject                                                             */
 /* ------------------------------------------------------------------ */
@@ -408,6 +420,7 @@ gst_robocache_fuse_finalize (GObject * object)
 
   gst_robocache_gpu_finalize (&self->gpu);
   g_free (self->state.stream_names);
+  g_mutex_clear (&self->release_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -503,6 +516,8 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_set_context);
+  element_class->release_pad =
+      GST_DEBUG_FUNCPTR (gst_robocache_fuse_release_pad);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_robocache_fuse_aggregate);
   agg_class->clip = GST_DEBUG_FUNCPTR (gst_robocache_fuse_clip);
   agg_class->update_src_caps =
@@ -530,4 +545,5 @@ gst_robocache_fuse_init (GstRobocacheFuse * self)
 {
   gst_robocache_fields_init (self, fields);
   gst_robocache_gpu_init (&self->gpu);
+  g_mutex_init (&self->release_lock);
 }

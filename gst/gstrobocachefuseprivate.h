@@ -57,6 +57,10 @@ struct _GstRobocacheFuse
   Settings settings;
   Totals totals;
   State state;
+  /* Held while a request pad is released, and by the timeline while it
+   * asks whether a pad of its list is inactive: the base class asserts
+   * that such a pad still has its parent. */
+  GMutex release_lock;
 };
 
 /* The timeline's vfuncs (gstrobocachefusetimeline.c). */

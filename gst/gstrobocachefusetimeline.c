@@ -206,6 +206,22 @@ skip_past_clock (GstRobocacheFuse * self, gint rate_n, gint rate_d)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* Whether @pad, of the list the timeline took, no longer holds the ticks
+ * back: a live pad that never delivered (ignore-inactive-pads), or one
+ * released since the list was taken, which the base class's check would
+ * abort on (it asserts the pad's parent). */
+static gboolean
+pad_is_inactive (GstRobocacheFuse * self, GstAggregatorPad * pad)
+{
+  gboolean inactive = TRUE;
+
+  g_mutex_lock (&self->release_lock);
+  if (gst_object_has_as_parent (GST_OBJECT (pad), GST_OBJECT (self)))
+    inactive = gst_aggregator_pad_is_inactive (pad);
+  g_mutex_unlock (&self->release_lock);
+  return inactive;
+}
+
 /* At a fixed rate, the first tick: the first on the grid at or after the
  * earliest data.  state.have_tick says whether it was found.  Live, the
  * wait for every pad's first buffer ends at the tick state.tick_index
@@ -228,7 +244,7 @@ first_rate_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
      * go on), so that it never depends on which stream happened to arrive
      * first. */
     if (!b && !timeout && !gst_aggregator_pad_is_eos (aggpad) &&
-        !gst_aggregator_pad_is_inactive (aggpad))
+        !pad_is_inactive (self, aggpad))
       return GST_AGGREGATOR_FLOW_NEED_DATA;
     if (!b)
       continue;
@@ -304,7 +320,7 @@ advance_pads (GstRobocacheFuse * self, GList * pads,
     if (has_next || !gst_aggregator_pad_is_eos (aggpad))
       *all_eos = FALSE;
     if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
-        !gst_aggregator_pad_is_inactive (aggpad))
+        !pad_is_inactive (self, aggpad))
       *all_ready = FALSE;
   }
   return TRUE;

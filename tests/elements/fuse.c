@@ -659,6 +659,70 @@ GST_START_TEST (test_live_stop_recover_add_pad)
 
 GST_END_TEST;
 
+static void
+count_frame (GstElement * sink, GstBuffer * buffer, GstPad * pad, gint * frames)
+{
+  g_atomic_int_inc (frames);
+}
+
+/* Pads requested and released over and over while playing, each with a
+ * source of its own: the timeline may hold a pad that is released under
+ * it (the base class's inactivity check aborted on such a pad), and the
+ * fusion goes on with the pads that stay. */
+GST_START_TEST (test_release_pads_while_playing)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=20/1 "
+      "! fakesink name=sink sync=true signal-handoffs=true "
+      "robocachejointsrc name=stays num-buffers=100000 ! f.sink_0", NULL);
+  GstElement *f = by_name (pipeline, "f"), *sink = by_name (pipeline, "sink");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *error;
+  gint frames = 0, frames_before_last;
+
+  g_signal_connect (sink, "handoff", G_CALLBACK (count_frame), &frames);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i < 150; i++) {
+    GstElement *branch = gst_parse_bin_from_description
+        ("robocachejointsrc rate=100/1 dof=3 ! queue", TRUE, NULL);
+    GstPad *pad = gst_element_request_pad_simple (f, "sink_%u");
+    GstPad *src = gst_element_get_static_pad (branch, "src");
+
+    gst_bin_add (GST_BIN (pipeline), branch);
+    fail_unless_equals_int (gst_pad_link (src, pad), GST_PAD_LINK_OK);
+    gst_element_sync_state_with_parent (branch);
+    g_usleep (g_random_int_range (1000, 20000));
+    /* Released first: that flushes the pad, which unblocks the branch. */
+    gst_element_release_request_pad (f, pad);
+    gst_element_set_state (branch, GST_STATE_NULL);
+    gst_bin_remove (GST_BIN (pipeline), branch);
+    gst_object_unref (src);
+    gst_object_unref (pad);
+  }
+  frames_before_last = g_atomic_int_get (&frames);
+  g_usleep (300000);
+  /* A branch's source may say not-linked once its pad is gone (no
+   * probe blocks it here); the fusion and the stream that stays may not
+   * fail. */
+  while ((error = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    const gchar *from = GST_MESSAGE_SRC_NAME (error);
+    GError *e;
+
+    gst_message_parse_error (error, &e, NULL);
+    fail_if (!strcmp (from, "f") || !strcmp (from, "sink") ||
+        !strcmp (from, "stays"), "error from %s: %s", from, e->message);
+    g_error_free (e);
+    gst_message_unref (error);
+  }
+  fail_unless (g_atomic_int_get (&frames) > frames_before_last,
+      "no frame after the last release");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_int (GST_ELEMENT (f)->numsinkpads, 1);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Buffers of the wrong size (1, 10, 17 bytes on a 4 x float32 vectors pad
  * and a 16-byte points pad) never reach a frame: they are dropped on
  * arrival, counted and warned about once per pad, and the valid buffers
@@ -1482,6 +1546,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_pillars_carried);
   tcase_add_test (tc, test_memory_referenced);
   tcase_add_test (tc, test_live_stop_recover_add_pad);
+  tcase_add_test (tc, test_release_pads_while_playing);
   tcase_add_test (tc, test_live_three_sensors_no_warning);
   tcase_add_test (tc, test_bad_size_dropped);
   tcase_add_test (tc, test_video_padding_accepted);
