@@ -150,13 +150,11 @@ static GstStaticPadTemplate sink_template =
         GST_ROBOCACHE_VECTORS_CAPS "; "
         GST_VIDEO_CAPS_MAKE ("{ RGB, BGR, GRAY8, GRAY16_LE }")));
 
-static void gst_robocache_mcap_sink_child_proxy_init (gpointer g_iface,
-    gpointer iface_data);
 
 #define gst_robocache_mcap_sink_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstRobocacheMcapSink, gst_robocache_mcap_sink,
     GST_TYPE_ELEMENT, G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
-        gst_robocache_mcap_sink_child_proxy_init));
+        mcap_sink_child_proxy_init));
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachemcapsink,
     "robocachemcapsink", GST_RANK_NONE, GST_TYPE_ROBOCACHE_MCAP_SINK,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_mcap_sink_debug,
@@ -770,53 +768,16 @@ sink_event (GstPad * gpad, GstObject * parent, GstEvent * event)
 /* Pads and states                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The pads as children, so that gst-launch sets their properties:
- * robocachemcapsink name=m sink_0::topic=/lidar. */
-static GObject *
-gst_robocache_mcap_sink_get_child_by_index (GstChildProxy * proxy, guint index)
-{
-  GObject *pad = NULL;
-
-  GST_OBJECT_LOCK (proxy);
-  pad = g_list_nth_data (GST_ELEMENT_CAST (proxy)->sinkpads, index);
-  if (pad)
-    g_object_ref (pad);
-  GST_OBJECT_UNLOCK (proxy);
-  return pad;
-}
-
-static guint
-gst_robocache_mcap_sink_get_children_count (GstChildProxy * proxy)
-{
-  guint count;
-
-  GST_OBJECT_LOCK (proxy);
-  count = GST_ELEMENT_CAST (proxy)->numsinkpads;
-  GST_OBJECT_UNLOCK (proxy);
-  return count;
-}
-
-static void
-gst_robocache_mcap_sink_child_proxy_init (gpointer g_iface, gpointer iface_data)
-{
-  GstChildProxyInterface *iface = g_iface;
-
-  iface->get_child_by_index = gst_robocache_mcap_sink_get_child_by_index;
-  iface->get_children_count = gst_robocache_mcap_sink_get_children_count;
-}
-
 static GstPad *
 gst_robocache_mcap_sink_request_new_pad (GstElement * element,
     GstPadTemplate * templ, const gchar * name, const GstCaps * caps)
 {
   GstPad *pad;
-  gchar *pad_name;
+  gchar *pad_name = mcap_sink_pad_name (element,
+      &GST_ROBOCACHE_MCAP_SINK (element)->next_pad, name);
 
-  GST_OBJECT_LOCK (element);
-  pad_name = name ? g_strdup (name) : g_strdup_printf ("sink_%u",
-      GST_ROBOCACHE_MCAP_SINK (element)->next_pad++);
-  GST_OBJECT_UNLOCK (element);
-
+  if (!pad_name)
+    return NULL;
   pad = g_object_new (GST_TYPE_ROBOCACHE_MCAP_SINK_PAD, "name", pad_name,
       "direction", GST_PAD_SINK, "template", templ, NULL);
   g_free (pad_name);

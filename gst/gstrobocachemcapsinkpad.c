@@ -1,4 +1,5 @@
-/* robocachemcapsink's request pad: its topic and frame-id properties
+/* robocachemcapsink's request pads: their topic and frame-id properties,
+ * their names, and the pads as the element's children
  * (gstrobocachemcapsinkprivate.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -6,6 +7,8 @@
 
 #include "gstrobocachemcapsinkprivate.h"
 #include "gstrobocachefields.h"
+
+#define GST_CAT_DEFAULT gst_robocache_mcap_sink_debug
 
 #define DEFAULT_TOPIC NULL
 #define DEFAULT_FRAME_ID NULL
@@ -101,4 +104,66 @@ gst_robocache_mcap_sink_pad_init (GstRobocacheMcapSinkPad * pad)
   pad->scratch = g_byte_array_new ();
   pad->position = GST_CLOCK_TIME_NONE;
   gst_segment_init (&pad->segment, GST_FORMAT_TIME);
+}
+
+/* The name of a pad requested as @name (NULL: sink_%u), numbering the
+ * pads after the highest asked for by name, as gst-launch's m.sink_0 asks
+ * (GstAggregator's rule); NULL for a name taken. */
+gchar *
+mcap_sink_pad_name (GstElement * element, guint * next_pad, const gchar * name)
+{
+  gchar *pad_name, *end;
+  guint64 serial;
+  gboolean taken = FALSE;
+
+  GST_OBJECT_LOCK (element);
+  if (name && g_str_has_prefix (name, "sink_")
+      && (serial = g_ascii_strtoull (name + 5, &end, 10), *end == '\0')
+      && serial < G_MAXUINT)
+    *next_pad = MAX (*next_pad, (guint) serial + 1);
+  pad_name = name ? g_strdup (name) : g_strdup_printf ("sink_%u",
+      (*next_pad)++);
+  for (GList * l = element->sinkpads; l && !taken; l = l->next)
+    taken = !g_strcmp0 (GST_OBJECT_NAME (l->data), pad_name);
+  GST_OBJECT_UNLOCK (element);
+  if (taken) {
+    GST_WARNING_OBJECT (element, "a pad named %s already exists", pad_name);
+    g_clear_pointer (&pad_name, g_free);
+  }
+  return pad_name;
+}
+
+/* The pads as children, so that gst-launch sets their properties:
+ * robocachemcapsink name=m sink_0::topic=/lidar. */
+static GObject *
+get_child_by_index (GstChildProxy * proxy, guint index)
+{
+  GObject *pad = NULL;
+
+  GST_OBJECT_LOCK (proxy);
+  pad = g_list_nth_data (GST_ELEMENT_CAST (proxy)->sinkpads, index);
+  if (pad)
+    g_object_ref (pad);
+  GST_OBJECT_UNLOCK (proxy);
+  return pad;
+}
+
+static guint
+get_children_count (GstChildProxy * proxy)
+{
+  guint count;
+
+  GST_OBJECT_LOCK (proxy);
+  count = GST_ELEMENT_CAST (proxy)->numsinkpads;
+  GST_OBJECT_UNLOCK (proxy);
+  return count;
+}
+
+void
+mcap_sink_child_proxy_init (gpointer g_iface, gpointer iface_data)
+{
+  GstChildProxyInterface *iface = g_iface;
+
+  iface->get_child_by_index = get_child_by_index;
+  iface->get_children_count = get_children_count;
 }

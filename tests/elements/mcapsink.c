@@ -834,6 +834,33 @@ GST_START_TEST (test_pad_added_while_recording)
 
 GST_END_TEST;
 
+/* Pads asked for by name (gst-launch's m.sink_0) and as sink_%u mix: the
+ * numbered ones come after the highest named (sink_%u after sink_0 was
+ * sink_0 again: a critical and no pad).  A name taken is GStreamer's
+ * own warning, before the element is asked. */
+GST_START_TEST (test_pad_names)
+{
+  GstElement *sink = gst_element_factory_make ("robocachemcapsink", NULL);
+  const gchar *asked[] = { "sink_0", "sink_%u", "sink_5", "sink_%u",
+    "sink_3", "sink_%u"
+  };
+  const gchar *made[] = { "sink_0", "sink_1", "sink_5", "sink_6",
+    "sink_3", "sink_7"
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (asked); i++) {
+    GstPad *pad = gst_element_request_pad_simple (sink, asked[i]);
+
+    fail_unless (pad != NULL, "no pad for %s", asked[i]);
+    fail_unless_equals_string (GST_OBJECT_NAME (pad), made[i]);
+    gst_object_unref (pad);
+  }
+  fail_unless_equals_int (GST_ELEMENT (sink)->numsinkpads, 6);
+  gst_object_unref (sink);
+}
+
+GST_END_TEST;
+
 /* A file cut short, as a recording killed mid-way leaves it: no summary,
  * but a scan finds the messages of every whole chunk, unchanged. */
 GST_START_TEST (test_truncated)
@@ -1311,6 +1338,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_stopped);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_pad_added_while_recording);
+  tcase_add_test (tc, test_pad_names);
   tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_refused_caps);
   tcase_add_test (tc, test_one_type_a_topic);
