@@ -66,6 +66,7 @@
 #endif
 
 #include "gstrobocachefuseprivate.h"
+#include "gstrobocachechildproxy.h"
 #include "gstrobocacheelements.h"
 #include "gstrobocachecaps.h"
 #include "gstrobocachefusedmeta.h"
@@ -96,7 +97,10 @@ enum
 };
 
 #define gst_robocache_fuse_parent_class parent_class
-G_DEFINE_TYPE (GstRobocacheFuse, gst_robocache_fuse, GST_TYPE_AGGREGATOR);
+/* The pads as children: gst-launch sets sink_1::max-age=... */
+G_DEFINE_TYPE_WITH_CODE (GstRobocacheFuse, gst_robocache_fuse,
+    GST_TYPE_AGGREGATOR, G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
+        gst_robocache_sink_pads_child_proxy_init));
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachefuse, "robocachefuse",
     GST_RANK_NONE, GST_TYPE_ROBOCACHE_FUSE,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_fuse_debug, "robocachefuse", 0,
@@ -397,6 +401,19 @@ gst_robocache_fuse_create_new_pad (GstAggregator * agg,
       req_name, caps);
 }
 
+static GstPad *
+gst_robocache_fuse_request_new_pad (GstElement * element,
+    GstPadTemplate * templ, const gchar * name, const GstCaps * caps)
+{
+  GstPad *pad = GST_ELEMENT_CLASS (parent_class)->request_new_pad (element,
+      templ, name, caps);
+
+  if (pad)
+    gst_child_proxy_child_added (GST_CHILD_PROXY (element), G_OBJECT (pad),
+        GST_OBJECT_NAME (pad));
+  return pad;
+}
+
 /* Releasing a pad while playing: the timeline may be looking at it
  * (gstrobocachefusetimeline.c, pad_is_inactive). */
 static void
@@ -404,6 +421,8 @@ gst_robocache_fuse_release_pad (GstElement * element, GstPad * pad)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (element);
 
+  gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
+      GST_OBJECT_NAME (pad));
   g_mutex_lock (&self->release_lock);
   GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
   g_mutex_unlock (&self->release_lock);
@@ -516,6 +535,8 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_set_context);
+  element_class->request_new_pad =
+      GST_DEBUG_FUNCPTR (gst_robocache_fuse_request_new_pad);
   element_class->release_pad =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_release_pad);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_robocache_fuse_aggregate);

@@ -11,6 +11,8 @@
 #include "gstrobocachefuseprivate.h"
 #include "gstrobocachefuseframe.h"
 
+#include <string.h>
+
 #define GST_CAT_DEFAULT gst_robocache_fuse_debug
 
 static GstClockTime
@@ -86,30 +88,61 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
   return TRUE;
 }
 
-/* Sets the src caps when the set of streams changed. */
-static void
+/* Why the stream names @names (of @pads, in order) cannot name the
+ * streams of one frame, or NULL: the caps list them between commas, and
+ * the frame's meta finds a stream by its name. */
+static gchar *
+stream_names_problem (GList * pads, gchar ** names)
+{
+  for (guint i = 0; names[i]; i++) {
+    if (strchr (names[i], ','))
+      return g_strdup_printf ("the stream name \"%s\" of %s holds a comma, "
+          "which the caps' streams list separates names with", names[i],
+          GST_PAD_NAME (g_list_nth_data (pads, i)));
+    for (guint j = 0; j < i; j++)
+      if (!strcmp (names[i], names[j]))
+        return g_strdup_printf ("%s and %s both name their stream \"%s\"; "
+            "each stream of a frame needs a name of its own (stream-name)",
+            GST_PAD_NAME (g_list_nth_data (pads, j)),
+            GST_PAD_NAME (g_list_nth_data (pads, i)), names[i]);
+  }
+  return NULL;
+}
+
+/* Sets the src caps when the set of streams changed; FALSE, with an
+ * element error, for names that cannot tell the streams apart. */
+static gboolean
 update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
     gint rate_d)
 {
-  GString *names = g_string_new (NULL);
+  guint n = g_list_length (pads), i = 0;
+  gchar **names = g_new0 (gchar *, n + 1), *joined, *problem;
   GstCaps *caps;
 
-  for (GList * l = pads; l; l = l->next) {
-    gchar *name = gst_robocache_fuse_pad_stream_name (l->data);
-    g_string_append_printf (names, "%s%s", names->len ? "," : "", name);
-    g_free (name);
+  for (GList * l = pads; l; l = l->next)
+    names[i++] = gst_robocache_fuse_pad_stream_name (l->data);
+  joined = g_strjoinv (",", names);
+  if (g_strcmp0 (joined, self->state.stream_names) == 0) {
+    g_strfreev (names);
+    g_free (joined);
+    return TRUE;
   }
-  if (g_strcmp0 (names->str, self->state.stream_names) == 0) {
-    g_string_free (names, TRUE);
-    return;
+  problem = stream_names_problem (pads, names);
+  g_strfreev (names);
+  if (problem) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", problem), (NULL));
+    g_free (problem);
+    g_free (joined);
+    return FALSE;
   }
   caps = gst_caps_new_simple (GST_ROBOCACHE_FUSED_MEDIA_TYPE,
-      "streams", G_TYPE_STRING, names->str,
+      "streams", G_TYPE_STRING, joined,
       "framerate", GST_TYPE_FRACTION, rate_n, rate_d, NULL);
   gst_aggregator_set_src_caps (GST_AGGREGATOR (self), caps);
   gst_caps_unref (caps);
   g_free (self->state.stream_names);
-  self->state.stream_names = g_string_free (names, FALSE);
+  self->state.stream_names = joined;
+  return TRUE;
 }
 
 /* GstAggregator's negotiation would fixate the src template before the
@@ -366,7 +399,8 @@ produce_tick (GstRobocacheFuse * self, GList * pads,
   /* The master's buffer is the tick's own: consumed only now. */
   if (master && !advance_pad (self, master, tick, &master_has_next))
     return GST_FLOW_ERROR;
-  update_src_caps (self, pads, settings->rate_n, settings->rate_d);
+  if (!update_src_caps (self, pads, settings->rate_n, settings->rate_d))
+    return GST_FLOW_ERROR;
   out = gst_robocache_fuse_frame_make (GST_ELEMENT (self), &self->gpu, pads,
       tick, settings->flat_output, settings->stale_policy == STALE_DROP,
       &n_stale, &ret);

@@ -68,6 +68,7 @@
 #endif
 
 #include "gstrobocachemcapsinkprivate.h"
+#include "gstrobocachechildproxy.h"
 #include "gstrobocacheelements.h"
 #include "gstrobocachefields.h"
 #include "formats/mcap-writer.h"
@@ -154,7 +155,7 @@ static GstStaticPadTemplate sink_template =
 #define gst_robocache_mcap_sink_parent_class parent_class
 G_DEFINE_TYPE_WITH_CODE (GstRobocacheMcapSink, gst_robocache_mcap_sink,
     GST_TYPE_ELEMENT, G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
-        mcap_sink_child_proxy_init));
+        gst_robocache_sink_pads_child_proxy_init));
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (robocachemcapsink,
     "robocachemcapsink", GST_RANK_NONE, GST_TYPE_ROBOCACHE_MCAP_SINK,
     GST_DEBUG_CATEGORY_INIT (gst_robocache_mcap_sink_debug,

@@ -1,6 +1,5 @@
-/* robocachemcapsink's request pads: their topic and frame-id properties,
- * their names, and the pads as the element's children
- * (gstrobocachemcapsinkprivate.h). */
+/* robocachemcapsink's request pads: their topic and frame-id properties
+ * and their names (gstrobocachemcapsinkprivate.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -131,39 +130,4 @@ mcap_sink_pad_name (GstElement * element, guint * next_pad, const gchar * name)
     g_clear_pointer (&pad_name, g_free);
   }
   return pad_name;
-}
-
-/* The pads as children, so that gst-launch sets their properties:
- * robocachemcapsink name=m sink_0::topic=/lidar. */
-static GObject *
-get_child_by_index (GstChildProxy * proxy, guint index)
-{
-  GObject *pad = NULL;
-
-  GST_OBJECT_LOCK (proxy);
-  pad = g_list_nth_data (GST_ELEMENT_CAST (proxy)->sinkpads, index);
-  if (pad)
-    g_object_ref (pad);
-  GST_OBJECT_UNLOCK (proxy);
-  return pad;
-}
-
-static guint
-get_children_count (GstChildProxy * proxy)
-{
-  guint count;
-
-  GST_OBJECT_LOCK (proxy);
-  count = GST_ELEMENT_CAST (proxy)->numsinkpads;
-  GST_OBJECT_UNLOCK (proxy);
-  return count;
-}
-
-void
-mcap_sink_child_proxy_init (gpointer g_iface, gpointer iface_data)
-{
-  GstChildProxyInterface *iface = g_iface;
-
-  iface->get_child_by_index = get_child_by_index;
-  iface->get_children_count = get_children_count;
 }

@@ -126,11 +126,10 @@ void mcap_gate_flush (McapGate * gate, GstRobocacheMcapSinkPad * pad,
     gboolean flushing);
 GstFlowReturn mcap_gate_wait (McapGate * gate, GstRobocacheMcapSinkPad * pad);
 
-/* Request pads (gstrobocachemcapsinkpad.c): the name of a pad requested
- * as @name, NULL for a name taken; the pads as children. */
+/* The name of a pad requested as @name, NULL for a name taken
+ * (gstrobocachemcapsinkpad.c). */
 gchar *mcap_sink_pad_name (GstElement * element, guint * next_pad,
     const gchar * name);
-void mcap_sink_child_proxy_init (gpointer g_iface, gpointer iface_data);
 
 /* The element's send_event and query. */
 gboolean mcap_sink_send_event (GstElement * element, GstEvent * event);

@@ -452,6 +452,68 @@ GST_START_TEST (test_caps_name_streams)
 
 GST_END_TEST;
 
+/* Stream names that cannot tell the streams of a frame apart: a comma
+ * (the caps' separator) or one name on two pads, also a stream-name equal
+ * to another pad's own name; an element error naming the pads, where the
+ * caps were ambiguous and the meta found only the first. */
+GST_START_TEST (test_stream_names_refused_n)
+{
+  const struct
+  {
+    const gchar *names, *words;
+  } cases[] = {
+    {"sink_0::stream-name=a,b", "\"a,b\" of sink_0 holds a comma"},
+    {"sink_0::stream-name=arm sink_1::stream-name=arm",
+        "sink_0 and sink_1 both name their stream \"arm\""},
+    {"sink_0::stream-name=sink_1",
+        "sink_0 and sink_1 both name their stream \"sink_1\""},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *launch = g_strdup_printf ("robocachefuse name=f rate=10/1 %s ! "
+        "fakesink robocachejointsrc num-buffers=5 ! f.sink_0 "
+        "robocachejointsrc num-buffers=5 ! f.sink_1", cases[i].names);
+    gchar *error = launch_error (launch, FALSE);
+
+    fail_unless (error != NULL, "%s: no error", launch);
+    fail_unless (strstr (error, cases[i].words) != NULL, "%s", error);
+    g_free (error);
+    g_free (launch);
+  }
+  /* Names of their own play. */
+  fail_unless (launch_error ("robocachefuse name=f rate=10/1 "
+          "sink_0::stream-name=arm sink_1::stream-name=sink_0 ! fakesink "
+          "robocachejointsrc num-buffers=5 ! f.sink_0 "
+          "robocachejointsrc num-buffers=5 ! f.sink_1", FALSE) == NULL);
+}
+
+GST_END_TEST;
+
+/* The pads' properties from a gst-launch description, given before the
+ * links that request the pads (no such property before 2026-11-30). */
+GST_START_TEST (test_pad_properties_launched)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=0/1 "
+      "sink_1::master=true sink_1::max-age=100000000 sink_0::policy=nearest "
+      "! fakesink robocachejointsrc ! f.sink_0 robocachejointsrc ! f.sink_1",
+      NULL);
+  GstElement *f = by_name (pipeline, "f");
+  guint64 max_age;
+  gboolean master;
+  gchar *policy;
+
+  g_object_get (pad_of (f, "sink_1"), "max-age", &max_age, "master",
+      &master, NULL);
+  policy = property_string (G_OBJECT (pad_of (f, "sink_0")), "policy");
+  fail_unless_equals_uint64 (max_age, 100 * GST_MSECOND);
+  fail_unless (master);
+  fail_unless_equals_string (policy, "nearest");
+  g_free (policy);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_offline_deterministic)
 {
   GChecksum *a = offline_run (), *b = offline_run ();
@@ -1542,6 +1604,8 @@ fuse_suite (void)
   tcase_add_test (tc, test_master_pad);
   tcase_add_test (tc, test_offline_deterministic);
   tcase_add_test (tc, test_caps_name_streams);
+  tcase_add_test (tc, test_stream_names_refused_n);
+  tcase_add_test (tc, test_pad_properties_launched);
   tcase_add_test (tc, test_zero_copy_three_sensors);
   tcase_add_test (tc, test_pillars_carried);
   tcase_add_test (tc, test_memory_referenced);
