@@ -221,6 +221,16 @@ check_frame_memory (GstRobocacheFuse * self)
       "the vectors streams (channels)");
 }
 
+/* No stream's segment adopted yet; under the object lock. */
+static void
+forget_segments (GstRobocacheFuse * self)
+{
+  self->state.segment_adopted = FALSE;
+  self->state.segment_pad = NULL;
+  g_queue_clear_full (&self->state.later_segments,
+      (GDestroyNotify) gst_segment_free);
+}
+
 /* The first stream segment before the first tick becomes the output's,
  * as a seek would set it: a recording source's rate or start-time then
  * stamps the frames in the recording's time, as the same seek does
@@ -240,10 +250,15 @@ adopt_segment (GstRobocacheFuse * self, GstAggregatorPad * aggpad,
   if (!self->state.have_tick && !self->state.segment_adopted) {
     GST_INFO_OBJECT (aggpad, "output segment from %" GST_SEGMENT_FORMAT, in);
     gst_aggregator_update_segment (agg, in);
+    GST_OBJECT_LOCK (self);
     self->state.segment_adopted = TRUE;
+    self->state.segment_pad = aggpad;
+    GST_OBJECT_UNLOCK (self);
     return;
   }
   GST_OBJECT_LOCK (self);
+  if (self->state.segment_adopted && self->state.segment_pad == aggpad)
+    g_queue_push_tail (&self->state.later_segments, gst_segment_copy (in));
   out_rate = GST_AGGREGATOR_PAD (agg->srcpad)->segment.rate;
   GST_OBJECT_UNLOCK (self);
   if (in->rate != out_rate)
@@ -352,7 +367,7 @@ gst_robocache_fuse_start (GstAggregator * agg)
   if (!gst_robocache_gpu_start (&self->gpu, GST_ELEMENT (self)))
     return FALSE;
   self->state.have_tick = FALSE;
-  self->state.segment_adopted = FALSE;
+  forget_segments (self);
   self->state.last_rt = GST_CLOCK_TIME_NONE;
   self->state.latency = 0;
   return TRUE;
@@ -386,7 +401,7 @@ gst_robocache_fuse_flush (GstAggregator * agg)
 
   GST_OBJECT_LOCK (self);
   self->state.have_tick = FALSE;
-  self->state.segment_adopted = FALSE;
+  forget_segments (self);
   self->state.tick_index = 0;
   self->state.last_rt = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
@@ -423,6 +438,10 @@ gst_robocache_fuse_release_pad (GstElement * element, GstPad * pad)
 
   gst_child_proxy_child_removed (GST_CHILD_PROXY (element), G_OBJECT (pad),
       GST_OBJECT_NAME (pad));
+  GST_OBJECT_LOCK (self);
+  if (self->state.segment_pad == pad)
+    self->state.segment_pad = NULL;
+  GST_OBJECT_UNLOCK (self);
   g_mutex_lock (&self->release_lock);
   GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
   g_mutex_unlock (&self->release_lock);
@@ -439,6 +458,7 @@ gst_robocache_fuse_finalize (GObject * object)
 
   gst_robocache_gpu_finalize (&self->gpu);
   g_free (self->state.stream_names);
+  forget_segments (self);
   g_mutex_clear (&self->release_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -566,5 +586,6 @@ gst_robocache_fuse_init (GstRobocacheFuse * self)
 {
   gst_robocache_fields_init (self, fields);
   gst_robocache_gpu_init (&self->gpu);
+  g_queue_init (&self->state.later_segments);
   g_mutex_init (&self->release_lock);
 }

@@ -36,8 +36,14 @@ typedef struct
    * caps hang on (the property is refused until the element stops). */
   gint rate_n, rate_d;
   gboolean have_tick;
-  /* Whether the output segment took a stream's, since start or flush. */
+  /* Whether the output segment took a stream's, since start or flush;
+   * the pad it came from (compared, not referenced), and that pad's later
+   * segments (GstSegment, a recording's next pass in a loop, a
+   * non-flushing seek), each the output's from the first tick at or after
+   * its base.  Under the object lock. */
   gboolean segment_adopted;
+  gpointer segment_pad;
+  GQueue later_segments;
   /* Rate mode: the next tick is index k; before the first tick, the tick
    * the live wait times out at. */
   guint64 tick_index;

@@ -359,6 +359,30 @@ advance_pads (GstRobocacheFuse * self, GList * pads,
   return TRUE;
 }
 
+/* The later segments of the stream whose segment the output took that
+ * start at or before @tick become the output's: a looped recording's
+ * frames are stamped in each pass's time, as its own buffers are (the
+ * first pass's segment, with its stop, would stamp none after it). */
+static void
+follow_segments (GstRobocacheFuse * self, GstClockTime tick)
+{
+  GstSegment *next = NULL, *later;
+
+  GST_OBJECT_LOCK (self);
+  while ((later = g_queue_peek_head (&self->state.later_segments))
+      && later->base <= tick) {
+    if (next)
+      gst_segment_free (next);
+    next = g_queue_pop_head (&self->state.later_segments);
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (next) {
+    GST_INFO_OBJECT (self, "output segment from %" GST_SEGMENT_FORMAT, next);
+    gst_aggregator_update_segment (GST_AGGREGATOR (self), next);
+    gst_segment_free (next);
+  }
+}
+
 /* Stamps the fused buffer with its tick and pushes it. */
 static GstFlowReturn
 push_tick (GstRobocacheFuse * self, GstBuffer * out, GstClockTime tick,
@@ -366,9 +390,10 @@ push_tick (GstRobocacheFuse * self, GstBuffer * out, GstClockTime tick,
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
   GstSegment *segment = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
-  GstClockTime pts = gst_segment_position_from_running_time (segment,
-      GST_FORMAT_TIME, tick);
+  GstClockTime pts;
 
+  follow_segments (self, tick);
+  pts = gst_segment_position_from_running_time (segment, GST_FORMAT_TIME, tick);
   GST_BUFFER_PTS (out) = pts;
   /* Up to the next tick (tick_index has moved on to it), converted like
    * the PTS: at a segment rate other than 1 stream time and running time

@@ -129,6 +129,24 @@ wait_paused (GstElement * p)
           10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
 }
 
+/* Plays @p, a loop of the recording's first 0.5 s, for over three passes:
+ * each pass's buffers stamped in the recording's time, their running time
+ * going on. */
+static void
+check_passes (GstElement * p)
+{
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (guint k = 0; k < 17; k++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (sink_of (p),
+        10 * GST_SECOND);
+
+    fail_unless (sample != NULL, "no sample %u", k);
+    fail_unless_equals_clocktime (pts_of (sample), (k % 5) * STEP);
+    fail_unless_equals_clocktime (running_time_of (sample), k * STEP);
+    gst_sample_unref (sample);
+  }
+}
+
 /* start-time and stop-time: the messages in [start, stop), in a segment
  * that says so. */
 GST_START_TEST (test_start_stop)
@@ -291,22 +309,29 @@ GST_START_TEST (test_loop)
   GstStructure *stats = NULL;
   guint64 loops = 0;
 
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  for (guint k = 0; k < 17; k++) {
-    GstSample *sample = gst_app_sink_try_pull_sample (sink_of (p),
-        10 * GST_SECOND);
-
-    fail_unless (sample != NULL, "no sample %u", k);
-    fail_unless_equals_clocktime (pts_of (sample), (k % 5) * STEP);
-    fail_unless_equals_clocktime (running_time_of (sample), k * STEP);
-    gst_sample_unref (sample);
-  }
+  check_passes (p);
   g_object_get (src, "stats", &stats, NULL);
   fail_unless (gst_structure_get_uint64 (stats, "loops", &loops));
   fail_unless (loops >= 3, "%" G_GUINT64_FORMAT " loops", loops);
   gst_structure_free (stats);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (src);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* A looped pass through robocachefuse: the frames are stamped in each
+ * pass's time, as the recording's buffers are, their running time going
+ * on (the fuse kept the first pass's segment, whose stop left every
+ * later frame without a timestamp). */
+GST_START_TEST (test_loop_fused)
+{
+  GstElement *p = player (elements[__i__], "loop=true stop-time=500000000 "
+      "! robocachefuse rate=10/1", FALSE);
+
+  check_passes (p);
+  gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
 }
 
@@ -1086,6 +1111,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_stop_before_start_n, 0, n);
   tcase_add_loop_test (tc, test_rate, 0, n);
   tcase_add_loop_test (tc, test_loop, 0, n);
+  tcase_add_loop_test (tc, test_loop_fused, 0, n);
   tcase_add_loop_test (tc, test_loop_whole, 0, n);
   tcase_add_loop_test (tc, test_eos_sent, 0, n);
   tcase_add_loop_test (tc, test_seek_nonflushing_playing, 0, n);
