@@ -529,6 +529,13 @@ create_streams (GstRobocacheRecordingSrc * self, GPtrArray * topics)
     s->topic = g_strdup (topic->name);
     s->need_start = TRUE;
     s->need_segment = TRUE;
+    g_ptr_array_add (st->streams, s);
+    s->pad = i < self->priv->kept_pads->len ?
+        g_ptr_array_index (self->priv->kept_pads, i) : NULL;
+    if (s->pad && GST_OBJECT_PARENT (s->pad) == GST_OBJECT (self)) {
+      g_free (name);
+      continue;
+    }
     s->pad = gst_pad_new_from_static_template (&src_template, name);
     g_free (name);
     gst_pad_set_event_function (s->pad,
@@ -536,8 +543,15 @@ create_streams (GstRobocacheRecordingSrc * self, GPtrArray * topics)
     gst_pad_set_query_function (s->pad,
         GST_DEBUG_FUNCPTR (recording_src_query));
     gst_pad_use_fixed_caps (s->pad);
-    g_ptr_array_add (st->streams, s);
   }
+  /* Pads of the last run that no topic plays now. */
+  for (guint i = topics->len; i < self->priv->kept_pads->len; i++) {
+    GstPad *pad = g_ptr_array_index (self->priv->kept_pads, i);
+
+    if (GST_OBJECT_PARENT (pad) == GST_OBJECT (self))
+      gst_element_remove_pad (GST_ELEMENT (self), pad);
+  }
+  g_ptr_array_set_size (self->priv->kept_pads, 0);
   for (guint t = 0; t < n_topics; t++)
     if (st->stream_of[t] >= 0)
       ((Stream *) g_ptr_array_index (st->streams,
@@ -672,7 +686,7 @@ stop (GstRobocacheRecordingSrc * self)
       gst_flow_combiner_remove_pad (st->combiner, s->pad);
       /* start() may fail before the pads are added. */
       if (GST_OBJECT_PARENT (s->pad) == GST_OBJECT (self)) {
-        gst_element_remove_pad (GST_ELEMENT (self), s->pad);
+        g_ptr_array_add (self->priv->kept_pads, gst_object_ref (s->pad));
       } else {
         gst_object_ref_sink (s->pad);
         gst_object_unref (s->pad);
@@ -709,7 +723,8 @@ add_pads (GstRobocacheRecordingSrc * self)
   for (guint i = 0; i < st->streams->len; i++) {
     Stream *s = g_ptr_array_index (st->streams, i);
     gst_pad_set_active (s->pad, TRUE);
-    gst_element_add_pad (GST_ELEMENT (self), s->pad);
+    if (GST_OBJECT_PARENT (s->pad) != GST_OBJECT (self))
+      gst_element_add_pad (GST_ELEMENT (self), s->pad);
     gst_flow_combiner_add_pad (st->combiner, s->pad);
   }
   gst_element_no_more_pads (GST_ELEMENT (self));
@@ -841,6 +856,7 @@ gst_robocache_recording_src_finalize (GObject * object)
 
   g_free (self->location);
   g_free (self->topics);
+  g_ptr_array_unref (self->priv->kept_pads);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -920,6 +936,7 @@ static void
 gst_robocache_recording_src_init (GstRobocacheRecordingSrc * self)
 {
   self->priv = gst_robocache_recording_src_get_instance_private (self);
+  self->priv->kept_pads = g_ptr_array_new_with_free_func (gst_object_unref);
   gst_robocache_fields_init (self, fields);
   /* A source to its bin: an EOS sent to the pipeline comes here. */
   GST_OBJECT_FLAG_SET (self, GST_ELEMENT_FLAG_SOURCE);

@@ -81,6 +81,10 @@ struct _GstRobocacheRecordingSrcPrivate
    * before its next message (recording_apply_pending_seek); under the
    * object lock. */
   GstEvent *pending_seek;
+  /* The pads of the last run, in order, kept on the element after it
+   * stopped (referenced): the next start plays through them, so the links
+   * a pipeline made (gst-launch's delayed links are made once) stay. */
+  GPtrArray *kept_pads;
 };
 
 /* The streaming loop's (gstrobocacherecordingsrc.c); the task runs on the

@@ -321,6 +321,29 @@ GST_START_TEST (test_loop)
 
 GST_END_TEST;
 
+/* The same pipeline played, stopped (NULL) and played again, as a ROS
+ * node restarts its pipeline: the pads stay, and with them the links
+ * gst-launch made once (new pads each start were not linked: not-linked
+ * from the second run on). */
+GST_START_TEST (test_restart)
+{
+  GstElement *p = player (elements[__i__], NULL, FALSE);
+
+  for (guint run = 0; run < 3; run++) {
+    GPtrArray *out = pull_to_eos (p);
+
+    fail_unless (out->len == N_MSGS, "run %u: %u samples", run, out->len);
+    fail_unless_equals_clocktime (pts_of (g_ptr_array_index (out,
+                N_MSGS - 1)), (N_MSGS - 1) * STEP);
+    g_ptr_array_unref (out);
+    fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* A looped pass through robocachefuse: the frames are stamped in each
  * pass's time, as the recording's buffers are, their running time going
  * on (the fuse kept the first pass's segment, whose stop left every
@@ -1112,6 +1135,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_rate, 0, n);
   tcase_add_loop_test (tc, test_loop, 0, n);
   tcase_add_loop_test (tc, test_loop_fused, 0, n);
+  tcase_add_loop_test (tc, test_restart, 0, n);
   tcase_add_loop_test (tc, test_loop_whole, 0, n);
   tcase_add_loop_test (tc, test_eos_sent, 0, n);
   tcase_add_loop_test (tc, test_seek_nonflushing_playing, 0, n);
