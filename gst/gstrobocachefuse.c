@@ -367,6 +367,7 @@ gst_robocache_fuse_start (GstAggregator * agg)
   if (!gst_robocache_gpu_start (&self->gpu, GST_ELEMENT (self)))
     return FALSE;
   self->state.have_tick = FALSE;
+  self->state.last_tick = GST_CLOCK_TIME_NONE;
   forget_segments (self);
   self->state.last_rt = GST_CLOCK_TIME_NONE;
   self->state.latency = 0;
@@ -388,6 +389,7 @@ gst_robocache_fuse_stop (GstAggregator * agg)
   gst_robocache_gpu_stop (&self->gpu, GST_ELEMENT (self));
   g_clear_pointer (&self->state.stream_names, g_free);
   self->state.have_tick = FALSE;
+  self->state.last_tick = GST_CLOCK_TIME_NONE;
   return TRUE;
 }
 
@@ -401,6 +403,7 @@ gst_robocache_fuse_flush (GstAggregator * agg)
 
   GST_OBJECT_LOCK (self);
   self->state.have_tick = FALSE;
+  self->state.last_tick = GST_CLOCK_TIME_NONE;
   forget_segments (self);
   self->state.tick_index = 0;
   self->state.last_rt = GST_CLOCK_TIME_NONE;

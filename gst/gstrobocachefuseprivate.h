@@ -48,6 +48,9 @@ typedef struct
    * the live wait times out at. */
   guint64 tick_index;
   GstClockTime last_rt;         /* latest buffer running time on any pad */
+  /* rate=0/1: the last tick made, which a master's buffer must follow (a
+   * pad made master while playing may hold one at or before it). */
+  GstClockTime last_tick;
   gchar *stream_names;          /* of the caps last set on the src pad */
   GstClockTime latency;         /* the wait reported for the pads */
 } State;

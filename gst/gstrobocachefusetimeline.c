@@ -196,14 +196,22 @@ ref_sink_pads (GstRobocacheFuse * self)
 }
 
 /* rate=0/1: the tick is at the master's queued buffer, which stays queued
- * until the tick is certain to be produced. */
+ * until the tick is certain to be produced.  A buffer at or before the
+ * last tick (a pad made master while playing, whose buffer came after the
+ * old master's tick at its time) is passed over: ticks never repeat. */
 static GstFlowReturn
 master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
     GstClockTime * tick)
 {
   GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (master);
-  GstBuffer *m = gst_aggregator_pad_peek_buffer (aggpad);
+  gboolean has_next;
+  GstBuffer *m;
 
+  /* As another pad at that tick: its data there, the buffers after. */
+  if (GST_CLOCK_TIME_IS_VALID (self->state.last_tick) &&
+      !advance_pad (self, master, self->state.last_tick, &has_next))
+    return GST_FLOW_ERROR;
+  m = gst_aggregator_pad_peek_buffer (aggpad);
   if (!m)
     return gst_aggregator_pad_is_eos (aggpad) ? GST_FLOW_EOS :
         GST_AGGREGATOR_FLOW_NEED_DATA;
@@ -433,6 +441,7 @@ produce_tick (GstRobocacheFuse * self, GList * pads,
     return ret;
   if (!master)
     self->state.tick_index++;
+  self->state.last_tick = tick;
 
   GST_OBJECT_LOCK (self);
   self->totals.stale_streams += n_stale;

@@ -727,6 +727,57 @@ count_frame (GstElement * sink, GstBuffer * buffer, GstPad * pad, gint * frames)
   g_atomic_int_inc (frames);
 }
 
+/* rate=0/1, live: a pad made master while playing whose queue holds
+ * buffers that came after the ticks at their times (a late sensor) ticks
+ * from its first buffer after the last tick; the ticks went back to those
+ * buffers' times before. */
+GST_START_TEST (test_master_switch_never_back)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=0/1 "
+      "latency=0 ! appsink name=sink sync=false "
+      "appsrc name=a is-live=true format=time min-latency=0 caps=\""
+      VEC_CAPS (1) "\" ! f.sink_0 "
+      "appsrc name=b is-live=true format=time min-latency=0 caps=\""
+      VEC_CAPS (1) "\" ! f.sink_1", NULL);
+  GstElement *a = by_name (pipeline, "a"), *b = by_name (pipeline, "b");
+  GstElement *sink = by_name (pipeline, "sink");
+  GstClockTime last = 0;
+  float v = 1;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i < 4; i++)
+    push_sample (a, i * 100 * GST_MSECOND, &v, 1);
+  g_ptr_array_unref (pull_all (sink, 4));
+  /* Late: at 50 and 150 ms, after the ticks up to 300 ms; no tick takes
+   * them before the switch (a made the ticks, and sends no more). */
+  push_sample (b, 50 * GST_MSECOND, &v, 1);
+  push_sample (b, 150 * GST_MSECOND, &v, 1);
+  g_usleep (100000);
+  g_object_set (pad_of (by_name (pipeline, "f"), "sink_1"), "master", TRUE,
+      NULL);
+  /* a goes on (its buffer wakes the fusion up). */
+  push_sample (a, 400 * GST_MSECOND, &v, 1);
+  push_sample (b, 350 * GST_MSECOND, &v, 1);
+  push_sample (b, 450 * GST_MSECOND, &v, 1);
+  for (guint i = 0; i < 2; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        10 * GST_SECOND);
+    GstClockTime pts;
+
+    fail_unless (sample != NULL, "no frame %u after the switch", i);
+    pts = GST_BUFFER_PTS (gst_sample_get_buffer (sample));
+    fail_unless (pts > MAX (last, 300 * GST_MSECOND), "a tick at %"
+        GST_TIME_FORMAT " after one at %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (pts), GST_TIME_ARGS (MAX (last, 300 * GST_MSECOND)));
+    last = pts;
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Pads requested and released over and over while playing, each with a
  * source of its own: the timeline may hold a pad that is released under
  * it (the base class's inactivity check aborted on such a pad), and the
@@ -753,8 +804,10 @@ GST_START_TEST (test_release_pads_while_playing)
     fail_unless_equals_int (gst_pad_link (src, pad), GST_PAD_LINK_OK);
     gst_element_sync_state_with_parent (branch);
     g_usleep (g_random_int_range (1000, 20000));
-    /* Released first: that flushes the pad, which unblocks the branch. */
+    /* Released first: that flushes the pad, which unblocks the branch;
+     * locked, so that the playing pipeline never sets it back. */
     gst_element_release_request_pad (f, pad);
+    gst_element_set_locked_state (branch, TRUE);
     gst_element_set_state (branch, GST_STATE_NULL);
     gst_bin_remove (GST_BIN (pipeline), branch);
     gst_object_unref (src);
@@ -1611,6 +1664,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_memory_referenced);
   tcase_add_test (tc, test_live_stop_recover_add_pad);
   tcase_add_test (tc, test_release_pads_while_playing);
+  tcase_add_test (tc, test_master_switch_never_back);
   tcase_add_test (tc, test_live_three_sensors_no_warning);
   tcase_add_test (tc, test_bad_size_dropped);
   tcase_add_test (tc, test_video_padding_accepted);
