@@ -542,9 +542,9 @@ test_zero_filled (void)
   mb_chunk_end (b);
   data = mb_finish (b, TRUE, &size);
   all = mb_messages_in_time_order (b);
-  /* Up to the end of the fifth message record, outside chunks; the chunk
-   * after it is zeros. */
-  written = g_array_index (all, MbMessage, 4).end;
+  /* Up to the end of the fifth message record (in the file: outside
+   * chunks); the chunk after it is zeros. */
+  written = g_array_index (b->messages, MbMessage, 4).end;
   reserved = g_malloc0 (size + 4096);
   memcpy (reserved, data, written);
   for (guint i = 0; i < all->len; i++)
