@@ -379,6 +379,13 @@ video_meta_fits (GstVideoMeta * meta, gsize size)
   return TRUE;
 }
 
+gboolean
+gst_robocache_fuse_pad_is_gap (GstBuffer * buf)
+{
+  return gst_buffer_get_size (buf) == 0 &&
+      GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
+}
+
 static gboolean
 size_is_accepted (GstRobocacheFusePad * pad, GstBuffer * buf)
 {
@@ -386,9 +393,6 @@ size_is_accepted (GstRobocacheFusePad * pad, GstBuffer * buf)
   GstVideoMeta *meta;
 
   if (pad->size_unit == 0)
-    return TRUE;
-  /* The aggregator's stand-in for a GAP event: no data, and no sample. */
-  if (size == 0 && GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
     return TRUE;
   /* Frames may be padded (a row pitch, as GStreamer's CUDA memory has):
    * at least the caps' frame, or smaller only with a video meta whose
@@ -463,6 +467,10 @@ gst_robocache_fuse_pad_check_arrival (GstRobocacheFusePad * pad,
       gst_robocache_fuse_pad_running_time (GST_AGGREGATOR_PAD (pad), buf);
   Arrival arrival = ARRIVAL_OK;
 
+  /* A gap is no sample: it may start at the last one (a recording's
+   * topic at the end of a segment seek's pass). */
+  if (gst_robocache_fuse_pad_is_gap (buf))
+    return buf;
   if (!size_is_accepted (pad, buf))
     arrival = ARRIVAL_BAD_SIZE;
   /* One without a timestamp goes on to the error a tick gives it. */
@@ -697,8 +705,9 @@ peek_next (GstRobocacheFusePad * pad, GstClockTime tick, GstClockTime * next_rt)
   *next_rt = next ? gst_robocache_fuse_pad_running_time (aggpad, next) :
       GST_CLOCK_TIME_NONE;
   /* A buffer that arrived since the pad was advanced may be at or before
-   * the tick: it is not the sample after it. */
-  if (next && (!GST_CLOCK_TIME_IS_VALID (*next_rt) || *next_rt <= tick)) {
+   * the tick: it is not the sample after it; nor is a gap. */
+  if (next && (!GST_CLOCK_TIME_IS_VALID (*next_rt) || *next_rt <= tick ||
+          gst_robocache_fuse_pad_is_gap (next))) {
     gst_clear_buffer (&next);
     *next_rt = GST_CLOCK_TIME_NONE;
   }

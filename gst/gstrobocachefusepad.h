@@ -130,6 +130,10 @@ gchar *gst_robocache_fuse_pad_stream_name (GstRobocacheFusePad * pad);
 FusePadSettings gst_robocache_fuse_pad_get_settings (GstRobocacheFusePad *
     pad);
 gboolean gst_robocache_fuse_pad_is_flat_vector (GstRobocacheFusePad * pad);
+/* The aggregator's stand-in for a GAP event: no data, no sample; the
+ * stream says only that it has none before the gap's end. */
+gboolean gst_robocache_fuse_pad_is_gap (GstBuffer * buf);
+
 GstClockTime gst_robocache_fuse_pad_running_time (GstAggregatorPad * pad,
     GstBuffer * buf);
 /* The host memory the element allocates for one fused frame from this

@@ -53,8 +53,11 @@ master_pad (GList * pads)
  * the first later one queued; *has_next says whether there is one.  The
  * answer comes from the same look at the queue that stopped the loop: a
  * buffer arriving just after it may still be at or before the tick, and
- * must not pass for the one after it.  FALSE (with an element error) on a
- * buffer without timestamp. */
+ * must not pass for the one after it.  A gap is no sample: one that ends
+ * by the tick is dropped, one that ends after it says the stream has
+ * nothing more before the tick (a recording's topic at the end of a
+ * segment seek's pass), which counts as the buffer after it.  FALSE (with
+ * an element error) on a buffer without timestamp. */
 static gboolean
 advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
     GstClockTime tick, gboolean * has_next)
@@ -69,6 +72,18 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
     if (!timed_running_time (self, aggpad, buf, &rt)) {
       gst_buffer_unref (buf);
       return FALSE;
+    }
+    if (gst_robocache_fuse_pad_is_gap (buf)) {
+      gboolean ends_after = !GST_BUFFER_DURATION_IS_VALID (buf) ||
+          rt + GST_BUFFER_DURATION (buf) > tick;
+
+      gst_buffer_unref (buf);
+      if (ends_after) {
+        *has_next = TRUE;
+        break;
+      }
+      gst_aggregator_pad_drop_buffer (aggpad);
+      continue;
     }
     if (!GST_CLOCK_TIME_IS_VALID (self->state.last_rt) ||
         rt > self->state.last_rt)
@@ -211,7 +226,12 @@ master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
   if (GST_CLOCK_TIME_IS_VALID (self->state.last_tick) &&
       !advance_pad (self, master, self->state.last_tick, &has_next))
     return GST_FLOW_ERROR;
-  m = gst_aggregator_pad_peek_buffer (aggpad);
+  /* A gap on the master is no tick. */
+  while ((m = gst_aggregator_pad_peek_buffer (aggpad)) &&
+      gst_robocache_fuse_pad_is_gap (m)) {
+    gst_buffer_unref (m);
+    gst_aggregator_pad_drop_buffer (aggpad);
+  }
   if (!m)
     return gst_aggregator_pad_is_eos (aggpad) ? GST_FLOW_EOS :
         GST_AGGREGATOR_FLOW_NEED_DATA;

@@ -25,8 +25,17 @@ segment_done (GstRobocacheRecordingSrc * self, GstPad * pad)
   GST_DEBUG_OBJECT (self, "segment done at %" GST_TIME_FORMAT,
       GST_TIME_ARGS (end));
   gst_pad_pause_task (pad);
-  for (guint i = 0; i < st->streams->len; i++)
-    recording_prepare_stream (self, g_ptr_array_index (st->streams, i), NULL);
+  /* Each stream has nothing more up to the end: consumers that wait for
+   * every stream's next buffer (robocachefuse, GStreamer's aggregators)
+   * make their last output of the pass. */
+  for (guint i = 0; i < st->streams->len; i++) {
+    Stream *s = g_ptr_array_index (st->streams, i);
+    GstClockTime from = s->need_segment ? st->segment.start : s->position;
+
+    recording_prepare_stream (self, s, NULL);
+    if (GST_CLOCK_TIME_IS_VALID (end) && end > from)
+      gst_pad_push_event (s->pad, gst_event_new_gap (from, end - from));
+  }
   st->segment.position = end;
   msg = gst_message_new_segment_done (GST_OBJECT (self), GST_FORMAT_TIME, end);
   gst_message_set_seqnum (msg, st->seqnum);

@@ -570,9 +570,10 @@ GST_END_TEST;
 /* A segment seek ends with SEGMENT_DONE (at the pass's end), not EOS; a
  * non-flushing segment seek from there plays the range again, running
  * times going on without a gap, as a GStreamer player loops. */
-GST_START_TEST (test_segment_seek)
+static void
+check_segment_seek (const gchar * element, const gchar * props)
 {
-  GstElement *p = player (elements[__i__], NULL, FALSE);
+  GstElement *p = player (element, props, FALSE);
   GstBus *bus = gst_element_get_bus (p);
   GstClockTime last_rt = 0;
 
@@ -614,6 +615,21 @@ GST_START_TEST (test_segment_seek)
   gst_object_unref (bus);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
+}
+
+GST_START_TEST (test_segment_seek)
+{
+  check_segment_seek (elements[__i__], NULL);
+}
+
+GST_END_TEST;
+
+/* The same through robocachefuse: every tick of each pass, the last too
+ * (each stream's GAP up to the pass's end is its sample after it; the
+ * last tick waited for a sample that never came), in each pass's time. */
+GST_START_TEST (test_segment_seek_fused)
+{
+  check_segment_seek (elements[__i__], "! robocachefuse rate=10/1");
 }
 
 GST_END_TEST;
@@ -1144,6 +1160,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_seek_paused_playing, 0, n);
   tcase_add_loop_test (tc, test_seek_reverse_n, 0, n);
   tcase_add_loop_test (tc, test_segment_seek, 0, n);
+  tcase_add_loop_test (tc, test_segment_seek_fused, 0, n);
   tcase_add_loop_test (tc, test_stop_reads_no_further, 0, n);
   tcase_add_loop_test (tc, test_gaps, 0, n);
   tcase_add_loop_test (tc, test_mixed_default_topics, 0, n);
