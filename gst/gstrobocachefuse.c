@@ -325,6 +325,53 @@ gst_robocache_fuse_src_query (GstAggregator * agg, GstQuery * query)
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
 }
 
+/* Whether a stream upstream can take @seek.  GstAggregator stops its task
+ * for a flushing seek and does not start it again when upstream refuses
+ * the seek, so the output would stop for good: seeks no stream can take
+ * are refused here, before it. */
+static gboolean
+seek_possible (GstRobocacheFuse * self, GstEvent * seek)
+{
+  gboolean seekable = FALSE;
+  GstIterator *pads;
+  GValue item = G_VALUE_INIT;
+  GstFormat format;
+  gdouble rate;
+
+  gst_event_parse_seek (seek, &rate, &format, NULL, NULL, NULL, NULL, NULL);
+  if (rate <= 0.0) {
+    GST_WARNING_OBJECT (self, "refusing a seek at rate %g: the ticks only "
+        "go forward", rate);
+    return FALSE;
+  }
+  pads = gst_element_iterate_sink_pads (GST_ELEMENT (self));
+  while (!seekable && gst_iterator_next (pads, &item) == GST_ITERATOR_OK) {
+    GstQuery *query = gst_query_new_seeking (format);
+
+    if (gst_pad_peer_query (g_value_get_object (&item), query))
+      gst_query_parse_seeking (query, NULL, &seekable, NULL, NULL);
+    gst_query_unref (query);
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (pads);
+  if (!seekable)
+    GST_WARNING_OBJECT (self, "refusing a seek: no stream upstream is "
+        "seekable in %s", gst_format_get_name (format));
+  return seekable;
+}
+
+static gboolean
+gst_robocache_fuse_src_event (GstAggregator * agg, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK &&
+      !seek_possible (GST_ROBOCACHE_FUSE (agg), event)) {
+    gst_event_unref (event);
+    return FALSE;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->src_event (agg, event);
+}
+
 static void
 gst_robocache_fuse_set_context (GstElement * element, GstContext * context)
 {
@@ -573,6 +620,7 @@ gst_robocache_fuse_class_init (GstRobocacheFuseClass * klass)
   agg_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_robocache_fuse_propose_allocation);
   agg_class->src_query = GST_DEBUG_FUNCPTR (gst_robocache_fuse_src_query);
+  agg_class->src_event = GST_DEBUG_FUNCPTR (gst_robocache_fuse_src_event);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_robocache_fuse_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_robocache_fuse_stop);
   agg_class->flush = GST_DEBUG_FUNCPTR (gst_robocache_fuse_flush);

@@ -778,6 +778,35 @@ GST_START_TEST (test_master_switch_never_back)
 
 GST_END_TEST;
 
+/* A seek no stream can take (live sensors: not seekable; a reverse one)
+ * is refused by the fuse itself: GstAggregator stopped its task for the
+ * flush and, upstream refusing, never started it again (no frame after
+ * it). */
+GST_START_TEST (test_seek_refused)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=50/1 "
+      "! appsink name=sink sync=false robocachejointsrc ! f.sink_0", NULL);
+  GstElement *sink = by_name (pipeline, "sink");
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  g_ptr_array_unref (pull_all (sink, 5));
+  fail_if (gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, 0));
+  fail_if (gst_element_seek (pipeline, -1.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 0, GST_SEEK_TYPE_NONE, -1));
+  for (guint i = 0; i < 5; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        10 * GST_SECOND);
+
+    fail_unless (sample != NULL, "no frame %u after the refused seeks", i);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Pads requested and released over and over while playing, each with a
  * source of its own: the timeline may hold a pad that is released under
  * it (the base class's inactivity check aborted on such a pad), and the
@@ -1665,6 +1694,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_live_stop_recover_add_pad);
   tcase_add_test (tc, test_release_pads_while_playing);
   tcase_add_test (tc, test_master_switch_never_back);
+  tcase_add_test (tc, test_seek_refused);
   tcase_add_test (tc, test_live_three_sensors_no_warning);
   tcase_add_test (tc, test_bad_size_dropped);
   tcase_add_test (tc, test_video_padding_accepted);
