@@ -124,8 +124,34 @@ stream_names_problem (GList * pads, gchar ** names)
   return NULL;
 }
 
+/* Whether downstream takes @caps; if not, an element error that says
+ * where its fields come from (a capsfilter's framerate that is not the
+ * rate property's was a bare not-negotiated). */
+static gboolean
+caps_accepted_downstream (GstRobocacheFuse * self, GstCaps * caps)
+{
+  GstPad *src = GST_AGGREGATOR_SRC_PAD (self);
+  GstCaps *allowed;
+  gchar *ours, *theirs;
+
+  if (gst_pad_peer_query_accept_caps (src, caps))
+    return TRUE;
+  allowed = gst_pad_peer_query_caps (src, NULL);
+  ours = gst_caps_to_string (caps);
+  theirs = gst_caps_to_string (allowed);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("downstream refuses the "
+          "fused frames' caps %s (framerate: the rate property; streams: "
+          "the pads' stream-name in pad order); it accepts %s", ours, theirs),
+      (NULL));
+  g_free (ours);
+  g_free (theirs);
+  gst_caps_unref (allowed);
+  return FALSE;
+}
+
 /* Sets the src caps when the set of streams changed; FALSE, with an
- * element error, for names that cannot tell the streams apart. */
+ * element error, for names that cannot tell the streams apart or caps
+ * downstream refuses. */
 static gboolean
 update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
     gint rate_d)
@@ -153,6 +179,11 @@ update_src_caps (GstRobocacheFuse * self, GList * pads, gint rate_n,
   caps = gst_caps_new_simple (GST_ROBOCACHE_FUSED_MEDIA_TYPE,
       "streams", G_TYPE_STRING, joined,
       "framerate", GST_TYPE_FRACTION, rate_n, rate_d, NULL);
+  if (!caps_accepted_downstream (self, caps)) {
+    gst_caps_unref (caps);
+    g_free (joined);
+    return FALSE;
+  }
   gst_aggregator_set_src_caps (GST_AGGREGATOR (self), caps);
   gst_caps_unref (caps);
   g_free (self->state.stream_names);

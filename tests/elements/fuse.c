@@ -489,6 +489,24 @@ GST_START_TEST (test_stream_names_refused_n)
 
 GST_END_TEST;
 
+/* Caps downstream refuses (a capsfilter's framerate that is not the rate
+ * property's): an error saying where the fields come from, where it was
+ * a bare not-negotiated. */
+GST_START_TEST (test_caps_refused_downstream_n)
+{
+  gchar *error = launch_error ("robocachefuse name=f rate=10/1 ! "
+      GST_ROBOCACHE_FUSED_MEDIA_TYPE ",framerate=30/1 ! fakesink "
+      "robocachejointsrc num-buffers=5 ! f.sink_0", FALSE);
+
+  fail_unless (error != NULL);
+  fail_unless (strstr (error, "downstream refuses the fused frames' caps") &&
+      strstr (error, "framerate: the rate property") &&
+      strstr (error, "framerate=(fraction)30/1"), "%s", error);
+  g_free (error);
+}
+
+GST_END_TEST;
+
 /* The pads' properties from a gst-launch description, given before the
  * links that request the pads (no such property before 2026-11-30). */
 GST_START_TEST (test_pad_properties_launched)
@@ -1688,6 +1706,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_caps_name_streams);
   tcase_add_test (tc, test_stream_names_refused_n);
   tcase_add_test (tc, test_pad_properties_launched);
+  tcase_add_test (tc, test_caps_refused_downstream_n);
   tcase_add_test (tc, test_zero_copy_three_sensors);
   tcase_add_test (tc, test_pillars_carried);
   tcase_add_test (tc, test_memory_referenced);
