@@ -138,15 +138,48 @@ ask_upstream (GstElement * element, GstPad * pad, gpointer user_data)
   return !q->answered;
 }
 
-/* The latest stream time written on any pad (POSITION in TIME); the other
- * queries (DURATION, SEEKING, ...) asked of the pads' peers, the first
- * answer taken. */
+/* Upstream's latency over every pad: the largest minimum, the smallest
+ * maximum. */
+typedef struct
+{
+  GstClockTime min, max;
+} Latency;
+
+static gboolean
+add_latency (GstElement * element, GstPad * pad, gpointer user_data)
+{
+  Latency *l = user_data;
+  GstQuery *query = gst_query_new_latency ();
+  GstClockTime min, max;
+
+  if (gst_pad_peer_query (pad, query)) {
+    gst_query_parse_latency (query, NULL, &min, &max);
+    l->min = MAX (l->min, min);
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      l->max = GST_CLOCK_TIME_IS_VALID (l->max) ? MIN (l->max, max) : max;
+  }
+  gst_query_unref (query);
+  return TRUE;
+}
+
+/* The latest stream time written on any pad (POSITION in TIME); LATENCY
+ * over every pad, not live, as GstBaseSink with sync=false answers it (a
+ * bin's latency is its syncing sinks');
+ * the other queries (DURATION, SEEKING, ...) asked of the pads' peers,
+ * the first answer taken. */
 gboolean
 mcap_sink_query (GstElement * element, GstQuery * query)
 {
   Question q = { query, FALSE, GST_CLOCK_TIME_NONE };
   GstFormat format;
 
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    Latency l = { 0, GST_CLOCK_TIME_NONE };
+
+    gst_element_foreach_sink_pad (element, add_latency, &l);
+    gst_query_set_latency (query, FALSE, l.min, l.max);
+    return TRUE;
+  }
   if (GST_QUERY_TYPE (query) != GST_QUERY_POSITION) {
     gst_element_foreach_sink_pad (element, ask_upstream, &q);
     return q.answered;

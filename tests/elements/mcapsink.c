@@ -834,6 +834,48 @@ GST_START_TEST (test_pad_added_while_recording)
 
 GST_END_TEST;
 
+/* LATENCY over every pad (the largest minimum: here the resampled
+ * branch's, which waits for its next input), not live, as a sink that
+ * does not wait for the clock answers it; the first pad's peer answered
+ * alone, live. */
+GST_START_TEST (test_latency_all_pads)
+{
+  gchar *path = tmp_path ("latency.mcap");
+  gchar *desc = g_strdup_printf ("robocachejointsrc is-live=true rate=100/1 "
+      "! queue ! m.sink_0 robocachejointsrc is-live=true rate=10/1 ! queue "
+      "! robocacheresample rate=10 ! m.sink_1 robocachemcapsink name=m "
+      "location=\"%s\" sink_0::topic=/fast sink_1::topic=/slow", path);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "m");
+  GstQuery *query = gst_query_new_latency ();
+  GstClockTime min, most = 0;
+  gboolean live;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND);
+  for (GList * l = GST_ELEMENT (sink)->sinkpads; l; l = l->next) {
+    GstQuery *peer = gst_query_new_latency ();
+
+    fail_unless (gst_pad_peer_query (l->data, peer));
+    gst_query_parse_latency (peer, NULL, &min, NULL);
+    most = MAX (most, min);
+    gst_query_unref (peer);
+  }
+  fail_unless (gst_element_query (sink, query));
+  gst_query_parse_latency (query, &live, &min, NULL);
+  fail_if (live);
+  fail_unless (most > 0);
+  fail_unless_equals_clocktime (min, most);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_query_unref (query);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* Pads asked for by name (gst-launch's m.sink_0) and as sink_%u mix: the
  * numbered ones come after the highest named (sink_%u after sink_0 was
  * sink_0 again: a critical and no pad).  A name taken is GStreamer's
@@ -1339,6 +1381,7 @@ add_file_tests (TCase * tc)
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_pad_added_while_recording);
   tcase_add_test (tc, test_pad_names);
+  tcase_add_test (tc, test_latency_all_pads);
   tcase_add_test (tc, test_truncated);
   tcase_add_test (tc, test_refused_caps);
   tcase_add_test (tc, test_one_type_a_topic);
