@@ -50,6 +50,8 @@ typedef struct
   GstClockTime period;
   /* The caps refusal posted last (post_refusal), until stop. */
   gchar *last_refusal;
+  /* The caps of the last CAPS event, accepted or not, until stop. */
+  GstCaps *input_caps;
 } GstRobocacheBaseTransformPrivate;
 
 #define gst_robocache_base_transform_parent_class parent_class
@@ -332,6 +334,57 @@ gst_robocache_base_transform_generate_output (GstBaseTransform * trans,
   return GST_FLOW_OK;
 }
 
+/* GstBaseTransform says only "not negotiated" (a warning, and upstream's
+ * not-negotiated error) when downstream takes none of the outputs of the
+ * input: a capsfilter after the element, new input caps or a property set
+ * while playing that downstream cannot follow.  Says what the element
+ * makes and what downstream takes, unless the subclass said why already. */
+static void
+explain_refusal (GstBaseTransform * trans)
+{
+  GstRobocacheBaseTransformPrivate *priv = get_priv (trans);
+  GstCaps *offered, *accepted;
+  gchar *in, *out, *takes;
+
+  if (priv->last_refusal || !priv->input_caps)
+    return;
+  offered = GST_BASE_TRANSFORM_GET_CLASS (trans)->transform_caps (trans,
+      GST_PAD_SINK, priv->input_caps, NULL);
+  accepted = gst_pad_peer_query_caps (trans->srcpad, NULL);
+  /* Downstream takes some: the refusal was the element's (its own
+   * error says why). */
+  if (gst_caps_can_intersect (offered, accepted)) {
+    gst_caps_unref (offered);
+    gst_caps_unref (accepted);
+    return;
+  }
+  in = gst_caps_to_string (priv->input_caps);
+  out = gst_caps_to_string (offered);
+  takes = gst_caps_to_string (accepted);
+  gst_robocache_base_transform_post_refusal (GST_ROBOCACHE_BASE_TRANSFORM
+      (trans), GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      g_strdup_printf ("downstream takes nothing %s makes: of %s it makes "
+          "%s (by its properties), and downstream takes %s",
+          GST_ELEMENT_NAME (trans), in, out, takes), NULL);
+  g_free (in);
+  g_free (out);
+  g_free (takes);
+  gst_caps_unref (offered);
+  gst_caps_unref (accepted);
+}
+
+static GstFlowReturn
+gst_robocache_base_transform_submit_input_buffer (GstBaseTransform * trans,
+    gboolean discont, GstBuffer * input)
+{
+  GstFlowReturn flow = GST_BASE_TRANSFORM_CLASS
+      (parent_class)->submit_input_buffer (trans, discont, input);
+
+  if (flow == GST_FLOW_NOT_NEGOTIATED)
+    explain_refusal (trans);
+  return flow;
+}
+
 static gboolean
 gst_robocache_base_transform_sink_event (GstBaseTransform * trans,
     GstEvent * event)
@@ -344,6 +397,17 @@ gst_robocache_base_transform_sink_event (GstBaseTransform * trans,
     priv->last_pts = GST_CLOCK_TIME_NONE;
   } else if (GST_EVENT_IS_SERIALIZED (event)) {
     drain (trans, TRUE);
+  }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    GstCaps *caps;
+
+    gst_event_parse_caps (event, &caps);
+    gst_caps_replace (&priv->input_caps, caps);
+    if (!GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event)) {
+      explain_refusal (trans);
+      return FALSE;
+    }
+    return TRUE;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
@@ -422,6 +486,7 @@ gst_robocache_base_transform_stop (GstBaseTransform * trans)
   gst_robocache_gpu_stop (get_gpu (trans), GST_ELEMENT (trans));
   gst_robocache_base_transform_forget_refusal (GST_ROBOCACHE_BASE_TRANSFORM
       (trans));
+  gst_caps_replace (&get_priv (trans)->input_caps, NULL);
   return TRUE;
 }
 
@@ -536,6 +601,8 @@ gst_robocache_base_transform_class_init (GstRobocacheBaseTransformClass * klass)
       GST_DEBUG_FUNCPTR (gst_robocache_base_transform_generate_output);
   trans_class->sink_event =
       GST_DEBUG_FUNCPTR (gst_robocache_base_transform_sink_event);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_robocache_base_transform_submit_input_buffer);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_robocache_base_transform_prepare_output_buffer);
 

@@ -206,6 +206,25 @@ GST_START_TEST (test_feature_of_count_grid_n)
 
 GST_END_TEST;
 
+/* A picture size downstream does not take (a capsfilter after the
+ * element, in an application's pipeline where the link came before the
+ * caps): an error saying what the element makes and what downstream
+ * takes; GstBaseTransform said only not-negotiated, from the source. */
+GST_START_TEST (test_size_refused_downstream_n)
+{
+  rc_voxel_grid g = { {0, 0, 0}, {1, 1, 1}, {4, 4, 2}, RC_VOXEL_COUNT };
+  gchar *text = pipeline_error (grid_caps (&g, 0, NULL), "width=64 "
+      "height=64 ! video/x-raw,width=32", 128);
+
+  fail_unless (text != NULL);
+  fail_unless (strstr (text, "downstream takes nothing") &&
+      strstr (text, "width=(int)64") && strstr (text, "width=(int)32"),
+      "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
 /* One refused caps, one error: the base transform tries set_caps again
  * with every buffer that follows, and each try posted the error again. */
 GST_START_TEST (test_refusal_posted_once_n)
@@ -434,6 +453,7 @@ bev_suite (void)
   tcase_add_test (tc, test_default_size_and_aspect);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_feature_of_count_grid_n);
+  tcase_add_test (tc, test_size_refused_downstream_n);
   tcase_add_test (tc, test_unknown_feature_n);
   tcase_add_test (tc, test_refusal_posted_once_n);
   tcase_add_test (tc, test_grid_too_large_n);
