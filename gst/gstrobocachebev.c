@@ -135,7 +135,7 @@ G_DEFINE_ENUM_TYPE (GstRobocacheBevValue, gst_robocache_bev_value,
     {RC_BEV_FEATURE, "mean grids: the feature's mean in the column's "
           "highest occupied voxel", "feature"});
 G_DEFINE_ENUM_TYPE (GstRobocacheBevColormap, gst_robocache_bev_colormap,
-    {RC_BEV_COLORMAP_TURBO, "Google's Turbo rainbow, dark blue to dark red",
+    {RC_BEV_COLORMAP_TURBO, "Google's Turbo rainbow, blue to dark red",
         "turbo"},
     {RC_BEV_COLORMAP_DENSITY, "gnuplot's pm3d palette, violet to yellow",
         "density"});
@@ -317,15 +317,16 @@ overlay_put (guint8 * px, guint8 v, guint8 alpha)
 }
 
 /* Whether overlay pixel (px, py) is part of the scale bar, @bar_px pixels
- * long: a 3-pixel line 9 pixels above the bottom from x = 10, with 7-pixel
- * ticks at its ends; none when the picture is too small for it. */
+ * long: a 3-pixel line 9 pixels above the bottom over x = 10 up to (not
+ * including) 10 + @bar_px, with 7-pixel ticks at its ends; none when the
+ * picture is too small for it. */
 static gboolean
 in_scale_bar (const rc_bev_params * p, guint px, guint py, gdouble bar_px)
 {
   guint h = p->height;
 
   if (bar_px <= 0 || bar_px + 20 > p->width || h < 30 || px < 10
-      || px > 10 + bar_px || py + 16 < h || py + 9 >= h)
+      || px >= 10 + bar_px || py + 16 < h || py + 9 >= h)
     return FALSE;
   return py + 12 >= h || px < 12 || px + 2 > 10 + bar_px;
 }
@@ -414,7 +415,8 @@ check_host_memory (GstRobocacheBev * self, const rc_bev_params * p)
     bytes += rc_bev_scratch_size (p);
   return gst_robocache_gpu_check_memory (st->gpu, GST_ELEMENT (self),
       GST_ROBOCACHE_MEMORY_HOST, bytes, "the view's overlay, frames in "
-      "flight and scratch", "the picture (width, height)");
+      "flight and scratch (8 bytes a grid column)", "the picture (width, "
+      "height) or the grid's columns (grid-x × grid-y)");
 }
 
 static gboolean
@@ -473,7 +475,7 @@ gst_robocache_bev_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (st->gpu->use_gpu ? !ensure_gpu_scratch (self) :
       !gst_robocache_gpu_ensure_host (st->gpu, GST_ELEMENT (self),
           &st->host_scratch, rc_bev_scratch_size (p), 0, "drawing scratch",
-          "the picture (width, height)"))
+          "the grid's columns (grid-x × grid-y)"))
     return FALSE;
   GST_INFO_OBJECT (self, "%s: %u x %u x %u %s grid to %u x %u RGBA in %s "
       "memory", st->gpu->use_gpu ? "GPU" : "CPU", p->grid.dims[0],

@@ -7,7 +7,10 @@ CPU and the GPU.  Run from the repository root after changing a definition:
 
 turbo: Google's Turbo rainbow (Anton Mikhailov, 2019), through its published
   polynomial approximation (Ruofei Du; the degree-5 polynomials of the
-  Turbo announcement, Apache-2.0), evaluated at x = i / 255.
+  Turbo announcement, Apache-2.0), evaluated from x = 0.1 (blue) to 1
+  (dark red): below 0.1 its low end is near black (35, 23, 27 at 0), which
+  the lowest values of a frame (the ground, one point) would be lost in
+  against the black background.
 density: gnuplot's default pm3d palette, "rgbformulae 7,5,15"
   (r = sqrt(x), g = x^3, b = sin(2 pi x), each clipped to [0, 1]),
   evaluated from x = 0.25 (violet) to 1 (yellow), so that a cell holding
@@ -26,6 +29,7 @@ TURBO = (
 
 
 def turbo(x):
+    x = 0.1 + 0.9 * x
     return [sum(c * x ** p for p, c in enumerate(coeffs)) for coeffs in TURBO]
 
 

@@ -101,25 +101,49 @@ rc_bev_index (double v, double lo, double hi)
   return (uint32_t) q;
 }
 
-/* The column pixel (px, py) shows. */
-RC_HD uint64_t
-rc_bev_pixel_column (const rc_bev_params * p, uint32_t px, uint32_t py)
+/* The columns [*first, *end) along an axis of @dims columns that pixel
+ * @pixel of @pixels covers: one where the picture is larger than the
+ * grid, every one it covers where smaller. */
+RC_HD void
+rc_bev_pixel_span (uint64_t dims, uint32_t pixels, uint32_t pixel,
+    uint64_t * first, uint64_t * end)
 {
-  uint64_t i = (uint64_t) px * p->grid.dims[0] / p->width;
-  uint64_t j = p->grid.dims[1] - 1 -
-      (uint64_t) py * p->grid.dims[1] / p->height;
-
-  return j * p->grid.dims[0] + i;
+  *first = (uint64_t) pixel * dims / pixels;
+  *end = ((uint64_t) pixel + 1) * dims / pixels;
+  if (*end <= *first)
+    *end = *first + 1;
 }
 
-/* Pixel (px, py): the column's colour from @table (or the background),
- * then @overlay (may be NULL) over it. */
+/* The value pixel (px, py) shows: the largest of the columns it covers
+ * (a grid finer than the picture loses no occupied column), NaN when
+ * they are all empty. */
+RC_HD double
+rc_bev_pixel_value (const rc_bev_params * p, const double *columns,
+    uint32_t px, uint32_t py)
+{
+  uint64_t i0, i1, r0, r1;
+  double best = NAN;
+
+  rc_bev_pixel_span (p->grid.dims[0], p->width, px, &i0, &i1);
+  rc_bev_pixel_span (p->grid.dims[1], p->height, py, &r0, &r1);
+  for (uint64_t r = r0; r < r1; r++) {
+    const double *row = columns + (p->grid.dims[1] - 1 - r) * p->grid.dims[0];
+
+    for (uint64_t i = i0; i < i1; i++)
+      if (row[i] == row[i] && !(row[i] <= best))
+        best = row[i];
+  }
+  return best;
+}
+
+/* Pixel (px, py): the colour of its value from @table (or the
+ * background), then @overlay (may be NULL) over it. */
 RC_HD void
 rc_bev_pixel (const rc_bev_params * p, const double *columns,
     const uint8_t * overlay, const uint8_t (*table)[4], double lo, double hi,
     uint32_t px, uint32_t py, uint8_t out[4])
 {
-  double v = columns[rc_bev_pixel_column (p, px, py)];
+  double v = rc_bev_pixel_value (p, columns, px, py);
   const uint8_t *c = v == v ? table[rc_bev_index (v, lo, hi)] : p->background;
 
   if (overlay) {

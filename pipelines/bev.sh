@@ -13,7 +13,7 @@ seconds=${2:-3}
 mkdir -p "$out"
 
 # 256 x 256 x 32 voxels of 0.2 m (51.2 m square), drawn at 512 x 512:
-# colour is the height of the highest point of each column, from dark blue
+# colour is the height of the highest point of each column, from blue
 # at -2.5 m to dark red at +2.5 m (the ground, 1.7 m below the sensor, is
 # blue); grey rings every 10 m; the white bar is 10 m.
 voxelize="robocachevoxelize mode=count"

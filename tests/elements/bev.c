@@ -123,6 +123,44 @@ GST_START_TEST (test_default_size_and_aspect)
 
 GST_END_TEST;
 
+/* The scale bar of an empty 100 x 100 grid of 0.1 m: 2 m is 20 pixels,
+ * from x = 10, with its end ticks (it was 21: both ends counted). */
+GST_START_TEST (test_scale_bar_length)
+{
+  rc_voxel_grid g = { {0, 0, 0}, {0.1, 0.1, 1.0}, {100, 100, 1},
+  RC_VOXEL_COUNT
+  };
+  GstHarness *h = gst_harness_new_parse ("robocachebev backend=cpu "
+      "range-rings=0 ego-marker=false scale-bar=2");
+  guint left = G_MAXUINT, right = 0, rows = 0;
+  GstBuffer *out;
+  GstMapInfo map;
+
+  gst_harness_set_src_caps (h, grid_caps (&g, 0, NULL));
+  out = gst_harness_push_and_pull (h, gst_buffer_new_wrapped (g_malloc0
+          (40000), 40000));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  for (guint y = 0; y < 100; y++) {
+    gboolean lit = FALSE;
+
+    for (guint x = 0; x < 100; x++)
+      if (map.data[(y * 100 + x) * 4] != 0) {
+        left = MIN (left, x);
+        right = MAX (right, x);
+        lit = TRUE;
+      }
+    rows += lit;
+  }
+  fail_unless_equals_int (left, 10);
+  fail_unless_equals_int (right - left + 1, 20);
+  fail_unless_equals_int (rows, 7);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* value is read at negotiation: set while playing it is refused with a
  * warning; width and height renegotiate, while playing too: the next
  * picture has the new size.  Stopped, value is taken. */
@@ -435,9 +473,20 @@ GST_END_TEST;
  * max-memory at negotiation (gstrobocachememory.h). */
 GST_START_TEST (test_max_memory_n)
 {
+  gchar *text;
+
   check_max_memory ("robocachelidarsrc num-buffers=2 points-per-sweep=64 ! "
       "robocachevoxelize backend=cpu dims=\"<64,64,8>\" ! robocachebev "
       "backend=cpu width=64 height=48 %s ! fakesink");
+  /* The scratch is a grid column's 8 bytes: a fine grid at a small
+   * picture is refused naming the grid, not the picture alone. */
+  text = launch_error ("robocachelidarsrc num-buffers=1 points-per-sweep=64 "
+      "! robocachevoxelize backend=cpu mode=occupancy dims=\"<2048,2048,1>\" "
+      "! robocachebev backend=cpu width=16 height=16 max-memory=1000000 ! "
+      "fakesink", TRUE);
+  fail_unless (text && strstr (text, "the grid's columns (grid-x × grid-y)"),
+      "%s", text);
+  g_free (text);
 }
 
 GST_END_TEST;
@@ -451,6 +500,7 @@ bev_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_wall_pixels);
   tcase_add_test (tc, test_default_size_and_aspect);
+  tcase_add_test (tc, test_scale_bar_length);
   tcase_add_test (tc, test_properties_while_playing);
   tcase_add_test (tc, test_feature_of_count_grid_n);
   tcase_add_test (tc, test_size_refused_downstream_n);
