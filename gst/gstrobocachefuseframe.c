@@ -69,6 +69,9 @@ flat_output_finish (FlatOutput * flat, GstBuffer * out,
     GstRobocacheFusedMeta * meta)
 {
   gst_memory_unmap (flat->mem, &flat->map);
+  /* Without vector channels (none has its caps yet, or none is fused) the
+   * flat vector is empty, not the float allocated to have a memory. */
+  gst_memory_resize (flat->mem, 0, flat->channels * sizeof (float));
   meta->flat_memory_index = gst_buffer_n_memory (out);
   meta->flat_channels = flat->channels;
   gst_buffer_append_memory (out, flat->mem);

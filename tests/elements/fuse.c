@@ -825,6 +825,34 @@ GST_START_TEST (test_seek_refused)
 
 GST_END_TEST;
 
+/* flat-output with no vector stream (a lidar alone, or the joints not
+ * yet negotiated): the flat vector is empty, 0 channels (it was one float
+ * never written). */
+GST_START_TEST (test_flat_without_vectors)
+{
+  GstElement *pipeline = gst_parse_launch ("robocachefuse name=f rate=10/1 "
+      "flat-output=true ! appsink name=sink sync=false "
+      "robocachelidarsrc num-buffers=3 points-per-sweep=64 ! f.sink_0", NULL);
+  GPtrArray *out;
+  GstMapInfo flat;
+  GstBuffer *buf;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  out = pull_all (by_name (pipeline, "sink"), 1);
+  fail_unless_equals_int (out->len, 1);
+  buf = gst_sample_get_buffer (g_ptr_array_index (out, 0));
+  fail_unless_equals_int (gst_buffer_get_robocache_fused_meta
+      (buf)->flat_channels, 0);
+  fail_unless (gst_robocache_fused_map_flat (buf, &flat));
+  fail_unless_equals_int (flat.size, 0);
+  gst_memory_unmap (flat.memory, &flat);
+  g_ptr_array_unref (out);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* Pads requested and released over and over while playing, each with a
  * source of its own: the timeline may hold a pad that is released under
  * it (the base class's inactivity check aborted on such a pad), and the
@@ -1714,6 +1742,7 @@ fuse_suite (void)
   tcase_add_test (tc, test_release_pads_while_playing);
   tcase_add_test (tc, test_master_switch_never_back);
   tcase_add_test (tc, test_seek_refused);
+  tcase_add_test (tc, test_flat_without_vectors);
   tcase_add_test (tc, test_live_three_sensors_no_warning);
   tcase_add_test (tc, test_bad_size_dropped);
   tcase_add_test (tc, test_video_padding_accepted);
