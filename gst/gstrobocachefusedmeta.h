@@ -23,9 +23,13 @@ typedef struct
 {
   gchar *name;                  /* stream name (the pad's stream-name) */
   GstCaps *caps;                /* the stream's caps */
-  GstClockTime pts;             /* PTS of the source buffer, NONE if none */
-  GstClockTimeDiff offset;      /* source running time - tick running time */
-  gboolean stale;               /* no data within the pad's max-age */
+  /* PTS of the source buffer (interpolated: the nearer of the two), NONE
+   * if none, and its running time - the tick's. */
+  GstClockTime pts;
+  GstClockTimeDiff offset;
+  /* No data within the pad's max-age (interpolated: the farther of the
+   * two samples blended beyond it). */
+  gboolean stale;
   gboolean interpolated;        /* values computed at the tick */
   gint memory_index;            /* its memory in the buffer, -1 if none */
 } GstRobocacheFusedStream;

@@ -714,21 +714,24 @@ peek_next (GstRobocacheFusePad * pad, GstClockTime tick, GstClockTime * next_rt)
   return next;
 }
 
-/* The vector at @tick between pad->prev and @next, or NULL.  *chosen_rt is
- * the farther neighbour: it decides whether the interpolation is stale. */
+/* The vector at @tick between pad->prev and @next, or NULL.  The stream's
+ * pts and *chosen_rt are the nearer neighbour's (its offset), *farthest_rt
+ * the farther's: it decides whether the interpolation is stale. */
 static GstMemory *
 interpolate_at_tick (GstElement * element, GstRobocacheFusePad * pad,
     GstBuffer * next, GstClockTime next_rt, GstClockTime tick,
-    GstRobocacheFusedStream * stream, GstClockTime * chosen_rt)
+    GstRobocacheFusedStream * stream, GstClockTime * chosen_rt,
+    GstClockTime * farthest_rt)
 {
   GstMemory *mem = interpolate_vectors (element, pad, next, next_rt, tick);
+  gboolean prev_nearer = tick - pad->prev_rt <= next_rt - tick;
 
   if (!mem)
     return NULL;
   stream->interpolated = TRUE;
-  *chosen_rt = tick - pad->prev_rt > next_rt - tick ? pad->prev_rt : next_rt;
-  stream->pts = GST_BUFFER_PTS (tick - pad->prev_rt <= next_rt - tick ?
-      pad->prev : next);
+  *chosen_rt = prev_nearer ? pad->prev_rt : next_rt;
+  *farthest_rt = prev_nearer ? next_rt : pad->prev_rt;
+  stream->pts = GST_BUFFER_PTS (prev_nearer ? pad->prev : next);
   return mem;
 }
 
@@ -759,7 +762,7 @@ GstMemory *
 gst_robocache_fuse_pad_sample (GstRobocacheFusePad * pad, GstElement * element,
     GstClockTime tick, GstRobocacheFusedStream * stream)
 {
-  GstClockTime next_rt, chosen_rt = GST_CLOCK_TIME_NONE;
+  GstClockTime next_rt, chosen_rt = GST_CLOCK_TIME_NONE, farthest_rt;
   GstBuffer *next = peek_next (pad, tick, &next_rt);
   FusePadSettings settings = gst_robocache_fuse_pad_get_settings (pad);
   FusePolicy policy = effective_policy (pad, settings.policy);
@@ -770,13 +773,16 @@ gst_robocache_fuse_pad_sample (GstRobocacheFusePad * pad, GstElement * element,
   if (policy == FUSE_POLICY_INTERPOLATE && pad->prev && next &&
       pad->prev_rt != tick)
     mem = interpolate_at_tick (element, pad, next, next_rt, tick, stream,
-        &chosen_rt);
-  if (!mem)
+        &chosen_rt, &farthest_rt);
+  if (!mem) {
     mem = take_buffer_at_tick (pad, policy, next, next_rt, tick, stream,
         &chosen_rt);
+    farthest_rt = chosen_rt;
+  }
   if (GST_CLOCK_TIME_IS_VALID (chosen_rt))
     stream->offset = GST_CLOCK_DIFF (tick, chosen_rt);
-  stream->stale = !mem || (guint64) ABS (stream->offset) > settings.max_age;
+  stream->stale = !mem || !GST_CLOCK_TIME_IS_VALID (farthest_rt) ||
+      (guint64) ABS (GST_CLOCK_DIFF (tick, farthest_rt)) > settings.max_age;
   if (next)
     gst_buffer_unref (next);
   return mem;

@@ -17,11 +17,13 @@
 G_BEGIN_DECLS
 
 /* Errors of this API (domain ROBOCACHE_ERROR): input that may come from
- * outside (a message's fields, a stream's caps) fails with a GError.
- * NULL where a pointer is required is a programming error instead: it is
- * reported as a critical (g_return_val_if_fail) and the call returns
- * NULL, FALSE or 0 without doing anything; pointers that may be NULL say
- * so. */
+ * outside (a message's fields, a stream's caps) fails with a GError where
+ * a function takes one.  NULL where a pointer is required, and the
+ * preconditions a buffer constructor names (what the caps function before
+ * it checks with a GError, or the message's sizes it names), are
+ * programming errors instead: reported as a critical
+ * (g_return_val_if_fail), the call returning NULL, FALSE or 0 without
+ * doing anything; pointers that may be NULL say so. */
 #define ROBOCACHE_ERROR (robocache_error_quark ())
 GQuark robocache_error_quark (void);
 
@@ -62,7 +64,9 @@ GstBuffer *robocache_points_buffer_new (const guint8 * data, gsize size,
     GstClockTime pts);
 
 /* The same for padded rows: copies @width * @point_step bytes of each of
- * @height rows @row_step apart, packed. */
+ * @height rows @row_step apart, packed.  A @row_step below @width *
+ * @point_step (a malformed message: check it first, as gst/ros's node
+ * does) is a programming error (NULL, a critical). */
 GstBuffer *robocache_points_buffer_new_rows (const guint8 * data,
     guint width, guint height, guint point_step, guint row_step,
     GstClockTime pts);
@@ -76,7 +80,9 @@ GstCaps *robocache_joints_caps_new (guint n_joints,
     const gchar * const *names, gboolean float64, GError ** error);
 
 /* One sample: the @n_joints @positions as float64 or float32, PTS
- * @pts. */
+ * @pts.  @n_joints 0 (an empty JointState, which
+ * robocache_joints_caps_new refuses with a GError) is a programming error
+ * (NULL, a critical). */
 GstBuffer *robocache_joints_buffer_new (const gdouble * positions,
     guint n_joints, gboolean float64, GstClockTime pts);
 
@@ -226,8 +232,11 @@ gboolean robocache_pipeline_use_cuda_device (GstElement * pipeline,
  * GLib's shared thread pool, which does not survive fork(): a process
  * forked after it ran a pipeline (PyTorch's DataLoader workers on Linux)
  * would never start its pipelines' threads.  Takes the pipeline's bus
- * sync handler (it passes every message on).  robocache.Pipeline calls
- * it. */
+ * sync handler (it passes every message on).  In such a child, also set
+ * the pipeline to PAUSED and wait for it (gst_element_get_state) before
+ * PLAYING: GStreamer finishes a state change that went asynchronous on a
+ * thread of that shared pool (a pipeline set straight to PLAYING stays
+ * PAUSED).  robocache.Pipeline does both. */
 gboolean robocache_pipeline_use_own_threads (GstElement * pipeline);
 
 /* ---- samples of several appsinks in time order ----------------------- */

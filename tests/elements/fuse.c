@@ -172,6 +172,12 @@ GST_START_TEST (test_linear_function_exact)
     fail_unless_equals_float (value_of (buf, "sink_1", 0),
         (float) floor (t / 0.05 + 0.5 + 1e-9));
     fail_unless (!stream_of (buf, "sink_0")->stale);
+    /* An interpolated stream's pts and offset say the same sample: the
+     * nearer neighbour (the offset was the farther's). */
+    fail_unless_equals_int64 (stream_of (buf, "sink_0")->offset,
+        GST_CLOCK_DIFF (GST_BUFFER_PTS (buf), stream_of (buf, "sink_0")->pts));
+    fail_unless ((guint64) ABS (stream_of (buf, "sink_0")->offset) <=
+        3003003 / 2);
     fail_unless (gst_robocache_fused_map_flat (buf, &flat));
     fail_unless_equals_int (flat.size, 3 * sizeof (float));
     fail_unless (fabs (((float *) flat.data)[0] - (2 * t + 1)) < 1e-5);
