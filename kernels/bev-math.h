@@ -102,16 +102,16 @@ rc_bev_index (double v, double lo, double hi)
 }
 
 /* The columns [*first, *end) along an axis of @dims columns that pixel
- * @pixel of @pixels covers: one where the picture is larger than the
- * grid, every one it covers where smaller. */
+ * @pixel of @pixels covers: one where the picture is at least as large as
+ * the grid, every one it covers where smaller.  Both at most
+ * RC_BEV_MAX_SIZE (2^14): the products fit 32 bits, whose division the
+ * GPU does in a fraction of a 64-bit one's instructions. */
 RC_HD void
-rc_bev_pixel_span (uint64_t dims, uint32_t pixels, uint32_t pixel,
-    uint64_t * first, uint64_t * end)
+rc_bev_pixel_span (uint32_t dims, uint32_t pixels, uint32_t pixel,
+    uint32_t * first, uint32_t * end)
 {
-  *first = (uint64_t) pixel * dims / pixels;
-  *end = ((uint64_t) pixel + 1) * dims / pixels;
-  if (*end <= *first)
-    *end = *first + 1;
+  *first = pixel * dims / pixels;
+  *end = pixels >= dims ? *first + 1 : (pixel + 1) * dims / pixels;
 }
 
 /* The value pixel (px, py) shows: the largest of the columns it covers
@@ -121,15 +121,16 @@ RC_HD double
 rc_bev_pixel_value (const rc_bev_params * p, const double *columns,
     uint32_t px, uint32_t py)
 {
-  uint64_t i0, i1, r0, r1;
+  uint32_t i0, i1, r0, r1;
   double best = NAN;
 
   rc_bev_pixel_span (p->grid.dims[0], p->width, px, &i0, &i1);
   rc_bev_pixel_span (p->grid.dims[1], p->height, py, &r0, &r1);
-  for (uint64_t r = r0; r < r1; r++) {
-    const double *row = columns + (p->grid.dims[1] - 1 - r) * p->grid.dims[0];
+  for (uint32_t r = r0; r < r1; r++) {
+    const double *row = columns +
+        (uint64_t) (p->grid.dims[1] - 1 - r) * p->grid.dims[0];
 
-    for (uint64_t i = i0; i < i1; i++)
+    for (uint32_t i = i0; i < i1; i++)
       if (row[i] == row[i] && !(row[i] <= best))
         best = row[i];
   }
