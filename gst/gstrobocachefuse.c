@@ -221,10 +221,15 @@ check_frame_memory (GstRobocacheFuse * self)
       "the vectors streams (channels)");
 }
 
-/* No stream's segment adopted yet; under the object lock. */
+/* The timeline from scratch (at start, after a flushing seek, at stop):
+ * no tick, no stream's segment adopted; under the object lock. */
 static void
-forget_segments (GstRobocacheFuse * self)
+restart_timeline (GstRobocacheFuse * self)
 {
+  self->state.have_tick = FALSE;
+  self->state.tick_index = 0;
+  self->state.last_tick = GST_CLOCK_TIME_NONE;
+  self->state.last_rt = GST_CLOCK_TIME_NONE;
   self->state.segment_adopted = FALSE;
   self->state.segment_pad = NULL;
   g_queue_clear_full (&self->state.later_segments,
@@ -400,7 +405,8 @@ gst_robocache_fuse_start (GstAggregator * agg)
   GST_OBJECT_LOCK (self);
   self->state.rate_n = self->settings.rate_n;
   self->state.rate_d = self->settings.rate_d;
-  self->state.tick_index = 0;
+  restart_timeline (self);
+  self->state.latency = 0;
   GST_OBJECT_UNLOCK (self);
   /* 0/1 ticks once per master buffer. */
   if (self->state.rate_n != 0 && (problem =
@@ -411,14 +417,7 @@ gst_robocache_fuse_start (GstAggregator * agg)
     g_free (problem);
     return FALSE;
   }
-  if (!gst_robocache_gpu_start (&self->gpu, GST_ELEMENT (self)))
-    return FALSE;
-  self->state.have_tick = FALSE;
-  self->state.last_tick = GST_CLOCK_TIME_NONE;
-  forget_segments (self);
-  self->state.last_rt = GST_CLOCK_TIME_NONE;
-  self->state.latency = 0;
-  return TRUE;
+  return gst_robocache_gpu_start (&self->gpu, GST_ELEMENT (self));
 }
 
 static gboolean
@@ -435,8 +434,9 @@ gst_robocache_fuse_stop (GstAggregator * agg)
   GST_OBJECT_UNLOCK (self);
   gst_robocache_gpu_stop (&self->gpu, GST_ELEMENT (self));
   g_clear_pointer (&self->state.stream_names, g_free);
-  self->state.have_tick = FALSE;
-  self->state.last_tick = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (self);
+  restart_timeline (self);
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -449,11 +449,7 @@ gst_robocache_fuse_flush (GstAggregator * agg)
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
 
   GST_OBJECT_LOCK (self);
-  self->state.have_tick = FALSE;
-  self->state.last_tick = GST_CLOCK_TIME_NONE;
-  forget_segments (self);
-  self->state.tick_index = 0;
-  self->state.last_rt = GST_CLOCK_TIME_NONE;
+  restart_timeline (self);
   GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
 }
@@ -508,7 +504,7 @@ gst_robocache_fuse_finalize (GObject * object)
 
   gst_robocache_gpu_finalize (&self->gpu);
   g_free (self->state.stream_names);
-  forget_segments (self);
+  restart_timeline (self);
   g_mutex_clear (&self->release_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
