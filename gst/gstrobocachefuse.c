@@ -37,7 +37,10 @@
  * max-age) plus the aggregator's #GstAggregator:latency property.  A pad
  * that stops delivering never blocks beyond that: the tick is produced
  * with that stream stale (or dropped, #GstRobocacheFuse:stale-policy), and
- * it recovers when data comes back.  With a rate this holds from the
+ * it recovers when data comes back.  Nor does it block the other sensors:
+ * while a tick waits, their buffers are taken from their queues up to the
+ * next tick's deadline.  No tick is made before its deadline, its time
+ * plus the latency.  With a rate this holds from the
  * start: a pad that never delivers (not even caps) does not hold the first
  * tick, as the wait for the first data ends at a tick of the grid plus the
  * latency.  With rate=0/1 the ticks are the master's buffers: while the
@@ -230,6 +233,7 @@ restart_timeline (GstRobocacheFuse * self)
   self->state.tick_index = 0;
   self->state.last_tick = GST_CLOCK_TIME_NONE;
   self->state.last_rt = GST_CLOCK_TIME_NONE;
+  self->state.live_latency = GST_CLOCK_TIME_NONE;
   self->state.segment_adopted = FALSE;
   self->state.segment_pad = NULL;
   g_queue_clear_full (&self->state.later_segments,

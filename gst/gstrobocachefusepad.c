@@ -42,6 +42,20 @@ G_DEFINE_ENUM_TYPE (GstRobocacheFusePolicy, gst_robocache_fuse_policy,
         "previous"});
 /* *INDENT-ON* */
 
+/* A buffer held ahead of its tick, with its running time: the pad's
+ * segment may have changed by the time it is used. */
+typedef struct
+{
+  GstBuffer *buf;
+  GstClockTime rt;
+} FuseHeldBuffer;
+
+static void
+held_buffer_clear (gpointer data)
+{
+  gst_clear_buffer (&((FuseHeldBuffer *) data)->buf);
+}
+
 /* Its pad's name until the application names the stream. */
 static void
 get_stream_name (GObject * object, GValue * value)
@@ -83,6 +97,7 @@ gst_robocache_fuse_pad_finalize (GObject * object)
   GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (object);
 
   fuse_pad_reset (pad);
+  gst_queue_array_free (pad->held);
   gst_robocache_fuse_pad_free_copies (pad);
   g_free (pad->blend);
   gst_clear_caps (&pad->caps);
@@ -172,6 +187,8 @@ gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
   gst_robocache_fields_init (pad, fields);
   pad->prev_rt = GST_CLOCK_TIME_NONE;
   pad->last_rt = GST_CLOCK_TIME_NONE;
+  pad->held = gst_queue_array_new_for_struct (sizeof (FuseHeldBuffer), 16);
+  gst_queue_array_set_clear_func (pad->held, held_buffer_clear);
 }
 
 gchar *
@@ -216,9 +233,9 @@ kind_of_caps (const GstCaps * caps)
 /* The size of a vectors buffer: layout sample, one vector; chunk, a
  * non-zero whole number of samples of the batch. */
 static void
-set_vectors_size_rule (GstRobocacheFusePad * pad)
+set_vectors_size_rule (GstRobocacheFusePad * pad,
+    const GstRobocacheVectorsInfo * v)
 {
-  const GstRobocacheVectorsInfo *v = &pad->vectors;
   gsize ss = gst_robocache_vectors_sample_size (v);
 
   pad->size_whole = v->layout == GST_ROBOCACHE_VECTORS_LAYOUT_CHUNK;
@@ -236,11 +253,11 @@ set_vectors_size_rule (GstRobocacheFusePad * pad)
 }
 
 /* Sets the size every buffer of @pad must have under @caps of @kind (the
- * vectors ones already parsed into pad->vectors); FALSE with *error when
- * the caps do not give it. */
+ * vectors ones already parsed into @vectors); FALSE with *error when the
+ * caps do not give it. */
 static gboolean
 set_size_rule (GstRobocacheFusePad * pad, StreamKind kind, GstCaps * caps,
-    GError ** error)
+    const GstRobocacheVectorsInfo * vectors, GError ** error)
 {
   rc_point_layout layout = { 0 };
   rc_voxel_grid grid;
@@ -253,7 +270,7 @@ set_size_rule (GstRobocacheFusePad * pad, StreamKind kind, GstCaps * caps,
   pad->size_whole = pad->size_nonzero = FALSE;
   switch (kind) {
     case KIND_VECTORS:
-      set_vectors_size_rule (pad);
+      set_vectors_size_rule (pad, vectors);
       break;
     case KIND_POINTS:
       /* The template caps hold point-step in [1, 65535]. */
@@ -305,6 +322,7 @@ gst_robocache_fuse_pad_set_caps (GstRobocacheFusePad * pad,
     GstElement * element, GstCaps * caps)
 {
   StreamKind kind = kind_of_caps (caps);
+  GstRobocacheVectorsInfo vectors;
   GError *error = NULL;
 
   /* A pad carries one kind of stream for its whole life: a camera pad
@@ -317,26 +335,43 @@ gst_robocache_fuse_pad_set_caps (GstRobocacheFusePad * pad,
             GST_PAD_NAME (pad), caps, pad->caps), (NULL));
     return FALSE;
   }
+  vectors = pad->vectors;
   if ((kind == KIND_VECTORS &&
-          !gst_robocache_vectors_caps_parse (caps, &pad->vectors, &error)) ||
-      !set_size_rule (pad, kind, caps, &error)) {
+          !gst_robocache_vectors_caps_parse (caps, &vectors, &error)) ||
+      !set_size_rule (pad, kind, caps, &vectors, &error)) {
     GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("%s: %s", GST_PAD_NAME (pad),
             error->message), (NULL));
     g_clear_error (&error);
     return FALSE;
   }
-  /* The buffer held was made under the old caps: read through the new
-   * ones (another channel count, format or point layout) it would be
-   * garbage or read past its end.  The stream starts afresh with the
+  /* The buffers arriving from now on are checked against the new caps;
+   * those held came before them, and are read through the old ones. */
+  gst_caps_replace (&pad->pending_caps, caps);
+  pad->pending_kind = kind;
+  pad->pending_vectors = vectors;
+  if (gst_queue_array_is_empty (pad->held))
+    gst_robocache_fuse_pad_apply_pending_caps (pad);
+  return TRUE;
+}
+
+void
+gst_robocache_fuse_pad_apply_pending_caps (GstRobocacheFusePad * pad)
+{
+  if (!pad->pending_caps)
+    return;
+  /* The buffer before the tick was made under the old caps: read through
+   * the new ones (another channel count, format or point layout) it would
+   * be garbage or read past its end.  The stream starts afresh with the
    * first buffer under the new caps. */
-  if (pad->caps && !gst_caps_is_equal (pad->caps, caps)) {
-    GST_INFO_OBJECT (pad, "caps changed: the held buffer is dropped");
+  if (pad->caps && !gst_caps_is_equal (pad->caps, pad->pending_caps)) {
+    GST_INFO_OBJECT (pad, "caps changed: the buffer before the tick dropped");
     gst_clear_buffer (&pad->prev);
     pad->prev_rt = GST_CLOCK_TIME_NONE;
   }
-  pad->kind = kind;
-  gst_caps_replace (&pad->caps, caps);
-  return TRUE;
+  pad->kind = pad->pending_kind;
+  pad->vectors = pad->pending_vectors;
+  gst_caps_take (&pad->caps, pad->pending_caps);
+  pad->pending_caps = NULL;
 }
 
 /* The running time of @buf on @pad; NONE without a PTS. */
@@ -347,6 +382,85 @@ gst_robocache_fuse_pad_running_time (GstAggregatorPad * pad, GstBuffer * buf)
     return GST_CLOCK_TIME_NONE;
   return gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
       GST_BUFFER_PTS (buf));
+}
+
+GstBuffer *
+gst_robocache_fuse_pad_peek (GstRobocacheFusePad * pad, GstClockTime * rt)
+{
+  FuseHeldBuffer *held = gst_queue_array_peek_head_struct (pad->held);
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
+  GstBuffer *buf;
+
+  if (held) {
+    *rt = held->rt;
+    return gst_buffer_ref (held->buf);
+  }
+  /* Every held buffer used: now the queue's, under the caps after them. */
+  gst_robocache_fuse_pad_apply_pending_caps (pad);
+  buf = gst_aggregator_pad_peek_buffer (aggpad);
+  *rt = buf ? gst_robocache_fuse_pad_running_time (aggpad, buf) :
+      GST_CLOCK_TIME_NONE;
+  return buf;
+}
+
+GstBuffer *
+gst_robocache_fuse_pad_pop (GstRobocacheFusePad * pad)
+{
+  FuseHeldBuffer *held = gst_queue_array_pop_head_struct (pad->held);
+
+  return held ? held->buf :
+      gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pad));
+}
+
+gboolean
+gst_robocache_fuse_pad_ended (GstRobocacheFusePad * pad)
+{
+  return gst_queue_array_is_empty (pad->held) &&
+      gst_aggregator_pad_is_eos (GST_AGGREGATOR_PAD (pad));
+}
+
+/* The running time of the aggregator's next queued buffer when it is one
+ * to hold (at or before @horizon), else NONE. */
+static GstClockTime
+queued_to_hold (GstAggregatorPad * aggpad, GstClockTime horizon)
+{
+  GstBuffer *buf;
+  GstClockTime rt;
+
+  /* None past new caps, which apply only once the held buffers are used. */
+  if (GST_ROBOCACHE_FUSE_PAD (aggpad)->pending_caps ||
+      !(buf = gst_aggregator_pad_peek_buffer (aggpad)))
+    return GST_CLOCK_TIME_NONE;
+  rt = gst_robocache_fuse_pad_running_time (aggpad, buf);
+  gst_buffer_unref (buf);
+  return GST_CLOCK_TIME_IS_VALID (rt) && rt <= horizon ? rt :
+      GST_CLOCK_TIME_NONE;
+}
+
+/* Beyond @horizon (a sensor stamping far ahead of the ticks) buffers stay
+ * in the aggregator's queue, which bounds them; so does one without a
+ * timestamp, for the timeline to refuse. */
+void
+gst_robocache_fuse_pad_hold (GstRobocacheFusePad * pad, GstClockTime horizon)
+{
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
+  GstClockTime rt;
+
+  while (GST_CLOCK_TIME_IS_VALID (rt = queued_to_hold (aggpad, horizon))) {
+    FuseHeldBuffer held = { gst_aggregator_pad_pop_buffer (aggpad), rt };
+
+    if (!held.buf)
+      break;
+    gst_queue_array_push_tail_struct (pad->held, &held);
+  }
+}
+
+gboolean
+gst_robocache_fuse_pad_can_hold (GstRobocacheFusePad * pad,
+    GstClockTime horizon)
+{
+  return GST_CLOCK_TIME_IS_VALID (queued_to_hold (GST_AGGREGATOR_PAD (pad),
+          horizon));
 }
 
 /* With a video meta (strided or padded frames, e.g. CUDA memory), the
@@ -547,12 +661,16 @@ gst_robocache_fuse_pad_is_flat_vector (GstRobocacheFusePad * pad)
 guint64
 gst_robocache_fuse_pad_frame_bytes (GstRobocacheFusePad * pad)
 {
-  guint64 ss = gst_robocache_vectors_sample_size (&pad->vectors);
+  /* The newest caps: those of the held buffers are used up first. */
+  const GstRobocacheVectorsInfo *v = pad->pending_caps ?
+      &pad->pending_vectors : &pad->vectors;
+  StreamKind kind = pad->pending_caps ? pad->pending_kind : pad->kind;
 
-  if (pad->kind != KIND_VECTORS)
+  if (kind != KIND_VECTORS)
     return 0;
   /* The two samples copied, the one interpolated, the flat float32. */
-  return 3 * ss + (guint64) pad->vectors.channels * sizeof (float);
+  return 3 * gst_robocache_vectors_sample_size (v) +
+      (guint64) v->channels * sizeof (float);
 }
 
 /* A kept copy whose fused frames are all gone (the pad's own reference
@@ -699,11 +817,8 @@ effective_policy (GstRobocacheFusePad * pad, FusePolicy policy)
 static GstBuffer *
 peek_next (GstRobocacheFusePad * pad, GstClockTime tick, GstClockTime * next_rt)
 {
-  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
-  GstBuffer *next = gst_aggregator_pad_peek_buffer (aggpad);
+  GstBuffer *next = gst_robocache_fuse_pad_peek (pad, next_rt);
 
-  *next_rt = next ? gst_robocache_fuse_pad_running_time (aggpad, next) :
-      GST_CLOCK_TIME_NONE;
   /* A buffer that arrived since the pad was advanced may be at or before
    * the tick: it is not the sample after it; nor is a gap. */
   if (next && (!GST_CLOCK_TIME_IS_VALID (*next_rt) || *next_rt <= tick ||

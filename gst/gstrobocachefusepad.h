@@ -9,6 +9,8 @@
 #include "gstrobocachefusedmeta.h"
 #include "gstrobocachegpu.h"
 
+#include <gst/base/gstqueuearray.h>
+
 G_BEGIN_DECLS
 
 GST_DEBUG_CATEGORY_EXTERN (gst_robocache_fuse_debug);
@@ -66,6 +68,16 @@ struct _GstRobocacheFusePad
   GstRobocacheVectorsInfo vectors;
   GstBuffer *prev;              /* latest buffer at or before the tick */
   GstClockTime prev_rt;
+  /* Live: buffers taken from the aggregator's queue ahead of their tick
+   * (FuseHeldBuffer), so that a stalled pad, which holds the ticks back
+   * to their deadline, does not fill this pad's queue and block its
+   * sensor; read before the queue. */
+  GstQueueArray *held;
+  /* Caps that came after the held buffers, applied once they are used;
+   * no buffer is held past them. */
+  GstCaps *pending_caps;
+  StreamKind pending_kind;
+  GstRobocacheVectorsInfo pending_vectors;
   GstClockTime interval;        /* longest observed gap between buffers */
   /* The two samples an interpolation blends, side by side (grown, never
    * shrunk: no allocation a tick); freed at finalize. */
@@ -95,12 +107,16 @@ struct _GstRobocacheFusePad
   FusePadStats stats;
 };
 
+void gst_robocache_fuse_pad_apply_pending_caps (GstRobocacheFusePad * pad);
+
 /* Forgets the pad's data: on flush and stop. */
 static inline void
 fuse_pad_reset (GstRobocacheFusePad * pad)
 {
   gst_clear_buffer (&pad->prev);
   pad->prev_rt = GST_CLOCK_TIME_NONE;
+  gst_queue_array_clear (pad->held);
+  gst_robocache_fuse_pad_apply_pending_caps (pad);
   pad->interval = 0;
   /* After a flush, time may go back. */
   pad->last_rt = GST_CLOCK_TIME_NONE;
@@ -136,6 +152,20 @@ gboolean gst_robocache_fuse_pad_is_gap (GstBuffer * buf);
 
 GstClockTime gst_robocache_fuse_pad_running_time (GstAggregatorPad * pad,
     GstBuffer * buf);
+/* The pad's buffers in order, held ones first: the next with its running
+ * time (NULL when there is none), taking it, and whether the stream has
+ * ended with nothing left. */
+GstBuffer *gst_robocache_fuse_pad_peek (GstRobocacheFusePad * pad,
+    GstClockTime * rt);
+GstBuffer *gst_robocache_fuse_pad_pop (GstRobocacheFusePad * pad);
+gboolean gst_robocache_fuse_pad_ended (GstRobocacheFusePad * pad);
+/* Live: takes the queued buffers up to @horizon (running time) out of the
+ * aggregator's queue into the pad's own, and whether the queue's next
+ * buffer is one it would take. */
+void gst_robocache_fuse_pad_hold (GstRobocacheFusePad * pad,
+    GstClockTime horizon);
+gboolean gst_robocache_fuse_pad_can_hold (GstRobocacheFusePad * pad,
+    GstClockTime horizon);
 /* The host memory the element allocates for one fused frame from this
  * pad's caps (interpolated vectors and their flat copy; other streams are
  * referenced, not copied). */

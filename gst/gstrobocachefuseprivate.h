@@ -53,6 +53,9 @@ typedef struct
   GstClockTime last_tick;
   gchar *stream_names;          /* of the caps last set on the src pad */
   GstClockTime latency;         /* the wait reported for the pads */
+  /* The aggregator's whole latency at the last aggregate, NONE when not
+   * live: a tick's deadline is its time plus it. */
+  GstClockTime live_latency;
 } State;
 
 struct _GstRobocacheFuse

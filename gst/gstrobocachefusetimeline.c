@@ -22,14 +22,12 @@ tick_time (GstRobocacheFuse * self, guint64 k)
       self->state.rate_n);
 }
 
-/* The running time of @buf on @pad into *rt; FALSE (with an element error)
- * when it has none: streams are aligned by their timestamps. */
+/* Whether @rt, a buffer's running time on @pad, is one; if not, an element
+ * error: streams are aligned by their timestamps. */
 static gboolean
-timed_running_time (GstRobocacheFuse * self, GstAggregatorPad * pad,
-    GstBuffer * buf, GstClockTime * rt)
+is_timed (GstRobocacheFuse * self, GstAggregatorPad * pad, GstClockTime rt)
 {
-  *rt = gst_robocache_fuse_pad_running_time (pad, buf);
-  if (GST_CLOCK_TIME_IS_VALID (*rt))
+  if (GST_CLOCK_TIME_IS_VALID (rt))
     return TRUE;
   GST_ELEMENT_ERROR (self, STREAM, FORMAT,
       ("a buffer on %s has no timestamp (or one outside the segment); "
@@ -62,14 +60,12 @@ static gboolean
 advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
     GstClockTime tick, gboolean * has_next)
 {
-  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
   GstBuffer *buf;
+  GstClockTime rt;
 
   *has_next = FALSE;
-  while ((buf = gst_aggregator_pad_peek_buffer (aggpad))) {
-    GstClockTime rt;
-
-    if (!timed_running_time (self, aggpad, buf, &rt)) {
+  while ((buf = gst_robocache_fuse_pad_peek (pad, &rt))) {
+    if (!is_timed (self, GST_AGGREGATOR_PAD (pad), rt)) {
       gst_buffer_unref (buf);
       return FALSE;
     }
@@ -82,7 +78,7 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
         *has_next = TRUE;
         break;
       }
-      gst_aggregator_pad_drop_buffer (aggpad);
+      gst_buffer_unref (gst_robocache_fuse_pad_pop (pad));
       continue;
     }
     if (!GST_CLOCK_TIME_IS_VALID (self->state.last_rt) ||
@@ -97,7 +93,7 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
       pad->interval = MAX (pad->interval, rt - pad->prev_rt);
     gst_buffer_unref (buf);
     gst_clear_buffer (&pad->prev);
-    pad->prev = gst_aggregator_pad_pop_buffer (aggpad);
+    pad->prev = gst_robocache_fuse_pad_pop (pad);
     pad->prev_rt = rt;
   }
   return TRUE;
@@ -249,7 +245,6 @@ static GstFlowReturn
 master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
     GstClockTime * tick)
 {
-  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (master);
   gboolean has_next;
   GstBuffer *m;
 
@@ -258,13 +253,13 @@ master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
       !advance_pad (self, master, self->state.last_tick, &has_next))
     return GST_FLOW_ERROR;
   /* A gap on the master is no tick. */
-  while ((m = gst_aggregator_pad_peek_buffer (aggpad)) &&
+  while ((m = gst_robocache_fuse_pad_peek (master, tick)) &&
       gst_robocache_fuse_pad_is_gap (m)) {
     gst_buffer_unref (m);
-    gst_aggregator_pad_drop_buffer (aggpad);
+    gst_buffer_unref (gst_robocache_fuse_pad_pop (master));
   }
   if (!m)
-    return gst_aggregator_pad_is_eos (aggpad) ? GST_FLOW_EOS :
+    return gst_robocache_fuse_pad_ended (master) ? GST_FLOW_EOS :
         GST_AGGREGATOR_FLOW_NEED_DATA;
   if (!GST_BUFFER_PTS_IS_VALID (m)) {
     gst_buffer_unref (m);
@@ -273,7 +268,6 @@ master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
             "by their PTS", GST_PAD_NAME (master)), (NULL));
     return GST_FLOW_ERROR;
   }
-  *tick = gst_robocache_fuse_pad_running_time (aggpad, m);
   gst_buffer_unref (m);
   return GST_FLOW_OK;
 }
@@ -328,27 +322,25 @@ first_rate_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
 
   for (GList * l = pads; l; l = l->next) {
     GstAggregatorPad *aggpad = l->data;
-    GstBuffer *b = gst_aggregator_pad_peek_buffer (aggpad);
     GstClockTime rt;
-    gboolean timed;
+    GstBuffer *b = gst_robocache_fuse_pad_peek (l->data, &rt);
     /* The aggregator also wakes up for a pad's events alone: the origin
      * waits for every pad's first buffer (unless the live timeout says to
      * go on), so that it never depends on which stream happened to arrive
      * first. */
-    if (!b && !timeout && !gst_aggregator_pad_is_eos (aggpad) &&
+    if (!b && !timeout && !gst_robocache_fuse_pad_ended (l->data) &&
         !pad_is_inactive (self, aggpad))
       return GST_AGGREGATOR_FLOW_NEED_DATA;
     if (!b)
       continue;
-    timed = timed_running_time (self, aggpad, b, &rt);
     gst_buffer_unref (b);
-    if (!timed)
+    if (!is_timed (self, aggpad, rt))
       return GST_FLOW_ERROR;
     first = MIN (first, rt);
   }
   if (!GST_CLOCK_TIME_IS_VALID (first)) {
     for (GList * l = pads; l; l = l->next)
-      eos &= gst_aggregator_pad_is_eos (l->data);
+      eos &= gst_robocache_fuse_pad_ended (l->data);
     if (eos)
       return GST_FLOW_EOS;
     if (!timeout)
@@ -409,13 +401,60 @@ advance_pads (GstRobocacheFuse * self, GList * pads,
       return FALSE;
     /* Live, a timeout can find every queue empty while no pad has ended
      * (every sensor late at once): that is no end of stream. */
-    if (has_next || !gst_aggregator_pad_is_eos (aggpad))
+    if (has_next || !gst_robocache_fuse_pad_ended (pad))
       *all_eos = FALSE;
-    if (!has_next && !gst_aggregator_pad_is_eos (aggpad) &&
+    if (!has_next && !gst_robocache_fuse_pad_ended (pad) &&
         !pad_is_inactive (self, aggpad))
       *all_ready = FALSE;
   }
   return TRUE;
+}
+
+/* Live at a rate, once the ticks started: how far ahead a pad's buffers
+ * are taken out of the aggregator's queue, the next tick's deadline.  A
+ * pad that stalls holds every tick back to its deadline, and the queues
+ * of the others hold only the aggregator's latency property plus
+ * upstream's minimum latency: a 1 kHz sensor beside a stalled one would
+ * be blocked most of each tick at 10 Hz, and fall ever further behind.
+ * NONE: nothing is held (offline, the base class waits for every pad). */
+static GstClockTime
+hold_horizon (GstRobocacheFuse * self)
+{
+  if (self->state.rate_n == 0 || !self->state.have_tick ||
+      !GST_CLOCK_TIME_IS_VALID (self->state.live_latency))
+    return GST_CLOCK_TIME_NONE;
+  return tick_time (self, self->state.tick_index + 1) +
+      self->state.live_latency;
+}
+
+/* Whether a pad of @pads has a queued buffer to hold. */
+static gboolean
+any_to_hold (GList * pads, GstClockTime horizon)
+{
+  for (GList * l = pads; l; l = l->next)
+    if (gst_robocache_fuse_pad_can_hold (l->data, horizon))
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether the clock has passed @tick's deadline, its time plus the
+ * latency (always, offline).  A timeout alone does not say so: the wait
+ * also ends at once to hold new buffers (get_next_time), and the first
+ * tick, found from the data, may lie later on the grid than the one the
+ * wait was for. */
+static gboolean
+deadline_passed (GstRobocacheFuse * self, GstClockTime tick)
+{
+  GstClock *clock;
+  GstClockTime now;
+
+  if (!GST_CLOCK_TIME_IS_VALID (self->state.live_latency) ||
+      !(clock = gst_element_get_clock (GST_ELEMENT (self))))
+    return TRUE;
+  now = gst_clock_get_time (clock);
+  gst_object_unref (clock);
+  return now >= gst_element_get_base_time (GST_ELEMENT (self)) + tick +
+      self->state.live_latency;
 }
 
 /* The later segments of the stream whose segment the output took that
@@ -519,7 +558,7 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
   GstFlowReturn ret = GST_FLOW_OK;
   gboolean all_ready, all_eos;
   Settings settings;
-  GstClockTime tick;
+  GstClockTime tick, horizon;
 
   GST_OBJECT_LOCK (self);
   settings = self->settings;
@@ -531,15 +570,20 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
     ret = timeout ? GST_FLOW_OK : GST_AGGREGATOR_FLOW_NEED_DATA;
     goto done;
   }
+  self->state.live_latency = gst_aggregator_get_latency (agg);
   if (!next_tick (self, pads, timeout, &settings, &master, &tick, &ret))
     goto done;
+  if (GST_CLOCK_TIME_IS_VALID (horizon = hold_horizon (self))) {
+    for (GList * l = pads; l; l = l->next)
+      gst_robocache_fuse_pad_hold (l->data, horizon);
+  }
   if (!advance_pads (self, pads, master, tick, &all_ready, &all_eos)) {
     ret = GST_FLOW_ERROR;
     goto done;
   }
   update_latency (self, pads);
 
-  if (!all_ready && !timeout) {
+  if (!all_ready && !(timeout && deadline_passed (self, tick))) {
     ret = GST_AGGREGATOR_FLOW_NEED_DATA;
     goto done;
   }
@@ -580,12 +624,8 @@ master_next_time (GstRobocacheFuse * self)
   GstClockTime next = GST_CLOCK_TIME_NONE;
   GstBuffer *buf;
 
-  if (master && (buf = gst_aggregator_pad_peek_buffer (GST_AGGREGATOR_PAD
-              (master)))) {
-    next = gst_robocache_fuse_pad_running_time (GST_AGGREGATOR_PAD (master),
-        buf);
+  if (master && (buf = gst_robocache_fuse_pad_peek (master, &next)))
     gst_buffer_unref (buf);
-  }
   g_list_free_full (pads, gst_object_unref);
   return next;
 }
@@ -594,7 +634,7 @@ GstClockTime
 gst_robocache_fuse_get_next_time (GstAggregator * agg)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
-  GstClockTime next = GST_CLOCK_TIME_NONE;
+  GstClockTime next = GST_CLOCK_TIME_NONE, horizon;
   gboolean playing;
   gint rate_n;
 
@@ -616,5 +656,14 @@ gst_robocache_fuse_get_next_time (GstAggregator * agg)
   GST_OBJECT_UNLOCK (self);
   if (rate_n == 0 && playing)
     next = master_next_time (self);
+  /* A buffer to hold ends the wait at once (0: the deadline has passed);
+   * aggregate holds it and waits again for the tick. */
+  if (playing && GST_CLOCK_TIME_IS_VALID (horizon = hold_horizon (self))) {
+    GList *pads = ref_sink_pads (self);
+
+    if (any_to_hold (pads, horizon))
+      next = 0;
+    g_list_free_full (pads, gst_object_unref);
+  }
   return next;
 }

@@ -122,6 +122,33 @@ offline_fuse (void)
   return p;
 }
 
+/* Pushes a sample into appsrc b every 10 ms for @usec, and on (up to 30 s)
+ * until @min_ticks ticks came however slow the machine, pulling the ticks
+ * of appsink sink; their number. */
+static guint
+feed_b (GstElement * p, gint64 usec, guint min_ticks)
+{
+  GstElement *sink = by_name (p, "sink"), *b = by_name (p, "b");
+  gint64 stop_at = g_get_monotonic_time () + usec;
+  gint64 give_up = stop_at + 30 * G_USEC_PER_SEC;
+  guint ticks = 0;
+  GstSample *sample;
+
+  while (g_get_monotonic_time () < stop_at ||
+      (ticks < min_ticks && g_get_monotonic_time () < give_up)) {
+    float v = 1.0f;
+
+    gst_app_src_push_buffer (GST_APP_SRC (b),
+        gst_buffer_new_memdup (&v, sizeof (v)));
+    while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0))) {
+      ticks++;
+      gst_sample_unref (sample);
+    }
+    g_usleep (10000);
+  }
+  return ticks;
+}
+
 /* A live sensor that stops for good (no EOS): the ticks go on at the rate,
  * each waiting no longer than the latency, with the stream stale once its
  * last sample is older than max-age; the pipeline stops cleanly while the
@@ -133,33 +160,19 @@ GST_START_TEST (test_sensor_stops_for_good)
       "robocachejointsrc is-live=true rate=200/1 ! f.sink_0 "
       "appsrc name=b is-live=true format=time do-timestamp=true "
       "min-latency=0 max-latency=1000000000 caps=\"" VEC1 "\" ! f.sink_1");
-  GstElement *sink, *b;
-  guint before = 0, stale_run = 0;
-  gint64 stop_at, give_up;
+  GstElement *sink;
+  guint before, stale_run = 0;
+  gint64 give_up;
   GstSample *sample;
 
   if (!p)
     return;
   sink = by_name (p, "sink");
-  b = by_name (p, "b");
   g_object_set (pad_of (by_name (p, "f"), "sink_1"), "max-age",
       (guint64) 60 * GST_MSECOND, NULL);
   gst_element_set_state (p, GST_STATE_PLAYING);
-  /* A second of both, and at least 5 ticks (however slow the machine). */
-  stop_at = g_get_monotonic_time () + G_USEC_PER_SEC;
-  give_up = stop_at + 30 * G_USEC_PER_SEC;
-  while (g_get_monotonic_time () < stop_at ||
-      (before < 5 && g_get_monotonic_time () < give_up)) {
-    float v = 1.0f;
-
-    gst_app_src_push_buffer (GST_APP_SRC (b),
-        gst_buffer_new_memdup (&v, sizeof (v)));
-    while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0))) {
-      before++;
-      gst_sample_unref (sample);
-    }
-    g_usleep (10000);
-  }
+  /* A second of both, and at least 5 ticks. */
+  before = feed_b (p, G_USEC_PER_SEC, 5);
   /* Stopped: the ticks go on, stale from the first beyond max-age on
    * (however slowly this machine runs them). */
   give_up = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
@@ -176,6 +189,82 @@ GST_START_TEST (test_sensor_stops_for_good)
   fail_unless_equals_int (stale_run, 20);
   fail_unless (gst_bus_pop_filtered (GST_ELEMENT_BUS (p),
           GST_MESSAGE_ERROR) == NULL);
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+}
+
+GST_END_TEST;
+
+/* A 1 kHz sensor beside one that stops, at 10 Hz ticks: the stalled pad
+ * holds each tick to its deadline, and meanwhile the fuse takes the other's
+ * buffers from its queue, whose room is only the latency (here ~10 ms, a
+ * tenth of a tick): the joints stay fresh and interpolated at the tick.
+ * Before, that sensor was blocked most of each tick and fell ever further
+ * behind (offsets of -90, -200, ... ms, then stale). */
+GST_START_TEST (test_stalled_sensor_blocks_no_other)
+{
+  GstElement *p = live_pipeline ("robocachefuse name=f rate=10/1 ! "
+      "appsink name=sink sync=false "
+      "robocachejointsrc is-live=true rate=1000/1 ! f.sink_0 "
+      "appsrc name=b is-live=true format=time do-timestamp=true "
+      "min-latency=10000000 max-latency=1000000000 caps=\"" VEC1 "\" ! "
+      "f.sink_1");
+  GstElement *sink;
+  guint stalled = 0;
+  gint64 give_up;
+  GstSample *sample;
+
+  if (!p)
+    return;
+  sink = by_name (p, "sink");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  feed_b (p, G_USEC_PER_SEC / 2, 0);
+  /* b stopped: 15 ticks, each with the joints at the tick. */
+  give_up = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while (stalled < 15 && g_get_monotonic_time () < give_up &&
+      (sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+              5 * GST_SECOND))) {
+    const GstRobocacheFusedStream *joints = stream_of (sample, "sink_0");
+
+    fail_if (joints->stale, "joints stale at tick %u of the stall", stalled);
+    fail_unless (ABS (joints->offset) < 50 * GST_MSECOND,
+        "joints %" G_GINT64_FORMAT " ns from tick %u of the stall",
+        joints->offset, stalled);
+    stalled++;
+    gst_sample_unref (sample);
+  }
+  fail_unless_equals_int (stalled, 15);
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+}
+
+GST_END_TEST;
+
+/* A pad that never delivers, at 1 Hz: the first tick, found from the
+ * joints' first sample (1 s), waits for its own deadline, not the one of
+ * the tick the wait began for (0 s): it left at once, the joints stale
+ * 990 ms before it. */
+GST_START_TEST (test_first_tick_waits_its_deadline)
+{
+  GstElement *p = live_pipeline ("robocachefuse name=f rate=1/1 ! "
+      "appsink name=sink sync=false "
+      "robocachejointsrc is-live=true rate=100/1 ! f.sink_0 "
+      "appsrc name=b is-live=true format=time do-timestamp=true "
+      "min-latency=0 max-latency=1000000000 caps=\"" VEC1 "\" ! f.sink_1");
+  const GstRobocacheFusedStream *joints;
+  GstSample *sample;
+
+  if (!p)
+    return;
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (by_name (p, "sink")),
+      10 * GST_SECOND);
+  fail_unless (sample != NULL, "no tick");
+  joints = stream_of (sample, "sink_0");
+  fail_if (joints->stale, "joints stale at the first tick");
+  fail_unless (ABS (joints->offset) < 50 * GST_MSECOND,
+      "joints %" G_GINT64_FORMAT " ns from the first tick", joints->offset);
+  gst_sample_unref (sample);
   fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
 }
@@ -532,6 +621,8 @@ livefaults_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_checked_fixture (tc, NULL, live_teardown);
   tcase_add_test (tc, test_sensor_stops_for_good);
+  tcase_add_test (tc, test_stalled_sensor_blocks_no_other);
+  tcase_add_test (tc, test_first_tick_waits_its_deadline);
   tcase_add_test (tc, test_all_sensors_pause);
   tcase_add_test (tc, test_restart_jump_forward);
   tcase_add_test (tc, test_restart_jump_backward);
