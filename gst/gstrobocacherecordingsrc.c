@@ -274,9 +274,17 @@ recording_prepare_stream (GstRobocacheRecordingSrc * self, Stream * s,
     s->need_start = FALSE;
   }
   if (caps && (!s->caps || !gst_caps_is_equal (s->caps, caps))) {
+    gboolean first = s->caps == NULL;
+
     gst_caps_replace (&s->caps, caps);
     gst_pad_push_event (s->pad, gst_event_new_caps (caps));
-    query_allocator (s, caps);
+    /* Only before the stream's first buffer: the query is serialized, and
+     * later it would wait behind the buffers a queue downstream holds,
+     * which may wait in turn for another topic's buffer from this very
+     * thread (a sink prerolling, robocachefuse): a deadlock.  The
+     * allocator suits the new caps as well. */
+    if (first)
+      query_allocator (s, caps);
   }
   if (s->need_segment) {
     GstEvent *ev = gst_event_new_segment (&st->segment);

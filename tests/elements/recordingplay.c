@@ -1134,6 +1134,76 @@ GST_START_TEST (test_non_utf8_names)
 
 GST_END_TEST;
 
+/* Two JointState topics: /arm, 10 messages 10 ms apart whose sixth names
+ * a third joint (new caps), and /grip, whose first message is at 1 s. */
+static gchar *
+write_caps_change_recording (void)
+{
+  static const gchar *arm[] = { "a", "b", "c" }, *grip[] = { "g" };
+  gchar *path = g_build_filename (rec_dir, "caps-change.mcap", NULL);
+  RcMcapWriter *w = rc_mcap_writer_new (path, "ros2",
+      RC_MCAP_COMPRESSION_NONE, 1 << 16, NULL);
+  GByteArray *out = g_byte_array_new ();
+  guint16 schema, channels[2];
+  gdouble position[3] = { 0.1, 0.2, 0.3 };
+
+  fail_unless (w != NULL);
+  schema = add_schema (w, "sensor_msgs/msg/JointState");
+  fail_unless (rc_mcap_writer_add_channel (w, "/arm", "cdr", schema, NULL,
+          &channels[0], NULL));
+  fail_unless (rc_mcap_writer_add_channel (w, "/grip", "cdr", schema, NULL,
+          &channels[1], NULL));
+  for (guint k = 0; k < 12; k++) {
+    gboolean is_grip = k >= 10;
+    const guint64 t = 1000000000000 + (is_grip ? (k - 9) * GST_SECOND :
+        k * 10 * GST_MSECOND);
+    guint n = is_grip ? 1 : k < 5 ? 2 : 3;
+    RcRosHeader header = { 0, t, (gchar *) "base" };
+    RcJointState js = { header, n, (gchar **) (is_grip ? grip : arm), n, 0,
+      0, position, NULL, NULL
+    };
+
+    g_byte_array_set_size (out, 0);
+    rc_ros2_encode_joint_state (out, &js);
+    fail_unless (rc_mcap_writer_write_message (w, channels[is_grip], k, t, t,
+            out->data, out->len, NULL));
+  }
+  fail_unless (rc_mcap_writer_finish (w, NULL));
+  rc_mcap_writer_free (w);
+  g_byte_array_unref (out);
+  return path;
+}
+
+/* New caps on one topic before another's first buffer, each topic through
+ * a queue to a sink that prerolls: every topic is pushed from one thread,
+ * and an ALLOCATION query sent at the change waited behind the first
+ * topic's queued buffers, whose sink waited to preroll for the second
+ * topic's first buffer, which never came: the pipeline hung. */
+GST_START_TEST (test_caps_change_before_other_topic)
+{
+  gchar *path = write_caps_change_recording ();
+  gchar *desc = g_strdup_printf ("%s name=src location=\"%s\" "
+      "topics=/arm,/grip src.src_0 ! queue ! fakesink "
+      "src.src_1 ! queue ! fakesink", elements[__i__], path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstMessage *msg;
+
+  fail_unless (p != NULL, "%s", desc);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 20 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "hung: no EOS in 20 s");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+  g_unlink (path);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static Suite *
 recordingplay_suite (void)
 {
@@ -1166,6 +1236,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_mixed_default_topics, 0, n);
   tcase_add_loop_test (tc, test_mixed_topic_n, 0, n);
   tcase_add_loop_test (tc, test_non_utf8_names, 0, n);
+  tcase_add_loop_test (tc, test_caps_change_before_other_topic, 0, n);
   return s;
 }
 
