@@ -29,6 +29,10 @@ struct _GstRobocacheRosDecoder
   GstMemory *file;
   const guint8 *file_data;
   gsize file_size;
+  /* JointState: the topic's joint names in the order its vectors take
+   * them (its first message's; a message naming other joints sets its
+   * own). */
+  GPtrArray *joint_order;
 };
 
 /* A buffer of @size bytes from the allocator downstream proposed. */
@@ -362,11 +366,54 @@ points_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   return buf;
 }
 
-static void
-append_names (GString * names, const RcJointState * msg, const gchar * suffix)
+/* Where each joint of @order stands in @msg, into @at (n_names of them):
+ * TRUE when @msg names the same joints, each once, in any order.  If not,
+ * @msg's names become the order and @at says each stays where it is.  A
+ * publisher that lists its joints in another order (merged states, a
+ * reconnect) thus keeps the topic's caps: its values are put in place,
+ * as a consumer taking joints by name would, rather than starting the
+ * stream afresh downstream at every such message. */
+static gboolean
+place_joints (GPtrArray * order, const RcJointState * msg, guint * at)
 {
+  gboolean *taken = g_new0 (gboolean, msg->n_names);
+  gboolean same = order->len == msg->n_names;
+
+  for (guint i = 0; same && i < order->len; i++) {
+    const gchar *name = g_ptr_array_index (order, i);
+    guint j = i;
+
+    if (strcmp (msg->names[j], name) != 0)
+      for (j = 0; j < msg->n_names && strcmp (msg->names[j], name); j++);
+    same = j < msg->n_names && !taken[j];
+    if (same)
+      taken[at[i] = j] = TRUE;
+  }
+  g_free (taken);
+  if (same)
+    return TRUE;
+  g_ptr_array_set_size (order, 0);
   for (guint i = 0; i < msg->n_names; i++) {
-    gchar *n = plain_name (msg->names[i]);
+    g_ptr_array_add (order, g_strdup (msg->names[i]));
+    at[i] = i;
+  }
+  return FALSE;
+}
+
+/* The values of @from (n of them, or none) in the order @at gives. */
+static gdouble *
+put_in_order (gdouble * out, const gdouble * from, const guint * at, guint n)
+{
+  for (guint i = 0; from && i < n; i++)
+    *out++ = from[at[i]];
+  return out;
+}
+
+static void
+append_names (GString * names, GPtrArray * order, const gchar * suffix)
+{
+  for (guint i = 0; i < order->len; i++) {
+    gchar *n = plain_name (g_ptr_array_index (order, i));
 
     g_string_append_printf (names, "%s%s%s", names->len ? "," : "", n, suffix);
     g_free (n);
@@ -385,6 +432,7 @@ joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   GstBuffer *buf = NULL;
   GstMapInfo map;
   gdouble *out;
+  guint *at;
 
   if (decoder->cdr ? !rc_ros2_parse_joint_state (decoder->cdr, data, size,
           &msg, error) : !rc_ros1_parse_joint_state (data, size, &msg, error))
@@ -405,28 +453,25 @@ joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   }
   info.type = RC_TYPE_FLOAT64;
   info.layout = GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE;
+  at = g_new (guint, msg.n_names);
+  place_joints (decoder->joint_order, &msg, at);
   names = g_string_new (NULL);
-  append_names (names, &msg, "");
+  append_names (names, decoder->joint_order, "");
   if (vel)
-    append_names (names, &msg, ".velocity");
+    append_names (names, decoder->joint_order, ".velocity");
   if (eff)
-    append_names (names, &msg, ".effort");
+    append_names (names, decoder->joint_order, ".effort");
   *caps = gst_robocache_vectors_caps_new (&info, names->str, FALSE);
   add_frame_id (*caps, &msg.header);
   g_string_free (names, TRUE);
 
   buf = decoder_alloc (decoder, info.channels * sizeof (gdouble));
   gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  out = (gdouble *) map.data;
-  memcpy (out, msg.position, msg.n_names * sizeof (gdouble));
-  out += msg.n_names;
-  if (vel) {
-    memcpy (out, msg.velocity, msg.n_names * sizeof (gdouble));
-    out += msg.n_names;
-  }
-  if (eff)
-    memcpy (out, msg.effort, msg.n_names * sizeof (gdouble));
+  out = put_in_order ((gdouble *) map.data, msg.position, at, msg.n_names);
+  out = put_in_order (out, vel ? msg.velocity : NULL, at, msg.n_names);
+  put_in_order (out, eff ? msg.effort : NULL, at, msg.n_names);
   gst_buffer_unmap (buf, &map);
+  g_free (at);
 out:
   rc_ros_joint_state_clear (&msg);
   return buf;
@@ -576,6 +621,7 @@ gst_robocache_ros_decoder_new (const RcTopic * topic, GError ** error)
   GstRobocacheRosDecoder *decoder = g_new0 (GstRobocacheRosDecoder, 1);
 
   gst_allocation_params_init (&decoder->params);
+  decoder->joint_order = g_ptr_array_new_with_free_func (g_free);
 
   g_return_val_if_fail (kind_of_topic (topic, &decoder->kind), NULL);
   if (!strcmp (topic->encoding, "cdr")) {
@@ -594,6 +640,7 @@ gst_robocache_ros_decoder_free (GstRobocacheRosDecoder * decoder)
   if (!decoder)
     return;
   g_clear_pointer (&decoder->cdr, rc_ros2_decoder_free);
+  g_ptr_array_unref (decoder->joint_order);
   gst_clear_object (&decoder->allocator);
   if (decoder->file)
     gst_memory_unref (decoder->file);

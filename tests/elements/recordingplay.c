@@ -1047,6 +1047,20 @@ GST_START_TEST (test_mixed_topic_n)
 
 GST_END_TEST;
 
+/* Stops and frees @p, which played the recording at @path (removed)
+ * from @desc into @out. */
+static void
+finish_played (GstElement * p, GPtrArray * out, gchar * desc, gchar * path)
+{
+  if (out)
+    g_ptr_array_unref (out);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+  g_unlink (path);
+  g_free (path);
+}
+
 /* One topic whose strings are not UTF-8, as a file may hold them: the
  * topic's name, a point field's, a frame id and a joint's name (@cloud:
  * a PointCloud2, else a JointState); three messages. */
@@ -1123,56 +1137,136 @@ GST_START_TEST (test_non_utf8_names)
     }
     fail_unless_equals_string (gst_structure_get_string (s, "frame-id"),
         "fr\xef\xbf\xbd" "ame");
-    g_ptr_array_unref (out);
-    gst_element_set_state (p, GST_STATE_NULL);
-    gst_object_unref (p);
-    g_free (desc);
-    g_unlink (path);
-    g_free (path);
+    finish_played (p, out, desc, path);
   }
 }
 
 GST_END_TEST;
 
-/* Two JointState topics: /arm, 10 messages 10 ms apart whose sixth names
- * a third joint (new caps), and /grip, whose first message is at 1 s. */
-static gchar *
-write_caps_change_recording (void)
+/* A JointState message of a recording written by write_joints. */
+typedef struct
 {
-  static const gchar *arm[] = { "a", "b", "c" }, *grip[] = { "g" };
-  gchar *path = g_build_filename (rec_dir, "caps-change.mcap", NULL);
+  guint channel;
+  GstClockTime time;            /* from the recording's start */
+  guint n;
+  const gchar *names[3];
+  gdouble position[3];
+} JointMsg;
+
+/* A recording of JointState topics @topics (NULL-terminated) holding
+ * @msgs, stamped and logged at their times. */
+static gchar *
+write_joints (const gchar * file, const gchar ** topics, const JointMsg * msgs,
+    guint n_msgs)
+{
+  gchar *path = g_build_filename (rec_dir, file, NULL);
   RcMcapWriter *w = rc_mcap_writer_new (path, "ros2",
       RC_MCAP_COMPRESSION_NONE, 1 << 16, NULL);
   GByteArray *out = g_byte_array_new ();
-  guint16 schema, channels[2];
-  gdouble position[3] = { 0.1, 0.2, 0.3 };
+  guint16 schema, channels[4];
 
   fail_unless (w != NULL);
   schema = add_schema (w, "sensor_msgs/msg/JointState");
-  fail_unless (rc_mcap_writer_add_channel (w, "/arm", "cdr", schema, NULL,
-          &channels[0], NULL));
-  fail_unless (rc_mcap_writer_add_channel (w, "/grip", "cdr", schema, NULL,
-          &channels[1], NULL));
-  for (guint k = 0; k < 12; k++) {
-    gboolean is_grip = k >= 10;
-    const guint64 t = 1000000000000 + (is_grip ? (k - 9) * GST_SECOND :
-        k * 10 * GST_MSECOND);
-    guint n = is_grip ? 1 : k < 5 ? 2 : 3;
+  for (guint i = 0; topics[i]; i++)
+    fail_unless (rc_mcap_writer_add_channel (w, topics[i], "cdr", schema,
+            NULL, &channels[i], NULL));
+  for (guint k = 0; k < n_msgs; k++) {
+    const JointMsg *m = &msgs[k];
+    const guint64 t = 1000000000000 + m->time;
     RcRosHeader header = { 0, t, (gchar *) "base" };
-    RcJointState js = { header, n, (gchar **) (is_grip ? grip : arm), n, 0,
-      0, position, NULL, NULL
+    RcJointState js = { header, m->n, (gchar **) m->names, m->n, 0, 0,
+      (gdouble *) m->position, NULL, NULL
     };
 
     g_byte_array_set_size (out, 0);
     rc_ros2_encode_joint_state (out, &js);
-    fail_unless (rc_mcap_writer_write_message (w, channels[is_grip], k, t, t,
-            out->data, out->len, NULL));
+    fail_unless (rc_mcap_writer_write_message (w, channels[m->channel], k, t,
+            t, out->data, out->len, NULL));
   }
   fail_unless (rc_mcap_writer_finish (w, NULL));
   rc_mcap_writer_free (w);
   g_byte_array_unref (out);
   return path;
 }
+
+/* Two JointState topics: /arm, 10 messages 10 ms apart whose sixth names
+ * a third joint (new caps), and /grip, whose first message is at 1 s. */
+static gchar *
+write_caps_change_recording (void)
+{
+  const gchar *topics[] = { "/arm", "/grip", NULL };
+  JointMsg msgs[12];
+
+  for (guint k = 0; k < 12; k++) {
+    JointMsg m = { 0, k * 10 * GST_MSECOND, k < 5 ? 2 : 3, {"a", "b", "c"},
+    {0.1, 0.2, 0.3}
+    };
+
+    if (k >= 10) {
+      m.channel = 1;
+      m.time = (k - 9) * GST_SECOND;
+      m.n = 1;
+      m.names[0] = "g";
+    }
+    msgs[k] = m;
+  }
+  return write_joints ("caps-change.mcap", topics, msgs, 12);
+}
+
+/* A JointState topic whose messages list the same joints in other orders
+ * (merged publishers, a reconnect): one caps, the topic's first order, and
+ * every value under its joint's name.  A message naming other joints has
+ * caps of its own. */
+GST_START_TEST (test_joints_reordered)
+{
+  const gchar *topics[] = { "/arm", NULL };
+  const gchar *orders[3][3] = { {"a", "b", "c"}, {"c", "a", "b"},
+  {"b", "c", "a"}
+  };
+  const JointMsg set_change = { 0, 600 * GST_MSECOND, 2, {"a", "b"},
+  {6, 16}
+  };
+  JointMsg msgs[7];
+  gchar *path, *desc;
+  GstElement *p;
+  GPtrArray *out;
+
+  for (guint k = 0; k < 6; k++) {
+    JointMsg m = { 0, k * 100 * GST_MSECOND, 3 };
+
+    for (guint i = 0; i < 3; i++) {
+      m.names[i] = orders[k % 3][i];
+      /* a is k, b 10 + k, c 20 + k, wherever they stand. */
+      m.position[i] = 10 * (m.names[i][0] - 'a') + k;
+    }
+    msgs[k] = m;
+  }
+  msgs[6] = set_change;
+  path = write_joints ("reordered.mcap", topics, msgs, 7);
+  desc = g_strdup_printf ("%s location=\"%s\" ! appsink name=s sync=false",
+      elements[__i__], path);
+  p = gst_parse_launch (desc, NULL);
+  out = pull_to_eos (p);
+  fail_unless_equals_int (out->len, 7);
+  for (guint k = 0; k < out->len; k++) {
+    GstSample *sample = g_ptr_array_index (out, k);
+    const GstStructure *st =
+        gst_caps_get_structure (gst_sample_get_caps (sample), 0);
+    GstMapInfo map;
+
+    fail_unless_equals_string (gst_structure_get_string (st, "names"),
+        k < 6 ? "a,b,c" : "a,b");
+    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
+            GST_MAP_READ));
+    for (guint c = 0; c < (k < 6 ? 3u : 2u); c++)
+      fail_unless_equals_float (((const gdouble *) map.data)[c],
+          10.0 * c + k);
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+  }
+  finish_played (p, out, desc, path);
+}
+
+GST_END_TEST;
 
 /* New caps on one topic before another's first buffer, each topic through
  * a queue to a sink that prerolls: every topic is pushed from one thread,
@@ -1195,11 +1289,7 @@ GST_START_TEST (test_caps_change_before_other_topic)
   fail_unless (msg != NULL, "hung: no EOS in 20 s");
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
   gst_message_unref (msg);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
-  g_free (desc);
-  g_unlink (path);
-  g_free (path);
+  finish_played (p, NULL, desc, path);
 }
 
 GST_END_TEST;
@@ -1237,6 +1327,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_mixed_topic_n, 0, n);
   tcase_add_loop_test (tc, test_non_utf8_names, 0, n);
   tcase_add_loop_test (tc, test_caps_change_before_other_topic, 0, n);
+  tcase_add_loop_test (tc, test_joints_reordered, 0, n);
   return s;
 }
 
