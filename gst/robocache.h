@@ -328,7 +328,8 @@ typedef struct
  * after it has come, or those streams ended, or the streams ran past
  * (robocache_align_set_patience).  Buffers without a PTS are dropped and
  * counted (robocache_align_get_untimed); a vector stamped before the one
- * that came before it is put in its place. */
+ * that came before it is put in its place; one naming other channels than
+ * the first is skipped and counted (robocache_align_get_other_channels). */
 RobocacheAlign *robocache_align_new (GstElement * lead, GstElement * vectors,
     GstElement * frames, GstClockTimeDiff before, GstClockTimeDiff after);
 
@@ -384,6 +385,10 @@ gboolean robocache_align_write (RobocacheAlign * align,
 
 /* Buffers dropped for having no PTS. */
 guint64 robocache_align_get_untimed (const RobocacheAlign * align);
+/* Vectors skipped for naming other channels than the run's first (a
+ * JointState naming other joints): their values would land under the
+ * first ones' names. */
+guint64 robocache_align_get_other_channels (const RobocacheAlign * align);
 
 void robocache_align_free (RobocacheAlign * align);
 

@@ -46,8 +46,10 @@ struct _RobocacheAlign
   GArray *row;                  /* gdouble: the vector being added */
   guint vectors_first;
   guint channels;               /* 0 until the first vector */
+  gchar *channel_names;         /* the first vector's, or NULL */
   GstCaps *vector_caps;         /* the caps last checked */
   rc_scalar_type vector_type;
+  guint64 other_channels;       /* vectors skipped: not those channels */
 
   /* The time of the lead last handed out: what it needed is dropped at the
    * next call, once the caller has read it. */
@@ -133,6 +135,7 @@ robocache_align_free (RobocacheAlign * align)
   g_array_unref (align->resampled);
   g_array_unref (align->rounded);
   gst_clear_caps (&align->vector_caps);
+  g_free (align->channel_names);
   g_free (align);
 }
 
@@ -150,14 +153,28 @@ robocache_align_get_untimed (const RobocacheAlign * align)
   return align->untimed;
 }
 
+guint64
+robocache_align_get_other_channels (const RobocacheAlign * align)
+{
+  g_return_val_if_fail (align != NULL, 0);
+  return align->other_channels;
+}
+
 /* ---- the streams' contexts ------------------------------------------ */
 
+/* Whether vectors of @caps can be kept: an error for caps the aligner
+ * cannot read; *other for vectors of other channels than the first
+ * vector's (a JointState naming other joints), which are skipped and
+ * counted: their values would land under the first ones' names. */
 static gboolean
-check_vector_caps (RobocacheAlign * align, GstCaps * caps, GError ** error)
+check_vector_caps (RobocacheAlign * align, GstCaps * caps, gboolean * other,
+    GError ** error)
 {
   GstRobocacheVectorsInfo info;
   GError *parse_error = NULL;
+  const gchar *names;
 
+  *other = FALSE;
   if (caps == align->vector_caps)
     return TRUE;
   if (caps == NULL || gst_robocache_caps_is_cuda (caps)
@@ -175,12 +192,15 @@ check_vector_caps (RobocacheAlign * align, GstCaps * caps, GError ** error)
     g_clear_error (&parse_error);
     return FALSE;
   }
-  if (align->channels != 0 && info.channels != align->channels) {
-    g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_UNSUPPORTED,
-        "the vectors stream changed from %u to %u channels; accepted: "
-        "the same channels throughout", align->channels, info.channels);
-    return FALSE;
+  names = gst_structure_get_string (gst_caps_get_structure (caps, 0),
+      "names");
+  if (align->channels != 0 && (info.channels != align->channels ||
+          g_strcmp0 (names, align->channel_names) != 0)) {
+    *other = TRUE;
+    return TRUE;
   }
+  if (align->channels == 0)
+    align->channel_names = g_strdup (names);
   align->channels = info.channels;
   align->vector_type = info.type;
   gst_caps_replace (&align->vector_caps, caps);
@@ -203,9 +223,14 @@ keep_vector (RobocacheAlign * align, GstSample * sample, GstClockTime pts,
   GstMapInfo map;
   gint64 time = pts;
   guint c, first;
+  gboolean other;
 
-  if (!check_vector_caps (align, gst_sample_get_caps (sample), error))
+  if (!check_vector_caps (align, gst_sample_get_caps (sample), &other, error))
     return FALSE;
+  if (other) {
+    align->other_channels++;
+    return TRUE;
+  }
   value_size = rc_scalar_type_size (align->vector_type);
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ)) {
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_INVALID,
@@ -394,6 +419,7 @@ forget_run (RobocacheAlign * align)
   g_array_set_size (align->vector_values, 0);
   align->vectors_first = 0;
   align->channels = 0;
+  g_clear_pointer (&align->channel_names, g_free);
   gst_caps_replace (&align->vector_caps, NULL);
   align->handed_out = FALSE;
   align->merged_any = FALSE;

@@ -185,6 +185,7 @@ _PROTOTYPES = {
             c_void_p, P(Aligned), P(AlignOutput), P(P(GError))]),
         "robocache_sample_array_info": (c_int, [
             c_void_p, P(ArrayInfo), P(P(GError))]),
+        "robocache_align_get_other_channels": (c_uint64, [c_void_p]),
         "robocache_align_free": (None, [c_void_p]),
     },
 }

@@ -6,6 +6,7 @@ import os
 import re
 import sys
 import threading
+import warnings
 
 from . import _arrays, _lib
 from ._lib import RobocacheError
@@ -660,8 +661,15 @@ class _Aligner:
 
     def close(self):
         if self._handle:
-            self._g.robocache.robocache_align_free(self._handle)
+            lib = self._g.robocache
+            skipped = lib.robocache_align_get_other_channels(self._handle)
+            lib.robocache_align_free(self._handle)
             self._handle = None
+            if skipped:
+                warnings.warn(
+                    "robocache: %d vectors of stream %r skipped: they name "
+                    "other channels (joints) than its first" %
+                    (skipped, self._what), RuntimeWarning, stacklevel=2)
 
 
 def run(description, device=None, timeout=None):

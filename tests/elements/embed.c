@@ -1369,34 +1369,61 @@ GST_START_TEST (test_align_no_timeout)
 
 GST_END_TEST;
 
-/* A vectors stream whose channels change: an error saying so. */
-GST_START_TEST (test_align_channels_change_n)
+/* Sets the caps of appsrc @vec: @n float32 channels named @names (NULL:
+ * none). */
+static void
+set_vector_caps (GstElement * vec, guint n, const gchar * names)
+{
+  GstCaps *caps = gst_caps_new_simple (GST_ROBOCACHE_VECTORS_MEDIA_TYPE,
+      "channels", G_TYPE_INT, n, "format", G_TYPE_STRING, "float32",
+      "layout", G_TYPE_STRING, "sample", NULL);
+
+  if (names)
+    gst_caps_set_simple (caps, "names", G_TYPE_STRING, names, NULL);
+  gst_app_src_set_caps (GST_APP_SRC (vec), caps);
+  gst_caps_unref (caps);
+}
+
+/* Vectors naming other channels than the first (a JointState naming other
+ * joints: one more, or another in a joint's place) are skipped and
+ * counted, never kept under the first ones' names; those of the first
+ * channels around them are kept. */
+GST_START_TEST (test_align_other_channels)
 {
   GstElement *pipeline = align_pipeline ();
   GstElement *vec = by_name (pipeline, "vec");
   RobocacheAlign *align = robocache_align_new (by_name (pipeline,
           "lead_sink"), by_name (pipeline, "vec_sink"), NULL, 0, 0);
   RobocacheAligned out;
-  GstCaps *caps;
   GError *err = NULL;
 
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   /* Not aligned, but the pipeline prerolls only once it ends. */
   gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "cam")));
   push_values (by_name (pipeline, "lead"), 100 * MS, 1, 1);
+  gst_app_src_end_of_stream (GST_APP_SRC (by_name (pipeline, "lead")));
+  set_vector_caps (vec, 2, "a,b");
   push_values (vec, 50 * MS, 1, 2);
-  caps = gst_caps_from_string (GST_ROBOCACHE_VECTORS_MEDIA_TYPE
-      ",channels=(int)3,format=(string)float32,layout=(string)sample");
-  gst_app_src_set_caps (GST_APP_SRC (vec), caps);
-  gst_caps_unref (caps);
-  push_values (vec, 90 * MS, 1, 3);
+  set_vector_caps (vec, 3, "a,b,c");
+  push_values (vec, 90 * MS, 7, 3);
+  set_vector_caps (vec, 2, "a,c");
+  push_values (vec, 110 * MS, 9, 2);
+  set_vector_caps (vec, 2, "a,b");
+  push_values (vec, 150 * MS, 2, 2);
+  gst_app_src_end_of_stream (GST_APP_SRC (vec));
   fail_unless_equals_int (robocache_align_next (align, 10 * GST_SECOND, &out,
-          &err), ROBOCACHE_ALIGN_ERROR);
-  fail_unless (g_error_matches (err, ROBOCACHE_ERROR,
-          ROBOCACHE_ERROR_UNSUPPORTED));
-  fail_unless (strstr (err->message, "from 2 to 3 channels") != NULL,
-      "%s", err->message);
-  g_clear_error (&err);
+          &err), ROBOCACHE_ALIGN_ITEM);
+  /* The vectors at 50 and 150 ms around the lead at 100 ms. */
+  fail_unless_equals_int (out.n_vectors, 2);
+  fail_unless_equals_int (out.channels, 2);
+  fail_unless_equals_uint64 (out.vector_times[0], 50 * MS);
+  fail_unless_equals_uint64 (out.vector_times[1], 150 * MS);
+  fail_unless_equals_float (out.vector_values[0], 1);
+  fail_unless_equals_float (out.vector_values[3], 4);
+  gst_sample_unref (out.lead);
+  fail_unless_equals_int (robocache_align_next (align, 10 * GST_SECOND, &out,
+          &err), ROBOCACHE_ALIGN_END);
+  fail_unless_equals_uint64 (robocache_align_get_other_channels (align), 2);
   robocache_align_free (align);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
@@ -1442,7 +1469,7 @@ embed_suite (void)
   tcase_add_test (tc, test_align_drop_out);
   tcase_add_test (tc, test_align_waiting);
   tcase_add_test (tc, test_align_no_timeout);
-  tcase_add_test (tc, test_align_channels_change_n);
+  tcase_add_test (tc, test_align_other_channels);
   tcase_add_test (tc, test_align_write);
   return s;
 }
