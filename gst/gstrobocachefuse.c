@@ -34,7 +34,8 @@
  *
  * Live: each tick waits for the sample after it on every pad, up to the
  * latency: the longest observed sample interval of any pad (bounded by its
- * max-age) plus the aggregator's #GstAggregator:latency property.  A pad
+ * max-age; drop-outs, gaps of more than four typical intervals, aside)
+ * plus the aggregator's #GstAggregator:latency property.  A pad
  * that stops delivering never blocks beyond that: the tick is produced
  * with that stream stale (or dropped, #GstRobocacheFuse:stale-policy), and
  * it recovers when data comes back.  Nor does it block the other sensors:

@@ -78,7 +78,10 @@ struct _GstRobocacheFusePad
   GstCaps *pending_caps;
   StreamKind pending_kind;
   GstRobocacheVectorsInfo pending_vectors;
-  GstClockTime interval;        /* longest observed gap between buffers */
+  GstClockTime interval;        /* longest gap between buffers, drop-outs
+                                 * aside */
+  GstClockTime typical_interval;        /* a running mean of the gaps */
+  guint dropouts_in_row;
   /* The two samples an interpolation blends, side by side (grown, never
    * shrunk: no allocation a tick); freed at finalize. */
   guint8 *blend;
@@ -118,6 +121,8 @@ fuse_pad_reset (GstRobocacheFusePad * pad)
   gst_queue_array_clear (pad->held);
   gst_robocache_fuse_pad_apply_pending_caps (pad);
   pad->interval = 0;
+  pad->typical_interval = 0;
+  pad->dropouts_in_row = 0;
   /* After a flush, time may go back. */
   pad->last_rt = GST_CLOCK_TIME_NONE;
 }

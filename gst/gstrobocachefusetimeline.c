@@ -47,6 +47,27 @@ master_pad (GList * pads)
   return pads ? pads->data : NULL;
 }
 
+/* Counts @gap between two of @pad's samples in the interval the ticks
+ * wait for (the latency).  A drop-out, more than four typical gaps, is no
+ * interval: counted, one sensor hiccup would raise the pipeline's latency
+ * for good.  Eight in a row are a new rate, not drop-outs. */
+static void
+observe_interval (GstRobocacheFusePad * pad, GstClockTime gap)
+{
+  gboolean dropout = pad->typical_interval > 0 &&
+      gap / 4 > pad->typical_interval;
+
+  if (dropout && ++pad->dropouts_in_row < 8)
+    return;
+  if (dropout || pad->typical_interval == 0)
+    pad->typical_interval = gap;
+  else
+    pad->typical_interval = pad->typical_interval - pad->typical_interval / 16
+        + gap / 16;
+  pad->dropouts_in_row = 0;
+  pad->interval = MAX (pad->interval, gap);
+}
+
 /* Moves every queued buffer at or before @tick into pad->prev and leaves
  * the first later one queued; *has_next says whether there is one.  The
  * answer comes from the same look at the queue that stopped the loop: a
@@ -90,7 +111,7 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
       break;
     }
     if (GST_CLOCK_TIME_IS_VALID (pad->prev_rt) && rt > pad->prev_rt)
-      pad->interval = MAX (pad->interval, rt - pad->prev_rt);
+      observe_interval (pad, rt - pad->prev_rt);
     gst_buffer_unref (buf);
     gst_clear_buffer (&pad->prev);
     pad->prev = gst_robocache_fuse_pad_pop (pad);

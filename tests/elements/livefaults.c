@@ -240,6 +240,49 @@ GST_START_TEST (test_stalled_sensor_blocks_no_other)
 
 GST_END_TEST;
 
+/* A sensor that pauses for a second and comes back: the pause is a
+ * drop-out, not its sample interval, so the latency the fuse reports (the
+ * ticks' wait) stays about one interval.  Before, the longest gap ever
+ * seen counted: its max-age (500 ms) was added to the pipeline's latency
+ * for good. */
+GST_START_TEST (test_dropout_leaves_latency)
+{
+  GstElement *p = live_pipeline ("robocachefuse name=f rate=50/1 "
+      "latency=20000000 ! appsink name=sink sync=false "
+      "robocachejointsrc is-live=true rate=200/1 ! f.sink_0 "
+      "appsrc name=b is-live=true format=time do-timestamp=true "
+      "min-latency=0 max-latency=1000000000 caps=\"" VEC1 "\" ! f.sink_1");
+  GstClockTime min_latency = GST_CLOCK_TIME_NONE;
+  GstQuery *query;
+  GstPad *src;
+
+  if (!p)
+    return;
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  feed_b (p, G_USEC_PER_SEC / 2, 5);
+  /* The pause: ticks go on, b stale. */
+  for (guint i = 0; i < 50; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (by_name
+            (p, "sink")), 20 * GST_MSECOND);
+
+    if (sample)
+      gst_sample_unref (sample);
+  }
+  feed_b (p, G_USEC_PER_SEC / 2, 5);
+  src = gst_element_get_static_pad (by_name (p, "f"), "src");
+  query = gst_query_new_latency ();
+  fail_unless (gst_pad_query (src, query));
+  gst_query_parse_latency (query, NULL, &min_latency, NULL);
+  fail_unless (min_latency < 200 * GST_MSECOND, "latency %" GST_TIME_FORMAT
+      " after a 1 s drop-out", GST_TIME_ARGS (min_latency));
+  gst_query_unref (query);
+  gst_object_unref (src);
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+}
+
+GST_END_TEST;
+
 /* A pad that never delivers, at 1 Hz: the first tick, found from the
  * joints' first sample (1 s), waits for its own deadline, not the one of
  * the tick the wait began for (0 s): it left at once, the joints stale
@@ -623,6 +666,7 @@ livefaults_suite (void)
   tcase_add_test (tc, test_sensor_stops_for_good);
   tcase_add_test (tc, test_stalled_sensor_blocks_no_other);
   tcase_add_test (tc, test_first_tick_waits_its_deadline);
+  tcase_add_test (tc, test_dropout_leaves_latency);
   tcase_add_test (tc, test_all_sensors_pause);
   tcase_add_test (tc, test_restart_jump_forward);
   tcase_add_test (tc, test_restart_jump_backward);
