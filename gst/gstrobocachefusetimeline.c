@@ -431,21 +431,27 @@ advance_pads (GstRobocacheFuse * self, GList * pads,
   return TRUE;
 }
 
-/* Live at a rate, once the ticks started: how far ahead a pad's buffers
- * are taken out of the aggregator's queue, the next tick's deadline.  A
+/* Live, once there is a tick (@tick; with rate=0/1 the @master's): how
+ * far ahead a pad's buffers are taken out of the aggregator's queue, the
+ * next tick's deadline (rate=0/1: a master's interval after @tick).  A
  * pad that stalls holds every tick back to its deadline, and the queues
  * of the others hold only the aggregator's latency property plus
  * upstream's minimum latency: a 1 kHz sensor beside a stalled one would
  * be blocked most of each tick at 10 Hz, and fall ever further behind.
  * NONE: nothing is held (offline, the base class waits for every pad). */
 static GstClockTime
-hold_horizon (GstRobocacheFuse * self)
+hold_horizon (GstRobocacheFuse * self, GstClockTime tick,
+    GstRobocacheFusePad * master)
 {
-  if (self->state.rate_n == 0 || !self->state.have_tick ||
-      !GST_CLOCK_TIME_IS_VALID (self->state.live_latency))
+  GstClockTime latency = self->state.live_latency;
+
+  if (!GST_CLOCK_TIME_IS_VALID (latency))
     return GST_CLOCK_TIME_NONE;
-  return tick_time (self, self->state.tick_index + 1) +
-      self->state.live_latency;
+  if (self->state.rate_n > 0)
+    return self->state.have_tick ? tick_time (self,
+        self->state.tick_index + 1) + latency : GST_CLOCK_TIME_NONE;
+  return master && GST_CLOCK_TIME_IS_VALID (tick) ? tick + master->interval +
+      latency : GST_CLOCK_TIME_NONE;
 }
 
 /* Whether a pad of @pads has a queued buffer to hold. */
@@ -594,7 +600,7 @@ gst_robocache_fuse_aggregate (GstAggregator * agg, gboolean timeout)
   self->state.live_latency = gst_aggregator_get_latency (agg);
   if (!next_tick (self, pads, timeout, &settings, &master, &tick, &ret))
     goto done;
-  if (GST_CLOCK_TIME_IS_VALID (horizon = hold_horizon (self))) {
+  if (GST_CLOCK_TIME_IS_VALID (horizon = hold_horizon (self, tick, master))) {
     for (GList * l = pads; l; l = l->next)
       gst_robocache_fuse_pad_hold (l->data, horizon);
   }
@@ -638,16 +644,14 @@ gst_robocache_fuse_clip (GstAggregator * agg, GstAggregatorPad * aggpad,
  * is no tick to make: the wait is for data, not for the clock (a clock
  * wait would time out at once again and again). */
 static GstClockTime
-master_next_time (GstRobocacheFuse * self)
+master_next_time (GList * pads, GstRobocacheFusePad ** master)
 {
-  GList *pads = ref_sink_pads (self);
-  GstRobocacheFusePad *master = master_pad (pads);
   GstClockTime next = GST_CLOCK_TIME_NONE;
   GstBuffer *buf;
 
-  if (master && (buf = gst_robocache_fuse_pad_peek (master, &next)))
+  *master = master_pad (pads);
+  if (*master && (buf = gst_robocache_fuse_pad_peek (*master, &next)))
     gst_buffer_unref (buf);
-  g_list_free_full (pads, gst_object_unref);
   return next;
 }
 
@@ -656,7 +660,9 @@ gst_robocache_fuse_get_next_time (GstAggregator * agg)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
   GstClockTime next = GST_CLOCK_TIME_NONE, horizon;
+  GstRobocacheFusePad *master = NULL;
   gboolean playing;
+  GList *pads;
   gint rate_n;
 
   GST_OBJECT_LOCK (self);
@@ -675,16 +681,16 @@ gst_robocache_fuse_get_next_time (GstAggregator * agg)
   if (rate_n > 0 && playing)
     next = tick_time (self, self->state.tick_index);
   GST_OBJECT_UNLOCK (self);
-  if (rate_n == 0 && playing)
-    next = master_next_time (self);
+  if (!playing)
+    return next;
+  pads = ref_sink_pads (self);
+  if (rate_n == 0)
+    next = master_next_time (pads, &master);
   /* A buffer to hold ends the wait at once (0: the deadline has passed);
    * aggregate holds it and waits again for the tick. */
-  if (playing && GST_CLOCK_TIME_IS_VALID (horizon = hold_horizon (self))) {
-    GList *pads = ref_sink_pads (self);
-
-    if (any_to_hold (pads, horizon))
-      next = 0;
-    g_list_free_full (pads, gst_object_unref);
-  }
+  horizon = hold_horizon (self, next, master);
+  if (GST_CLOCK_TIME_IS_VALID (horizon) && any_to_hold (pads, horizon))
+    next = 0;
+  g_list_free_full (pads, gst_object_unref);
   return next;
 }
