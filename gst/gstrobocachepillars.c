@@ -343,12 +343,23 @@ gst_robocache_pillars_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 {
   GstRobocachePillars *self = GST_ROBOCACHE_PILLARS (trans);
   State *st = &self->state;
+  GstRobocacheSparseInfo negotiated;
+  GError *error = NULL;
   rc_sparse_params p;
 
   if (!gst_robocache_grid_settings_usable (GST_ELEMENT (self),
           settings_params (self, &p, NULL))
       || !parse_points (self, incaps, &st->layout))
     return FALSE;
+  /* The grid the output caps name: the grid properties may have changed
+   * since transform_caps made them (a renegotiation follows), and the
+   * voxels must be what their caps say.  The rest is fixed from READY. */
+  if (!gst_robocache_sparse_caps_parse (outcaps, &negotiated, &error)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message), (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  p.grid = negotiated.params.grid;
   if (rc_sparse_check (&st->layout, &p) != RC_OK) {
     /* The settings and the layout were checked: what is left is the
      * features' size, which must not overflow. */

@@ -36,6 +36,7 @@
 #include "gstrobocachesweep.h"
 
 #include <math.h>
+#include <string.h>
 #include <unistd.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_robocache_voxelize_debug);
@@ -242,19 +243,27 @@ gst_robocache_voxelize_transform_caps (GstBaseTransform * trans,
   return ret;
 }
 
-/* The point layout of fixed sink caps, read as the features property asks;
- * a refusal is posted once. */
-static gboolean
-parse_sink_caps (GstRobocacheVoxelize * self, GstCaps * caps,
-    rc_point_layout * layout)
+/* The features property. */
+static gchar *
+settings_features (GstRobocacheVoxelize * self)
 {
-  GError *error = NULL;
   gchar *features;
-  gboolean ok;
 
   GST_OBJECT_LOCK (self);
   features = g_strdup (self->settings.features);
   GST_OBJECT_UNLOCK (self);
+  return features;
+}
+
+/* The point layout of fixed sink caps, read for @features (taken); a
+ * refusal is posted once. */
+static gboolean
+parse_sink_caps (GstRobocacheVoxelize * self, GstCaps * caps,
+    gchar * features, rc_point_layout * layout)
+{
+  GError *error = NULL;
+  gboolean ok;
+
   ok = gst_robocache_points_caps_parse (caps, features, layout, &error);
   g_free (features);
   if (!ok) {
@@ -284,7 +293,7 @@ gst_robocache_voxelize_accept_caps (GstBaseTransform * trans,
     return FALSE;
   if (direction != GST_PAD_SINK || !gst_caps_is_fixed (caps))
     return TRUE;
-  return parse_sink_caps (self, caps, &layout);
+  return parse_sink_caps (self, caps, settings_features (self), &layout);
 }
 
 /* Checks the negotiated grid against the points and the memory there is,
@@ -344,6 +353,33 @@ parse_src_caps (GstCaps * caps, rc_voxel_grid * grid, guint * n_features,
           GST_ROBOCACHE_POINTS_MEDIA_TYPE))
     return gst_robocache_centroids_caps_parse (caps, grid, n_features, error);
   return gst_robocache_voxels_caps_parse (caps, grid, n_features, error);
+}
+
+/* The features the src caps @caps of @grid were made for: a mean's
+ * feature-names, the centroids' field names, else the property's.  The
+ * property may have changed since transform_caps made them (a
+ * renegotiation follows); the grids must be what their caps say. */
+static gchar *
+src_caps_features (GstRobocacheVoxelize * self, GstCaps * caps,
+    const rc_voxel_grid * grid)
+{
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+  const gchar *list = gst_structure_get_string (s, "fields");
+  GString *names;
+  gchar **fields;
+
+  if (grid->mode == RC_VOXEL_MEAN)
+    return g_strdup (gst_structure_get_string (s, "feature-names"));
+  if (grid->mode != RC_VOXEL_CENTROIDS || !list)
+    return settings_features (self);
+  /* "x:float32:0,y:float32:4,...": the names before the colons. */
+  fields = g_strsplit (list, ",", -1);
+  names = g_string_new (NULL);
+  for (guint i = 0; fields[i]; i++)
+    g_string_append_printf (names, "%s%.*s", i ? "," : "",
+        (gint) strcspn (fields[i], ":"), fields[i]);
+  g_strfreev (fields);
+  return g_string_free (names, FALSE);
 }
 
 /* Grows the CPU scratch to @size bytes for sweeps of @n_points points,
@@ -406,13 +442,14 @@ gst_robocache_voxelize_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gsize scratch;
   gboolean ok;
 
-  if (!parse_sink_caps (self, incaps, &st->layout))
-    return FALSE;
   if (!parse_src_caps (outcaps, &st->grid, &n_features, &error)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message), (NULL));
     g_clear_error (&error);
     return FALSE;
   }
+  if (!parse_sink_caps (self, incaps, src_caps_features (self, outcaps,
+              &st->grid), &st->layout))
+    return FALSE;
   st->out_cuda = gst_robocache_caps_is_cuda (outcaps);
   if (!check_grid (self, &st->grid, &st->layout))
     return FALSE;

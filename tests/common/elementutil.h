@@ -44,6 +44,69 @@ proposed_allocator (GstHarness * h, const gchar * caps_str,
   return allocator;
 }
 
+/* Whether @a and @b hold the same bytes. */
+static inline gboolean
+buffers_equal (GstBuffer * a, GstBuffer * b)
+{
+  GstMapInfo map;
+  gboolean equal;
+
+  if (gst_buffer_get_size (a) != gst_buffer_get_size (b))
+    return FALSE;
+  fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+  equal = gst_buffer_memcmp (a, 0, map.data, map.size) == 0;
+  gst_buffer_unmap (b, &map);
+  return equal;
+}
+
+/* A property set at the next ACCEPT_CAPS query a pad receives. */
+typedef struct
+{
+  GObject *object;
+  gchar *name, *value;
+} PropertyAtQuery;
+
+static inline void
+property_at_query_free (gpointer data)
+{
+  PropertyAtQuery *set = data;
+
+  g_object_unref (set->object);
+  g_free (set->name);
+  g_free (set->value);
+  g_free (set);
+}
+
+static inline GstPadProbeReturn
+set_property_at_accept_caps (GstPad * pad, GstPadProbeInfo * info,
+    gpointer data)
+{
+  PropertyAtQuery *set = data;
+
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) != GST_QUERY_ACCEPT_CAPS)
+    return GST_PAD_PROBE_OK;
+  gst_util_set_object_arg (set->object, set->name, set->value);
+  return GST_PAD_PROBE_REMOVE;
+}
+
+/* Sets @name of @object to @value (as gst-launch would) when @pad next
+ * receives an ACCEPT_CAPS query: where GstBaseTransform's renegotiation
+ * has made the new caps (transform_caps) and not yet configured them
+ * (set_caps), a window an application's set_property from another thread
+ * may fall into. */
+static inline void
+set_at_accept_caps (GstPad * pad, gpointer object, const gchar * name,
+    const gchar * value)
+{
+  PropertyAtQuery *set = g_new0 (PropertyAtQuery, 1);
+
+  set->object = g_object_ref (object);
+  set->name = g_strdup (name);
+  set->value = g_strdup (value);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      set_property_at_accept_caps, set, property_at_query_free);
+}
+
 /* A pad of @element, borrowed: the element keeps it. */
 static inline GstPad *
 pad_of (GstElement * element, const gchar * name)

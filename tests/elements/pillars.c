@@ -136,6 +136,48 @@ GST_START_TEST (test_grid_while_playing)
 
 GST_END_TEST;
 
+/* A grid set again while the base renegotiates for the one set before
+ * (between transform_caps and set_caps, as an application's thread may):
+ * the sweep is binned on the grid its caps name (the voxels were those
+ * of the newer grid under caps naming the older one), and the next
+ * renegotiation takes the newer grid. */
+GST_START_TEST (test_grid_set_during_negotiation)
+{
+  GstHarness *h = pillars_harness ("cpu", NULL);
+  GstElement *e = gst_harness_find_element (h, "robocachepillars");
+  /* Four points of the sweep in the first, one in the second. */
+  const gchar *dims[] = { "<3,2,1>", "<2,2,1>" };
+
+  gst_buffer_unref (gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7, 0)));
+  gst_util_set_object_arg (G_OBJECT (e), "dims", dims[0]);
+  set_at_accept_caps (h->sinkpad, e, "dims", dims[1]);
+  for (guint i = 0; i < 2; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 7,
+            (i + 1) * GST_SECOND));
+    GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+    gchar *desc = g_strdup_printf ("dims=\"%s\"", dims[i]);
+    GstHarness *ref = pillars_harness ("cpu", desc);
+    GstBuffer *want = gst_harness_push_and_pull (ref, xyzi_buffer (sweep, 7,
+            0));
+    gint gx = 0;
+
+    fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+            "grid-x", &gx));
+    fail_unless_equals_int (gx, 3 - i);
+    fail_unless (buffers_equal (out, want), "sweep %u: not the voxels of "
+        "its caps' grid %s", i, dims[i]);
+    gst_buffer_unref (want);
+    gst_harness_teardown (ref);
+    g_free (desc);
+    gst_caps_unref (caps);
+    gst_buffer_unref (out);
+  }
+  gst_object_unref (e);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* max-voxels sizes the output at negotiation: set while playing it is
  * refused with a warning, and the next buffer still holds 2 voxels (the
  * kernel's, as negotiated); stopped, the element takes it. */
@@ -356,6 +398,7 @@ pillars_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_layout_and_stats);
   tcase_add_test (tc, test_grid_while_playing);
+  tcase_add_test (tc, test_grid_set_during_negotiation);
   tcase_add_test (tc, test_max_voxels_refused_while_playing);
   tcase_add_test (tc, test_voxels_mode_and_empty_sweep);
   tcase_add_test (tc, test_missing_feature_n);

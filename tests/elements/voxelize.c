@@ -770,6 +770,49 @@ GST_START_TEST (test_pipeline_from_lidarsrc)
 
 GST_END_TEST;
 
+/* features set again while the base renegotiates for the value set
+ * before (between transform_caps and set_caps, as an application's thread
+ * may): the grid holds the means its caps name, of the same size (the
+ * new features' means came under caps naming the old, twice the size or,
+ * at an equal count, other values under their names), and the next
+ * renegotiation takes the newer value. */
+GST_START_TEST (test_features_set_during_negotiation)
+{
+  GstHarness *h = small_harness ("mode=mean features=intensity");
+  const gchar *features[][2] = { {"z", "intensity,z"}, {"x", "y"} };
+
+  gst_buffer_unref (gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6, 0)));
+  for (guint k = 0; k < G_N_ELEMENTS (features); k++) {
+    g_object_set (voxelize_of (h), "features", features[k][0], NULL);
+    set_at_accept_caps (h->sinkpad, voxelize_of (h), "features",
+        features[k][1]);
+    for (guint i = 0; i < 2; i++) {
+      GstBuffer *out = gst_harness_push_and_pull (h, xyzi_buffer (sweep, 6,
+              (2 * k + i + 1) * GST_SECOND));
+      GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+      gchar *desc = g_strdup_printf ("mode=mean features=%s",
+          features[k][i]);
+      GstHarness *ref = small_harness (desc);
+      GstBuffer *want = gst_harness_push_and_pull (ref, xyzi_buffer (sweep, 6,
+              0));
+
+      fail_unless_equals_string (gst_structure_get_string
+          (gst_caps_get_structure (caps, 0), "feature-names"),
+          features[k][i]);
+      fail_unless (buffers_equal (out, want), "not the means of %s",
+          features[k][i]);
+      gst_buffer_unref (want);
+      gst_harness_teardown (ref);
+      g_free (desc);
+      gst_caps_unref (caps);
+      gst_buffer_unref (out);
+    }
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 voxelize_suite (void)
 {
@@ -777,6 +820,7 @@ voxelize_suite (void)
   TCase *tc = tcase_create ("general");
 
   suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_features_set_during_negotiation);
   tcase_add_test (tc, test_occupancy_caps_and_values);
   tcase_add_test (tc, test_count_and_mean);
   tcase_add_test (tc, test_centroids);
