@@ -1,0 +1,15 @@
+#!/bin/bash
+# Fifty-first session, call 324, one H200: the final code, after call 323 (robocachefuse
+# holding the other pads' buffers while a stalled pad holds a tick, the
+# tick deadlines, drop-outs left out of the latency; the recording
+# sources' allocator asked once a topic and their JointState order; the
+# aligner skipping joint states that name other joints), and
+# robocachevoxelize's features and robocachepillars' grid taken from the
+# output caps in set_caps.
+# 1. The GPU tests (tests/gpu-sanitize.sh --list), 8 at a time.
+# 2. The python suite, on the CPU and (its CUDA device) the GPU.
+CALL_SECONDS=420 . docs/bench/call-lib.sh "$1"
+export CK_DEFAULT_TIMEOUT=120
+meson_parallel gpu 220 "${GPU_TESTS[@]}"
+meson_tests python --suite python
+pack done
