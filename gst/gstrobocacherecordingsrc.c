@@ -29,11 +29,6 @@ GST_DEBUG_CATEGORY (gst_robocache_recording_src_debug);
 #define DEFAULT_TOPICS NULL
 #define DEFAULT_TIMESTAMPS GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER
 
-/* A topic that falls this far behind the newest message played gets a GAP
- * event up to half of it, so that queues bounded in time and consumers
- * that order the streams by time (robocache_merge, robocachefuse) go on
- * through its drop-outs instead of waiting for it. */
-#define GAP_LAG (GST_SECOND / 2)
 /* A GAP needs caps before its segment: for a topic that has not played
  * yet, how many of its first messages are read ahead for them. */
 #define PEEK_MESSAGES 64
@@ -312,24 +307,32 @@ add_saturated (guint64 a, guint64 b)
 }
 
 /* Reads from the segment's start again; every stream gets the new
- * segment before its next buffer or GAP. */
+ * segment before its next buffer or GAP.  The reader seeks by record
+ * time: with timestamps=header, from as far before the start as stamps
+ * ran ahead of their record times, and STOP_SLACK more (a sensor's clock
+ * ahead of the recorder's; messages before the start are not played). */
 void
 recording_restart_streams (State * st)
 {
-  rc_reader_seek (st->reader, add_saturated (st->base, st->segment.start));
+  guint64 at = add_saturated (st->base, st->segment.start);
+  guint64 ahead = st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD ? 0 :
+      add_saturated (st->stamp_lead, STOP_SLACK);
+
+  rc_reader_seek (st->reader, at > ahead ? at - ahead : 0);
   st->newest = st->segment.start;
   for (guint i = 0; i < st->streams->len; i++)
     ((Stream *) g_ptr_array_index (st->streams, i))->need_segment = TRUE;
 }
 
 /* Whether @msg, read in record order, ends the pass: recorded after the
- * segment's stop, with timestamps=header STOP_SLACK after it, so that a
- * stop early in a long recording does not read (and decode) the rest. */
+ * segment's stop, with timestamps=header STOP_SLACK after it and as far
+ * as stamps trailed their record times, so that a stop early in a long
+ * recording does not read (and decode) the rest. */
 static gboolean
 recorded_after_stop (const State * st, const RcMessage * msg)
 {
   GstClockTime slack = st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD ?
-      0 : STOP_SLACK;
+      0 : add_saturated (STOP_SLACK, st->stamp_lag);
 
   return GST_CLOCK_TIME_IS_VALID (st->segment.stop) &&
       msg->time > add_saturated (st->base, add_saturated (st->segment.stop,
@@ -599,86 +602,6 @@ create_decoders (GstRobocacheRecordingSrc * self, GPtrArray * topics)
   return ok;
 }
 
-/* The header.stamp of topic @t's first message into @stamp, 0 if
- * unstamped. */
-static gboolean
-topic_first_stamp (State * st, guint t, guint64 * stamp, GError ** error)
-{
-  const guint64 first = rc_reader_get_topic (st->reader, t)->first_time;
-  RcMessage msg;
-
-  *stamp = 0;
-  rc_reader_seek (st->reader, first);
-  for (;;) {
-    switch (rc_reader_next (st->reader, &msg, error)) {
-      case RC_READER_FAILED:
-        return FALSE;
-      case RC_READER_END:
-        return TRUE;
-      case RC_READER_OK:
-        break;
-    }
-    /* Other topics' messages recorded at the same time may come first. */
-    if (msg.time > first)
-      return TRUE;
-    if (msg.topic == t)
-      return gst_robocache_ros_decoder_stamp (st->decoders[t], msg.data,
-          msg.size, stamp, error);
-  }
-}
-
-/* The earliest header.stamp of the played topics' first messages, 0 if
- * none is stamped.  Not the first message's alone: a driver stamps a
- * sweep when it began, 50 to 100 ms before it is recorded, so a lidar's
- * first sweep can be stamped before a joint state recorded earlier. */
-static gboolean
-earliest_stamp (State * st, guint64 * earliest, GError ** error)
-{
-  *earliest = 0;
-  for (guint t = 0; t < rc_reader_n_topics (st->reader); t++) {
-    guint64 stamp;
-
-    if (st->stream_of[t] < 0 ||
-        rc_reader_get_topic (st->reader, t)->n_messages == 0)
-      continue;
-    if (!topic_first_stamp (st, t, &stamp, error))
-      return FALSE;
-    if (stamp != 0 && (*earliest == 0 || stamp < *earliest))
-      *earliest = stamp;
-  }
-  return TRUE;
-}
-
-/* The time origin (the first message played, or the earliest stamp of
- * the played topics' first messages) and the duration; FALSE with @error
- * set if a first message cannot be read. */
-static gboolean
-find_time_origin (State * st, GError ** error)
-{
-  gboolean any = FALSE;
-  guint64 first = G_MAXUINT64, last = 0, stamp = 0;
-
-  for (guint t = 0; t < rc_reader_n_topics (st->reader); t++) {
-    const RcTopic *topic = rc_reader_get_topic (st->reader, t);
-
-    if (st->stream_of[t] >= 0 && topic->n_messages > 0) {
-      any = TRUE;
-      first = MIN (first, topic->first_time);
-      last = MAX (last, topic->last_time);
-    }
-  }
-  st->base = 0;
-  st->duration = 0;
-  if (!any)
-    return TRUE;
-  if (st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER &&
-      !earliest_stamp (st, &stamp, error))
-    return FALSE;
-  st->base = stamp != 0 ? stamp : first;
-  st->duration = last > st->base ? last - st->base : 0;
-  return TRUE;
-}
-
 static void
 stop (GstRobocacheRecordingSrc * self)
 {
@@ -784,12 +707,13 @@ start (GstRobocacheRecordingSrc * self)
   base = g_path_get_basename (st->location);
   st->stream_id_prefix = g_strdup_printf ("%s/%s", element_name (self), base);
   g_free (base);
-  if (!find_time_origin (st, &error)) {
+  if (!recording_find_time_origin (st, &error)) {
     GST_ELEMENT_ERROR (self, STREAM, DEMUX, ("%s: %s", st->location,
             error->message), (NULL));
     g_error_free (error);
     goto out;
   }
+  recording_warn_stamp_spread (self);
   add_pads (self);
   ok = TRUE;
 out:

@@ -14,6 +14,12 @@
 
 G_BEGIN_DECLS
 
+/* A topic that falls this far behind the newest message played gets a GAP
+ * event up to half of it, so that queues bounded in time and consumers
+ * that order the streams by time (robocache_merge, robocachefuse) go on
+ * through its drop-outs instead of waiting for it. */
+#define GAP_LAG (GST_SECOND / 2)
+
 GST_DEBUG_CATEGORY_EXTERN (gst_robocache_recording_src_debug);
 
 typedef struct
@@ -57,6 +63,13 @@ typedef struct
   GstFlowCombiner *combiner;
   GstRobocacheBagTimestamps timestamps;
   guint64 base;                 /* ns: the stamp of the first message */
+  /* timestamps=header: how far the played topics' stamps run ahead of
+   * and behind their record times, at most (their first messages'): the
+   * reader seeks and stops by record time. */
+  GstClockTime stamp_lead, stamp_lag;
+  /* How much more one topic's stamps trail than another's, and which. */
+  GstClockTime stamp_spread;
+  guint least_trailing, most_trailing;
   GstClockTime duration;
   GstSegment segment;
   guint32 seqnum;
@@ -114,6 +127,15 @@ gboolean recording_src_event (GstPad * pad, GstObject * parent,
     GstEvent * event);
 gboolean recording_src_query (GstPad * pad, GstObject * parent,
     GstQuery * query);
+
+/* The origin of running time and the duration of @st's recording (its
+ * played topics), and how far their stamps lie from their record times;
+ * FALSE with @error if a first message cannot be read
+ * (gstrobocacherecordingtime.c). */
+gboolean recording_find_time_origin (State * st, GError ** error);
+/* A warning when two played topics are stamped apart from their record
+ * times by more than GAP_LAG more one than the other. */
+void recording_warn_stamp_spread (GstRobocacheRecordingSrc * self);
 
 G_END_DECLS
 #endif /* __GST_ROBOCACHE_RECORDING_SRC_PRIVATE_H__ */

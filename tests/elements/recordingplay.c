@@ -1151,6 +1151,7 @@ typedef struct
   guint n;
   const gchar *names[3];
   gdouble position[3];
+  GstClockTimeDiff stamp_ahead; /* header.stamp - record time */
 } JointMsg;
 
 /* A recording of JointState topics @topics (NULL-terminated) holding
@@ -1173,7 +1174,7 @@ write_joints (const gchar * file, const gchar ** topics, const JointMsg * msgs,
   for (guint k = 0; k < n_msgs; k++) {
     const JointMsg *m = &msgs[k];
     const guint64 t = 1000000000000 + m->time;
-    RcRosHeader header = { 0, t, (gchar *) "base" };
+    RcRosHeader header = { 0, t + m->stamp_ahead, (gchar *) "base" };
     RcJointState js = { header, m->n, (gchar **) m->names, m->n, 0, 0,
       (gdouble *) m->position, NULL, NULL
     };
@@ -1268,6 +1269,84 @@ GST_START_TEST (test_joints_reordered)
 
 GST_END_TEST;
 
+/* A topic stamped @ahead of its record times (a sensor's clock ahead of
+ * the recorder's, or behind it), 10 messages 100 ms apart, and with
+ * @other_topic a second one stamped at its record times: the path of the
+ * file written. */
+static gchar *
+write_skewed_recording (GstClockTimeDiff ahead, gboolean other_topic)
+{
+  const gchar *topics[] = { "/arm", "/grip", NULL };
+  JointMsg msgs[20];
+  guint n = 0;
+
+  for (guint k = 0; k < 10; k++) {
+    JointMsg arm = { 0, k * 100 * GST_MSECOND, 1, {"a"}, {k}, ahead };
+    JointMsg grip = { 1, k * 100 * GST_MSECOND, 1, {"g"}, {k} };
+
+    msgs[n++] = arm;
+    if (other_topic)
+      msgs[n++] = grip;
+  }
+  return write_joints ("skewed.mcap", topics, msgs, n);
+}
+
+/* timestamps=header (the default) with a sensor's clock 3 s ahead of the
+ * recorder's, and 3 s behind with a stop 450 ms in: every message plays,
+ * from 0 ms.  The reader seeks and stops by record time: from the first
+ * stamp it passed by every message (recorded 3 s before it), and with the
+ * stop it ended the pass before the first (recorded 3 s after its
+ * stamp). */
+GST_START_TEST (test_stamps_apart_from_record_times)
+{
+  const GstClockTimeDiff ahead[] = { 3 * GST_SECOND, -3 * GST_SECOND };
+  const guint want[] = { 10, 5 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ahead); i++) {
+    gchar *path = write_skewed_recording (ahead[i], FALSE);
+    gchar *desc = g_strdup_printf ("%s location=\"%s\" %s ! appsink name=s "
+        "sync=false", elements[__i__], path, i ? "stop-time=450000000" : "");
+    GstElement *p = gst_parse_launch (desc, NULL);
+    GPtrArray *out = pull_to_eos (p);
+
+    fail_unless_equals_int (out->len, want[i]);
+    for (guint k = 0; k < out->len; k++)
+      fail_unless_equals_uint64 (pts_of (g_ptr_array_index (out, k)),
+          k * 100 * GST_MSECOND);
+    finish_played (p, out, desc, path);
+  }
+}
+
+GST_END_TEST;
+
+/* Two topics, one stamped 3 s further behind its record times than the
+ * other: played by header.stamp it comes 3 s late in record order, which
+ * its GAP events take for a drop-out; a warning says so, naming both. */
+GST_START_TEST (test_topics_stamped_apart_warned)
+{
+  gchar *path = write_skewed_recording (-3 * GST_SECOND, TRUE);
+  gchar *desc = g_strdup_printf ("%s name=src location=\"%s\" "
+      "topics=/arm,/grip src.src_0 ! queue ! fakesink "
+      "src.src_1 ! queue ! fakesink", elements[__i__], path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 10 * GST_SECOND,
+      GST_MESSAGE_WARNING | GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING);
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "topic /arm is stamped 3.0 s further "
+          "behind its record times than topic /grip") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  finish_played (p, NULL, desc, path);
+}
+
+GST_END_TEST;
+
 /* New caps on one topic before another's first buffer, each topic through
  * a queue to a sink that prerolls: every topic is pushed from one thread,
  * and an ALLOCATION query sent at the change waited behind the first
@@ -1328,6 +1407,8 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_non_utf8_names, 0, n);
   tcase_add_loop_test (tc, test_caps_change_before_other_topic, 0, n);
   tcase_add_loop_test (tc, test_joints_reordered, 0, n);
+  tcase_add_loop_test (tc, test_stamps_apart_from_record_times, 0, n);
+  tcase_add_loop_test (tc, test_topics_stamped_apart_warned, 0, n);
   return s;
 }
 
