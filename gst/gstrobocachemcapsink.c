@@ -109,12 +109,14 @@ typedef struct
   guint64 base_time;
 } Settings;
 
-/* A channel written, for metadata.yaml. */
+/* A channel written, for metadata.yaml, and its messages' sequence: one
+ * counter a channel, as one publisher's, for the pads that share it. */
 typedef struct
 {
   gchar *topic;
   const gchar *type;
   guint16 id;
+  guint32 sequence;
 } Channel;
 
 /* From READY->PAUSED to PAUSED->READY, under the write lock. */
@@ -439,7 +441,6 @@ ensure_channel (GstRobocacheMcapSink * self, GstRobocacheMcapSinkPad * pad,
     g_free (c.topic);
     pad->channel_id = o->id;
     pad->channel_kind = kind;
-    pad->sequence = 0;
     return TRUE;
   }
   if (!rc_mcap_writer_add_channel (st->writer, c.topic, "cdr",
@@ -451,7 +452,6 @@ ensure_channel (GstRobocacheMcapSink * self, GstRobocacheMcapSinkPad * pad,
   g_array_append_val (st->channels, c);
   pad->channel_id = c.id;
   pad->channel_kind = kind;
-  pad->sequence = 0;
   return TRUE;
 }
 
@@ -536,6 +536,19 @@ typedef struct
   GstRobocacheMcapSinkPad *pad;
 } EmitTarget;
 
+/* The next sequence number of channel @id (under the write lock). */
+static guint32
+channel_sequence (State * st, guint16 id)
+{
+  for (guint i = 0; i < st->channels->len; i++) {
+    Channel *c = &g_array_index (st->channels, Channel, i);
+
+    if (c->id == id)
+      return c->sequence++;
+  }
+  return 0;
+}
+
 static gboolean
 emit_message (gpointer user_data, guint64 stamp, GByteArray * cdr,
     GError ** error)
@@ -560,7 +573,8 @@ emit_message (gpointer user_data, guint64 stamp, GByteArray * cdr,
         "after the file was %s", st->failed ? "broken" : "finished");
   else
     ok = rc_mcap_writer_write_message (st->writer, t->pad->channel_id,
-        t->pad->sequence++, stamp, stamp, cdr->data, cdr->len, error);
+        channel_sequence (st, t->pad->channel_id), stamp, stamp, cdr->data,
+        cdr->len, error);
   g_mutex_unlock (&t->self->lock);
   t->pad->last_running_time = stamp - st->base;
   return ok;

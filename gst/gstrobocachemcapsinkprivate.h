@@ -105,7 +105,6 @@ struct _GstRobocacheMcapSinkPad
   /* Under the element's write lock. */
   guint16 channel_id;           /* 0: none yet */
   McapKind channel_kind;
-  guint32 sequence;
   gboolean eos;
 };
 

@@ -998,7 +998,7 @@ GST_END_TEST;
 
 /* One type a topic, as ROS 2 records it: a second stream of another type
  * on a topic is refused, naming both; one of the same type shares the
- * topic's channel, and the file plays as one topic. */
+ * topic's channel, with one sequence, and the file plays as one topic. */
 GST_START_TEST (test_one_type_a_topic)
 {
   gchar *path = tmp_path ("one-topic.mcap");
@@ -1007,6 +1007,8 @@ GST_START_TEST (test_one_type_a_topic)
       "m.sink_0 robocachelidarsrc num-buffers=2 points-per-sweep=100 ! "
       "m.sink_1", path);
   gchar *text = launch_error (desc, FALSE);
+  guint64 seen = 0;
+  gchar **lines;
 
   fail_unless (text != NULL, "two types recorded on /x");
   fail_unless (strstr (text, "/x") && strstr (text, "one type a topic"),
@@ -1024,6 +1026,18 @@ GST_START_TEST (test_one_type_a_topic)
   text = launch_error (desc, FALSE);
   fail_unless (text == NULL, "%s", text);
   g_free (desc);
+  /* One publisher's sequence for the channel: 0 to 19, each once (each
+   * pad counted its own, 0 to 9 twice). */
+  lines = dump_lines (path, NULL);
+  fail_unless_equals_int (g_strv_length (lines), 21);
+  for (guint i = 1; lines[i]; i++) {
+    const gchar *at = strstr (lines[i], "\"sequence\":");
+
+    fail_unless (at != NULL, "%s", lines[i]);
+    seen |= G_GUINT64_CONSTANT (1) << atoi (at + strlen ("\"sequence\":"));
+  }
+  fail_unless_equals_uint64 (seen, (G_GUINT64_CONSTANT (1) << 20) - 1);
+  g_strfreev (lines);
   g_free (path);
 }
 

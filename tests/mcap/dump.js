@@ -9,7 +9,8 @@
 //
 // Output: first {"profile", "library", "indexed", "channels": [...],
 // "statistics": {...} or null}, then per message {"topic", "log_time",
-// "publish_time", "msg"} in log-time order (file order when scanned).
+// "publish_time", "msg", "sequence"} in log-time order (file order when
+// scanned).
 // Typed arrays of numbers become {"length", "sha256" (hex of their bytes),
 // "first": up to 8 values}; bigints are decimal strings; everything else
 // is plain JSON.  Other robocache tests parse this format: keep it.
@@ -170,6 +171,7 @@ async function dump(path) {
       log_time: m.logTime.toString(),
       publish_time: m.publishTime.toString(),
       msg: plain(decode(m)),
+      sequence: m.sequence,
     });
   }
   if (file.fd !== undefined) fs.closeSync(file.fd);
