@@ -33,6 +33,7 @@ struct _GstRobocacheRosDecoder
    * them (its first message's; a message naming other joints sets its
    * own). */
   GPtrArray *joint_order;
+  GArray *joint_at;             /* guint: where each stands in a message */
 };
 
 /* A buffer of @size bytes from the allocator downstream proposed. */
@@ -366,38 +367,57 @@ points_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   return buf;
 }
 
-/* Where each joint of @order stands in @msg, into @at (n_names of them):
- * TRUE when @msg names the same joints, each once, in any order.  If not,
- * @msg's names become the order and @at says each stays where it is.  A
- * publisher that lists its joints in another order (merged states, a
- * reconnect) thus keeps the topic's caps: its values are put in place,
- * as a consumer taking joints by name would, rather than starting the
- * stream afresh downstream at every such message. */
+/* Whether @msg names the joints of @order, each once, in any order; if
+ * so, where each stands in @msg, into @at. */
 static gboolean
-place_joints (GPtrArray * order, const RcJointState * msg, guint * at)
+find_joints (GPtrArray * order, const RcJointState * msg, guint * at)
 {
-  gboolean *taken = g_new0 (gboolean, msg->n_names);
-  gboolean same = order->len == msg->n_names;
+  gboolean *taken;
+  gboolean same = TRUE;
 
+  for (guint i = 0; i < order->len; i++)
+    same &= strcmp (msg->names[at[i] = i], g_ptr_array_index (order, i)) == 0;
+  if (same)
+    return TRUE;
+  taken = g_new0 (gboolean, msg->n_names);
+  same = TRUE;
   for (guint i = 0; same && i < order->len; i++) {
     const gchar *name = g_ptr_array_index (order, i);
-    guint j = i;
+    guint j = 0;
 
-    if (strcmp (msg->names[j], name) != 0)
-      for (j = 0; j < msg->n_names && strcmp (msg->names[j], name); j++);
+    while (j < msg->n_names && strcmp (msg->names[j], name) != 0)
+      j++;
     same = j < msg->n_names && !taken[j];
     if (same)
       taken[at[i] = j] = TRUE;
   }
   g_free (taken);
-  if (same)
-    return TRUE;
+  return same;
+}
+
+/* Where each joint of the topic's order stands in @msg, in
+ * decoder->joint_at (n_names of them).  When @msg names other joints than
+ * the order's, they become the order, each staying where it is.  A
+ * publisher that lists its joints in another order (merged states, a
+ * reconnect) thus keeps the topic's caps: its values are put in place,
+ * as a consumer taking joints by name would, rather than starting the
+ * stream afresh downstream at every such message. */
+static const guint *
+place_joints (const GstRobocacheRosDecoder * decoder, const RcJointState * msg)
+{
+  GPtrArray *order = decoder->joint_order;
+  guint *at;
+
+  g_array_set_size (decoder->joint_at, msg->n_names);
+  at = (guint *) decoder->joint_at->data;
+  if (order->len == msg->n_names && find_joints (order, msg, at))
+    return at;
   g_ptr_array_set_size (order, 0);
   for (guint i = 0; i < msg->n_names; i++) {
     g_ptr_array_add (order, g_strdup (msg->names[i]));
     at[i] = i;
   }
-  return FALSE;
+  return at;
 }
 
 /* The values of @from (n of them, or none) in the order @at gives. */
@@ -432,7 +452,7 @@ joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   GstBuffer *buf = NULL;
   GstMapInfo map;
   gdouble *out;
-  guint *at;
+  const guint *at;
 
   if (decoder->cdr ? !rc_ros2_parse_joint_state (decoder->cdr, data, size,
           &msg, error) : !rc_ros1_parse_joint_state (data, size, &msg, error))
@@ -453,8 +473,7 @@ joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   }
   info.type = RC_TYPE_FLOAT64;
   info.layout = GST_ROBOCACHE_VECTORS_LAYOUT_SAMPLE;
-  at = g_new (guint, msg.n_names);
-  place_joints (decoder->joint_order, &msg, at);
+  at = place_joints (decoder, &msg);
   names = g_string_new (NULL);
   append_names (names, decoder->joint_order, "");
   if (vel)
@@ -471,7 +490,6 @@ joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   out = put_in_order (out, vel ? msg.velocity : NULL, at, msg.n_names);
   put_in_order (out, eff ? msg.effort : NULL, at, msg.n_names);
   gst_buffer_unmap (buf, &map);
-  g_free (at);
 out:
   rc_ros_joint_state_clear (&msg);
   return buf;
@@ -622,6 +640,7 @@ gst_robocache_ros_decoder_new (const RcTopic * topic, GError ** error)
 
   gst_allocation_params_init (&decoder->params);
   decoder->joint_order = g_ptr_array_new_with_free_func (g_free);
+  decoder->joint_at = g_array_new (FALSE, FALSE, sizeof (guint));
 
   g_return_val_if_fail (kind_of_topic (topic, &decoder->kind), NULL);
   if (!strcmp (topic->encoding, "cdr")) {
@@ -641,6 +660,7 @@ gst_robocache_ros_decoder_free (GstRobocacheRosDecoder * decoder)
     return;
   g_clear_pointer (&decoder->cdr, rc_ros2_decoder_free);
   g_ptr_array_unref (decoder->joint_order);
+  g_array_unref (decoder->joint_at);
   gst_clear_object (&decoder->allocator);
   if (decoder->file)
     gst_memory_unref (decoder->file);
