@@ -88,104 +88,125 @@ typedef struct
 } ParsedField;
 
 static void
-free_fields (ParsedField * fields, gint n)
+clear_field (gpointer field)
 {
-  for (gint i = 0; i < n; i++)
-    g_free (fields[i].name);
+  g_free (((ParsedField *) field)->name);
 }
 
-/* FALSE, with @error, where two of the @n @fields share a name or bytes:
- * a reader would take one for the other, or read bytes that mean two
- * things. */
-static gboolean
-check_distinct_fields (const ParsedField * fields, gint n, GError ** error)
+static gint
+compare_offsets (gconstpointer a, gconstpointer b)
 {
-  for (gint i = 0; i < n; i++) {
-    guint64 a = fields[i].field.offset;
-    guint64 a_end = a + rc_scalar_type_size (fields[i].field.type);
+  guint x = (*(const ParsedField * const *) a)->field.offset;
+  guint y = (*(const ParsedField * const *) b)->field.offset;
 
-    for (gint j = i + 1; j < n; j++) {
-      guint64 b = fields[j].field.offset;
-      guint64 b_end = b + rc_scalar_type_size (fields[j].field.type);
+  return x < y ? -1 : x > y;
+}
 
-      if (!strcmp (fields[i].name, fields[j].name)) {
-        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-            "point field \"%s\" is named twice; each name is one field",
-            fields[i].name);
-        return FALSE;
-      }
-      if (a < b_end && b < a_end) {
-        g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-            "point fields \"%s\" (offset %u) and \"%s\" (offset %u) "
-            "overlap; each byte of a point belongs to one field at most",
-            fields[i].name, fields[i].field.offset, fields[j].name,
-            fields[j].field.offset);
-        return FALSE;
-      }
+/* FALSE, with @error, where two of @fields share a name or bytes: a
+ * reader would take one for the other, or read bytes that mean two
+ * things.  Sorted by offset, a field that overlaps any other overlaps the
+ * next one. */
+static gboolean
+check_distinct_fields (GArray * fields, GError ** error)
+{
+  GHashTable *names = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *by_offset = g_ptr_array_sized_new (fields->len);
+  gboolean ret = TRUE;
+
+  for (guint i = 0; i < fields->len && ret; i++) {
+    ParsedField *f = &g_array_index (fields, ParsedField, i);
+
+    g_ptr_array_add (by_offset, f);
+    if (!g_hash_table_add (names, f->name)) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "point field \"%s\" is named twice; each name is one field",
+          f->name);
+      ret = FALSE;
     }
   }
-  return TRUE;
+  g_ptr_array_sort (by_offset, compare_offsets);
+  for (guint i = 1; i < by_offset->len && ret; i++) {
+    const ParsedField *a = g_ptr_array_index (by_offset, i - 1);
+    const ParsedField *b = g_ptr_array_index (by_offset, i);
+
+    if (a->field.offset + rc_scalar_type_size (a->field.type) >
+        b->field.offset) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "point fields \"%s\" (offset %u) and \"%s\" (offset %u) "
+          "overlap; each byte of a point belongs to one field at most",
+          a->name, a->field.offset, b->name, b->field.offset);
+      ret = FALSE;
+    }
+  }
+  g_ptr_array_unref (by_offset);
+  g_hash_table_unref (names);
+  return ret;
 }
 
-/* Splits "name:type:offset,..." into @out (at most @max entries). */
-static gint
-parse_fields (const gchar * text, guint point_step, ParsedField * out,
-    gint max, GError ** error)
+/* One "name:type:offset" of a fields string, checked against
+ * @point_step. */
+static gboolean
+parse_field (const gchar * entry, guint point_step, ParsedField * out,
+    GError ** error)
+{
+  gchar **parts = g_strsplit (entry, ":", -1);
+  gchar *end = NULL;
+  guint64 offset;
+  rc_scalar_type type;
+  gboolean ret = FALSE;
+
+  if (g_strv_length (parts) != 3 || parts[0][0] == '\0') {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "bad point field \"%s\": %s", entry, FIELDS_ACCEPTED);
+    goto done;
+  }
+  type = rc_scalar_type_from_string (parts[1]);
+  offset = g_ascii_strtoull (parts[2], &end, 10);
+  if (type == RC_TYPE_INVALID || type == RC_TYPE_BFLOAT16) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "point field \"%s\" has unknown type \"%s\": %s", parts[0],
+        parts[1], FIELDS_ACCEPTED);
+    goto done;
+  }
+  /* offset first: strtoull saturates at 2^64 - 1, and offset + size
+   * would wrap round to a small number that fits. */
+  if (end == parts[2] || *end != '\0' || offset > point_step ||
+      offset + rc_scalar_type_size (type) > point_step) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "point field \"%s\" at offset \"%s\" does not fit in point-step %u",
+        parts[0], parts[2], point_step);
+    goto done;
+  }
+  out->name = g_strdup (parts[0]);
+  out->field.offset = (uint32_t) offset;
+  out->field.type = type;
+  ret = TRUE;
+done:
+  g_strfreev (parts);
+  return ret;
+}
+
+/* The fields of "name:type:offset,...", as many as there are (distinct
+ * and inside @point_step, so no more than @point_step), or NULL with
+ * @error. */
+static GArray *
+parse_fields (const gchar * text, guint point_step, GError ** error)
 {
   gchar **entries = g_strsplit (text, ",", -1);
-  gint n = 0;
+  GArray *fields = g_array_new (FALSE, FALSE, sizeof (ParsedField));
+  gboolean ok = TRUE;
 
-  for (gchar ** e = entries; *e; e++) {
-    gchar **parts = g_strsplit (g_strstrip (*e), ":", -1);
-    gchar *end = NULL;
-    guint64 offset;
-    rc_scalar_type type;
+  g_array_set_clear_func (fields, clear_field);
+  for (gchar ** e = entries; *e && ok; e++) {
+    ParsedField f;
 
-    if (g_strv_length (parts) != 3 || parts[0][0] == '\0') {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "bad point field \"%s\": %s", *e, FIELDS_ACCEPTED);
-      goto fail;
-    }
-    type = rc_scalar_type_from_string (parts[1]);
-    offset = g_ascii_strtoull (parts[2], &end, 10);
-    if (type == RC_TYPE_INVALID || type == RC_TYPE_BFLOAT16) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "point field \"%s\" has unknown type \"%s\": %s", parts[0],
-          parts[1], FIELDS_ACCEPTED);
-      goto fail;
-    }
-    /* offset first: strtoull saturates at 2^64 - 1, and offset + size
-     * would wrap round to a small number that fits. */
-    if (end == parts[2] || *end != '\0' || offset > point_step ||
-        offset + rc_scalar_type_size (type) > point_step) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "point field \"%s\" at offset \"%s\" does not fit in point-step %u",
-          parts[0], parts[2], point_step);
-      goto fail;
-    }
-    if (n == max) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-          "more than %d point fields", max);
-      goto fail;
-    }
-    out[n].name = g_strdup (parts[0]);
-    out[n].field.offset = (uint32_t) offset;
-    out[n].field.type = type;
-    n++;
-    g_strfreev (parts);
-    continue;
-  fail:
-    g_strfreev (parts);
-    g_strfreev (entries);
-    free_fields (out, n);
-    return -1;
+    if ((ok = parse_field (g_strstrip (*e), point_step, &f, error)))
+      g_array_append_val (fields, f);
   }
   g_strfreev (entries);
-  if (!check_distinct_fields (out, n, error)) {
-    free_fields (out, n);
-    return -1;
-  }
-  return n;
+  if (!ok || !check_distinct_fields (fields, error))
+    g_clear_pointer (&fields, g_array_unref);
+  return fields;
 }
 
 static const ParsedField *
@@ -197,8 +218,6 @@ find_field (const ParsedField * fields, gint n, const gchar * name)
   }
   return NULL;
 }
-
-#define MAX_POINT_FIELDS 64
 
 /* Reads the string field @field of @s; FALSE, with @error set from @format,
  * when it is missing or not a string. */
@@ -313,21 +332,23 @@ gboolean
 gst_robocache_points_caps_parse (const GstCaps * caps,
     const gchar * feature_names, rc_point_layout * layout, GError ** error)
 {
-  ParsedField fields[MAX_POINT_FIELDS];
+  GArray *fields;
   const gchar *text;
-  gint point_step, n;
+  gint point_step;
   gboolean ret;
 
   memset (layout, 0, sizeof (*layout));
   if (!get_points_step_and_fields (caps, &point_step, &text, error))
     return FALSE;
-  n = parse_fields (text, point_step, fields, MAX_POINT_FIELDS, error);
-  if (n < 0)
+  fields = parse_fields (text, point_step, error);
+  if (!fields)
     return FALSE;
 
-  ret = set_position_fields (layout, point_step, fields, n, text, error) &&
-      add_feature_fields (layout, fields, n, text, feature_names, error);
-  free_fields (fields, n);
+  ret = set_position_fields (layout, point_step,
+      (const ParsedField *) fields->data, fields->len, text, error) &&
+      add_feature_fields (layout, (const ParsedField *) fields->data,
+      fields->len, text, feature_names, error);
+  g_array_unref (fields);
   return ret;
 }
 

@@ -145,7 +145,15 @@ points_fit (const RcPointCloud2 * msg, GError ** error)
 
 #define FIELDS_ACCEPTED "accepted are fields of datatype 1 to 8 and count " \
     ">= 1, each inside point_step and none overlapping another or named as " \
-    "another, with x, y and z of count 1"
+    "another, with x, y and z of count 1 (fields named _ are padding)"
+
+/* PCL names the padding it writes out "_" (a PointNormal, read from a PCD
+ * file and published as it is): bytes to pass over, not a field. */
+static gboolean
+is_padding (const RcPointField * f)
+{
+  return !strcmp (f->name, "_");
+}
 
 /* PointField datatypes 1..8 are rc_scalar_type 0..7. */
 static guint64
@@ -192,8 +200,11 @@ caps_field_names (const RcPointCloud2 * msg)
 
   for (guint i = 0; i < msg->n_fields; i++) {
     const RcPointField *f = &msg->fields[i];
-    gchar *name = plain_name (f->name);
+    gchar *name;
 
+    if (is_padding (f))
+      continue;
+    name = plain_name (f->name);
     for (guint32 c = 0; c < f->count; c++)
       g_ptr_array_add (names, f->count > 1 ?
           g_strdup_printf ("%s_%u", name, c) : g_strdup (name));
@@ -229,6 +240,8 @@ points_layout_problem (const RcPointCloud2 * msg, GPtrArray ** names)
   gchar *problem = NULL;
 
   for (guint i = 0; i < msg->n_fields && !problem; i++) {
+    if (is_padding (&msg->fields[i]))
+      continue;
     problem = field_problem (msg, &msg->fields[i]);
     g_ptr_array_add (sorted, &msg->fields[i]);
   }
@@ -296,6 +309,8 @@ points_caps (const RcPointCloud2 * msg, GPtrArray * names)
     const RcPointField *f = &msg->fields[i];
     rc_scalar_type t = (rc_scalar_type) (f->datatype - 1);
 
+    if (is_padding (f))
+      continue;
     /* The fields do not overlap: at most point_step values in all. */
     for (guint32 c = 0; c < f->count; c++) {
       guint off = f->offset + c * rc_scalar_type_size (t);

@@ -38,6 +38,16 @@ row's 15 bytes (i + 15 r + b) % 256, then 5 bytes of 0x55 padding), and
 data: what a driver may send for a lost frame) and the others are
 /camera/rgb's message i.
 
+odd-points.bag holds two layouts that robocachebagsrc must play whole.
+/points/pcl is PCL's PointNormal as a PCD file gives it (pcd_to_pointcloud
+publishes it so): x, y, z at 0, 4, 8, a padding field "_" (uint8, count 4)
+at 12, normal_x, normal_y, normal_z at 16, 20, 24, "_" again at 28,
+curvature at 32, point_step 48 (bytes 36..47 in no field), 3 points:
+field f (in that order, 0..6) of point k of message i = i + k / 10 + f,
+padding bytes 0x55.  /points/descriptor has x, y, z, intensity as
+/velodyne_points and a uint8 field "desc" of count 100 at 16 (byte b of
+point k of message i = (i + k + b) % 256), point_step 116: 104 fields.
+
 encrypted.bag is all-none.bag whose bag header also names rosbag's AES
 encryptor, as `Bag.set_encryptor("rosbag/AesCbcEncryptor", user)` writes
 it (fields encryptor and gpg_user; the header record's padding shrunk by
@@ -223,6 +233,47 @@ def lossy_image(i):
     return msg
 
 
+def pcl_cloud(i):
+    msg = cloud(i, False)
+    fields = [("x", 0), ("y", 4), ("z", 8), ("normal_x", 16),
+              ("normal_y", 20), ("normal_z", 24), ("curvature", 32)]
+    msg.fields = [PointField(name=n, offset=o, datatype=PointField.FLOAT32,
+                             count=1) for n, o in fields]
+    for at in (12, 28):
+        msg.fields.append(PointField(name="_", offset=at,
+                                     datatype=PointField.UINT8, count=4))
+    msg.fields.sort(key=lambda f: f.offset)
+    msg.width, msg.point_step = 3, 48
+    msg.row_step = 3 * 48
+    data = bytearray(b"\x55" * msg.row_step)
+    for k in range(3):
+        for f, (_, at) in enumerate(fields):
+            struct.pack_into("<f", data, 48 * k + at, i + k / 10.0 + f)
+    msg.data = bytes(data)
+    return msg
+
+
+def descriptor_cloud(i):
+    msg = cloud(i, False)
+    msg.fields.append(PointField(name="desc", offset=16,
+                                 datatype=PointField.UINT8, count=100))
+    msg.point_step = 116
+    msg.row_step = 116 * msg.width
+    msg.data = b"".join(msg.data[16 * k:16 * k + 16]
+                        + bytes((i + k + b) % 256 for b in range(100))
+                        for k in range(msg.width))
+    return msg
+
+
+def write_odd_points(path):
+    """odd-points.bag (above)."""
+    with rosbag.Bag(path, "w") as bag:
+        for i in range(N):
+            bag.write("/points/pcl", pcl_cloud(i), record_time(i, 0))
+            bag.write("/points/descriptor", descriptor_cloud(i),
+                      record_time(i, 1))
+
+
 def write_odd_images(path):
     """odd-images.bag (above)."""
     with rosbag.Bag(path, "w") as bag:
@@ -324,6 +375,7 @@ def main():
           ["/velodyne_points", "/joint_states", "/camera/yuv"], 40)
     write_mixed_connections(os.path.join(out, "mixed-connections.bag"))
     write_odd_images(os.path.join(out, "odd-images.bag"))
+    write_odd_points(os.path.join(out, "odd-points.bag"))
     write_encrypted(os.path.join(out, "all-none.bag"),
                     os.path.join(out, "encrypted.bag"))
     # all-lz4.bag as `rosbag record --split` leaves it: two files in a

@@ -623,6 +623,91 @@ GST_START_TEST (test_bad_point_fields_voxelize)
 
 GST_END_TEST;
 
+/* make_bags.py's odd-points.bag: PCL's padding fields "_" are passed
+ * over, and a descriptor of 100 values makes 104 fields, which voxelize
+ * reads as any other layout. */
+GST_START_TEST (test_odd_point_fields)
+{
+  const gchar *pcl_fields = "x:float32:0,y:float32:4,z:float32:8,"
+      "normal_x:float32:16,normal_y:float32:20,normal_z:float32:24,"
+      "curvature:float32:32";
+  const guint pcl_offsets[] = { 0, 4, 8, 16, 20, 24, 32 };
+  GstElement *p = bag_pipeline ("odd-points.bag",
+      "topics=/points/pcl,/points/descriptor", 2);
+  gchar *warnings = NULL, *desc, *path;
+  GPtrArray **samples;
+  GstMessage *msg;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  samples = pull_all_warning (p, 2, &warnings);
+  fail_unless (warnings == NULL, "%s", warnings);
+  fail_unless_equals_int (samples[0]->len, N_MSGS);
+  fail_unless_equals_int (samples[1]->len, N_MSGS);
+  for (guint i = 0; i < N_MSGS; i++) {
+    GstSample *pcl = g_ptr_array_index (samples[0], i);
+    GstSample *d = g_ptr_array_index (samples[1], i);
+    const gchar *fields = gst_structure_get_string (sample_structure (d),
+        "fields");
+    gchar **names = g_strsplit (fields, ",", -1);
+    GstMapInfo map;
+
+    fail_unless_equals_string (gst_structure_get_string (sample_structure
+            (pcl), "fields"), pcl_fields);
+    fail_unless (gst_buffer_map (gst_sample_get_buffer (pcl), &map,
+            GST_MAP_READ));
+    fail_unless_equals_int (map.size, 3 * 48);
+    for (guint k = 0; k < 3; k++) {
+      for (guint f = 0; f < G_N_ELEMENTS (pcl_offsets); f++) {
+        float v;
+
+        memcpy (&v, map.data + 48 * k + pcl_offsets[f], sizeof (v));
+        fail_unless (v == (float) (i + k / 10.0 + f), "%u %u %u: %f", i, k,
+            f, v);
+      }
+      fail_unless_equals_int (map.data[48 * k + 12], 0x55);
+    }
+    gst_buffer_unmap (gst_sample_get_buffer (pcl), &map);
+
+    fail_unless_equals_int (g_strv_length (names), 104);
+    fail_unless_equals_string (names[4], "desc_0:uint8:16");
+    fail_unless_equals_string (names[103], "desc_99:uint8:115");
+    fail_unless (gst_buffer_map (gst_sample_get_buffer (d), &map,
+            GST_MAP_READ));
+    fail_unless_equals_int (map.size, 5 * 116);
+    for (guint k = 0; k < 5; k++) {
+      for (guint b = 0; b < 100; b++)
+        fail_unless_equals_int (map.data[116 * k + 16 + b], (i + k + b) % 256);
+    }
+    gst_buffer_unmap (gst_sample_get_buffer (d), &map);
+    g_strfreev (names);
+  }
+  free_samples (samples, 2);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+
+  /* Both into voxelize, averaging a field of each. */
+  path = bag_path ("odd-points.bag");
+  desc = g_strdup_printf ("robocachebagsrc name=b location=\"%s\" "
+      "topics=/points/pcl,/points/descriptor "
+      "b.src_0 ! queue ! robocachevoxelize backend=cpu mode=mean "
+      "features=curvature ! fakesink "
+      "b.src_1 ! queue ! robocachevoxelize backend=cpu mode=mean "
+      "features=desc_99 ! fakesink", path);
+  p = gst_parse_launch (desc, NULL);
+  msg = run_to_end_or (p, 20 * GST_SECOND, 0);
+  if (msg) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("%s", err->message);
+  }
+  gst_object_unref (p);
+  g_free (desc);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* Broken bags                                                         */
 /* ------------------------------------------------------------------ */
@@ -1150,6 +1235,7 @@ bagsrc_suite (void)
   tcase_add_test (tc, test_voxelize_and_fuse);
   tcase_add_test (tc, test_bad_point_fields);
   tcase_add_test (tc, test_bad_point_fields_voxelize);
+  tcase_add_test (tc, test_odd_point_fields);
   tcase_add_test (tc, test_odd_images);
   tcase_add_test (tc, test_encrypted_n);
   tcase_add_test (tc, test_recovered_killed);
