@@ -156,6 +156,8 @@ _PROTOTYPES = {
                                                   c_int]),
         "gst_message_parse_error": (None, [c_void_p, P(P(GError)),
                                            P(c_void_p)]),
+        "gst_message_parse_warning": (None, [c_void_p, P(P(GError)),
+                                             P(c_void_p)]),
         "gst_mini_object_ref": (c_void_p, [c_void_p]),
         "gst_mini_object_unref": (None, [c_void_p]),
         "gst_sample_get_buffer": (c_void_p, [c_void_p]),

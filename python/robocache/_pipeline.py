@@ -229,7 +229,8 @@ class _Bin:
                                  "(no error was posted)" % self.description)
 
     def _read_bus(self, wait_ns=0):
-        """Drains the bus (so it never grows); raises on an ERROR."""
+        """Drains the bus (so it never grows); raises on an ERROR and
+        warns on a WARNING."""
         gst = self._g
         while self._bus:
             msg = gst.gst.gst_bus_timed_pop_filtered(self._bus, wait_ns, -1)
@@ -237,24 +238,40 @@ class _Bin:
             if not msg:
                 return
             try:
-                if gst.Message.from_address(msg).type == gst.MESSAGE_ERROR:
+                kind = gst.Message.from_address(msg).type
+                if kind == gst.MESSAGE_ERROR:
                     self._failed = self._error(msg)
                     raise self._failed
+                if kind == gst.MESSAGE_WARNING:
+                    self._warn(msg)
             finally:
                 gst.gst.gst_mini_object_unref(msg)
 
-    def _error(self, msg):
+    def _parse_message(self, msg, parse):
+        """(element name, message, debug text) of an ERROR or WARNING."""
         gst = self._g
         error = ctypes.POINTER(gst.GError)()
         debug = ctypes.c_void_p()
-        gst.gst.gst_message_parse_error(msg, ctypes.byref(error),
-                                        ctypes.byref(debug))
-        source = gst.object_name(gst.Message.from_address(msg).src)
-        text = gst.take_error(error)
-        detail = gst.take_string(debug.value)
+        parse(msg, ctypes.byref(error), ctypes.byref(debug))
+        return (gst.object_name(gst.Message.from_address(msg).src),
+                gst.take_error(error), gst.take_string(debug.value))
+
+    def _error(self, msg):
+        source, text, detail = self._parse_message(
+            msg, self._g.gst.gst_message_parse_error)
         return RobocacheError("robocache.Pipeline: error from element %s: %s"
                               "%s" % (source, text,
                                       "\n(%s)" % detail if detail else ""))
+
+    def _warn(self, msg):
+        """A WARNING (messages skipped, a stream that cannot be played) as
+        a RuntimeWarning: without it a recording whose every sweep is
+        skipped would give no sample and no word why.  Python shows each
+        text once."""
+        source, text, _ = self._parse_message(
+            msg, self._g.gst.gst_message_parse_warning)
+        warnings.warn("robocache.Pipeline: warning from element %s: %s"
+                      % (source, text), RuntimeWarning, stacklevel=2)
 
     def close(self):
         """Sets the pipeline to NULL and lets it go; arrays already handed
@@ -695,12 +712,17 @@ def run(description, device=None, timeout=None):
         end = None if timeout is None else time.monotonic() + timeout
         while end is None or time.monotonic() < end:
             msg = gst.gst.gst_bus_timed_pop_filtered(
-                p._bus, _POLL_NS, gst.MESSAGE_EOS | gst.MESSAGE_ERROR)
+                p._bus, _POLL_NS, gst.MESSAGE_EOS | gst.MESSAGE_ERROR |
+                gst.MESSAGE_WARNING)
             if not msg:
                 continue
             try:
-                if gst.Message.from_address(msg).type == gst.MESSAGE_ERROR:
+                kind = gst.Message.from_address(msg).type
+                if kind == gst.MESSAGE_ERROR:
                     raise p._error(msg)
+                if kind == gst.MESSAGE_WARNING:
+                    p._warn(msg)
+                    continue
                 return
             finally:
                 gst.gst.gst_mini_object_unref(msg)

@@ -29,6 +29,7 @@ CONFIG = {
 }
 GOOD = ("a.bag", "b.mcap", "c.mcap")
 CORRUPT = "d.bag"
+UNPLAYABLE = "e.bag"
 
 
 def skip(reason):
@@ -36,8 +37,13 @@ def skip(reason):
     sys.exit(77)
 
 
+def extra_folder(folder):
+    return folder + "-extra"
+
+
 def make_recordings(folder):
-    """Writes a.bag, b.mcap, c.mcap and the corrupt d.bag into `folder`
+    """Writes a.bag, b.mcap, c.mcap and the corrupt d.bag into `folder`,
+    and e.bag, whose /camera/yuv is skipped, into extra_folder(folder)
     (exits 77 where rosbag cannot write the bag)."""
     os.makedirs(folder, exist_ok=True)
     script = os.environ.get("ROBOCACHE_MAKE_BAGS")
@@ -51,6 +57,11 @@ def make_recordings(folder):
              % done.stderr.strip()[-300:])
     shutil.copy(os.path.join(bags, "all-lz4.bag"),
                 os.path.join(folder, "a.bag"))
+    # Beside the folder, not in it: a camera of yuv422, none of whose
+    # messages plays.
+    os.makedirs(extra_folder(folder), exist_ok=True)
+    shutil.copy(os.path.join(bags, "unplayable-camera.bag"),
+                os.path.join(extra_folder(folder), UNPLAYABLE))
     # Not a cut bag (robocachebagsrc recovers those): the version line,
     # then a bag header record whose length runs past the file's end.
     with open(os.path.join(folder, CORRUPT), "wb") as f:

@@ -12,6 +12,7 @@ The first build is on the CPU; the others take the default device, so
 on a GPU machine they also check the GPU's bytes against the CPU's.
 Exits 77 (SKIP) where rosbag cannot write the bag."""
 import hashlib
+import io
 import importlib.util
 import os
 import shutil
@@ -25,9 +26,9 @@ import unittest
 import numpy as np
 
 import robocache
-from dataset_fixtures import (CONFIG, CORRUPT, GOOD, cli, files,
-                              make_recordings, messages, read_manifest,
-                              read_shards, write_config)
+from dataset_fixtures import (CONFIG, CORRUPT, GOOD, UNPLAYABLE, cli,
+                              extra_folder, files, make_recordings, messages,
+                              read_manifest, read_shards, write_config)
 
 
 def setUpModule():
@@ -439,6 +440,44 @@ class Build(unittest.TestCase):
         self.assertEqual(status, 1, log)
         (entry,) = read_manifest(out)["recordings"]
         self.assertIn("topics.lidar PointCloud2", entry["error"])
+
+    def test_skipped_messages_warned(self):
+        """A topic whose every message the source skips (a yuv422 camera)
+        is no error, but its warning is in the manifest and the summary:
+        a recording that gives nothing for a reason says so."""
+        rec = os.path.join(extra_folder(REC), UNPLAYABLE)
+        out = os.path.join(TMP, "skipped")
+        conf = write_config(os.path.join(TMP, "skipped.json"), dict(
+            CONFIG, topics=dict(CONFIG["topics"], camera="/camera/yuv")))
+        status, log = cli("-c", conf, "-o", out, "--device", "cpu", rec)
+        self.assertEqual(status, 0, log)
+        (entry,) = read_manifest(out)["recordings"]
+        self.assertEqual(entry["status"], "done")
+        self.assertEqual(entry["samples"], 40)
+        (text,) = entry["warnings"]
+        self.assertIn("/camera/yuv: skipping messages", text)
+        self.assertIn("warning:    %s: %s" % (UNPLAYABLE, text), log)
+        samples, _ = read_shards(out)
+        self.assertEqual(len(samples), 40)
+        for item in samples.values():
+            self.assertEqual(item["json"]["image_time"], -1)
+            self.assertEqual(item["image"].shape, (0, 0, 0))
+        good = os.path.join(REC, GOOD[0])
+        status, log = cli("-c", CONF, "-o", out + "-good", "--device", "cpu",
+                          good)
+        self.assertEqual(status, 0, log)
+        self.assertEqual(read_manifest(out + "-good")["recordings"][0]
+                         ["warnings"], [])
+
+    def test_empty_arrays_as_npy(self):
+        """The pillars of a sweep with no point in the grid, M = 0: a
+        valid .npy of that shape, not a failed recording."""
+        from robocache.dataset import _shards
+        for shape, dtype in (((0, 32, 4), np.float32), ((0, 3), np.int32),
+                             ((0, 0, 0), np.uint8)):
+            head, body = _shards.npy(np.zeros(shape, dtype))
+            got = np.load(io.BytesIO(head + bytes(body)))
+            self.assertEqual((got.shape, got.dtype), (shape, dtype))
 
     def test_shards_keep_to_max_bytes(self):
         """A shard ends before a sample that would take its tar, padded to

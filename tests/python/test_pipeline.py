@@ -11,6 +11,7 @@ import tempfile
 import threading
 import time
 import unittest
+import warnings
 
 import numpy as np
 
@@ -591,15 +592,23 @@ class Bags(unittest.TestCase):
         from robocache._replay import _description, _voxelize_element
         bag = os.path.join(self.dir.name, "unplayable-camera.bag")
         got = []
-        with robocache.Pipeline(_description(
-                bag, ["/velodyne_points", "/joint_states", "/camera/yuv"],
-                _voxelize_element("cpu", "count", [0.5] * 3, [-8, -8, -2],
-                                  [32, 32, 8], None), ""), device="cpu") as p:
-            for lead_time, _, _, frame in p._aligned(
-                    "lidar", "joints", "camera", -10**8, 10**8):
-                got.append((lead_time, frame))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with robocache.Pipeline(_description(
+                    bag, ["/velodyne_points", "/joint_states", "/camera/yuv"],
+                    _voxelize_element("cpu", "count", [0.5] * 3,
+                                      [-8, -8, -2], [32, 32, 8], None), ""),
+                    device="cpu") as p:
+                for lead_time, _, _, frame in p._aligned(
+                        "lidar", "joints", "camera", -10**8, 10**8):
+                    got.append((lead_time, frame))
         self.assertEqual([t for t, _ in got], [i * 10**8 for i in range(40)])
         self.assertEqual({f for _, f in got}, {None})
+        # The source's warning, once, as a RuntimeWarning naming why.
+        (w,) = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+        self.assertIn("robocache.Pipeline: warning from element src: "
+                      "/camera/yuv: skipping messages: image encoding "
+                      '"yuv422" is not supported', str(w.message))
 
     def test_topics_as_arrays(self):
         bag = os.path.join(self.dir.name, "all-lz4.bag")

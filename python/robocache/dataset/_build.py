@@ -2,6 +2,7 @@
 local or a Slurm task, runs (docs/dataset.md)."""
 import json
 import os
+import warnings
 
 from . import _shards
 from ._samples import samples
@@ -60,6 +61,20 @@ def members(rec, index, sample):
     return out
 
 
+def _warning_texts(caught):
+    """The distinct RuntimeWarnings of a recording's build (messages the
+    recording source skipped, say), in order; the others are shown as
+    they came."""
+    texts = []
+    for w in caught:
+        if not issubclass(w.category, RuntimeWarning):
+            warnings.showwarning(w.message, w.category, w.filename,
+                                 w.lineno)
+        elif str(w.message) not in texts:
+            texts.append(str(w.message))
+    return texts
+
+
 def build_recording(out, rec, conf, conf_hash, device="cpu",
                     progress=None):
     """Builds the shards of recording `rec` unless they are complete;
@@ -83,12 +98,15 @@ def build_recording(out, rec, conf, conf_hash, device="cpu",
                                  shards.get("level", 1))
     try:
         entry["size"] = _size(rec.path)
-        for sample in samples(conf, rec.path, device):
-            writer.add("%s-%06d" % (rec.key, entry["samples"]),
-                       members(rec, entry["samples"], sample))
-            entry["samples"] += 1
-            if progress:
-                progress(1)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            for sample in samples(conf, rec.path, device):
+                writer.add("%s-%06d" % (rec.key, entry["samples"]),
+                           members(rec, entry["samples"], sample))
+                entry["samples"] += 1
+                if progress:
+                    progress(1)
+        entry["warnings"] = _warning_texts(caught)
         entry["shards"] = writer.finish()
         entry["status"] = "done"
     except Exception as err:     # the recording fails, not the run
@@ -102,7 +120,8 @@ def build_recording(out, rec, conf, conf_hash, device="cpu",
             error += (" (not negotiated: a topic's messages are not of the "
                       "type its stream takes: topics.lidar PointCloud2, "
                       "topics.joints JointState, topics.camera Image)")
-        entry.update(status="failed", samples=0, shards=[], error=error)
+        entry.update(status="failed", samples=0, shards=[], error=error,
+                     warnings=[])
         entry.setdefault("size", None)
     _shards.write_json(path, entry)
     return entry

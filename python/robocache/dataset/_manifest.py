@@ -8,7 +8,7 @@ from ._settings import FORMAT
 
 MANIFEST = "manifest.json"
 _ENTRY_KEYS = ("recording", "key", "status", "samples", "shards", "size",
-               "error")
+               "error", "warnings")
 
 
 def merge(out, recordings, conf, conf_hash, version):
@@ -22,7 +22,8 @@ def merge(out, recordings, conf, conf_hash, version):
                 entry.get("config_hash") != conf_hash:
             entry = {"recording": rec.name, "key": rec.key,
                      "status": "missing", "samples": 0, "shards": [],
-                     "size": None, "error": "no result for this "
+                     "size": None, "warnings": [],
+                     "error": "no result for this "
                      "configuration: its worker or Slurm task did not "
                      "finish (see the task's log)"}
         entries.append({k: entry.get(k) for k in _ENTRY_KEYS})
@@ -72,5 +73,7 @@ def summary(out, manifest, run=None):
         if e["status"] != "done":
             lines.append("%-11s %s: %s" % (e["status"] + ":", e["recording"],
                                            e["error"]))
+        for text in e.get("warnings") or []:
+            lines.append("warning:    %s: %s" % (e["recording"], text))
     lines.append("manifest:   %s" % os.path.join(out, MANIFEST))
     return lines

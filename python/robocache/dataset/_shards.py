@@ -27,7 +27,10 @@ def npy(array):
     head = io.BytesIO()
     np.lib.format.write_array_header_1_0(
         head, np.lib.format.header_data_from_array_1_0(array))
-    return (head.getvalue(), memoryview(array).cast("B"))
+    # memoryview cannot cast an empty array (pillars of a sweep with no
+    # point in the grid, a camera with no frame yet): it has no bytes.
+    return (head.getvalue(),
+            memoryview(array).cast("B") if array.size else b"")
 
 
 def json_bytes(value):
