@@ -118,6 +118,22 @@ def _made_ahead(make, discard):
                     discard(item)
 
 
+def _cuda_problem(torch, device):
+    """Why the samples cannot be made on `device` (a torch.device), or
+    None: said when the dataset is made, not by torch's assertion at the
+    first sample."""
+    if device.type != "cuda":
+        return None
+    if not torch.cuda.is_available():
+        return "torch has no usable CUDA (torch.cuda.is_available() is False)"
+    if not _lib.cuda_available():
+        return ("no CUDA device is usable by robocache: %s"
+                % _lib.cuda_unavailable_reason())
+    if (device.index or 0) >= torch.cuda.device_count():
+        return "torch sees %d CUDA devices" % torch.cuda.device_count()
+    return None
+
+
 class RecordingDataset(_Base):
     """Aligned samples of recordings, one per lidar sweep:
 
@@ -218,6 +234,10 @@ class RecordingDataset(_Base):
         if self.device.type not in ("cpu", "cuda"):
             raise ValueError("robocache.RecordingDataset: device=%r; "
                              "accepted: cpu, cuda, cuda:N" % (device,))
+        why = _cuda_problem(torch, self.device)
+        if why:
+            raise _lib.RobocacheError("robocache.RecordingDataset: "
+                                      "device=%r, but %s" % (device, why))
 
     def description(self, path):
         """The gst-launch description this dataset plays `path` with."""

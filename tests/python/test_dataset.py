@@ -184,6 +184,16 @@ class Dataset(unittest.TestCase):
             robocache.RecordingDataset(FILE, voxel_size=-1)
         with self.assertRaisesRegex(ValueError, "joint_method.*accepted"):
             robocache.RecordingDataset(FILE, joint_method="spline")
+        # A device that cannot be used: said when made, not by torch's
+        # AssertionError at the first sample.
+        with self.assertRaisesRegex(robocache.RobocacheError,
+                                    "device='cuda:99', but (torch has no "
+                                    "usable CUDA|no CUDA device|torch sees)"):
+            robocache.RecordingDataset(FILE, device="cuda:99")
+        if "cuda" not in DEVICES:
+            with self.assertRaisesRegex(robocache.RobocacheError,
+                                        "device='cuda', but"):
+                robocache.RecordingDataset(FILE, device="cuda")
         # Refused when made, not when iterated (a string patience grew
         # memory, a window past int64 ns gave every joint NaN), and not
         # silently cut (2.7 samples, 64.9 voxels).
