@@ -74,10 +74,29 @@ recording_end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* Where a seek that leaves the start alone (GST_SEEK_TYPE_NONE) goes on
+ * from: the position reached, as for any GStreamer source, not the old
+ * segment's start.  Mid-pass (a non-flushing seek, taken by the task),
+ * just after the message pushed last, which is not played again. */
+static GstClockTime
+resume_position (const GstSegment * segment, gboolean mid_pass)
+{
+  GstClockTime at = segment->position;
+
+  if (!GST_CLOCK_TIME_IS_VALID (at) || at < segment->start)
+    return segment->start;
+  return mid_pass && at < G_MAXUINT64 - 1 ? at + 1 : at;
+}
+
 /* The seek @event (parsed and checked by do_seek) applied, the stream
- * lock held: the segment, and every stream restarted at it. */
+ * lock held: the segment, and every stream restarted at it.  @mid_pass:
+ * a non-flushing seek taken by the task between two messages; the new
+ * segment's running time then goes on 1 ns after the message pushed last
+ * (from its time, the next message of the new segment had the same
+ * running time as that one, taken downstream for a repeat). */
 static void
-apply_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
+apply_seek (GstRobocacheRecordingSrc * self, GstEvent * event,
+    gboolean mid_pass)
 {
   State *st = &self->priv->state;
   GstFormat format;
@@ -89,11 +108,56 @@ apply_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
 
   gst_event_parse_seek (event, &rate, &format, &flags, &start_type, &start,
       &stop_type, &stop);
+  if (start_type == GST_SEEK_TYPE_NONE) {
+    start_type = GST_SEEK_TYPE_SET;
+    start = resume_position (&st->segment, mid_pass);
+  }
+  if (mid_pass && GST_CLOCK_TIME_IS_VALID (st->segment.position) &&
+      st->segment.position < G_MAXUINT64 - 1)
+    st->segment.position++;
   gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
       stop_type, stop, &update);
   st->seqnum = gst_event_get_seqnum (event);
   st->pass_pushed = 0;
   recording_restart_streams (st);
+  /* So that a bin holding several sources relays SEGMENT_DONE once all
+   * of them are done, as it does for GstBaseSrc's. */
+  if (st->segment.flags & GST_SEGMENT_FLAG_SEGMENT) {
+    GstMessage *msg = gst_message_new_segment_start (GST_OBJECT (self),
+        GST_FORMAT_TIME, st->segment.start);
+
+    gst_message_set_seqnum (msg, st->seqnum);
+    gst_element_post_message (GST_ELEMENT (self), msg);
+  }
+}
+
+/* Whether the seek's start and stop, resolved on @segment as
+ * gst_segment_do_seek resolves them, make a range.  A start past the
+ * stop is refused here: gst_segment_do_seek would print a critical and
+ * leave the segment as it was, the seek taken for done. */
+static gboolean
+seek_range_valid (const GstSegment * segment, GstSeekType start_type,
+    gint64 start, GstSeekType stop_type, gint64 stop)
+{
+  guint64 duration = segment->duration;
+  guint64 from = start, to = stop;
+
+  if ((start_type == GST_SEEK_TYPE_END || stop_type == GST_SEEK_TYPE_END) &&
+      !GST_CLOCK_TIME_IS_VALID (duration))
+    return FALSE;
+  if (start_type == GST_SEEK_TYPE_NONE)
+    from = resume_position (segment, FALSE);
+  else if (start_type == GST_SEEK_TYPE_END)
+    from = (guint64) MAX ((gint64) duration + start, 0);
+  if (stop_type == GST_SEEK_TYPE_NONE)
+    to = segment->stop;
+  else if (stop_type == GST_SEEK_TYPE_END)
+    to = (guint64) MAX ((gint64) duration + stop, 0);
+  if (GST_CLOCK_TIME_IS_VALID (duration)) {
+    from = MIN (from, duration);
+    to = GST_CLOCK_TIME_IS_VALID (to) ? MIN (to, duration) : to;
+  }
+  return !GST_CLOCK_TIME_IS_VALID (to) || from <= to;
 }
 
 /* Takes the non-flushing seek left for the task, or NULL. */
@@ -116,7 +180,7 @@ recording_apply_pending_seek (GstRobocacheRecordingSrc * self)
   if (!event)
     return FALSE;
   GST_DEBUG_OBJECT (self, "non-flushing seek, in the streaming thread");
-  apply_seek (self, event);
+  apply_seek (self, event, TRUE);
   gst_event_unref (event);
   return TRUE;
 }
@@ -140,6 +204,11 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   if (format != GST_FORMAT_TIME || rate <= 0.0) {
     GST_WARNING_OBJECT (self, "only seeks in TIME at a positive rate are "
         "supported");
+    return FALSE;
+  }
+  if (!seek_range_valid (&st->segment, start_type, start, stop_type, stop)) {
+    GST_WARNING_OBJECT (self, "refusing a seek whose start would come after "
+        "its stop");
     return FALSE;
   }
   flush = (flags & GST_SEEK_FLAG_FLUSH) != 0;
@@ -178,7 +247,7 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
   pending = take_pending_seek (self);
   if (pending)
     gst_event_unref (pending);
-  apply_seek (self, event);
+  apply_seek (self, event, FALSE);
   if (flush) {
     recording_push_event_all (self, gst_event_new_flush_stop (TRUE), seqnum);
     gst_flow_combiner_reset (st->combiner);
@@ -219,6 +288,13 @@ recording_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
         return FALSE;
       gst_query_set_duration (query, GST_FORMAT_TIME,
           self->priv->state.duration);
+      return TRUE;
+    case GST_QUERY_POSITION:
+      gst_query_parse_position (query, &format, NULL);
+      if (format != GST_FORMAT_TIME)
+        return FALSE;
+      gst_query_set_position (query, GST_FORMAT_TIME,
+          resume_position (&self->priv->state.segment, FALSE));
       return TRUE;
     case GST_QUERY_SEEKING:
       gst_query_parse_seeking (query, &format, NULL, NULL, NULL);

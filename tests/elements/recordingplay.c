@@ -401,7 +401,12 @@ GST_START_TEST (test_seek_nonflushing_playing)
     fail_unless (pts < 15 * STEP ? first_after == GST_CLOCK_TIME_NONE &&
         n < 2 : TRUE, "%" GST_TIME_FORMAT " after the seek",
         GST_TIME_ARGS (pts));
-    fail_unless (running >= last_running);
+    /* Strictly: the new segment goes on after the message pushed last
+     * (it went on at its time, and a consumer took the next for a
+     * repeat). */
+    fail_unless (running > last_running, "running time %" GST_TIME_FORMAT
+        " after %" GST_TIME_FORMAT, GST_TIME_ARGS (running),
+        GST_TIME_ARGS (last_running));
     last_running = running;
     gst_sample_unref (sample);
     n++;
@@ -411,6 +416,124 @@ GST_START_TEST (test_seek_nonflushing_playing)
   fail_unless (n <= 7, "%u samples after the seek", n);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* A seek whose start comes after the stop kept (stop-time here, the
+ * seek's stop NONE) is refused, flushing or not, and the pass plays on
+ * undisturbed (it was taken: a critical from gst_segment_do_seek, then the
+ * kept segment replayed from its start with running time 0). */
+GST_START_TEST (test_seek_start_after_stop_n)
+{
+  GstElement *p = player (elements[__i__], "stop-time=1000000000", TRUE);
+  GstClockTime last = 0;
+  GstSample *sample;
+  guint n = 0;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (sink_of (p),
+              10 * GST_SECOND))) {
+    fail_unless_equals_clocktime (pts_of (sample), n * STEP);
+    fail_unless (n == 0 || running_time_of (sample) > last);
+    last = running_time_of (sample);
+    gst_sample_unref (sample);
+    if (++n == 3) {
+      fail_if (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
+              GST_SEEK_FLAG_NONE, GST_SEEK_TYPE_SET, 15 * STEP,
+              GST_SEEK_TYPE_NONE, -1));
+      fail_if (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
+              GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_SET, 15 * STEP,
+              GST_SEEK_TYPE_NONE, -1));
+    }
+  }
+  fail_unless (gst_app_sink_is_eos (sink_of (p)));
+  fail_unless_equals_int (n, 10);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* A seek that sets the stop alone goes on from the position reached, as
+ * GStreamer's sources do (it restarted at the segment's start), and the
+ * position query of the source says where it is. */
+GST_START_TEST (test_seek_stop_only)
+{
+  GstElement *p = player (elements[__i__], NULL, TRUE);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstClockTime reached = 0, went_on = GST_CLOCK_TIME_NONE, last = 0;
+  GstSample *sample;
+  gint64 position = -1;
+  guint n = 0;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (guint k = 0; k < 5; k++) {
+    sample = gst_app_sink_try_pull_sample (sink_of (p), 10 * GST_SECOND);
+    fail_unless (sample != NULL);
+    reached = pts_of (sample);
+    gst_sample_unref (sample);
+  }
+  fail_unless (gst_element_query_position (src, GST_FORMAT_TIME, &position));
+  fail_unless (position >= (gint64) reached && position <= (gint64) (reached +
+          3 * STEP), "position %" G_GINT64_FORMAT " after %" GST_TIME_FORMAT,
+      position, GST_TIME_ARGS (reached));
+  fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, GST_SEEK_TYPE_NONE, -1, GST_SEEK_TYPE_SET,
+          12 * STEP));
+  while ((sample = gst_app_sink_try_pull_sample (sink_of (p),
+              10 * GST_SECOND))) {
+    if (!GST_CLOCK_TIME_IS_VALID (went_on))
+      went_on = pts_of (sample);
+    last = pts_of (sample);
+    gst_sample_unref (sample);
+    n++;
+  }
+  fail_unless (gst_app_sink_is_eos (sink_of (p)));
+  fail_unless (went_on > reached && went_on <= reached + 3 * STEP,
+      "went on at %" GST_TIME_FORMAT " after %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (went_on), GST_TIME_ARGS (reached));
+  fail_unless_equals_clocktime (last, 11 * STEP);
+  fail_unless_equals_int (n, (last - went_on) / STEP + 1);
+  gst_object_unref (src);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+/* Two recording sources under one segment seek: the application gets
+ * one SEGMENT_DONE a pass, once both are done (each posts SEGMENT_START,
+ * which the bin waits on; without it the bin relayed both, and a player
+ * looping on SEGMENT_DONE seeked twice a pass). */
+GST_START_TEST (test_segment_seek_two_sources)
+{
+  gchar *desc = g_strdup_printf ("%s location=\"%s\" ! fakesink "
+      "%s location=\"%s\" ! fakesink", elements[__i__], rec_path,
+      elements[__i__], rec_path);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  guint done = 0;
+
+  wait_paused (p);
+  fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET,
+          5 * STEP, GST_SEEK_TYPE_SET, 10 * STEP));
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 2 * GST_SECOND,
+              GST_MESSAGE_SEGMENT_DONE | GST_MESSAGE_EOS |
+              GST_MESSAGE_ERROR))) {
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_SEGMENT_DONE);
+    fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (p));
+    gst_message_unref (msg);
+    done++;
+  }
+  fail_unless_equals_int (done, 1);
+  gst_object_unref (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
 }
 
 GST_END_TEST;
@@ -1394,6 +1517,9 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_loop_whole, 0, n);
   tcase_add_loop_test (tc, test_eos_sent, 0, n);
   tcase_add_loop_test (tc, test_seek_nonflushing_playing, 0, n);
+  tcase_add_loop_test (tc, test_seek_start_after_stop_n, 0, n);
+  tcase_add_loop_test (tc, test_seek_stop_only, 0, n);
+  tcase_add_loop_test (tc, test_segment_seek_two_sources, 0, n);
   tcase_add_loop_test (tc, test_uri, 0, n);
   tcase_add_loop_test (tc, test_uri_plays, 0, n);
   tcase_add_loop_test (tc, test_seek_paused_playing, 0, n);
