@@ -277,14 +277,39 @@ adopt_segment (GstRobocacheFuse * self, GstAggregatorPad * aggpad,
             GST_PAD_NAME (aggpad), in->rate, out_rate), (NULL));
 }
 
+/* Whether every sink pad has had SEGMENT_DONE since its segment (each
+ * recording topic ends a segment seek's pass with one): the output's
+ * pass ends once, after the last tick all of them make. */
+static gboolean
+all_segments_done (GstRobocacheFuse * self)
+{
+  gboolean all = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  for (GList * l = GST_ELEMENT (self)->sinkpads; l && all; l = l->next)
+    all = GST_ROBOCACHE_FUSE_PAD (l->data)->segment_done;
+  GST_OBJECT_UNLOCK (self);
+  return all;
+}
+
 static gboolean
 gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
     GstEvent * event)
 {
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (aggpad);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
+    pad->segment_done = FALSE;
     adopt_segment (self, aggpad, event);
+  }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT_DONE) {
+    pad->segment_done = TRUE;
+    if (!all_segments_done (self)) {
+      gst_event_unref (event);
+      return TRUE;
+    }
+  }
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
     gst_event_parse_caps (event, &caps);
@@ -325,6 +350,40 @@ gst_robocache_fuse_propose_allocation (GstAggregator * agg,
   return TRUE;
 }
 
+/* Whether a stream upstream is seekable in @format, and from @start to
+ * @end, the widest range of those that are; a seek goes to them all. */
+static gboolean
+upstream_seeking (GstRobocacheFuse * self, GstFormat format, gint64 * start,
+    gint64 * end)
+{
+  GstIterator *pads = gst_element_iterate_sink_pads (GST_ELEMENT (self));
+  GValue item = G_VALUE_INIT;
+  gboolean any = FALSE;
+
+  *start = -1;
+  *end = -1;
+  while (gst_iterator_next (pads, &item) == GST_ITERATOR_OK) {
+    GstQuery *query = gst_query_new_seeking (format);
+    gboolean seekable = FALSE;
+    gint64 from, to;
+
+    if (gst_pad_peer_query (g_value_get_object (&item), query))
+      gst_query_parse_seeking (query, NULL, &seekable, &from, &to);
+    if (seekable) {
+      *start = any ? MIN (*start, from) : from;
+      *end = !any || (*end != -1 && (to == -1 || to > *end)) ? to : *end;
+      any = TRUE;
+    }
+    gst_query_unref (query);
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (pads);
+  return any;
+}
+
+/* SEEKING is answered from upstream, as the seeks are taken (GstAggregator
+ * answers not seekable, for muxers). */
 static gboolean
 gst_robocache_fuse_src_query (GstAggregator * agg, GstQuery * query)
 {
@@ -332,6 +391,17 @@ gst_robocache_fuse_src_query (GstAggregator * agg, GstQuery * query)
 
   if (gst_robocache_gpu_query_context (&self->gpu, GST_ELEMENT (self), query))
     return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_SEEKING) {
+    GstFormat format;
+    gint64 start, end;
+    gboolean seekable;
+
+    gst_query_parse_seeking (query, &format, NULL, NULL, NULL);
+    seekable = upstream_seeking (self, format, &start, &end);
+    gst_query_set_seeking (query, format, seekable, seekable ? start : 0,
+        seekable ? end : -1);
+    return TRUE;
+  }
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
 }
 
@@ -342,11 +412,9 @@ gst_robocache_fuse_src_query (GstAggregator * agg, GstQuery * query)
 static gboolean
 seek_possible (GstRobocacheFuse * self, GstEvent * seek)
 {
-  gboolean seekable = FALSE;
-  GstIterator *pads;
-  GValue item = G_VALUE_INIT;
   GstFormat format;
   gdouble rate;
+  gint64 start, end;
 
   gst_event_parse_seek (seek, &rate, &format, NULL, NULL, NULL, NULL, NULL);
   if (rate <= 0.0) {
@@ -354,31 +422,53 @@ seek_possible (GstRobocacheFuse * self, GstEvent * seek)
         "go forward", rate);
     return FALSE;
   }
-  pads = gst_element_iterate_sink_pads (GST_ELEMENT (self));
-  while (!seekable && gst_iterator_next (pads, &item) == GST_ITERATOR_OK) {
-    GstQuery *query = gst_query_new_seeking (format);
+  if (!upstream_seeking (self, format, &start, &end)) {
+    GST_WARNING_OBJECT (self, "refusing a seek: no stream upstream is "
+        "seekable in %s", gst_format_get_name (format));
+    return FALSE;
+  }
+  return TRUE;
+}
 
-    if (gst_pad_peer_query (g_value_get_object (&item), query))
-      gst_query_parse_seeking (query, NULL, &seekable, NULL, NULL);
-    gst_query_unref (query);
+/* A non-flushing seek goes upstream without touching the output segment.
+ * GstAggregator takes the seek's segment at once, and the ticks still
+ * owed from data queued before it were stamped in it, under the old
+ * segment event: running time jumped ahead, then back.  The streams' new
+ * segments become the output's from their first tick (follow_segments),
+ * as a loop's passes do. */
+static gboolean
+forward_seek (GstRobocacheFuse * self, GstEvent * seek)
+{
+  GstIterator *pads = gst_element_iterate_sink_pads (GST_ELEMENT (self));
+  GValue item = G_VALUE_INIT;
+  gboolean taken = FALSE;
+
+  while (gst_iterator_next (pads, &item) == GST_ITERATOR_OK) {
+    taken |= gst_pad_push_event (g_value_get_object (&item),
+        gst_event_ref (seek));
     g_value_reset (&item);
   }
   g_value_unset (&item);
   gst_iterator_free (pads);
-  if (!seekable)
-    GST_WARNING_OBJECT (self, "refusing a seek: no stream upstream is "
-        "seekable in %s", gst_format_get_name (format));
-  return seekable;
+  gst_event_unref (seek);
+  return taken;
 }
 
 static gboolean
 gst_robocache_fuse_src_event (GstAggregator * agg, GstEvent * event)
 {
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEEK &&
-      !seek_possible (GST_ROBOCACHE_FUSE (agg), event)) {
+  GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
+  GstSeekFlags flags;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_SEEK)
+    return GST_AGGREGATOR_CLASS (parent_class)->src_event (agg, event);
+  if (!seek_possible (self, event)) {
     gst_event_unref (event);
     return FALSE;
   }
+  gst_event_parse_seek (event, NULL, NULL, &flags, NULL, NULL, NULL, NULL);
+  if (!(flags & GST_SEEK_FLAG_FLUSH))
+    return forward_seek (self, event);
   return GST_AGGREGATOR_CLASS (parent_class)->src_event (agg, event);
 }
 

@@ -114,6 +114,15 @@ gst_robocache_recording_play_segment (GstSegment * segment,
   segment->stop = s->stop_time;
 }
 
+/* The mean interval between a topic's messages; 0 with fewer than two. */
+static guint64
+topic_period (const RcTopic * topic)
+{
+  if (topic->n_messages < 2)
+    return 0;
+  return (topic->last_time - topic->first_time) / (topic->n_messages - 1);
+}
+
 GstClockTime
 gst_robocache_recording_play_pass_end (RcReader * reader,
     const gint * stream_of, guint64 base, const GstSegment * segment)
@@ -122,18 +131,31 @@ gst_robocache_recording_play_pass_end (RcReader * reader,
 
   for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
     const RcTopic *topic = rc_reader_get_topic (reader, t);
-    guint64 last, period = 0;
+    guint64 last;
 
     if (stream_of[t] < 0 || topic->n_messages == 0)
       continue;
-    if (topic->n_messages > 1)
-      period = (topic->last_time - topic->first_time) / (topic->n_messages - 1);
     last = topic->last_time > base ? topic->last_time - base : 0;
-    end = MAX (end, last + period);
+    end = MAX (end, last + topic_period (topic));
   }
   if (GST_CLOCK_TIME_IS_VALID (segment->stop))
     end = MIN (end, segment->stop);
   return MAX (end, segment->start);
+}
+
+GstClockTime
+gst_robocache_recording_play_shortest_period (RcReader * reader,
+    const gint * stream_of)
+{
+  guint64 shortest = 0;
+
+  for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
+    guint64 period = topic_period (rc_reader_get_topic (reader, t));
+
+    if (stream_of[t] >= 0 && period > 0 && (!shortest || period < shortest))
+      shortest = period;
+  }
+  return shortest;
 }
 
 void

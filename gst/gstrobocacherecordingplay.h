@@ -55,6 +55,12 @@ void gst_robocache_recording_play_segment (GstSegment * segment,
 GstClockTime gst_robocache_recording_play_pass_end (RcReader * reader,
     const gint * stream_of, guint64 base, const GstSegment * segment);
 
+/* The mean interval between messages of the played topic that comes
+ * most often; 0 where none has two messages.  Where the last message
+ * pushed ends, for a non-flushing seek's segment to go on after it. */
+GstClockTime gst_robocache_recording_play_shortest_period (RcReader * reader,
+    const gint * stream_of);
+
 /* @segment made the segment of the next pass: the same start, stop and
  * rate, its base moved to the running time of @pass_end, so that running
  * times keep growing while the buffer times restart. */

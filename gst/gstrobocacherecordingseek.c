@@ -91,9 +91,11 @@ resume_position (const GstSegment * segment, gboolean mid_pass)
 /* The seek @event (parsed and checked by do_seek) applied, the stream
  * lock held: the segment, and every stream restarted at it.  @mid_pass:
  * a non-flushing seek taken by the task between two messages; the new
- * segment's running time then goes on 1 ns after the message pushed last
- * (from its time, the next message of the new segment had the same
- * running time as that one, taken downstream for a repeat). */
+ * segment's running time then goes on where the message pushed last
+ * ends, one period of the most frequent topic after it, as a source's
+ * position is the end of its last buffer (from its time, the next message
+ * had the same running time as that one, taken downstream for a
+ * repeat). */
 static void
 apply_seek (GstRobocacheRecordingSrc * self, GstEvent * event,
     gboolean mid_pass)
@@ -112,9 +114,13 @@ apply_seek (GstRobocacheRecordingSrc * self, GstEvent * event,
     start_type = GST_SEEK_TYPE_SET;
     start = resume_position (&st->segment, mid_pass);
   }
-  if (mid_pass && GST_CLOCK_TIME_IS_VALID (st->segment.position) &&
-      st->segment.position < G_MAXUINT64 - 1)
-    st->segment.position++;
+  if (mid_pass && GST_CLOCK_TIME_IS_VALID (st->segment.position)) {
+    guint64 period = MAX (gst_robocache_recording_play_shortest_period
+        (st->reader, st->stream_of), 1);
+
+    st->segment.position = st->segment.position < G_MAXUINT64 - 1 - period ?
+        st->segment.position + period : G_MAXUINT64 - 1;
+  }
   gst_segment_do_seek (&st->segment, rate, format, flags, start_type, start,
       stop_type, stop, &update);
   st->seqnum = gst_event_get_seqnum (event);

@@ -693,13 +693,32 @@ GST_END_TEST;
 /* A segment seek ends with SEGMENT_DONE (at the pass's end), not EOS; a
  * non-flushing segment seek from there plays the range again, running
  * times going on without a gap, as a GStreamer player loops. */
-static void
-check_segment_seek (const gchar * element, const gchar * props)
+static GstPadProbeReturn
+count_segment_done (GstPad * pad, GstPadProbeInfo * info, gpointer count)
 {
-  GstElement *p = player (element, props, FALSE);
-  GstBus *bus = gst_element_get_bus (p);
-  GstClockTime last_rt = 0;
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+      GST_EVENT_SEGMENT_DONE)
+    g_atomic_int_inc ((gint *) count);
+  return GST_PAD_PROBE_OK;
+}
 
+/* @sync: the sink at the clock, so that the next pass's seek comes while
+ * robocachefuse still owes ticks of the pass (it repeated one and lost
+ * the last, the seek's segment taken at once).  One segment-done event
+ * reaches the sink a pass (robocachefuse passed on each stream's). */
+static void write_gaps_recording (void);
+
+static void
+check_segment_seek_in (GstElement * p)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  GstPad *sinkpad = gst_element_get_static_pad (GST_ELEMENT (sink_of (p)),
+      "sink");
+  GstClockTime last_rt = 0;
+  gint segment_dones = 0;
+
+  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      count_segment_done, &segment_dones, NULL);
   wait_paused (p);
   fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
           GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET,
@@ -735,14 +754,27 @@ check_segment_seek (const gchar * element, const gchar * props)
               GST_SEEK_TYPE_SET, 10 * STEP), "the non-flushing seek");
   }
   fail_if (gst_app_sink_is_eos (sink_of (p)));
+  /* The pass's event follows its message and samples: wait for it. */
+  for (guint k = 0; k < 100 && g_atomic_int_get (&segment_dones) < 2; k++)
+    g_usleep (50 * 1000);
+  g_usleep (100 * 1000);
+  fail_unless_equals_int (g_atomic_int_get (&segment_dones), 2);
+  gst_object_unref (sinkpad);
   gst_object_unref (bus);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
 }
 
+static void
+check_segment_seek (const gchar * element, const gchar * props,
+    gboolean sync)
+{
+  check_segment_seek_in (player (element, props, sync));
+}
+
 GST_START_TEST (test_segment_seek)
 {
-  check_segment_seek (elements[__i__], NULL);
+  check_segment_seek (elements[__i__], NULL, FALSE);
 }
 
 GST_END_TEST;
@@ -752,7 +784,64 @@ GST_END_TEST;
  * last tick waited for a sample that never came), in each pass's time. */
 GST_START_TEST (test_segment_seek_fused)
 {
-  check_segment_seek (elements[__i__], "! robocachefuse rate=10/1");
+  check_segment_seek (elements[__i__], "! robocachefuse rate=10/1", FALSE);
+  check_segment_seek (elements[__i__], "! robocachefuse rate=10/1", TRUE);
+}
+
+GST_END_TEST;
+
+/* Two topics into robocachefuse (each ends the pass with SEGMENT_DONE):
+ * one segment-done event a pass downstream, after its last tick. */
+GST_START_TEST (test_segment_seek_fused_two_topics)
+{
+  gchar *desc;
+  GstElement *p;
+
+  write_gaps_recording ();
+  desc = g_strdup_printf ("%s name=src location=\"%s\" "
+      "topics=/fast,/late src.src_0 ! queue ! f.sink_0 "
+      "src.src_1 ! queue ! f.sink_1 robocachefuse name=f rate=10/1 ! "
+      "appsink name=s sync=true", elements[__i__], gaps_path);
+  p = gst_parse_launch (desc, NULL);
+  fail_unless (p != NULL);
+  check_segment_seek_in (p);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* A non-flushing seek through robocachefuse while it plays at the clock:
+ * the ticks of the data before the seek keep the old segment, the new
+ * segment's from its first tick, so running time goes on tick by tick
+ * (GstAggregator took the seek's segment at once: the ticks still owed
+ * were stamped 1.3 s late, then running time went back). */
+GST_START_TEST (test_seek_nonflushing_fused)
+{
+  GstElement *p = player (elements[__i__], "! robocachefuse rate=10/1", TRUE);
+  GstClockTime last_rt = GST_CLOCK_TIME_NONE, last_pts = 0;
+  GstSample *sample;
+  guint n = 0;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_try_pull_sample (sink_of (p),
+              10 * GST_SECOND))) {
+    GstClockTime rt = running_time_of (sample);
+
+    if (GST_CLOCK_TIME_IS_VALID (last_rt))
+      fail_unless_equals_clocktime (rt, last_rt + STEP);
+    last_rt = rt;
+    last_pts = pts_of (sample);
+    gst_sample_unref (sample);
+    if (++n == 3)
+      fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
+              GST_SEEK_FLAG_NONE, GST_SEEK_TYPE_SET, 15 * STEP,
+              GST_SEEK_TYPE_NONE, -1));
+  }
+  fail_unless (gst_app_sink_is_eos (sink_of (p)));
+  fail_unless_equals_clocktime (last_pts, (N_MSGS - 1) * STEP);
+  fail_unless (n >= 8 && n <= 12, "%u ticks", n);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
 }
 
 GST_END_TEST;
@@ -1526,6 +1615,8 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_seek_reverse_n, 0, n);
   tcase_add_loop_test (tc, test_segment_seek, 0, n);
   tcase_add_loop_test (tc, test_segment_seek_fused, 0, n);
+  tcase_add_loop_test (tc, test_seek_nonflushing_fused, 0, n);
+  tcase_add_loop_test (tc, test_segment_seek_fused_two_topics, 0, n);
   tcase_add_loop_test (tc, test_stop_reads_no_further, 0, n);
   tcase_add_loop_test (tc, test_gaps, 0, n);
   tcase_add_loop_test (tc, test_mixed_default_topics, 0, n);
