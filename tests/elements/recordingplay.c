@@ -819,9 +819,22 @@ GST_START_TEST (test_seek_nonflushing_fused)
 {
   GstElement *p = player (elements[__i__], "! robocachefuse rate=10/1", TRUE);
   GstClockTime last_rt = GST_CLOCK_TIME_NONE, last_pts = 0;
+  GstQuery *seeking = gst_query_new_seeking (GST_FORMAT_TIME);
+  gboolean seekable = FALSE;
+  gint64 start = -1, end = -1;
   GstSample *sample;
   guint n = 0;
 
+  /* Seekable through the fuse, over the recording (GstAggregator said
+   * not seekable). */
+  wait_paused (p);
+  fail_unless (gst_element_query (p, seeking));
+  gst_query_parse_seeking (seeking, NULL, &seekable, &start, &end);
+  fail_unless (seekable);
+  fail_unless_equals_int64 (start, 0);
+  fail_unless (end >= (gint64) ((N_MSGS - 1) * STEP), "end %" G_GINT64_FORMAT,
+      end);
+  gst_query_unref (seeking);
   gst_element_set_state (p, GST_STATE_PLAYING);
   while ((sample = gst_app_sink_try_pull_sample (sink_of (p),
               10 * GST_SECOND))) {
