@@ -93,13 +93,16 @@ earliest_stamp (State * st, guint64 * earliest, GError ** error)
 }
 
 /* The time origin (the first message played, or the earliest stamp of
- * the played topics' first messages) and the duration; FALSE with @error
- * set if a first message cannot be read. */
+ * the played topics' first messages) and the duration: where the last
+ * message ends, one period of its topic after it, as a loop's pass ends
+ * (at the last message's own time, a seek to the duration played it);
+ * FALSE with @error set if a first message cannot be read. */
 gboolean
 recording_find_time_origin (State * st, GError ** error)
 {
   gboolean any = FALSE;
-  guint64 first = G_MAXUINT64, last = 0, stamp = 0;
+  guint64 first = G_MAXUINT64, stamp = 0;
+  GstSegment whole;
 
   for (guint t = 0; t < rc_reader_n_topics (st->reader); t++) {
     const RcTopic *topic = rc_reader_get_topic (st->reader, t);
@@ -107,7 +110,6 @@ recording_find_time_origin (State * st, GError ** error)
     if (st->stream_of[t] >= 0 && topic->n_messages > 0) {
       any = TRUE;
       first = MIN (first, topic->first_time);
-      last = MAX (last, topic->last_time);
     }
   }
   st->base = 0;
@@ -119,7 +121,9 @@ recording_find_time_origin (State * st, GError ** error)
       !earliest_stamp (st, &stamp, error))
     return FALSE;
   st->base = stamp != 0 ? stamp : first;
-  st->duration = last > st->base ? last - st->base : 0;
+  gst_segment_init (&whole, GST_FORMAT_TIME);
+  st->duration = gst_robocache_recording_play_pass_end (st->reader,
+      st->stream_of, st->base, &whole);
   return TRUE;
 }
 

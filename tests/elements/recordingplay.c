@@ -172,6 +172,29 @@ GST_START_TEST (test_start_stop)
 
 GST_END_TEST;
 
+/* The duration is where the last message ends, one period after it: a
+ * seek past the end (clamped to the duration) plays nothing, as
+ * start-time there does (it played the last message). */
+GST_START_TEST (test_seek_past_end)
+{
+  GstElement *p = player (elements[__i__], NULL, FALSE);
+  gint64 duration = 0;
+  GPtrArray *out;
+
+  wait_paused (p);
+  fail_unless (gst_element_query_duration (p, GST_FORMAT_TIME, &duration));
+  fail_unless_equals_int64 (duration, N_MSGS * STEP);
+  fail_unless (gst_element_seek_simple (p, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, 10 * GST_SECOND));
+  out = pull_to_eos (p);
+  fail_unless_equals_int (out->len, 0);
+  g_ptr_array_unref (out);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* A start-time beyond the end gives EOS and nothing else. */
 GST_START_TEST (test_start_after_end)
 {
@@ -1619,6 +1642,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_loop_whole, 0, n);
   tcase_add_loop_test (tc, test_eos_sent, 0, n);
   tcase_add_loop_test (tc, test_seek_nonflushing_playing, 0, n);
+  tcase_add_loop_test (tc, test_seek_past_end, 0, n);
   tcase_add_loop_test (tc, test_seek_start_after_stop_n, 0, n);
   tcase_add_loop_test (tc, test_seek_stop_only, 0, n);
   tcase_add_loop_test (tc, test_segment_seek_two_sources, 0, n);
