@@ -139,7 +139,10 @@ set_kernel_params (GstRobocacheResample * self, GstCaps * caps,
   if (rc_resample_check (p) != RC_OK) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("the channel groups of caps %" GST_PTR_FORMAT " are not accepted "
-            "together", caps), (NULL));
+            "together: accepted are at most %d quaternion groups of 4 "
+            "channels and %d angle ranges, each inside the %u channels and "
+            "none overlapping another", caps, RC_RESAMPLE_MAX_GROUPS,
+            RC_RESAMPLE_MAX_GROUPS, in->channels), (NULL));
     return FALSE;
   }
   return TRUE;
@@ -164,14 +167,22 @@ choose_output_caps (GstRobocacheResample * self, GstCaps * caps)
       gst_robocache_vectors_caps_new (&st->out_info, names, FALSE));
   peer = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (self),
       candidates);
-  gst_caps_unref (candidates);
   if (gst_caps_is_empty (peer)) {
+    GstCaps *accepted =
+        gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (self), NULL);
+
     gst_caps_unref (peer);
+    /* Worded as the other filters' refusal (gstrobocachebasetransform.c). */
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("downstream accepts none of the output caps for input %"
-            GST_PTR_FORMAT, caps), (NULL));
+        ("downstream takes nothing %s makes: of %" GST_PTR_FORMAT " it makes "
+            "%" GST_PTR_FORMAT " (by its properties), and downstream takes %"
+            GST_PTR_FORMAT, GST_ELEMENT_NAME (self), caps, candidates,
+            accepted), (NULL));
+    gst_caps_unref (accepted);
+    gst_caps_unref (candidates);
     return NULL;
   }
+  gst_caps_unref (candidates);
   return gst_caps_fixate (peer);
 }
 

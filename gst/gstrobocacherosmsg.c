@@ -475,7 +475,8 @@ joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   *stamp = msg.header.stamp;
   if (msg.n_names == 0 || msg.n_position != msg.n_names) {
     set_skip (skip, GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED,
-        "a JointState needs one position per name");
+        "a JointState of %u names and %u positions; accepted is one "
+        "position per name, one name at least", msg.n_names, msg.n_position);
     goto out;
   }
   vel = msg.n_velocity == msg.n_names;
@@ -483,7 +484,8 @@ joints_buffer (const GstRobocacheRosDecoder * decoder, const guint8 * data,
   info.channels = msg.n_names * (1 + vel + eff);
   if (info.channels > 65535) {
     set_skip (skip, GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED,
-        "more than 65535 values");
+        "%u joints make %u values (positions, velocities, efforts); "
+        "accepted are up to 65535 a message", msg.n_names, info.channels);
     goto out;
   }
   info.type = RC_TYPE_FLOAT64;

@@ -314,7 +314,11 @@ check_grid (GstRobocacheVoxelize * self, const rc_voxel_grid * grid,
   }
   if (rc_voxelize_check (layout, grid) != RC_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("the point layout and grid are not accepted together"), (NULL));
+        ("the point layout and grid are not accepted together: accepted are "
+            "float32 or float64 x, y and z and up to %d feature fields (one "
+            "at least for mean and centroids), each inside point-step %u, on "
+            "a grid of finite voxel sizes > 0 and fewer than 2^32 voxels",
+            RC_VOXELIZE_MAX_FEATURES, layout->point_step), (NULL));
     return FALSE;
   }
   out_size = rc_voxelize_output_size (layout, grid);

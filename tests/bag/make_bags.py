@@ -30,7 +30,10 @@ from 0):
 
 bad-points.bag holds one topic per PointField layout that robocachebagsrc
 must skip (BAD_CLOUDS below): messages 0 and 2 are the bad layout, message
-1 is the /velodyne_points cloud 1.
+1 is the /velodyne_points cloud 1.  bad-joints.bag does the same for
+JointState: /bad/positions has two positions for three names,
+/bad/many 30000 joints with velocities and efforts (90000 values);
+message 1 of each is /joint_states' message 1.
 
 odd-images.bag holds /camera/padded, Image rgb8 5 x 3 with step 20 (each
 row's 15 bytes (i + 15 r + b) % 256, then 5 bytes of 0x55 padding), and
@@ -170,6 +173,8 @@ def bad_cloud(i, case):
         del f[2]
     elif case == "same_name":
         f[3].name = "x"
+    elif case == "bigendian":
+        msg.is_bigendian = True
     elif case == "step1":
         msg.point_step = 1
         msg.row_step = msg.width
@@ -179,7 +184,7 @@ def bad_cloud(i, case):
 
 # topic suffix: the field the skip warning names
 BAD_CLOUDS = ["datatype", "offset", "count", "count0", "overlap", "no_z",
-              "step1", "same_name"]
+              "step1", "same_name", "bigendian"]
 
 
 def write_bad_points(path):
@@ -188,6 +193,30 @@ def write_bad_points(path):
             for line, case in enumerate(BAD_CLOUDS):
                 msg = cloud(i, False) if i == 1 else bad_cloud(i, case)
                 bag.write("/bad/" + case, msg, record_time(i, line))
+
+
+def bad_joints(i, case):
+    msg = joints(i)
+    if i == 1:
+        return msg
+    if case == "positions":
+        msg.position = msg.position[:2]
+    elif case == "many":
+        # 30000 joints with velocities and efforts: 90000 values.
+        n = 30000
+        msg.name = ["j%d" % j for j in range(n)]
+        msg.position = [float(j) for j in range(n)]
+        msg.velocity = [0.0] * n
+        msg.effort = [1.0] * n
+    return msg
+
+
+def write_bad_joints(path):
+    with rosbag.Bag(path, "w") as bag:
+        for i in range(3):
+            for line, case in enumerate(["positions", "many"]):
+                bag.write("/bad/" + case, bad_joints(i, case),
+                          record_time(i, line))
 
 
 def write(path, compression, topics, n, killed=None, first=0):
@@ -371,6 +400,7 @@ def main():
     write(os.path.join(out, "big-none.bag"), "none",
           ["/velodyne_points", "/joint_states"], 100)
     write_bad_points(os.path.join(out, "bad-points.bag"))
+    write_bad_joints(os.path.join(out, "bad-joints.bag"))
     write(os.path.join(out, "unplayable-camera.bag"), "none",
           ["/velodyne_points", "/joint_states", "/camera/yuv"], 40)
     write_mixed_connections(os.path.join(out, "mixed-connections.bag"))

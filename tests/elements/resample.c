@@ -633,6 +633,26 @@ GST_START_TEST (test_no_pts_n)
 
 GST_END_TEST;
 
+/* Downstream that takes none of the vectors the element makes (a
+ * capsfilter wanting chunks after live samples): an error naming what it
+ * makes and what downstream takes, worded as the other filters' (it said
+ * only that downstream accepts none). */
+GST_START_TEST (test_downstream_refuses_n)
+{
+  gchar *text = launch_error ("robocachejointsrc num-buffers=5 ! "
+      "robocacheresample backend=cpu rate=100/1 ! "
+      "other/x-robocache-vectors,layout=chunk ! fakesink", FALSE);
+
+  fail_unless (text != NULL);
+  fail_unless (strstr (text, "downstream takes nothing") &&
+      strstr (text, "layout=(string)sample") &&
+      strstr (text, "downstream takes other/x-robocache-vectors, "
+          "layout=(string)chunk"), "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
 /* Upstream's latency plus the wait for the next sample (max-gap; twice
  * with cubic). */
 GST_START_TEST (test_latency)
@@ -1928,6 +1948,7 @@ resample_suite (void)
   tcase_add_test (tc, test_max_memory_n);
   tcase_add_test (tc, test_rate_above_1ghz_n);
   tcase_add_test (tc, test_no_pts_n);
+  tcase_add_test (tc, test_downstream_refuses_n);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_pipeline_from_jointsrc);
   tcase_add_test (tc, test_chunk_in_out);
