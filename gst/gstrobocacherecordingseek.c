@@ -76,16 +76,17 @@ recording_end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
 
 /* Where a seek that leaves the start alone (GST_SEEK_TYPE_NONE) goes on
  * from: the position reached, as for any GStreamer source, not the old
- * segment's start.  Mid-pass (a non-flushing seek, taken by the task),
- * just after the message pushed last, which is not played again. */
+ * segment's start; after a message pushed in this pass, just after it
+ * (it is not played again, as GstBaseSrc reads on from its last buffer's
+ * end). */
 static GstClockTime
-resume_position (const GstSegment * segment, gboolean mid_pass)
+resume_position (const State * st)
 {
-  GstClockTime at = segment->position;
+  GstClockTime at = st->segment.position;
 
-  if (!GST_CLOCK_TIME_IS_VALID (at) || at < segment->start)
-    return segment->start;
-  return mid_pass && at < G_MAXUINT64 - 1 ? at + 1 : at;
+  if (!GST_CLOCK_TIME_IS_VALID (at) || at < st->segment.start)
+    return st->segment.start;
+  return st->pass_pushed > 0 && at < G_MAXUINT64 - 1 ? at + 1 : at;
 }
 
 /* The seek @event (parsed and checked by do_seek) applied, the stream
@@ -112,7 +113,7 @@ apply_seek (GstRobocacheRecordingSrc * self, GstEvent * event,
       &stop_type, &stop);
   if (start_type == GST_SEEK_TYPE_NONE) {
     start_type = GST_SEEK_TYPE_SET;
-    start = resume_position (&st->segment, mid_pass);
+    start = resume_position (st);
   }
   if (mid_pass && GST_CLOCK_TIME_IS_VALID (st->segment.position)) {
     guint64 period = MAX (gst_robocache_recording_play_shortest_period
@@ -142,9 +143,10 @@ apply_seek (GstRobocacheRecordingSrc * self, GstEvent * event,
  * stop is refused here: gst_segment_do_seek would print a critical and
  * leave the segment as it was, the seek taken for done. */
 static gboolean
-seek_range_valid (const GstSegment * segment, GstSeekType start_type,
-    gint64 start, GstSeekType stop_type, gint64 stop)
+seek_range_valid (const State * st, GstSeekType start_type, gint64 start,
+    GstSeekType stop_type, gint64 stop)
 {
+  const GstSegment *segment = &st->segment;
   guint64 duration = segment->duration;
   guint64 from = start, to = stop;
 
@@ -152,7 +154,7 @@ seek_range_valid (const GstSegment * segment, GstSeekType start_type,
       !GST_CLOCK_TIME_IS_VALID (duration))
     return FALSE;
   if (start_type == GST_SEEK_TYPE_NONE)
-    from = resume_position (segment, FALSE);
+    from = resume_position (st);
   else if (start_type == GST_SEEK_TYPE_END)
     from = (guint64) MAX ((gint64) duration + start, 0);
   if (stop_type == GST_SEEK_TYPE_NONE)
@@ -212,7 +214,7 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
         "supported");
     return FALSE;
   }
-  if (!seek_range_valid (&st->segment, start_type, start, stop_type, stop)) {
+  if (!seek_range_valid (st, start_type, start, stop_type, stop)) {
     GST_WARNING_OBJECT (self, "refusing a seek whose start would come after "
         "its stop");
     return FALSE;
@@ -299,8 +301,10 @@ recording_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
       gst_query_parse_position (query, &format, NULL);
       if (format != GST_FORMAT_TIME)
         return FALSE;
+      /* The last message pushed (the segment's start before any). */
       gst_query_set_position (query, GST_FORMAT_TIME,
-          resume_position (&self->priv->state.segment, FALSE));
+          MAX (self->priv->state.segment.position,
+              self->priv->state.segment.start));
       return TRUE;
     case GST_QUERY_SEEKING:
       gst_query_parse_seeking (query, &format, NULL, NULL, NULL);

@@ -102,6 +102,8 @@ get_stats (GObject * object, GValue * value)
           t->skipped[GST_ROBOCACHE_ROS_SKIP_POINT_LAYOUT],
           "skipped-unsupported", G_TYPE_UINT64,
           t->skipped[GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED],
+          "skipped-before-origin", G_TYPE_UINT64,
+          t->skipped[GST_ROBOCACHE_ROS_SKIP_BEFORE_ORIGIN],
           "skipped-other-types", G_TYPE_UINT64, t->skipped_other_types,
           "loops", G_TYPE_UINT64, t->loops, NULL));
   g_free (name);
@@ -339,14 +341,45 @@ recorded_after_stop (const State * st, const RcMessage * msg)
           slack));
 }
 
+/* The time a message plays at: @stamp (header.stamp) or, with
+ * timestamps=record or a message stamped 0, its record time. */
+static guint64
+message_time (const State * st, const RcMessage * msg, guint64 stamp)
+{
+  return st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD ||
+      stamp == 0 ? msg->time : stamp;
+}
+
+/* Whether the message is stamped before the recording's time 0 (the
+ * earliest stamp of the played topics' first messages): a clock that went
+ * back.  It has no running time (it played at 0, out of order), so it is
+ * skipped, counted and warned about. */
+static gboolean
+skipped_before_origin (GstRobocacheRecordingSrc * self, Stream * s,
+    const RcMessage * msg, guint64 stamp)
+{
+  State *st = &self->priv->state;
+  guint64 ts = message_time (st, msg, stamp);
+  GstRobocacheRosSkip skip = { GST_ROBOCACHE_ROS_SKIP_BEFORE_ORIGIN, NULL };
+
+  if (ts >= st->base)
+    return FALSE;
+  skip.reason = g_strdup_printf ("stamped %.3f s before time 0 (the "
+      "earliest stamp of the played topics' first messages), a clock that "
+      "went back; timestamps=record plays them by record time",
+      (gdouble) (st->base - ts) / GST_SECOND);
+  skip_message (self, s, &skip);
+  g_free (skip.reason);
+  return TRUE;
+}
+
 /* Sets the buffer's times from @stamp (header.stamp) or the record time;
  * FALSE if they are outside the segment. */
 static gboolean
 set_buffer_times (State * st, GstBuffer * buf, const RcMessage * msg,
     guint64 stamp)
 {
-  guint64 ts = st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_RECORD ||
-      stamp == 0 ? msg->time : stamp;
+  guint64 ts = message_time (st, msg, stamp);
   GstClockTime pts = ts > st->base ? ts - st->base : 0;
 
   if (pts < st->segment.start || (GST_CLOCK_TIME_IS_VALID (st->segment.stop)
@@ -476,7 +509,8 @@ gst_robocache_recording_src_loop (GstPad * pad)
     pause_on_error (self, pad, &msg, error);
   } else if (!buf) {
     gst_clear_caps (&caps);     /* skipped (warned about) */
-  } else if (!set_buffer_times (st, buf, &msg, stamp)) {
+  } else if (skipped_before_origin (self, s, &msg, stamp) ||
+      !set_buffer_times (st, buf, &msg, stamp)) {
     gst_buffer_unref (buf);
     gst_caps_unref (caps);
   } else {

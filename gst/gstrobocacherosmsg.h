@@ -40,6 +40,10 @@ typedef enum
   /* Big-endian clouds, other image encodings, a JointState without one
    * position per name. */
   GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED,
+  /* Stamped before the recording's time 0 (a clock that went back after
+   * the first messages): no running time to play it at
+   * (gstrobocacherecordingsrc.c). */
+  GST_ROBOCACHE_ROS_SKIP_BEFORE_ORIGIN,
   GST_ROBOCACHE_ROS_SKIP_KINDS
 } GstRobocacheRosSkipKind;
 

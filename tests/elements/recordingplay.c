@@ -1567,6 +1567,57 @@ GST_START_TEST (test_stamps_apart_from_record_times)
 
 GST_END_TEST;
 
+/* A message stamped before the recording's time 0 (a clock that went
+ * back 2 s after the first messages): skipped, counted and warned about
+ * (it played at 0, out of order, silently); the others play. */
+GST_START_TEST (test_stamped_before_origin)
+{
+  const gchar *topics[] = { "/arm", NULL };
+  JointMsg msgs[10];
+  gchar *path, *desc;
+  GstElement *p, *src;
+  GstStructure *stats = NULL;
+  GPtrArray *out;
+  GstMessage *msg;
+  guint64 skipped = 0;
+  GError *err = NULL;
+
+  for (guint k = 0; k < 10; k++) {
+    JointMsg m = { 0, k * 100 * GST_MSECOND, 1, {"a"}, {k},
+      k == 5 ? -2 * GST_SECOND : 0
+    };
+    msgs[k] = m;
+  }
+  path = write_joints ("went-back.mcap", topics, msgs, 10);
+  desc = g_strdup_printf ("%s name=src location=\"%s\" ! appsink name=s "
+      "sync=false", elements[__i__], path);
+  p = gst_parse_launch (desc, NULL);
+  out = pull_to_eos (p);
+  fail_unless_equals_int (out->len, 9);
+  for (guint k = 0, i = 0; k < 10; k++) {
+    if (k != 5)
+      fail_unless_equals_uint64 (pts_of (g_ptr_array_index (out, i++)),
+          k * 100 * GST_MSECOND);
+  }
+  msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (p), GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "/arm: skipping messages: stamped "
+          "1.500 s before time 0") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  g_object_get (src, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "skipped-before-origin",
+          &skipped));
+  fail_unless_equals_uint64 (skipped, 1);
+  gst_structure_free (stats);
+  gst_object_unref (src);
+  finish_played (p, out, desc, path);
+}
+
+GST_END_TEST;
+
 /* Two topics, one stamped 3 s further behind its record times than the
  * other: played by header.stamp it comes 3 s late in record order, which
  * its GAP events take for a drop-out; a warning says so, naming both. */
@@ -1663,6 +1714,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_joints_reordered, 0, n);
   tcase_add_loop_test (tc, test_stamps_apart_from_record_times, 0, n);
   tcase_add_loop_test (tc, test_topics_stamped_apart_warned, 0, n);
+  tcase_add_loop_test (tc, test_stamped_before_origin, 0, n);
   return s;
 }
 
