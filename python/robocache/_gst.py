@@ -226,7 +226,8 @@ def plugin_dir():
     build = _lib.build_root()
     if build is not None:
         return str(build / "gst")
-    return _config.PLUGINDIR or None
+    folder = _lib.installed_dir(_config.PLUGINDIR)
+    return str(folder) if folder else None
 
 
 def _add_plugin_path(folder):

@@ -17,15 +17,23 @@ class RobocacheError(RuntimeError):
     """A robocache library call failed (CUDA error, out of memory ...)."""
 
 
+def installed_dir(path):
+    """A folder of _config (relative to this package where installed
+    under one prefix), as an absolute path; None when not set (a build
+    folder)."""
+    return _here / path if path else None
+
+
 def _candidates(name):
-    """Where `name` may be: next to the package in a build folder
-    (build/python/robocache -> build/kernels, build/gst), then the
-    configured install folder, then the loader's own search."""
-    build = _here.parent.parent
-    for sub in ("kernels", "gst"):
-        yield build / sub / name
+    """Where `name` may be: an installed copy's configured library folder,
+    or next to the package in a build folder (build/python/robocache ->
+    build/kernels, build/gst); then the loader's own search."""
     if _config.LIBDIR:
-        yield pathlib.Path(_config.LIBDIR) / name
+        yield installed_dir(_config.LIBDIR) / name
+    else:
+        build = _here.parent.parent
+        for sub in ("kernels", "gst"):
+            yield build / sub / name
     yield name
 
 
