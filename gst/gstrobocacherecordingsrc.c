@@ -55,7 +55,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
     GST_STATIC_CAPS (GST_ROBOCACHE_POINTS_CAPS "; "
         GST_ROBOCACHE_VECTORS_CAPS "; "
         GST_VIDEO_CAPS_MAKE ("{ RGB, BGR, RGBA, BGRA, GRAY8, GRAY16_LE, "
-            "GRAY16_BE }")));
+            "GRAY16_BE }") "; image/jpeg; image/png"));
 
 #define gst_robocache_recording_src_parent_class parent_class
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstRobocacheRecordingSrc,

@@ -15,7 +15,8 @@ typedef enum
 {
   KIND_POINTS,
   KIND_JOINTS,
-  KIND_IMAGE
+  KIND_IMAGE,
+  KIND_COMPRESSED_IMAGE
 } MessageKind;
 
 struct _GstRobocacheRosDecoder
@@ -612,6 +613,79 @@ out:
   return buf;
 }
 
+/* The media type of a CompressedImage of @format whose bytes start with
+ * @data: image_transport's compressed JPEG or PNG (its format "jpeg",
+ * "png", or "bgr8; jpeg compressed bgr8"), the bytes agreeing; NULL with
+ * @why set otherwise (compressedDepth, whose PNG follows a header of its
+ * own; another codec). */
+static const gchar *
+compressed_media_type (const RcCompressedImage * msg, const gchar ** why)
+{
+  static const guint8 jpeg[] = { 0xff, 0xd8, 0xff };
+  static const guint8 png[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+  gchar *format = g_ascii_strdown (msg->format, -1);
+  const gchar *media = NULL;
+  const guint8 *magic = NULL;
+  gsize magic_size = 0;
+
+  *why = "compressedDepth is not supported";
+  if (strstr (format, "compresseddepth")) {
+    g_free (format);
+    return NULL;
+  }
+  if (strstr (format, "jpeg") || strstr (format, "jpg")) {
+    media = "image/jpeg";
+    magic = jpeg;
+    magic_size = sizeof (jpeg);
+  } else if (strstr (format, "png")) {
+    media = "image/png";
+    magic = png;
+    magic_size = sizeof (png);
+  }
+  g_free (format);
+  *why = "its format is neither jpeg nor png";
+  if (media && (msg->data_size < magic_size ||
+          memcmp (msg->data, magic, magic_size) != 0)) {
+    *why = "its bytes do not start as its format says";
+    media = NULL;
+  }
+  return media;
+}
+
+/* sensor_msgs/CompressedImage as image/jpeg or image/png, the encoded
+ * bytes as they are (from the file's memory where they lie there whole),
+ * for jpegdec or pngdec downstream. */
+static GstBuffer *
+compressed_image_buffer (const GstRobocacheRosDecoder * decoder,
+    const guint8 * data, gsize size, guint64 * stamp, GstCaps ** caps,
+    GstRobocacheRosSkip * skip, GError ** error)
+{
+  RcCompressedImage msg;
+  GstBuffer *buf = NULL;
+  const gchar *media, *why;
+
+  if (decoder->cdr ? !rc_ros2_parse_compressed_image (decoder->cdr, data,
+          size, &msg, error) : !rc_ros1_parse_compressed_image (data, size,
+          &msg, error))
+    return NULL;
+  *stamp = msg.header.stamp;
+  if (!(media = compressed_media_type (&msg, &why))) {
+    set_skip (skip, GST_ROBOCACHE_ROS_SKIP_UNSUPPORTED, "a compressed image "
+        "of format \"%s\" (%u bytes): %s; accepted are JPEG and PNG "
+        "(image_transport's compressed)", msg.format, msg.data_size, why);
+    goto out;
+  }
+  *caps = gst_caps_new_empty_simple (media);
+  add_frame_id (*caps, &msg.header);
+  if (!(buf = decoder_share (decoder, msg.data, msg.data_size))) {
+    buf = decoder_alloc (decoder, msg.data_size);
+    gst_buffer_fill (buf, 0, msg.data, msg.data_size);
+  }
+out:
+  rc_ros_compressed_image_clear (&msg);
+  return buf;
+}
+
 /* The kind of messages of @topic; FALSE if they are not played. */
 static gboolean
 kind_of_topic (const RcTopic * topic, MessageKind * kind)
@@ -624,6 +698,7 @@ kind_of_topic (const RcTopic * topic, MessageKind * kind)
     {RC_ROS2_TYPE_POINT_CLOUD2, KIND_POINTS},
     {RC_ROS2_TYPE_JOINT_STATE, KIND_JOINTS},
     {RC_ROS2_TYPE_IMAGE, KIND_IMAGE},
+    {RC_ROS2_TYPE_COMPRESSED_IMAGE, KIND_COMPRESSED_IMAGE},
   };
   /* ROS 1 names types "pkg/Name", ROS 2 "pkg/msg/Name". */
   gchar *type = rc_ros2_type_canonical (topic->type);
@@ -736,6 +811,7 @@ gst_robocache_ros_decoder_buffer_new (const GstRobocacheRosDecoder * decoder,
     [KIND_POINTS] = points_buffer,
     [KIND_JOINTS] = joints_buffer,
     [KIND_IMAGE] = image_buffer,
+    [KIND_COMPRESSED_IMAGE] = compressed_image_buffer,
   };
 
   skip->kind = GST_ROBOCACHE_ROS_SKIP_NONE;

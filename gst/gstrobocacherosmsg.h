@@ -15,7 +15,10 @@
  *   velocities ("name.velocity") and efforts ("name.effort") where the
  *   message has one per joint.
  * - sensor_msgs/Image: video/x-raw (rgb8, bgr8, rgba8, bgra8, mono8,
- *   mono16, 8UC1, 16UC1); other encodings are skipped. */
+ *   mono16, 8UC1, 16UC1); other encodings are skipped.
+ * - sensor_msgs/CompressedImage: image/jpeg or image/png, the encoded
+ *   bytes (image_transport's compressed); compressedDepth and other
+ *   codecs are skipped. */
 #ifndef __GST_ROBOCACHE_ROSMSG_H__
 #define __GST_ROBOCACHE_ROSMSG_H__
 
@@ -28,7 +31,8 @@ G_BEGIN_DECLS
 
 /* The types played, for messages that list them. */
 #define GST_ROBOCACHE_ROS_TYPES_PLAYED "sensor_msgs/PointCloud2, " \
-    "sensor_msgs/JointState and sensor_msgs/Image (ROS 1 or ROS 2)"
+    "sensor_msgs/JointState, sensor_msgs/Image and sensor_msgs/CompressedImage " \
+    "(ROS 1 or ROS 2)"
 
 /* Why a well formed message cannot be played. */
 typedef enum

@@ -442,11 +442,17 @@ array_shape (GstCaps * caps, const GstStructure * st, GstBuffer * buffer,
     ok = shape_vectors (caps, hold->map.size, times, shape, error);
   } else if (g_str_equal (name, "video/x-raw")) {
     ok = shape_video (caps, buffer, mem, shape, error);
+  } else if (g_str_equal (name, "image/jpeg") ||
+      g_str_equal (name, "image/png")) {
+    /* The encoded bytes, as torchvision.io.decode_image takes them. */
+    shape_set (shape, RC_TYPE_UINT8, 1, (int64_t) hold->map.size);
+    ok = TRUE;
   } else {
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_UNSUPPORTED,
         "%s buffers cannot be shaped as an array; accepted: "
-        "other/x-robocache-voxels, -points, -vectors, -fused (flat-output) "
-        "and video/x-raw in a packed format", name);
+        "other/x-robocache-voxels, -points, -vectors, -fused (flat-output), "
+        "video/x-raw in a packed format, and image/jpeg and image/png (the "
+        "encoded bytes)", name);
     ok = FALSE;
   }
   if (ok && (shape->offset > hold->map.size ||

@@ -244,3 +244,22 @@ rc_ros1_parse_image (const guint8 * data, gsize size, RcImage * msg,
   return parse_message (data, size, "Image", msg, sizeof (*msg), read_image,
       (GDestroyNotify) rc_ros_image_clear, error);
 }
+
+static gboolean
+read_compressed_image (FieldReader * r, gpointer out)
+{
+  RcCompressedImage *msg = out;
+
+  return read_header (r, &msg->header) &&
+      read_string (r, &msg->format, "format") &&
+      read_bytes (r, &msg->data, &msg->data_size, "data");
+}
+
+gboolean
+rc_ros1_parse_compressed_image (const guint8 * data, gsize size,
+    RcCompressedImage * msg, GError ** error)
+{
+  return parse_message (data, size, "CompressedImage", msg, sizeof (*msg),
+      read_compressed_image, (GDestroyNotify) rc_ros_compressed_image_clear,
+      error);
+}

@@ -31,6 +31,8 @@ gboolean rc_ros1_parse_joint_state (const guint8 * data, gsize size,
 
 gboolean rc_ros1_parse_image (const guint8 * data, gsize size,
     RcImage * msg, GError ** error);
+gboolean rc_ros1_parse_compressed_image (const guint8 * data, gsize size,
+    RcCompressedImage * msg, GError ** error);
 
 G_END_DECLS
 #endif

@@ -115,6 +115,15 @@ rc_ros2_encode_joint_state (GByteArray * out, const RcJointState * msg)
 }
 
 void
+rc_ros2_encode_compressed_image (GByteArray * out,
+    const RcCompressedImage * msg)
+{
+  begin_message (out, &msg->header);
+  put_string (out, msg->format);
+  put_bytes (out, msg->data, msg->data_size);
+}
+
+void
 rc_ros2_encode_image (GByteArray * out, const RcImage * msg)
 {
   begin_message (out, &msg->header);

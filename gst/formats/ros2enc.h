@@ -16,6 +16,8 @@ G_BEGIN_DECLS
     const RcPointCloud2 * msg);
 void rc_ros2_encode_joint_state (GByteArray * out, const RcJointState * msg);
 void rc_ros2_encode_image (GByteArray * out, const RcImage * msg);
+void rc_ros2_encode_compressed_image (GByteArray * out,
+    const RcCompressedImage * msg);
 
 G_END_DECLS
 #endif

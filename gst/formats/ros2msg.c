@@ -323,6 +323,13 @@ static const WantedField image_fields[] = {
   WANT_ARRAY ("data", "uint8[]|byte[]", read_bytes, RcImage, data,
       data_size),
 };
+
+static const WantedField compressed_image_fields[] = {
+  HEADER_FIELD (RcCompressedImage),
+  WANT ("format", "string", read_string, RcCompressedImage, format),
+  WANT_ARRAY ("data", "uint8[]|byte[]", read_bytes, RcCompressedImage, data,
+      data_size),
+};
 /* *INDENT-ON* */
 
 RcRos2Decoder *
@@ -433,4 +440,13 @@ rc_ros2_parse_image (const RcRos2Decoder * decoder, const guint8 * data,
   return parse_message (decoder, RC_ROS2_TYPE_IMAGE, data, size,
       image_fields, G_N_ELEMENTS (image_fields), msg, sizeof (*msg),
       (GDestroyNotify) rc_ros_image_clear, error);
+}
+
+gboolean
+rc_ros2_parse_compressed_image (const RcRos2Decoder * decoder,
+    const guint8 * data, gsize size, RcCompressedImage * msg, GError ** error)
+{
+  return parse_message (decoder, RC_ROS2_TYPE_COMPRESSED_IMAGE, data, size,
+      compressed_image_fields, G_N_ELEMENTS (compressed_image_fields), msg,
+      sizeof (*msg), (GDestroyNotify) rc_ros_compressed_image_clear, error);
 }

@@ -50,5 +50,9 @@ gboolean rc_ros2_parse_joint_state (const RcRos2Decoder * decoder,
 gboolean rc_ros2_parse_image (const RcRos2Decoder * decoder,
     const guint8 * data, gsize size, RcImage * msg, GError ** error);
 
+gboolean rc_ros2_parse_compressed_image (const RcRos2Decoder * decoder,
+    const guint8 * data, gsize size, RcCompressedImage * msg,
+    GError ** error);
+
 G_END_DECLS
 #endif

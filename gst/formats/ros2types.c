@@ -58,6 +58,12 @@ static const gchar image[] =
     "uint8[] data\n"
     HEADER_DEFINITIONS;
 
+static const gchar compressed_image[] =
+    "std_msgs/Header header\n"
+    "string format\n"
+    "uint8[] data\n"
+    HEADER_DEFINITIONS;
+
 gchar *
 rc_ros2_type_canonical (const gchar * type)
 {
@@ -80,6 +86,7 @@ rc_ros2_type_definition (const gchar * type)
     {RC_ROS2_TYPE_POINT_CLOUD2, point_cloud2},
     {RC_ROS2_TYPE_JOINT_STATE, joint_state},
     {RC_ROS2_TYPE_IMAGE, image},
+    {RC_ROS2_TYPE_COMPRESSED_IMAGE, compressed_image},
   };
   gchar *canonical = rc_ros2_type_canonical (type);
   const gchar *definition = NULL;

@@ -13,6 +13,7 @@ G_BEGIN_DECLS
 #define RC_ROS2_TYPE_POINT_CLOUD2 "sensor_msgs/msg/PointCloud2"
 #define RC_ROS2_TYPE_JOINT_STATE "sensor_msgs/msg/JointState"
 #define RC_ROS2_TYPE_IMAGE "sensor_msgs/msg/Image"
+#define RC_ROS2_TYPE_COMPRESSED_IMAGE "sensor_msgs/msg/CompressedImage"
 
 /* The full "ros2msg" definition of @type (one of the RC_ROS2_TYPE_*
  * names; "sensor_msgs/PointCloud2" is taken too), or NULL. */

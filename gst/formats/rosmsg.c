@@ -34,3 +34,10 @@ rc_ros_image_clear (RcImage * msg)
   rc_ros_header_clear (&msg->header);
   g_clear_pointer (&msg->encoding, g_free);
 }
+
+void
+rc_ros_compressed_image_clear (RcCompressedImage * msg)
+{
+  rc_ros_header_clear (&msg->header);
+  g_clear_pointer (&msg->format, g_free);
+}

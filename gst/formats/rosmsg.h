@@ -73,10 +73,22 @@ typedef struct
   guint32 data_size;
 } RcImage;
 
+/* sensor_msgs/CompressedImage: @format as image_transport writes it
+ * ("jpeg", "png", "bgr8; jpeg compressed bgr8", ...), @data the encoded
+ * image. */
+typedef struct
+{
+  RcRosHeader header;
+  gchar *format;
+  const guint8 *data;
+  guint32 data_size;
+} RcCompressedImage;
+
 void rc_ros_header_clear (RcRosHeader * header);
 void rc_ros_point_cloud2_clear (RcPointCloud2 * msg);
 void rc_ros_joint_state_clear (RcJointState * msg);
 void rc_ros_image_clear (RcImage * msg);
+void rc_ros_compressed_image_clear (RcCompressedImage * msg);
 
 G_END_DECLS
 #endif

@@ -51,6 +51,14 @@ padding bytes 0x55.  /points/descriptor has x, y, z, intensity as
 /velodyne_points and a uint8 field "desc" of count 100 at 16 (byte b of
 point k of message i = (i + k + b) % 256), point_step 116: 104 fields.
 
+compressed-images.bag holds sensor_msgs/CompressedImage topics, N messages
+each, of one 32 x 24 RGB frame of videotestsrc's default pattern encoded
+by GStreamer (gst-launch-1.0: jpegenc, pngenc): /camera/jpeg (format
+"rgb8; jpeg compressed bgr8", image_transport's), /camera/png (format
+"png"), and two robocachebagsrc must skip: /camera/depth (format "16UC1;
+compressedDepth png", the PNG after a 12-byte header of its own) and
+/camera/mislabeled (format "jpeg", the PNG's bytes).
+
 encrypted.bag is all-none.bag whose bag header also names rosbag's AES
 encryptor, as `Bag.set_encryptor("rosbag/AesCbcEncryptor", user)` writes
 it (fields encryptor and gpg_user; the header record's padding shrunk by
@@ -78,11 +86,14 @@ chunk's data when compressed, of its record when not.
 import os
 import shutil
 import struct
+import subprocess
 import sys
+import tempfile
 
 import rosbag
 import rospy
-from sensor_msgs.msg import Image, JointState, PointCloud2, PointField
+from sensor_msgs.msg import (CompressedImage, Image, JointState, PointCloud2,
+                             PointField)
 from std_msgs.msg import String
 
 N = 10
@@ -303,6 +314,38 @@ def write_odd_points(path):
                       record_time(i, 1))
 
 
+def encoded_frame(encoder):
+    """One 32 x 24 RGB frame of videotestsrc, encoded by `encoder`."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "frame")
+        subprocess.run(["gst-launch-1.0", "-q", "videotestsrc",
+                        "num-buffers=1", "!",
+                        "video/x-raw,format=RGB,width=32,height=24", "!",
+                        encoder, "!", "filesink", "location=" + out],
+                       check=True, capture_output=True, timeout=60)
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def write_compressed_images(path):
+    """compressed-images.bag (above)."""
+    jpeg, png = encoded_frame("jpegenc"), encoded_frame("pngenc")
+    topics = [("/camera/jpeg", "rgb8; jpeg compressed bgr8", jpeg),
+              ("/camera/png", "png", png),
+              ("/camera/depth", "16UC1; compressedDepth png",
+               bytes(12) + png),
+              ("/camera/mislabeled", "jpeg", png)]
+    with rosbag.Bag(path, "w") as bag:
+        for i in range(N):
+            for line, (topic, form, data) in enumerate(topics):
+                msg = CompressedImage()
+                msg.header.stamp = stamp(i)
+                msg.header.frame_id = "camera"
+                msg.format = form
+                msg.data = data
+                bag.write(topic, msg, record_time(i, line))
+
+
 def write_odd_images(path):
     """odd-images.bag (above)."""
     with rosbag.Bag(path, "w") as bag:
@@ -406,6 +449,7 @@ def main():
     write_mixed_connections(os.path.join(out, "mixed-connections.bag"))
     write_odd_images(os.path.join(out, "odd-images.bag"))
     write_odd_points(os.path.join(out, "odd-points.bag"))
+    write_compressed_images(os.path.join(out, "compressed-images.bag"))
     write_encrypted(os.path.join(out, "all-none.bag"),
                     os.path.join(out, "encrypted.bag"))
     # all-lz4.bag as `rosbag record --split` leaves it: two files in a

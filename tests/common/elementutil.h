@@ -366,6 +366,36 @@ stop_tracked_pipelines (void)
     g_ptr_array_set_size (tracked_pipelines, 0);
 }
 
+/* The bytes of the first buffer that @launch's appsink "s" gets, and its
+ * caps in @caps (may be NULL; the caller unrefs them). */
+static inline GBytes *
+first_buffer_bytes (const gchar * launch, GstCaps ** caps)
+{
+  GstElement *p = gst_parse_launch (launch, NULL);
+  GstElement *sink;
+  GstSample *sample;
+  GstMapInfo map;
+  GBytes *bytes;
+
+  fail_unless (p != NULL, "%s", launch);
+  sink = gst_bin_get_by_name (GST_BIN (p), "s");
+  fail_unless (sink != NULL, "%s: no appsink named s", launch);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 20 * GST_SECOND);
+  fail_unless (sample != NULL, "%s", launch);
+  fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
+          GST_MAP_READ));
+  bytes = g_bytes_new (map.data, map.size);
+  gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+  if (caps)
+    *caps = gst_caps_ref (gst_sample_get_caps (sample));
+  gst_sample_unref (sample);
+  gst_object_unref (sink);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  return bytes;
+}
+
 /* Plays @pipeline, whose appsink "sink" holds one buffer at a time, to
  * EOS and returns every buffer's bytes (host copies); fails, naming
  * @what, on an error or without EOS.  The pipeline is left in NULL. */

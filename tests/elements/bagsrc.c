@@ -1134,6 +1134,88 @@ GST_START_TEST (test_odd_images)
 
 GST_END_TEST;
 
+/* The bytes of the first frame @launch's appsink "s" gets, and its
+ * size. */
+static GBytes *
+first_frame (const gchar * launch, gint * width, gint * height)
+{
+  GstCaps *caps = NULL;
+  GBytes *bytes = first_buffer_bytes (launch, &caps);
+  GstVideoInfo info;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  *width = GST_VIDEO_INFO_WIDTH (&info);
+  *height = GST_VIDEO_INFO_HEIGHT (&info);
+  gst_caps_unref (caps);
+  return bytes;
+}
+
+/* make_bags.py's compressed-images.bag: CompressedImage JPEG and PNG
+ * topics play as image/jpeg and image/png, the encoded bytes, which
+ * GStreamer's decoders take (the PNG decodes to the frame encoded, pixel
+ * for pixel); compressedDepth and a format its bytes belie are skipped,
+ * counted and warned about. */
+GST_START_TEST (test_compressed_images)
+{
+  const gchar *media[] = { NULL, "image/jpeg", NULL, "image/png" };
+  GstElement *p = bag_pipeline ("compressed-images.bag", NULL, 4);
+  gchar *warnings = NULL, *path, *launch;
+  GBytes *want, *got;
+  gint w = 0, h = 0;
+  GPtrArray **samples;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  samples = pull_all_warning (p, 4, &warnings);
+  /* Default topics in name order: depth, jpeg, mislabeled, png. */
+  for (guint t = 0; t < 4; t++) {
+    fail_unless_equals_int (samples[t]->len, media[t] ? N_MSGS : 0);
+    for (guint i = 0; i < samples[t]->len; i++) {
+      GstSample *sample = g_ptr_array_index (samples[t], i);
+
+      fail_unless (gst_structure_has_name (sample_structure (sample),
+              media[t]));
+      fail_unless_equals_string (gst_structure_get_string (sample_structure
+              (sample), "frame-id"), "camera");
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (gst_sample_get_buffer
+              (sample)), i * STEP);
+    }
+  }
+  fail_unless (warnings && strstr (warnings, "/camera/depth: ") &&
+      strstr (warnings, "compressedDepth is not supported") &&
+      strstr (warnings, "/camera/mislabeled: ") &&
+      strstr (warnings, "its bytes do not start as its format says"),
+      "%s", warnings);
+  fail_unless_equals_uint64 (stats_counter (p, "skipped-unsupported"),
+      2 * N_MSGS);
+  g_free (warnings);
+  free_samples (samples, 4);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+
+  want = first_frame ("videotestsrc num-buffers=1 ! video/x-raw,format=RGB,"
+      "width=32,height=24 ! appsink name=s", &w, &h);
+  path = bag_path ("compressed-images.bag");
+  launch = g_strdup_printf ("robocachebagsrc location=\"%s\" "
+      "topics=/camera/png ! pngdec ! videoconvert ! video/x-raw,format=RGB ! "
+      "appsink name=s", path);
+  got = first_frame (launch, &w, &h);
+  fail_unless (w == 32 && h == 24 && g_bytes_equal (want, got));
+  g_bytes_unref (got);
+  g_free (launch);
+  launch = g_strdup_printf ("robocachebagsrc location=\"%s\" "
+      "topics=/camera/jpeg ! jpegdec ! videoconvert ! video/x-raw,format=RGB "
+      "! appsink name=s", path);
+  got = first_frame (launch, &w, &h);
+  fail_unless (w == 32 && h == 24 && g_bytes_get_size (got) ==
+      g_bytes_get_size (want));
+  g_bytes_unref (got);
+  g_bytes_unref (want);
+  g_free (launch);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* make_bags.py's encrypted.bag: refused, naming the encryption, not
  * taken for a file cut off. */
 GST_START_TEST (test_encrypted_n)
@@ -1281,6 +1363,7 @@ bagsrc_suite (void)
   tcase_add_test (tc, test_bad_joint_states);
   tcase_add_test (tc, test_odd_point_fields);
   tcase_add_test (tc, test_odd_images);
+  tcase_add_test (tc, test_compressed_images);
   tcase_add_test (tc, test_encrypted_n);
   tcase_add_test (tc, test_recovered_killed);
   tcase_add_test (tc, test_cut_before_messages_n);

@@ -1391,6 +1391,57 @@ GST_START_TEST (test_non_utf8_names)
 
 GST_END_TEST;
 
+/* A ROS 2 sensor_msgs/msg/CompressedImage topic (rosbag2's schema, CDR),
+ * a PNG that GStreamer's pngenc made: played as image/png, it decodes to
+ * the frame encoded, pixel for pixel. */
+GST_START_TEST (test_compressed_image_ros2)
+{
+  const gchar *frame = "videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGB,width=32,height=24";
+  gchar *launch = g_strdup_printf ("%s ! pngenc ! appsink name=s", frame);
+  GBytes *png = first_buffer_bytes (launch, NULL), *want, *got;
+  gchar *path = g_build_filename (rec_dir, "compressed.mcap", NULL);
+  RcMcapWriter *w = rc_mcap_writer_new (path, "ros2",
+      RC_MCAP_COMPRESSION_NONE, 1 << 16, NULL);
+  GByteArray *out = g_byte_array_new ();
+  guint16 schema, channel;
+
+  g_free (launch);
+  fail_unless (w != NULL);
+  schema = add_schema (w, RC_ROS2_TYPE_COMPRESSED_IMAGE);
+  fail_unless (rc_mcap_writer_add_channel (w, "/camera/png", "cdr", schema,
+          NULL, &channel, NULL));
+  for (guint k = 0; k < 3; k++) {
+    const guint64 t = 1000000000000 + k * 100 * GST_MSECOND;
+    RcCompressedImage msg = { {0, t, (gchar *) "camera"}, (gchar *) "png",
+      g_bytes_get_data (png, NULL), g_bytes_get_size (png)
+    };
+
+    rc_ros2_encode_compressed_image (out, &msg);
+    fail_unless (rc_mcap_writer_write_message (w, channel, k, t, t,
+            out->data, out->len, NULL));
+  }
+  fail_unless (rc_mcap_writer_finish (w, NULL));
+  rc_mcap_writer_free (w);
+  g_byte_array_unref (out);
+
+  launch = g_strdup_printf ("%s ! appsink name=s", frame);
+  want = first_buffer_bytes (launch, NULL);
+  g_free (launch);
+  launch = g_strdup_printf ("%s location=\"%s\" ! pngdec ! videoconvert ! "
+      "video/x-raw,format=RGB ! appsink name=s", elements[__i__], path);
+  got = first_buffer_bytes (launch, NULL);
+  fail_unless (g_bytes_equal (want, got));
+  g_bytes_unref (want);
+  g_bytes_unref (got);
+  g_bytes_unref (png);
+  g_free (launch);
+  g_unlink (path);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* A JointState message of a recording written by write_joints. */
 typedef struct
 {
@@ -1715,6 +1766,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_stamps_apart_from_record_times, 0, n);
   tcase_add_loop_test (tc, test_topics_stamped_apart_warned, 0, n);
   tcase_add_loop_test (tc, test_stamped_before_origin, 0, n);
+  tcase_add_loop_test (tc, test_compressed_image_ros2, 0, n);
   return s;
 }
 

@@ -610,6 +610,24 @@ class Bags(unittest.TestCase):
                       "/camera/yuv: skipping messages: image encoding "
                       '"yuv422" is not supported', str(w.message))
 
+    def test_compressed_images_as_bytes(self):
+        """CompressedImage topics (image/jpeg, image/png) come out as their
+        encoded bytes, a 1-D uint8 array a decoder takes (torchvision's
+        decode_image); without a decoder in the pipeline."""
+        bag = os.path.join(self.dir.name, "compressed-images.bag")
+        streams = collect(robocache.Pipeline(
+            "robocachebagsrc name=b location=%s topics=/camera/jpeg,"
+            "/camera/png b.src_0 ! queue ! appsink name=jpeg "
+            "b.src_1 ! queue ! appsink name=png" % bag, device="cpu"))
+        magic = {"jpeg": b"\xff\xd8\xff", "png": b"\x89PNG\r\n\x1a\n"}
+        for name in ("jpeg", "png"):
+            self.assertEqual(len(streams[name]), 10, name)
+            for sample in streams[name]:
+                data = sample.array
+                self.assertEqual((data.ndim, data.dtype), (1, np.uint8))
+                self.assertEqual(bytes(data[:len(magic[name])]), magic[name])
+                self.assertEqual(bytes(data), bytes(streams[name][0].array))
+
     def test_topics_as_arrays(self):
         bag = os.path.join(self.dir.name, "all-lz4.bag")
         streams = collect(robocache.Pipeline(
