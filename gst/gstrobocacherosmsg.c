@@ -613,43 +613,44 @@ out:
   return buf;
 }
 
-/* The media type of a CompressedImage of @format whose bytes start with
- * @data: image_transport's compressed JPEG or PNG (its format "jpeg",
- * "png", or "bgr8; jpeg compressed bgr8"), the bytes agreeing; NULL with
- * @why set otherwise (compressedDepth, whose PNG follows a header of its
- * own; another codec). */
+/* Whether @msg's bytes start with @magic. */
+static gboolean
+starts_with (const RcCompressedImage * msg, const guint8 * magic, gsize size)
+{
+  return msg->data_size >= size && memcmp (msg->data, magic, size) == 0;
+}
+
+/* The media type of a CompressedImage: image_transport's compressed JPEG
+ * or PNG, by its format ("jpeg", "png", "bgr8; jpeg compressed bgr8")
+ * where that names one, by its bytes where the format is empty or names
+ * neither (CompressedImage.msg takes such an image for a JPEG); the bytes
+ * must agree.  NULL with @why set otherwise (compressedDepth, whose PNG
+ * follows a header of its own; another codec; no data). */
 static const gchar *
 compressed_media_type (const RcCompressedImage * msg, const gchar ** why)
 {
   static const guint8 jpeg[] = { 0xff, 0xd8, 0xff };
   static const guint8 png[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
   gchar *format = g_ascii_strdown (msg->format, -1);
-  const gchar *media = NULL;
-  const guint8 *magic = NULL;
-  gsize magic_size = 0;
+  gboolean says_jpeg = strstr (format, "jpeg") || strstr (format, "jpg");
+  gboolean says_png = !says_jpeg && strstr (format, "png");
+  gboolean depth = strstr (format, "compresseddepth") != NULL;
+  gboolean is_jpeg = starts_with (msg, jpeg, sizeof (jpeg));
+  gboolean is_png = starts_with (msg, png, sizeof (png));
 
-  *why = "compressedDepth is not supported";
-  if (strstr (format, "compresseddepth")) {
-    g_free (format);
-    return NULL;
-  }
-  if (strstr (format, "jpeg") || strstr (format, "jpg")) {
-    media = "image/jpeg";
-    magic = jpeg;
-    magic_size = sizeof (jpeg);
-  } else if (strstr (format, "png")) {
-    media = "image/png";
-    magic = png;
-    magic_size = sizeof (png);
-  }
   g_free (format);
-  *why = "its format is neither jpeg nor png";
-  if (media && (msg->data_size < magic_size ||
-          memcmp (msg->data, magic, magic_size) != 0)) {
+  *why = NULL;
+  if (depth)
+    *why = "compressedDepth is not supported";
+  else if (msg->data_size == 0)
+    *why = "it has no data";
+  else if ((says_jpeg && !is_jpeg) || (says_png && !is_png))
     *why = "its bytes do not start as its format says";
-    media = NULL;
-  }
-  return media;
+  else if (!is_jpeg && !is_png)
+    *why = "its format and bytes are neither JPEG nor PNG";
+  if (*why)
+    return NULL;
+  return is_jpeg ? "image/jpeg" : "image/png";
 }
 
 /* sensor_msgs/CompressedImage as image/jpeg or image/png, the encoded

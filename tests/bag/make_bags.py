@@ -57,7 +57,9 @@ by GStreamer (gst-launch-1.0: jpegenc, pngenc): /camera/jpeg (format
 "rgb8; jpeg compressed bgr8", image_transport's), /camera/png (format
 "png"), and two robocachebagsrc must skip: /camera/depth (format "16UC1;
 compressedDepth png", the PNG after a 12-byte header of its own) and
-/camera/mislabeled (format "jpeg", the PNG's bytes).
+/camera/mislabeled (format "jpeg", the PNG's bytes); /camera/unnamed has
+an empty format over the JPEG (played: CompressedImage.msg takes such an
+image for a JPEG).
 
 encrypted.bag is all-none.bag whose bag header also names rosbag's AES
 encryptor, as `Bag.set_encryptor("rosbag/AesCbcEncryptor", user)` writes
@@ -334,7 +336,8 @@ def write_compressed_images(path):
               ("/camera/png", "png", png),
               ("/camera/depth", "16UC1; compressedDepth png",
                bytes(12) + png),
-              ("/camera/mislabeled", "jpeg", png)]
+              ("/camera/mislabeled", "jpeg", png),
+              ("/camera/unnamed", "", jpeg)]
     with rosbag.Bag(path, "w") as bag:
         for i in range(N):
             for line, (topic, form, data) in enumerate(topics):

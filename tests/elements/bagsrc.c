@@ -1157,17 +1157,20 @@ first_frame (const gchar * launch, gint * width, gint * height)
  * counted and warned about. */
 GST_START_TEST (test_compressed_images)
 {
-  const gchar *media[] = { NULL, "image/jpeg", NULL, "image/png" };
-  GstElement *p = bag_pipeline ("compressed-images.bag", NULL, 4);
+  const gchar *media[] = { NULL, "image/jpeg", NULL, "image/png",
+    "image/jpeg"
+  };
+  GstElement *p = bag_pipeline ("compressed-images.bag", NULL, 5);
   gchar *warnings = NULL, *path, *launch;
   GBytes *want, *got;
   gint w = 0, h = 0;
   GPtrArray **samples;
 
   gst_element_set_state (p, GST_STATE_PLAYING);
-  samples = pull_all_warning (p, 4, &warnings);
-  /* Default topics in name order: depth, jpeg, mislabeled, png. */
-  for (guint t = 0; t < 4; t++) {
+  samples = pull_all_warning (p, 5, &warnings);
+  /* Default topics in name order: depth, jpeg, mislabeled, png, unnamed
+   * (an empty format over a JPEG). */
+  for (guint t = 0; t < 5; t++) {
     fail_unless_equals_int (samples[t]->len, media[t] ? N_MSGS : 0);
     for (guint i = 0; i < samples[t]->len; i++) {
       GstSample *sample = g_ptr_array_index (samples[t], i);
@@ -1188,7 +1191,7 @@ GST_START_TEST (test_compressed_images)
   fail_unless_equals_uint64 (stats_counter (p, "skipped-unsupported"),
       2 * N_MSGS);
   g_free (warnings);
-  free_samples (samples, 4);
+  free_samples (samples, 5);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
 

@@ -119,7 +119,9 @@ def build_recording(out, rec, conf, conf_hash, device="cpu",
         if "not-negotiated" in str(err):
             error += (" (not negotiated: a topic's messages are not of the "
                       "type its stream takes: topics.lidar PointCloud2, "
-                      "topics.joints JointState, topics.camera Image)")
+                      "topics.joints JointState, topics.camera Image, or "
+                      "CompressedImage without camera.width and "
+                      "camera.height, which scale raw frames only)")
         entry.update(status="failed", samples=0, shards=[], error=error,
                      warnings=[])
         entry.setdefault("size", None)
