@@ -214,20 +214,24 @@ do_seek (GstRobocacheRecordingSrc * self, GstEvent * event)
         "supported");
     return FALSE;
   }
-  if (!seek_range_valid (st, start_type, start, stop_type, stop)) {
+  flush = (flags & GST_SEEK_FLAG_FLUSH) != 0;
+  /* A pipeline seek reaches every linked pad: handle it once, and answer
+   * its other copies as the first. */
+  GST_OBJECT_LOCK (self);
+  if (!st->streams || st->seek_seqnum == seqnum) {
+    gboolean taken = st->streams != NULL && st->seek_taken;
+
+    GST_OBJECT_UNLOCK (self);
+    return taken;
+  }
+  st->seek_seqnum = seqnum;
+  st->seek_taken = seek_range_valid (st, start_type, start, stop_type, stop);
+  GST_OBJECT_UNLOCK (self);
+  if (!st->seek_taken) {
     GST_WARNING_OBJECT (self, "refusing a seek whose start would come after "
         "its stop");
     return FALSE;
   }
-  flush = (flags & GST_SEEK_FLAG_FLUSH) != 0;
-  /* A pipeline seek reaches every linked pad: handle it once. */
-  GST_OBJECT_LOCK (self);
-  if (!st->streams || st->seek_seqnum == seqnum) {
-    GST_OBJECT_UNLOCK (self);
-    return st->streams != NULL;
-  }
-  st->seek_seqnum = seqnum;
-  GST_OBJECT_UNLOCK (self);
   pad0 = recording_first_pad (self);
 
   /* Without a flush, while the task runs: the task applies it before its

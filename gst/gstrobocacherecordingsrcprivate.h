@@ -74,6 +74,8 @@ typedef struct
   GstSegment segment;
   guint32 seqnum;
   guint32 seek_seqnum;          /* of the last seek handled */
+  gboolean seek_taken;          /* whether it was taken (its other pads'
+                                 * copies answer the same) */
   guint group_id;               /* one group: the streams of one bag */
   gchar *location;
   gchar *stream_id_prefix;

@@ -27,6 +27,8 @@ static gchar *rec_path;
 static gchar *gaps_path;
 static gchar *mixed_path;
 
+static void write_gaps_recording (void);
+
 /* Sets @p PLAYING and waits for its EOS. */
 static void
 play_to_eos (GstElement * p)
@@ -478,6 +480,28 @@ GST_START_TEST (test_seek_start_after_stop_n)
 
 GST_END_TEST;
 
+/* The same seek through two topics' pads (a pipeline seek reaches each):
+ * refused by both copies, where the second was answered taken. */
+GST_START_TEST (test_seek_start_after_stop_two_topics_n)
+{
+  gchar *desc;
+  GstElement *p;
+
+  write_gaps_recording ();
+  desc = g_strdup_printf ("%s location=\"%s\" topics=/fast,/late "
+      "stop-time=1000000000 name=src src.src_0 ! queue ! fakesink "
+      "src.src_1 ! queue ! fakesink", elements[__i__], gaps_path);
+  p = gst_parse_launch (desc, NULL);
+  wait_paused (p);
+  fail_if (gst_element_seek (p, 1.0, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH,
+          GST_SEEK_TYPE_SET, 15 * STEP, GST_SEEK_TYPE_NONE, -1));
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 /* A seek that sets the stop alone goes on from the position reached, as
  * GStreamer's sources do (it restarted at the segment's start), and the
  * position query of the source says where it is. */
@@ -729,8 +753,6 @@ count_segment_done (GstPad * pad, GstPadProbeInfo * info, gpointer count)
  * robocachefuse still owes ticks of the pass (it repeated one and lost
  * the last, the seek's segment taken at once).  One segment-done event
  * reaches the sink a pass (robocachefuse passed on each stream's). */
-static void write_gaps_recording (void);
-
 static void
 check_segment_seek_in (GstElement * p)
 {
@@ -1746,6 +1768,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_seek_nonflushing_playing, 0, n);
   tcase_add_loop_test (tc, test_seek_past_end, 0, n);
   tcase_add_loop_test (tc, test_seek_start_after_stop_n, 0, n);
+  tcase_add_loop_test (tc, test_seek_start_after_stop_two_topics_n, 0, n);
   tcase_add_loop_test (tc, test_seek_stop_only, 0, n);
   tcase_add_loop_test (tc, test_segment_seek_two_sources, 0, n);
   tcase_add_loop_test (tc, test_uri, 0, n);
