@@ -15,7 +15,8 @@ import pathlib
 
 from . import _lib
 from ._pipeline import Pipeline, _Aligner
-from ._replay import (_NS, _description, _is_rosbag2, _source, _targets,
+from ._replay import (_NS, _description, _is_rosbag2, _negotiation_hint,
+                      _source, _targets,
                       _voxelize_element)
 
 
@@ -258,7 +259,14 @@ class RecordingDataset(_Base):
 
     def __iter__(self):
         for index in self._my_files():
-            yield from self._play(index)
+            try:
+                yield from self._play(index)
+            except _lib.RobocacheError as err:
+                hint = _negotiation_hint(err, ("lidar_topic", "joint_topic",
+                                               "camera_topic"))
+                if not hint:
+                    raise
+                raise _lib.RobocacheError("%s%s" % (err, hint)) from err
 
     # ---- one recording -----------------------------------------------
 

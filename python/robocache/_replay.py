@@ -82,6 +82,19 @@ def _description(path, topics, lidar, camera=None):
     return desc
 
 
+def _negotiation_hint(error, names):
+    """What a recording's pipeline that did not negotiate most likely
+    means, to add to its error (GStreamer says only not-negotiated): a
+    topic of another type than its stream takes, the streams called by
+    `names` (lidar, joints, camera); "" for other errors."""
+    if "not-negotiated" not in str(error):
+        return ""
+    return (" (not negotiated: a topic's messages are not of the type its "
+            "stream takes: %s PointCloud2, %s JointState, %s Image, or "
+            "CompressedImage without a frame size, which scales raw frames "
+            "only)" % tuple(names))
+
+
 def _targets(time, window, samples):
     """int64 ns: time + linspace over `window` (seconds), `samples`
     points."""

@@ -175,6 +175,16 @@ class Dataset(unittest.TestCase):
                                     "src.*/nope"):
             list(data)
 
+    def test_wrong_topic_type_n(self):
+        """A lidar topic of images: the error says which stream takes
+        which type (GStreamer says only not-negotiated)."""
+        data = robocache.RecordingDataset(FILE, lidar_topic=CAMERA,
+                                          device="cpu")
+        with self.assertRaisesRegex(robocache.RobocacheError,
+                                    "not-negotiated.*lidar_topic "
+                                    "PointCloud2"):
+            list(data)
+
     def test_bad_arguments_n(self):
         with self.assertRaises(FileNotFoundError):
             robocache.RecordingDataset("/nonexistent.bag")

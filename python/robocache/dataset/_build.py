@@ -4,6 +4,7 @@ import json
 import os
 import warnings
 
+from .._replay import _negotiation_hint
 from . import _shards
 from ._samples import samples
 from ._settings import FORMAT
@@ -115,13 +116,10 @@ def build_recording(out, rec, conf, conf_hash, device="cpu",
         # The message, without GStreamer's debug text (source lines and
         # the pipeline's name, which would make manifests differ), but for
         # what its reason means here.
-        error = "%s: %s" % (type(err).__name__, str(err).split("\n")[0])
-        if "not-negotiated" in str(err):
-            error += (" (not negotiated: a topic's messages are not of the "
-                      "type its stream takes: topics.lidar PointCloud2, "
-                      "topics.joints JointState, topics.camera Image, or "
-                      "CompressedImage without camera.width and "
-                      "camera.height, which scale raw frames only)")
+        error = "%s: %s%s" % (type(err).__name__, str(err).split("\n")[0],
+                              _negotiation_hint(err, (
+                                  "topics.lidar", "topics.joints",
+                                  "topics.camera")))
         entry.update(status="failed", samples=0, shards=[], error=error,
                      warnings=[])
         entry.setdefault("size", None)
