@@ -13,16 +13,27 @@ import operator
 import os
 import pathlib
 
+import numpy as np
+
 from . import _lib
 from ._pipeline import Pipeline, _Aligner
-from ._replay import (_NS, _description, _is_rosbag2, _negotiation_hint,
-                      _source, _targets,
+from ._replay import (_NS, _description, _is_rosbag2, _joints_valid,
+                      _negotiation_hint, _source, _targets,
                       _voxelize_element)
 
 
 def _real(value):
     """A real number (not a bool, a string or a complex)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _seconds_or_none(name, value):
+    """`value`, checked: seconds >= 0 (a finite number), or None."""
+    if value is not None and not (_real(value) and 0 <= value < math.inf):
+        raise ValueError("robocache.RecordingDataset: %s=%r; accepted: "
+                         "seconds >= 0 (a finite number), or None"
+                         % (name, value))
+    return value
 
 
 def _joint_window(window):
@@ -143,6 +154,9 @@ class RecordingDataset(_Base):
         joints       (joint_samples, channels) float32: the joint states
                      resampled at `time` + linspace(*joint_window)
         joint_times  (joint_samples,) int64 ns, those times
+        joints_valid (joint_samples,) bool: whether real joint states
+                     stand around each time (False where the end values
+                     are held or a gap above joint_max_gap is bridged)
         image        the camera frame nearest the sweep, (H, W, C) uint8
                      (only with camera_topic); image_time its time
         time         the sweep's time, ns of pipeline time (the recording
@@ -166,7 +180,10 @@ class RecordingDataset(_Base):
                    0.2 m, (-25.6, -25.6, -3.2), (256, 256, 32), "count")
     joint_window   (before, after) in seconds around the sweep (default
                    (-0.1, 0.1)); joint_samples points in it (default 21);
-                   joint_method as robocache.resample takes it
+                   joint_method as robocache.resample takes it;
+                   joint_max_gap: seconds between two joint states above
+                   which the times between are not valid (default None:
+                   any two)
     device         "cuda", "cuda:N", "cpu" or None (CUDA where torch and
                    robocache both have it)
     patience       seconds of recording a sweep may wait past its window
@@ -185,7 +202,8 @@ class RecordingDataset(_Base):
                  voxel_size=0.2, origin=(-25.6, -25.6, -3.2),
                  dims=(256, 256, 32), mode="count", features=None,
                  joint_window=(-0.1, 0.1), joint_samples=21,
-                 joint_method="linear", device=None, patience=1.0):
+                 joint_method="linear", joint_max_gap=None, device=None,
+                 patience=1.0):
         if torch is None:
             raise ImportError("robocache.RecordingDataset needs torch "
                               "(torch.utils.data.IterableDataset), which "
@@ -222,12 +240,8 @@ class RecordingDataset(_Base):
                              "accepted: %s" % (joint_method,
                                                ", ".join(_lib.METHOD)))
         self.joint_method = joint_method
-        if patience is not None and not (_real(patience) and
-                                         0 <= patience < math.inf):
-            raise ValueError("robocache.RecordingDataset: patience=%r; "
-                             "accepted: seconds >= 0 (a finite number), or "
-                             "None" % (patience,))
-        self.patience = patience
+        self.joint_max_gap = _seconds_or_none("joint_max_gap", joint_max_gap)
+        self.patience = _seconds_or_none("patience", patience)
         if device is None:
             device = ("cuda" if torch.cuda.is_available()
                       and _lib.cuda_available() else "cpu")
@@ -349,6 +363,11 @@ class RecordingDataset(_Base):
             lead=voxels.data_ptr(), lead_count=voxels.numel(),
             targets=targets.ctypes.data, n_targets=len(targets),
             method=_lib.METHOD[self.joint_method])
+        times = np.ctypeslib.as_array(out.vector_times, (out.n_vectors,)) \
+            if out.n_vectors else ()
+        item["joints_valid"] = torch.from_numpy(_joints_valid(
+            times, targets, None if self.joint_max_gap is None
+            else int(round(self.joint_max_gap * _NS)))).to(device)
         if out.n_vectors:
             item["joints"] = torch.empty((len(targets), out.channels),
                                          dtype=torch.float32, device=device)

@@ -104,6 +104,27 @@ def _targets(time, window, samples):
         samples).round().astype(np.int64)
 
 
+def _joints_valid(times, targets, max_gap=None):
+    """Per target time (int64 ns), whether real joint states stand around
+    it: it falls on one, or between two no more than `max_gap` ns apart
+    (None: any two).  False where resampling holds the end values (before
+    the first joint state in reach, after the last: a recording cut off, a
+    sensor that stopped) or bridges a longer gap (a drop-out)."""
+    times = np.asarray(times, np.int64)
+    targets = np.asarray(targets, np.int64)
+    if len(times) == 0:
+        return np.zeros(len(targets), bool)
+    after = np.searchsorted(times, targets)     # first time >= target
+    inside = (after > 0) & (after < len(times))
+    on = (after < len(times)) & (times[np.minimum(after, len(times) - 1)]
+                                 == targets)
+    if max_gap is None:
+        return on | inside
+    gap = np.full(len(targets), np.iinfo(np.int64).max)
+    gap[inside] = times[after[inside]] - times[after[inside] - 1]
+    return on | (inside & (gap <= max_gap))
+
+
 def _window_offsets(window, samples):
     """(first, last) of _targets(0, window, samples): the window's ends in
     ns, as the targets round them."""

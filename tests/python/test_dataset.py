@@ -70,6 +70,13 @@ class Dataset(unittest.TestCase):
                                  for c in range(jv.shape[1])], 1)
             np.testing.assert_allclose(item["joints"].cpu().numpy(),
                                        expected, rtol=1e-5, atol=1e-5)
+            # Valid between the first and last joint state (np.interp
+            # holds the ends too), on the dataset's device.
+            valid = item["joints_valid"]
+            self.assertEqual((valid.dtype, valid.device.type),
+                             (torch.bool, device))
+            np.testing.assert_array_equal(
+                valid.cpu().numpy(), (times >= jt[0]) & (times <= jt[-1]))
             if CAMERA:
                 best = min(frames, key=lambda f: abs(f[0] - t))
                 self.assertEqual(item["image_time"], best[0])
@@ -208,6 +215,7 @@ class Dataset(unittest.TestCase):
         # memory, a window past int64 ns gave every joint NaN), and not
         # silently cut (2.7 samples, 64.9 voxels).
         for name, value in (("patience", "1"), ("patience", float("inf")),
+                            ("joint_max_gap", -1), ("joint_max_gap", "1"),
                             ("joint_window", (-1e12, 1e12)),
                             ("joint_window", (-float("inf"), 0.1)),
                             ("joint_window", (0.1, -0.1)),

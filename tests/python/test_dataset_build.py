@@ -178,6 +178,8 @@ class Build(unittest.TestCase):
                                               theirs["joints"].numpy())
                 np.testing.assert_array_equal(ours["image"],
                                               theirs["image"].numpy())
+                np.testing.assert_array_equal(ours["joints_valid"],
+                                              theirs["joints_valid"].numpy())
 
     def test_rerun_skips_finished_work(self):
         out = os.path.join(TMP, "rerun")
@@ -468,6 +470,51 @@ class Build(unittest.TestCase):
         self.assertEqual(status, 0, log)
         self.assertEqual(read_manifest(out + "-good")["recordings"][0]
                          ["warnings"], [])
+
+    def test_joints_valid(self):
+        """joints_valid.npy marks the joint samples that stand between two
+        real joint states: the bag's come every 100 ms, so with max_gap
+        50 ms only those on a joint state are valid, and without it all
+        but those before the first or after the last (held)."""
+        for max_gap in (None, 0.05):
+            out = os.path.join(TMP, "valid-%s" % max_gap)
+            conf = write_config(out + ".json", dict(
+                CONFIG, joints=dict(CONFIG["joints"], max_gap=max_gap)))
+            status, log = cli("-c", conf, "-o", out, "--device", "cpu",
+                              os.path.join(REC, GOOD[0]))
+            self.assertEqual(status, 0, log)
+            samples, _ = read_shards(out)
+            times = np.array([t for t, _ in messages(
+                os.path.join(REC, GOOD[0]), "/joint_states")])
+            held = 0
+            for item in samples.values():
+                valid, targets = item["joints_valid"], item["joint_times"]
+                self.assertEqual((valid.dtype, valid.shape),
+                                 (np.bool_, targets.shape))
+                on = np.isin(targets, times)
+                inside = (targets > times[0]) & (targets < times[-1])
+                np.testing.assert_array_equal(
+                    valid, on if max_gap else on | inside)
+                held += int((~(on | inside)).sum())
+            self.assertGreater(held, 0)
+
+    def test_joints_valid_rule(self):
+        """The rule by hand: on a joint state, or between two at most
+        max_gap apart; held ends and longer gaps are not valid."""
+        from robocache._replay import _joints_valid
+        times = [0, 100, 300]
+        targets = [-10, 0, 50, 100, 150, 300, 310]
+        np.testing.assert_array_equal(
+            _joints_valid(times, targets),
+            [False, True, True, True, True, True, False])
+        np.testing.assert_array_equal(
+            _joints_valid(times, targets, 150),
+            [False, True, True, True, False, True, False])
+        np.testing.assert_array_equal(
+            _joints_valid(times, targets, 200),
+            [False, True, True, True, True, True, False])
+        np.testing.assert_array_equal(_joints_valid([], targets),
+                                      [False] * len(targets))
 
     def test_empty_arrays_as_npy(self):
         """The pillars of a sweep with no point in the grid, M = 0: a

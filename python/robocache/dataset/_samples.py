@@ -7,8 +7,8 @@ import re
 import numpy as np
 
 from .. import _kernels
-from .._replay import (_description, _targets, _voxelize_element,
-                        _window_offsets)
+from .._replay import (_NS, _description, _joints_valid, _targets,
+                        _voxelize_element, _window_offsets)
 from .._pipeline import Pipeline
 
 
@@ -100,7 +100,8 @@ def _joints(conf, span, targets):
 def samples(conf, path, device="cpu"):
     """Yields one dict of arrays per lidar sweep of `path`: grid (kind
     voxels) or voxels, voxel_coords, voxel_num_points (kind pillars);
-    joints, joint_times; image (with a camera topic); and "meta": time
+    joints, joint_times, joints_valid; image (with a camera topic); and
+    "meta": time
     and image_time in ns.  `device`: "cpu" or a CUDA device index (the
     grid is computed there)."""
     window = conf["joints"]["window"]
@@ -116,6 +117,10 @@ def samples(conf, path, device="cpu"):
                     else _pillars(conf["grid"], lidar))
             item["joints"] = _joints(conf, span, targets)
             item["joint_times"] = targets
+            max_gap = conf["joints"]["max_gap"]
+            item["joints_valid"] = _joints_valid(
+                span[0] if span else (), targets,
+                None if max_gap is None else int(round(max_gap * _NS)))
             item["meta"] = {"time": int(time), "image_time": -1}
             if camera:
                 item["image"] = (np.zeros((0, 0, 0), np.uint8)

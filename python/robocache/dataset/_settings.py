@@ -11,7 +11,7 @@ import sys
 
 from .._lib import MAX_JOINT_SAMPLES, MAX_WINDOW_SECONDS
 
-FORMAT = "robocache-dataset/1"
+FORMAT = "robocache-dataset/2"
 
 # Every section and key there is, with its default (None: not set).
 DEFAULTS = {
@@ -22,7 +22,7 @@ DEFAULTS = {
              "max_voxels": 40000, "max_points_per_voxel": 32,
              "paper_features": False},
     "joints": {"window": [-0.1, 0.1], "rate": None, "samples": None,
-               "method": "linear"},
+               "method": "linear", "max_gap": None},
     "camera": {"width": None, "height": None},
     "shards": {"max_samples": 1000, "max_bytes": 1 << 30,
                "compression": "none", "level": 1},
@@ -189,6 +189,12 @@ def _joints(joints):
     joints["samples"] = samples
     if joints["method"] not in JOINT_METHODS:
         _fail("joints.method", joints["method"], ", ".join(JOINT_METHODS))
+    gap = joints["max_gap"]
+    if gap is not None and (not isinstance(gap, (int, float)) or
+                            isinstance(gap, bool) or
+                            not 0 <= gap < math.inf):
+        _fail("joints.max_gap", gap, "seconds, a finite number >= 0, or "
+              "null (any gap)")
 
 
 def _size(value, key, low):
