@@ -11,15 +11,38 @@
 
 #define GST_CAT_DEFAULT gst_robocache_recording_src_debug
 
-/* The header.stamp of topic @t's first message into @stamp, 0 if
- * unstamped. */
+/* Whether topic @t's message @msg is one the topic skips (a
+ * compressedDepth camera, an unsupported encoding): decoded whole, as
+ * playing will; a fault is left for playing to report. */
 static gboolean
-topic_first_stamp (State * st, guint t, guint64 * stamp, GError ** error)
+skipped_message (State * st, guint t, const RcMessage * msg)
+{
+  GstRobocacheRosSkip skip;
+  GstCaps *caps = NULL;
+  GError *error = NULL;
+  guint64 stamp;
+  GstBuffer *buf = gst_robocache_ros_decoder_buffer_new (st->decoders[t],
+      msg->data, msg->size, &stamp, &caps, &skip, &error);
+  gboolean skipped = skip.reason != NULL;
+
+  gst_clear_buffer (&buf);
+  gst_clear_caps (&caps);
+  g_clear_error (&error);
+  g_free (skip.reason);
+  return skipped;
+}
+
+/* The header.stamp of topic @t's first message into @stamp, 0 if
+ * unstamped, and in @skipped whether the topic skips that message. */
+static gboolean
+topic_first_stamp (State * st, guint t, guint64 * stamp, gboolean * skipped,
+    GError ** error)
 {
   const guint64 first = rc_reader_get_topic (st->reader, t)->first_time;
   RcMessage msg;
 
   *stamp = 0;
+  *skipped = FALSE;
   rc_reader_seek (st->reader, first);
   for (;;) {
     switch (rc_reader_next (st->reader, &msg, error)) {
@@ -33,9 +56,13 @@ topic_first_stamp (State * st, guint t, guint64 * stamp, GError ** error)
     /* Other topics' messages recorded at the same time may come first. */
     if (msg.time > first)
       return TRUE;
-    if (msg.topic == t)
-      return gst_robocache_ros_decoder_stamp (st->decoders[t], msg.data,
-          msg.size, stamp, error);
+    if (msg.topic != t)
+      continue;
+    if (!gst_robocache_ros_decoder_stamp (st->decoders[t], msg.data,
+            msg.size, stamp, error))
+      return FALSE;
+    *skipped = skipped_message (st, t, &msg);
+    return TRUE;
   }
 }
 
@@ -64,28 +91,33 @@ set_stamp_offsets (State * st, const gint64 * trails)
  * none is stamped.  Not the first message's alone: a driver stamps a
  * sweep when it began, 50 to 100 ms before it is recorded, so a lidar's
  * first sweep can be stamped before a joint state recorded earlier.  A
- * sensor's clock may run seconds ahead of the recorder's or behind it:
+ * topic that skips its first message (a compressedDepth camera stamped
+ * before the others) counts only where every topic does.  A sensor's
+ * clock may run seconds ahead of the recorder's or behind it:
  * set_stamp_offsets. */
 static gboolean
 earliest_stamp (State * st, guint64 * earliest, GError ** error)
 {
   gint64 *trails = g_new0 (gint64, MAX (rc_reader_n_topics (st->reader), 1));
+  guint64 played = 0, any = 0;
   gboolean ok = TRUE;
 
-  *earliest = 0;
   for (guint t = 0; ok && t < rc_reader_n_topics (st->reader); t++) {
     const RcTopic *topic = rc_reader_get_topic (st->reader, t);
     guint64 stamp;
+    gboolean skipped;
 
     if (st->stream_of[t] < 0 || topic->n_messages == 0)
       continue;
-    ok = topic_first_stamp (st, t, &stamp, error);
+    ok = topic_first_stamp (st, t, &stamp, &skipped, error);
     if (ok && stamp != 0) {
       trails[t] = (gint64) (topic->first_time - stamp);
-      if (*earliest == 0 || stamp < *earliest)
-        *earliest = stamp;
+      any = any == 0 ? stamp : MIN (any, stamp);
+      if (!skipped)
+        played = played == 0 ? stamp : MIN (played, stamp);
     }
   }
+  *earliest = played != 0 ? played : any;
   if (ok)
     set_stamp_offsets (st, trails);
   g_free (trails);

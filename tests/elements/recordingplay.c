@@ -811,8 +811,7 @@ check_segment_seek_in (GstElement * p)
 }
 
 static void
-check_segment_seek (const gchar * element, const gchar * props,
-    gboolean sync)
+check_segment_seek (const gchar * element, const gchar * props, gboolean sync)
 {
   check_segment_seek_in (player (element, props, sync));
 }
@@ -1464,6 +1463,62 @@ GST_START_TEST (test_compressed_image_ros2)
 
 GST_END_TEST;
 
+/* A topic whose every message is skipped (a compressedDepth camera,
+ * stamped 2 s before the colour camera) does not set time 0: the camera
+ * played beside it starts at 0, as played alone (it started at 2 s). */
+GST_START_TEST (test_skipped_topic_sets_no_origin)
+{
+  gchar *launch = g_strdup ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGB,width=8,height=8 ! pngenc ! appsink name=s");
+  GBytes *png = first_buffer_bytes (launch, NULL);
+  gchar *path = g_build_filename (rec_dir, "depth-first.mcap", NULL);
+  RcMcapWriter *w = rc_mcap_writer_new (path, "ros2",
+      RC_MCAP_COMPRESSION_NONE, 1 << 16, NULL);
+  GByteArray *out = g_byte_array_new ();
+  guint16 schema, channels[2];
+  gchar *desc;
+  GstElement *p;
+  GstSample *sample;
+
+  fail_unless (w != NULL);
+  schema = add_schema (w, RC_ROS2_TYPE_COMPRESSED_IMAGE);
+  fail_unless (rc_mcap_writer_add_channel (w, "/depth", "cdr", schema, NULL,
+          &channels[0], NULL));
+  fail_unless (rc_mcap_writer_add_channel (w, "/cam", "cdr", schema, NULL,
+          &channels[1], NULL));
+  for (guint k = 0; k < 6; k++) {
+    const guint c = k % 2;
+    const guint64 t = 1000000000000 + (k / 2) * 100 * GST_MSECOND;
+    RcCompressedImage msg = { {0, c ? t : t - 2 * GST_SECOND,
+            (gchar *) "camera"}, (gchar *) (c ? "png" :
+          "16UC1; compressedDepth png"), g_bytes_get_data (png, NULL),
+      g_bytes_get_size (png)
+    };
+
+    rc_ros2_encode_compressed_image (out, &msg);
+    fail_unless (rc_mcap_writer_write_message (w, channels[c], k, t, t,
+            out->data, out->len, NULL));
+  }
+  fail_unless (rc_mcap_writer_finish (w, NULL));
+  rc_mcap_writer_free (w);
+  g_byte_array_unref (out);
+
+  desc = g_strdup_printf ("%s name=src location=\"%s\" topics=/depth,/cam "
+      "src.src_0 ! queue ! fakesink src.src_1 ! queue ! appsink name=s "
+      "sync=false", elements[__i__], path);
+  p = gst_parse_launch (desc, NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  sample = gst_app_sink_try_pull_sample (sink_of (p), 10 * GST_SECOND);
+  fail_unless (sample != NULL);
+  fail_unless_equals_clocktime (pts_of (sample), 0);
+  gst_sample_unref (sample);
+  g_bytes_unref (png);
+  g_free (launch);
+  finish_played (p, NULL, desc, path);
+}
+
+GST_END_TEST;
+
 /* A JointState message of a recording written by write_joints. */
 typedef struct
 {
@@ -1790,6 +1845,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_topics_stamped_apart_warned, 0, n);
   tcase_add_loop_test (tc, test_stamped_before_origin, 0, n);
   tcase_add_loop_test (tc, test_compressed_image_ros2, 0, n);
+  tcase_add_loop_test (tc, test_skipped_topic_sets_no_origin, 0, n);
   return s;
 }
 
