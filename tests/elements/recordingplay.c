@@ -1412,6 +1412,46 @@ GST_START_TEST (test_non_utf8_names)
 
 GST_END_TEST;
 
+/* A recording of CompressedImage topics @topics (NULL-terminated): @passes
+ * messages each, 100 ms apart, of topic c in format @formats[c], stamped
+ * @ahead[c] from its record time, all holding @data: the path of the file
+ * written. */
+static gchar *
+write_compressed_images (const gchar * file, const gchar ** topics,
+    const gchar ** formats, const GstClockTimeDiff * ahead, guint passes,
+    GBytes * data)
+{
+  gchar *path = g_build_filename (rec_dir, file, NULL);
+  RcMcapWriter *w = rc_mcap_writer_new (path, "ros2",
+      RC_MCAP_COMPRESSION_NONE, 1 << 16, NULL);
+  GByteArray *out = g_byte_array_new ();
+  guint16 schema, channels[4];
+  guint n = 0, k = 0;
+
+  fail_unless (w != NULL);
+  schema = add_schema (w, RC_ROS2_TYPE_COMPRESSED_IMAGE);
+  for (; topics[n]; n++)
+    fail_unless (rc_mcap_writer_add_channel (w, topics[n], "cdr", schema,
+            NULL, &channels[n], NULL));
+  for (guint pass = 0; pass < passes; pass++) {
+    for (guint c = 0; c < n; c++, k++) {
+      const guint64 t = 1000000000000 + pass * 100 * GST_MSECOND;
+      RcCompressedImage msg = { {0, t + ahead[c], (gchar *) "camera"},
+      (gchar *) formats[c], g_bytes_get_data (data, NULL),
+        g_bytes_get_size (data)
+      };
+
+      rc_ros2_encode_compressed_image (out, &msg);
+      fail_unless (rc_mcap_writer_write_message (w, channels[c], k, t, t,
+              out->data, out->len, NULL));
+    }
+  }
+  fail_unless (rc_mcap_writer_finish (w, NULL));
+  rc_mcap_writer_free (w);
+  g_byte_array_unref (out);
+  return path;
+}
+
 /* A ROS 2 sensor_msgs/msg/CompressedImage topic (rosbag2's schema, CDR),
  * a PNG that GStreamer's pngenc made: played as image/png, it decodes to
  * the frame encoded, pixel for pixel. */
@@ -1419,33 +1459,14 @@ GST_START_TEST (test_compressed_image_ros2)
 {
   const gchar *frame = "videotestsrc num-buffers=1 ! "
       "video/x-raw,format=RGB,width=32,height=24";
+  const gchar *topics[] = { "/camera/png", NULL }, *formats[] = { "png" };
+  const GstClockTimeDiff ahead[] = { 0 };
   gchar *launch = g_strdup_printf ("%s ! pngenc ! appsink name=s", frame);
   GBytes *png = first_buffer_bytes (launch, NULL), *want, *got;
-  gchar *path = g_build_filename (rec_dir, "compressed.mcap", NULL);
-  RcMcapWriter *w = rc_mcap_writer_new (path, "ros2",
-      RC_MCAP_COMPRESSION_NONE, 1 << 16, NULL);
-  GByteArray *out = g_byte_array_new ();
-  guint16 schema, channel;
+  gchar *path = write_compressed_images ("compressed.mcap", topics, formats,
+      ahead, 3, png);
 
   g_free (launch);
-  fail_unless (w != NULL);
-  schema = add_schema (w, RC_ROS2_TYPE_COMPRESSED_IMAGE);
-  fail_unless (rc_mcap_writer_add_channel (w, "/camera/png", "cdr", schema,
-          NULL, &channel, NULL));
-  for (guint k = 0; k < 3; k++) {
-    const guint64 t = 1000000000000 + k * 100 * GST_MSECOND;
-    RcCompressedImage msg = { {0, t, (gchar *) "camera"}, (gchar *) "png",
-      g_bytes_get_data (png, NULL), g_bytes_get_size (png)
-    };
-
-    rc_ros2_encode_compressed_image (out, &msg);
-    fail_unless (rc_mcap_writer_write_message (w, channel, k, t, t,
-            out->data, out->len, NULL));
-  }
-  fail_unless (rc_mcap_writer_finish (w, NULL));
-  rc_mcap_writer_free (w);
-  g_byte_array_unref (out);
-
   launch = g_strdup_printf ("%s ! appsink name=s", frame);
   want = first_buffer_bytes (launch, NULL);
   g_free (launch);
@@ -1468,40 +1489,17 @@ GST_END_TEST;
  * played beside it starts at 0, as played alone (it started at 2 s). */
 GST_START_TEST (test_skipped_topic_sets_no_origin)
 {
+  const gchar *topics[] = { "/depth", "/cam", NULL };
+  const gchar *formats[] = { "16UC1; compressedDepth png", "png" };
+  const GstClockTimeDiff ahead[] = { -2 * GST_SECOND, 0 };
   gchar *launch = g_strdup ("videotestsrc num-buffers=1 ! "
       "video/x-raw,format=RGB,width=8,height=8 ! pngenc ! appsink name=s");
   GBytes *png = first_buffer_bytes (launch, NULL);
-  gchar *path = g_build_filename (rec_dir, "depth-first.mcap", NULL);
-  RcMcapWriter *w = rc_mcap_writer_new (path, "ros2",
-      RC_MCAP_COMPRESSION_NONE, 1 << 16, NULL);
-  GByteArray *out = g_byte_array_new ();
-  guint16 schema, channels[2];
+  gchar *path = write_compressed_images ("depth-first.mcap", topics, formats,
+      ahead, 3, png);
   gchar *desc;
   GstElement *p;
   GstSample *sample;
-
-  fail_unless (w != NULL);
-  schema = add_schema (w, RC_ROS2_TYPE_COMPRESSED_IMAGE);
-  fail_unless (rc_mcap_writer_add_channel (w, "/depth", "cdr", schema, NULL,
-          &channels[0], NULL));
-  fail_unless (rc_mcap_writer_add_channel (w, "/cam", "cdr", schema, NULL,
-          &channels[1], NULL));
-  for (guint k = 0; k < 6; k++) {
-    const guint c = k % 2;
-    const guint64 t = 1000000000000 + (k / 2) * 100 * GST_MSECOND;
-    RcCompressedImage msg = { {0, c ? t : t - 2 * GST_SECOND,
-            (gchar *) "camera"}, (gchar *) (c ? "png" :
-          "16UC1; compressedDepth png"), g_bytes_get_data (png, NULL),
-      g_bytes_get_size (png)
-    };
-
-    rc_ros2_encode_compressed_image (out, &msg);
-    fail_unless (rc_mcap_writer_write_message (w, channels[c], k, t, t,
-            out->data, out->len, NULL));
-  }
-  fail_unless (rc_mcap_writer_finish (w, NULL));
-  rc_mcap_writer_free (w);
-  g_byte_array_unref (out);
 
   desc = g_strdup_printf ("%s name=src location=\"%s\" topics=/depth,/cam "
       "src.src_0 ! queue ! fakesink src.src_1 ! queue ! appsink name=s "
