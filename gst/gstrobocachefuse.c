@@ -277,17 +277,25 @@ adopt_segment (GstRobocacheFuse * self, GstAggregatorPad * aggpad,
             GST_PAD_NAME (aggpad), in->rate, out_rate), (NULL));
 }
 
-/* Whether every sink pad has had SEGMENT_DONE since its segment (each
- * recording topic ends a segment seek's pass with one): the output's
- * pass ends once, after the last tick all of them make. */
+/* Whether @pad's SEGMENT_DONE, of the seek @seqnum, is the one to push:
+ * each recording topic ends a segment seek's pass with one, and the
+ * output's pass ends once, when every sink pad's last is of that seek.
+ * By seqnum, not by a flag a new segment clears: the pads' queues drain
+ * apart, and one pad's next segment could come before another's end of
+ * the pass (a pass then ended twice, or not at all). */
 static gboolean
-all_segments_done (GstRobocacheFuse * self)
+segment_done_to_push (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
+    guint32 seqnum)
 {
   gboolean all = TRUE;
 
   GST_OBJECT_LOCK (self);
+  pad->segment_done_seqnum = seqnum;
   for (GList * l = GST_ELEMENT (self)->sinkpads; l && all; l = l->next)
-    all = GST_ROBOCACHE_FUSE_PAD (l->data)->segment_done;
+    all = GST_ROBOCACHE_FUSE_PAD (l->data)->segment_done_seqnum == seqnum;
+  all = all && self->state.segment_done_sent != seqnum;
+  if (all)
+    self->state.segment_done_sent = seqnum;
   GST_OBJECT_UNLOCK (self);
   return all;
 }
@@ -299,16 +307,12 @@ gst_robocache_fuse_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad,
   GstRobocacheFuse *self = GST_ROBOCACHE_FUSE (agg);
   GstRobocacheFusePad *pad = GST_ROBOCACHE_FUSE_PAD (aggpad);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
-    pad->segment_done = FALSE;
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
     adopt_segment (self, aggpad, event);
-  }
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT_DONE) {
-    pad->segment_done = TRUE;
-    if (!all_segments_done (self)) {
-      gst_event_unref (event);
-      return TRUE;
-    }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT_DONE &&
+      !segment_done_to_push (self, pad, gst_event_get_seqnum (event))) {
+    gst_event_unref (event);
+    return TRUE;
   }
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
@@ -729,5 +733,6 @@ gst_robocache_fuse_init (GstRobocacheFuse * self)
   gst_robocache_fields_init (self, fields);
   gst_robocache_gpu_init (&self->gpu);
   g_queue_init (&self->state.later_segments);
+  self->state.segment_done_sent = GST_SEQNUM_INVALID;
   g_mutex_init (&self->release_lock);
 }

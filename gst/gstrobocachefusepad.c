@@ -187,6 +187,7 @@ gst_robocache_fuse_pad_init (GstRobocacheFusePad * pad)
   gst_robocache_fields_init (pad, fields);
   pad->prev_rt = GST_CLOCK_TIME_NONE;
   pad->last_rt = GST_CLOCK_TIME_NONE;
+  pad->segment_done_seqnum = GST_SEQNUM_INVALID;
   pad->held = gst_queue_array_new_for_struct (sizeof (FuseHeldBuffer), 16);
   gst_queue_array_set_clear_func (pad->held, held_buffer_clear);
 }

@@ -78,7 +78,7 @@ struct _GstRobocacheFusePad
   GstCaps *pending_caps;
   StreamKind pending_kind;
   GstRobocacheVectorsInfo pending_vectors;
-  gboolean segment_done;        /* SEGMENT_DONE came, no segment since */
+  guint32 segment_done_seqnum;  /* of the last SEGMENT_DONE (its seek's) */
   GstClockTime interval;        /* longest gap between buffers, drop-outs
                                  * aside */
   GstClockTime typical_interval;        /* a running mean of the gaps */

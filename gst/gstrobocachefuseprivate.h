@@ -44,6 +44,7 @@ typedef struct
   gboolean segment_adopted;
   gpointer segment_pad;
   GQueue later_segments;
+  guint32 segment_done_sent;    /* seqnum of the last SEGMENT_DONE pushed */
   /* Rate mode: the next tick is index k; before the first tick, the tick
    * the live wait times out at. */
   guint64 tick_index;
