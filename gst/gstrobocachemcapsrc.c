@@ -29,7 +29,11 @@
  * #GstRobocacheMcapSrc:check-crc is off; a mismatch is an error naming the
  * offset.
  *
- * robocachebagsrc plays ROS 1 bags; both elements read either format
+ * rosbag2's SQLite storage (a .db3 file, or a rosbag2 folder of them: ROS
+ * 2's default up to Humble) plays the same way, its messages in receive
+ * time order.
+ *
+ * robocachebagsrc plays ROS 1 bags; both elements read every format
  * (found from the first bytes), this one has the MCAP properties.
  *
  * ## Example launch line

@@ -55,11 +55,14 @@ compare_file_names (gconstpointer a, gconstpointer b)
   return order;
 }
 
-/* The kinds of file a folder's recording is made of; the last two only
- * to be refused by the reader, saying why. */
-static const gchar *const recording_kinds[] = { ".mcap", ".bag",
-  ".mcap.zstd", ".db3"
+/* The kinds of file a folder's recording is made of: MCAP and rosbag2's
+ * SQLite storage (rosbag2), ROS bags (rosbag --split); the last only to
+ * be refused by the reader, saying why. */
+static const gchar *const recording_kinds[] = { ".mcap", ".db3", ".bag",
+  ".mcap.zstd", ".db3.zstd"
 };
+
+#define N_READ_KINDS 3
 
 /* The NULL-terminated paths in @found, in their names' natural order
  * (rec_2 before rec_10); frees @found, not the paths. */
@@ -71,13 +74,41 @@ sorted_paths (GPtrArray * found)
   return (gchar **) g_ptr_array_free (found, FALSE);
 }
 
+/* The kind of the files in @found that make the folder @location's
+ * recording: the one kind read that it holds, or else its files
+ * compressed whole; G_N_ELEMENTS (recording_kinds) and an element error
+ * for a folder with none, or with files of two kinds read. */
+static guint
+folder_kind (GstElement * self, const gchar * location, GPtrArray ** found)
+{
+  guint kind = G_N_ELEMENTS (recording_kinds);
+
+  for (guint k = G_N_ELEMENTS (recording_kinds); k-- > 0;) {
+    if (found[k]->len == 0)
+      continue;
+    if (k < N_READ_KINDS && kind < N_READ_KINDS) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with "
+              "both %s and %s files; accepted is a file, or a folder of one "
+              "recording's files of one format", location,
+              recording_kinds[k], recording_kinds[kind]), (NULL));
+      return G_N_ELEMENTS (recording_kinds);
+    }
+    kind = k;
+  }
+  if (kind == G_N_ELEMENTS (recording_kinds))
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with no "
+            "recording files; accepted is a file, or a folder (a rosbag2 "
+            "recording) of .mcap, .db3 or .bag files", location), (NULL));
+  return kind;
+}
+
 /* The files to read at @location: itself; or, in a folder (a rosbag2
- * recording: metadata.yaml beside its .mcap files, or rosbag's split
- * .bag files), its recording files in order, the parts of a recording
- * split by size or duration; or, where there are none, its files
- * compressed whole (.mcap.zstd) or in rosbag2's SQLite storage (.db3),
- * which the reader then refuses saying why.  NULL and an element error for a folder with none, or with files
- * of both formats. */
+ * recording: metadata.yaml beside its .mcap or .db3 files, or rosbag's
+ * split .bag files), its recording files in order, the parts of a
+ * recording split by size or duration; or, where there are none, its
+ * files compressed whole (.mcap.zstd, .db3.zstd), which the reader then
+ * refuses saying why.  NULL and an element error for a folder with none,
+ * or with files of two formats. */
 static gchar **
 recording_files (GstElement * self, const gchar * location)
 {
@@ -101,21 +132,7 @@ recording_files (GstElement * self, const gchar * location)
   if (dir)
     g_dir_close (dir);
 
-  /* The first kind the folder holds; MCAP and ROS bag files together are
-   * not one recording. */
-  kind = 0;
-  while (kind < G_N_ELEMENTS (found) && found[kind]->len == 0)
-    kind++;
-  if (found[0]->len && found[1]->len) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with both "
-            ".mcap and .bag files; accepted is a file, or a folder of one "
-            "recording's files of one format", location), (NULL));
-    kind = G_N_ELEMENTS (found);
-  } else if (kind == G_N_ELEMENTS (found)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with no "
-            "recording files; accepted is a file, or a folder (a rosbag2 "
-            "recording) of .mcap or .bag files", location), (NULL));
-  }
+  kind = folder_kind (self, location, found);
   for (guint k = 0; k < G_N_ELEMENTS (found); k++) {
     if (k != kind)
       g_ptr_array_unref (found[k]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Replays a ROS 2 recording (an MCAP file, or a rosbag2 folder: its .mcap
-# files, several where rosbag2 split the recording) through robocache: the lidar topic voxelized, fused with the joint states
+# Replays a ROS 2 recording (an MCAP or SQLite .db3 file, or a rosbag2
+# folder: its .mcap or .db3 files, several where rosbag2 split the
+# recording) through robocache: the lidar topic voxelized, fused with the joint states
 # at 10 Hz.  Paced at the recorded speed by default (identity sync=true);
 # --fast runs as fast as possible, with the same frames.  Without a
 # recording, one is made first: a few seconds of the synthetic lidar and
@@ -46,7 +47,11 @@ points=${points:-/velodyne_points} joints=${joints:-/joint_states}
 # What the file holds, as robocache reads it.
 if [ -x "$ROBOCACHE_BUILD/tests/rosdump" ]; then
   files=("$location")
-  [ -d "$location" ] && files=("$location"/*.mcap)
+  if [ -d "$location" ]; then
+    shopt -s nullglob
+    files=("$location"/*.mcap "$location"/*.db3)
+    shopt -u nullglob
+  fi
   "$ROBOCACHE_BUILD/tests/rosdump" --topics "${files[@]}" | python3 -c '
 import json, sys
 head = json.load(sys.stdin)

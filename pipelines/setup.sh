@@ -10,7 +10,8 @@ robocache_packages="meson ninja-build pkg-config gcc libglib2.0-dev
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
 libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-libbz2-dev liblz4-dev libzstd-dev libdeflate-dev zlib1g-dev lz4 python3 python3-numpy
+libbz2-dev liblz4-dev libzstd-dev libdeflate-dev libsqlite3-dev zlib1g-dev lz4
+python3 python3-numpy
 python3-rosbag python3-sensor-msgs"
 
 # Optional: the ROS 1 node (gst/ros/) and its test, from Debian's ROS

@@ -4,8 +4,9 @@
 # whole run: lists what the dynamic linker does not find for the plugin
 # and robocache's libraries under BUILD, and exits 1 with the fix when
 # anything is missing.  The usual cause is a .device prepared without
-# libdeflate (the MCAP CRCs), which the GPU machine lacks:
-#   EXTRA_DEBS=libdeflate0 ../shared/device/prepare.sh
+# libdeflate (the MCAP CRCs) or libsqlite3 (rosbag2's SQLite storage),
+# which the GPU machine may lack:
+#   EXTRA_DEBS="libdeflate0 libsqlite3-0" ../shared/device/prepare.sh
 # Usage (after `. .device/gst-env.sh`): tests/device-libs-check.sh BUILD
 set -u
 build=${1:?usage: $0 BUILD}
@@ -18,7 +19,7 @@ done | sort -u)
 if [ -n "$missing" ]; then
   echo "device-libs-check: not found on this machine:" $missing >&2
   echo "device-libs-check: prepare .device again with the packages that" \
-    "hold them (libdeflate.so.0: EXTRA_DEBS=libdeflate0" \
+    "hold them (EXTRA_DEBS=\"libdeflate0 libsqlite3-0\"" \
     "../shared/device/prepare.sh), then call again" >&2
   exit 1
 fi

@@ -219,32 +219,6 @@ read_message (McapReader * self, const McapEntry * entry,
   return TRUE;
 }
 
-/* rosbag2 compresses each message alone where it is asked to (`ros2 bag
- * record --compression-mode message`): its bytes are then one zstd frame.
- * A CDR message never starts with zstd's magic (the first byte of its
- * encapsulation header is zero), so on a cdr topic that magic says so. */
-static gboolean
-inflate_rosbag2_message (McapReader * self, RcMessage * message,
-    GError ** error)
-{
-  const RcTopic *topic = rc_reader_get_topic (&self->parent, message->topic);
-  gsize made;
-
-  if (g_strcmp0 (topic->encoding, "cdr") != 0
-      || !mcap_is_zstd_frame (message->data, message->size))
-    return TRUE;
-  if (!mcap_inflate_frame (message->data, message->size, &self->inflated,
-          &self->inflated_capacity, &made, error)) {
-    g_prefix_error (error, "MCAP: the message of %s at log time %"
-        G_GUINT64_FORMAT ", compressed alone by rosbag2 (--compression-mode "
-        "message): ", topic->name, message->time);
-    return FALSE;
-  }
-  message->data = self->inflated;
-  message->size = made;
-  return TRUE;
-}
-
 static RcReaderResult
 mcap_reader_next (RcReader * reader, RcMessage * message, GError ** error)
 {
@@ -262,7 +236,8 @@ mcap_reader_next (RcReader * reader, RcMessage * message, GError ** error)
   message->type = rc_reader_get_topic (reader, message->topic)->type;
   message->time = entry->time;
   if (!read_message (self, entry, &message->data, &message->size, error)
-      || !inflate_rosbag2_message (self, message, error))
+      || !rc_reader_inflate_rosbag2_message (reader, message,
+          &self->inflated, &self->inflated_capacity, error))
     return RC_READER_FAILED;
   return RC_READER_OK;
 }

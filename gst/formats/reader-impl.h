@@ -72,11 +72,26 @@ gboolean rc_reader_topic_is_selected (const RcReader * reader, guint topic);
 gsize rc_entries_lower_bound (GArray * entries, gsize time_offset,
     guint64 time);
 
+/* rosbag2 compresses each message alone where it is asked to (`ros2 bag
+ * record --compression-mode message`), in MCAP and SQLite storage alike:
+ * its bytes are then one zstd frame.  A CDR message never starts with
+ * zstd's magic (the first byte of its encapsulation header is zero), so on
+ * a cdr topic that magic says so: @message then points into *@buffer (of
+ * *@capacity bytes, grown as needed; g_free it), decompressed. */
+gboolean rc_reader_inflate_rosbag2_message (const RcReader * reader,
+    RcMessage * message, guint8 ** buffer, gsize * capacity,
+    GError ** error);
+
 /* The formats, each opening a file from memory (@data outlives the
  * reader); reader.c picks one by the file's first bytes. */
 RcReader *rc_bag_reader_open (const guint8 * data, gsize size,
     RcReaderFlags flags, GError ** error);
 RcReader *rc_mcap_reader_open (const guint8 * data, gsize size,
+    RcReaderFlags flags, GError ** error);
+RcReader *rc_sqlite_reader_open (const guint8 * data, gsize size,
+    RcReaderFlags flags, GError ** error);
+/* rosbag2's SQLite storage opens its file itself (sqlite-reader.c). */
+RcReader *rc_sqlite_reader_open_file (const gchar * path,
     RcReaderFlags flags, GError ** error);
 
 /* Sets @error (if not NULL) in RC_READER_ERROR; returns FALSE, so that a

@@ -1,6 +1,7 @@
 /* The format-independent part of reader.h: finding the format, the topic
  * list and selection, and the calls into the format. */
 #include "reader-impl.h"
+#include "mcap-records.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,13 +19,20 @@ typedef struct
                                  * errors */
   RcReader *(*open) (const guint8 * data, gsize size, RcReaderFlags flags,
       GError ** error);
+  /* Optional: opens a file itself, rather than from its mapping. */
+  RcReader *(*open_file) (const gchar * path, RcReaderFlags flags,
+      GError ** error);
 } Format;
 
 /* The bag reader tells a bag of another version from its magic. */
 /* *INDENT-OFF* */
 static const Format formats[] = {
-  {"ROS bag", "#ROSBAG V", "#ROSBAG V2.0", rc_bag_reader_open},
-  {"MCAP", "\x89MCAP0\r\n", "\\x89MCAP0\\r\\n", rc_mcap_reader_open},
+  {"ROS bag", "#ROSBAG V", "#ROSBAG V2.0", rc_bag_reader_open, NULL},
+  {"MCAP", "\x89MCAP0\r\n", "\\x89MCAP0\\r\\n", rc_mcap_reader_open,
+      NULL},
+  /* The magic's terminating NUL is part of SQLite's 16-byte header. */
+  {"rosbag2 SQLite", "SQLite format 3", "SQLite format 3\\0",
+      rc_sqlite_reader_open, rc_sqlite_reader_open_file},
 };
 /* *INDENT-ON* */
 
@@ -40,40 +48,29 @@ rc_reader_fail (GError ** error, RcReaderError code, const gchar * format, ...)
   return FALSE;
 }
 
-/* "not a ROS bag: the file does not start with "#ROSBAG V2.0"", naming
- * every format; or, for the files rosbag2 writes that are not read (a
- * file compressed whole by zstd, its SQLite storage), what to do. */
+/* "not a ROS bag, MCAP or ...: the file does not start with ...", naming
+ * every format; or, for a file rosbag2 compressed whole by zstd, which is
+ * not read, what to do. */
 static void
 fail_unknown_format (const guint8 * data, gsize size, GError ** error)
 {
   static const guint8 zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
-  static const gchar sqlite_magic[] = "SQLite format 3";
   GString *names, *signatures;
 
   if (size >= sizeof (zstd_magic) && !memcmp (data, zstd_magic,
           sizeof (zstd_magic))) {
     rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "a file "
         "compressed whole by zstd (rosbag2's --compression-mode file writes "
-        "them, *.mcap.zstd), which is not read: decompress it first "
-        "(zstd -d FILE), or record with MCAP's own chunk compression "
+        "them, *.mcap.zstd and *.db3.zstd), which is not read: decompress "
+        "it first (zstd -d FILE), or record with MCAP's own chunk compression "
         "(--storage-preset-profile zstd_fast), which stays seekable");
     return;
   }
-  /* The magic's terminating NUL is part of SQLite's 16-byte header. */
-  if (size >= sizeof (sqlite_magic) && !memcmp (data, sqlite_magic,
-          sizeof (sqlite_magic))) {
-    rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "an SQLite "
-        "database (rosbag2's sqlite3 storage, *.db3, the default before ROS "
-        "2 Iron), which is not read: convert the recording to MCAP "
-        "(ros2 bag convert, an output bag of storage_id mcap), or record "
-        "with ros2 bag record -s mcap");
-    return;
-  }
-
   names = g_string_new (NULL);
   signatures = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
-    const gchar *sep = i == 0 ? "" : " or ";
+    const gchar *sep = i == 0 ? "" : i + 1 < G_N_ELEMENTS (formats) ? ", " :
+        " or ";
 
     g_string_append_printf (names, "%s%s", sep, formats[i].name);
     g_string_append_printf (signatures, "%s\"%s\"", sep, formats[i].signature);
@@ -84,27 +81,43 @@ fail_unknown_format (const guint8 * data, gsize size, GError ** error)
   g_string_free (signatures, TRUE);
 }
 
+/* The format whose magic @data starts with, or NULL. */
+static const Format *
+find_format (const guint8 * data, gsize size)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
+    gsize magic_len = strlen (formats[i].magic);
+
+    if (size >= magic_len && !memcmp (data, formats[i].magic, magic_len))
+      return &formats[i];
+  }
+  return NULL;
+}
+
+/* Completes a reader that @format opened from @size bytes. */
+static RcReader *
+opened (RcReader * reader, const Format * format, gsize size)
+{
+  if (reader) {
+    reader->format_name = format->name;
+    reader->recovery.file_size = size;
+    if (!reader->recovery.scanned)
+      reader->recovery.end_offset = size;
+  }
+  return reader;
+}
+
 RcReader *
 rc_reader_open_data_full (const guint8 * data, gsize size,
     RcReaderFlags flags, GError ** error)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
-    gsize magic_len = strlen (formats[i].magic);
-    RcReader *reader;
+  const Format *format = find_format (data, size);
 
-    if (size < magic_len || memcmp (data, formats[i].magic, magic_len))
-      continue;
-    reader = formats[i].open (data, size, flags, error);
-    if (reader) {
-      reader->format_name = formats[i].name;
-      reader->recovery.file_size = size;
-      if (!reader->recovery.scanned)
-        reader->recovery.end_offset = size;
-    }
-    return reader;
+  if (!format) {
+    fail_unknown_format (data, size, error);
+    return NULL;
   }
-  fail_unknown_format (data, size, error);
-  return NULL;
+  return opened (format->open (data, size, flags, error), format, size);
 }
 
 RcReader *
@@ -158,13 +171,21 @@ rc_reader_open_full (const gchar * path, RcReaderFlags flags,
 {
   gboolean shareable = FALSE;
   GMappedFile *mapped = map_file (path, &shareable, error);
+  const guint8 *data;
+  gsize size;
+  const Format *format;
   RcReader *reader;
 
   if (!mapped)
     return NULL;
-  reader = rc_reader_open_data_full ((const guint8 *)
-      g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped),
-      flags, error);
+  data = (const guint8 *) g_mapped_file_get_contents (mapped);
+  size = g_mapped_file_get_length (mapped);
+  format = find_format (data, size);
+  if (format && format->open_file) {
+    g_mapped_file_unref (mapped);
+    return opened (format->open_file (path, flags, error), format, size);
+  }
+  reader = rc_reader_open_data_full (data, size, flags, error);
   if (reader) {
     reader->mapped = mapped;
     reader->mapped_shareable = shareable;
@@ -442,4 +463,26 @@ rc_entries_lower_bound (GArray * entries, gsize time_offset, guint64 time)
       high = mid;
   }
   return low;
+}
+
+gboolean
+rc_reader_inflate_rosbag2_message (const RcReader * reader,
+    RcMessage * message, guint8 ** buffer, gsize * capacity, GError ** error)
+{
+  const RcTopic *topic = rc_reader_get_topic (reader, message->topic);
+  gsize made;
+
+  if (g_strcmp0 (topic->encoding, "cdr") != 0
+      || !mcap_is_zstd_frame (message->data, message->size))
+    return TRUE;
+  if (!mcap_inflate_frame (message->data, message->size, buffer, capacity,
+          &made, error)) {
+    g_prefix_error (error, "%s: the message of %s at time %"
+        G_GUINT64_FORMAT ", compressed alone by rosbag2 (--compression-mode "
+        "message): ", reader->format_name, topic->name, message->time);
+    return FALSE;
+  }
+  message->data = *buffer;
+  message->size = made;
+  return TRUE;
 }

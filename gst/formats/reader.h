@@ -3,7 +3,8 @@
  * GLib only, no GStreamer, so that it can be fuzzed and tested alone.
  *
  * The format is found from the file's first bytes: ROS 1 bags (format 2.0,
- * bag-reader.c) and MCAP (mcap-reader.c).  A format adds itself through
+ * bag-reader.c), MCAP (mcap-reader.c) and rosbag2's SQLite storage
+ * (sqlite-reader.c).  A format adds itself through
  * reader-impl.h.  Decoding the message bytes is not the reader's work: the
  * topic's type, encoding and schema say which decoder fits (ros1msg.h for
  * "ros1", ros2msg.h for "cdr").
@@ -151,7 +152,7 @@ RcReader *rc_reader_open_data_full (const guint8 * data, gsize size,
  * that they can be handed on without a copy. */
 GMappedFile *rc_reader_get_mapped_file (const RcReader * reader);
 
-/* The format's name: "ROS bag" or "MCAP". */
+/* The format's name: "ROS bag", "MCAP" or "rosbag2 SQLite". */
 const gchar *rc_reader_format_name (const RcReader * reader);
 
 /* How the file was read (all zero but the sizes for a whole file). */

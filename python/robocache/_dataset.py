@@ -80,8 +80,8 @@ except ImportError:      # the module still imports; the class says why
 
 
 def _recordings(paths):
-    """The recordings named by `paths` (a path or a list): .bag and .mcap
-    files, rosbag2 folders (a folder holding metadata.yaml or an .mcap),
+    """The recordings named by `paths` (a path or a list): .bag, .mcap and
+    .db3 files, rosbag2 folders (a folder holding metadata.yaml),
     and the recordings directly inside any other folder, sorted."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -89,12 +89,12 @@ def _recordings(paths):
     for p in map(pathlib.Path, paths):
         if p.is_dir() and not _is_rosbag2(p):
             inner = sorted(q for q in p.iterdir()
-                           if q.suffix in (".bag", ".mcap")
+                           if q.suffix in (".bag", ".mcap", ".db3")
                            or (q.is_dir() and _is_rosbag2(q)))
             if not inner:
                 raise ValueError("robocache.RecordingDataset: %s holds no "
-                                 "recording (.bag, .mcap, rosbag2 folder)"
-                                 % p)
+                                 "recording (.bag, .mcap, .db3, rosbag2 "
+                                 "folder)" % p)
             found += inner
         elif p.exists():
             found.append(p)
@@ -170,8 +170,8 @@ class RecordingDataset(_Base):
     (robocache_align_write) that releases the GIL.
 
     paths          a recording or a list: ROS 1 .bag (robocachebagsrc),
-                   .mcap or rosbag2 folders (robocachemcapsrc), or folders
-                   of them
+                   .mcap, .db3 or rosbag2 folders (robocachemcapsrc), or
+                   folders of them
     lidar_topic    sensor_msgs/PointCloud2 topic (default /velodyne_points)
     joint_topic    sensor_msgs/JointState topic (default /joint_states)
     camera_topic   sensor_msgs/Image topic, or None (default) for none

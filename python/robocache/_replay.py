@@ -11,7 +11,7 @@ _NS = 10**9
 
 def _is_rosbag2(folder):
     """A rosbag2 recording: a folder with its metadata.yaml.  A folder of
-    .mcap files without one is a folder of recordings, one a file (it was
+    .mcap or .db3 files without one is a folder of recordings, one a file (it was
     taken for one recording, its files' messages merged into one
     timeline)."""
     return (pathlib.Path(folder) / "metadata.yaml").is_file()
@@ -21,11 +21,11 @@ def _source(path):
     p = pathlib.Path(path)
     if p.suffix == ".bag":
         return "robocachebagsrc"
-    if p.suffix == ".mcap" or p.is_dir():
+    if p.suffix in (".mcap", ".db3") or p.is_dir():
         return "robocachemcapsrc"
     raise ValueError("robocache.RecordingDataset: %s is not a recording; "
-                     "accepted: .bag (ROS 1), .mcap or a rosbag2 folder "
-                     "(ROS 2)" % path)
+                     "accepted: .bag (ROS 1), .mcap, .db3 or a rosbag2 "
+                     "folder (ROS 2)" % path)
 
 
 def _quote(text):

@@ -388,6 +388,21 @@ GST_START_TEST (test_zstd)
 
 GST_END_TEST;
 
+/* rosbag2's SQLite storage, written by SQLite (write-db3.js): Humble's
+ * schema; Jazzy's, with stored definitions, left in WAL mode; Foxy's,
+ * without the timestamp index, messages out of order; and a split
+ * recording's folder.  Every message as the writer made it. */
+GST_START_TEST (test_sqlite)
+{
+  play_and_check ("humble.db3", FALSE);
+  play_and_check ("jazzy.db3", TRUE);
+  play_and_check ("foxy.db3", FALSE);
+  play_and_check ("message-zstd.db3", FALSE);
+  play_and_check ("split-db3", FALSE);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_lz4)
 {
   gchar *path = sample_path ("lz4.mcap");
@@ -715,8 +730,7 @@ GST_START_TEST (test_folder)
   g_free (err);
   g_free (dir);
 
-  /* rosbag2's sqlite3 storage (ROS 2 Humble's default): the .db3 is
-   * named, with the way to MCAP. */
+  /* A .db3 that is not an SQLite database is named, and what is read. */
   dir = sample_path ("sqlite");
   g_mkdir (dir, 0755);
   dst = g_build_filename (dir, "run_0.db3", NULL);
@@ -724,8 +738,29 @@ GST_START_TEST (test_folder)
           20, NULL));
   g_free (dst);
   err = play_error (dir, "topics=/points", 1);
-  fail_unless (strstr (err, "run_0.db3") && strstr (err, "SQLite")
-      && strstr (err, "ros2 bag convert"), "%s", err);
+  fail_unless (strstr (err, "run_0.db3") && strstr (err, "SQLite"), "%s",
+      err);
+  g_free (err);
+
+  /* A folder of one recording in two storages (converted in place) is
+   * refused: which files would be the recording is not known. */
+  g_free (dir);
+  g_free (data);
+  dir = sample_path ("two-storages");
+  g_mkdir (dir, 0755);
+  for (guint i = 0; i < 2; i++) {
+    gchar *src = sample_path (i == 0 ? "zstd.mcap" : "humble.db3");
+
+    dst = g_build_filename (dir, i == 0 ? "run_0.mcap" : "run_0.db3", NULL);
+    fail_unless (g_file_get_contents (src, &data, &size, NULL));
+    fail_unless (g_file_set_contents (dst, data, size, NULL));
+    g_free (data);
+    g_free (dst);
+    g_free (src);
+  }
+  data = NULL;
+  err = play_error (dir, "topics=/points", 1);
+  fail_unless (strstr (err, ".mcap and .db3"), "%s", err);
   g_free (err);
   g_free (data);
   g_free (dir);
@@ -1024,6 +1059,7 @@ mcapsrc_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_zstd);
+  tcase_add_test (tc, test_sqlite);
   tcase_add_test (tc, test_lz4);
   tcase_add_test (tc, test_layouts);
   tcase_add_test (tc, test_uncompressed_shared);

@@ -582,7 +582,7 @@ test_bad_magic (void)
   data = mb_finish (b, FALSE, &size);
   data[5] = '1';
   assert_open_fails (data, size, 0, RC_READER_ERROR_UNKNOWN_FORMAT,
-      "not a ROS bag or MCAP");
+      "not a ROS bag, MCAP or rosbag2 SQLite");
   data[5] = '0';
   /* The header record's opcode. */
   data[8] = 0x04;

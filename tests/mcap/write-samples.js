@@ -85,6 +85,8 @@
 //                         split_2.mcap, and a metadata.yaml: a recording
 //                         rosbag2 split by size or duration
 //                         (split.expected.jsonl beside it).
+//   *.db3, split-db3/     the same messages in rosbag2's SQLite storage
+//                         (write-db3.js says which files and why).
 //   large-zstd.mcap       (--large only) 100 sweeps of 131072 points and
 //                         10 s of the other topics, zstd, zeros in the
 //                         point gaps (so it compresses like a real
@@ -108,6 +110,7 @@ const { CdrWriter, EncapsulationKind } = require("@foxglove/cdr");
 const zstd = require("@foxglove/wasm-zstd");
 const lib = require("./samples-lib");
 const gen = require("./samples-content");
+const { writeDb3Samples } = require("./write-db3");
 
 const MiB = 1024 * 1024;
 
@@ -518,6 +521,9 @@ async function main() {
   }
   written.push(...(await writeCrashed(args.outDir, args.seed, zstdFile, events, payload, handlers)));
   written.push(...(await writeSplit(args.outDir, args.seed, topics, events, payload)));
+  written.push(
+    ...(await writeDb3Samples(args.outDir, args.seed, topics, events, payload, { describeFile, writeExpected })),
+  );
   if (args.large) {
     const large = gen.largeTopics();
     const largeEvents = gen.schedule(args.seed, large, 10);

@@ -9,7 +9,7 @@ import re
 
 from .._replay import _is_rosbag2
 
-SUFFIXES = (".bag", ".mcap")
+SUFFIXES = (".bag", ".mcap", ".db3")
 
 # name: the recording's path relative to the folder given (or to the
 # common folder of the files given), "/"-separated: its identity in the
@@ -40,7 +40,7 @@ def _walk(folder):
 
 
 def key(name):
-    stem = re.sub(r"[^A-Za-z0-9_-]", "_", re.sub(r"\.(bag|mcap)$", "",
+    stem = re.sub(r"[^A-Za-z0-9_-]", "_", re.sub(r"\.(bag|mcap|db3)$", "",
                                                   name))[-48:]
     return "%s-%s" % (stem, hashlib.sha256(name.encode()).hexdigest()[:8])
 
@@ -55,7 +55,7 @@ def _list_file(path):
 
 
 def find(inputs):
-    """Recordings from `inputs`: files (.bag, .mcap), rosbag2 folders,
+    """Recordings from `inputs`: files (.bag, .mcap, .db3), rosbag2 folders,
     folders (searched recursively) and @LIST text files naming any of
     them; sorted by name.  Raises FileNotFoundError or ValueError for an
     input that is not there or not a recording."""

@@ -1,0 +1,494 @@
+/* rosbag2's SQLite storage (`<name>_0.db3`, ROS 2's default up to Humble)
+ * behind reader.h, through libsqlite3.  The topics table gives the topics
+ * (one per name; rows of one name that differ in type or serialization
+ * format make a topic of several definitions, reader.h); a definition
+ * stored in the message_definitions table (schema version 4, Iron on)
+ * becomes its topic's schema, and without one the decoders use the
+ * standard definition, as for an MCAP channel without a schema.  At open,
+ * the messages' ids, topics and times are read in (timestamp, id) order,
+ * which rosbag2's timestamp index gives without sorting; a message's
+ * bytes are read, as a blob, only when it is played.  Schema versions 1
+ * to 4 read alike: only the columns every version has are asked for.
+ *
+ * A file is opened read-only and immutable: nothing is written beside it
+ * (no -shm, no -wal, no lock), so recordings on read-only media play.  A
+ * file whose write-ahead log still holds pages (a recording cut off in
+ * rosbag2's resilient preset, PRAGMA journal_mode=WAL) is opened so that
+ * they are read too, which needs its folder to be writable.  From memory
+ * (fuzzing, tests) the bytes are copied into SQLite's in-memory database. */
+#include "reader-impl.h"
+
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#define FORMAT_NAME "rosbag2 SQLite"
+
+/* Bytes 18 and 19 of the database header: 2 where the file is in WAL
+ * mode, which an in-memory database cannot be. */
+#define HEADER_SIZE 100
+#define WAL_VERSION_OFFSET 18
+
+typedef struct
+{
+  guint64 time;
+  gint64 row;                   /* messages.id */
+  guint topic;
+} SqliteEntry;
+
+typedef struct
+{
+  RcReader parent;
+  sqlite3 *db;
+  /* What it reads, to be opened again (rc_reader_reopen): the file, or
+   * the caller's bytes. */
+  gchar *path;
+  const guint8 *data;
+  gsize size;
+  GArray *entries;              /* SqliteEntry in (time, id) order */
+  gsize next;
+  sqlite3_blob *blob;           /* the last message's data, reopened */
+  guint8 *bytes, *inflated;
+  gsize bytes_capacity, inflated_capacity;
+} SqliteReader;
+
+static gboolean
+sqlite_fail (SqliteReader * self, GError ** error, const gchar * what)
+{
+  return rc_reader_fail (error, RC_READER_ERROR_FORMAT, FORMAT_NAME
+      ": %s: %s", what, sqlite3_errmsg (self->db));
+}
+
+/* SQLite's hardening for databases from elsewhere: no schema-defined
+ * function or view runs with side effects, and cells are bounds-checked
+ * as they are read. */
+static gboolean
+harden (SqliteReader * self, GError ** error)
+{
+  if (sqlite3_db_config (self->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL)
+      != SQLITE_OK
+      || sqlite3_db_config (self->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0,
+          NULL) != SQLITE_OK
+      || sqlite3_exec (self->db, "PRAGMA cell_size_check=ON; "
+          "PRAGMA query_only=ON", NULL, NULL, NULL) != SQLITE_OK)
+    return sqlite_fail (self, error, "cannot set the database up to be read");
+  return TRUE;
+}
+
+/* A "file:" URI for @path, percent-escaping what URIs give a meaning. */
+static gchar *
+file_uri (const gchar * path, gboolean immutable)
+{
+  gchar *escaped = g_uri_escape_string (path, "/", FALSE);
+  gchar *uri = g_strdup_printf ("file:%s?%s", escaped,
+      immutable ? "immutable=1" : "mode=ro");
+
+  g_free (escaped);
+  return uri;
+}
+
+/* Whether the write-ahead log beside @path holds pages not yet written
+ * back into it. */
+static gboolean
+has_unmerged_log (const gchar * path)
+{
+  gchar *log = g_strconcat (path, "-wal", NULL);
+  GStatBuf st;
+  gboolean unmerged = g_stat (log, &st) == 0 && st.st_size > 0;
+
+  g_free (log);
+  return unmerged;
+}
+
+static gboolean
+open_file (SqliteReader * self, GError ** error)
+{
+  gchar *uri = file_uri (self->path, !has_unmerged_log (self->path));
+  gint rc = sqlite3_open_v2 (uri, &self->db, SQLITE_OPEN_READONLY |
+      SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+
+  g_free (uri);
+  if (rc != SQLITE_OK)
+    return rc_reader_fail (error, RC_READER_ERROR_IO, "cannot open %s: %s",
+        self->path, self->db ? sqlite3_errmsg (self->db) :
+        sqlite3_errstr (rc));
+  /* Pages read from the file's mapping, not copied in by read(). */
+  sqlite3_exec (self->db, "PRAGMA mmap_size=2147418112", NULL, NULL, NULL);
+  return TRUE;
+}
+
+static gboolean
+open_memory (SqliteReader * self, GError ** error)
+{
+  guint8 *copy;
+  gint rc = sqlite3_open_v2 (":memory:", &self->db, SQLITE_OPEN_READWRITE |
+      SQLITE_OPEN_NOMUTEX, NULL);
+
+  if (rc != SQLITE_OK)
+    return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, FORMAT_NAME
+        ": cannot open a database in memory: %s", sqlite3_errstr (rc));
+  copy = sqlite3_malloc64 (self->size);
+  if (!copy)
+    return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, FORMAT_NAME
+        ": %" G_GSIZE_FORMAT " bytes do not fit in memory", self->size);
+  memcpy (copy, self->data, self->size);
+  /* A WAL database whose log was merged reads the same in rollback mode. */
+  if (self->size >= HEADER_SIZE && copy[WAL_VERSION_OFFSET] == 2
+      && copy[WAL_VERSION_OFFSET + 1] == 2)
+    copy[WAL_VERSION_OFFSET] = copy[WAL_VERSION_OFFSET + 1] = 1;
+  rc = sqlite3_deserialize (self->db, "main", copy, self->size, self->size,
+      SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+  if (rc != SQLITE_OK)
+    return sqlite_fail (self, error, "cannot read the database");
+  return TRUE;
+}
+
+/* Whether the database has a table named @name. */
+static gboolean
+has_table (SqliteReader * self, const gchar * name)
+{
+  sqlite3_stmt *stmt;
+  gboolean found;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT 1 FROM sqlite_master WHERE "
+          "type = 'table' AND name = ?1", -1, &stmt, NULL) != SQLITE_OK)
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, name, -1, SQLITE_STATIC);
+  found = sqlite3_step (stmt) == SQLITE_ROW;
+  sqlite3_finalize (stmt);
+  return found;
+}
+
+/* Whether the database has the tables rosbag2 writes, which an SQLite
+ * database of another program lacks. */
+static gboolean
+check_tables (SqliteReader * self, GError ** error)
+{
+  if (has_table (self, "topics") && has_table (self, "messages"))
+    return TRUE;
+  return rc_reader_fail (error, RC_READER_ERROR_FORMAT, FORMAT_NAME ": an "
+      "SQLite database without the topics and messages tables that rosbag2 "
+      "writes: not a rosbag2 recording");
+}
+
+/* A text column as a string ("" for NULL). */
+static const gchar *
+column_text (sqlite3_stmt * stmt, gint column)
+{
+  const guchar *text = sqlite3_column_text (stmt, column);
+
+  return text ? (const gchar *) text : "";
+}
+
+/* Per message type, its stored definition (schema version 4): the
+ * encoding ("ros2msg", "ros2idl"; "unknown" with no text where rosbag2
+ * found none) and the text, joined by a NUL. */
+static GHashTable *
+read_definitions (SqliteReader * self, GError ** error)
+{
+  GHashTable *definitions = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, (GDestroyNotify) g_bytes_unref);
+  sqlite3_stmt *stmt;
+  gint rc;
+
+  if (!has_table (self, "message_definitions"))
+    return definitions;
+  if (sqlite3_prepare_v2 (self->db, "SELECT topic_type, encoding, "
+          "encoded_message_definition FROM message_definitions ORDER BY id",
+          -1, &stmt, NULL) != SQLITE_OK) {
+    sqlite_fail (self, error, "the message_definitions table");
+    g_hash_table_unref (definitions);
+    return NULL;
+  }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+    const gchar *encoding = column_text (stmt, 1);
+    const gchar *text = column_text (stmt, 2);
+    GString *value;
+
+    if (!*text || g_hash_table_contains (definitions, column_text (stmt, 0)))
+      continue;
+    value = g_string_new (encoding);
+    g_string_append_len (value, "", 1);
+    g_string_append (value, text);
+    g_hash_table_insert (definitions, g_strdup (column_text (stmt, 0)),
+        g_string_free_to_bytes (value));
+  }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE) {
+    sqlite_fail (self, error, "the message_definitions table");
+    g_clear_pointer (&definitions, g_hash_table_unref);
+  }
+  return definitions;
+}
+
+static void
+set_schema (SqliteReader * self, guint topic, const gchar * type,
+    GBytes * definition)
+{
+  gsize size;
+  const gchar *encoding = g_bytes_get_data (definition, &size);
+  gsize encoding_size = strlen (encoding) + 1;
+
+  rc_reader_set_topic_schema (&self->parent, topic, type, encoding,
+      (const guint8 *) encoding + encoding_size, size - encoding_size);
+}
+
+/* The topic of a topics row, found by name or added; counts the row's
+ * type and serialization format as a definition of it. */
+static guint
+add_topic_row (SqliteReader * self, GHashTable * topic_of_name,
+    GHashTable * definitions, sqlite3_stmt * stmt)
+{
+  RcReader *reader = &self->parent;
+  const gchar *name = column_text (stmt, 1);
+  const gchar *type = column_text (stmt, 2);
+  const gchar *format = column_text (stmt, 3);
+  GByteArray *key = g_byte_array_new ();
+  gchar *label = g_strdup_printf ("%s (serialization format %s)", type,
+      format);
+  gpointer found;
+  guint topic;
+
+  if (g_hash_table_lookup_extended (topic_of_name, name, NULL, &found)) {
+    topic = GPOINTER_TO_UINT (found);
+  } else {
+    GBytes *definition = g_hash_table_lookup (definitions, type);
+
+    topic = rc_reader_add_topic (reader, name, type, format);
+    if (definition)
+      set_schema (self, topic, type, definition);
+    g_hash_table_insert (topic_of_name, g_strdup (name),
+        GUINT_TO_POINTER (topic));
+  }
+  /* Two strings without NULs: the first's NUL ends it in the key. */
+  g_byte_array_append (key, (const guint8 *) type, strlen (type) + 1);
+  g_byte_array_append (key, (const guint8 *) format, strlen (format));
+  rc_reader_add_topic_definition (reader, topic, label, key->data, key->len);
+  g_free (label);
+  g_byte_array_unref (key);
+  return topic;
+}
+
+/* The topics; @topic_of_id maps a topics.id to its topic. */
+static gboolean
+read_topics (SqliteReader * self, GHashTable * topic_of_id, GError ** error)
+{
+  GHashTable *topic_of_name = g_hash_table_new_full (g_str_hash,
+      g_str_equal, g_free, NULL);
+  GHashTable *definitions = read_definitions (self, error);
+  sqlite3_stmt *stmt = NULL;
+  gint rc = SQLITE_ERROR;
+
+  if (definitions && sqlite3_prepare_v2 (self->db, "SELECT id, name, type, "
+          "serialization_format FROM topics ORDER BY id", -1, &stmt,
+          NULL) == SQLITE_OK) {
+    while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+      gint64 id = sqlite3_column_int64 (stmt, 0);
+      guint topic = add_topic_row (self, topic_of_name, definitions, stmt);
+
+      g_hash_table_insert (topic_of_id, g_memdup2 (&id, sizeof (id)),
+          GUINT_TO_POINTER (topic));
+    }
+  }
+  if (definitions && rc != SQLITE_DONE)
+    sqlite_fail (self, error, "the topics table");
+  sqlite3_finalize (stmt);
+  g_hash_table_unref (topic_of_name);
+  if (definitions)
+    g_hash_table_unref (definitions);
+  return rc == SQLITE_DONE;
+}
+
+/* Appends the message of a messages row (id, topic_id, timestamp) and
+ * counts it in its topic. */
+static gboolean
+add_entry (SqliteReader * self, GHashTable * topic_of_id,
+    sqlite3_stmt * stmt, GError ** error)
+{
+  gint64 topic_id = sqlite3_column_int64 (stmt, 1);
+  gint64 time = sqlite3_column_int64 (stmt, 2);
+  SqliteEntry e = { (guint64) time, sqlite3_column_int64 (stmt, 0), 0 };
+  gpointer topic;
+  RcTopic *t;
+
+  if (!g_hash_table_lookup_extended (topic_of_id, &topic_id, NULL, &topic))
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, FORMAT_NAME
+        ": message %" G_GINT64_FORMAT " names topic %" G_GINT64_FORMAT
+        ", which the topics table does not hold", e.row, topic_id);
+  if (time < 0)
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, FORMAT_NAME
+        ": message %" G_GINT64_FORMAT " has the negative timestamp %"
+        G_GINT64_FORMAT " (accepted: ns since the epoch)", e.row, time);
+  e.topic = GPOINTER_TO_UINT (topic);
+  g_array_append_val (self->entries, e);
+  t = rc_reader_topic (&self->parent, e.topic);
+  if (t->n_messages++ == 0)
+    t->first_time = e.time;
+  t->last_time = e.time;
+  return TRUE;
+}
+
+/* The message order, by timestamp then id as rosbag2 plays them (the
+ * index on timestamp keeps ids in order among equal times). */
+static gboolean
+read_entries (SqliteReader * self, GHashTable * topic_of_id, GError ** error)
+{
+  sqlite3_stmt *stmt;
+  gint rc;
+
+  if (sqlite3_prepare_v2 (self->db, "SELECT id, topic_id, timestamp FROM "
+          "messages ORDER BY timestamp, id", -1, &stmt, NULL) != SQLITE_OK)
+    return sqlite_fail (self, error, "the messages table");
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW) {
+    if (!add_entry (self, topic_of_id, stmt, error)) {
+      sqlite3_finalize (stmt);
+      return FALSE;
+    }
+  }
+  sqlite3_finalize (stmt);
+  if (rc != SQLITE_DONE)
+    return sqlite_fail (self, error, "the messages table");
+  return TRUE;
+}
+
+/* The data of message @row into self->bytes. */
+static gboolean
+read_data (SqliteReader * self, const SqliteEntry * e, RcMessage * message,
+    GError ** error)
+{
+  gint rc;
+  gsize size;
+
+  if (self->blob)
+    rc = sqlite3_blob_reopen (self->blob, e->row);
+  else
+    rc = sqlite3_blob_open (self->db, "main", "messages", "data", e->row, 0,
+        &self->blob);
+  if (rc == SQLITE_OK) {
+    size = sqlite3_blob_bytes (self->blob);
+    if (size > self->bytes_capacity) {
+      self->bytes_capacity = MAX (size, 2 * self->bytes_capacity);
+      self->bytes = g_realloc (self->bytes, self->bytes_capacity);
+    }
+    rc = sqlite3_blob_read (self->blob, self->bytes, size, 0);
+  }
+  if (rc != SQLITE_OK) {
+    rc_reader_fail (error, RC_READER_ERROR_FORMAT, FORMAT_NAME ": the data "
+        "of message %" G_GINT64_FORMAT " (%s at %" G_GUINT64_FORMAT "): %s",
+        e->row, rc_reader_get_topic (&self->parent, e->topic)->name,
+        e->time, sqlite3_errmsg (self->db));
+    /* A handle whose reopen failed is of no further use. */
+    g_clear_pointer (&self->blob, sqlite3_blob_close);
+    return FALSE;
+  }
+  message->data = self->bytes;
+  message->size = size;
+  return TRUE;
+}
+
+static RcReaderResult
+sqlite_reader_next (RcReader * reader, RcMessage * message, GError ** error)
+{
+  SqliteReader *self = (SqliteReader *) reader;
+  const SqliteEntry *e;
+
+  do {
+    if (self->next >= self->entries->len)
+      return RC_READER_END;
+    message->index = self->next;
+    e = &g_array_index (self->entries, SqliteEntry, self->next++);
+    message->topic = e->topic;
+  } while (!rc_reader_topic_is_selected (reader, message->topic));
+
+  message->type = rc_reader_get_topic (reader, message->topic)->type;
+  message->time = e->time;
+  if (!read_data (self, e, message, error)
+      || !rc_reader_inflate_rosbag2_message (reader, message,
+          &self->inflated, &self->inflated_capacity, error))
+    return RC_READER_FAILED;
+  return RC_READER_OK;
+}
+
+static void
+sqlite_reader_seek (RcReader * reader, guint64 time)
+{
+  SqliteReader *self = (SqliteReader *) reader;
+
+  self->next = rc_entries_lower_bound (self->entries,
+      G_STRUCT_OFFSET (SqliteEntry, time), time);
+}
+
+static void
+sqlite_reader_clear (RcReader * reader)
+{
+  SqliteReader *self = (SqliteReader *) reader;
+
+  g_clear_pointer (&self->blob, sqlite3_blob_close);
+  sqlite3_close (self->db);
+  g_array_unref (self->entries);
+  g_free (self->path);
+  g_free (self->bytes);
+  g_free (self->inflated);
+}
+
+static RcReader *sqlite_reader_reopen (const RcReader * reader,
+    RcReaderFlags flags, GError ** error);
+
+static const RcReaderFuncs sqlite_reader_funcs = {
+  sqlite_reader_next,
+  sqlite_reader_seek,
+  sqlite_reader_clear,
+  NULL,
+  sqlite_reader_reopen,
+};
+
+/* Opens the file at @path, or else @size bytes at @data. */
+static RcReader *
+sqlite_reader_open (const gchar * path, const guint8 * data, gsize size,
+    GError ** error)
+{
+  SqliteReader *self = g_new0 (SqliteReader, 1);
+  GHashTable *topic_of_id = g_hash_table_new_full (g_int64_hash,
+      g_int64_equal, g_free, NULL);
+  gboolean ok;
+
+  rc_reader_init (&self->parent, &sqlite_reader_funcs);
+  self->parent.format_name = FORMAT_NAME;
+  self->path = g_strdup (path);
+  self->data = data;
+  self->size = size;
+  self->entries = g_array_new (FALSE, FALSE, sizeof (SqliteEntry));
+  ok = (path ? open_file (self, error) : open_memory (self, error))
+      && harden (self, error) && check_tables (self, error)
+      && read_topics (self, topic_of_id, error)
+      && read_entries (self, topic_of_id, error);
+  g_hash_table_unref (topic_of_id);
+  if (!ok) {
+    rc_reader_free (&self->parent);
+    return NULL;
+  }
+  return &self->parent;
+}
+
+RcReader *
+rc_sqlite_reader_open (const guint8 * data, gsize size, RcReaderFlags flags,
+    GError ** error)
+{
+  return sqlite_reader_open (NULL, data, size, error);
+}
+
+RcReader *
+rc_sqlite_reader_open_file (const gchar * path, RcReaderFlags flags,
+    GError ** error)
+{
+  return sqlite_reader_open (path, NULL, 0, error);
+}
+
+static RcReader *
+sqlite_reader_reopen (const RcReader * reader, RcReaderFlags flags,
+    GError ** error)
+{
+  const SqliteReader *self = (const SqliteReader *) reader;
+
+  return sqlite_reader_open (self->path, self->data, self->size, error);
+}
