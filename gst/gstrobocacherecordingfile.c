@@ -7,6 +7,8 @@
 #include "gstrobocacherecordingfile.h"
 
 #include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_robocache_recording_src_debug);
 #define GST_CAT_DEFAULT gst_robocache_recording_src_debug
@@ -24,12 +26,12 @@ post_recovery (GstElement * self, RcReader * reader, const gchar * location)
   if (!r.scanned)
     return;
   GST_ELEMENT_WARNING (self, STREAM, DEMUX, ("%s ends early (a recording "
-          "cut off?): %" G_GUINT64_FORMAT " messages recovered by "
-          "scanning the file", location, r.n_messages),
-      ("readable data ends at byte %" G_GUINT64_FORMAT " of %"
-          G_GUINT64_FORMAT "; %" G_GUINT64_FORMAT " records skipped%s%s",
-          r.end_offset, r.file_size, r.n_skipped_records,
-          r.reason ? "; " : "", r.reason ? r.reason : ""));
+          "cut off?): %" G_GUINT64_FORMAT " messages recovered%s%s",
+          location, r.n_messages, r.reason ? ": " : "",
+          r.reason ? r.reason : ""), ("readable data ends at byte %"
+          G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT "; %" G_GUINT64_FORMAT
+          " records skipped", r.end_offset, r.file_size,
+          r.n_skipped_records));
   s = gst_structure_new ("robocache-recovered",
       "location", G_TYPE_STRING, location,
       "format", G_TYPE_STRING, rc_reader_format_name (reader),
@@ -77,7 +79,9 @@ sorted_paths (GPtrArray * found)
 /* The kind of the files in @found that make the folder @location's
  * recording: the one kind read that it holds, or else its files
  * compressed whole; G_N_ELEMENTS (recording_kinds) and an element error
- * for a folder with none, or with files of two kinds read. */
+ * for a folder with none, with files of two kinds read, or with files
+ * compressed whole beside them (a recording cut off while rosbag2
+ * compressed its splits one by one: read, it would miss them). */
 static guint
 folder_kind (GstElement * self, const gchar * location, GPtrArray ** found)
 {
@@ -93,6 +97,15 @@ folder_kind (GstElement * self, const gchar * location, GPtrArray ** found)
               recording_kinds[k], recording_kinds[kind]), (NULL));
       return G_N_ELEMENTS (recording_kinds);
     }
+    if (k < N_READ_KINDS && kind < G_N_ELEMENTS (recording_kinds)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s holds %s, "
+              "compressed whole (rosbag2's --compression-mode file), beside "
+              "its %s files: decompress it first (zstd -d FILE), so that "
+              "the recording plays whole", location,
+              (const gchar *) g_ptr_array_index (found[kind], 0),
+              recording_kinds[k]), (NULL));
+      return G_N_ELEMENTS (recording_kinds);
+    }
     kind = k;
   }
   if (kind == G_N_ELEMENTS (recording_kinds))
@@ -100,6 +113,23 @@ folder_kind (GstElement * self, const gchar * location, GPtrArray ** found)
             "recording files; accepted is a file, or a folder (a rosbag2 "
             "recording) of .mcap, .db3 or .bag files", location), (NULL));
   return kind;
+}
+
+/* Whether the folder entry @path may be part of a recording: a file that
+ * is not empty.  An empty one (a split the recorder opened, then died or
+ * ran out of disk) is left out with a warning. */
+static gboolean
+is_recording_file (GstElement * self, const gchar * path)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return FALSE;
+  if (st.st_size > 0)
+    return TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s is empty (a file the "
+          "recorder opened but never wrote?): left out", path), (NULL));
+  return FALSE;
 }
 
 /* The files to read at @location: itself; or, in a folder (a rosbag2
@@ -125,8 +155,15 @@ recording_files (GstElement * self, const gchar * location)
   dir = g_dir_open (location, 0, NULL);
   while (dir && (name = g_dir_read_name (dir))) {
     for (kind = 0; kind < G_N_ELEMENTS (found); kind++) {
-      if (g_str_has_suffix (name, recording_kinds[kind]))
-        g_ptr_array_add (found[kind], g_build_filename (location, name, NULL));
+      gchar *path;
+
+      if (!g_str_has_suffix (name, recording_kinds[kind]))
+        continue;
+      path = g_build_filename (location, name, NULL);
+      if (is_recording_file (self, path))
+        g_ptr_array_add (found[kind], path);
+      else
+        g_free (path);
     }
   }
   if (dir)

@@ -90,9 +90,10 @@ RcReader *rc_mcap_reader_open (const guint8 * data, gsize size,
     RcReaderFlags flags, GError ** error);
 RcReader *rc_sqlite_reader_open (const guint8 * data, gsize size,
     RcReaderFlags flags, GError ** error);
-/* rosbag2's SQLite storage opens its file itself (sqlite-reader.c). */
+/* rosbag2's SQLite storage opens its file itself (sqlite-reader.c); @data
+ * is its mapping, for the header, valid during the call only. */
 RcReader *rc_sqlite_reader_open_file (const gchar * path,
-    RcReaderFlags flags, GError ** error);
+    const guint8 * data, gsize size, RcReaderFlags flags, GError ** error);
 
 /* Sets @error (if not NULL) in RC_READER_ERROR; returns FALSE, so that a
  * parser can write `return rc_reader_fail (...)`. */

@@ -19,9 +19,10 @@ typedef struct
                                  * errors */
   RcReader *(*open) (const guint8 * data, gsize size, RcReaderFlags flags,
       GError ** error);
-  /* Optional: opens a file itself, rather than from its mapping. */
-  RcReader *(*open_file) (const gchar * path, RcReaderFlags flags,
-      GError ** error);
+  /* Optional: opens a file itself, rather than from its mapping (@data,
+   * @size: the mapping, valid during the call). */
+  RcReader *(*open_file) (const gchar * path, const guint8 * data,
+      gsize size, RcReaderFlags flags, GError ** error);
 } Format;
 
 /* The bag reader tells a bag of another version from its magic. */
@@ -62,8 +63,9 @@ fail_unknown_format (const guint8 * data, gsize size, GError ** error)
     rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "a file "
         "compressed whole by zstd (rosbag2's --compression-mode file writes "
         "them, *.mcap.zstd and *.db3.zstd), which is not read: decompress "
-        "it first (zstd -d FILE), or record with MCAP's own chunk compression "
-        "(--storage-preset-profile zstd_fast), which stays seekable");
+        "it first (zstd -d FILE); to record compressed and seekable, use "
+        "MCAP's own chunk compression instead (ros2 bag record -s mcap "
+        "--storage-preset-profile zstd_fast)");
     return;
   }
   names = g_string_new (NULL);
@@ -182,8 +184,10 @@ rc_reader_open_full (const gchar * path, RcReaderFlags flags,
   size = g_mapped_file_get_length (mapped);
   format = find_format (data, size);
   if (format && format->open_file) {
+    reader = opened (format->open_file (path, data, size, flags, error),
+        format, size);
     g_mapped_file_unref (mapped);
-    return opened (format->open_file (path, flags, error), format, size);
+    return reader;
   }
   reader = rc_reader_open_data_full (data, size, flags, error);
   if (reader) {

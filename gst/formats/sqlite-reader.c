@@ -20,6 +20,7 @@
 
 #include <glib/gstdio.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FORMAT_NAME "rosbag2 SQLite"
@@ -28,6 +29,9 @@
  * mode, which an in-memory database cannot be. */
 #define HEADER_SIZE 100
 #define WAL_VERSION_OFFSET 18
+
+/* How long to wait for a writer's lock on a recording being made. */
+#define BUSY_TIMEOUT_MS 2000
 
 typedef struct
 {
@@ -50,6 +54,8 @@ typedef struct
   sqlite3_blob *blob;           /* the last message's data, reopened */
   guint8 *bytes, *inflated;
   gsize bytes_capacity, inflated_capacity;
+  gchar *reason;                /* recovery.reason */
+  gboolean wal;                 /* the file is in WAL mode */
 } SqliteReader;
 
 static gboolean
@@ -75,43 +81,86 @@ harden (SqliteReader * self, GError ** error)
   return TRUE;
 }
 
-/* A "file:" URI for @path, percent-escaping what URIs give a meaning. */
+/* A "file:" URI for the absolute path of @path, percent-escaping what
+ * URIs give a meaning ("//" starting a path would name a host). */
 static gchar *
-file_uri (const gchar * path, gboolean immutable)
+file_uri (const gchar * path, const gchar * query)
 {
-  gchar *escaped = g_uri_escape_string (path, "/", FALSE);
-  gchar *uri = g_strdup_printf ("file:%s?%s", escaped,
-      immutable ? "immutable=1" : "mode=ro");
+  gchar *absolute = g_canonicalize_filename (path, NULL);
+  gchar *escaped = g_uri_escape_string (absolute, "/", FALSE);
+  gchar *uri = g_strdup_printf ("file://%s?%s", escaped, query);
 
   g_free (escaped);
+  g_free (absolute);
   return uri;
 }
 
-/* Whether the write-ahead log beside @path holds pages not yet written
- * back into it. */
+/* Whether the file's header says it is in WAL mode (bytes 18 and 19). */
+static gboolean
+is_wal_mode (const guint8 * header, gsize size)
+{
+  return size >= HEADER_SIZE && header[WAL_VERSION_OFFSET] == 2
+      && header[WAL_VERSION_OFFSET + 1] == 2;
+}
+
+/* Whether the write-ahead log beside @path (beside the file a link
+ * leads to, where SQLite looks) holds pages not yet written back. */
 static gboolean
 has_unmerged_log (const gchar * path)
 {
-  gchar *log = g_strconcat (path, "-wal", NULL);
+  gchar *target = realpath (path, NULL);
+  gchar *log = g_strconcat (target ? target : path, "-wal", NULL);
   GStatBuf st;
   gboolean unmerged = g_stat (log, &st) == 0 && st.st_size > 0;
 
   g_free (log);
+  free (target);
   return unmerged;
 }
 
+static gint
+open_uri (SqliteReader * self, const gchar * query)
+{
+  gchar *uri = file_uri (self->path, query);
+  gint rc;
+
+  sqlite3_close (self->db);
+  rc = sqlite3_open_v2 (uri, &self->db, SQLITE_OPEN_READONLY |
+      SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+  g_free (uri);
+  /* A writer holding its lock: wait for it rather than fail. */
+  sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
+  /* Opening is lazy: this reads the header and the schema. */
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec (self->db, "SELECT count(*) FROM sqlite_master",
+        NULL, NULL, NULL);
+  return rc;
+}
+
+/* Opens the file read-only, as the writer may still be writing it: a
+ * rollback-journal database (rosbag2's default) with shared locks, which
+ * need nothing beside the file; a WAL database (the "resilient" preset)
+ * through its log where that holds pages, else immutable, so that no -shm
+ * or -wal file is made beside it.  A log that cannot be read (its folder
+ * not writable for the -shm) is left out, saying so in the recovery. */
 static gboolean
 open_file (SqliteReader * self, GError ** error)
 {
-  gchar *uri = file_uri (self->path, !has_unmerged_log (self->path));
-  gint rc = sqlite3_open_v2 (uri, &self->db, SQLITE_OPEN_READONLY |
-      SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+  gboolean log = self->wal && has_unmerged_log (self->path);
+  gint rc = open_uri (self, !self->wal || log ? "mode=ro" : "immutable=1");
 
-  g_free (uri);
+  if (rc != SQLITE_OK && log) {
+    self->parent.recovery.scanned = TRUE;
+    self->parent.recovery.reason = self->reason = g_strdup_printf ("its "
+        "write-ahead log %s-wal holds pages that cannot be read (%s; SQLite "
+        "needs to write %s-shm beside it): the messages in them are "
+        "missing; copy the folder somewhere writable to read them",
+        self->path, sqlite3_errmsg (self->db), self->path);
+    rc = open_uri (self, "immutable=1");
+  }
   if (rc != SQLITE_OK)
-    return rc_reader_fail (error, RC_READER_ERROR_IO, "cannot open %s: %s",
-        self->path, self->db ? sqlite3_errmsg (self->db) :
-        sqlite3_errstr (rc));
+    return rc_reader_fail (error, RC_READER_ERROR_FORMAT, FORMAT_NAME ": %s",
+        self->db ? sqlite3_errmsg (self->db) : sqlite3_errstr (rc));
   /* Pages read from the file's mapping, not copied in by read(). */
   sqlite3_exec (self->db, "PRAGMA mmap_size=2147418112", NULL, NULL, NULL);
   return TRUE;
@@ -133,8 +182,7 @@ open_memory (SqliteReader * self, GError ** error)
         ": %" G_GSIZE_FORMAT " bytes do not fit in memory", self->size);
   memcpy (copy, self->data, self->size);
   /* A WAL database whose log was merged reads the same in rollback mode. */
-  if (self->size >= HEADER_SIZE && copy[WAL_VERSION_OFFSET] == 2
-      && copy[WAL_VERSION_OFFSET + 1] == 2)
+  if (is_wal_mode (copy, self->size))
     copy[WAL_VERSION_OFFSET] = copy[WAL_VERSION_OFFSET + 1] = 1;
   rc = sqlite3_deserialize (self->db, "main", copy, self->size, self->size,
       SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
@@ -143,20 +191,25 @@ open_memory (SqliteReader * self, GError ** error)
   return TRUE;
 }
 
-/* Whether the database has a table named @name. */
+/* Whether the database has a table named @name, in *@found; FALSE with
+ * @error where the database cannot be read. */
 static gboolean
-has_table (SqliteReader * self, const gchar * name)
+has_table (SqliteReader * self, const gchar * name, gboolean * found,
+    GError ** error)
 {
   sqlite3_stmt *stmt;
-  gboolean found;
+  gint rc;
 
   if (sqlite3_prepare_v2 (self->db, "SELECT 1 FROM sqlite_master WHERE "
           "type = 'table' AND name = ?1", -1, &stmt, NULL) != SQLITE_OK)
-    return FALSE;
+    return sqlite_fail (self, error, "the list of tables");
   sqlite3_bind_text (stmt, 1, name, -1, SQLITE_STATIC);
-  found = sqlite3_step (stmt) == SQLITE_ROW;
+  rc = sqlite3_step (stmt);
   sqlite3_finalize (stmt);
-  return found;
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return sqlite_fail (self, error, "the list of tables");
+  *found = rc == SQLITE_ROW;
+  return TRUE;
 }
 
 /* Whether the database has the tables rosbag2 writes, which an SQLite
@@ -164,7 +217,12 @@ has_table (SqliteReader * self, const gchar * name)
 static gboolean
 check_tables (SqliteReader * self, GError ** error)
 {
-  if (has_table (self, "topics") && has_table (self, "messages"))
+  gboolean topics = FALSE, messages = FALSE;
+
+  if (!has_table (self, "topics", &topics, error)
+      || !has_table (self, "messages", &messages, error))
+    return FALSE;
+  if (topics && messages)
     return TRUE;
   return rc_reader_fail (error, RC_READER_ERROR_FORMAT, FORMAT_NAME ": an "
       "SQLite database without the topics and messages tables that rosbag2 "
@@ -189,9 +247,14 @@ read_definitions (SqliteReader * self, GError ** error)
   GHashTable *definitions = g_hash_table_new_full (g_str_hash, g_str_equal,
       g_free, (GDestroyNotify) g_bytes_unref);
   sqlite3_stmt *stmt;
+  gboolean stored = FALSE;
   gint rc;
 
-  if (!has_table (self, "message_definitions"))
+  if (!has_table (self, "message_definitions", &stored, error)) {
+    g_hash_table_unref (definitions);
+    return NULL;
+  }
+  if (!stored)
     return definitions;
   if (sqlite3_prepare_v2 (self->db, "SELECT topic_type, encoding, "
           "encoded_message_definition FROM message_definitions ORDER BY id",
@@ -429,6 +492,7 @@ sqlite_reader_clear (RcReader * reader)
   g_free (self->path);
   g_free (self->bytes);
   g_free (self->inflated);
+  g_free (self->reason);
 }
 
 static RcReader *sqlite_reader_reopen (const RcReader * reader,
@@ -442,10 +506,11 @@ static const RcReaderFuncs sqlite_reader_funcs = {
   sqlite_reader_reopen,
 };
 
-/* Opens the file at @path, or else @size bytes at @data. */
+/* Opens the file at @path (in WAL mode if @wal), or else @size bytes at
+ * @data. */
 static RcReader *
-sqlite_reader_open (const gchar * path, const guint8 * data, gsize size,
-    GError ** error)
+sqlite_reader_open (const gchar * path, gboolean wal, const guint8 * data,
+    gsize size, GError ** error)
 {
   SqliteReader *self = g_new0 (SqliteReader, 1);
   GHashTable *topic_of_id = g_hash_table_new_full (g_int64_hash,
@@ -455,6 +520,7 @@ sqlite_reader_open (const gchar * path, const guint8 * data, gsize size,
   rc_reader_init (&self->parent, &sqlite_reader_funcs);
   self->parent.format_name = FORMAT_NAME;
   self->path = g_strdup (path);
+  self->wal = wal;
   self->data = data;
   self->size = size;
   self->entries = g_array_new (FALSE, FALSE, sizeof (SqliteEntry));
@@ -467,6 +533,7 @@ sqlite_reader_open (const gchar * path, const guint8 * data, gsize size,
     rc_reader_free (&self->parent);
     return NULL;
   }
+  self->parent.recovery.n_messages = self->entries->len;
   return &self->parent;
 }
 
@@ -474,14 +541,19 @@ RcReader *
 rc_sqlite_reader_open (const guint8 * data, gsize size, RcReaderFlags flags,
     GError ** error)
 {
-  return sqlite_reader_open (NULL, data, size, error);
+  return sqlite_reader_open (NULL, FALSE, data, size, error);
 }
 
 RcReader *
-rc_sqlite_reader_open_file (const gchar * path, RcReaderFlags flags,
-    GError ** error)
+rc_sqlite_reader_open_file (const gchar * path, const guint8 * data,
+    gsize size, RcReaderFlags flags, GError ** error)
 {
-  return sqlite_reader_open (path, NULL, 0, error);
+  RcReader *reader = sqlite_reader_open (path, is_wal_mode (data, size),
+      NULL, 0, error);
+
+  if (reader)
+    reader->recovery.end_offset = size;
+  return reader;
 }
 
 static RcReader *
@@ -490,5 +562,6 @@ sqlite_reader_reopen (const RcReader * reader, RcReaderFlags flags,
 {
   const SqliteReader *self = (const SqliteReader *) reader;
 
-  return sqlite_reader_open (self->path, self->data, self->size, error);
+  return sqlite_reader_open (self->path, self->wal, self->data, self->size,
+      error);
 }

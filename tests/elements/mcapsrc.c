@@ -700,6 +700,33 @@ GST_START_TEST (test_folder)
   g_free (dst);
   fail_unless_equals_int (played (dir, "topics=/points"), 20);
 
+  /* An empty split (the recorder died right after opening it) is left
+   * out, with a warning; a folder named like a recording is passed over
+   * (were: the whole folder refused, not a ROS bag, MCAP or ...; an mmap
+   * error). */
+  dst = g_build_filename (dir, "run_1.mcap", NULL);
+  fail_unless (g_file_set_contents (dst, "", 0, NULL));
+  g_free (dst);
+  dst = g_build_filename (dir, "old.mcap", NULL);
+  g_mkdir (dst, 0755);
+  {
+    GstElement *p = mcap_pipeline (dir, "topics=/points", 1);
+    gchar *warnings = NULL;
+    GPtrArray **out = play (p, 1, &warnings, NULL, NULL);
+
+    fail_unless_equals_int (out[0]->len, 20);
+    fail_unless (warnings && strstr (warnings, "run_1.mcap is empty"), "%s",
+        warnings);
+    free_out (out, 1);
+    gst_object_unref (p);
+    g_free (warnings);
+  }
+  g_rmdir (dst);
+  g_free (dst);
+  dst = g_build_filename (dir, "run_1.mcap", NULL);
+  g_unlink (dst);
+  g_free (dst);
+
   dst = g_build_filename (dir, "run_1.bag", NULL);
   fail_unless (g_file_set_contents (dst, data, size, NULL));
   err = play_error (dir, "topics=/points", 1);
@@ -761,6 +788,32 @@ GST_START_TEST (test_folder)
   data = NULL;
   err = play_error (dir, "topics=/points", 1);
   fail_unless (strstr (err, ".mcap and .db3"), "%s", err);
+  g_free (err);
+  g_free (dir);
+
+  /* A recording cut off while rosbag2 compressed its splits one by one
+   * (--compression-mode file): its first split compressed whole, the last
+   * one not.  Refused, naming the compressed one (was: the last split
+   * played alone, the first half missing without a word). */
+  dir = sample_path ("half-compressed");
+  g_mkdir (dir, 0755);
+  for (guint i = 0; i < 2; i++) {
+    gchar *src = sample_path ("humble.db3");
+
+    dst = g_build_filename (dir, i == 0 ? "rec_0.db3.zstd" : "rec_1.db3",
+        NULL);
+    fail_unless (g_file_get_contents (src, &data, &size, NULL));
+    if (i == 0)
+      memcpy (data, "\x28\xb5\x2f\xfd", 4);
+    fail_unless (g_file_set_contents (dst, data, size, NULL));
+    g_free (data);
+    g_free (dst);
+    g_free (src);
+  }
+  data = NULL;
+  err = play_error (dir, "topics=/points", 1);
+  fail_unless (strstr (err, "rec_0.db3.zstd") && strstr (err, "zstd -d"),
+      "%s", err);
   g_free (err);
   g_free (data);
   g_free (dir);
