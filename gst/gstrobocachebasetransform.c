@@ -52,6 +52,9 @@ typedef struct
   gchar *last_refusal;
   /* The caps of the last CAPS event, accepted or not, until stop. */
   GstCaps *input_caps;
+  /* The caps of the last CAPS event refused, until stop: sent again (a
+   * source retrying), they are refused without a second error. */
+  GstCaps *refused_caps;
 } GstRobocacheBaseTransformPrivate;
 
 #define gst_robocache_base_transform_parent_class parent_class
@@ -385,6 +388,22 @@ gst_robocache_base_transform_submit_input_buffer (GstBaseTransform * trans,
   return flow;
 }
 
+/* Whether @caps were refused last, with the same properties: sent again
+ * (a source retrying its caps), they are refused without posting the same
+ * error a second time. */
+static gboolean
+refused_before (GstBaseTransform * trans, GstCaps * caps)
+{
+  GstRobocacheBaseTransformPrivate *priv = get_priv (trans);
+  gboolean refused;
+
+  GST_OBJECT_LOCK (trans);
+  refused = priv->refused_caps && gst_caps_is_equal (caps,
+      priv->refused_caps);
+  GST_OBJECT_UNLOCK (trans);
+  return refused;
+}
+
 static gboolean
 gst_robocache_base_transform_sink_event (GstBaseTransform * trans,
     GstEvent * event)
@@ -403,13 +422,31 @@ gst_robocache_base_transform_sink_event (GstBaseTransform * trans,
 
     gst_event_parse_caps (event, &caps);
     gst_caps_replace (&priv->input_caps, caps);
+    if (refused_before (trans, caps)) {
+      gst_event_unref (event);
+      return FALSE;
+    }
     if (!GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event)) {
+      GST_OBJECT_LOCK (trans);
+      gst_caps_replace (&priv->refused_caps, priv->input_caps);
+      GST_OBJECT_UNLOCK (trans);
       explain_refusal (trans);
       return FALSE;
     }
     return TRUE;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* A property changed: caps refused before may be taken now. */
+static void
+forget_refused_caps (GObject * object, GParamSpec * pspec, gpointer unused)
+{
+  GstRobocacheBaseTransformPrivate *priv = get_priv (object);
+
+  GST_OBJECT_LOCK (object);
+  gst_caps_replace (&priv->refused_caps, NULL);
+  GST_OBJECT_UNLOCK (object);
 }
 
 static void
@@ -487,6 +524,9 @@ gst_robocache_base_transform_stop (GstBaseTransform * trans)
   gst_robocache_base_transform_forget_refusal (GST_ROBOCACHE_BASE_TRANSFORM
       (trans));
   gst_caps_replace (&get_priv (trans)->input_caps, NULL);
+  GST_OBJECT_LOCK (trans);
+  gst_caps_replace (&get_priv (trans)->refused_caps, NULL);
+  GST_OBJECT_UNLOCK (trans);
   return TRUE;
 }
 
@@ -536,6 +576,8 @@ gst_robocache_base_transform_finalize (GObject * object)
 {
   gst_robocache_gpu_finalize (get_gpu (object));
   g_free (get_priv (object)->last_refusal);
+  gst_caps_replace (&get_priv (object)->input_caps, NULL);
+  gst_caps_replace (&get_priv (object)->refused_caps, NULL);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -615,4 +657,5 @@ gst_robocache_base_transform_init (GstRobocacheBaseTransform * self)
   gst_robocache_gpu_init (get_gpu (self));
   get_priv (self)->depth_setting = DEFAULT_PIPELINE_DEPTH;
   reset_ring (get_priv (self));
+  g_signal_connect (self, "notify", G_CALLBACK (forget_refused_caps), NULL);
 }

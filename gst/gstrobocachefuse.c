@@ -60,9 +60,10 @@
  * ## Example launch line
  * |[
  * gst-launch-1.0 robocachefuse name=f rate=30/1 ! fakesink \
- *     videotestsrc is-live=true ! f.sink_0 \
- *     robocachejointsrc is-live=true ! f.sink_1 \
- *     robocachelidarsrc is-live=true ! robocachevoxelize ! f.sink_2
+ *     videotestsrc is-live=true num-buffers=150 ! f.sink_0 \
+ *     robocachejointsrc is-live=true num-buffers=500 ! f.sink_1 \
+ *     robocachelidarsrc is-live=true num-buffers=50 ! robocachevoxelize ! \
+ *     f.sink_2
  * ]|
  */
 #ifdef HAVE_CONFIG_H

@@ -37,9 +37,11 @@
  * (found from the first bytes), this one has the MCAP properties.
  *
  * ## Example launch line
+ * Plays the rosbag2 folder that robocachemcapsink's example records (its
+ * default topic names: /points, /joints).
  * |[
- * gst-launch-1.0 robocachemcapsrc location=run_0.mcap \
- *     topics=/points,/joint_states name=m \
+ * gst-launch-1.0 robocachemcapsrc location=run topics=/points,/joints \
+ *     name=m \
  *     m.src_0 ! queue ! robocachevoxelize ! f.sink_0  m.src_1 ! queue ! f.sink_1 \
  *     robocachefuse name=f rate=10/1 ! fakesink
  * ]|

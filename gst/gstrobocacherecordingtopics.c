@@ -47,6 +47,27 @@ type_name (const RcTopic * topic)
 /* The topics of @wanted (comma-separated) into @topics; FALSE (and an
  * element error) if one is missing, of several definitions, unsupported
  * or listed twice. */
+/* The names of the recording's topics, ", " between (the first
+ * MAX_TOPICS_NAMED, then how many in all), for an error naming a topic
+ * that is not there. */
+#define MAX_TOPICS_NAMED 24
+
+static gchar *
+topic_names (const RcReader * reader)
+{
+  GString *names = g_string_new (NULL);
+  guint n = rc_reader_n_topics (reader);
+
+  for (guint t = 0; t < MIN (n, MAX_TOPICS_NAMED); t++)
+    g_string_append_printf (names, "%s%s", t ? ", " : "",
+        rc_reader_get_topic (reader, t)->name);
+  if (n > MAX_TOPICS_NAMED)
+    g_string_append_printf (names, ", ... (%u in all)", n);
+  if (n == 0)
+    g_string_append (names, "none");
+  return g_string_free (names, FALSE);
+}
+
 static gboolean
 add_requested_topics (GstElement * element, RcReader * reader,
     const gchar * location, const gchar * wanted, GPtrArray * topics)
@@ -64,9 +85,13 @@ add_requested_topics (GstElement * element, RcReader * reader,
     /* A cut-off file may hold a topic's connection and none of its
      * messages: as good as missing. */
     if (!topic || (topic->n_messages == 0 && *cut_off_note (reader))) {
+      gchar *held = topic_names (reader);
+
       GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND, ("topic %s is not in "
-              "%s%s%s", *n, location, topic ? " (its connection is, but no "
-              "message of it)" : "", cut_off_note (reader)), (NULL));
+              "%s%s%s; its topics: %s", *n, location, topic ? " (its "
+              "connection is, but no message of it)" : "",
+              cut_off_note (reader), held), (NULL));
+      g_free (held);
       goto out;
     }
     /* Before the type: the type is one channel's, not the topic's. */

@@ -20,7 +20,8 @@
  *
  * ## Example launch line
  * |[
- * gst-launch-1.0 robocachelidarsrc ! robocachevoxelize mode=count \
+ * gst-launch-1.0 robocachelidarsrc num-buffers=100 ! \
+ *     robocachevoxelize mode=count \
  *     voxel-size="<0.1,0.1,0.2>" ! fakesink
  * ]|
  */

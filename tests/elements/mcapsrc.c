@@ -596,6 +596,23 @@ sample_bytes (const gchar * name, gsize * size)
   return data;
 }
 
+/* Copies sample @name to @dir/@to, its first 4 bytes replaced by @magic
+ * where not NULL. */
+static void
+copy_sample (const gchar * name, const gchar * dir, const gchar * to,
+    const gchar * magic)
+{
+  gchar *dst = g_build_filename (dir, to, NULL);
+  gsize size;
+  gchar *data = sample_bytes (name, &size);
+
+  if (magic)
+    memcpy (data, magic, 4);
+  fail_unless (g_file_set_contents (dst, data, size, NULL));
+  g_free (data);
+  g_free (dst);
+}
+
 /* A byte changed inside an uncompressed chunk's point data: the chunk's
  * CRC no longer matches (an error naming it), unless check-crc=false. */
 GST_START_TEST (test_crc_mismatch_n)
@@ -775,17 +792,8 @@ GST_START_TEST (test_folder)
   g_free (data);
   dir = sample_path ("two-storages");
   g_mkdir (dir, 0755);
-  for (guint i = 0; i < 2; i++) {
-    gchar *src = sample_path (i == 0 ? "zstd.mcap" : "humble.db3");
-
-    dst = g_build_filename (dir, i == 0 ? "run_0.mcap" : "run_0.db3", NULL);
-    fail_unless (g_file_get_contents (src, &data, &size, NULL));
-    fail_unless (g_file_set_contents (dst, data, size, NULL));
-    g_free (data);
-    g_free (dst);
-    g_free (src);
-  }
-  data = NULL;
+  copy_sample ("zstd.mcap", dir, "run_0.mcap", NULL);
+  copy_sample ("humble.db3", dir, "run_0.db3", NULL);
   err = play_error (dir, "topics=/points", 1);
   fail_unless (strstr (err, ".mcap and .db3"), "%s", err);
   g_free (err);
@@ -797,25 +805,12 @@ GST_START_TEST (test_folder)
    * played alone, the first half missing without a word). */
   dir = sample_path ("half-compressed");
   g_mkdir (dir, 0755);
-  for (guint i = 0; i < 2; i++) {
-    gchar *src = sample_path ("humble.db3");
-
-    dst = g_build_filename (dir, i == 0 ? "rec_0.db3.zstd" : "rec_1.db3",
-        NULL);
-    fail_unless (g_file_get_contents (src, &data, &size, NULL));
-    if (i == 0)
-      memcpy (data, "\x28\xb5\x2f\xfd", 4);
-    fail_unless (g_file_set_contents (dst, data, size, NULL));
-    g_free (data);
-    g_free (dst);
-    g_free (src);
-  }
-  data = NULL;
+  copy_sample ("humble.db3", dir, "rec_0.db3.zstd", "\x28\xb5\x2f\xfd");
+  copy_sample ("humble.db3", dir, "rec_1.db3", NULL);
   err = play_error (dir, "topics=/points", 1);
   fail_unless (strstr (err, "rec_0.db3.zstd") && strstr (err, "zstd -d"),
       "%s", err);
   g_free (err);
-  g_free (data);
   g_free (dir);
 }
 

@@ -10,8 +10,12 @@
 #include "testutil.h"
 
 /* 4 x 4 x 1 pillars of 1 m, 2 voxels of 2 points. */
+/* The harness, its element's errors posted on @bus where not NULL (set
+ * before the caps: an error posted without a bus is lost, and the caps,
+ * refused once, are not checked again). */
 static GstHarness *
-pillars_harness (const gchar * backend, const gchar * extra)
+pillars_harness_on_bus (const gchar * backend, const gchar * extra,
+    GstBus * bus)
 {
   gchar *desc = g_strdup_printf ("robocachepillars backend=%s "
       "voxel-size=\"<1.0,1.0,4.0>\" origin=\"<0.0,0.0,-2.0>\" "
@@ -20,8 +24,16 @@ pillars_harness (const gchar * backend, const gchar * extra)
   GstHarness *h = gst_harness_new_parse (desc);
 
   g_free (desc);
+  if (bus)
+    gst_element_set_bus (h->element, bus);
   gst_harness_set_src_caps_str (h, XYZI_CAPS);
   return h;
+}
+
+static GstHarness *
+pillars_harness (const gchar * backend, const gchar * extra)
+{
+  return pillars_harness_on_bus (backend, extra, NULL);
 }
 
 static const float sweep[] = {
@@ -224,12 +236,11 @@ GST_END_TEST;
 /* The input lacks the field the features property asks for. */
 GST_START_TEST (test_missing_feature_n)
 {
-  GstHarness *h = pillars_harness ("cpu", "features=ring");
   GstBus *bus = gst_bus_new ();
+  GstHarness *h = pillars_harness_on_bus ("cpu", "features=ring", bus);
   GstMessage *msg;
   GError *err = NULL;
 
-  gst_element_set_bus (h->element, bus);
   fail_unless (gst_harness_push (h, xyzi_buffer (sweep, 7, 0)) != GST_FLOW_OK);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL);

@@ -566,6 +566,7 @@ GST_END_TEST;
  * resident and no word). */
 GST_START_TEST (test_grid_too_large_for_memory_n)
 {
+  guint n = 0;
   gchar *text = launch_error ("robocachelidarsrc num-buffers=2 ! "
       "robocachevoxelize backend=cpu dims=\"<2048,2048,1024>\" ! fakesink",
       FALSE);
@@ -585,6 +586,12 @@ GST_START_TEST (test_grid_too_large_for_memory_n)
       "backend=cpu dims=\"<65535,65537,1>\" mode=mean "
       "features=x,y,z,intensity,x,y,z,intensity ! fakesink", TRUE);
   fail_unless (text && strstr (text, "max-memory") != NULL, "%s", text);
+  g_free (text);
+  /* Said once, though the source sends its caps again (was twice). */
+  text = pipeline_error ("robocachevoxelize backend=cpu mode=count "
+      "dims=\"<2048,2048,256>\"", &n);
+  fail_unless (text && strstr (text, "max-memory") != NULL, "%s", text);
+  fail_unless_equals_int (n, 1);
   g_free (text);
 }
 
