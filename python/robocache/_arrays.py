@@ -208,6 +208,10 @@ def _view_numpy(array, name):
 
 
 def _view_torch(tensor, name):
+    if tensor.layout != sys.modules["torch"].strided:
+        raise TypeError("robocache: %s is a %s tensor; accepted: a dense "
+                        "(strided) one (.to_dense() makes it so)"
+                        % (name, str(tensor.layout).replace("torch.", "")))
     if tensor.is_neg():
         # A view whose values are its memory negated (z.conj().imag, say):
         # read as torch's own operations read it, from a resolved copy.

@@ -419,16 +419,32 @@ def resample(source_data, source_times, target_times, method="linear", *,
     return result[0] if single else result
 
 
-def _grid_call(what, call, points, voxel_size, origin, dims, mode,
-               features):
-    """Checks the points and the grid; returns the C layout and grid."""
-    pts = call.view(points, "points")
+# More columns than any point layout has (x, y, z and a few fields), in
+# fewer rows: a cloud passed as (F, N), which would read as F points.
+_MOST_COLUMNS = 64
+
+
+def _check_cloud(what, pts):
+    """Points are (N, F): a row a point, x, y, z first."""
     _check_ndim(what, pts, 2, "(N, F) with x, y, z in the first columns")
-    _check_dtype(what, pts, ("float32",))
     n, f = pts.shape
     if f < 3:
         raise ValueError("robocache.%s: points must have x, y, z in its "
                          "first 3 columns; got shape %s" % (what, pts.shape))
+    if f > _MOST_COLUMNS and n < f:
+        raise ValueError("robocache.%s: points of shape %s would be %d "
+                         "points of %d columns; accepted: (N, F), a row a "
+                         "point with x, y, z first (a cloud of shape (F, N) "
+                         "wants .T.copy())" % (what, pts.shape, n, f))
+
+
+def _grid_call(what, call, points, voxel_size, origin, dims, mode,
+               features):
+    """Checks the points and the grid; returns the C layout and grid."""
+    pts = call.view(points, "points")
+    _check_cloud(what, pts)
+    _check_dtype(what, pts, ("float32",))
+    n, f = pts.shape
     _fits_u32(what, "the number of points", n)
     if f * 4 > 0xFFFFFFFF:
         raise ValueError("robocache.%s: points have %d columns; too many"
@@ -663,7 +679,7 @@ def _sparse_voxelize(points, voxel_size, origin, dims, mode, features,
     what = "voxelize"
     with _Call(what) as call:
         pts = call.view(points, "points")
-        _check_ndim(what, pts, 2, "(N, F) with x, y, z in the first columns")
+        _check_cloud(what, pts)
         if features is None:
             features = tuple(range(3, pts.shape[1]))
         pts, layout, grid = _grid_call(what, call, points, voxel_size,
@@ -680,9 +696,13 @@ def _sparse_voxelize(points, voxel_size, origin, dims, mode, features,
             if v < 1 or v > 2**31 - 1:
                 raise ValueError("robocache.voxelize: %s must be in "
                                  "[1, 2^31 - 1]; got %r" % (name, v))
-        if paper_features not in (True, False):
+        if type(paper_features).__name__ not in ("bool", "bool_"):
             raise TypeError("robocache.voxelize: paper_features must be True "
                             "or False; got %r" % (paper_features,))
+        if paper_features and mode == "voxels":
+            raise ValueError("robocache.voxelize: paper_features is for "
+                             "mode \"pillars\" (the paper's 9 channels), "
+                             "not \"voxels\"")
         params = _lib.SparseParams(grid=grid, mode=_lib.SPARSE_MODE[
             "voxels" if mode == "voxels" else
             "pillars9" if paper_features else "pillars"],

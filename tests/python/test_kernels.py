@@ -331,6 +331,7 @@ class Voxelize(unittest.TestCase):
     def test_bad_arguments(self):
         p = self.points
         g = self.grid
+        big = self.rng.uniform(-3, 3, (500, 4)).astype(np.float32)
         cases = [
             (TypeError, "points", lambda: robocache.voxelize(
                 p.astype(np.float64), **g)),
@@ -404,6 +405,20 @@ class Voxelize(unittest.TestCase):
             (TypeError, "paper_features must be True or False",
              lambda: robocache.voxelize(p, mode="pillars",
                                         paper_features="no", **g)),
+            # 1 == True, but not a flag.
+            (TypeError, "paper_features must be True or False",
+             lambda: robocache.voxelize(p, mode="pillars",
+                                        paper_features=1, **g)),
+            (ValueError, "paper_features is for mode \"pillars\"",
+             lambda: robocache.voxelize(p, mode="voxels",
+                                        paper_features=True, **g)),
+            # A cloud as (F, N): 4 points of 500 columns it would be.
+            (ValueError, "wants .T.copy()", lambda: robocache.voxelize(
+                np.ascontiguousarray(big.T), **g)),
+            (ValueError, "wants .T.copy()", lambda: robocache.voxelize(
+                np.ascontiguousarray(big.T), mode="pillars", **g)),
+            (ValueError, "wants .T.copy()", lambda: robocache.centroids(
+                np.ascontiguousarray(big.T), **g)),
         ]
         expect_errors(self, cases)
 
@@ -521,6 +536,16 @@ class TorchOnCpu(unittest.TestCase):
                                  torch.from_numpy(tt))
         np.testing.assert_array_equal(out.numpy(),
                                       robocache.resample(x, st, tt))
+
+    def test_sparse_tensor_refused(self):
+        """A sparse tensor has no memory of its values to read: refused
+        naming the argument (was torch's own RuntimeError)."""
+        pts = torch.from_numpy(
+            self.rng.uniform(-3, 3, (50, 3)).astype(np.float32))
+        with self.assertRaisesRegex(TypeError, "points is a sparse_coo "
+                                    "tensor; accepted: a dense"):
+            robocache.voxelize(pts.to_sparse(), 0.5, (-3, -3, -3),
+                               (12, 12, 12))
 
 
 class Memory(unittest.TestCase):
