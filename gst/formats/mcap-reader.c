@@ -223,16 +223,11 @@ static RcReaderResult
 mcap_reader_next (RcReader * reader, RcMessage * message, GError ** error)
 {
   McapReader *self = (McapReader *) reader;
-  const McapEntry *entry;
+  const McapEntry *entry = rc_entries_next_selected (reader, self->entries,
+      G_STRUCT_OFFSET (McapEntry, topic), &self->next, message);
 
-  do {
-    if (self->next >= self->entries->len)
-      return RC_READER_END;
-    message->index = self->next;
-    entry = &g_array_index (self->entries, McapEntry, self->next++);
-    message->topic = entry->topic;
-  } while (!rc_reader_topic_is_selected (reader, message->topic));
-
+  if (!entry)
+    return RC_READER_END;
   message->type = rc_reader_get_topic (reader, message->topic)->type;
   message->time = entry->time;
   if (!read_message (self, entry, &message->data, &message->size, error)

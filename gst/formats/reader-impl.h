@@ -72,6 +72,12 @@ gboolean rc_reader_topic_is_selected (const RcReader * reader, guint topic);
 gsize rc_entries_lower_bound (GArray * entries, gsize time_offset,
     guint64 time);
 
+/* The entry at *@next of @entries or after it whose topic (the guint32 at
+ * @topic_offset) is selected, *@next moved past it and @message's topic
+ * and index set; NULL at the end. */
+gconstpointer rc_entries_next_selected (const RcReader * reader,
+    GArray * entries, gsize topic_offset, gsize * next, RcMessage * message);
+
 /* rosbag2 compresses each message alone where it is asked to (`ros2 bag
  * record --compression-mode message`), in MCAP and SQLite storage alike:
  * its bytes are then one zstd frame.  A CDR message never starts with

@@ -490,3 +490,20 @@ rc_reader_inflate_rosbag2_message (const RcReader * reader,
   message->size = made;
   return TRUE;
 }
+
+gconstpointer
+rc_entries_next_selected (const RcReader * reader, GArray * entries,
+    gsize topic_offset, gsize * next, RcMessage * message)
+{
+  guint size = g_array_get_element_size (entries);
+
+  while (*next < entries->len) {
+    const guint8 *entry = (const guint8 *) entries->data + *next * size;
+
+    message->index = (*next)++;
+    message->topic = G_STRUCT_MEMBER (guint32, entry, topic_offset);
+    if (rc_reader_topic_is_selected (reader, message->topic))
+      return entry;
+  }
+  return NULL;
+}

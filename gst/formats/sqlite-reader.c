@@ -37,7 +37,7 @@ typedef struct
 {
   guint64 time;
   gint64 row;                   /* messages.id */
-  guint topic;
+  guint32 topic;
 } SqliteEntry;
 
 typedef struct
@@ -453,16 +453,11 @@ static RcReaderResult
 sqlite_reader_next (RcReader * reader, RcMessage * message, GError ** error)
 {
   SqliteReader *self = (SqliteReader *) reader;
-  const SqliteEntry *e;
+  const SqliteEntry *e = rc_entries_next_selected (reader, self->entries,
+      G_STRUCT_OFFSET (SqliteEntry, topic), &self->next, message);
 
-  do {
-    if (self->next >= self->entries->len)
-      return RC_READER_END;
-    message->index = self->next;
-    e = &g_array_index (self->entries, SqliteEntry, self->next++);
-    message->topic = e->topic;
-  } while (!rc_reader_topic_is_selected (reader, message->topic));
-
+  if (!e)
+    return RC_READER_END;
   message->type = rc_reader_get_topic (reader, message->topic)->type;
   message->time = e->time;
   if (!read_data (self, e, message, error)
