@@ -682,8 +682,10 @@ install_picture_properties (GObjectClass * gobject_class)
    * GstRobocacheBev:width:
    *
    * Picture width in pixels, 1 to 16384; 0: one pixel per voxel column
-   * (grid-x).  A column covers whole pixels or pixels show the nearest
-   * column: pixel x shows column x * grid-x / width.  A new width, like a
+   * (grid-x).  Pixel x shows column x * grid-x / width (integer division:
+   * the column under the pixel's left edge, so a width that is not a whole
+   * multiple of grid-x may shift a column by up to one pixel against the
+   * rings and the ego marker).  A new width, like a
    * new height, renegotiates the picture, while playing too.
    */
   g_object_class_install_property (gobject_class, PROP_WIDTH,

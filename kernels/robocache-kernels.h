@@ -737,8 +737,8 @@ typedef struct
 
 /* Pixel (px, py), row py from the top, shows column
  * i = px * grid-x / width, j = grid-y - 1 - py * grid-y / height (integer
- * division: nearest column; x to the right, y up, as rviz shows it from
- * above).  A non-empty column of value v takes colour index
+ * division: the column under the pixel's left or top edge; x to the right,
+ * y up).  A non-empty column of value v takes colour index
  * floor ((v - lo) * 256 / (hi - lo)) clamped to [0, 255] of the table, the
  * same double operations on CPU and GPU; a range of zero or negative width
  * gives index 255.  @overlay, if not NULL, is a width x height RGBA
