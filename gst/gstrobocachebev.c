@@ -272,13 +272,7 @@ params_from_caps (GstRobocacheBev * self, GstCaps * caps, rc_bev_params * p,
         p->grid.dims[1], RC_BEV_MAX_SIZE);
     return FALSE;
   }
-  if ((guint64) p->grid.dims[0] * p->grid.dims[1] * p->grid.dims[2] >
-      G_MAXUINT32) {
-    *why = g_strdup_printf ("a grid of %u x %u x %u voxels is too large to "
-        "draw: fewer than 2^32 voxels are accepted", p->grid.dims[0],
-        p->grid.dims[1], p->grid.dims[2]);
-    return FALSE;
-  }
+  /* Fewer than 2^32 voxels: the caps' own rule, checked in the parse. */
   GST_OBJECT_LOCK (self);
   p->value = set->value;
   feature = g_strdup (set->feature);

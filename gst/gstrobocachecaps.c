@@ -395,15 +395,17 @@ set_grid_fields (GstCaps * caps, const rc_voxel_grid * grid)
       "voxel-size-z", G_TYPE_DOUBLE, grid->voxel_size[2], NULL);
 }
 
-/* What get_grid_fields takes, for errors. */
-#define GRID_FIELDS_ACCEPTED "grid-x/y/z > 0, origin-x/y/z finite, " \
-    "voxel-size-x/y/z finite and > 0"
+/* What get_grid_fields takes, for errors: the grid limits of
+ * robocachevoxelize, so that no size computed from it wraps. */
+#define GRID_FIELDS_ACCEPTED "grid-x/y/z > 0 with fewer than 2^32 voxels " \
+    "in all, origin-x/y/z finite, voxel-size-x/y/z finite and > 0"
 
 static gboolean
 get_grid_fields (const GstStructure * s, rc_voxel_grid * grid)
 {
   static const gchar *const axis[] = { "x", "y", "z" };
   gboolean ok = TRUE;
+  guint64 voxels = 1;
 
   for (gint a = 0; a < 3 && ok; a++) {
     gchar *dim = g_strdup_printf ("grid-%s", axis[a]);
@@ -416,6 +418,9 @@ get_grid_fields (const GstStructure * s, rc_voxel_grid * grid)
         isfinite (grid->origin[a]) && isfinite (grid->voxel_size[a]) &&
         grid->voxel_size[a] > 0;
     grid->dims[a] = (uint32_t) d;
+    /* Each factor below 2^31: the product of two cannot wrap. */
+    voxels *= ok ? (guint64) d : 1;
+    ok = ok && voxels <= G_MAXUINT32;
     g_free (dim);
     g_free (origin);
     g_free (size);
@@ -534,7 +539,8 @@ gst_robocache_voxels_caps_parse (const GstCaps * caps, rc_voxel_grid * grid,
   if (!get_grid_fields (s, grid))
     goto bad;
   if (grid->mode == RC_VOXEL_MEAN &&
-      (!gst_structure_get_int (s, "features", &features) || features <= 0))
+      (!gst_structure_get_int (s, "features", &features) || features <= 0
+          || features > GST_ROBOCACHE_VOXELS_MAX_FEATURES))
     goto bad;
   if (n_features)
     *n_features = (guint) features;
@@ -543,7 +549,8 @@ gst_robocache_voxels_caps_parse (const GstCaps * caps, rc_voxel_grid * grid,
 bad:
   return incomplete_caps (caps, GST_ROBOCACHE_VOXELS_MEDIA_TYPE,
       "mode occupancy, count or mean with format uint8, uint32 or float32 "
-      "to match, " GRID_FIELDS_ACCEPTED ", and features > 0 in mean mode",
+      "to match, " GRID_FIELDS_ACCEPTED ", and features 1 to 65535 in "
+      "mean mode",
       error);
 }
 

@@ -53,6 +53,9 @@ G_BEGIN_DECLS
 #define GST_ROBOCACHE_VOXELS_CUDA_CAPS \
     GST_ROBOCACHE_VOXELS_MEDIA_TYPE "(" GST_ROBOCACHE_CAPS_FEATURE_CUDA "), " \
     GST_ROBOCACHE_VOXELS_CAPS_FIELDS
+/* The most float32 planes a mean grid's caps may declare: with fewer than
+ * 2^32 voxels, every byte size stays far below 2^63. */
+#define GST_ROBOCACHE_VOXELS_MAX_FEATURES 65535
 
 /* robocachebev's pictures: RGBA video (x to the right, y up), one per
  * grid, in system or CUDA memory (GStreamer's own video CUDA memory, which

@@ -103,7 +103,10 @@ GstCaps *robocache_image_caps_from_ros (const gchar * encoding, guint width,
 /* A copy of the @height * @step bytes of @data, PTS @pts; with a
  * GstVideoMeta giving the stride when @step is not @info's default
  * stride.  A @step robocache_image_info_from_ros refuses (shorter than a
- * row, above G_MAXINT) is a programming error (NULL, a critical). */
+ * row, above G_MAXINT) is a programming error (NULL, a critical).  @data
+ * must hold @height * @step bytes, which the caller checks against the
+ * message (msg.data.size () >= msg.height * msg.step): not against
+ * @info's size, whose default stride may be rounded up past @step. */
 GstBuffer *robocache_image_buffer_new (const GstVideoInfo * info,
     guint step, const guint8 * data, GstClockTime pts);
 
@@ -165,11 +168,12 @@ typedef struct
 /* ROS (sec, nsec) in nanoseconds; nsec may be >= 1e9 (normalised). */
 gint64 robocache_ros_to_ns (guint32 sec, guint32 nsec);
 
+/* @running_base at most G_MAXINT64 (a running time, not any guint64). */
 void robocache_time_map_init (RobocacheTimeMap * map, guint32 sec,
     guint32 nsec, GstClockTime running_base);
 
 /* Running time of stamp (@sec, @nsec); GST_CLOCK_TIME_NONE when the map is
- * not set or the stamp falls before running time 0. */
+ * not set or the stamp falls before running time 0 (or beyond 2^63 ns). */
 GstClockTime robocache_time_map_to_running (const RobocacheTimeMap * map,
     guint32 sec, guint32 nsec);
 

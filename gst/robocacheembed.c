@@ -446,7 +446,8 @@ void
 robocache_time_map_init (RobocacheTimeMap * map, guint32 sec, guint32 nsec,
     GstClockTime running_base)
 {
-  g_return_if_fail (map != NULL && GST_CLOCK_TIME_IS_VALID (running_base));
+  g_return_if_fail (map != NULL && GST_CLOCK_TIME_IS_VALID (running_base)
+      && running_base <= G_MAXINT64);
 
   map->ros_base = robocache_ros_to_ns (sec, nsec);
   map->running_base = running_base;
@@ -457,12 +458,15 @@ GstClockTime
 robocache_time_map_to_running (const RobocacheTimeMap * map, guint32 sec,
     guint32 nsec)
 {
-  gint64 running;
+  gint64 delta, running;
 
   if (!map || !map->valid)
     return GST_CLOCK_TIME_NONE;
-  running = (gint64) map->running_base + (robocache_ros_to_ns (sec, nsec) -
-      map->ros_base);
+  /* Both stamps below 2^32 s: their difference fits; the sum may not. */
+  delta = robocache_ros_to_ns (sec, nsec) - map->ros_base;
+  if (delta > G_MAXINT64 - (gint64) map->running_base)
+    return GST_CLOCK_TIME_NONE;
+  running = (gint64) map->running_base + delta;
   return running < 0 ? GST_CLOCK_TIME_NONE : (GstClockTime) running;
 }
 

@@ -144,6 +144,7 @@ class Bridge
              *sink_ = nullptr;
   std::mutex mutex_; // time map and caps
   RobocacheTimeMap map_{};
+  gint64 newest_stamp_ = 0; // ns, the newest header stamp mapped
   GstCaps *cloud_caps_ = nullptr, *joint_caps_ = nullptr;
   std::vector<std::string> joint_names_; // those of joint_caps_
   std::string frame_id_;
@@ -152,6 +153,7 @@ class Bridge
   std::atomic<guint64> drops_[2]{ { 0 }, { 0 } }, bad_[2]{ { 0 }, { 0 } };
   std::atomic<guint64> late_{ 0 }, fused_{ 0 }, voxel_msgs_{ 0 };
   std::atomic<guint64> other_sets_{ 0 }; // joint states without ~joints
+  std::atomic<guint64> time_restarts_{ 0 }; // stamps that went back
 };
 
 // The node's parameters onto the parsed pipeline's fuse (its rate, its
@@ -247,21 +249,39 @@ Bridge::start ()
   return true;
 }
 
+// A stamp this far before the newest one seen is not a late message but
+// time starting again: `rosbag play -l` looping, a /clock reset.
+static const gint64 kTimeWentBack = GST_SECOND;
+
 // Running time of @stamp; the first stamp seen maps to the pipeline's
-// running time now.
+// running time now, and so does the first after time went back (else
+// every later message would map before what the fuse has had, and be
+// dropped as out of order).
 GstClockTime
 Bridge::running_time (const ros::Time &stamp)
 {
   std::lock_guard<std::mutex> lock (mutex_);
-  if (!map_.valid) {
+  gint64 ns = robocache_ros_to_ns (stamp.sec, stamp.nsec);
+  bool went_back = map_.valid && ns < newest_stamp_ - kTimeWentBack;
+
+  if (!map_.valid || went_back) {
     GstClock *clock = gst_element_get_clock (pipeline_);
     if (!clock)
       return GST_CLOCK_TIME_NONE;
     GstClockTime now =
         gst_clock_get_time (clock) - gst_element_get_base_time (pipeline_);
     gst_object_unref (clock);
+    if (went_back) {
+      ROS_WARN ("robocache: header stamps went back %.3f s (rosbag play "
+                "-l looping, or /clock reset): mapped to the pipeline's "
+                "time afresh",
+                (newest_stamp_ - ns) / 1e9);
+      time_restarts_++;
+    }
     robocache_time_map_init (&map_, stamp.sec, stamp.nsec, now);
+    newest_stamp_ = ns;
   }
+  newest_stamp_ = MAX (newest_stamp_, ns);
   return robocache_time_map_to_running (&map_, stamp.sec, stamp.nsec);
 }
 
@@ -542,7 +562,18 @@ Bridge::poll (GstClockTime timeout)
     gst_sample_unref (sample);
   }
   GstBus *bus = gst_element_get_bus (pipeline_);
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GstMessage *msg;
+  // The elements' warnings (a buffer dropped as out of order or of the
+  // wrong size, once per cause): logged, and not left to pile up.
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    GError *err = nullptr;
+    gst_message_parse_warning (msg, &err, nullptr);
+    ROS_WARN ("robocache pipeline (%s): %s", GST_MESSAGE_SRC_NAME (msg),
+              err->message);
+    g_clear_error (&err);
+    gst_message_unref (msg);
+  }
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   gst_object_unref (bus);
   if (msg) {
     GError *err = nullptr;
@@ -590,11 +621,12 @@ Bridge::report () const
             " joint states (queue full), %" G_GUINT64_FORMAT
             " too early, %" G_GUINT64_FORMAT
             " other joint sets, %" G_GUINT64_FORMAT " bad (%" G_GUINT64_FORMAT
-            " clouds, %" G_GUINT64_FORMAT " joint states)",
+            " clouds, %" G_GUINT64_FORMAT " joint states); time went back %"
+            G_GUINT64_FORMAT " times",
       fused_.load (), voxel_msgs_.load (), drops_[CLOUD].load (),
       drops_[JOINTS].load (), late_.load (), other_sets_.load (),
       bad_[CLOUD].load () + bad_[JOINTS].load (), bad_[CLOUD].load (),
-      bad_[JOINTS].load ());
+      bad_[JOINTS].load (), time_restarts_.load ());
 }
 
 // One item of a list parameter's text: numbers are read as doubles (an

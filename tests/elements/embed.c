@@ -249,6 +249,16 @@ GST_START_TEST (test_time_map)
   fail_unless (robocache_time_map_to_ros (&map, 0, &sec, &nsec));
   fail_unless_equals_int (sec, sec0 - 3);
   fail_unless_equals_int (nsec, nsec0 - 17);
+
+  /* A running base above G_MAXINT64 is no running time (it wrapped to a
+   * small one); near it, a later stamp maps to none rather than wrap. */
+  ASSERT_CRITICAL (robocache_time_map_init (&map, sec0, nsec0,
+          G_MAXUINT64 - 1));
+  robocache_time_map_init (&map, sec0, nsec0, G_MAXINT64 - GST_SECOND);
+  fail_unless_equals_uint64 (robocache_time_map_to_running (&map, sec0,
+          nsec0), G_MAXINT64 - GST_SECOND);
+  fail_unless (!GST_CLOCK_TIME_IS_VALID (robocache_time_map_to_running
+          (&map, sec0 + 2, nsec0)));
 }
 
 GST_END_TEST;
@@ -555,6 +565,10 @@ GST_START_TEST (test_voxels_caps_rules_n)
     {"origin-x", G_TYPE_DOUBLE, NAN, NULL},
     {"mode", G_TYPE_STRING, 0, "median"},
     {"format", G_TYPE_STRING, 0, "float32"},
+    /* 4 x 2^21 x 2^22: 2^45 voxels (with 2^22 x 2^21 x 2^21 the count
+     * wrapped to 0 and listing the centres read past the grid). */
+    {"grid-x", G_TYPE_INT, 4194304, NULL},
+    {"grid-y", G_TYPE_INT, 2097152, NULL},
   };
   RobocacheVoxelsInfo info;
 
@@ -569,13 +583,17 @@ GST_START_TEST (test_voxels_caps_rules_n)
     if (bad[i].type == G_TYPE_DOUBLE)
       gst_caps_set_simple (caps, bad[i].field, G_TYPE_DOUBLE, bad[i].number,
           NULL);
+    else if (bad[i].type == G_TYPE_INT)
+      gst_caps_set_simple (caps, bad[i].field, G_TYPE_INT,
+          (gint) bad[i].number, "grid-z", G_TYPE_INT, 2097152, NULL);
     else
       gst_caps_set_simple (caps, bad[i].field, G_TYPE_STRING, bad[i].text,
           NULL);
     fail_if (robocache_voxels_info_from_caps (caps, &info, &err),
         "%s accepted", bad[i].field);
     fail_unless (strstr (err->message, "voxel-size-x/y/z finite and > 0") &&
-        strstr (err->message, "format uint8, uint32 or float32 to match"),
+        strstr (err->message, "format uint8, uint32 or float32 to match") &&
+        strstr (err->message, "fewer than 2^32 voxels"),
         "%s: %s", bad[i].field, err->message);
     g_clear_error (&err);
     gst_caps_unref (caps);
