@@ -1,0 +1,13 @@
+#!/bin/bash
+# Fifty-third session, call 332, one H200: the final code (0df35fd: the
+# SQLite reader hardened, caps refused once, the (F, N) and voxels-caps
+# checks, the node's time map), after call 331.
+# 1. The GPU tests (tests/gpu-sanitize.sh --list), 8 at a time.
+# 2. The formats suite (the SQLite reader with the carried libsqlite3).
+# 3. The python suite, on the CPU and (its CUDA device) the GPU.
+CALL_SECONDS=420 . docs/bench/call-lib.sh "$1"
+export CK_DEFAULT_TIMEOUT=120
+meson_parallel gpu 220 "${GPU_TESTS[@]}"
+meson_tests formats --suite formats
+meson_tests python --suite python
+pack done
