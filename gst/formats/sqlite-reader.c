@@ -10,12 +10,10 @@
  * bytes are read, as a blob, only when it is played.  Schema versions 1
  * to 4 read alike: only the columns every version has are asked for.
  *
- * A file is opened read-only and immutable: nothing is written beside it
- * (no -shm, no -wal, no lock), so recordings on read-only media play.  A
- * file whose write-ahead log still holds pages (a recording cut off in
- * rosbag2's resilient preset, PRAGMA journal_mode=WAL) is opened so that
- * they are read too, which needs its folder to be writable.  From memory
- * (fuzzing, tests) the bytes are copied into SQLite's in-memory database. */
+ * A file is opened read-only (open_file says how, by journal mode), so
+ * that a recording rosbag2 is still writing reads whole and one on
+ * read-only media plays.  From memory (fuzzing, tests) the bytes are
+ * copied into SQLite's in-memory database. */
 #include "reader-impl.h"
 
 #include <glib/gstdio.h>
@@ -128,13 +126,13 @@ open_uri (SqliteReader * self, const gchar * query)
   rc = sqlite3_open_v2 (uri, &self->db, SQLITE_OPEN_READONLY |
       SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
   g_free (uri);
+  if (rc != SQLITE_OK)
+    return rc;
   /* A writer holding its lock: wait for it rather than fail. */
   sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
   /* Opening is lazy: this reads the header and the schema. */
-  if (rc == SQLITE_OK)
-    rc = sqlite3_exec (self->db, "SELECT count(*) FROM sqlite_master",
-        NULL, NULL, NULL);
-  return rc;
+  return sqlite3_exec (self->db, "SELECT count(*) FROM sqlite_master", NULL,
+      NULL, NULL);
 }
 
 /* Opens the file read-only, as the writer may still be writing it: a
