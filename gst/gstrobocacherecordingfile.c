@@ -5,6 +5,7 @@
 #endif
 
 #include "gstrobocacherecordingfile.h"
+#include "formats/rosbag2.h"
 
 #include <string.h>
 #include <sys/stat.h>
@@ -132,9 +133,79 @@ is_recording_file (GstElement * self, const gchar * path)
   return FALSE;
 }
 
-/* The files to read at @location: itself; or, in a folder (a rosbag2
- * recording: metadata.yaml beside its .mcap or .db3 files, or rosbag's
- * split .bag files), its recording files in order, the parts of a
+static gboolean
+is_recording_kind (const gchar * name)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (recording_kinds); k++) {
+    if (g_str_has_suffix (name, recording_kinds[k]))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* The files of the rosbag2 recording in folder @location that its
+ * metadata.yaml lists in @listed (freed), in that order (a path naming
+ * the folder first, as Foxy's do, by its file name); a recording file
+ * beside them that it does not list (a copy, a backup) is left out with a
+ * warning.  NULL and an element error where a listed file is missing. */
+static gchar **
+listed_files (GstElement * self, const gchar * location, gchar ** listed)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  GDir *dir = g_dir_open (location, 0, NULL);
+  const gchar *name;
+
+  for (gchar ** f = listed; *f; f++) {
+    gchar *path = g_build_filename (location, *f, NULL);
+
+    /* Up to ROS 2 Foxy the paths began with the folder's own name. */
+    if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+      gchar *base = g_path_get_basename (*f);
+
+      g_free (path);
+      path = g_build_filename (location, base, NULL);
+      g_free (*f);
+      *f = base;
+    }
+    if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s: metadata.yaml "
+              "lists %s, which is not there; accepted is a rosbag2 folder "
+              "holding every file its metadata.yaml lists", location, *f),
+          (NULL));
+      g_free (path);
+      g_clear_pointer (&paths, g_ptr_array_unref);
+      break;
+    }
+    if (is_recording_file (self, path))
+      g_ptr_array_add (paths, path);
+    else
+      g_free (path);
+  }
+  while (paths && dir && (name = g_dir_read_name (dir))) {
+    if (is_recording_kind (name)
+        && !g_strv_contains ((const gchar * const *) listed, name))
+      GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s/%s is not among the "
+              "files metadata.yaml lists: left out", location, name),
+          (NULL));
+  }
+  if (dir)
+    g_dir_close (dir);
+  g_strfreev (listed);
+  if (paths && paths->len == 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s: the files its "
+            "metadata.yaml lists are empty", location), (NULL));
+    g_clear_pointer (&paths, g_ptr_array_unref);
+  }
+  if (!paths)
+    return NULL;
+  g_ptr_array_add (paths, NULL);
+  return (gchar **) g_ptr_array_free (paths, FALSE);
+}
+
+/* The files to read at @location: itself; or, in a folder, a rosbag2
+ * recording's as its metadata.yaml lists them; or else its recording
+ * files (a rosbag2 recording cut off before metadata.yaml was written,
+ * rosbag's split .bag files) in their names' order, the parts of a
  * recording split by size or duration; or, where there are none, its
  * files compressed whole (.mcap.zstd, .db3.zstd), which the reader then
  * refuses saying why.  NULL and an element error for a folder with none,
@@ -146,10 +217,14 @@ recording_files (GstElement * self, const gchar * location)
   const gchar *single[] = { location, NULL };
   GDir *dir;
   const gchar *name;
+  gchar **listed;
   guint kind;
 
   if (!g_file_test (location, G_FILE_TEST_IS_DIR))
     return g_strdupv ((gchar **) single);
+  listed = rc_rosbag2_read_file_list (location);
+  if (listed)
+    return listed_files (self, location, listed);
   for (kind = 0; kind < G_N_ELEMENTS (found); kind++)
     found[kind] = g_ptr_array_new_with_free_func (g_free);
   dir = g_dir_open (location, 0, NULL);

@@ -83,3 +83,92 @@ rc_rosbag2_write_metadata (const gchar * dir, const gchar * file_name,
   g_free (path);
   return ok;
 }
+
+/* @text without surrounding spaces and quotes (YAML's single quotes
+ * double a quote inside; rosbag2's names have none). */
+static gchar *
+unquote (const gchar * text)
+{
+  gchar *s = g_strstrip (g_strdup (text));
+  gsize n = strlen (s);
+
+  if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+    memmove (s, s + 1, n - 2);
+    s[n - 2] = '\0';
+  }
+  return s;
+}
+
+/* Appends the names of a flow sequence "[a, b]" to @files. */
+static void
+add_flow_items (GPtrArray * files, const gchar * flow)
+{
+  gchar *inner = g_strndup (flow + 1, strlen (flow) - 2);
+  gchar **items = g_strsplit (inner, ",", -1);
+
+  for (gchar ** item = items; *item; item++) {
+    gchar *name = unquote (*item);
+
+    if (*name)
+      g_ptr_array_add (files, name);
+    else
+      g_free (name);
+  }
+  g_strfreev (items);
+  g_free (inner);
+}
+
+static guint
+indent_of (const gchar * line)
+{
+  guint n = 0;
+
+  while (line[n] == ' ')
+    n++;
+  return n;
+}
+
+gchar **
+rc_rosbag2_read_file_list (const gchar * dir)
+{
+  gchar *path = g_build_filename (dir, "metadata.yaml", NULL);
+  gchar *text = NULL, **lines;
+  GPtrArray *files = g_ptr_array_new_with_free_func (g_free);
+  gint key_indent = -1;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    text = g_strdup ("");
+  lines = g_strsplit (text, "\n", -1);
+  for (gchar ** line = lines; *line; line++) {
+    const gchar *body = *line + indent_of (*line);
+    gint indent = (gint) indent_of (*line);
+
+    if (key_indent < 0) {
+      if (!g_str_has_prefix (body, "relative_file_paths:"))
+        continue;
+      key_indent = indent;
+      body = g_strstrip (*line + indent + strlen ("relative_file_paths:"));
+      if (body[0] == '[' && g_str_has_suffix (body, "]")) {
+        add_flow_items (files, body);
+        break;
+      }
+      continue;
+    }
+    /* The block sequence's items, at the key's indentation or deeper;
+     * blank and comment lines between them. */
+    if (!*body || *body == '\r' || *body == '#')
+      continue;
+    if (indent < key_indent || !g_str_has_prefix (body, "- "))
+      break;
+    g_ptr_array_add (files, unquote (body + 2));
+  }
+  g_strfreev (lines);
+  g_free (text);
+  g_free (path);
+  if (files->len == 0) {
+    g_ptr_array_unref (files);
+    return NULL;
+  }
+  g_ptr_array_add (files, NULL);
+  return (gchar **) g_ptr_array_free (files, FALSE);
+}

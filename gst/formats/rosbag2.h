@@ -1,7 +1,8 @@
-/* The metadata.yaml of a rosbag2 directory, as rosbag2 writes it (format
- * version 5, read by ROS 2 Humble and later): storage "mcap", one file
- * recorded in one piece, topics with their message counts and an empty
- * offered_qos_profiles (readers then use their defaults). */
+/* The metadata.yaml of a rosbag2 directory: written as rosbag2 writes it
+ * (format version 5, read by ROS 2 Humble and later): storage "mcap", one
+ * file recorded in one piece, topics with their message counts and an
+ * empty offered_qos_profiles (readers then use their defaults); and read
+ * for the list of the recording's files, the one field a reader needs. */
 #ifndef __ROBOCACHE_ROSBAG2_H__
 #define __ROBOCACHE_ROSBAG2_H__
 
@@ -22,6 +23,13 @@ gboolean rc_rosbag2_write_metadata (const gchar * dir,
     const gchar * file_name, guint64 start, guint64 duration,
     guint64 message_count, const RcRosbag2Topic * topics, guint n_topics,
     GError ** error);
+
+/* The files of the rosbag2 recording in folder @dir, as its metadata.yaml
+ * lists them (relative_file_paths, in their order; as block or flow
+ * sequence, plain or quoted names), NULL-terminated; NULL where there is
+ * no metadata.yaml or it lists no file (a recording cut off before
+ * rosbag2 wrote it: the caller finds the files itself). */
+gchar **rc_rosbag2_read_file_list (const gchar * dir);
 
 G_END_DECLS
 #endif

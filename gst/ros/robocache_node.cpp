@@ -134,7 +134,7 @@ class Bridge
 
  private:
   void configure (GstBin *bin);
-  GstClockTime running_time (const ros::Time &stamp);
+  GstClockTime running_time (Input in, const ros::Time &stamp);
   void bad (Input in, const char *format, ...) G_GNUC_PRINTF (3, 4);
   void push (Input in, GstBuffer *buf);
   void publish (GstSample *sample);
@@ -144,7 +144,11 @@ class Bridge
              *sink_ = nullptr;
   std::mutex mutex_; // time map and caps
   RobocacheTimeMap map_{};
-  gint64 newest_stamp_ = 0; // ns, the newest header stamp mapped
+  // Per input: the newest stamp (ns) and the pass it belongs to (0: no
+  // message yet); pass_now_ counts the times time went back, from 1.
+  gint64 newest_[2]{ 0, 0 };
+  guint pass_[2]{ 0, 0 };
+  guint pass_now_ = 1;
   GstCaps *cloud_caps_ = nullptr, *joint_caps_ = nullptr;
   std::vector<std::string> joint_names_; // those of joint_caps_
   std::string frame_id_;
@@ -249,39 +253,51 @@ Bridge::start ()
   return true;
 }
 
-// A stamp this far before the newest one seen is not a late message but
+// A stamp this far before its input's newest is not a late message but
 // time starting again: `rosbag play -l` looping, a /clock reset.
 static const gint64 kTimeWentBack = GST_SECOND;
 
-// Running time of @stamp; the first stamp seen maps to the pipeline's
-// running time now, and so does the first after time went back (else
-// every later message would map before what the fuse has had, and be
-// dropped as out of order).
+// Running time of @stamp, a message of input @in.  The first stamp seen
+// maps to the pipeline's running time now, and so does the first after
+// time went back (else every later message would map before what the
+// fuse has had, and be dropped as out of order).  Each input's messages
+// come in order, from its own queue, but not in step with the other's: an
+// input's messages of the pass before, arriving after the other input
+// began the new pass, are dropped (NONE), not mapped seconds ahead of it.
 GstClockTime
-Bridge::running_time (const ros::Time &stamp)
+Bridge::running_time (Input in, const ros::Time &stamp)
 {
   std::lock_guard<std::mutex> lock (mutex_);
   gint64 ns = robocache_ros_to_ns (stamp.sec, stamp.nsec);
-  bool went_back = map_.valid && ns < newest_stamp_ - kTimeWentBack;
 
-  if (!map_.valid || went_back) {
+  if (pass_[in] > 0 && ns < newest_[in] - kTimeWentBack) {
+    // The first input to go back starts the new pass.
+    if (pass_[in] == pass_now_) {
+      ROS_WARN ("robocache: header stamps went back %.3f s (rosbag play "
+                "-l looping, or /clock reset): mapped to the pipeline's "
+                "time afresh",
+                (newest_[in] - ns) / 1e9);
+      time_restarts_++;
+      pass_now_++;
+      map_.valid = FALSE;
+    }
+    pass_[in] = pass_now_;
+    newest_[in] = ns;
+  } else if (pass_[in] == 0) {
+    pass_[in] = pass_now_;
+  } else if (pass_[in] != pass_now_) {
+    return GST_CLOCK_TIME_NONE;
+  }
+  newest_[in] = MAX (newest_[in], ns);
+  if (!map_.valid) {
     GstClock *clock = gst_element_get_clock (pipeline_);
     if (!clock)
       return GST_CLOCK_TIME_NONE;
     GstClockTime now =
         gst_clock_get_time (clock) - gst_element_get_base_time (pipeline_);
     gst_object_unref (clock);
-    if (went_back) {
-      ROS_WARN ("robocache: header stamps went back %.3f s (rosbag play "
-                "-l looping, or /clock reset): mapped to the pipeline's "
-                "time afresh",
-                (newest_stamp_ - ns) / 1e9);
-      time_restarts_++;
-    }
     robocache_time_map_init (&map_, stamp.sec, stamp.nsec, now);
-    newest_stamp_ = ns;
   }
-  newest_stamp_ = MAX (newest_stamp_, ns);
   return robocache_time_map_to_running (&map_, stamp.sec, stamp.nsec);
 }
 
@@ -374,7 +390,7 @@ Bridge::on_cloud (const sensor_msgs::PointCloud2::ConstPtr &msg)
     g_clear_error (&err);
     return;
   }
-  GstClockTime pts = running_time (msg->header.stamp);
+  GstClockTime pts = running_time (CLOUD, msg->header.stamp);
   if (!GST_CLOCK_TIME_IS_VALID (pts)) {
     late_++;
     gst_caps_unref (caps);
@@ -455,7 +471,7 @@ Bridge::on_joints (const sensor_msgs::JointState::ConstPtr &msg)
       joint_names_ = names;
     }
   }
-  GstClockTime pts = running_time (msg->header.stamp);
+  GstClockTime pts = running_time (JOINTS, msg->header.stamp);
   if (!GST_CLOCK_TIME_IS_VALID (pts)) {
     late_++;
     return;

@@ -816,6 +816,55 @@ GST_START_TEST (test_folder)
 
 GST_END_TEST;
 
+/* A rosbag2 folder is the files its metadata.yaml lists: a backup copy
+ * beside them is left out with a warning (was: merged into the
+ * timeline, every message twice); paths naming the folder first (ROS 2
+ * Foxy) are found; a listed file missing is an error naming it. */
+GST_START_TEST (test_metadata_list)
+{
+  gchar *dir = sample_path ("listed"), *yaml, *err;
+  gchar *humble = sample_path ("humble.db3");
+  GstElement *p;
+  GPtrArray **out;
+  gchar *warnings = NULL;
+
+  g_mkdir (dir, 0755);
+  for (guint k = 0; k < 3; k++) {
+    gchar *name = g_strdup_printf ("split-db3_%u.db3", k);
+    gchar *from = g_strdup_printf ("split-db3/%s", name);
+
+    copy_sample (from, dir, name, NULL);
+    g_free (from);
+    g_free (name);
+  }
+  copy_sample ("humble.db3", dir, "backup.db3", NULL);
+  yaml = g_build_filename (dir, "metadata.yaml", NULL);
+  fail_unless (g_file_set_contents (yaml, "rosbag2_bagfile_information:\n"
+          "  version: 5\n  storage_identifier: sqlite3\n"
+          "  relative_file_paths:\n    - listed/split-db3_0.db3\n"
+          "    - split-db3_1.db3\n    - split-db3_2.db3\n", -1, NULL));
+  p = mcap_pipeline (dir, "topics=/points", 1);
+  out = play (p, 1, &warnings, NULL, NULL);
+  fail_unless_equals_int (out[0]->len, played (humble, "topics=/points"));
+  fail_unless (warnings && strstr (warnings, "backup.db3 is not among the "
+          "files metadata.yaml lists"), "%s", GST_STR_NULL (warnings));
+  free_out (out, 1);
+  gst_object_unref (p);
+  g_free (warnings);
+
+  fail_unless (g_file_set_contents (yaml, "rosbag2_bagfile_information:\n"
+          "  relative_file_paths:\n  - split-db3_0.db3\n  - gone.db3\n",
+          -1, NULL));
+  err = play_error (dir, "topics=/points", 1);
+  fail_unless (strstr (err, "lists gone.db3, which is not there"), "%s", err);
+  g_free (err);
+  g_free (yaml);
+  g_free (humble);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static gboolean frames_shared (GPtrArray ** out, guint n_pads,
     gboolean * any_copied);
 
@@ -1108,6 +1157,7 @@ mcapsrc_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_zstd);
   tcase_add_test (tc, test_sqlite);
+  tcase_add_test (tc, test_metadata_list);
   tcase_add_test (tc, test_lz4);
   tcase_add_test (tc, test_layouts);
   tcase_add_test (tc, test_uncompressed_shared);
