@@ -44,9 +44,6 @@ type_name (const RcTopic * topic)
   return topic->type && *topic->type ? topic->type : "no schema";
 }
 
-/* The topics of @wanted (comma-separated) into @topics; FALSE (and an
- * element error) if one is missing, of several definitions, unsupported
- * or listed twice. */
 /* The names of the recording's topics, ", " between (the first
  * MAX_TOPICS_NAMED, then how many in all), for an error naming a topic
  * that is not there. */
@@ -68,6 +65,9 @@ topic_names (const RcReader * reader)
   return g_string_free (names, FALSE);
 }
 
+/* The topics of @wanted (comma-separated) into @topics; FALSE (and an
+ * element error) if one is missing, of several definitions, unsupported
+ * or listed twice. */
 static gboolean
 add_requested_topics (GstElement * element, RcReader * reader,
     const gchar * location, const gchar * wanted, GPtrArray * topics)

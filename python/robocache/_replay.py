@@ -8,11 +8,16 @@ import numpy as np
 
 _NS = 10**9
 
+# A recording file's suffix: ROS 2's (MCAP and rosbag2's SQLite storage,
+# robocachemcapsrc) and ROS 1's bag (robocachebagsrc).
+_ROS2_SUFFIXES = (".mcap", ".db3")
+RECORDING_SUFFIXES = (".bag",) + _ROS2_SUFFIXES
+
 
 def _is_rosbag2(folder):
     """A rosbag2 recording: a folder with its metadata.yaml.  A folder of
-    .mcap or .db3 files without one is a folder of recordings, one a file (it was
-    taken for one recording, its files' messages merged into one
+    .mcap or .db3 files without one is a folder of recordings, one a file
+    (it was taken for one recording, its files' messages merged into one
     timeline)."""
     return (pathlib.Path(folder) / "metadata.yaml").is_file()
 
@@ -21,7 +26,7 @@ def _source(path):
     p = pathlib.Path(path)
     if p.suffix == ".bag":
         return "robocachebagsrc"
-    if p.suffix in (".mcap", ".db3") or p.is_dir():
+    if p.suffix in _ROS2_SUFFIXES or p.is_dir():
         return "robocachemcapsrc"
     raise ValueError("robocache.RecordingDataset: %s is not a recording; "
                      "accepted: .bag (ROS 1), .mcap, .db3 or a rosbag2 "

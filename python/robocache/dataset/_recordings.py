@@ -7,9 +7,7 @@ import os
 import pathlib
 import re
 
-from .._replay import _is_rosbag2
-
-SUFFIXES = (".bag", ".mcap", ".db3")
+from .._replay import RECORDING_SUFFIXES, _is_rosbag2
 
 # name: the recording's path relative to the folder given (or to the
 # common folder of the files given), "/"-separated: its identity in the
@@ -21,7 +19,7 @@ Recording = collections.namedtuple("Recording", "name path key")
 def _is_recording(p):
     if p.is_dir():
         return _is_rosbag2(p)
-    return p.suffix in SUFFIXES
+    return p.suffix in RECORDING_SUFFIXES
 
 
 def _walk(folder):
@@ -35,13 +33,16 @@ def _walk(folder):
                 found.append(root / d)
                 dirs.remove(d)
         found += [root / f for f in sorted(files)
-                  if pathlib.Path(f).suffix in SUFFIXES]
+                  if pathlib.Path(f).suffix in RECORDING_SUFFIXES]
     return found
 
 
+_SUFFIX_AT_END = re.compile("(%s)$" % "|".join(map(re.escape,
+                                                    RECORDING_SUFFIXES)))
+
+
 def key(name):
-    stem = re.sub(r"[^A-Za-z0-9_-]", "_", re.sub(r"\.(bag|mcap|db3)$", "",
-                                                  name))[-48:]
+    stem = re.sub(r"[^A-Za-z0-9_-]", "_", _SUFFIX_AT_END.sub("", name))[-48:]
     return "%s-%s" % (stem, hashlib.sha256(name.encode()).hexdigest()[:8])
 
 
