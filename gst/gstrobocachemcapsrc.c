@@ -31,7 +31,9 @@
  *
  * rosbag2's SQLite storage (a .db3 file, or a rosbag2 folder of them: ROS
  * 2's default up to Humble) plays the same way, its messages in receive
- * time order.
+ * time order.  A file that rosbag2 compressed whole (--compression-mode
+ * file: run_0.mcap.zstd, run_0.db3.zstd) is decompressed into a temporary
+ * file in $TMPDIR and plays as the file inside.
  *
  * robocachebagsrc plays ROS 1 bags; both elements read every format
  * (found from the first bytes), this one has the MCAP properties.

@@ -58,17 +58,42 @@ compare_file_names (gconstpointer a, gconstpointer b)
   return order;
 }
 
-/* The kinds of file a folder's recording is made of: MCAP and rosbag2's
- * SQLite storage (rosbag2), ROS bags (rosbag --split); the last only to
- * be refused by the reader, saying why. */
-static const gchar *const recording_kinds[] = { ".mcap", ".db3", ".bag",
-  ".mcap.zstd", ".db3.zstd"
-};
+/* The formats of the files a folder's recording is made of: MCAP and
+ * rosbag2's SQLite storage (rosbag2), ROS bags (rosbag --split, only to be
+ * refused by the reader, saying why).  rosbag2's files may be compressed
+ * whole (--compression-mode file: rec_0.mcap.zstd), which the reader
+ * decompresses. */
+static const gchar *const recording_formats[] = { ".mcap", ".db3", ".bag" };
 
-#define N_READ_KINDS 3
+#define N_FORMATS G_N_ELEMENTS (recording_formats)
+#define WHOLE_FILE_SUFFIX ".zstd"
+
+/* The format of the file @name, an index of recording_formats; N_FORMATS
+ * for none. */
+static guint
+format_of (const gchar * name)
+{
+  gsize len = strlen (name);
+  gboolean compressed = g_str_has_suffix (name, WHOLE_FILE_SUFFIX);
+
+  if (compressed)
+    len -= strlen (WHOLE_FILE_SUFFIX);
+  for (guint k = 0; k < N_FORMATS; k++) {
+    gsize suffix_len = strlen (recording_formats[k]);
+
+    if (compressed && g_str_equal (recording_formats[k], ".bag"))
+      continue;
+    if (len >= suffix_len
+        && !strncmp (name + len - suffix_len, recording_formats[k],
+            suffix_len))
+      return k;
+  }
+  return N_FORMATS;
+}
 
 /* The NULL-terminated paths in @found, in their names' natural order
- * (rec_2 before rec_10); frees @found, not the paths. */
+ * (rec_2 before rec_10, rec_1.mcap.zstd before rec_2.mcap); frees @found,
+ * not the paths. */
 static gchar **
 sorted_paths (GPtrArray * found)
 {
@@ -77,43 +102,32 @@ sorted_paths (GPtrArray * found)
   return (gchar **) g_ptr_array_free (found, FALSE);
 }
 
-/* The kind of the files in @found that make the folder @location's
- * recording: the one kind read that it holds, or else its files
- * compressed whole; G_N_ELEMENTS (recording_kinds) and an element error
- * for a folder with none, with files of two kinds read, or with files
- * compressed whole beside them (a recording cut off while rosbag2
- * compressed its splits one by one: read, it would miss them). */
+/* The format of the files in @found that make the folder @location's
+ * recording; N_FORMATS and an element error for a folder with none, or
+ * with files of two formats. */
 static guint
-folder_kind (GstElement * self, const gchar * location, GPtrArray ** found)
+folder_format (GstElement * self, const gchar * location, GPtrArray ** found)
 {
-  guint kind = G_N_ELEMENTS (recording_kinds);
+  guint format = N_FORMATS;
 
-  for (guint k = G_N_ELEMENTS (recording_kinds); k-- > 0;) {
+  for (guint k = 0; k < N_FORMATS; k++) {
     if (found[k]->len == 0)
       continue;
-    if (k < N_READ_KINDS && kind < N_READ_KINDS) {
+    if (format < N_FORMATS) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with "
               "both %s and %s files; accepted is a file, or a folder of one "
               "recording's files of one format", location,
-              recording_kinds[k], recording_kinds[kind]), (NULL));
-      return G_N_ELEMENTS (recording_kinds);
+              recording_formats[format], recording_formats[k]), (NULL));
+      return N_FORMATS;
     }
-    if (k < N_READ_KINDS && kind < G_N_ELEMENTS (recording_kinds)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s holds %s, "
-              "compressed whole (rosbag2's --compression-mode file), beside "
-              "its %s files: decompress it first (zstd -d FILE), so that "
-              "the recording plays whole", location,
-              (const gchar *) g_ptr_array_index (found[kind], 0),
-              recording_kinds[k]), (NULL));
-      return G_N_ELEMENTS (recording_kinds);
-    }
-    kind = k;
+    format = k;
   }
-  if (kind == G_N_ELEMENTS (recording_kinds))
+  if (format == N_FORMATS)
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with no "
             "recording files; accepted is a file, or a folder (a rosbag2 "
-            "recording) of .mcap, .db3 or .bag files", location), (NULL));
-  return kind;
+            "recording) of .mcap, .db3 or .bag files (.mcap and .db3 files "
+            "perhaps compressed whole, .zstd)", location), (NULL));
+  return format;
 }
 
 /* Whether the folder entry @path may be part of a recording: a file that
@@ -130,16 +144,6 @@ is_recording_file (GstElement * self, const gchar * path)
     return TRUE;
   GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s is empty (a file the "
           "recorder opened but never wrote?): left out", path), (NULL));
-  return FALSE;
-}
-
-static gboolean
-is_recording_kind (const gchar * name)
-{
-  for (guint k = 0; k < G_N_ELEMENTS (recording_kinds); k++) {
-    if (g_str_has_suffix (name, recording_kinds[k]))
-      return TRUE;
-  }
   return FALSE;
 }
 
@@ -182,7 +186,7 @@ listed_files (GstElement * self, const gchar * location, gchar ** listed)
       g_free (path);
   }
   while (paths && dir && (name = g_dir_read_name (dir))) {
-    if (is_recording_kind (name)
+    if (format_of (name) < N_FORMATS
         && !g_strv_contains ((const gchar * const *) listed, name))
       GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s/%s is not among the "
               "files metadata.yaml lists: left out", location, name),
@@ -202,54 +206,83 @@ listed_files (GstElement * self, const gchar * location, gchar ** listed)
   return (gchar **) g_ptr_array_free (paths, FALSE);
 }
 
+/* Whether the folder @location's file @name, compressed whole, is left
+ * out since the same file lies beside it uncompressed: rosbag2 compresses
+ * each split once closed and then removes it, so both are there only
+ * where it stopped while compressing, and the compressed one may be cut
+ * off. */
+static gboolean
+has_uncompressed_twin (GstElement * self, const gchar * location,
+    const gchar * name)
+{
+  gchar *stem, *path;
+  gboolean twin;
+
+  if (!g_str_has_suffix (name, WHOLE_FILE_SUFFIX))
+    return FALSE;
+  stem = g_strndup (name, strlen (name) - strlen (WHOLE_FILE_SUFFIX));
+  path = g_build_filename (location, stem, NULL);
+  twin = g_file_test (path, G_FILE_TEST_IS_REGULAR);
+  if (twin)
+    GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s/%s is left out: %s "
+            "beside it is the same file uncompressed (rosbag2 stopped while "
+            "compressing it)", location, name, stem), (NULL));
+  g_free (path);
+  g_free (stem);
+  return twin;
+}
+
+/* The recording files in the folder @location, by format, into @found. */
+static void
+scan_folder (GstElement * self, const gchar * location, GPtrArray ** found)
+{
+  GDir *dir = g_dir_open (location, 0, NULL);
+  const gchar *name;
+
+  while (dir && (name = g_dir_read_name (dir))) {
+    guint format = format_of (name);
+    gchar *path;
+
+    if (format == N_FORMATS || has_uncompressed_twin (self, location, name))
+      continue;
+    path = g_build_filename (location, name, NULL);
+    if (is_recording_file (self, path))
+      g_ptr_array_add (found[format], path);
+    else
+      g_free (path);
+  }
+  if (dir)
+    g_dir_close (dir);
+}
+
 /* The files to read at @location: itself; or, in a folder, a rosbag2
  * recording's as its metadata.yaml lists them; or else its recording
  * files (a rosbag2 recording cut off before metadata.yaml was written,
  * rosbag's split .bag files) in their names' order, the parts of a
- * recording split by size or duration; or, where there are none, its
- * files compressed whole (.mcap.zstd, .db3.zstd), which the reader then
- * refuses saying why.  NULL and an element error for a folder with none,
- * or with files of two formats. */
+ * recording split by size or duration.  NULL and an element error for a
+ * folder with none, or with files of two formats. */
 static gchar **
 recording_files (GstElement * self, const gchar * location)
 {
-  GPtrArray *found[G_N_ELEMENTS (recording_kinds)];
+  GPtrArray *found[N_FORMATS];
   const gchar *single[] = { location, NULL };
-  GDir *dir;
-  const gchar *name;
   gchar **listed;
-  guint kind;
+  guint format;
 
   if (!g_file_test (location, G_FILE_TEST_IS_DIR))
     return g_strdupv ((gchar **) single);
   listed = rc_rosbag2_read_file_list (location);
   if (listed)
     return listed_files (self, location, listed);
-  for (kind = 0; kind < G_N_ELEMENTS (found); kind++)
-    found[kind] = g_ptr_array_new_with_free_func (g_free);
-  dir = g_dir_open (location, 0, NULL);
-  while (dir && (name = g_dir_read_name (dir))) {
-    for (kind = 0; kind < G_N_ELEMENTS (found); kind++) {
-      gchar *path;
-
-      if (!g_str_has_suffix (name, recording_kinds[kind]))
-        continue;
-      path = g_build_filename (location, name, NULL);
-      if (is_recording_file (self, path))
-        g_ptr_array_add (found[kind], path);
-      else
-        g_free (path);
-    }
-  }
-  if (dir)
-    g_dir_close (dir);
-
-  kind = folder_kind (self, location, found);
-  for (guint k = 0; k < G_N_ELEMENTS (found); k++) {
-    if (k != kind)
+  for (guint k = 0; k < N_FORMATS; k++)
+    found[k] = g_ptr_array_new_with_free_func (g_free);
+  scan_folder (self, location, found);
+  format = folder_format (self, location, found);
+  for (guint k = 0; k < N_FORMATS; k++) {
+    if (k != format)
       g_ptr_array_unref (found[k]);
   }
-  return kind < G_N_ELEMENTS (found) ? sorted_paths (found[kind]) : NULL;
+  return format < N_FORMATS ? sorted_paths (found[format]) : NULL;
 }
 
 RcReader *

@@ -840,8 +840,10 @@ gst_robocache_recording_src_class_init (GstRobocacheRecordingSrcClass * klass)
    *
    * Path of the recording: a ROS 1 bag (format 2.0), an MCAP file or a
    * rosbag2 SQLite file (.db3; the format is told from the file's first
-   * bytes), or a folder of such files, as a rosbag2 recording
-   * (metadata.yaml beside run_0.mcap, or run_0.db3) or a split one.
+   * bytes), either perhaps compressed whole by zstd (rosbag2's
+   * --compression-mode file), or a folder of such files, as a rosbag2
+   * recording (metadata.yaml beside run_0.mcap, or run_0.db3) or a split
+   * one.
    */
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "Location", "Path of the recording",

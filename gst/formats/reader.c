@@ -50,22 +50,17 @@ rc_reader_fail (GError ** error, RcReaderError code, const gchar * format, ...)
 }
 
 /* "not a ROS bag, MCAP or ...: the file does not start with ...", naming
- * every format; or, for a file rosbag2 compressed whole by zstd, which is
- * not read, what to do. */
+ * every format; or, for zstd's frames, that a recording compressed whole
+ * is read from its file (rc_reader_open_full), not from memory. */
 static void
 fail_unknown_format (const guint8 * data, gsize size, GError ** error)
 {
-  static const guint8 zstd_magic[] = { 0x28, 0xb5, 0x2f, 0xfd };
   GString *names, *signatures;
 
-  if (size >= sizeof (zstd_magic) && !memcmp (data, zstd_magic,
-          sizeof (zstd_magic))) {
-    rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "a file "
-        "compressed whole by zstd (rosbag2's --compression-mode file writes "
-        "them, *.mcap.zstd and *.db3.zstd), which is not read: decompress "
-        "it first (zstd -d FILE); to record compressed and seekable, use "
-        "MCAP's own chunk compression instead (ros2 bag record -s mcap "
-        "--storage-preset-profile zstd_fast)");
+  if (mcap_is_zstd_frame (data, size)) {
+    rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "zstd data: a "
+        "recording compressed whole (rosbag2's --compression-mode file) is "
+        "read from its file, not from memory");
     return;
   }
   names = g_string_new (NULL);
@@ -167,22 +162,16 @@ map_file (const gchar * path, gboolean * shareable, GError ** error)
   return mapped;
 }
 
-RcReader *
-rc_reader_open_full (const gchar * path, RcReaderFlags flags,
-    GError ** error)
+/* A reader of the file @path, mapped as @mapped (taken). */
+static RcReader *
+open_mapped (const gchar * path, GMappedFile * mapped, gboolean shareable,
+    RcReaderFlags flags, GError ** error)
 {
-  gboolean shareable = FALSE;
-  GMappedFile *mapped = map_file (path, &shareable, error);
-  const guint8 *data;
-  gsize size;
-  const Format *format;
+  const guint8 *data = (const guint8 *) g_mapped_file_get_contents (mapped);
+  gsize size = g_mapped_file_get_length (mapped);
+  const Format *format = find_format (data, size);
   RcReader *reader;
 
-  if (!mapped)
-    return NULL;
-  data = (const guint8 *) g_mapped_file_get_contents (mapped);
-  size = g_mapped_file_get_length (mapped);
-  format = find_format (data, size);
   if (format && format->open_file) {
     reader = opened (format->open_file (path, data, size, flags, error),
         format, size);
@@ -198,13 +187,70 @@ rc_reader_open_full (const gchar * path, RcReaderFlags flags,
   return reader;
 }
 
+/* A reader of the file @path, which rosbag2 compressed whole (@data, @size
+ * bytes), decompressed into a temporary file.  A format that reads its
+ * mapping needs that file's name no more; one that reads it by path
+ * (SQLite) keeps it until its last reader is freed. */
+static RcReader *
+open_whole_file (const gchar * path, const guint8 * data, gsize size,
+    RcReaderFlags flags, GError ** error)
+{
+  RcWholeFile *file = rc_whole_file_inflate (path, data, size, error);
+  gboolean shareable = FALSE;
+  GMappedFile *mapped;
+  RcReader *reader = NULL;
+
+  if (!file)
+    return NULL;
+  mapped = map_file (rc_whole_file_path (file), &shareable, error);
+  if (mapped && mcap_is_zstd_frame ((const guint8 *)
+          g_mapped_file_get_contents (mapped),
+          g_mapped_file_get_length (mapped))) {
+    rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "decompressed, "
+        "it is zstd again; accepted is a recording compressed once");
+    g_mapped_file_unref (mapped);
+  } else if (mapped) {
+    reader = open_mapped (rc_whole_file_path (file), mapped, shareable, flags,
+        error);
+  }
+  if (reader && !reader->mapped)
+    reader->whole_file = rc_whole_file_ref (file);
+  rc_whole_file_unref (file);
+  return reader;
+}
+
+RcReader *
+rc_reader_open_full (const gchar * path, RcReaderFlags flags,
+    GError ** error)
+{
+  gboolean shareable = FALSE;
+  GMappedFile *mapped = map_file (path, &shareable, error);
+  RcReader *reader;
+
+  if (!mapped)
+    return NULL;
+  if (!mcap_is_zstd_frame ((const guint8 *)
+          g_mapped_file_get_contents (mapped),
+          g_mapped_file_get_length (mapped)))
+    return open_mapped (path, mapped, shareable, flags, error);
+  reader = open_whole_file (path, (const guint8 *)
+      g_mapped_file_get_contents (mapped),
+      g_mapped_file_get_length (mapped), flags, error);
+  g_mapped_file_unref (mapped);
+  return reader;
+}
+
 RcReader *
 rc_reader_reopen (const RcReader * reader, RcReaderFlags flags, GError ** error)
 {
   RcReader *again;
 
-  if (reader->funcs->reopen)
-    return reader->funcs->reopen (reader, flags, error);
+  if (reader->funcs->reopen) {
+    again = reader->funcs->reopen (reader, flags, error);
+    if (again && reader->whole_file)
+      again->whole_file = rc_whole_file_ref (reader->whole_file);
+    return again;
+  }
   if (!reader->mapped) {
     rc_reader_fail (error, RC_READER_ERROR_IO, "a reader of memory cannot be "
         "opened again");
@@ -241,6 +287,8 @@ rc_reader_free (RcReader * reader)
   g_ptr_array_unref (reader->definitions);
   if (reader->mapped)
     g_mapped_file_unref (reader->mapped);
+  if (reader->whole_file)
+    rc_whole_file_unref (reader->whole_file);
   g_free (reader);
 }
 

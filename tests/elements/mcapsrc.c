@@ -14,6 +14,8 @@
 #include "testutil.h"
 #include "formats/mcap-builder.h"
 
+#include <zstd.h>
+
 static gchar *sample_dir;
 
 static gchar *
@@ -596,19 +598,28 @@ sample_bytes (const gchar * name, gsize * size)
   return data;
 }
 
-/* Copies sample @name to @dir/@to, its first 4 bytes replaced by @magic
- * where not NULL. */
+/* Copies sample @name to @dir/@to; where @to ends in ".zstd", compressed
+ * whole as rosbag2's --compression-mode file does (one zstd frame that
+ * gives its size), and where @cut, its last @cut bytes left out. */
 static void
 copy_sample (const gchar * name, const gchar * dir, const gchar * to,
-    const gchar * magic)
+    gsize cut)
 {
   gchar *dst = g_build_filename (dir, to, NULL);
   gsize size;
   gchar *data = sample_bytes (name, &size);
 
-  if (magic)
-    memcpy (data, magic, 4);
-  fail_unless (g_file_set_contents (dst, data, size, NULL));
+  if (g_str_has_suffix (to, ".zstd")) {
+    gsize bound = ZSTD_compressBound (size);
+    gchar *packed = g_malloc (bound);
+
+    size = ZSTD_compress (packed, bound, data, size, 1);
+    fail_if (ZSTD_isError (size));
+    g_free (data);
+    data = packed;
+  }
+  fail_unless (cut < size);
+  fail_unless (g_file_set_contents (dst, data, size - cut, NULL));
   g_free (data);
   g_free (dst);
 }
@@ -699,8 +710,8 @@ GST_START_TEST (test_no_schema_n)
 GST_END_TEST;
 
 /* A rosbag2 folder: metadata.yaml beside one .mcap plays as the file; a
- * folder of .mcap and .bag files, or of none, is refused, saying so, as
- * are rosbag2's files that are not read (.mcap.zstd, .db3), saying why. */
+ * folder of .mcap and .bag files, or of none, is refused, saying so, and
+ * so is a .db3 that is not rosbag2's, saying why. */
 GST_START_TEST (test_folder)
 {
   gchar *dir = sample_path ("run"), *data, *err, *dst;
@@ -760,20 +771,6 @@ GST_START_TEST (test_folder)
   g_free (err);
   g_free (dir);
 
-  /* rosbag2's --compression-mode file: the one .mcap.zstd is named, and
-   * why it is not read. */
-  dir = sample_path ("compressed");
-  g_mkdir (dir, 0755);
-  dst = g_build_filename (dir, "run_0.mcap.zstd", NULL);
-  fail_unless (g_file_set_contents (dst, "\x28\xb5\x2f\xfd\x04\x58", 6,
-          NULL));
-  g_free (dst);
-  err = play_error (dir, "topics=/points", 1);
-  fail_unless (strstr (err, "run_0.mcap.zstd") && strstr (err, "zstd -d"),
-      "%s", err);
-  g_free (err);
-  g_free (dir);
-
   /* A .db3 that is not an SQLite database is named, and what is read. */
   dir = sample_path ("sqlite");
   g_mkdir (dir, 0755);
@@ -792,25 +789,61 @@ GST_START_TEST (test_folder)
   g_free (data);
   dir = sample_path ("two-storages");
   g_mkdir (dir, 0755);
-  copy_sample ("zstd.mcap", dir, "run_0.mcap", NULL);
-  copy_sample ("humble.db3", dir, "run_0.db3", NULL);
+  copy_sample ("zstd.mcap", dir, "run_0.mcap", 0);
+  copy_sample ("humble.db3", dir, "run_0.db3", 0);
   err = play_error (dir, "topics=/points", 1);
   fail_unless (strstr (err, ".mcap and .db3"), "%s", err);
   g_free (err);
   g_free (dir);
+}
 
-  /* A recording cut off while rosbag2 compressed its splits one by one
-   * (--compression-mode file): its first split compressed whole, the last
-   * one not.  Refused, naming the compressed one (was: the last split
-   * played alone, the first half missing without a word). */
-  dir = sample_path ("half-compressed");
+GST_END_TEST;
+
+/* rosbag2's --compression-mode file: a file compressed whole (one zstd
+ * frame) plays as the file inside, every message checked (was: refused,
+ * "zstd -d" it first).  A folder cut off while rosbag2 compressed its
+ * splits one by one plays whole, a split compressed beside its
+ * uncompressed self left out with a warning; a compressed split cut off
+ * is an error naming it. */
+GST_START_TEST (test_compressed_whole)
+{
+  gchar *dir = sample_path ("half-compressed"), *err, *warnings = NULL;
+  gchar *humble = sample_path ("humble.db3"), *text, *path;
+  guint n = played (humble, "topics=/points");
+  GstElement *p;
+  GPtrArray **out;
+  gsize size;
+
+  text = sample_bytes ("zstd.mcap.expected.jsonl", &size);
+  path = sample_path ("whole.mcap.zstd.expected.jsonl");
+  fail_unless (g_file_set_contents (path, text, size, NULL));
+  copy_sample ("zstd.mcap", sample_dir, "whole.mcap.zstd", 0);
+  play_and_check ("whole.mcap.zstd", FALSE);
+  g_free (path);
+  g_free (text);
+
   g_mkdir (dir, 0755);
-  copy_sample ("humble.db3", dir, "rec_0.db3.zstd", "\x28\xb5\x2f\xfd");
-  copy_sample ("humble.db3", dir, "rec_1.db3", NULL);
+  copy_sample ("humble.db3", dir, "rec_0.db3.zstd", 0);
+  copy_sample ("humble.db3", dir, "rec_1.db3", 0);
+  copy_sample ("humble.db3", dir, "rec_1.db3.zstd", 1000);
+  p = mcap_pipeline (dir, "topics=/points", 1);
+  out = play (p, 1, &warnings, NULL, NULL);
+  fail_unless (n > 0);
+  fail_unless_equals_int (out[0]->len, 2 * n);
+  fail_unless (warnings && strstr (warnings, "rec_1.db3.zstd is left out: "
+          "rec_1.db3 beside it"), "%s", GST_STR_NULL (warnings));
+  free_out (out, 1);
+  gst_object_unref (p);
+
+  path = g_build_filename (dir, "rec_1.db3", NULL);
+  g_unlink (path);
   err = play_error (dir, "topics=/points", 1);
-  fail_unless (strstr (err, "rec_0.db3.zstd") && strstr (err, "zstd -d"),
+  fail_unless (strstr (err, "rec_1.db3.zstd: damaged or cut-off zstd"),
       "%s", err);
   g_free (err);
+  g_free (path);
+  g_free (warnings);
+  g_free (humble);
   g_free (dir);
 }
 
@@ -833,11 +866,11 @@ GST_START_TEST (test_metadata_list)
     gchar *name = g_strdup_printf ("split-db3_%u.db3", k);
     gchar *from = g_strdup_printf ("split-db3/%s", name);
 
-    copy_sample (from, dir, name, NULL);
+    copy_sample (from, dir, name, 0);
     g_free (from);
     g_free (name);
   }
-  copy_sample ("humble.db3", dir, "backup.db3", NULL);
+  copy_sample ("humble.db3", dir, "backup.db3", 0);
   yaml = g_build_filename (dir, "metadata.yaml", NULL);
   fail_unless (g_file_set_contents (yaml, "rosbag2_bagfile_information:\n"
           "  version: 5\n  storage_identifier: sqlite3\n"
@@ -1169,6 +1202,7 @@ mcapsrc_suite (void)
   tcase_add_test (tc, test_bad_schema_n);
   tcase_add_test (tc, test_no_schema_n);
   tcase_add_test (tc, test_folder);
+  tcase_add_test (tc, test_compressed_whole);
   tcase_add_test (tc, test_split);
   tcase_add_test (tc, test_seek);
   tcase_add_test (tc, test_properties_refused_while_playing);

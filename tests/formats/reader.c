@@ -198,9 +198,10 @@ test_errors (void)
   g_clear_error (&error);
   assert_open_fails ("hello world", 11, RC_READER_ERROR_UNKNOWN_FORMAT,
       "not a ROS bag");
-  /* rosbag2's file compression: a zstd frame, not a recording. */
+  /* rosbag2's file compression: a zstd frame, read from a file only
+   * (tests/formats/whole-file.c). */
   assert_open_fails ("\x28\xb5\x2f\xfd\x04\x58", 6,
-      RC_READER_ERROR_UNKNOWN_FORMAT, "decompress it first (zstd -d FILE)");
+      RC_READER_ERROR_UNKNOWN_FORMAT, "read from its file, not from memory");
   assert_open_fails (data, BAG_HEADER_END - 1, RC_READER_ERROR_FORMAT,
       "bag header at byte 13: data length 4027 exceeds the 4026 bytes left");
   /* A chunk's decompressed size: 2 GiB. */

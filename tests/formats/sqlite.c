@@ -13,6 +13,7 @@
 
 #include "formats/reader.h"
 #include "rosbag2-tables.h"
+#include "testutil.h"
 
 #define SEC G_GINT64_CONSTANT (1000000000)
 /* The user the read-only test runs as when the test runs as root. */
@@ -465,40 +466,6 @@ test_write_ahead_log (void)
   g_free (path);
 }
 
-/* A rosbag2 file compressed whole (--compression-mode file) is refused
- * saying what to do. */
-static void
-test_compressed_whole (void)
-{
-  gchar *path = g_build_filename (dir, "rec_0.db3.zstd", NULL);
-  gchar *message;
-
-  g_assert_true (g_file_set_contents (path, "\x28\xb5\x2f\xfd\0\0\0\0", 8,
-          NULL));
-  message = open_error (path, RC_READER_ERROR_UNKNOWN_FORMAT);
-  g_assert_nonnull (strstr (message, "*.db3.zstd"));
-  g_assert_nonnull (strstr (message, "zstd -d"));
-  g_free (message);
-  g_free (path);
-}
-
-static void
-remove_dir (void)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  const gchar *name;
-
-  while (d && (name = g_dir_read_name (d))) {
-    gchar *path = g_build_filename (dir, name, NULL);
-
-    g_unlink (path);
-    g_free (path);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (dir);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -513,11 +480,10 @@ main (int argc, char **argv)
   g_test_add_func ("/sqlite/not-rosbag2", test_not_rosbag2);
   g_test_add_func ("/sqlite/bad-rows", test_bad_rows);
   g_test_add_func ("/sqlite/cut", test_cut);
-  g_test_add_func ("/sqlite/compressed-whole", test_compressed_whole);
   g_test_add_func ("/sqlite/being-written", test_being_written);
   g_test_add_func ("/sqlite/write-ahead-log", test_write_ahead_log);
   ret = g_test_run ();
-  remove_dir ();
+  test_remove_tree (dir);
   g_free (dir);
   return ret;
 }
