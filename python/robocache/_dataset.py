@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _lib
 from ._pipeline import Pipeline, _Aligner
-from ._replay import (RECORDING_SUFFIXES, _NS, _description, _is_rosbag2,
+from ._replay import (_NS, _description, _is_recording_file, _is_rosbag2,
                       _joints_valid, _negotiation_hint, _source, _targets,
                       _voxelize_element)
 
@@ -89,7 +89,7 @@ def _recordings(paths):
     for p in map(pathlib.Path, paths):
         if p.is_dir() and not _is_rosbag2(p):
             inner = sorted(q for q in p.iterdir()
-                           if q.suffix in RECORDING_SUFFIXES
+                           if _is_recording_file(q)
                            or (q.is_dir() and _is_rosbag2(q)))
             if not inner:
                 raise ValueError("robocache.RecordingDataset: %s holds no "

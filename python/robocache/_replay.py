@@ -9,9 +9,16 @@ import numpy as np
 _NS = 10**9
 
 # A recording file's suffix: ROS 2's (MCAP and rosbag2's SQLite storage,
+# perhaps compressed whole by rosbag2's --compression-mode file;
 # robocachemcapsrc) and ROS 1's bag (robocachebagsrc).
-_ROS2_SUFFIXES = (".mcap", ".db3")
+_ROS2_SUFFIXES = (".mcap", ".db3", ".mcap.zstd", ".db3.zstd")
 RECORDING_SUFFIXES = (".bag",) + _ROS2_SUFFIXES
+
+
+def _is_recording_file(path):
+    """Whether the file `path` is named as a recording (a name's last
+    suffix alone would take rec_0.mcap.zstd for .zstd)."""
+    return pathlib.Path(path).name.endswith(RECORDING_SUFFIXES)
 
 
 def _is_rosbag2(folder):
@@ -26,11 +33,11 @@ def _source(path):
     p = pathlib.Path(path)
     if p.suffix == ".bag":
         return "robocachebagsrc"
-    if p.suffix in _ROS2_SUFFIXES or p.is_dir():
+    if p.name.endswith(_ROS2_SUFFIXES) or p.is_dir():
         return "robocachemcapsrc"
     raise ValueError("robocache.RecordingDataset: %s is not a recording; "
-                     "accepted: .bag (ROS 1), .mcap, .db3 or a rosbag2 "
-                     "folder (ROS 2)" % path)
+                     "accepted: .bag (ROS 1), .mcap, .db3 (perhaps "
+                     ".zstd) or a rosbag2 folder (ROS 2)" % path)
 
 
 def _quote(text):

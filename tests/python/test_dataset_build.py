@@ -161,8 +161,10 @@ class Build(unittest.TestCase):
 
     def test_sqlite_recording(self):
         """A rosbag2 recording in SQLite storage (a .db3, ROS 2 Humble's
-        default) is found in a folder and built into the same samples, byte
-        for byte, as the MCAP file it was converted from."""
+        default), and one compressed whole (.db3.zstd, rosbag2's
+        --compression-mode file), are found in a folder and built into the
+        same samples, byte for byte, as the MCAP file they were converted
+        from."""
         tool = os.environ.get("ROBOCACHE_TODB3")
         if not tool:
             self.skipTest("ROBOCACHE_TODB3 is not set (run through meson)")
@@ -170,20 +172,22 @@ class Build(unittest.TestCase):
         os.makedirs(folder)
         mcap = os.path.join(folder, "c.mcap")
         shutil.copy(os.path.join(REC, "c.mcap"), mcap)
-        subprocess.run([tool, os.path.join(folder, "c.db3"), mcap],
-                       check=True, timeout=60)
+        for name in ("c.db3", "d.db3.zstd"):
+            subprocess.run([tool, os.path.join(folder, name), mcap],
+                           check=True, timeout=60)
         out = os.path.join(TMP, "sqlite-out")
         status, text = cli("-c", CONF, "-o", out, "--device", "cpu", folder)
         self.assertEqual(status, 0, text)
         recs = by_recording(read_shards(out)[0])
-        self.assertEqual(sorted(recs), ["c.db3", "c.mcap"])
-        self.assertEqual(len(recs["c.db3"]), len(recs["c.mcap"]))
-        self.assertGreater(len(recs["c.db3"]), 0)
-        for ours, theirs in zip(recs["c.db3"], recs["c.mcap"]):
-            self.assertEqual(ours["json"]["time"], theirs["json"]["time"])
-            for array in ("grid", "joints", "joint_times", "image"):
-                np.testing.assert_array_equal(ours[array], theirs[array])
-            self.assertGreater(int(ours["grid"].sum()), 0)
+        self.assertEqual(sorted(recs), ["c.db3", "c.mcap", "d.db3.zstd"])
+        self.assertGreater(len(recs["c.mcap"]), 0)
+        for name in ("c.db3", "d.db3.zstd"):
+            self.assertEqual(len(recs[name]), len(recs["c.mcap"]))
+            for ours, theirs in zip(recs[name], recs["c.mcap"]):
+                self.assertEqual(ours["json"]["time"], theirs["json"]["time"])
+                for array in ("grid", "joints", "joint_times", "image"):
+                    np.testing.assert_array_equal(ours[array], theirs[array])
+                self.assertGreater(int(ours["grid"].sum()), 0)
 
     def test_same_as_recording_dataset(self):
         if importlib.util.find_spec("torch") is None:

@@ -7,7 +7,7 @@ import os
 import pathlib
 import re
 
-from .._replay import RECORDING_SUFFIXES, _is_rosbag2
+from .._replay import RECORDING_SUFFIXES, _is_recording_file, _is_rosbag2
 
 # name: the recording's path relative to the folder given (or to the
 # common folder of the files given), "/"-separated: its identity in the
@@ -19,7 +19,7 @@ Recording = collections.namedtuple("Recording", "name path key")
 def _is_recording(p):
     if p.is_dir():
         return _is_rosbag2(p)
-    return p.suffix in RECORDING_SUFFIXES
+    return _is_recording_file(p)
 
 
 def _walk(folder):
@@ -33,7 +33,7 @@ def _walk(folder):
                 found.append(root / d)
                 dirs.remove(d)
         found += [root / f for f in sorted(files)
-                  if pathlib.Path(f).suffix in RECORDING_SUFFIXES]
+                  if _is_recording_file(f)]
     return found
 
 
