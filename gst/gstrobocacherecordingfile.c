@@ -217,12 +217,14 @@ has_uncompressed_twin (GstElement * self, const gchar * location,
 {
   gchar *stem, *path;
   gboolean twin;
+  GStatBuf st;
 
   if (!g_str_has_suffix (name, WHOLE_FILE_SUFFIX))
     return FALSE;
   stem = g_strndup (name, strlen (name) - strlen (WHOLE_FILE_SUFFIX));
   path = g_build_filename (location, stem, NULL);
-  twin = g_file_test (path, G_FILE_TEST_IS_REGULAR);
+  /* An empty twin is left out itself (is_recording_file). */
+  twin = g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0;
   if (twin)
     GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s/%s is left out: %s "
             "beside it is the same file uncompressed (rosbag2 stopped while "

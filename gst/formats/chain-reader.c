@@ -248,6 +248,7 @@ chain_clear (RcReader * reader)
     rc_reader_free (self->parts[k].reader);
   }
   g_free (self->parts);
+  rc_whole_file_release ();
 }
 
 static RcReader *chain_reopen (const RcReader * reader, RcReaderFlags flags,
@@ -271,6 +272,9 @@ chain_new (RcReaderFlags flags, guint n_parts)
   self->returned = -1;
   self->n_parts = n_parts;
   self->parts = g_new0 (ChainPart, n_parts);
+  /* Its files are opened again and again (at start, at each seek): those
+   * compressed whole are decompressed once while it is open. */
+  rc_whole_file_keep ();
   return self;
 }
 

@@ -7,9 +7,6 @@
 #include "reader.h"
 
 G_BEGIN_DECLS
-/* A file compressed whole, decompressed (rc_whole_file_inflate). */
-typedef struct _RcWholeFile RcWholeFile;
-
 /* What a format does; the topic list and selection are kept by reader.c. */
 typedef struct
 {
@@ -38,9 +35,6 @@ struct _RcReader
   RcReaderRecovery recovery;    /* filled in by the format */
   /* Per topic, the definitions of its publishers (reader.c). */
   GPtrArray *definitions;
-  /* The file decompressed, where it was compressed whole and its format
-   * reads it by path (reader.c): removed with its last reader. */
-  RcWholeFile *whole_file;
 };
 
 /* Sets up the base of a newly allocated (zeroed) format reader. */
@@ -103,21 +97,28 @@ RcReader *rc_mcap_reader_open (const guint8 * data, gsize size,
 RcReader *rc_sqlite_reader_open (const guint8 * data, gsize size,
     RcReaderFlags flags, GError ** error);
 /* rosbag2's SQLite storage opens its file itself (sqlite-reader.c); @data
- * is its mapping, for the header, valid during the call only. */
+ * is its mapping, for the header, valid during the call only.  A file
+ * decompressed (whole-file.c) it reads in place instead: @data, a private
+ * writable mapping that outlives the reader, its header patched there. */
+RcReader *rc_sqlite_reader_open_private (guint8 * data, gsize size,
+    RcReaderFlags flags, GError ** error);
 RcReader *rc_sqlite_reader_open_file (const gchar * path,
     const guint8 * data, gsize size, RcReaderFlags flags, GError ** error);
 
 /* A recording file compressed whole by zstd (rosbag2's
  * --compression-mode file), decompressed into a new file in the temporary
- * folder (whole-file.c): @data, @size bytes, is the file at @path.  NULL
- * and @error where its frames are damaged or cut off, or would not fit
- * the folder's free space.  Shared by a reader and those it reopens; the
- * file is removed at the last unref. */
-RcWholeFile *rc_whole_file_inflate (const gchar * path, const guint8 * data,
+ * folder (whole-file.c), unlinked at once: @data, @size bytes, is the file
+ * at @path.  The file's descriptor (close it), or -1 with @error where the
+ * frames are damaged or cut off, or would not fit the folder's free space.
+ * Between rc_whole_file_keep and the last rc_whole_file_release, the last
+ * files decompressed are kept, and a file opened again is not
+ * decompressed again. */
+gint rc_whole_file_inflate (const gchar * path, const guint8 * data,
     gsize size, GError ** error);
-const gchar *rc_whole_file_path (const RcWholeFile * file);
-RcWholeFile *rc_whole_file_ref (RcWholeFile * file);
-void rc_whole_file_unref (RcWholeFile * file);
+/* Whether @data starts as zstd's frames do. */
+gboolean rc_whole_file_is_compressed (const guint8 * data, gsize size);
+void rc_whole_file_keep (void);
+void rc_whole_file_release (void);
 
 /* Sets @error (if not NULL) in RC_READER_ERROR; returns FALSE, so that a
  * parser can write `return rc_reader_fail (...)`. */

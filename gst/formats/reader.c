@@ -23,17 +23,22 @@ typedef struct
    * @size: the mapping, valid during the call). */
   RcReader *(*open_file) (const gchar * path, const guint8 * data,
       gsize size, RcReaderFlags flags, GError ** error);
+  /* Optional, with open_file: opens a file decompressed (whole-file.c)
+   * from its private, writable mapping, which outlives the reader. */
+  RcReader *(*open_private) (guint8 * data, gsize size, RcReaderFlags flags,
+      GError ** error);
 } Format;
 
 /* The bag reader tells a bag of another version from its magic. */
 /* *INDENT-OFF* */
 static const Format formats[] = {
-  {"ROS bag", "#ROSBAG V", "#ROSBAG V2.0", rc_bag_reader_open, NULL},
+  {"ROS bag", "#ROSBAG V", "#ROSBAG V2.0", rc_bag_reader_open, NULL, NULL},
   {"MCAP", "\x89MCAP0\r\n", "\\x89MCAP0\\r\\n", rc_mcap_reader_open,
-      NULL},
+      NULL, NULL},
   /* The magic's terminating NUL is part of SQLite's 16-byte header. */
   {"rosbag2 SQLite", "SQLite format 3", "SQLite format 3\\0",
-      rc_sqlite_reader_open, rc_sqlite_reader_open_file},
+      rc_sqlite_reader_open, rc_sqlite_reader_open_file,
+      rc_sqlite_reader_open_private},
 };
 /* *INDENT-ON* */
 
@@ -57,7 +62,7 @@ fail_unknown_format (const guint8 * data, gsize size, GError ** error)
 {
   GString *names, *signatures;
 
-  if (mcap_is_zstd_frame (data, size)) {
+  if (rc_whole_file_is_compressed (data, size)) {
     rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "zstd data: a "
         "recording compressed whole (rosbag2's --compression-mode file) is "
         "read from its file, not from memory");
@@ -137,9 +142,24 @@ rc_reader_open (const gchar * path, GError ** error)
  * the whole file against the commit limit), read-only, and not to be
  * shared (@shareable FALSE). */
 static GMappedFile *
-map_file (const gchar * path, gboolean * shareable, GError ** error)
+map_fd (gint fd, const gchar * path, gboolean * shareable, GError ** error)
 {
   GError *err = NULL;
+  GMappedFile *mapped = g_mapped_file_new_from_fd (fd, TRUE, NULL);
+
+  *shareable = mapped != NULL;
+  if (!mapped)
+    mapped = g_mapped_file_new_from_fd (fd, FALSE, &err);
+  if (!mapped) {
+    rc_reader_fail (error, RC_READER_ERROR_IO, "%s: %s", path, err->message);
+    g_error_free (err);
+  }
+  return mapped;
+}
+
+static GMappedFile *
+map_file (const gchar * path, gboolean * shareable, GError ** error)
+{
   GMappedFile *mapped;
   gint fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
 
@@ -150,15 +170,8 @@ map_file (const gchar * path, gboolean * shareable, GError ** error)
         g_strerror (saved));
     return NULL;
   }
-  mapped = g_mapped_file_new_from_fd (fd, TRUE, NULL);
-  *shareable = mapped != NULL;
-  if (!mapped)
-    mapped = g_mapped_file_new_from_fd (fd, FALSE, &err);
+  mapped = map_fd (fd, path, shareable, error);
   close (fd);
-  if (!mapped) {
-    rc_reader_fail (error, RC_READER_ERROR_IO, "%s: %s", path, err->message);
-    g_error_free (err);
-  }
   return mapped;
 }
 
@@ -187,35 +200,44 @@ open_mapped (const gchar * path, GMappedFile * mapped, gboolean shareable,
   return reader;
 }
 
-/* A reader of the file @path, which rosbag2 compressed whole (@data, @size
- * bytes), decompressed into a temporary file.  A format that reads its
- * mapping needs that file's name no more; one that reads it by path
- * (SQLite) keeps it until its last reader is freed. */
+/* A reader of the file @path, which rosbag2 compressed whole (@data,
+ * @size bytes), decompressed into a temporary file and read from its
+ * mapping (private: a consumer's writes are its own). */
 static RcReader *
 open_whole_file (const gchar * path, const guint8 * data, gsize size,
     RcReaderFlags flags, GError ** error)
 {
-  RcWholeFile *file = rc_whole_file_inflate (path, data, size, error);
+  gint fd = rc_whole_file_inflate (path, data, size, error);
   gboolean shareable = FALSE;
-  GMappedFile *mapped;
-  RcReader *reader = NULL;
+  GMappedFile *mapped = fd < 0 ? NULL : map_fd (fd, path, &shareable, error);
+  guint8 *inner;
+  const Format *format;
+  RcReader *reader;
 
-  if (!file)
+  if (fd >= 0)
+    close (fd);
+  if (!mapped)
     return NULL;
-  mapped = map_file (rc_whole_file_path (file), &shareable, error);
-  if (mapped && mcap_is_zstd_frame ((const guint8 *)
-          g_mapped_file_get_contents (mapped),
-          g_mapped_file_get_length (mapped))) {
+  inner = (guint8 *) g_mapped_file_get_contents (mapped);
+  size = g_mapped_file_get_length (mapped);
+  format = find_format (inner, size);
+  if (rc_whole_file_is_compressed (inner, size)) {
+    reader = NULL;
     rc_reader_fail (error, RC_READER_ERROR_UNKNOWN_FORMAT, "decompressed, "
         "it is zstd again; accepted is a recording compressed once");
-    g_mapped_file_unref (mapped);
-  } else if (mapped) {
-    reader = open_mapped (rc_whole_file_path (file), mapped, shareable, flags,
-        error);
+  } else if (format && format->open_private && shareable) {
+    /* Its messages are copied out: none lies in the mapping. */
+    reader = opened (format->open_private (inner, size, flags, error),
+        format, size);
+    shareable = FALSE;
+  } else {
+    reader = rc_reader_open_data_full (inner, size, flags, error);
   }
-  if (reader && !reader->mapped)
-    reader->whole_file = rc_whole_file_ref (file);
-  rc_whole_file_unref (file);
+  if (reader) {
+    reader->mapped = g_mapped_file_ref (mapped);
+    reader->mapped_shareable = shareable;
+  }
+  g_mapped_file_unref (mapped);
   return reader;
 }
 
@@ -229,7 +251,7 @@ rc_reader_open_full (const gchar * path, RcReaderFlags flags,
 
   if (!mapped)
     return NULL;
-  if (!mcap_is_zstd_frame ((const guint8 *)
+  if (!rc_whole_file_is_compressed ((const guint8 *)
           g_mapped_file_get_contents (mapped),
           g_mapped_file_get_length (mapped)))
     return open_mapped (path, mapped, shareable, flags, error);
@@ -247,8 +269,11 @@ rc_reader_reopen (const RcReader * reader, RcReaderFlags flags, GError ** error)
 
   if (reader->funcs->reopen) {
     again = reader->funcs->reopen (reader, flags, error);
-    if (again && reader->whole_file)
-      again->whole_file = rc_whole_file_ref (reader->whole_file);
+    /* A decompressed file's SQLite reader reads its mapping in place. */
+    if (again && reader->mapped && !again->mapped) {
+      again->mapped = g_mapped_file_ref (reader->mapped);
+      again->mapped_shareable = reader->mapped_shareable;
+    }
     return again;
   }
   if (!reader->mapped) {
@@ -287,8 +312,6 @@ rc_reader_free (RcReader * reader)
   g_ptr_array_unref (reader->definitions);
   if (reader->mapped)
     g_mapped_file_unref (reader->mapped);
-  if (reader->whole_file)
-    rc_whole_file_unref (reader->whole_file);
   g_free (reader);
 }
 

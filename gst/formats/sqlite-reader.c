@@ -54,6 +54,9 @@ typedef struct
   gsize bytes_capacity, inflated_capacity;
   gchar *reason;                /* recovery.reason */
   gboolean wal;                 /* the file is in WAL mode */
+  /* @data is a private writable mapping of a decompressed file
+   * (rc_sqlite_reader_open_private): read in place, not copied. */
+  gboolean in_place;
 } SqliteReader;
 
 static gboolean
@@ -167,23 +170,26 @@ open_file (SqliteReader * self, GError ** error)
 static gboolean
 open_memory (SqliteReader * self, GError ** error)
 {
-  guint8 *copy;
+  guint8 *bytes = (guint8 *) self->data;
   gint rc = sqlite3_open_v2 (":memory:", &self->db, SQLITE_OPEN_READWRITE |
       SQLITE_OPEN_NOMUTEX, NULL);
 
   if (rc != SQLITE_OK)
     return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, FORMAT_NAME
         ": cannot open a database in memory: %s", sqlite3_errstr (rc));
-  copy = sqlite3_malloc64 (self->size);
-  if (!copy)
-    return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, FORMAT_NAME
-        ": %" G_GSIZE_FORMAT " bytes do not fit in memory", self->size);
-  memcpy (copy, self->data, self->size);
+  if (!self->in_place) {
+    bytes = sqlite3_malloc64 (self->size);
+    if (!bytes)
+      return rc_reader_fail (error, RC_READER_ERROR_TOO_LARGE, FORMAT_NAME
+          ": %" G_GSIZE_FORMAT " bytes do not fit in memory", self->size);
+    memcpy (bytes, self->data, self->size);
+  }
   /* A WAL database whose log was merged reads the same in rollback mode. */
-  if (is_wal_mode (copy, self->size))
-    copy[WAL_VERSION_OFFSET] = copy[WAL_VERSION_OFFSET + 1] = 1;
-  rc = sqlite3_deserialize (self->db, "main", copy, self->size, self->size,
-      SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+  if (is_wal_mode (bytes, self->size))
+    bytes[WAL_VERSION_OFFSET] = bytes[WAL_VERSION_OFFSET + 1] = 1;
+  rc = sqlite3_deserialize (self->db, "main", bytes, self->size, self->size,
+      SQLITE_DESERIALIZE_READONLY | (self->in_place ? 0 :
+          SQLITE_DESERIALIZE_FREEONCLOSE));
   if (rc != SQLITE_OK)
     return sqlite_fail (self, error, "cannot read the database");
   return TRUE;
@@ -500,10 +506,10 @@ static const RcReaderFuncs sqlite_reader_funcs = {
 };
 
 /* Opens the file at @path (in WAL mode if @wal), or else @size bytes at
- * @data. */
+ * @data (@in_place: see SqliteReader). */
 static RcReader *
 sqlite_reader_open (const gchar * path, gboolean wal, const guint8 * data,
-    gsize size, GError ** error)
+    gsize size, gboolean in_place, GError ** error)
 {
   SqliteReader *self = g_new0 (SqliteReader, 1);
   GHashTable *topic_of_id = g_hash_table_new_full (g_int64_hash,
@@ -516,6 +522,7 @@ sqlite_reader_open (const gchar * path, gboolean wal, const guint8 * data,
   self->wal = wal;
   self->data = data;
   self->size = size;
+  self->in_place = in_place;
   self->entries = g_array_new (FALSE, FALSE, sizeof (SqliteEntry));
   ok = (path ? open_file (self, error) : open_memory (self, error))
       && harden (self, error) && check_tables (self, error)
@@ -534,7 +541,14 @@ RcReader *
 rc_sqlite_reader_open (const guint8 * data, gsize size, RcReaderFlags flags,
     GError ** error)
 {
-  return sqlite_reader_open (NULL, FALSE, data, size, error);
+  return sqlite_reader_open (NULL, FALSE, data, size, FALSE, error);
+}
+
+RcReader *
+rc_sqlite_reader_open_private (guint8 * data, gsize size,
+    RcReaderFlags flags, GError ** error)
+{
+  return sqlite_reader_open (NULL, FALSE, data, size, TRUE, error);
 }
 
 RcReader *
@@ -542,7 +556,7 @@ rc_sqlite_reader_open_file (const gchar * path, const guint8 * data,
     gsize size, RcReaderFlags flags, GError ** error)
 {
   RcReader *reader = sqlite_reader_open (path, is_wal_mode (data, size),
-      NULL, 0, error);
+      NULL, 0, FALSE, error);
 
   if (reader)
     reader->recovery.end_offset = size;
@@ -556,5 +570,5 @@ sqlite_reader_reopen (const RcReader * reader, RcReaderFlags flags,
   const SqliteReader *self = (const SqliteReader *) reader;
 
   return sqlite_reader_open (self->path, self->wal, self->data, self->size,
-      error);
+      self->in_place, error);
 }

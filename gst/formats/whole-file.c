@@ -3,22 +3,49 @@
  * file for its format's reader (reader-impl.h).  A file on disk rather
  * than memory: a split is often gigabytes, and pages of a file the kernel
  * can drop; bounded by the temporary folder's free space, said before a
- * byte is written where the frames give their size (rosbag2's do). */
+ * byte is written where the frames give their size (rosbag2's do).  The
+ * file is unlinked as soon as it is made, so nothing is left behind, even
+ * by a crash: its descriptor and the mappings of it hold its space.
+ *
+ * A split recording (chain-reader.c) opens its files again and again (at
+ * start, on each seek, for a look ahead): while one is open, the last
+ * files decompressed are kept, by their descriptors, and a file opened
+ * again is mapped afresh from its kept copy (each reader its own private
+ * mapping, so that one consumer's writes are never another's data). */
 #include "reader-impl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/statvfs.h>
 #include <glib/gstdio.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #define OUT_CHUNK (1 << 20)
+/* How many files decompressed are kept: a split recording's merge reads
+ * one or two at a time. */
+#define N_KEPT 2
+/* The longest name of a file made in the temporary folder (most file
+ * systems take 255 bytes). */
+#define MAX_NAME 200
 
-struct _RcWholeFile
+/* A file decompressed, kept: the compressed file's identity and the
+ * descriptor of its decompressed copy. */
+typedef struct
 {
-  gchar *path;
-};
+  dev_t dev;
+  ino_t ino;
+  goffset size;
+  gint64 mtime_ns;
+  gint fd;                      /* where @used */
+  gboolean used;
+} Kept;
+
+static GMutex kept_lock;
+static Kept kept[N_KEPT];
+static guint kept_holders;
 
 /* The bytes free to an unprivileged writer in the file system of @fd. */
 static guint64
@@ -31,6 +58,7 @@ free_bytes (gint fd)
   return (guint64) st.f_bavail * st.f_frsize;
 }
 
+/* Writes to the temporary file of the compressed file @path. */
 static gboolean
 write_all (gint fd, const guint8 * data, gsize size, const gchar * path,
     GError ** error)
@@ -44,8 +72,9 @@ write_all (gint fd, const guint8 * data, gsize size, const gchar * path,
       gint saved = errno;
 
       return rc_reader_fail (error, saved == ENOSPC ?
-          RC_READER_ERROR_TOO_LARGE : RC_READER_ERROR_IO, "cannot write "
-          "the decompressed recording to %s: %s", path, g_strerror (saved));
+          RC_READER_ERROR_TOO_LARGE : RC_READER_ERROR_IO, "cannot write %s "
+          "decompressed into the temporary folder %s: %s", path,
+          g_get_tmp_dir (), g_strerror (saved));
     }
     data += n;
     size -= n;
@@ -65,8 +94,8 @@ fail_no_room (GError ** error, guint64 size, gboolean declared,
       "more than ", size, g_get_tmp_dir (), room);
 }
 
-/* Streams @data's zstd frames into @fd (the file @path), at most @room
- * bytes. */
+/* Streams @data's zstd frames into @fd, at most @room bytes, for the
+ * compressed file @path. */
 static gboolean
 inflate_into (const guint8 * data, gsize size, gint fd, const gchar * path,
     guint64 room, GError ** error)
@@ -89,8 +118,11 @@ inflate_into (const guint8 * data, gsize size, gint fd, const gchar * path,
     left = ZSTD_decompressStream (stream, &out, &in);
     if (ZSTD_isError (left)) {
       ok = rc_reader_fail (error, RC_READER_ERROR_FORMAT, "cannot "
-          "decompress the zstd data at byte %" G_GSIZE_FORMAT ": %s", in.pos,
-          ZSTD_getErrorName (left));
+          "decompress the zstd data at byte %" G_GSIZE_FORMAT ": %s%s",
+          in.pos, ZSTD_getErrorName (left),
+          ZSTD_getErrorCode (left) == ZSTD_error_frameParameter_windowTooLarge
+          ? " (compressed with zstd --long: decompress it first, zstd -d "
+          "--long=31 FILE)" : "");
       break;
     }
     written += out.pos;
@@ -134,37 +166,45 @@ declared_size (const guint8 * data, gsize size)
   return known ? total : ZSTD_CONTENTSIZE_UNKNOWN;
 }
 
-/* The temporary file's name: the compressed file's, less ".zstd", after a
- * unique prefix, so that its reader's errors still say which it was. */
+/* A new file in the temporary folder, already unlinked, for the
+ * compressed file @path: its descriptor (close-on-exec), or -1. */
 static gint
-open_temporary (const gchar * path, gchar ** temporary, GError ** error)
+open_temporary (const gchar * path, GError ** error)
 {
   gchar *base = g_path_get_basename (path);
-  gchar *template;
-  GError *err = NULL;
-  gint fd;
+  gchar *name, *template;
+  gint fd, saved;
 
+  /* Its name less ".zstd" and cut to its last bytes where long (the
+   * format's suffix), so that an error made while it is open says which
+   * file it was. */
   if (g_str_has_suffix (base, ".zstd"))
     base[strlen (base) - strlen (".zstd")] = '\0';
-  template = g_strdup_printf ("robocache-XXXXXX-%s", base);
-  fd = g_file_open_tmp (template, temporary, &err);
-  if (fd < 0) {
+  name = strlen (base) > MAX_NAME ? base + strlen (base) - MAX_NAME : base;
+  while ((*name & 0xc0) == 0x80)        /* not inside a UTF-8 character */
+    name++;
+  template = g_strdup_printf ("%s/robocache-XXXXXX-%s", g_get_tmp_dir (),
+      g_strdelimit (name, "X", 'x'));
+  fd = g_mkstemp_full (template, O_RDWR | O_CLOEXEC, 0600);
+  saved = errno;
+  if (fd < 0)
     rc_reader_fail (error, RC_READER_ERROR_IO, "cannot make a temporary "
-        "file to decompress into: %s", err->message);
-    g_error_free (err);
-  }
+        "file in %s to decompress %s into: %s", g_get_tmp_dir (), path,
+        g_strerror (saved));
+  else
+    g_unlink (template);
   g_free (template);
   g_free (base);
   return fd;
 }
 
-RcWholeFile *
-rc_whole_file_inflate (const gchar * path, const guint8 * data, gsize size,
+/* The descriptor of a new decompressed copy of the compressed file @path,
+ * @data, @size bytes; -1 with @error. */
+static gint
+inflate_file (const gchar * path, const guint8 * data, gsize size,
     GError ** error)
 {
   unsigned long long declared = declared_size (data, size);
-  RcWholeFile *file;
-  gchar *temporary = NULL;
   guint64 room;
   gboolean ok;
   gint fd;
@@ -172,52 +212,108 @@ rc_whole_file_inflate (const gchar * path, const guint8 * data, gsize size,
   if (declared == ZSTD_CONTENTSIZE_ERROR) {
     rc_reader_fail (error, RC_READER_ERROR_FORMAT, "damaged or cut-off zstd "
         "data (its frames do not add up to the file)");
-    return NULL;
+    return -1;
   }
-  fd = open_temporary (path, &temporary, error);
+  fd = open_temporary (path, error);
   if (fd < 0)
-    return NULL;
+    return -1;
   room = free_bytes (fd);
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared > room)
     ok = fail_no_room (error, declared, TRUE, room);
   else
-    ok = inflate_into (data, size, fd, temporary, room, error);
-  if (close (fd) != 0 && ok)
-    ok = rc_reader_fail (error, RC_READER_ERROR_IO, "cannot write the "
-        "decompressed recording to %s: %s", temporary, g_strerror (errno));
+    ok = inflate_into (data, size, fd, path, room, error);
   if (!ok) {
-    g_unlink (temporary);
-    g_free (temporary);
-    return NULL;
+    close (fd);
+    return -1;
   }
-  file = g_atomic_rc_box_new0 (RcWholeFile);
-  file->path = temporary;
-  return file;
+  return fd;
 }
 
-const gchar *
-rc_whole_file_path (const RcWholeFile * file)
+/* The kept copy of the file @st, or NULL; under kept_lock. */
+static Kept *
+find_kept (const GStatBuf * st)
 {
-  return file->path;
+  for (guint i = 0; i < N_KEPT; i++) {
+    Kept *k = &kept[i];
+
+    if (k->used && k->dev == st->st_dev && k->ino == st->st_ino
+        && k->size == st->st_size
+        && k->mtime_ns == (gint64) st->st_mtim.tv_sec * G_GINT64_CONSTANT
+        (1000000000) + st->st_mtim.tv_nsec)
+      return k;
+  }
+  return NULL;
 }
 
-RcWholeFile *
-rc_whole_file_ref (RcWholeFile * file)
-{
-  return g_atomic_rc_box_acquire (file);
-}
-
+/* Keeps @fd (a copy of it) as the decompressed copy of the file @st, in
+ * place of the oldest; under kept_lock. */
 static void
-whole_file_clear (gpointer data)
+keep (const GStatBuf * st, gint fd)
 {
-  RcWholeFile *file = data;
+  Kept *k = &kept[N_KEPT - 1];
 
-  g_unlink (file->path);
-  g_free (file->path);
+  if (k->used)
+    close (k->fd);
+  memmove (&kept[1], &kept[0], (N_KEPT - 1) * sizeof (Kept));
+  kept[0].dev = st->st_dev;
+  kept[0].ino = st->st_ino;
+  kept[0].size = st->st_size;
+  kept[0].mtime_ns = (gint64) st->st_mtim.tv_sec *
+      G_GINT64_CONSTANT (1000000000) + st->st_mtim.tv_nsec;
+  kept[0].fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+  kept[0].used = kept[0].fd >= 0;
+}
+
+gboolean
+rc_whole_file_is_compressed (const guint8 * data, gsize size)
+{
+  /* A frame, or a skippable frame (its magic's low 4 bits free), as pzstd
+   * writes first. */
+  return size >= 4 && (rc_get_u32 (data) == ZSTD_MAGICNUMBER
+      || (rc_get_u32 (data) & 0xfffffff0) == ZSTD_MAGIC_SKIPPABLE_START);
+}
+
+gint
+rc_whole_file_inflate (const gchar * path, const guint8 * data, gsize size,
+    GError ** error)
+{
+  GStatBuf st;
+  gboolean known = g_stat (path, &st) == 0;
+  Kept *k;
+  gint fd = -1;
+
+  g_mutex_lock (&kept_lock);
+  if (known && kept_holders > 0 && (k = find_kept (&st)))
+    fd = fcntl (k->fd, F_DUPFD_CLOEXEC, 0);
+  g_mutex_unlock (&kept_lock);
+  if (fd >= 0)
+    return fd;
+  fd = inflate_file (path, data, size, error);
+  g_mutex_lock (&kept_lock);
+  if (fd >= 0 && known && kept_holders > 0 && !find_kept (&st))
+    keep (&st, fd);
+  g_mutex_unlock (&kept_lock);
+  return fd;
 }
 
 void
-rc_whole_file_unref (RcWholeFile * file)
+rc_whole_file_keep (void)
 {
-  g_atomic_rc_box_release_full (file, whole_file_clear);
+  g_mutex_lock (&kept_lock);
+  kept_holders++;
+  g_mutex_unlock (&kept_lock);
+}
+
+void
+rc_whole_file_release (void)
+{
+  g_mutex_lock (&kept_lock);
+  if (--kept_holders == 0) {
+    for (guint i = 0; i < N_KEPT; i++) {
+      if (kept[i].used)
+        close (kept[i].fd);
+      kept[i].used = FALSE;
+    }
+  }
+  g_mutex_unlock (&kept_lock);
 }

@@ -19,7 +19,7 @@ from . import _lib
 from ._pipeline import Pipeline, _Aligner
 from ._replay import (_NS, _description, _is_recording_file, _is_rosbag2,
                       _joints_valid, _negotiation_hint, _source, _targets,
-                      _voxelize_element)
+                      _voxelize_element, _without_twins)
 
 
 def _real(value):
@@ -88,9 +88,9 @@ def _recordings(paths):
     found = []
     for p in map(pathlib.Path, paths):
         if p.is_dir() and not _is_rosbag2(p):
-            inner = sorted(q for q in p.iterdir()
-                           if _is_recording_file(q)
-                           or (q.is_dir() and _is_rosbag2(q)))
+            inner = _without_twins(sorted(
+                q for q in p.iterdir()
+                if _is_recording_file(q) or (q.is_dir() and _is_rosbag2(q))))
             if not inner:
                 raise ValueError("robocache.RecordingDataset: %s holds no "
                                  "recording (.bag, .mcap, .db3, rosbag2 "

@@ -2,6 +2,7 @@
 the gst-launch description of a recording's pipeline, and the alignment of
 its streams into one sample per lidar sweep.  Shared by
 robocache.RecordingDataset and the dataset builder (robocache.dataset)."""
+import os
 import pathlib
 
 import numpy as np
@@ -19,6 +20,17 @@ def _is_recording_file(path):
     """Whether the file `path` is named as a recording (a name's last
     suffix alone would take rec_0.mcap.zstd for .zstd)."""
     return pathlib.Path(path).name.endswith(RECORDING_SUFFIXES)
+
+
+def _without_twins(paths):
+    """`paths` less each file compressed whole (rec_0.db3.zstd) whose
+    uncompressed twin (rec_0.db3, not empty) is among them: rosbag2
+    stopped while compressing it, and it may be cut off; as
+    robocachemcapsrc leaves it out of a folder."""
+    names = {str(p) for p in paths}
+    return [p for p in paths
+            if not (str(p).endswith(".zstd") and str(p)[:-5] in names
+                    and os.path.getsize(str(p)[:-5]) > 0)]
 
 
 def _is_rosbag2(folder):

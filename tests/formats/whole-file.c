@@ -1,9 +1,10 @@
 /* Recording files compressed whole (rosbag2's --compression-mode file,
  * gst/formats/whole-file.c) through the reader interface: an MCAP file
  * and a rosbag2 SQLite file, each read as the file inside, message for
- * message; the temporary file removed as soon as the format needs it no
- * more; and the faults: cut off, not a recording inside, compressed twice,
- * more than the temporary folder holds. */
+ * message, with no temporary file left in the folder even while it is
+ * read; a split recording of such files decompressing each once while it
+ * is open; and the faults: cut off, not a recording inside, compressed
+ * twice, more than the temporary folder holds, a name too long for it. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <sqlite3.h>
@@ -39,7 +40,8 @@ write_file (const gchar * name, const guint8 * data, gsize size, gsize cut)
   return path;
 }
 
-/* The temporary files of the reader decompressing a file named @name. */
+/* The temporary files in the temporary folder of a reader decompressing
+ * a file named @name (none: they are unlinked as soon as made). */
 static guint
 count_temporary (const gchar * name)
 {
@@ -55,6 +57,59 @@ count_temporary (const gchar * name)
     g_dir_close (d);
   g_free (suffix);
   return n;
+}
+
+/* The decompressed files of the file named @name that this process has
+ * open or mapped, by their names (each made anew: a random part), joined
+ * by "|" in order. */
+static gchar *
+open_temporaries (const gchar * name)
+{
+  gchar *maps = NULL, *suffix = g_strconcat ("-", name, " (deleted)", NULL);
+  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
+  GDir *fds = g_dir_open ("/proc/self/fd", 0, NULL);
+  gchar **lines, *joined;
+  const gchar *entry;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
+  lines = g_strsplit (maps, "\n", -1);
+  for (guint i = 0; lines[i]; i++) {
+    gchar *at = strstr (lines[i], "/robocache-");
+
+    if (at && g_str_has_suffix (at, suffix)
+        && !g_ptr_array_find_with_equal_func (found, at, g_str_equal, NULL))
+      g_ptr_array_add (found, g_strdup (at));
+  }
+  while (fds && (entry = g_dir_read_name (fds))) {
+    gchar *link = g_strconcat ("/proc/self/fd/", entry, NULL);
+    gchar *target = g_file_read_link (link, NULL);
+    gchar *at = target ? strstr (target, "/robocache-") : NULL;
+
+    if (at && g_str_has_suffix (at, suffix)
+        && !g_ptr_array_find_with_equal_func (found, at, g_str_equal, NULL))
+      g_ptr_array_add (found, g_strdup (at));
+    g_free (target);
+    g_free (link);
+  }
+  g_dir_close (fds);
+  g_ptr_array_sort (found, (GCompareFunc) g_strcmp0);
+  g_ptr_array_add (found, NULL);
+  joined = g_strjoinv ("|", (gchar **) found->pdata);
+  g_ptr_array_unref (found);
+  g_strfreev (lines);
+  g_free (maps);
+  g_free (suffix);
+  return joined;
+}
+
+/* The decompressed files of @name open now are @want ("" for none). */
+static void
+assert_open_temporaries (const gchar * name, const gchar * want)
+{
+  gchar *got = open_temporaries (name);
+
+  g_assert_cmpstr (got, ==, want);
+  g_free (got);
 }
 
 static RcReader *
@@ -93,7 +148,7 @@ test_mcap (void)
 {
   McapBuilder *b = mb_new ();
   RcReader *plain, *whole, *again;
-  gchar *plain_path, *whole_path;
+  gchar *plain_path, *whole_path, *open;
   guint8 *data;
   gsize size;
   RcMessage msg;
@@ -112,6 +167,8 @@ test_mcap (void)
   plain = open_ok (plain_path);
   whole = open_ok (whole_path);
   g_assert_cmpuint (count_temporary ("whole-mcap.mcap"), ==, 0);
+  open = open_temporaries ("whole-mcap.mcap");
+  g_assert_nonnull (strchr (open, '/'));
   again = rc_reader_reopen (whole, RC_READER_FLAGS_NONE, NULL);
   g_assert_nonnull (again);
   g_assert_cmpstr (rc_reader_format_name (whole), ==, "MCAP");
@@ -122,7 +179,9 @@ test_mcap (void)
   g_assert_nonnull (msg.mapped);
   rc_reader_free (again);
   rc_reader_free (whole);
+  assert_open_temporaries ("whole-mcap.mcap", "");
   rc_reader_free (plain);
+  g_free (open);
   g_free (whole_path);
   g_free (plain_path);
   g_free (data);
@@ -158,8 +217,9 @@ make_db3 (guint n, gsize * size)
   return data;
 }
 
-/* SQLite reads its file by path: the decompressed file stays while a
- * reader of it (one opened again too) is open, and goes with the last. */
+/* SQLite reads a decompressed file from its mapping, in place (WAL mode
+ * as Jazzy leaves it, its header patched there); a reader opened again
+ * shares it, and it goes with the last. */
 static void
 test_sqlite (void)
 {
@@ -171,21 +231,81 @@ test_sqlite (void)
       size, 0);
   RcReader *plain = open_ok (plain_path), *whole = open_ok (whole_path);
   RcReader *again = rc_reader_reopen (whole, RC_READER_FLAGS_NONE, NULL);
+  gchar *open;
 
   g_assert_nonnull (again);
   g_assert_cmpstr (rc_reader_format_name (whole), ==, "rosbag2 SQLite");
-  g_assert_cmpuint (count_temporary ("whole-sqlite.db3"), ==, 1);
+  g_assert_cmpuint (count_temporary ("whole-sqlite.db3"), ==, 0);
+  open = open_temporaries ("whole-sqlite.db3");
+  g_assert_nonnull (strchr (open, '/'));
   assert_same_messages (plain, whole, 30);
   rc_reader_free (whole);
-  g_assert_cmpuint (count_temporary ("whole-sqlite.db3"), ==, 1);
   rc_reader_seek (plain, 0);
   assert_same_messages (plain, again, 30);
+  assert_open_temporaries ("whole-sqlite.db3", open);
   rc_reader_free (again);
-  g_assert_cmpuint (count_temporary ("whole-sqlite.db3"), ==, 0);
+  assert_open_temporaries ("whole-sqlite.db3", "");
   rc_reader_free (plain);
+  g_free (open);
   g_free (whole_path);
   g_free (plain_path);
   g_free (data);
+}
+
+/* A split recording of files compressed whole reads each as its own
+ * file: every message in time order, and a seek back reads its files'
+ * decompressed copies again, not decompressing them anew (a copy made
+ * anew has a new name). */
+static void
+test_split (void)
+{
+  gchar *paths[3], *whole[3], *first, *second;
+  RcReader *plain, *chain;
+  guint n = 0;
+
+  for (guint k = 0; k < 2; k++) {
+    McapBuilder *b = mb_new ();
+    gchar *name = g_strdup_printf ("split-whole_%u.mcap", k);
+    gchar *packed = g_strconcat (name, ".zstd", NULL);
+    guint8 *data;
+    gsize size;
+
+    mb_channel (b, 1, 0, "/points", "cdr");
+    for (guint i = 0; i < 20; i++, n++)
+      mb_message (b, 1, 1000 + 10 * n, 64 + g_random_int_range (0, 512));
+    data = mb_finish (b, TRUE, &size);
+    paths[k] = write_file (name, data, size, 0);
+    whole[k] = write_file (packed, data, size, 0);
+    g_free (packed);
+    g_free (name);
+    g_free (data);
+    mb_free (b);
+  }
+  paths[2] = whole[2] = NULL;
+  plain = rc_reader_open_files ((const gchar * const *) paths,
+      RC_READER_FLAGS_NONE, NULL);
+  chain = rc_reader_open_files ((const gchar * const *) whole,
+      RC_READER_FLAGS_NONE, NULL);
+  g_assert_nonnull (chain);
+  assert_same_messages (plain, chain, 40);
+  first = open_temporaries ("split-whole_0.mcap");
+  g_assert_nonnull (strchr (first, '/'));
+  rc_reader_seek (plain, 0);
+  rc_reader_seek (chain, 0);
+  assert_same_messages (plain, chain, 40);
+  second = open_temporaries ("split-whole_0.mcap");
+  g_assert_cmpstr (first, ==, second);
+  /* The copies are kept while any split recording is open. */
+  rc_reader_free (plain);
+  rc_reader_free (chain);
+  assert_open_temporaries ("split-whole_0.mcap", "");
+  assert_open_temporaries ("split-whole_1.mcap", "");
+  g_free (second);
+  g_free (first);
+  for (guint k = 0; k < 2; k++) {
+    g_free (paths[k]);
+    g_free (whole[k]);
+  }
 }
 
 /* Opening @path fails with @code and a message holding @text, and leaves
@@ -222,6 +342,45 @@ test_faults (void)
   assert_fails (path, RC_READER_ERROR_FORMAT, "damaged or cut-off zstd");
   g_free (path);
 
+  /* A name as long as a file system takes: its temporary copy's is cut. */
+  {
+    gchar *name = g_strnfill (240, 'n'), *long_name;
+    RcReader *reader;
+
+    memcpy (name + 240 - strlen (".db3.zstd"), ".db3.zstd", 9);
+    long_name = write_file (name, (guint8 *) db3, size, 0);
+    reader = open_ok (long_name);
+    g_assert_cmpstr (rc_reader_format_name (reader), ==, "rosbag2 SQLite");
+    rc_reader_free (reader);
+    g_free (long_name);
+    g_free (name);
+  }
+
+  /* A skippable frame first, as pzstd writes: read past. */
+  {
+    static const guint8 skippable[] = { 0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0,
+      1, 2, 3, 4
+    };
+    gchar *packed_path = write_file ("skip.db3.zstd", (guint8 *) db3, size,
+        0), *packed;
+    gsize packed_size;
+    GByteArray *bytes = g_byte_array_new ();
+    RcReader *reader;
+
+    g_assert_true (g_file_get_contents (packed_path, &packed, &packed_size,
+            NULL));
+    g_byte_array_append (bytes, skippable, sizeof (skippable));
+    g_byte_array_append (bytes, (guint8 *) packed, packed_size);
+    g_assert_true (g_file_set_contents (packed_path, (gchar *) bytes->data,
+            bytes->len, NULL));
+    reader = open_ok (packed_path);
+    g_assert_cmpstr (rc_reader_format_name (reader), ==, "rosbag2 SQLite");
+    rc_reader_free (reader);
+    g_byte_array_unref (bytes);
+    g_free (packed);
+    g_free (packed_path);
+  }
+
   path = write_file ("text.mcap.zstd", (const guint8 *) "hello world", 11,
       0);
   assert_fails (path, RC_READER_ERROR_UNKNOWN_FORMAT, "not a ROS bag");
@@ -255,6 +414,7 @@ main (int argc, char **argv)
   g_assert_nonnull (dir);
   g_test_add_func ("/whole-file/mcap", test_mcap);
   g_test_add_func ("/whole-file/sqlite", test_sqlite);
+  g_test_add_func ("/whole-file/split", test_split);
   g_test_add_func ("/whole-file/faults", test_faults);
   ret = g_test_run ();
   test_remove_tree (dir);

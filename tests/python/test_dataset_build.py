@@ -164,7 +164,8 @@ class Build(unittest.TestCase):
         default), and one compressed whole (.db3.zstd, rosbag2's
         --compression-mode file), are found in a folder and built into the
         same samples, byte for byte, as the MCAP file they were converted
-        from."""
+        from; a compressed file beside its uncompressed twin is left
+        out."""
         tool = os.environ.get("ROBOCACHE_TODB3")
         if not tool:
             self.skipTest("ROBOCACHE_TODB3 is not set (run through meson)")
@@ -175,6 +176,10 @@ class Build(unittest.TestCase):
         for name in ("c.db3", "d.db3.zstd"):
             subprocess.run([tool, os.path.join(folder, name), mcap],
                            check=True, timeout=60)
+        # c.db3 compressed whole, cut off: rosbag2 stopped while compressing
+        # it; left out beside c.db3, as robocachemcapsrc leaves it.
+        with open(os.path.join(folder, "c.db3.zstd"), "wb") as f:
+            f.write(b"\x28\xb5\x2f\xfd\x04\x58")
         out = os.path.join(TMP, "sqlite-out")
         status, text = cli("-c", CONF, "-o", out, "--device", "cpu", folder)
         self.assertEqual(status, 0, text)

@@ -7,7 +7,8 @@ import os
 import pathlib
 import re
 
-from .._replay import RECORDING_SUFFIXES, _is_recording_file, _is_rosbag2
+from .._replay import (RECORDING_SUFFIXES, _is_recording_file, _is_rosbag2,
+                       _without_twins)
 
 # name: the recording's path relative to the folder given (or to the
 # common folder of the files given), "/"-separated: its identity in the
@@ -32,8 +33,8 @@ def _walk(folder):
             if _is_rosbag2(root / d):
                 found.append(root / d)
                 dirs.remove(d)
-        found += [root / f for f in sorted(files)
-                  if _is_recording_file(f)]
+        found += _without_twins([root / f for f in sorted(files)
+                                 if _is_recording_file(f)])
     return found
 
 
