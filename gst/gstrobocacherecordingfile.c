@@ -59,14 +59,26 @@ compare_file_names (gconstpointer a, gconstpointer b)
 }
 
 /* The formats of the files a folder's recording is made of: MCAP and
- * rosbag2's SQLite storage (rosbag2), ROS bags (rosbag --split, only to be
- * refused by the reader, saying why).  rosbag2's files may be compressed
+ * rosbag2's SQLite storage (rosbag2), ROS bags (rosbag record --split).
+ * Each may also end in its own second suffix: rosbag2's files compressed
  * whole (--compression-mode file: rec_0.mcap.zstd), which the reader
- * decompresses. */
+ * decompresses; the bag rosbag record was writing when it was killed or
+ * the power went (rec_2.bag.active: renamed at a clean stop), which the
+ * reader recovers. */
 static const gchar *const recording_formats[] = { ".mcap", ".db3", ".bag" };
+static const gchar *const second_suffixes[] = { ".zstd", ".zstd", ".active" };
 
 #define N_FORMATS G_N_ELEMENTS (recording_formats)
 #define WHOLE_FILE_SUFFIX ".zstd"
+
+static gboolean
+has_suffix_len (const gchar * name, gsize len, const gchar * suffix)
+{
+  gsize suffix_len = strlen (suffix);
+
+  return len >= suffix_len && !strncmp (name + len - suffix_len, suffix,
+      suffix_len);
+}
 
 /* The format of the file @name, an index of recording_formats; N_FORMATS
  * for none. */
@@ -74,18 +86,12 @@ static guint
 format_of (const gchar * name)
 {
   gsize len = strlen (name);
-  gboolean compressed = g_str_has_suffix (name, WHOLE_FILE_SUFFIX);
 
-  if (compressed)
-    len -= strlen (WHOLE_FILE_SUFFIX);
   for (guint k = 0; k < N_FORMATS; k++) {
-    gsize suffix_len = strlen (recording_formats[k]);
+    gsize stem = len - (g_str_has_suffix (name, second_suffixes[k]) ?
+        strlen (second_suffixes[k]) : 0);
 
-    if (compressed && g_str_equal (recording_formats[k], ".bag"))
-      continue;
-    if (len >= suffix_len
-        && !strncmp (name + len - suffix_len, recording_formats[k],
-            suffix_len))
+    if (has_suffix_len (name, stem, recording_formats[k]))
       return k;
   }
   return N_FORMATS;
@@ -125,8 +131,9 @@ folder_format (GstElement * self, const gchar * location, GPtrArray ** found)
   if (format == N_FORMATS)
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s is a folder with no "
             "recording files; accepted is a file, or a folder (a rosbag2 "
-            "recording) of .mcap, .db3 or .bag files (.mcap and .db3 files "
-            "perhaps compressed whole, .zstd)", location), (NULL));
+            "recording) of .mcap, .db3 or .bag files (also .mcap.zstd and "
+            ".db3.zstd, compressed whole, and the .bag.active of a killed "
+            "rosbag record)", location), (NULL));
   return format;
 }
 

@@ -11,9 +11,11 @@ _NS = 10**9
 
 # A recording file's suffix: ROS 2's (MCAP and rosbag2's SQLite storage,
 # perhaps compressed whole by rosbag2's --compression-mode file;
-# robocachemcapsrc) and ROS 1's bag (robocachebagsrc).
+# robocachemcapsrc) and ROS 1's bag (robocachebagsrc; .bag.active: the bag
+# a killed rosbag record was writing).
 _ROS2_SUFFIXES = (".mcap", ".db3", ".mcap.zstd", ".db3.zstd")
-RECORDING_SUFFIXES = (".bag",) + _ROS2_SUFFIXES
+_ROS1_SUFFIXES = (".bag", ".bag.active")
+RECORDING_SUFFIXES = _ROS1_SUFFIXES + _ROS2_SUFFIXES
 
 
 def _is_recording_file(path):
@@ -43,7 +45,7 @@ def _is_rosbag2(folder):
 
 def _source(path):
     p = pathlib.Path(path)
-    if p.suffix == ".bag":
+    if p.name.endswith(_ROS1_SUFFIXES):
         return "robocachebagsrc"
     if p.name.endswith(_ROS2_SUFFIXES) or p.is_dir():
         return "robocachemcapsrc"

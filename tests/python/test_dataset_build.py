@@ -194,6 +194,26 @@ class Build(unittest.TestCase):
                     np.testing.assert_array_equal(ours[array], theirs[array])
                 self.assertGreater(int(ours["grid"].sum()), 0)
 
+    def test_active_bag(self):
+        """The bag a killed `rosbag record` leaves (name.bag.active) is a
+        recording, played by robocachebagsrc: here a whole bag so named,
+        built into the same samples as the bag."""
+        folder = os.path.join(TMP, "active")
+        os.makedirs(folder)
+        shutil.copy(os.path.join(REC, "a.bag"),
+                    os.path.join(folder, "a.bag.active"))
+        out = os.path.join(TMP, "active-out")
+        status, text = cli("-c", CONF, "-o", out, "--device", "cpu", folder)
+        self.assertEqual(status, 0, text)
+        recs = by_recording(read_shards(out)[0])
+        self.assertEqual(sorted(recs), ["a.bag.active"])
+        theirs = by_recording(read_shards(FIRST)[0])["a.bag"]
+        self.assertEqual(len(recs["a.bag.active"]), len(theirs))
+        self.assertGreater(len(theirs), 0)
+        for ours, first in zip(recs["a.bag.active"], theirs):
+            self.assertEqual(ours["json"]["time"], first["json"]["time"])
+            np.testing.assert_array_equal(ours["grid"], first["grid"])
+
     def test_same_as_recording_dataset(self):
         if importlib.util.find_spec("torch") is None:
             self.skipTest("torch is not installed")
