@@ -113,8 +113,11 @@ typedef enum
                                  * index name the one that failed */
 } RcReaderResult;
 
-/* Opens the file at @path, in the format its first bytes say.  NULL with
- * @error set if it cannot be read; free the reader with rc_reader_free. */
+/* Opens the file at @path, in the format its first bytes say; a file
+ * compressed whole by zstd (rosbag2's --compression-mode file) as the file
+ * inside, decompressed into the temporary folder (whole-file.c).  NULL
+ * with @error set if it cannot be read; free the reader with
+ * rc_reader_free. */
 RcReader *rc_reader_open (const gchar * path, GError ** error);
 
 /* The files of one recording split into several (rosbag2's
