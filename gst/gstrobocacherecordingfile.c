@@ -65,11 +65,14 @@ compare_file_names (gconstpointer a, gconstpointer b)
  * decompresses; the bag rosbag record was writing when it was killed or
  * the power went (rec_2.bag.active: renamed at a clean stop), which the
  * reader recovers. */
+#define WHOLE_FILE_SUFFIX ".zstd"
+
 static const gchar *const recording_formats[] = { ".mcap", ".db3", ".bag" };
-static const gchar *const second_suffixes[] = { ".zstd", ".zstd", ".active" };
+static const gchar *const second_suffixes[] = { WHOLE_FILE_SUFFIX,
+  WHOLE_FILE_SUFFIX, ".active"
+};
 
 #define N_FORMATS G_N_ELEMENTS (recording_formats)
-#define WHOLE_FILE_SUFFIX ".zstd"
 
 static gboolean
 has_suffix_len (const gchar * name, gsize len, const gchar * suffix)
