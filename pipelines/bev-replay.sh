@@ -47,7 +47,7 @@ if [ -z "$points" ] || [ -z "$camera" ]; then
   exit 2
 fi
 src=robocachemcapsrc
-case $location in *.bag) src=robocachebagsrc ;; esac
+case $location in *.bag | *.bag.active) src=robocachebagsrc ;; esac
 out=${out:-$ROBOCACHE_BUILD/bev-replay.webm}
 if [ "$show" = true ]; then
   sink="videoconvert ! autovideosink"

@@ -49,7 +49,8 @@ if [ -x "$ROBOCACHE_BUILD/tests/rosdump" ]; then
   files=("$location")
   if [ -d "$location" ]; then
     shopt -s nullglob
-    files=("$location"/*.mcap "$location"/*.db3)
+    files=("$location"/*.mcap "$location"/*.db3 "$location"/*.mcap.zstd \
+      "$location"/*.db3.zstd)
     shopt -u nullglob
   fi
   "$ROBOCACHE_BUILD/tests/rosdump" --topics "${files[@]}" | python3 -c '
