@@ -81,8 +81,9 @@ except ImportError:      # the module still imports; the class says why
 
 def _recordings(paths):
     """The recordings named by `paths` (a path or a list): .bag, .mcap and
-    .db3 files, rosbag2 folders (a folder holding metadata.yaml),
-    and the recordings directly inside any other folder, sorted."""
+    .db3 files (.bag.active, .mcap.zstd, .db3.zstd too), rosbag2 folders
+    (a folder holding metadata.yaml), and the recordings directly inside
+    any other folder, sorted."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     found = []
@@ -170,8 +171,8 @@ class RecordingDataset(_Base):
     (robocache_align_write) that releases the GIL.
 
     paths          a recording or a list: ROS 1 .bag (robocachebagsrc),
-                   .mcap, .db3 or rosbag2 folders (robocachemcapsrc), or
-                   folders of them
+                   .mcap, .db3 (either perhaps compressed whole, .zstd) or
+                   rosbag2 folders (robocachemcapsrc), or folders of them
     lidar_topic    sensor_msgs/PointCloud2 topic (default /velodyne_points)
     joint_topic    sensor_msgs/JointState topic (default /joint_states)
     camera_topic   sensor_msgs/Image topic, or None (default) for none

@@ -10,9 +10,10 @@ from .._lib import RobocacheError
 USAGE = """\
 python3 -m robocache.dataset [-c CONFIG] -o OUT [options] RECORDING ...
 
-RECORDING: ROS 1 .bag, .mcap, rosbag2 folders, folders of them (searched
-recursively) or @LIST (a text file naming them, one a line).  CONFIG:
-.json or .toml (Python 3.11+); docs/dataset.md lists the keys.  Writes
+RECORDING: ROS 1 .bag, .mcap, .db3 (or .zstd of either), rosbag2 folders,
+folders of them (searched recursively) or @LIST (a text file naming them,
+one a line).  CONFIG: .json or .toml (Python 3.11+); docs/dataset.md
+lists the keys.  Writes
 OUT/shards/*.tar (WebDataset: one .npy per array), OUT/manifest.json.
 Exit status: 0 when every recording was built, 1 when one failed, 2 for
 bad arguments."""

@@ -57,7 +57,8 @@ def _list_file(path):
 
 
 def find(inputs):
-    """Recordings from `inputs`: files (.bag, .mcap, .db3), rosbag2 folders,
+    """Recordings from `inputs`: files (.bag, .mcap, .db3 and their
+    .bag.active, .mcap.zstd, .db3.zstd), rosbag2 folders,
     folders (searched recursively) and @LIST text files naming any of
     them; sorted by name.  Raises FileNotFoundError or ValueError for an
     input that is not there or not a recording."""
