@@ -157,11 +157,77 @@ is_recording_file (GstElement * self, const gchar * path)
   return FALSE;
 }
 
+/* The name of the file @name in its other form, compressed whole or not
+ * (rec_0.mcap.zstd for rec_0.mcap, and back); NULL for a file of a
+ * format rosbag2 does not compress (.bag). */
+static gchar *
+other_form (const gchar * name)
+{
+  guint format = format_of (name);
+
+  if (format == N_FORMATS
+      || strcmp (second_suffixes[format], WHOLE_FILE_SUFFIX) != 0)
+    return NULL;
+  if (g_str_has_suffix (name, WHOLE_FILE_SUFFIX))
+    return g_strndup (name, strlen (name) - strlen (WHOLE_FILE_SUFFIX));
+  return g_strconcat (name, WHOLE_FILE_SUFFIX, NULL);
+}
+
+/* The path in the folder @location of the file that metadata.yaml lists
+ * as *@listed, which is renamed to what was found; NULL where none is
+ * there. */
+static gchar *
+find_listed (GstElement * self, const gchar * location, gchar ** listed)
+{
+  gchar *path = g_build_filename (location, *listed, NULL);
+  gchar *base, *other;
+
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    return path;
+  g_free (path);
+  /* Up to ROS 2 Foxy the paths began with the folder's own name. */
+  base = g_path_get_basename (*listed);
+  g_free (*listed);
+  *listed = base;
+  path = g_build_filename (location, base, NULL);
+  if (g_file_test (path, G_FILE_TEST_EXISTS))
+    return path;
+  g_free (path);
+  /* Decompressed by hand since (zstd -d --rm), or compressed: the same
+   * messages. */
+  other = other_form (base);
+  path = other ? g_build_filename (location, other, NULL) : NULL;
+  if (!path || !g_file_test (path, G_FILE_TEST_EXISTS)) {
+    g_free (other);
+    g_free (path);
+    return NULL;
+  }
+  GST_INFO_OBJECT (self, "%s: metadata.yaml lists %s, %s is there: played",
+      location, base, other);
+  g_free (*listed);
+  *listed = other;
+  return path;
+}
+
+/* Whether the folder entry @name, not listed in metadata.yaml, is a
+ * listed file in its other form (left out without a word: a copy
+ * decompressed by hand beside the file rosbag2 compressed). */
+static gboolean
+is_other_form_of_listed (const gchar * name, gchar ** listed)
+{
+  gchar *other = other_form (name);
+  gboolean found = other
+      && g_strv_contains ((const gchar * const *) listed, other);
+
+  g_free (other);
+  return found;
+}
+
 /* The files of the rosbag2 recording in folder @location that its
- * metadata.yaml lists in @listed (freed), in that order (a path naming
- * the folder first, as Foxy's do, by its file name); a recording file
- * beside them that it does not list (a copy, a backup) is left out with a
- * warning.  NULL and an element error where a listed file is missing. */
+ * metadata.yaml lists in @listed (freed), in that order (find_listed);
+ * a recording file beside them that it does not list (a copy, a backup)
+ * is left out with a warning.  NULL and an element error where a listed
+ * file is missing. */
 static gchar **
 listed_files (GstElement * self, const gchar * location, gchar ** listed)
 {
@@ -170,23 +236,13 @@ listed_files (GstElement * self, const gchar * location, gchar ** listed)
   const gchar *name;
 
   for (gchar ** f = listed; *f; f++) {
-    gchar *path = g_build_filename (location, *f, NULL);
+    gchar *path = find_listed (self, location, f);
 
-    /* Up to ROS 2 Foxy the paths began with the folder's own name. */
-    if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
-      gchar *base = g_path_get_basename (*f);
-
-      g_free (path);
-      path = g_build_filename (location, base, NULL);
-      g_free (*f);
-      *f = base;
-    }
-    if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+    if (!path) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s: metadata.yaml "
-              "lists %s, which is not there; accepted is a rosbag2 folder "
-              "holding every file its metadata.yaml lists", location, *f),
-          (NULL));
-      g_free (path);
+              "lists %s, which is not there, compressed whole or not; "
+              "accepted is a rosbag2 folder holding every file its "
+              "metadata.yaml lists", location, *f), (NULL));
       g_clear_pointer (&paths, g_ptr_array_unref);
       break;
     }
@@ -197,7 +253,8 @@ listed_files (GstElement * self, const gchar * location, gchar ** listed)
   }
   while (paths && dir && (name = g_dir_read_name (dir))) {
     if (format_of (name) < N_FORMATS
-        && !g_strv_contains ((const gchar * const *) listed, name))
+        && !g_strv_contains ((const gchar * const *) listed, name)
+        && !is_other_form_of_listed (name, listed))
       GST_ELEMENT_WARNING (self, RESOURCE, READ, ("%s/%s is not among the "
               "files metadata.yaml lists: left out", location, name),
           (NULL));
@@ -229,9 +286,9 @@ has_uncompressed_twin (GstElement * self, const gchar * location,
   gboolean twin;
   GStatBuf st;
 
-  if (!g_str_has_suffix (name, WHOLE_FILE_SUFFIX))
+  if (!g_str_has_suffix (name, WHOLE_FILE_SUFFIX)
+      || !(stem = other_form (name)))
     return FALSE;
-  stem = g_strndup (name, strlen (name) - strlen (WHOLE_FILE_SUFFIX));
   path = g_build_filename (location, stem, NULL);
   /* An empty twin is left out itself (is_recording_file). */
   twin = g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0;

@@ -904,6 +904,52 @@ GST_START_TEST (test_metadata_list)
 
 GST_END_TEST;
 
+/* A file metadata.yaml lists is found in its other form: compressed
+ * whole since, or decompressed by hand (zstd -d --rm; was: "lists ...,
+ * which is not there").  A copy decompressed beside the compressed file
+ * it lists is left out without a warning. */
+GST_START_TEST (test_metadata_list_other_form)
+{
+  gchar *dir = sample_path ("relisted"), *yaml;
+  gchar *humble = sample_path ("humble.db3");
+  const struct
+  {
+    guint part;
+    const gchar *name;
+  } stored[] = {
+    {0, "split-db3_0.db3.zstd"}, {1, "split-db3_1.db3"},
+    {2, "split-db3_2.db3.zstd"}, {2, "split-db3_2.db3"}
+  };
+  GstElement *p;
+  GPtrArray **out;
+  gchar *warnings = NULL;
+
+  g_mkdir (dir, 0755);
+  for (guint k = 0; k < G_N_ELEMENTS (stored); k++) {
+    gchar *from = g_strdup_printf ("split-db3/split-db3_%u.db3",
+        stored[k].part);
+
+    copy_sample (from, dir, stored[k].name, 0);
+    g_free (from);
+  }
+  yaml = g_build_filename (dir, "metadata.yaml", NULL);
+  fail_unless (g_file_set_contents (yaml, "rosbag2_bagfile_information:\n"
+          "  relative_file_paths:\n  - split-db3_0.db3\n"
+          "  - split-db3_1.db3.zstd\n  - split-db3_2.db3.zstd\n", -1,
+          NULL));
+  p = mcap_pipeline (dir, "topics=/points", 1);
+  out = play (p, 1, &warnings, NULL, NULL);
+  fail_unless_equals_int (out[0]->len, played (humble, "topics=/points"));
+  fail_unless (warnings == NULL, "%s", warnings);
+  free_out (out, 1);
+  gst_object_unref (p);
+  g_free (yaml);
+  g_free (humble);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static gboolean frames_shared (GPtrArray ** out, guint n_pads,
     gboolean * any_copied);
 
@@ -1197,6 +1243,7 @@ mcapsrc_suite (void)
   tcase_add_test (tc, test_zstd);
   tcase_add_test (tc, test_sqlite);
   tcase_add_test (tc, test_metadata_list);
+  tcase_add_test (tc, test_metadata_list_other_form);
   tcase_add_test (tc, test_lz4);
   tcase_add_test (tc, test_layouts);
   tcase_add_test (tc, test_uncompressed_shared);
