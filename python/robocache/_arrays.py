@@ -89,10 +89,7 @@ class View:
                  "owner", "kind")
 
     def describe(self):
-        where = _DEVICE_NAME.get(self.device, "device type %d" % self.device)
-        if self.device == CUDA:
-            where += ":%d" % self.device_id
-        return "%s %s on %s" % (self.dtype, tuple(self.shape), where)
+        return _describe(self.shape, self.dtype, self.device, self.device_id)
 
 
 def _contiguous(shape, strides, itemsize):
@@ -237,6 +234,20 @@ def _view_torch(tensor, name):
     return v
 
 
+def _dtype_name(dtype):
+    """A DLDataType's name, as NumPy's ("float32")."""
+    name = _DTYPES.get((dtype.code, dtype.bits),
+                       "code %d/%d bits" % (dtype.code, dtype.bits))
+    return name if dtype.lanes == 1 else name + "x%d" % dtype.lanes
+
+
+def _describe(shape, dtype, device, device_id):
+    where = _DEVICE_NAME.get(device, "device type %d" % device)
+    if device == CUDA:
+        where += ":%d" % device_id
+    return "%s %s on %s" % (dtype, tuple(shape), where)
+
+
 def _view_dlpack(obj, name, kind, stream):
     device, device_id = obj.__dlpack_device__()
     if device == CUDA:
@@ -254,10 +265,7 @@ def _view_dlpack(obj, name, kind, stream):
     v.name, v.kind, v.owner = name, kind, capsule
     v.device, v.device_id = t.device.device_type, t.device.device_id
     v.shape = tuple(t.shape[i] for i in range(t.ndim))
-    v.dtype = _DTYPES.get((t.dtype.code, t.dtype.bits),
-                          "code %d/%d bits" % (t.dtype.code, t.dtype.bits))
-    if t.dtype.lanes != 1:
-        v.dtype += "x%d" % t.dtype.lanes
+    v.dtype = _dtype_name(t.dtype)
     v.data = (t.data or 0) + t.byte_offset
     strides = (tuple(t.strides[i] for i in range(t.ndim))
                if t.strides else None)
@@ -283,6 +291,15 @@ class Exported:
         t = managed.contents.dl_tensor
         self._device = (t.device.device_type, t.device.device_id)
         self._stream = stream
+
+    def __repr__(self):
+        if self._managed is None:
+            return "<robocache.Exported: handed over by __dlpack__>"
+        t = self._managed.contents.dl_tensor
+        return ("<robocache.Exported %s: take it with a library's "
+                "from_dlpack>" % _describe(
+                    [t.shape[i] for i in range(t.ndim)],
+                    _dtype_name(t.dtype), *self._device))
 
     def __dlpack_device__(self):
         return self._device

@@ -602,6 +602,27 @@ class Memory(unittest.TestCase):
                                               (64,) * 3)),
             robocache.voxelize(pts, 0.5, (-16,) * 3, (64,) * 3))
 
+    def test_exported_repr(self):
+        """A result handed to a DLPack producer robocache does not know
+        says what it holds, and once taken that it was (was: the default
+        object repr)."""
+        pts = rng_for(self).uniform(-10, 10, (100, 4)).astype(np.float32)
+
+        class Producer:
+            def __dlpack__(self, stream=None):
+                return pts.__dlpack__()
+
+            def __dlpack_device__(self):
+                return pts.__dlpack_device__()
+
+        result = robocache.voxelize(Producer(), 0.5, (-16,) * 3, (8, 4, 2))
+        # The grid is (z, y, x), as the element's.
+        self.assertEqual(repr(result), "<robocache.Exported uint32 (2, 4, "
+                         "8) on cpu: take it with a library's from_dlpack>")
+        counts = np.from_dlpack(result)
+        self.assertEqual(counts.shape, (2, 4, 8))
+        self.assertIn("handed over", repr(result))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
