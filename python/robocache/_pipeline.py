@@ -365,16 +365,20 @@ class Pipeline(_Bin):
         # An appsink element, not the word inside a quoted value.
         unquoted = re.sub(r'"(\\.|[^"\\])*"|\'[^\']*\'', '""', description)
         appended = not re.search(r"(^|[\s!(])appsink\b", unquoted)
+        # Caps last ("... ! video/x-raw,format=RGB") filter what the
+        # appended appsink takes: a description that is not whole alone.
+        ends_in_caps = re.search(r"!\s*[\w-]+/[^!]*$", unquoted)
+        hint = ""
         if appended:
             self.description = description.rstrip() + " ! appsink name=out"
+            if not ends_in_caps:
+                hint = (" (the description has no appsink, so \" ! appsink "
+                        "name=out\" was appended: end it with an element "
+                        "that has a src pad, or add appsinks)")
         try:
-            element = self._parse(self.description, " (the description "
-                                  "has no appsink, so \" ! appsink "
-                                  "name=out\" was appended: end it with an "
-                                  "element that has a src pad, or add "
-                                  "appsinks)" if appended else "")
+            element = self._parse(self.description, hint)
         except RobocacheError:
-            if not appended:
+            if not hint:
                 raise
             # The hint is for a description that fails only with the
             # appsink: one that fails as given (a syntax error, an

@@ -545,6 +545,14 @@ class Errors(unittest.TestCase):
                     robocache.Pipeline(desc, device="cpu")
                 self.assertIn(words, str(caught.exception))
                 self.assertNotIn("appended", str(caught.exception))
+        # Caps last that the source cannot give: GStreamer's link error
+        # (was: 'no element "other"', from the caps parsed alone).
+        with self.assertRaisesRegex(
+                RobocacheError, "could not link robocachejointsrc.*can't "
+                "handle caps other/x-robocache-vectors") as caught:
+            robocache.Pipeline("robocachejointsrc ! other/x-robocache-"
+                               "vectors,format=float64", device="cpu")
+        self.assertNotIn("appended", str(caught.exception))
         with self.assertRaises(TypeError):
             robocache.Pipeline("")
         # Not cut at the NUL (which gave "no appsink in ..." of the rest).
