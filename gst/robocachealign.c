@@ -183,10 +183,11 @@ check_vector_caps (RobocacheAlign * align, GstCaps * caps, gboolean * other,
       || (info.type != RC_TYPE_FLOAT32 && info.type != RC_TYPE_FLOAT64)) {
     gchar *text = caps ? gst_caps_to_string (caps) : g_strdup ("no caps");
 
+    /* The parse error names the caps itself. */
     g_set_error (error, ROBOCACHE_ERROR, ROBOCACHE_ERROR_UNSUPPORTED,
-        "the vectors stream has %s%s%s; accepted: %s in system memory, "
-        "layout sample, format float32 or float64", text,
-        parse_error ? ": " : "", parse_error ? parse_error->message : "",
+        "the vectors stream%s%s; accepted: %s in system memory, layout "
+        "sample, format float32 or float64", parse_error ? ": " : " has ",
+        parse_error ? parse_error->message : text,
         GST_ROBOCACHE_VECTORS_MEDIA_TYPE);
     g_free (text);
     g_clear_error (&parse_error);

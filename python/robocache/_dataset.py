@@ -19,7 +19,7 @@ from . import _lib
 from ._pipeline import Pipeline, _Aligner
 from ._replay import (_NS, _description, _is_recording_file, _is_rosbag2,
                       _joints_valid, _negotiation_hint, _source, _targets,
-                      _voxelize_element, _without_twins)
+                      _topic_problem, _voxelize_element, _without_twins)
 
 
 def _real(value):
@@ -213,6 +213,12 @@ class RecordingDataset(_Base):
         self.files = _recordings(paths)
         for f in self.files:
             _source(f)
+        problem = _topic_problem(
+            [("lidar_topic", lidar_topic), ("joint_topic", joint_topic)]
+            + ([("camera_topic", camera_topic)] if camera_topic else []))
+        if problem:
+            raise ValueError("robocache.RecordingDataset: %s=%r; accepted: "
+                             "%s" % problem)
         self.lidar_topic, self.joint_topic = lidar_topic, joint_topic
         self.camera_topic = camera_topic
         who = "robocache.RecordingDataset"
@@ -246,8 +252,11 @@ class RecordingDataset(_Base):
         if device is None:
             device = ("cuda" if torch.cuda.is_available()
                       and _lib.cuda_available() else "cpu")
-        self.device = torch.device(device)
-        if self.device.type not in ("cpu", "cuda"):
+        try:
+            self.device = torch.device(device)
+        except (RuntimeError, TypeError):
+            self.device = None
+        if self.device is None or self.device.type not in ("cpu", "cuda"):
             raise ValueError("robocache.RecordingDataset: device=%r; "
                              "accepted: cpu, cuda, cuda:N" % (device,))
         why = _cuda_problem(torch, self.device)

@@ -4,6 +4,7 @@ its streams into one sample per lidar sweep.  Shared by
 robocache.RecordingDataset and the dataset builder (robocache.dataset)."""
 import os
 import pathlib
+import re
 
 import numpy as np
 
@@ -108,12 +109,34 @@ def _description(path, topics, lidar, camera=None):
     return desc
 
 
+# A ROS name's characters: others (a comma, a space, a quote) would break
+# the recording source's topics list.
+_TOPIC_NAME = re.compile(r"/[A-Za-z0-9_/~{}]*")
+
+
+def _topic_problem(streams):
+    """The first of `streams`, (argument, topic) pairs in the order of
+    lidar, joints and camera (where taken), that a recording's pipeline
+    cannot take, as (argument, topic, what is accepted); None where all
+    can."""
+    for i, (argument, topic) in enumerate(streams):
+        if not isinstance(topic, str) or not _TOPIC_NAME.fullmatch(topic):
+            return (argument, topic, "a topic name starting with /, of "
+                    "letters, digits, _ and /")
+        if topic in [t for _, t in streams[:i]]:
+            return argument, topic, "a topic that no other stream takes"
+    return None
+
+
 def _negotiation_hint(error, names):
-    """What a recording's pipeline that did not negotiate most likely
-    means, to add to its error (GStreamer says only not-negotiated): a
-    topic of another type than its stream takes, the streams called by
-    `names` (lidar, joints, camera); "" for other errors."""
-    if "not-negotiated" not in str(error):
+    """What a recording's pipeline whose topic did not fit its stream most
+    likely means, to add to its error (GStreamer says only
+    not-negotiated; the aligner, which vectors it takes): a topic of
+    another type than its stream takes, the streams called by `names`
+    (lidar, joints, camera); "" for other errors."""
+    text = str(error)
+    if ("not-negotiated" not in text
+            and "the vectors stream" not in text):
         return ""
     return (" (not negotiated: a topic's messages are not of the type its "
             "stream takes: %s PointCloud2, %s JointState, %s Image, or "

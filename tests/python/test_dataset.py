@@ -191,6 +191,15 @@ class Dataset(unittest.TestCase):
                                     "not-negotiated.*lidar_topic "
                                     "PointCloud2"):
             list(data)
+        # A joint topic of images: the aligner's error, its caps once, and
+        # the same hint (was: no hint, the caps twice).
+        data = robocache.RecordingDataset(FILE, joint_topic=CAMERA,
+                                          device="cpu")
+        with self.assertRaises(robocache.RobocacheError) as caught:
+            list(data)
+        text = str(caught.exception)
+        self.assertRegex(text, "vectors stream.*joint_topic JointState")
+        self.assertEqual(text.count("video/x-raw"), 1, text)
 
     def test_bad_arguments_n(self):
         with self.assertRaises(FileNotFoundError):
@@ -201,6 +210,24 @@ class Dataset(unittest.TestCase):
             robocache.RecordingDataset(FILE, voxel_size=-1)
         with self.assertRaisesRegex(ValueError, "joint_method.*accepted"):
             robocache.RecordingDataset(FILE, joint_method="spline")
+        # Topics the recording's pipeline cannot take, said when made (a
+        # camera topic that is the joints' was "listed twice in topics").
+        for kw, accepted in ((dict(camera_topic="/joint_states"),
+                              "no other stream"),
+                             (dict(lidar_topic="velodyne_points"),
+                              "starting with /"),
+                             (dict(joint_topic="/a,/b"), "starting with /")):
+            with self.subTest(**kw):
+                with self.assertRaisesRegex(ValueError, "%s=.*accepted: .*%s"
+                                            % (next(iter(kw)), accepted)):
+                    robocache.RecordingDataset(FILE, device="cpu", **kw)
+        # Names torch does not know are ours to refuse (was torch's
+        # RuntimeError listing its own device types).
+        for device in ("gpu", "meta", 3.5):
+            with self.subTest(device=device):
+                with self.assertRaisesRegex(ValueError, "device=.*accepted: "
+                                            "cpu, cuda, cuda:N"):
+                    robocache.RecordingDataset(FILE, device=device)
         # A device that cannot be used: said when made, not by torch's
         # AssertionError at the first sample.
         with self.assertRaisesRegex(robocache.RobocacheError,

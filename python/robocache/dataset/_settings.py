@@ -6,10 +6,10 @@ import hashlib
 import json
 import math
 import pathlib
-import re
 import sys
 
 from .._lib import MAX_JOINT_SAMPLES, MAX_WINDOW_SECONDS
+from .._replay import _topic_problem
 
 FORMAT = "robocache-dataset/2"
 
@@ -207,20 +207,11 @@ def normalise(raw):
     whose canonical form is hashed."""
     conf = _merge(raw or {})
     topics = conf["topics"]
-    streams = ("lidar", "joints", "camera")
-    for i, key in enumerate(streams):
-        value = topics[key]
-        if value is None and key == "camera":
-            continue
-        # A ROS name's characters: others (a comma, a space, a quote)
-        # would break the recording source's topics list.
-        if (not isinstance(value, str)
-                or not re.fullmatch(r"/[A-Za-z0-9_/~{}]*", value)):
-            _fail("topics." + key, value, "a topic name starting with /, "
-                  "of letters, digits, _ and /")
-        if value in [topics[k] for k in streams[:i]]:
-            _fail("topics." + key, value, "a topic that no other stream "
-                  "takes")
+    problem = _topic_problem([
+        ("topics." + key, topics[key]) for key in ("lidar", "joints", "camera")
+        if key != "camera" or topics[key] is not None])
+    if problem:
+        _fail(*problem)
     _grid(conf["grid"])
     _joints(conf["joints"])
     camera = conf["camera"]
