@@ -125,17 +125,30 @@ topic_period (const RcTopic * topic)
 
 GstClockTime
 gst_robocache_recording_play_pass_end (RcReader * reader,
-    const gint * stream_of, guint64 base, const GstSegment * segment)
+    const gint * stream_of, const gint64 * trails, guint64 base,
+    const GstSegment * segment)
 {
   GstClockTime end = segment->start;
 
   for (guint t = 0; t < rc_reader_n_topics (reader); t++) {
     const RcTopic *topic = rc_reader_get_topic (reader, t);
-    guint64 last;
+    gint64 trail = trails ? trails[t] : 0;
+    guint64 stamp, last;
 
     if (stream_of[t] < 0 || topic->n_messages == 0)
       continue;
-    last = topic->last_time > base ? topic->last_time - base : 0;
+    /* The last message's stamp, as far from its record time as the
+     * topic's first message's. */
+    if (trail >= 0) {
+      stamp = topic->last_time > (guint64) trail ?
+          topic->last_time - (guint64) trail : 0;
+    } else {
+      guint64 lead = (guint64) 0 - (guint64) trail;
+
+      stamp = topic->last_time > G_MAXUINT64 - lead ? G_MAXUINT64 :
+          topic->last_time + lead;
+    }
+    last = stamp > base ? stamp - base : 0;
     end = MAX (end, last + topic_period (topic));
   }
   if (GST_CLOCK_TIME_IS_VALID (segment->stop))

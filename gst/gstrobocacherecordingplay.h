@@ -51,9 +51,12 @@ void gst_robocache_recording_play_segment (GstSegment * segment,
  * slowest played topic after its last message (so that the next pass
  * starts one period later, as the recording would have gone on), or the
  * stop of @segment when that is earlier.  A topic is played where
- * @stream_of is >= 0; @base is the stamp of the first message (time 0). */
+ * @stream_of is >= 0; @base is the stamp of the first message (time 0);
+ * @trails, per topic, how far its stamps trail its record times (NULL
+ * where the messages play at their record times). */
 GstClockTime gst_robocache_recording_play_pass_end (RcReader * reader,
-    const gint * stream_of, guint64 base, const GstSegment * segment);
+    const gint * stream_of, const gint64 * trails, guint64 base,
+    const GstSegment * segment);
 
 /* The mean interval between messages of the played topic that comes
  * most often; 0 where none has two messages.  Where the last message

@@ -9,6 +9,17 @@
 
 #define GST_CAT_DEFAULT gst_robocache_recording_src_debug
 
+/* Where the pass being played ends: no earlier than its latest buffer,
+ * whose stamp may lie further from its record time than its topic's
+ * first's (a sensor clock drifting), so that the next pass's running
+ * time goes on from there. */
+static GstClockTime
+pass_end (const State * st)
+{
+  return MAX (st->newest, gst_robocache_recording_play_pass_end (st->reader,
+          st->stream_of, st->stamp_trails, st->base, &st->segment));
+}
+
 /* After a segment seek: SEGMENT_DONE (message, and event on every pad) in
  * place of EOS at the end of the pass, and the task paused, so that the
  * application's next seek (non-flushing) plays on without a gap, as in
@@ -18,8 +29,7 @@ static void
 segment_done (GstRobocacheRecordingSrc * self, GstPad * pad)
 {
   State *st = &self->priv->state;
-  GstClockTime end = gst_robocache_recording_play_pass_end (st->reader,
-      st->stream_of, st->base, &st->segment);
+  GstClockTime end = pass_end (st);
   GstMessage *msg;
 
   GST_DEBUG_OBJECT (self, "segment done at %" GST_TIME_FORMAT,
@@ -64,9 +74,7 @@ recording_end_of_pass (GstRobocacheRecordingSrc * self, GstPad * pad)
     recording_pause_with_eos (self, pad);
     return;
   }
-  gst_robocache_recording_play_next_pass (&st->segment,
-      gst_robocache_recording_play_pass_end (st->reader, st->stream_of,
-          st->base, &st->segment));
+  gst_robocache_recording_play_next_pass (&st->segment, pass_end (st));
   st->pass_pushed = 0;
   recording_restart_streams (st);
   GST_OBJECT_LOCK (self);

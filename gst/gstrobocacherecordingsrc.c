@@ -667,6 +667,7 @@ stop (GstRobocacheRecordingSrc * self)
   }
   st->shared = NULL;
   g_clear_pointer (&st->stream_of, g_free);
+  g_clear_pointer (&st->stamp_trails, g_free);
   g_clear_pointer (&st->reader, rc_reader_free);
   g_clear_pointer (&st->stream_id_prefix, g_free);
   g_clear_pointer (&st->location, g_free);

@@ -67,6 +67,9 @@ typedef struct
    * and behind their record times, at most (their first messages'): the
    * reader seeks and stops by record time. */
   GstClockTime stamp_lead, stamp_lag;
+  /* Per topic: its first message's record time less its stamp; NULL
+   * with timestamps=record. */
+  gint64 *stamp_trails;
   /* How much more one topic's stamps trail than another's, and which. */
   GstClockTime stamp_spread;
   guint least_trailing, most_trailing;

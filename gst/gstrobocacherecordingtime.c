@@ -120,7 +120,8 @@ earliest_stamp (State * st, guint64 * earliest, GError ** error)
   *earliest = played != 0 ? played : any;
   if (ok)
     set_stamp_offsets (st, trails);
-  g_free (trails);
+  g_free (st->stamp_trails);
+  st->stamp_trails = trails;
   return ok;
 }
 
@@ -147,6 +148,7 @@ recording_find_time_origin (State * st, GError ** error)
   st->base = 0;
   st->duration = 0;
   st->stamp_lead = st->stamp_lag = st->stamp_spread = 0;
+  g_clear_pointer (&st->stamp_trails, g_free);
   if (!any)
     return TRUE;
   if (st->timestamps == GST_ROBOCACHE_BAG_TIMESTAMPS_HEADER &&
@@ -155,7 +157,7 @@ recording_find_time_origin (State * st, GError ** error)
   st->base = stamp != 0 ? stamp : first;
   gst_segment_init (&whole, GST_FORMAT_TIME);
   st->duration = gst_robocache_recording_play_pass_end (st->reader,
-      st->stream_of, st->base, &whole);
+      st->stream_of, st->stamp_trails, st->base, &whole);
   return TRUE;
 }
 

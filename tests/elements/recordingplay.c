@@ -1693,6 +1693,53 @@ GST_START_TEST (test_stamps_apart_from_record_times)
 
 GST_END_TEST;
 
+/* The same recordings' duration, where the last message ends (900 ms
+ * stamped, and one period), and a loop of them: every pass's running
+ * time goes on from the last (with the clock ahead each pass began 3 s
+ * early, 100 ms after the previous; behind, 3 s late), and a seek to the
+ * duration plays nothing (it played nine messages). */
+GST_START_TEST (test_stamps_apart_duration_and_loop)
+{
+  const GstClockTimeDiff ahead[] = { 3 * GST_SECOND, -3 * GST_SECOND };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ahead); i++) {
+    gchar *path = write_skewed_recording (ahead[i], FALSE);
+    gchar *desc = g_strdup_printf ("%s location=\"%s\" loop=true ! "
+        "appsink name=s sync=false max-buffers=1", elements[__i__], path);
+    GstElement *p = gst_parse_launch (desc, NULL);
+    gint64 duration = 0;
+    GPtrArray *out;
+
+    wait_paused (p);
+    fail_unless (gst_element_query_duration (p, GST_FORMAT_TIME, &duration));
+    fail_unless_equals_int64 (duration, GST_SECOND);
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    for (guint k = 0; k < 25; k++) {
+      GstSample *sample = gst_app_sink_pull_sample (sink_of (p));
+
+      fail_unless (sample != NULL);
+      fail_unless_equals_clocktime (running_time_of (sample),
+          k * 100 * GST_MSECOND);
+      gst_sample_unref (sample);
+    }
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+    g_free (desc);
+
+    desc = g_strdup_printf ("%s location=\"%s\" ! appsink name=s "
+        "sync=false", elements[__i__], path);
+    p = gst_parse_launch (desc, NULL);
+    wait_paused (p);
+    fail_unless (gst_element_seek_simple (p, GST_FORMAT_TIME,
+            GST_SEEK_FLAG_FLUSH, duration));
+    out = pull_to_eos (p);
+    fail_unless_equals_int (out->len, 0);
+    finish_played (p, out, desc, path);
+  }
+}
+
+GST_END_TEST;
+
 /* A message stamped before the recording's time 0 (a clock that went
  * back 2 s after the first messages): skipped, counted and warned about
  * (it played at 0, out of order, silently); the others play. */
@@ -1840,6 +1887,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_caps_change_before_other_topic, 0, n);
   tcase_add_loop_test (tc, test_joints_reordered, 0, n);
   tcase_add_loop_test (tc, test_stamps_apart_from_record_times, 0, n);
+  tcase_add_loop_test (tc, test_stamps_apart_duration_and_loop, 0, n);
   tcase_add_loop_test (tc, test_topics_stamped_apart_warned, 0, n);
   tcase_add_loop_test (tc, test_stamped_before_origin, 0, n);
   tcase_add_loop_test (tc, test_compressed_image_ros2, 0, n);
