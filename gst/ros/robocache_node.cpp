@@ -138,6 +138,7 @@ class Bridge
   void bad (Input in, const char *format, ...) G_GNUC_PRINTF (3, 4);
   void push (Input in, GstBuffer *buf);
   void publish (GstSample *sample);
+  std::string take_error ();
 
   Params p_;
   GstElement *pipeline_ = nullptr, *cloud_src_ = nullptr, *joint_src_ = nullptr,
@@ -247,7 +248,8 @@ Bridge::start ()
 
   if (gst_element_set_state (pipeline_, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
-    ROS_FATAL ("robocache pipeline does not start");
+    ROS_FATAL ("robocache pipeline does not start: %s",
+               take_error ().c_str ());
     return false;
   }
   return true;
@@ -589,19 +591,36 @@ Bridge::poll (GstClockTime timeout)
     g_clear_error (&err);
     gst_message_unref (msg);
   }
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   gst_object_unref (bus);
-  if (msg) {
-    GError *err = nullptr;
-    gchar *dbg = nullptr;
-    gst_message_parse_error (msg, &err, &dbg);
-    ROS_ERROR ("robocache pipeline: %s (%s)", err->message, dbg ? dbg : "");
-    g_clear_error (&err);
-    g_free (dbg);
-    gst_message_unref (msg);
+  std::string error = take_error ();
+  if (!error.empty ()) {
+    ROS_ERROR ("robocache pipeline: %s", error.c_str ());
     return false;
   }
   return true;
+}
+
+// The first error on the pipeline's bus, "message (detail)"; empty where
+// none was posted.
+std::string
+Bridge::take_error ()
+{
+  GstBus *bus = gst_element_get_bus (pipeline_);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gst_object_unref (bus);
+  if (!msg)
+    return "";
+  GError *err = nullptr;
+  gchar *dbg = nullptr;
+  gst_message_parse_error (msg, &err, &dbg);
+  std::string text = err->message;
+  text += " (";
+  text += dbg ? dbg : "";
+  text += ")";
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  return text;
 }
 
 void
@@ -646,22 +665,68 @@ Bridge::report () const
 }
 
 // One item of a list parameter's text: numbers are read as doubles (an
-// int list takes "8.0"), names as words.
+// int list takes "8.0"), names as they are.
 template <typename T>
 bool
-read_item (std::istream &in, T &out)
+read_item (const std::string &text, T &out)
 {
+  std::istringstream in (text);
   double v;
-  if (!(in >> v))
+  if (!(in >> v) || !(in >> std::ws).eof ())
     return false;
   out = static_cast<T> (v);
   return true;
 }
 
 bool
-read_item (std::istream &in, std::string &out)
+read_item (const std::string &text, std::string &out)
 {
-  return static_cast<bool> (in >> out);
+  out = text;
+  return true;
+}
+
+// @text without the spaces around it, nor the quotes YAML would take off
+// ('b' and "b" are b).
+std::string
+bare_item (const std::string &text)
+{
+  const char *space = " \t\n";
+  size_t first = text.find_first_not_of (space);
+  if (first == std::string::npos)
+    return "";
+  std::string item =
+      text.substr (first, text.find_last_not_of (space) - first + 1);
+  if (item.size () >= 2 && (item[0] == '\'' || item[0] == '"') &&
+      item.back () == item[0])
+    item = item.substr (1, item.size () - 2);
+  return item;
+}
+
+// The items of a list parameter's text: "[a, 'b']" and "a,b" split at the
+// commas (an empty item kept, for the checks that refuse it), "8 8 4" at
+// the spaces.
+std::vector<std::string>
+list_items (std::string text)
+{
+  std::vector<std::string> items;
+  for (char &c : text)
+    if (c == '[' || c == ']')
+      c = ' ';
+  if (text.find (',') == std::string::npos) {
+    std::istringstream in (text);
+    std::string word;
+    while (in >> word)
+      items.push_back (bare_item (word));
+    return items;
+  }
+  for (size_t at = 0;;) {
+    size_t comma = text.find (',', at);
+    items.push_back (bare_item (text.substr (at, comma - at)));
+    if (comma == std::string::npos)
+      break;
+    at = comma + 1;
+  }
+  return items;
 }
 
 // A list parameter: a YAML list (rosparam, launch files) or a string
@@ -678,16 +743,13 @@ param_list (ros::NodeHandle &nh, const std::string &name, std::vector<T> &out)
   std::string text;
   if (!nh.getParam (name, text))
     return false;
-  for (char &c : text)
-    if (c == '[' || c == ']' || c == ',')
-      c = ' ';
-  std::istringstream in (text);
   std::vector<T> values;
-  T v;
-  while (read_item (in, v))
+  for (const std::string &item : list_items (text)) {
+    T v;
+    if (!read_item (item, v))
+      return false;
     values.push_back (v);
-  if (!in.eof ())
-    return false;
+  }
   out = values;
   return true;
 }

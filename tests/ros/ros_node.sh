@@ -182,7 +182,9 @@ fi
 # joints), with a warning saying so.
 echo "=== two drivers: ~joints"
 mark=$(wc -l <"$work/node.log")
-extra=("_joints:=[j2, j0, j1]")
+# Quoted as YAML may quote them (roscpp passes the text on: the node
+# takes the quotes off).
+extra=("_joints:=[j2, 'j0', \"j1\"]")
 start_node
 extra=()
 timeout 60 "${check[@]}" --two-drivers j2,j0,j1 --seconds 2 |
@@ -197,6 +199,36 @@ gripper=$(sed -n 's/^gripper sent: \([0-9]*\) joint states$/\1/p' \
 count_bad "$work/drivers.log" "$work/drivers.out" "$gripper other joint sets, "
 grep -q "no names; ~joints needs them" "$work/drivers.log" ||
   { echo "FAIL: no warning about a joint state without names"; status=1; }
+
+# Parameters that cannot work stop the node at start, saying why: an
+# empty joint name (was dropped from "a,,b" and "a,b,"), and a backend
+# this machine lacks (was: only "robocache pipeline does not start").
+echo "=== refused at start"
+# Each run its own node name: the private parameters it sets stay on the
+# master after it.
+n=0
+for arg in _joints:=a,,b _joints:=a,b, "_joints:=[a, '']"; do
+  n=$((n + 1))
+  if timeout 20 "$node" __name:=refused$n "$arg" >"$work/refused.log" 2>&1
+  then
+    echo "FAIL: robocache_node started with $arg"
+    status=1
+  elif ! grep -q "~joints.*empty" "$work/refused.log"; then
+    cat "$work/refused.log"
+    echo "FAIL: robocache_node refused $arg without saying why"
+    status=1
+  fi
+done
+if timeout 5 "$node" __name:=refused_gpu _backend:=gpu \
+    >"$work/refused.log" 2>&1; then
+  echo "FAIL: robocache_node ended without SIGINT"
+  status=1
+elif [ $? != 124 ] && ! grep -q "does not start: .*backend=gpu" \
+    "$work/refused.log"; then
+  cat "$work/refused.log"
+  echo "FAIL: robocache_node did not say why backend=gpu does not start"
+  status=1
+fi
 
 # A burst of clouds 1 ms apart into a 32 M-voxel grid (CPU): the node
 # must drop the oldest (counted in its log), publish only right voxel
