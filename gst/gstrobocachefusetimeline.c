@@ -75,16 +75,20 @@ observe_interval (GstRobocacheFusePad * pad, GstClockTime gap)
  * must not pass for the one after it.  A gap is no sample: one that ends
  * by the tick is dropped, one that ends after it says the stream has
  * nothing more before the tick (a recording's topic at the end of a
- * segment seek's pass), which counts as the buffer after it.  FALSE (with
- * an element error) on a buffer without timestamp. */
+ * segment seek's pass), which counts as the buffer after it.  Without
+ * @pop_ended_gaps a gap that ends by the tick stays queued, *at_gap set:
+ * advance_pads drops it only once the tick can be made.  FALSE (with an
+ * element error) on a buffer without timestamp. */
 static gboolean
 advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
-    GstClockTime tick, gboolean * has_next)
+    GstClockTime tick, gboolean pop_ended_gaps, gboolean * has_next,
+    gboolean * at_gap)
 {
   GstBuffer *buf;
   GstClockTime rt;
 
   *has_next = FALSE;
+  *at_gap = FALSE;
   while ((buf = gst_robocache_fuse_pad_peek (pad, &rt))) {
     if (!is_timed (self, GST_AGGREGATOR_PAD (pad), rt)) {
       gst_buffer_unref (buf);
@@ -97,6 +101,10 @@ advance_pad (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
       gst_buffer_unref (buf);
       if (ends_after) {
         *has_next = TRUE;
+        break;
+      }
+      if (!pop_ended_gaps) {
+        *at_gap = TRUE;
         break;
       }
       gst_buffer_unref (gst_robocache_fuse_pad_pop (pad));
@@ -266,12 +274,13 @@ static GstFlowReturn
 master_tick (GstRobocacheFuse * self, GstRobocacheFusePad * master,
     GstClockTime * tick)
 {
-  gboolean has_next;
+  gboolean has_next, at_gap;
   GstBuffer *m;
 
   /* As another pad at that tick: its data there, the buffers after. */
   if (GST_CLOCK_TIME_IS_VALID (self->state.last_tick) &&
-      !advance_pad (self, master, self->state.last_tick, &has_next))
+      !advance_pad (self, master, self->state.last_tick, TRUE, &has_next,
+          &at_gap))
     return GST_FLOW_ERROR;
   /* A gap on the master is no tick. */
   while ((m = gst_robocache_fuse_pad_peek (master, tick)) &&
@@ -400,35 +409,55 @@ next_tick (GstRobocacheFuse * self, GList * pads, gboolean timeout,
   return TRUE;
 }
 
+/* Whether @pad, advanced to a tick, holds that tick back: it can still
+ * deliver but has no sample after it yet. */
+static gboolean
+pad_lacks_next (GstRobocacheFuse * self, GstRobocacheFusePad * pad,
+    gboolean has_next)
+{
+  return !has_next && !gst_robocache_fuse_pad_ended (pad) &&
+      !pad_is_inactive (self, GST_AGGREGATOR_PAD (pad));
+}
+
 /* Advances every pad but the master to @tick.  *all_ready: every pad that
  * can still deliver has its sample after the tick; *all_eos: every pad
- * has ended, with no sample after it.  FALSE on a buffer without
- * timestamp. */
+ * has ended, with no sample after it.  A gap that ends by the tick is
+ * dropped only when no other pad holds the tick back: queued, it keeps
+ * its pad ready for the base class, which then calls again as the others'
+ * buffers come (dropped, its pad would be empty until its source's next
+ * pass, and a source blocked pushing into another pad would never send
+ * its end of the pass: two recordings after a segment seek).  FALSE on a
+ * buffer without timestamp. */
 static gboolean
 advance_pads (GstRobocacheFuse * self, GList * pads,
     GstRobocacheFusePad * master, GstClockTime tick, gboolean * all_ready,
     gboolean * all_eos)
 {
-  *all_ready = TRUE;
-  *all_eos = TRUE;
-  for (GList * l = pads; l; l = l->next) {
-    GstRobocacheFusePad *pad = l->data;
-    GstAggregatorPad *aggpad = l->data;
-    gboolean has_next;
+  gboolean any_lacking = FALSE, any_at_gap = FALSE;
 
-    if (pad == master)
-      has_next = TRUE;
-    else if (!advance_pad (self, pad, tick, &has_next))
-      return FALSE;
-    /* Live, a timeout can find every queue empty while no pad has ended
-     * (every sensor late at once): that is no end of stream. */
-    if (has_next || !gst_robocache_fuse_pad_ended (pad))
-      *all_eos = FALSE;
-    if (!has_next && !gst_robocache_fuse_pad_ended (pad) &&
-        !pad_is_inactive (self, aggpad))
-      *all_ready = FALSE;
+  for (gboolean pop_gaps = FALSE;; pop_gaps = TRUE) {
+    *all_ready = TRUE;
+    *all_eos = TRUE;
+    for (GList * l = pads; l; l = l->next) {
+      GstRobocacheFusePad *pad = l->data;
+      gboolean has_next = TRUE, at_gap = FALSE;
+
+      if (pad != master && !advance_pad (self, pad, tick, pop_gaps,
+              &has_next, &at_gap))
+        return FALSE;
+      any_at_gap |= at_gap;
+      /* Live, a timeout can find every queue empty while no pad has
+       * ended (every sensor late at once): that is no end of stream. */
+      if (has_next || !gst_robocache_fuse_pad_ended (pad))
+        *all_eos = FALSE;
+      if (at_gap || pad_lacks_next (self, pad, has_next)) {
+        *all_ready = FALSE;
+        any_lacking |= !at_gap;
+      }
+    }
+    if (pop_gaps || !any_at_gap || any_lacking)
+      return TRUE;
   }
-  return TRUE;
 }
 
 /* Live, once there is a tick (@tick; with rate=0/1 the @master's): how
@@ -541,13 +570,14 @@ static GstFlowReturn
 produce_tick (GstRobocacheFuse * self, GList * pads,
     GstRobocacheFusePad * master, GstClockTime tick, const Settings * settings)
 {
-  gboolean master_has_next;
+  gboolean master_has_next, master_at_gap;
   GstFlowReturn ret;
   GstBuffer *out;
   guint n_stale;
 
   /* The master's buffer is the tick's own: consumed only now. */
-  if (master && !advance_pad (self, master, tick, &master_has_next))
+  if (master && !advance_pad (self, master, tick, TRUE, &master_has_next,
+          &master_at_gap))
     return GST_FLOW_ERROR;
   if (!update_src_caps (self, pads, settings->rate_n, settings->rate_d))
     return GST_FLOW_ERROR;

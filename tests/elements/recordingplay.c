@@ -1693,6 +1693,50 @@ GST_START_TEST (test_stamps_apart_from_record_times)
 
 GST_END_TEST;
 
+/* A 100 Hz and a 10 Hz topic, each from its own source linked to the
+ * fuse without a queue, under a segment seek over their first second: the
+ * pass ends with SEGMENT_DONE (was: the 10 Hz source's GAP to the pass's
+ * end dropped at the last tick while the other's buffers still came, its
+ * pad then empty, the base class waiting on it for ever, the 100 Hz
+ * source blocked pushing: no SEGMENT_DONE). */
+GST_START_TEST (test_segment_seek_fused_two_sources)
+{
+  const gchar *topics[] = { "/fast", "/slow", NULL };
+  JointMsg msgs[220];
+  guint n = 0;
+  gchar *path, *desc;
+  GstElement *p;
+  GstMessage *msg;
+
+  for (guint k = 0; k < 200; k++) {
+    JointMsg fast = { 0, k * 10 * GST_MSECOND, 1, {"f"}, {k} };
+    JointMsg slow = { 1, k * 10 * GST_MSECOND, 1, {"s"}, {k} };
+
+    msgs[n++] = fast;
+    if (k % 10 == 0)
+      msgs[n++] = slow;
+  }
+  path = write_joints ("two-rates.mcap", topics, msgs, n);
+  desc = g_strdup_printf ("%s location=\"%s\" topics=/fast ! f.sink_0 "
+      "%s location=\"%s\" topics=/slow ! f.sink_1 robocachefuse name=f "
+      "rate=10/1 ! fakesink sync=true", elements[__i__], path,
+      elements[__i__], path);
+  p = gst_parse_launch (desc, NULL);
+  wait_paused (p);
+  fail_unless (gst_element_seek (p, 1.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_SEGMENT, GST_SEEK_TYPE_SET, 0,
+          GST_SEEK_TYPE_SET, GST_SECOND));
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 10 * GST_SECOND,
+      GST_MESSAGE_SEGMENT_DONE | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_SEGMENT_DONE,
+      "no SEGMENT_DONE");
+  gst_message_unref (msg);
+  finish_played (p, NULL, desc, path);
+}
+
+GST_END_TEST;
+
 /* The same recordings' duration, where the last message ends (900 ms
  * stamped, and one period), and a loop of them: every pass's running
  * time goes on from the last (with the clock ahead each pass began 3 s
@@ -1879,6 +1923,7 @@ recordingplay_suite (void)
   tcase_add_loop_test (tc, test_segment_seek_fused, 0, n);
   tcase_add_loop_test (tc, test_seek_nonflushing_fused, 0, n);
   tcase_add_loop_test (tc, test_segment_seek_fused_two_topics, 0, n);
+  tcase_add_loop_test (tc, test_segment_seek_fused_two_sources, 0, n);
   tcase_add_loop_test (tc, test_stop_reads_no_further, 0, n);
   tcase_add_loop_test (tc, test_gaps, 0, n);
   tcase_add_loop_test (tc, test_mixed_default_topics, 0, n);
